@@ -1,2 +1,34 @@
-"""umkit: GPU unified (managed) memory, taught and made usable."""
+"""umkit: GPU unified (managed) memory -- hipMallocManaged / cudaMallocManaged -- taught and made
+usable, over three backends: ``hip``, ``cuda`` and ``sim`` (a calibrated CPU model).
+
+    import umkit
+    a = umkit.managed(1 << 20)          # one pointer, both sides (§3.1)
+    a.host[:] = 1                       # CPU writes
+    a.prefetch("gpu")                   # inhale (§2.3)
+    umkit.increment(a); umkit.synchronize()
+    print(a.host[:4], umkit.counters())
+"""
 __version__ = "0.1.0"
+
+from .backends.contract import CPU, Location, gpu  # noqa: E402
+from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType,  # noqa: E402
+                     NotManaged, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
+from .memory.array import Array  # noqa: E402
+from .memory.pool import MemoryPool  # noqa: E402
+from .runtime import backend, backend_name, use, why  # noqa: E402
+from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402
+                  array_module, attributes, capabilities, counters, device_array, device_count,
+                  empty, fill, increment, managed, mem_info, now, pinned, prefetch, read_back,
+                  reset_counters, residency, synchronize, timer, touch)
+
+
+def explain(error_or_code, **kwargs):
+    """What an error means and what to do (the article's §5.1 table)."""
+    from .errors import explain as _explain
+    return _explain(error_or_code, **kwargs)
+
+
+def doctor(backend=None, **kwargs):
+    """Print the environment report (the article's §4.1 checklist); returns an exit code."""
+    from .doctor import doctor as _doctor
+    return _doctor(backend, **kwargs)

@@ -1,0 +1,233 @@
+"""``SimBackend``: the backend contract implemented by the CPU model."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import __version__
+from ..backends.contract import ADVICE, CPU, Backend, Location, gpu
+from ..errors import InvalidArgument, InvalidType, NotManaged
+from .costs import Profile, load_profile
+from .engine import Engine, Event, Stream
+from .kernels import TWINS
+from .pages import CPU_BIT, CPU_ID, NO_LOC, gpu_bit, loc_bit
+from .views import TrackedView, ViewInfo
+
+
+class SimBackend(Backend):
+    name = "sim"
+    model_time = True
+
+    def __init__(self, profile: str | Profile | None = None, gpus: int = 1, strict: bool = False,
+                 prefetcher: bool = True, **overrides):
+        prof = profile if isinstance(profile, Profile) else load_profile(profile, **overrides)
+        self.profile = prof
+        self.engine = Engine(prof, gpus=gpus, strict=strict, prefetcher=prefetcher)
+        self._defaults = {0: self.engine.streams[0]}
+
+    # -- devices ----------------------------------------------------------------------------------
+    def _dev(self, device) -> int:
+        if isinstance(device, bool) or not isinstance(device, (int, np.integer)):
+            raise InvalidType(f"device={device!r} must be an int",
+                              hint=f"use 0..{self.engine.gpus - 1}")
+        if not 0 <= device < self.engine.gpus:
+            raise InvalidArgument(f"device={device} does not exist: the simulated machine has "
+                                  f"{self.engine.gpus} GPU(s)",
+                                  hint=f"use 0..{self.engine.gpus - 1}, or umkit.use('sim', "
+                                       f"gpus={device + 1})")
+        return int(device)
+
+    def device_count(self) -> int:
+        return self.engine.gpus
+
+    def device_name(self, device: int) -> str:
+        self._dev(device)
+        return f"sim: {self.profile.title or self.profile.name}"
+
+    def mem_info(self, device: int) -> tuple[int, int]:
+        g = self._dev(device)
+        total = int(self.profile.vram)
+        return max(0, total - self.engine.gpu_resident_bytes(g)), total
+
+    def capabilities(self, device: int) -> dict:
+        self._dev(device)
+        m = self.profile.mode
+        caps = dict(managed_memory=True, concurrent_managed_access=m != "zero_copy",
+                    pageable_memory_access=m == "apu", model=self.profile.name, mode=m)
+        if self.profile.vendor == "amd":
+            caps["xnack"] = {"env": "1" if m != "zero_copy" else "0",
+                             "target": "xnack+" if m != "zero_copy" else "xnack-",
+                             "simulated": True}
+        return caps
+
+    def versions(self) -> dict:
+        return {"umkit-sim": __version__, "profile": self.profile.name}
+
+    # -- allocation -------------------------------------------------------------------------------
+    def malloc(self, nbytes: int, kind: str, device: int) -> int:
+        return self.engine.malloc(nbytes, kind, self._dev(device))
+
+    def free(self, ptr: int, kind: str) -> None:
+        self.engine.free(ptr)
+
+    def _range(self, ptr: int, nbytes: int, what: str, managed_only=True):
+        a, off = self.engine.find(ptr)
+        if managed_only and a.kind != "managed":
+            raise NotManaged(f"{what} needs managed memory; {ptr:#x} is {a.kind} memory",
+                             hint=f"{a.kind} memory never migrates: allocate it with "
+                                  "umkit.managed(...) to {what} it")
+        if nbytes < 0 or off + nbytes > a.nbytes:
+            raise InvalidArgument(f"{what}: range of {nbytes} B at offset {off} runs past the "
+                                  f"allocation's {a.nbytes} B", hint="pass nbytes within the array")
+        return a, a.page_range(off, off + nbytes)
+
+    # -- migration --------------------------------------------------------------------------------
+    def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None:
+        a, pages = self._range(ptr, nbytes, "prefetch")
+        dest = CPU_ID if to.kind == "host" else self._dev(to.id)
+        s = self._stream(stream)
+        dur = self.engine.prefetch(a, pages, dest)
+        self.engine.enqueue(s, dur, f"prefetch->{to}")
+
+    def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
+        if advice not in ADVICE:
+            raise InvalidArgument(f"advice={advice!r} is unknown", hint=f"use one of {ADVICE}")
+        a, pages = self._range(ptr, nbytes, "advise")
+        dev = CPU_ID if where.kind == "host" else self._dev(where.id)
+        if advice == "read_mostly":
+            a.read_mostly[pages] = not unset
+            if unset:   # collapse duplicates: keep the GPU copy when there is one
+                w = a.where[pages]
+                gpu_part = w & np.uint8(0xFE)
+                keep = np.where(gpu_part != 0, gpu_part & (-gpu_part.astype(np.int16)).astype(np.uint8), w)
+                a.where[pages] = np.where(w != 0, keep, 0)
+        elif advice == "preferred_location":
+            a.preferred[pages] = NO_LOC if unset else dev
+        elif advice == "accessed_by":
+            bit = loc_bit(dev)
+            if unset:
+                a.accessed_by[pages] &= ~bit
+                a.mapped[pages] &= ~bit
+            else:
+                a.accessed_by[pages] |= bit
+        else:  # coarse_grain (HIP only): recorded, no effect on costs
+            a.coarse_grain[pages] = not unset
+        self.engine._log(f"advise:{advice}{':unset' if unset else ''}", "kmd",
+                         "policy recorded; no page moves")
+
+    def range_attributes(self, ptr: int, nbytes: int) -> dict:
+        a, pages = self._range(ptr, nbytes, "range_attributes")
+
+        def one(arr):
+            u = np.unique(arr[pages])
+            if u.size != 1 or u[0] == NO_LOC:
+                return None
+            return CPU if u[0] == CPU_ID else gpu(int(u[0]))
+        acc = np.bitwise_and.reduce(a.accessed_by[pages]) if pages.size else 0
+        locs = ([CPU] if acc & CPU_BIT else []) + [gpu(g) for g in range(self.engine.gpus)
+                                                   if acc & gpu_bit(g)]
+        return dict(read_mostly=bool(pages.size and a.read_mostly[pages].all()),
+                    preferred_location=one(a.preferred), last_prefetch_location=one(a.last_prefetch),
+                    accessed_by=locs)
+
+    # -- views ------------------------------------------------------------------------------------
+    def _view(self, ptr, nbytes, side):
+        a, off = self.engine.find(ptr)
+        v = a.data[off:off + nbytes].view(TrackedView)
+        v._umk = ViewInfo(self.engine, a, side, self)
+        return v
+
+    def host_view(self, ptr: int, nbytes: int):
+        return self._view(ptr, nbytes, "cpu")
+
+    def device_view(self, ptr: int, nbytes: int, device: int):
+        return self._view(ptr, nbytes, self._dev(device))
+
+    # -- streams, events, copies, kernels ---------------------------------------------------------------
+    def default_stream(self, device: int = 0) -> Stream:
+        if device not in self._defaults:
+            self._defaults[device] = self.engine.stream(device)
+        return self._defaults[device]
+
+    def _stream(self, stream) -> Stream:
+        if stream is None:
+            return self.default_stream(0)
+        if not isinstance(stream, Stream):
+            raise InvalidType(f"stream={stream!r} is not a sim stream",
+                              hint="create one with umkit.Stream()")
+        return stream
+
+    def stream_create(self, device: int) -> Stream:
+        return self.engine.stream(self._dev(device))
+
+    def stream_destroy(self, stream) -> None:
+        self.engine.streams.pop(self._stream(stream).id, None)
+
+    def synchronize(self, what=None) -> None:
+        if what is not None and not isinstance(what, (Stream, Event)):
+            raise InvalidType(f"cannot synchronize on {what!r}",
+                              hint="pass None (device), a Stream or an Event")
+        self.engine.synchronize(what)
+
+    def event_create(self) -> Event:
+        return Event()
+
+    def event_record(self, event, stream) -> None:
+        s = self._stream(stream)
+        event.time = max(self.engine.now, s.ready)
+
+    def event_elapsed_ms(self, start, end) -> float:
+        if start.time is None or end.time is None:
+            raise InvalidArgument("event not recorded yet", hint="record both events first")
+        return (end.time - start.time) * 1e3
+
+    def memcpy(self, dst: int, src: int, nbytes: int, stream) -> None:
+        eng = self.engine
+        (da, do), (sa, so) = eng.find(dst), eng.find(src)
+        if so + nbytes > sa.nbytes or do + nbytes > da.nbytes:
+            raise InvalidArgument(f"memcpy of {nbytes} B runs past an allocation",
+                                  hint="copy at most the smaller buffer's size")
+
+        def side(a, off):
+            if a.kind == "device":
+                return "d"
+            if a.kind == "pinned":
+                return "h"
+            w = a.where[a.page_range(off, off + nbytes)]
+            return "d" if np.count_nonzero(w & np.uint8(0xFE)) > np.count_nonzero(w & CPU_BIT) else "h"
+        direction = side(sa, so) + "2" + side(da, do)
+        da.data[do:do + nbytes] = sa.data[so:so + nbytes]
+        if da.kind == "managed":
+            pages = da.page_range(do, do + nbytes)
+            da.where[pages] = np.where(da.where[pages] == 0, CPU_BIT if direction[-1] == "h"
+                                       else gpu_bit(0), da.where[pages])
+        dur = self.profile.copy_cost(nbytes, direction) + self.profile.prefetch_latency
+        self.engine.counters["bytes_h2d" if direction == "h2d" else
+                             "bytes_d2h" if direction == "d2h" else "umd_ops"] += \
+            nbytes if direction in ("h2d", "d2h") else 0
+        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}")
+
+    def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:
+        twin = TWINS.get(kernel)
+        if twin is None:
+            raise InvalidArgument(f"kernel {kernel!r} is not in kernels/",
+                                  hint=f"available: {sorted(TWINS)}")
+        s = self._stream(stream)
+        accesses, run = twin(self.engine.find, *args)
+        dur = self.engine.gpu_access(accesses, s.device)
+        run()
+        self.engine.counters["kernels"] += 1
+        self.engine.enqueue(s, dur, kernel, accesses)
+
+    # -- sim only: what the pictures and lessons read ----------------------------------------------
+    def counters(self) -> dict:
+        return dict(self.engine.counters)
+
+    def reset_counters(self) -> None:
+        self.engine.reset_counters()
+
+    def now(self) -> float:
+        return self.engine.now
+
+    def snapshot(self, ptr: int):
+        a, _ = self.engine.find(ptr)
+        return a.snapshot()

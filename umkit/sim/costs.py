@@ -1,0 +1,120 @@
+"""The cost model, read as the article's §3.2 paragraph.
+
+A kernel that touches pages not resident on its GPU *faults*.  The driver services faults in
+*batches* (at most ``fault_batch_max`` per batch); each batch costs ``fault_batch_latency`` plus
+the migration of the faulted ``gpu_page`` blocks at the fault-path bandwidth ``fault_bw``.
+``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``,
+which differ a lot by direction.  The CPU touching GPU-resident pages takes a CPU fault per host
+page (``cpu_fault_latency``) and migrates it back at ``cpu_fault_bw``.  Pages mapped remotely
+(accessed-by advice, pinned host memory, AMD with XNACK off) are read over the link at
+``zero_copy_bw`` with no migration.  Resident pages stream at ``hbm_bw`` (GPU) or ``host_mem_bw``
+(CPU).  Every number comes from a profile file whose entries cite their source.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InvalidArgument
+
+PROFILE_DIR = Path(__file__).parent / "profiles"
+DEFAULT_PROFILE = "h200-pcie5"
+REQUIRED = (
+    "host_page", "gpu_page", "region", "fault_batch_max", "fault_batch_latency", "fault_bw",
+    "prefetch_h2d_bw", "prefetch_d2h_bw", "prefetch_latency", "cpu_fault_latency", "cpu_fault_bw",
+    "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw", "hbm_bw", "host_mem_bw", "kernel_launch",
+    "alloc_managed", "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
+    "sync_event", "vram", "map_cost_per_mib", "peer_bw",
+)
+_UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0}
+
+
+@dataclass
+class Profile:
+    """A hardware profile in SI units (bytes, seconds, bytes/second)."""
+    name: str
+    title: str
+    vendor: str
+    mode: str                      # migrate | zero_copy | apu
+    teaching: bool
+    p: dict = field(default_factory=dict)        # SI values
+    sources: dict = field(default_factory=dict)  # key -> source text
+
+    def __getattr__(self, key):
+        try:
+            return self.__dict__["p"][key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    # -- the §3.2 paragraph, as code ---------------------------------------------------------
+    def fault_cost(self, n_faults: int, nbytes: int) -> float:
+        """GPU faults serviced in batches, then migrated on the fault path."""
+        if n_faults <= 0:
+            return 0.0
+        batches = math.ceil(n_faults / self.fault_batch_max)
+        return batches * self.fault_batch_latency + nbytes / self.fault_bw
+
+    def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
+        bw = self.prefetch_h2d_bw if to_gpu else self.prefetch_d2h_bw
+        return self.prefetch_latency + nbytes / bw
+
+    def cpu_fault_cost(self, n_pages: int, nbytes: int) -> float:
+        return n_pages * self.cpu_fault_latency + nbytes / self.cpu_fault_bw if n_pages else 0.0
+
+    def remote_cost(self, nbytes: int) -> float:
+        return nbytes / self.zero_copy_bw
+
+    def copy_cost(self, nbytes: int, direction: str) -> float:
+        bw = {"h2d": self.pinned_h2d_bw, "d2h": self.pinned_d2h_bw,
+              "d2d": self.hbm_bw / 2, "h2h": self.host_mem_bw}[direction]
+        return nbytes / bw
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.title} (mode {self.mode})"
+
+
+def available_profiles() -> list[str]:
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.json") if "facts" not in p.stem)
+
+
+def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile:
+    """Load a profile by name (see :func:`available_profiles`) or from a JSON path.
+
+    ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription)."""
+    name_or_path = name_or_path or DEFAULT_PROFILE
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = PROFILE_DIR / f"{name_or_path}.json"
+    if not path.exists():
+        raise InvalidArgument(f"profile {str(name_or_path)!r} not found",
+                              hint=f"use one of {available_profiles()} or a path to a JSON file")
+    raw = json.loads(path.read_text())
+    params = raw.get("params", {})
+    missing = [k for k in REQUIRED if k not in params]
+    if missing:
+        raise InvalidArgument(f"profile {path.name} lacks {missing}",
+                              hint="every key of umkit/sim/profiles/README.md is required")
+    si, src = {}, {}
+    for k in REQUIRED:
+        entry = params[k]
+        unit = entry.get("unit", "")
+        if unit not in _UNIT:
+            raise InvalidArgument(f"profile {path.name}: {k} has unknown unit {unit!r}")
+        if not entry.get("source"):
+            raise InvalidArgument(f"profile {path.name}: {k} has no source",
+                                  hint="cite who measured it, on what, when")
+        si[k] = float(entry["value"]) * _UNIT[unit]
+        src[k] = entry["source"]
+    for k, v in overrides.items():
+        if k not in si:
+            raise InvalidArgument(f"unknown profile override {k!r}", hint=f"valid: {REQUIRED}")
+        if not isinstance(v, (int, float)) or v < 0:
+            raise InvalidArgument(f"profile override {k}={v!r} must be a number >= 0")
+        si[k] = float(v)
+        src[k] = "override by the caller"
+    for k in ("host_page", "gpu_page", "region", "fault_batch_max"):
+        si[k] = int(si[k])
+    return Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
+                   raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src)

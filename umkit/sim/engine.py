@@ -1,0 +1,482 @@
+"""The migration engine: faults and batches, the prefetcher, advice, eviction, streams, races.
+
+Model time only (``Engine.now``, seconds): the same program gives the same numbers anywhere.
+Every operation is tagged with the driver layer that does it -- ``umd`` (user-mode driver:
+bookkeeping, batching, enqueueing) or ``kmd`` (kernel-mode driver: page-table updates,
+migration) -- for the article's §1.
+"""
+from __future__ import annotations
+
+import bisect
+import warnings
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InvalidArgument, OutOfMemory, RaceDetected, UseAfterFree
+from .costs import Profile
+from .pages import CPU_BIT, CPU_ID, Allocation, gpu_bit, loc_bit
+
+COUNTERS = (
+    "kernels", "gpu_faults", "fault_batches", "cpu_faults", "first_touch_pages",
+    "bytes_h2d", "bytes_d2h", "bytes_peer", "prefetch_bytes_h2d", "prefetch_bytes_d2h",
+    "prefetcher_bytes", "evictions", "evicted_bytes", "remote_bytes", "duplicates",
+    "invalidations", "race_flags", "umd_ops", "kmd_ops",
+)
+PREFETCH_THRESHOLD = 0.51   # NVIDIA's density prefetcher: >51% of a region resident (see profiles)
+
+
+def uniq(sorted_ints: np.ndarray) -> np.ndarray:
+    """np.unique for an already sorted array (page lists are kept sorted), without hashing."""
+    x = sorted_ints
+    if x.size < 2:
+        return x
+    keep = np.empty(x.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+class RaceWarning(UserWarning):
+    """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
+
+
+@dataclass
+class Stream:
+    id: int
+    device: int
+    ready: float = 0.0
+
+
+@dataclass
+class Event:
+    time: float | None = None
+
+
+@dataclass
+class Access:
+    """What one kernel or host operation touches in one allocation."""
+    alloc: Allocation
+    pages: np.ndarray          # sorted unique host-page indices
+    write: bool
+    nbytes: int                # bytes actually read/written (for streaming cost)
+
+
+@dataclass
+class InFlight:
+    end: float
+    name: str
+    stream: int
+    accesses: list = field(default_factory=list)
+
+
+class Engine:
+    BASE = 0x7F00_0000_0000
+
+    def __init__(self, profile: Profile, gpus: int = 1, strict: bool = False,
+                 prefetcher: bool = True, trace: int = 2000):
+        if not 1 <= gpus <= 7:
+            raise InvalidArgument(f"gpus={gpus!r}: the simulator models 1 to 7 GPUs")
+        self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
+        self.now = 0.0
+        self.allocs: dict[int, Allocation] = {}
+        self._starts: list[int] = []
+        self._next = self.BASE
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.trace: deque = deque(maxlen=trace)
+        self.inflight: list[InFlight] = []
+        self.streams = {0: Stream(0, 0)}
+        self._next_stream = 1
+        self.races: list[dict] = []
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def _log(self, op: str, layer: str, detail: str = "", **extra):
+        self.counters["umd_ops" if layer == "umd" else "kmd_ops"] += 1
+        self.trace.append(dict(t=self.now, op=op, layer=layer, detail=detail, **extra))
+
+    def reset_counters(self):
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.trace.clear()
+        self.races.clear()
+
+    def find(self, ptr: int) -> tuple[Allocation, int]:
+        """The live allocation holding ``ptr`` and the offset of ``ptr`` in it."""
+        i = bisect.bisect_right(self._starts, ptr) - 1
+        if i >= 0:
+            a = self.allocs[self._starts[i]]
+            if ptr < a.ptr + max(a.nbytes, 1):
+                return a, ptr - a.ptr
+        raise UseAfterFree(f"pointer {ptr:#x} is not a live umkit allocation",
+                           hint="it was freed already, or never allocated by this backend")
+
+    # -- allocation ----------------------------------------------------------------------------
+    def malloc(self, nbytes: int, kind: str, device: int) -> int:
+        p = self.profile
+        if kind == "device":
+            used = self.gpu_resident_bytes(device)
+            if used + nbytes > p.vram:
+                raise OutOfMemory(
+                    f"device allocation of {nbytes} B exceeds the simulated VRAM "
+                    f"({used} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
+                    hint="device memory never breathes out: use managed memory for cold data")
+            self.now += p.alloc_device
+            self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped")
+        elif kind == "pinned":
+            self.now += p.alloc_pinned_per_mib * max(1.0, nbytes / 2**20)
+            self._log("malloc_pinned", "kmd", f"{nbytes} B of host memory pinned")
+        else:
+            self.now += p.alloc_managed
+            self._log("malloc_managed", "umd", f"{nbytes} B of address range recorded; "
+                      "no physical page yet")
+        ptr = self._next
+        self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
+        a = Allocation(ptr, nbytes, kind, device, p.host_page, p.region, self.now)
+        a.mapped = np.zeros(a.npages, dtype=np.uint8)   # remote mappings established by faults
+        self.allocs[ptr] = a
+        bisect.insort(self._starts, ptr)
+        return ptr
+
+    def free(self, ptr: int) -> Allocation:
+        a = self.allocs.pop(ptr, None)
+        if a is None:
+            raise UseAfterFree(f"free of {ptr:#x}: not a live allocation (double free?)",
+                               hint="free each buffer once; umkit arrays free themselves")
+        self._starts.remove(ptr)
+        a.freed = True
+        self._log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
+        return a
+
+    def gpu_resident_bytes(self, g: int) -> int:
+        bit = gpu_bit(g)
+        return sum(a.resident_bytes(bit) for a in self.allocs.values())
+
+    # -- moving pages ----------------------------------------------------------------------------
+    def _move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool) -> tuple[int, int, int]:
+        """Make ``pages`` resident at ``dest`` (device id or CPU_ID).  Returns bytes moved
+        (h2d, d2h, peer); unpopulated pages are populated in place (no bytes)."""
+        if pages.size == 0:
+            return 0, 0, 0
+        hp, bit = a.host_page, loc_bit(dest)
+        w = a.where[pages]
+        populated = w != 0
+        from_cpu = populated & ((w & CPU_BIT) != 0)
+        n_pop, n_cpu = int(populated.sum()), int(from_cpu.sum())
+        h2d = d2h = peer = 0
+        if dest == CPU_ID:
+            d2h = n_pop * hp
+        else:
+            h2d, peer = n_cpu * hp, (n_pop - n_cpu) * hp
+        a.where[pages] = (w | bit) if dup else bit
+        if dup:
+            self.counters["duplicates"] += n_pop
+        if dest != CPU_ID:
+            regions = uniq(pages // a.pages_per_region)
+            a.region_stamp[regions] = self.now
+        self.counters["bytes_h2d"] += h2d
+        self.counters["bytes_d2h"] += d2h
+        self.counters["bytes_peer"] += peer
+        return h2d, d2h, peer
+
+    def _make_room(self, g: int, incoming: int, protect: set) -> float:
+        """Evict least-recently-migrated 2 MiB regions of GPU ``g`` to the CPU until
+        ``incoming`` bytes fit in VRAM.  Returns the time spent."""
+        p, bit = self.profile, gpu_bit(g)
+        over = self.gpu_resident_bytes(g) + incoming - p.vram
+        if over <= 0:
+            return 0.0
+        cands = []
+        for a in self.allocs.values():
+            if a.kind != "managed":
+                continue
+            on = (a.where & bit) != 0
+            if not on.any():
+                continue
+            reg = uniq(np.nonzero(on)[0] // a.pages_per_region)
+            cands.extend((a.region_stamp[r], a.ptr, int(r)) for r in reg
+                         if (a.ptr, int(r)) not in protect)
+        cands.sort()
+        t = 0.0
+        for _, ptr, r in cands:
+            if over <= 0:
+                break
+            a = self.allocs[ptr]
+            lo = r * a.pages_per_region
+            pages = np.arange(lo, min(lo + a.pages_per_region, a.npages))
+            pages = pages[(a.where[pages] & bit) != 0]
+            w = a.where[pages]
+            only_here = (w & ~bit) == 0
+            moved = int(only_here.sum()) * a.host_page
+            a.where[pages] = np.where(only_here, CPU_BIT, w & ~bit)
+            over -= pages.size * a.host_page
+            self.counters["evictions"] += 1
+            self.counters["evicted_bytes"] += moved
+            self.counters["bytes_d2h"] += moved
+            t += moved / p.prefetch_d2h_bw
+            self._log("evict", "kmd", f"region {r} of {ptr:#x} -> cpu", bytes=moved)
+        return t
+
+    # -- GPU access (a kernel) -----------------------------------------------------------------------
+    def gpu_access(self, accesses: list[Access], g: int) -> float:
+        """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency."""
+        p, bit, c = self.profile, gpu_bit(g), self.counters
+        t_fault = t_stream = t_remote = t_extra = 0.0
+        for acc in accesses:
+            a, pages = acc.alloc, acc.pages
+            if pages.size == 0:
+                continue
+            per_page = acc.nbytes / pages.size
+            if a.kind == "device":
+                if a.device != g:
+                    t_remote += acc.nbytes / p.peer_bw
+                else:
+                    t_stream += acc.nbytes / p.hbm_bw
+                continue
+            if a.kind == "pinned" or p.mode == "zero_copy":
+                fresh = pages[a.where[pages] == 0]
+                if fresh.size:                      # first touch populates host memory
+                    a.where[fresh] = CPU_BIT
+                    c["first_touch_pages"] += fresh.size
+                c["remote_bytes"] += acc.nbytes
+                t_remote += p.remote_cost(acc.nbytes)
+                continue
+            if p.mode == "apu":
+                fresh = pages[a.where[pages] == 0]
+                if fresh.size:
+                    a.where[fresh] = CPU_BIT | bit
+                    c["first_touch_pages"] += fresh.size
+                    t_extra += p.map_cost_per_mib * fresh.size * a.host_page / 2**20
+                    self._log("map", "kmd", f"{fresh.size} pages mapped for GPU{g}")
+                t_stream += acc.nbytes / p.hbm_bw
+                continue
+            # -- migrate mode: the §3.2 paragraph -------------------------------------------
+            w = a.where[pages]
+            resident = (w & bit) != 0
+            remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & (w != 0) \
+                & ~a.read_mostly[pages]
+            remote |= ~resident & ((a.mapped[pages] & bit) != 0)
+            prefer_cpu = ~resident & ~remote & (a.preferred[pages] == CPU_ID) & (w != 0) \
+                & ~a.read_mostly[pages]
+            if prefer_cpu.any():            # fault once, then map remotely (no migration)
+                pc = pages[prefer_cpu]
+                nf = uniq(pc // (p.gpu_page // a.host_page)).size
+                c["gpu_faults"] += nf
+                c["fault_batches"] += -(-nf // p.fault_batch_max)
+                t_fault += p.fault_cost(nf, 0)
+                a.mapped[pc] |= bit
+                remote |= prefer_cpu
+                self._log("fault_map_remote", "kmd", f"{nf} faults mapped to CPU memory")
+            if remote.any():
+                rb = int(per_page * remote.sum())
+                c["remote_bytes"] += rb
+                t_remote += p.remote_cost(rb)
+            need = pages[~resident & ~remote]
+            # writes to duplicated (read-mostly) pages invalidate the other copies
+            if acc.write:
+                dup = pages[resident & ((w & ~bit) != 0)]
+                if dup.size:
+                    a.where[dup] = bit
+                    c["invalidations"] += dup.size
+                    nf = uniq(dup // (p.gpu_page // a.host_page)).size
+                    c["gpu_faults"] += nf
+                    c["fault_batches"] += -(-nf // p.fault_batch_max)
+                    t_fault += p.fault_cost(nf, 0)
+                    self._log("invalidate", "kmd", f"{dup.size} read-mostly copies dropped")
+            if need.size:
+                t_fault += self._fault_in(a, need, g, acc.write)
+            t_stream += acc.nbytes / p.hbm_bw
+        return p.kernel_launch + t_fault + t_stream + t_remote + t_extra
+
+    def _fault_in(self, a: Allocation, need: np.ndarray, g: int, write: bool) -> float:
+        """GPU faults on ``need`` pages: batches, migration of gpu_page blocks, the density
+        prefetcher, eviction when VRAM is full."""
+        p, c = self.profile, self.counters
+        ppb = max(1, p.gpu_page // a.host_page)
+        blocks = uniq(need // ppb)
+        # migrate whole gpu_page blocks (the GPU's migration granularity)
+        pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+        pages = pages[pages < a.npages]
+        pages = pages[(a.where[pages] & gpu_bit(g)) == 0]
+        dup = a.read_mostly[pages] & (not write)
+        t = 0.0
+        chunk_pages = max(a.pages_per_region, int(p.vram // a.host_page // 4))
+        faults_total = blocks.size
+        moved = 0
+        for lo in range(0, pages.size, chunk_pages):
+            chunk, cdup = pages[lo:lo + chunk_pages], dup[lo:lo + chunk_pages]
+            protect = {(a.ptr, int(r)) for r in uniq(chunk // a.pages_per_region)}
+            t += self._make_room(g, chunk.size * a.host_page, protect)
+            h1, _, pe1 = self._move(a, chunk[cdup], g, dup=True)
+            h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
+            moved += h1 + h2
+            t += (pe1 + pe2) / p.peer_bw
+        c["gpu_faults"] += faults_total
+        batches = -(-faults_total // p.fault_batch_max)
+        c["fault_batches"] += batches
+        t += p.fault_cost(faults_total, moved)
+        self._log("fault_batch", "kmd", f"{faults_total} faults in {batches} batches, "
+                  f"{moved} B migrated to GPU{g}", faults=faults_total, batches=batches, bytes=moved)
+        if self.prefetcher:
+            t += self._density_prefetch(a, uniq(blocks * ppb // a.pages_per_region), g)
+        return t
+
+    def _density_prefetch(self, a: Allocation, regions: np.ndarray, g: int) -> float:
+        """NVIDIA-style prefetcher: once more than half of a 2 MiB region is resident on the
+        GPU, pull in the rest of it (no extra fault batches)."""
+        p, bit = self.profile, gpu_bit(g)
+        ppr = a.pages_per_region
+        on_all = (a.where & bit) != 0
+        padded = np.zeros(a.nregions * ppr, dtype=bool)
+        padded[:a.npages] = on_all
+        n_on = padded.reshape(a.nregions, ppr).sum(axis=1)[regions]
+        size = np.minimum((regions + 1) * ppr, a.npages) - regions * ppr
+        hot = regions[(n_on < size) & (n_on > PREFETCH_THRESHOLD * size)]
+        t = 0.0
+        for r in hot:
+            lo, hi = r * ppr, min((r + 1) * ppr, a.npages)
+            on = on_all[lo:hi]
+            rest = np.arange(lo, hi)[~on]
+            rest = rest[(a.accessed_by[rest] & bit) == 0]
+            if rest.size == 0:
+                continue
+            t += self._make_room(g, rest.size * a.host_page, {(a.ptr, int(r))})
+            h, _, pe = self._move(a, rest, g, dup=False)
+            self.counters["prefetcher_bytes"] += h + pe
+            t += h / p.fault_bw + pe / p.peer_bw
+            self._log("density_prefetch", "kmd", f"region {r}: +{rest.size} pages", bytes=h + pe)
+        return t
+
+    # -- host access ---------------------------------------------------------------------------------
+    def cpu_access(self, accesses: list[Access], where: str = "host") -> float:
+        """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time."""
+        p, c = self.profile, self.counters
+        self._check_races(accesses, where)
+        t = 0.0
+        for acc in accesses:
+            a, pages = acc.alloc, acc.pages
+            if pages.size == 0:
+                continue
+            if a.kind == "device":
+                raise InvalidArgument(
+                    "device memory (hipMalloc) is not accessible from the CPU",
+                    hint="copy it with umkit.read_back(arr), or allocate managed/pinned memory")
+            w = a.where[pages]
+            fresh = pages[w == 0]
+            if fresh.size:
+                # APU: one memory, so a CPU-touched page is also visible to GPU 0
+                a.where[fresh] = (CPU_BIT | gpu_bit(0)) if p.mode == "apu" else CPU_BIT
+                c["first_touch_pages"] += fresh.size
+                t += fresh.size * a.host_page / p.host_mem_bw
+                self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
+            if a.kind == "managed" and p.mode == "migrate":
+                on_gpu_only = (w != 0) & ((w & CPU_BIT) == 0)
+                remote = on_gpu_only & ((a.accessed_by[pages] & CPU_BIT) != 0)
+                if remote.any():
+                    rb = int(acc.nbytes * remote.sum() / pages.size)
+                    c["remote_bytes"] += rb
+                    t += p.remote_cost(rb)
+                need = pages[on_gpu_only & ~remote]
+                if need.size:
+                    dup = a.read_mostly[need] & (not acc.write)
+                    self._move(a, need[dup], CPU_ID, dup=True)
+                    _, d2h, _ = self._move(a, need[~dup], CPU_ID, dup=False)
+                    d2h += int(dup.sum()) * a.host_page
+                    c["cpu_faults"] += need.size
+                    t += p.cpu_fault_cost(need.size, need.size * a.host_page)
+                    self._log("cpu_fault", "kmd", f"{need.size} CPU faults, "
+                              f"{need.size * a.host_page} B migrated to CPU", faults=int(need.size))
+                if acc.write:
+                    both = pages[((a.where[pages] & CPU_BIT) != 0) & ((a.where[pages] & ~CPU_BIT) != 0)]
+                    if both.size:
+                        a.where[both] = CPU_BIT
+                        c["invalidations"] += both.size
+                        t += both.size * p.cpu_fault_latency
+            t += acc.nbytes / p.host_mem_bw
+        self.now += t
+        return t
+
+    def _check_races(self, accesses: list[Access], where: str):
+        self.inflight = [k for k in self.inflight if k.end > self.now]
+        for k in self.inflight:
+            for ka in k.accesses:
+                for ha in accesses:
+                    if ka.alloc is not ha.alloc or not (ka.write or ha.write):
+                        continue
+                    if ka.pages.size == 0 or ha.pages.size == 0:
+                        continue
+                    if ka.pages[-1] < ha.pages[0] or ha.pages[-1] < ka.pages[0]:
+                        continue
+                    both = np.intersect1d(ka.pages, ha.pages, assume_unique=True)
+                    if both.size == 0:
+                        continue
+                    hp = ha.alloc.host_page
+                    info = dict(kernel=k.name, stream=k.stream, ptr=ha.alloc.ptr,
+                                bytes=(int(both[0]) * hp, int(both[-1] + 1) * hp),
+                                host_write=ha.write, kernel_write=ka.write,
+                                kernel_end=k.end, t=self.now)
+                    self.races.append(info)
+                    self.counters["race_flags"] += 1
+                    msg = (f"race: {where} {'writes' if ha.write else 'reads'} bytes "
+                           f"[{info['bytes'][0]:#x}, {info['bytes'][1]:#x}) of allocation "
+                           f"{ha.alloc.ptr:#x} while kernel '{k.name}' on stream {k.stream} "
+                           f"may still {'write' if ka.write else 'read'} them (it ends at "
+                           f"{k.end * 1e3:.3f} ms, now {self.now * 1e3:.3f} ms)")
+                    hint = ("synchronize first: stream.synchronize() or event.synchronize() "
+                            "(article §3.3); without it the result is wrong with no error (§5.1)")
+                    if self.strict:
+                        raise RaceDetected(msg, hint=hint)
+                    warnings.warn(f"{msg}. Fix: {hint}", RaceWarning, stacklevel=4)
+
+    # -- prefetch and advice ---------------------------------------------------------------------------
+    def prefetch(self, a: Allocation, pages: np.ndarray, dest: int) -> float:
+        p, c = self.profile, self.counters
+        if a.kind != "managed":
+            return 0.0
+        if p.mode != "migrate":
+            self._log("prefetch_ignored", "umd",
+                      "XNACK off: managed memory is host memory" if p.mode == "zero_copy"
+                      else "APU: one memory, nothing to move")
+            return p.prefetch_latency
+        bit = loc_bit(dest)
+        a.last_prefetch[pages] = dest
+        pages = pages[(a.where[pages] & bit) == 0]
+        t = p.prefetch_latency
+        if dest != CPU_ID:
+            t += self._make_room(dest, pages.size * a.host_page,
+                                 {(a.ptr, int(r)) for r in uniq(pages // a.pages_per_region)})
+        dup = a.read_mostly[pages]
+        h1, d1, pe1 = self._move(a, pages[dup], dest, dup=True)
+        h2, d2, pe2 = self._move(a, pages[~dup], dest, dup=False)
+        h, d, pe = h1 + h2, d1 + d2, pe1 + pe2
+        c["prefetch_bytes_h2d"] += h + pe
+        c["prefetch_bytes_d2h"] += d
+        t += h / p.prefetch_h2d_bw + d / p.prefetch_d2h_bw + pe / p.peer_bw
+        self._log("prefetch", "kmd", f"{h + d + pe} B to {'cpu' if dest == CPU_ID else f'gpu{dest}'}",
+                  bytes=h + d + pe)
+        return t
+
+    # -- streams and time ----------------------------------------------------------------------------
+    def stream(self, device: int = 0) -> Stream:
+        s = Stream(self._next_stream, device)
+        self._next_stream += 1
+        self.streams[s.id] = s
+        return s
+
+    def enqueue(self, s: Stream, duration: float, name: str, accesses=()) -> float:
+        """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait)."""
+        start = max(self.now, s.ready)
+        s.ready = start + duration
+        if accesses:
+            self.inflight.append(InFlight(s.ready, name, s.id, list(accesses)))
+        self._log(name, "umd", f"enqueued on stream {s.id}")
+        return s.ready
+
+    def synchronize(self, what=None):
+        p = self.profile
+        if what is None:
+            self.now = max([self.now] + [s.ready for s in self.streams.values()]) + p.sync_device
+        elif isinstance(what, Stream):
+            self.now = max(self.now, what.ready) + p.sync_stream
+        elif isinstance(what, Event):
+            self.now = max(self.now, what.time or 0.0) + p.sync_event
+        self.inflight = [k for k in self.inflight if k.end > self.now]

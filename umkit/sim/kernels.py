@@ -1,0 +1,71 @@
+"""NumPy twins of the kernels in ``kernels/umkit_kernels.cu``.
+
+Each twin declares which bytes of which allocation it reads and writes (that is what the engine
+charges), then computes the same result as the GPU kernel, so results on sim are real.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import Access
+
+F32 = 4
+SECTOR = 32          # a GPU reads global memory in 32-byte sectors
+
+
+def _f32(a, off, n):
+    return a.data[off:off + n * F32].view(np.float32)
+
+
+def add_kernel(find, out, a, b, n):
+    """out[i] = a[i] + b[i] -- the article's §4.2 kernel."""
+    (ao, oo), (aa, ao_), (ab, bo) = find(out), find(a), find(b)
+    n = int(n)
+    acc = [Access(aa, aa.page_range(ao_, ao_ + n * F32), False, n * F32),
+           Access(ab, ab.page_range(bo, bo + n * F32), False, n * F32),
+           Access(ao, ao.page_range(oo, oo + n * F32), True, n * F32)]
+
+    def run():
+        np.add(_f32(aa, ao_, n), _f32(ab, bo, n), out=_f32(ao, oo, n))
+    return acc, run
+
+
+def touch_kernel(find, a, n, stride, sink):
+    """Read a[i] for i in range(0, n, stride); accumulate into sink[0]."""
+    (aa, ao), (sa, so) = find(a), find(sink)
+    n, stride = int(n), max(1, int(stride))
+    idx = np.arange(0, n, stride, dtype=np.int64)
+    pages = np.unique((ao + idx * F32) // aa.host_page).astype(np.intp)
+    nbytes = idx.size * (SECTOR if stride * F32 >= SECTOR else F32)
+    acc = [Access(aa, pages, False, nbytes), Access(sa, sa.page_range(so, so + F32), True, F32)]
+
+    def run():
+        vals = _f32(aa, ao, n)[::stride]
+        _f32(sa, so, 1)[0] += np.float32(vals.sum(dtype=np.float64))
+    return acc, run
+
+
+def increment_kernel(find, a, n):
+    """a[i] += 1 (reads and writes every element)."""
+    aa, ao = find(a)
+    n = int(n)
+    acc = [Access(aa, aa.page_range(ao, ao + n * F32), True, 2 * n * F32)]
+
+    def run():
+        _f32(aa, ao, n)[:] += np.float32(1)
+    return acc, run
+
+
+def fill_kernel(find, a, v, n):
+    """a[i] = v."""
+    aa, ao = find(a)
+    n = int(n)
+    acc = [Access(aa, aa.page_range(ao, ao + n * F32), True, n * F32)]
+
+    def run():
+        _f32(aa, ao, n)[:] = np.float32(v)
+    return acc, run
+
+
+TWINS = {"add_kernel": add_kernel, "touch_kernel": touch_kernel,
+         "increment_kernel": increment_kernel, "fill_kernel": fill_kernel}

@@ -1,0 +1,153 @@
+"""NumPy views that tell the engine what they touch.
+
+``host_view`` and ``device_view`` on the sim backend return a :class:`TrackedView`: an ordinary
+NumPy array whose reads and writes (indexing, ufuncs, NumPy functions) are charged to the CPU or
+to a GPU before they run.  So ``a.host[:] = 1`` on sim faults pages back exactly where
+``a.host[:] = 1`` on a real card would.  Printing (``repr``) and ``np.asarray`` are not charged.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import Access
+
+_CACHE_LINE = 64
+
+
+class ViewInfo:
+    __slots__ = ("engine", "alloc", "side", "backend")
+
+    def __init__(self, engine, alloc, side, backend):
+        self.engine, self.alloc, self.side, self.backend = engine, alloc, side, backend
+
+
+def _pages(v: np.ndarray, alloc) -> tuple[np.ndarray, int]:
+    hp = alloc.host_page
+    start = v.__array_interface__["data"][0] - alloc.data.__array_interface__["data"][0]
+    if v.size == 0:
+        return np.zeros(0, dtype=np.intp), 0
+    if v.flags.c_contiguous or v.flags.f_contiguous:
+        return alloc.page_range(start, start + v.nbytes), v.nbytes
+    nbytes = v.size * min(max(v.itemsize, _CACHE_LINE), hp)
+    if v.size <= (1 << 22):
+        offs = np.full((1,) * v.ndim, start, dtype=np.int64)
+        for d, (n, s) in enumerate(zip(v.shape, v.strides)):
+            shape = [1] * v.ndim
+            shape[d] = n
+            offs = offs + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+        return np.unique(offs.ravel() // hp).astype(np.intp), nbytes
+    lo = start + sum(min(0, (n - 1) * s) for n, s in zip(v.shape, v.strides))
+    hi = start + sum(max(0, (n - 1) * s) for n, s in zip(v.shape, v.strides)) + v.itemsize
+    return alloc.page_range(lo, hi), nbytes
+
+
+def _plain(x):
+    if isinstance(x, TrackedView):
+        return x.view(np.ndarray)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(y) for y in x)
+    return x
+
+
+def _collect(x, out: list):
+    if isinstance(x, TrackedView) and x._umk is not None:
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _collect(y, out)
+
+
+def charge(reads: list, writes: list, name: str):
+    """Charge the accesses of tracked views to the CPU (now) or their GPU (a kernel)."""
+    by_side: dict = {}
+    for views, write in ((reads, False), (writes, True)):
+        for v in views:
+            info = v._umk
+            pages, nbytes = _pages(v, info.alloc)
+            by_side.setdefault((id(info.engine), info.side), (info, []))[1].append(
+                Access(info.alloc, pages, write, nbytes))
+    for info, accs in by_side.values():
+        eng = info.engine
+        if info.side == "cpu":
+            eng.cpu_access(accs)
+        else:
+            dur = eng.gpu_access(accs, info.side)
+            eng.counters["kernels"] += 1
+            eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
+
+
+class TrackedView(np.ndarray):
+    def __array_finalize__(self, obj):
+        self._umk = getattr(obj, "_umk", None)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
+        reads: list = []
+        writes: list = []
+        _collect(inputs, reads)
+        if out is not None:
+            _collect(out, writes)
+            kw["out"] = tuple(_plain(o) for o in out)
+        charge(reads, writes, f"{ufunc.__name__}.{method}" if method != "__call__" else ufunc.__name__)
+        result = getattr(ufunc, method)(*_plain(inputs), **kw)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        return result
+
+    def __array_function__(self, func, types, args, kwargs):
+        reads: list = []
+        writes: list = []
+        _collect(args, reads)
+        _collect(tuple(v for k, v in kwargs.items() if k != "out"), reads)
+        if "out" in kwargs:
+            _collect(kwargs["out"], writes)
+        charge(reads, writes, func.__name__)
+        orig_out = kwargs.get("out")
+        kwargs = {k: _plain(v) for k, v in kwargs.items()}
+        result = func(*_plain(args), **kwargs)
+        return orig_out if isinstance(orig_out, TrackedView) else result
+
+    def __getitem__(self, key):
+        r = super().__getitem__(key)
+        if isinstance(r, np.ndarray) and r.size and np.shares_memory(r.view(np.ndarray),
+                                                                       self.view(np.ndarray)):
+            return r                                   # a view: nothing read yet
+        if self._umk is not None:
+            target = self._target(key)
+            if target is not None:
+                charge([target], [], "getitem")
+        return r.view(np.ndarray) if isinstance(r, np.ndarray) else r
+
+    def __setitem__(self, key, value):
+        reads: list = []
+        _collect(value, reads)
+        if self._umk is not None:
+            target = self._target(key)
+            charge(reads, [target] if target is not None else [], "setitem")
+        np.ndarray.__setitem__(self.view(np.ndarray), key, _plain(value))
+
+    def _target(self, key):
+        """The view of self that ``key`` addresses (whole self for fancy indexing)."""
+        try:
+            t = np.ndarray.__getitem__(self, key)
+        except Exception:
+            return self
+        if isinstance(t, np.ndarray) and np.shares_memory(t.view(np.ndarray), self.view(np.ndarray)):
+            return t
+        if not isinstance(t, np.ndarray):               # a scalar: its own address
+            try:
+                idx = key if isinstance(key, tuple) else (key,)
+                if len(idx) == self.ndim and all(isinstance(i, (int, np.integer)) for i in idx):
+                    sl = tuple(slice(int(i) % n, int(i) % n + 1) for i, n in zip(idx, self.shape))
+                    return np.ndarray.__getitem__(self, sl)
+            except Exception:
+                pass
+        return self                                      # fancy index: charge the whole view
+
+    def __repr__(self):
+        return "Tracked" + repr(self.view(np.ndarray))
+
+    def __str__(self):
+        return str(self.view(np.ndarray))
+
+    def __reduce__(self):
+        return self.view(np.ndarray).__reduce__()
