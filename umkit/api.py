@@ -58,12 +58,29 @@ def pinned(shape, dtype="float32", device: int = 0) -> Array:
 
 
 # -- migration --------------------------------------------------------------------------------------
-def _stream_handle(stream):
+def _stream_handle(stream, b=None):
     if stream is None:
         return None
     if isinstance(stream, Stream):
+        if b is not None and stream.backend is not b:
+            raise InvalidArgument(f"stream={stream!r} belongs to another backend than the memory "
+                                  "it is used with (created before a umkit.use(...) call?)",
+                                  hint="create the stream after umkit.use(...), with the arrays")
         return stream.handle
     raise InvalidType(f"stream={stream!r} is not a umkit.Stream", hint="create one with umkit.Stream()")
+
+
+def _same_backend(first: Array, **others: Array) -> None:
+    """Arrays passed to one call must come from one backend (a umkit.use(...) call in between
+    makes a new backend whose pointers can alias the old one's)."""
+    for name, x in others.items():
+        if x.backend is not first.backend:
+            raise InvalidArgument(f"{name} was allocated on another backend instance "
+                                  f"({x.backend.name}) than the other arrays "
+                                  f"({first.backend.name}); each umkit.use(...) call starts a "
+                                  "new backend",
+                                  hint="allocate all arrays of one computation after the last "
+                                       "umkit.use(...)")
 
 
 def _span(x: Array, offset: int, nbytes):
@@ -85,7 +102,7 @@ def prefetch(x: Array, to="gpu", *, stream=None, offset: int = 0, nbytes: int | 
         raise InvalidArgument(f"to={to!r}: device {loc.id} does not exist "
                               f"({x.backend.device_count()} GPU(s))", hint="use a valid device number")
     ptr, n = _span(x, offset, nbytes)
-    x.backend.prefetch(ptr, n, loc, _stream_handle(stream))
+    x.backend.prefetch(ptr, n, loc, _stream_handle(stream, x.backend))
     x.last_prefetch = loc
     _registry_note(x, last_prefetch=str(loc))
 
@@ -183,7 +200,7 @@ class Event:
         self.handle = self.backend.event_create()
 
     def record(self, stream: Stream | None = None):
-        self.backend.event_record(self.handle, _stream_handle(stream))
+        self.backend.event_record(self.handle, _stream_handle(stream, self.backend))
         return self
 
     def synchronize(self):
@@ -191,6 +208,12 @@ class Event:
         self.backend.synchronize(self.handle)
 
     def elapsed_ms(self, end: "Event") -> float:
+        if not isinstance(end, Event):
+            raise InvalidType(f"end={end!r} is not a umkit.Event",
+                              hint="start.elapsed_ms(end) with two recorded umkit.Event()s")
+        if end.backend is not self.backend:
+            raise InvalidArgument("end belongs to another backend than this event",
+                                  hint="create both events after the last umkit.use(...)")
         return self.backend.event_elapsed_ms(self.handle, end.handle)
 
 
@@ -259,9 +282,11 @@ def add(out: Array, a: Array, b: Array, *, stream: Stream | None = None):
     n = out.size
     if a.size != n or b.size != n:
         raise InvalidArgument(f"sizes differ: out {n}, a {a.size}, b {b.size}", hint="use equal sizes")
+    _same_backend(out, a=a, b=b)
     if n >= 2**31:
         raise InvalidArgument("add_kernel takes an int count: at most 2**31-1 elements")
-    out.backend.launch("add_kernel", _grid(n), BLOCK, (out.ptr, a.ptr, b.ptr, n), _stream_handle(stream))
+    out.backend.launch("add_kernel", _grid(n), BLOCK, (out.ptr, a.ptr, b.ptr, n),
+                       _stream_handle(stream, out.backend))
 
 
 def increment(a: Array, *, stream: Stream | None = None):
@@ -269,13 +294,17 @@ def increment(a: Array, *, stream: Stream | None = None):
     a = _f32(a, "a")
     if a.size >= 2**31:
         raise InvalidArgument("increment_kernel takes an int count: at most 2**31-1 elements")
-    a.backend.launch("increment_kernel", _grid(a.size), BLOCK, (a.ptr, a.size), _stream_handle(stream))
+    a.backend.launch("increment_kernel", _grid(a.size), BLOCK, (a.ptr, a.size),
+                     _stream_handle(stream, a.backend))
 
 
 def fill(a: Array, value: float, *, stream: Stream | None = None):
     a = _f32(a, "a")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidType(f"value={value!r} must be a real number",
+                          hint="fill(a, 1.0): the kernel writes one float32 value everywhere")
     a.backend.launch("fill_kernel", min(_grid(a.size), 65535), BLOCK,
-                     (a.ptr, float(value), a.size), _stream_handle(stream))
+                     (a.ptr, float(value), a.size), _stream_handle(stream, a.backend))
 
 
 def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
@@ -289,11 +318,16 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
         raise InvalidArgument(f"stride_bytes={stride_bytes} must be a positive multiple of 4",
                               hint="e.g. 4096 (one float per host page) or 65536")
     if sink is None:
-        sink = empty(1, "float32", "device", a.device_id)
+        b = a.backend
+        sink = Array(b, b.malloc(4, "device", a.device_id), 4, (1,), np.float32, "device",
+                     a.device_id)
+    else:
+        sink = _f32(sink, "sink")
+        _same_backend(a, sink=sink)
     stride = int(stride_bytes) // 4
     count = -(-a.size // stride)
     a.backend.launch("touch_kernel", min(_grid(count), 4096), BLOCK,
-                     (a.ptr, a.size, stride, sink.ptr), _stream_handle(stream))
+                     (a.ptr, a.size, stride, sink.ptr), _stream_handle(stream, a.backend))
     return sink
 
 
@@ -302,12 +336,14 @@ def read_back(x: Array, *, stream: Stream | None = None) -> np.ndarray:
     migration), rather than letting CPU faults migrate managed pages back (§3.4).  On the H200
     the pinned path moved ~55 GB/s, CPU-fault migration ~12-15 GB/s."""
     x = require_array(x, "read_back")
-    stage = _state.setdefault("staging", {}).get((id(x.backend), x.nbytes))
-    if stage is None or stage.freed:
-        stage = empty(x.nbytes, "uint8", "pinned", x.device_id)
-        _state["staging"][(id(x.backend), x.nbytes)] = stage
-    x.backend.memcpy(stage.ptr, x.ptr, x.nbytes, _stream_handle(stream))
-    synchronize(stream) if stream is not None else synchronize()
+    b = x.backend
+    stage = _state.setdefault("staging", {}).get((id(b), x.nbytes))
+    if stage is None or stage.freed or stage.backend is not b:
+        stage = Array(b, b.malloc(x.nbytes, "pinned", x.device_id), x.nbytes, (x.nbytes,),
+                      np.uint8, "pinned", x.device_id)
+        _state["staging"][(id(b), x.nbytes)] = stage
+    b.memcpy(stage.ptr, x.ptr, x.nbytes, _stream_handle(stream, b))
+    b.synchronize(stream.handle if stream is not None else None)
     raw = stage.backend.host_view(stage.ptr, stage.nbytes)
     return np.array(raw.view(np.ndarray) if hasattr(raw, "_umk") else raw, copy=True) \
         .view(x.dtype).reshape(x.shape)

@@ -13,7 +13,12 @@ _HOST = {"cpu", "host", "hipcpudeviceid", "cudacpudeviceid"}
 
 def as_location(where, argument: str = "to") -> Location:
     if isinstance(where, Location):
-        return where
+        if where.kind == "host":
+            return CPU
+        if where.kind == "device" and isinstance(where.id, (int, np.integer)):
+            return _check(int(where.id), argument)
+        raise InvalidArgument(f"{argument}={where!r} is not a location",
+                              hint="build locations with umkit.CPU or umkit.gpu(i)")
     if isinstance(where, bool):
         raise InvalidType(f"{argument}={where!r} is not a location",
                           hint="use 'cpu', 'gpu', 'gpu1' or a device number")

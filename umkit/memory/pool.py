@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..backends.contract import KINDS
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UseAfterFree
+from .array import MAX_BYTES
 
 ROUND = 512
 
@@ -48,6 +49,9 @@ class MemoryPool:
             raise InvalidType(f"nbytes={nbytes!r} must be an int", hint="sizes are in bytes")
         if nbytes <= 0:
             raise InvalidArgument(f"nbytes={nbytes} must be > 0", hint="allocate at least 1 byte")
+        if nbytes > MAX_BYTES:
+            raise InvalidArgument(f"nbytes={nbytes} is larger than any machine's memory",
+                                  hint="sizes are in bytes: check the arithmetic")
         size = -(-nbytes // ROUND) * ROUND
         bucket = self._free.get(size)
         if bucket:

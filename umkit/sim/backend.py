@@ -18,11 +18,14 @@ class SimBackend(Backend):
     model_time = True
 
     def __init__(self, profile: str | Profile | None = None, gpus: int = 1, strict: bool = False,
-                 prefetcher: bool = True, **overrides):
+                 prefetcher: bool = True, compute: bool = True, **overrides):
         prof = profile if isinstance(profile, Profile) else load_profile(profile, **overrides)
         self.profile = prof
         self.engine = Engine(prof, gpus=gpus, strict=strict, prefetcher=prefetcher)
         self._defaults = {0: self.engine.streams[0]}
+        #: False = model-only: kernels charge their costs but skip the arithmetic (for long
+        #: timing runs such as the memory ECG, whose data nobody reads)
+        self.compute = compute
 
     # -- devices ----------------------------------------------------------------------------------
     def _dev(self, device) -> int:
@@ -32,8 +35,11 @@ class SimBackend(Backend):
         if not 0 <= device < self.engine.gpus:
             raise InvalidArgument(f"device={device} does not exist: the simulated machine has "
                                   f"{self.engine.gpus} GPU(s)",
-                                  hint=f"use 0..{self.engine.gpus - 1}, or umkit.use('sim', "
-                                       f"gpus={device + 1})")
+                                  hint=f"use 0..{self.engine.gpus - 1}" + (
+                                      f", or umkit.use('sim', gpus={device + 1})"
+                                      if self.engine.gpus <= device < 7 else
+                                      " (the CPU is umkit.CPU, not a device number)"
+                                      if device < 0 else ""))
         return int(device)
 
     def device_count(self) -> int:
@@ -214,7 +220,8 @@ class SimBackend(Backend):
         s = self._stream(stream)
         accesses, run = twin(self.engine.find, *args)
         dur = self.engine.gpu_access(accesses, s.device)
-        run()
+        if self.compute:
+            run()
         self.engine.counters["kernels"] += 1
         self.engine.enqueue(s, dur, kernel, accesses)
 

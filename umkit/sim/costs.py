@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, InvalidType
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 DEFAULT_PROFILE = "h200-pcie5"
@@ -28,6 +28,10 @@ REQUIRED = (
     "alloc_managed", "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
     "sync_event", "vram", "map_cost_per_mib", "peer_bw",
 )
+#: parameters the model divides by (or counts in): must be > 0
+POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
+            "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
+            "hbm_bw", "host_mem_bw", "vram", "peer_bw")
 _UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0}
 
 
@@ -84,6 +88,9 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
 
     ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription)."""
     name_or_path = name_or_path or DEFAULT_PROFILE
+    if not isinstance(name_or_path, (str, Path)):
+        raise InvalidType(f"profile={name_or_path!r} must be a profile name or a JSON path",
+                          hint=f"use one of {available_profiles()}")
     path = Path(name_or_path)
     if not path.suffix:
         path = PROFILE_DIR / f"{name_or_path}.json"
@@ -110,11 +117,23 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
     for k, v in overrides.items():
         if k not in si:
             raise InvalidArgument(f"unknown profile override {k!r}", hint=f"valid: {REQUIRED}")
-        if not isinstance(v, (int, float)) or v < 0:
-            raise InvalidArgument(f"profile override {k}={v!r} must be a number >= 0")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise InvalidArgument(f"profile override {k}={v!r} must be a finite number >= 0",
+                                  hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)
         src[k] = "override by the caller"
+    for k in POSITIVE:
+        if not si[k] > 0:
+            raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be > 0",
+                                  hint="sizes, bandwidths and the batch size divide the model's "
+                                       "arithmetic: pass a positive number")
     for k in ("host_page", "gpu_page", "region", "fault_batch_max"):
+        if si[k] != int(si[k]):
+            raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be a whole number")
         si[k] = int(si[k])
+    if si["gpu_page"] % si["host_page"] or si["region"] % si["gpu_page"]:
+        raise InvalidArgument(f"profile {path.name}: page sizes must nest: host_page "
+                              f"({si['host_page']}) | gpu_page ({si['gpu_page']}) | region "
+                              f"({si['region']})", hint="e.g. 4096, 65536, 2097152")
     return Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
                    raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InvalidArgument, OutOfMemory, RaceDetected, UseAfterFree
+from ..errors import InvalidArgument, InvalidType, OutOfMemory, RaceDetected, UseAfterFree
 from .costs import Profile
 from .pages import CPU_BIT, CPU_ID, Allocation, gpu_bit, loc_bit
 
@@ -76,8 +76,16 @@ class Engine:
 
     def __init__(self, profile: Profile, gpus: int = 1, strict: bool = False,
                  prefetcher: bool = True, trace: int = 2000):
+        if isinstance(gpus, bool) or not isinstance(gpus, (int, np.integer)):
+            raise InvalidType(f"gpus={gpus!r} must be an int", hint="e.g. umkit.use('sim', gpus=2)")
         if not 1 <= gpus <= 7:
-            raise InvalidArgument(f"gpus={gpus!r}: the simulator models 1 to 7 GPUs")
+            raise InvalidArgument(f"gpus={gpus!r}: the simulator models 1 to 7 GPUs",
+                                  hint="pass gpus= between 1 and 7")
+        for flag, v in (("strict", strict), ("prefetcher", prefetcher)):
+            if not isinstance(v, (bool, np.bool_)):
+                raise InvalidType(f"{flag}={v!r} must be True or False",
+                                  hint=f"e.g. umkit.use('sim', {flag}=True)")
+        gpus, strict, prefetcher = int(gpus), bool(strict), bool(prefetcher)
         self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
         self.now = 0.0
         self.allocs: dict[int, Allocation] = {}
@@ -113,6 +121,13 @@ class Engine:
     # -- allocation ----------------------------------------------------------------------------
     def malloc(self, nbytes: int, kind: str, device: int) -> int:
         p = self.profile
+        try:        # the model keeps every byte in host RAM: refuse what this machine can't hold
+            a = Allocation(self._next, nbytes, kind, device, p.host_page, p.region, self.now)
+        except (MemoryError, ValueError):
+            raise OutOfMemory(f"{kind} allocation of {nbytes} B: the simulator keeps every byte "
+                              "in this machine's RAM and could not get that much",
+                              hint="the sim backend models small buffers: use MiB, not GiB, "
+                                   "and lower vram= to show oversubscription") from None
         if kind == "device":
             used = self.gpu_resident_bytes(device)
             if used + nbytes > p.vram:
@@ -131,7 +146,7 @@ class Engine:
                       "no physical page yet")
         ptr = self._next
         self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
-        a = Allocation(ptr, nbytes, kind, device, p.host_page, p.region, self.now)
+        a.region_stamp[:] = self.now
         a.mapped = np.zeros(a.npages, dtype=np.uint8)   # remote mappings established by faults
         self.allocs[ptr] = a
         bisect.insort(self._starts, ptr)

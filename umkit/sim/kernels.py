@@ -34,9 +34,12 @@ def touch_kernel(find, a, n, stride, sink):
     """Read a[i] for i in range(0, n, stride); accumulate into sink[0]."""
     (aa, ao), (sa, so) = find(a), find(sink)
     n, stride = int(n), max(1, int(stride))
-    idx = np.arange(0, n, stride, dtype=np.int64)
-    pages = np.unique((ao + idx * F32) // aa.host_page).astype(np.intp)
-    nbytes = idx.size * (SECTOR if stride * F32 >= SECTOR else F32)
+    count = -(-n // stride)
+    if stride * F32 <= aa.host_page:        # every page in the range is touched
+        pages = aa.page_range(ao, ao + n * F32)
+    else:                                   # one page per touched element (sorted, distinct)
+        pages = ((ao + np.arange(0, n, stride, dtype=np.int64) * F32) // aa.host_page).astype(np.intp)
+    nbytes = count * (SECTOR if stride * F32 >= SECTOR else F32)
     acc = [Access(aa, pages, False, nbytes), Access(sa, sa.page_range(so, so + F32), True, F32)]
 
     def run():

@@ -1,0 +1,110 @@
+"""The CUDA adapter: cuda-bindings 13 (``cuda.bindings.runtime``) + CuPy (``cupy-cuda13x``).
+
+Same methods, same order as :mod:`umkit.backends.hip`; read the two side by side to see
+exactly where CUDA and HIP differ.  Everything else is in :mod:`umkit.backends.gpu`.
+"""
+from __future__ import annotations
+
+from importlib import metadata
+
+from ..errors import BackendUnavailable
+from .contract import Location
+from .gpu import GPUBackend, RuntimeAdapter
+
+
+class CudaRuntime(RuntimeAdapter):
+    name = "cuda"
+    # Asking for more managed memory than the GPU has free can hang an NVIDIA GPU.
+    oversubscription_guard = True
+
+    def __init__(self):
+        try:
+            from cuda.bindings import runtime
+        except ImportError as e:
+            raise BackendUnavailable(
+                f"cuda-bindings not installed (pip install umkit[cuda]): {e}") from None
+        self.rt = runtime
+        self._cupy = None
+
+    def error_name(self, err) -> str:
+        # cuda-bindings: cudaGetErrorName(err) -> (cudaSuccess, bytes)
+        try:
+            _, name = self.rt.cudaGetErrorName(err)
+            if name:
+                return name.decode()
+        except Exception:  # noqa: BLE001 - fall back to the enum's own name
+            pass
+        return getattr(err, "name", f"cudaError {int(err)}")
+
+    def error_string(self, err) -> str:
+        _, text = self.rt.cudaGetErrorString(err)
+        return text.decode() if text else ""
+
+    def location(self, where: Location):
+        # CUDA 13: a cudaMemLocation struct, (type=Device, id=i) or (type=Host, id ignored)
+        loc = self.rt.cudaMemLocation()
+        if where.kind == "host":
+            loc.type = self.value("cudaMemLocationTypeHost")
+            loc.id = 0
+        else:
+            loc.type = self.value("cudaMemLocationTypeDevice")
+            loc.id = int(where.id)
+        return loc
+
+    def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None:
+        # cudaMemPrefetchAsync(ptr, count, location, flags, stream)
+        self.call("cudaMemPrefetchAsync", ptr, nbytes, self.location(to), 0, stream)
+
+    def advise(self, ptr: int, nbytes: int, advice, where: Location) -> None:
+        # cudaMemAdvise(ptr, count, advice, location)
+        self.call("cudaMemAdvise", ptr, nbytes, advice, self.location(where))
+
+    def range_attribute(self, ptr: int, nbytes: int, attribute: str, slots: int) -> list[int]:
+        # cuda-bindings allocates the output itself: (dataSize, attribute, ptr, count) -> value
+        value = self.call("cudaMemRangeGetAttribute", 4 * slots, self.value(attribute), ptr,
+                          nbytes)
+        return [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)]
+
+    def arch_capabilities(self, device: int, caps: dict) -> dict:
+        pageable = caps["pageable_memory_access"]
+        host_tables = caps["pageable_memory_access_uses_host_page_tables"]
+        return {
+            # HMM: the Linux kernel mirrors CPU page tables for the GPU (x86 + open modules)
+            "hmm": bool(pageable and not host_tables),
+            # ATS: the GPU walks the CPU's page tables itself (Grace Hopper, Power9)
+            "ats": bool(pageable and host_tables),
+        }
+
+    def versions(self) -> dict:
+        drv = int(self.call("cudaDriverGetVersion"))
+        run = int(self.call("cudaRuntimeGetVersion"))
+        try:
+            bindings = metadata.version("cuda-bindings")
+        except metadata.PackageNotFoundError:
+            bindings = None
+        return {
+            "driver": f"{drv // 1000}.{drv % 1000 // 10}", "driver_raw": drv,
+            "runtime": f"{run // 1000}.{run % 1000 // 10}", "runtime_raw": run,
+            "bindings": f"cuda-bindings {bindings}" if bindings else None,
+        }
+
+    def cupy_device_id(self, ptr: int, device: int) -> int:
+        # CuPy could ask cudaPointerGetAttributes, but umkit always knows the device: say it.
+        return int(device)
+
+    def cupy(self):
+        if self._cupy is None:
+            try:
+                import cupy
+            except ImportError as e:
+                raise BackendUnavailable(
+                    f"CuPy not installed (pip install cupy-cuda13x): {e}") from None
+            self._cupy = cupy
+        return self._cupy
+
+
+class CudaBackend(GPUBackend):
+    """umkit on NVIDIA GPUs."""
+
+    def __init__(self):
+        super().__init__(CudaRuntime())

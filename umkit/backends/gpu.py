@@ -1,0 +1,476 @@
+"""The GPU backend, written once.
+
+:class:`GPUBackend` implements :class:`~umkit.backends.contract.Backend` against a small
+*runtime adapter*: :class:`umkit.backends.cuda.CudaRuntime` (cuda-bindings + CuPy) or
+:class:`umkit.backends.hip.HipRuntime` (hip-python + CuPy for ROCm).  Every runtime call goes
+through :meth:`RuntimeAdapter.call` under its **CUDA name**; the adapter translates the name with
+the table in :mod:`umkit.backends.names`.  So this file reads like CUDA, runs on both, and the
+whole port is that table plus the few methods in which the two adapters differ:
+
+* where pages go (``location``: a ``cudaMemLocation`` on CUDA 13, an ``int`` device on HIP),
+  and so the call forms of ``prefetch`` and ``advise``;
+* how a range attribute is read (``range_attribute``: CUDA returns it, HIP fills your buffer);
+* the error-name lookup, the device-architecture extras (XNACK on AMD), the version numbers,
+  and how CuPy is told which device a pointer belongs to.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
+                      OutOfMemory, UseAfterFree)
+from . import kernels, names
+from .contract import ADVICE, CPU, KINDS, Backend, Location, gpu
+
+# -- the oversubscription guard -------------------------------------------------------------------
+#: Set True (or call :func:`allow_oversubscription`) to let managed allocations exceed free GPU
+#: memory on NVIDIA.  The environment variable ``UMKIT_ALLOW_OVERSUBSCRIPTION=1`` does the same.
+ALLOW_OVERSUBSCRIPTION: bool = False
+ENV_ALLOW_OVERSUBSCRIPTION = "UMKIT_ALLOW_OVERSUBSCRIPTION"
+_TRUE = ("1", "true", "yes", "on")
+
+
+def allow_oversubscription(flag: bool = True) -> None:
+    """Let (or stop letting) managed allocations ask for more than the GPU has free."""
+    global ALLOW_OVERSUBSCRIPTION
+    ALLOW_OVERSUBSCRIPTION = bool(flag)
+
+
+def oversubscription_allowed() -> bool:
+    return bool(ALLOW_OVERSUBSCRIPTION) or (
+        os.environ.get(ENV_ALLOW_OVERSUBSCRIPTION, "").strip().lower() in _TRUE)
+
+
+try:  # errors.py's class, where it has one
+    from ..errors import BackendOutOfMemory as RuntimeOutOfMemory
+except ImportError:  # pragma: no cover - older errors.py
+    class RuntimeOutOfMemory(OutOfMemory, BackendError):
+        """The runtime refused an allocation (cudaErrorMemoryAllocation / hipErrorOutOfMemory):
+        an :class:`OutOfMemory` that also carries the runtime's call, code and name."""
+
+
+#: error names (either runtime) that mean "out of memory"
+OOM_ERRORS = frozenset({"cudaErrorMemoryAllocation", "hipErrorOutOfMemory"})
+
+#: umkit advice -> the CUDA-spelled (or HIP-only) enum member, set and unset
+ADVICE_NAMES = {
+    ("read_mostly", False): "cudaMemAdviseSetReadMostly",
+    ("read_mostly", True): "cudaMemAdviseUnsetReadMostly",
+    ("preferred_location", False): "cudaMemAdviseSetPreferredLocation",
+    ("preferred_location", True): "cudaMemAdviseUnsetPreferredLocation",
+    ("accessed_by", False): "cudaMemAdviseSetAccessedBy",
+    ("accessed_by", True): "cudaMemAdviseUnsetAccessedBy",
+    ("coarse_grain", False): "hipMemAdviseSetCoarseGrain",
+    ("coarse_grain", True): "hipMemAdviseUnsetCoarseGrain",
+}
+
+CPU_DEVICE_ID = -1       # cudaCpuDeviceId == hipCpuDeviceId
+INVALID_DEVICE_ID = -2   # cudaInvalidDeviceId == hipInvalidDeviceId
+
+
+# -- handles --------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Stream:
+    """A stream this backend created: the runtime's handle and the device it belongs to."""
+    handle: Any
+    device: int = 0
+
+    def __int__(self) -> int:
+        return int(self.handle)
+
+    def __repr__(self) -> str:
+        return f"Stream({int(self):#x}, device={self.device})"
+
+
+@dataclass(eq=False)
+class Event:
+    """An event this backend created."""
+    handle: Any
+
+    def __int__(self) -> int:
+        return int(self.handle)
+
+    def __repr__(self) -> str:
+        return f"Event({int(self):#x})"
+
+
+def _text(x) -> str:
+    """bytes / CStr / str -> str, cut at the first NUL."""
+    if isinstance(x, (bytes, bytearray)):
+        x = bytes(x).split(b"\0", 1)[0].decode("utf-8", "replace")
+    elif not isinstance(x, str) and hasattr(x, "decode"):
+        x = x.decode()
+    return str(x).split("\0", 1)[0]
+
+
+def location_from_id(i: int) -> Location | None:
+    """A device id from a range attribute -> Location: -1 CPU, -2 (invalid/mixed) None."""
+    i = int(i)
+    if i == CPU_DEVICE_ID:
+        return CPU
+    if i < 0:
+        return None
+    return gpu(i)
+
+
+# -- the adapter base -----------------------------------------------------------------------------
+class RuntimeAdapter:
+    """What both runtime adapters share: calling a runtime function by its CUDA name and
+    turning a failed call into a :class:`BackendError`.  Subclasses set ``name`` and ``rt``."""
+
+    name = "?"
+    rt: Any = None
+    #: refuse managed allocations larger than free device memory (NVIDIA: can hang the GPU)
+    oversubscription_guard = False
+
+    def spelled(self, cuda_name: str) -> str:
+        """The name in this runtime (from :mod:`umkit.backends.names`)."""
+        return names.for_backend(self.name, cuda_name)
+
+    def value(self, cuda_name: str):
+        """A constant or enum member of this runtime, named in CUDA spelling."""
+        return names.resolve(self.rt, self.name, cuda_name)
+
+    def call(self, cuda_name: str, *args):
+        """Call runtime function ``cuda_name`` (translated), check its error code and return
+        the rest of its result tuple: ``None``, the single value, or a tuple."""
+        fname = self.spelled(cuda_name)
+        try:
+            result = getattr(self.rt, fname)(*args)
+        except (OSError, RuntimeError) as e:
+            # hip-python opens libamdhip64 at the first call and raises when ROCm is absent
+            if isinstance(e, OSError) or "dlopen" in str(e):
+                raise BackendUnavailable(
+                    f"{fname}: the {self.name.upper()} runtime library could not be loaded "
+                    f"({e})") from None
+            raise
+        if not isinstance(result, tuple):
+            result = (result,)
+        err, rest = result[0], result[1:]
+        if int(err) != 0:
+            raise self.error(fname, err)
+        if not rest:
+            return None
+        return rest[0] if len(rest) == 1 else rest
+
+    def error(self, call: str, err) -> BackendError:
+        """The exception for a failed call (hint left empty: errors.py owns the hints)."""
+        name = self.error_name(err)
+        try:
+            message = self.error_string(err)
+        except Exception:  # noqa: BLE001 - a message is a nicety
+            message = ""
+        cls = RuntimeOutOfMemory if name in OOM_ERRORS else BackendError
+        return cls(call, int(err), name, message)
+
+    # the methods each adapter provides (same names, same order in cuda.py and hip.py):
+    # error_name, error_string, location, prefetch, advise, range_attribute,
+    # arch_capabilities, versions, cupy_device_id, cupy
+
+
+# -- the backend ----------------------------------------------------------------------------------
+class GPUBackend(Backend):
+    """The one GPU implementation of the backend contract, over a runtime adapter."""
+
+    model_time = False
+
+    def __init__(self, adapter: RuntimeAdapter):
+        self.rt = adapter
+        self.name = adapter.name
+        self._allocs: dict[int, tuple[str, int, int]] = {}   # ptr -> (kind, nbytes, device)
+        self._freed: set[int] = set()
+        self._modules: dict[int, Any] = {}                   # device -> cupy.RawModule
+
+    def __repr__(self) -> str:
+        return f"<umkit {self.name} backend>"
+
+    # -- devices ---------------------------------------------------------------------------------
+    def device_count(self) -> int:
+        return int(self.rt.call("cudaGetDeviceCount"))
+
+    def _use(self, device: int) -> None:
+        if not isinstance(device, int) or isinstance(device, bool):
+            raise InvalidType(f"device must be an int (a GPU ordinal), not {type(device).__name__}")
+        self.rt.call("cudaSetDevice", int(device))
+
+    def device_name(self, device: int = 0) -> str:
+        props = self.rt.call("cudaGetDeviceProperties", int(device))
+        return _text(props.name)
+
+    def mem_info(self, device: int = 0) -> tuple[int, int]:
+        self._use(device)
+        free, total = self.rt.call("cudaMemGetInfo")
+        return int(free), int(total)
+
+    def _attr(self, cuda_attr: str, device: int) -> int:
+        return int(self.rt.call("cudaDeviceGetAttribute", self.rt.value(cuda_attr), int(device)))
+
+    def capabilities(self, device: int = 0) -> dict:
+        caps = {
+            "managed_memory": bool(self._attr("cudaDevAttrManagedMemory", device)),
+            "concurrent_managed_access":
+                bool(self._attr("cudaDevAttrConcurrentManagedAccess", device)),
+            "pageable_memory_access": bool(self._attr("cudaDevAttrPageableMemoryAccess", device)),
+            "pageable_memory_access_uses_host_page_tables":
+                bool(self._attr("cudaDevAttrPageableMemoryAccessUsesHostPageTables", device)),
+            "direct_managed_access_from_host":
+                bool(self._attr("cudaDevAttrDirectManagedMemAccessFromHost", device)),
+        }
+        caps.update(self.rt.arch_capabilities(device, caps))
+        return caps
+
+    def versions(self) -> dict:
+        v = {"backend": self.name}
+        v.update(self.rt.versions())
+        try:
+            v["cupy"] = self.rt.cupy().__version__
+        except Exception:  # noqa: BLE001 - CuPy missing is reported, not fatal here
+            v["cupy"] = None
+        return v
+
+    # -- allocation ------------------------------------------------------------------------------
+    def malloc(self, nbytes: int, kind: str = "managed", device: int = 0) -> int:
+        if kind not in KINDS:
+            raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if not isinstance(nbytes, int) or isinstance(nbytes, bool):
+            raise InvalidType(f"nbytes must be an int, not {type(nbytes).__name__}")
+        if nbytes <= 0:
+            raise InvalidArgument(f"nbytes must be positive, not {nbytes}")
+        self._use(device)
+        if kind == "managed":
+            self._guard_oversubscription(nbytes, device)
+            ptr = self.rt.call("cudaMallocManaged", nbytes, self.rt.value("cudaMemAttachGlobal"))
+        elif kind == "device":
+            ptr = self.rt.call("cudaMalloc", nbytes)
+        else:  # pinned, mapped into every GPU's address space
+            flags = int(self.rt.value("cudaHostAllocMapped")) | int(
+                self.rt.value("cudaHostAllocPortable"))
+            ptr = self.rt.call("cudaHostAlloc", nbytes, flags)
+        p = int(ptr)
+        self._allocs[p] = (kind, nbytes, device)
+        self._freed.discard(p)
+        return p
+
+    def _guard_oversubscription(self, nbytes: int, device: int) -> None:
+        """Refuse, before any runtime allocation, managed memory beyond what the GPU has free."""
+        if not self.rt.oversubscription_guard or oversubscription_allowed():
+            return
+        free, total = self.mem_info(device)
+        if nbytes > free:
+            gib = 1 << 30
+            raise OutOfMemory(
+                f"refusing to allocate {nbytes / gib:.2f} GiB of managed memory on gpu{device}: "
+                f"only {free / gib:.2f} GiB of its {total / gib:.2f} GiB is free. "
+                "Oversubscribing managed memory (asking for more than the GPU has free) makes "
+                "the driver evict and re-fault pages without end, and on a shared or headless "
+                "GPU it can hang the GPU itself, not only this program. If you mean it, opt in "
+                f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.")
+
+    def free(self, ptr: int, kind: str | None = None) -> None:
+        ptr = int(ptr)
+        known = self._allocs.get(ptr)
+        if known is None and ptr in self._freed:
+            raise UseAfterFree(f"{ptr:#x} was already freed (double free)")
+        if kind is None:
+            if known is None:
+                raise InvalidArgument(f"{ptr:#x} is not a umkit allocation: pass kind=")
+            kind = known[0]
+        if kind not in KINDS:
+            raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if known is not None and known[0] != kind:
+            raise InvalidArgument(f"{ptr:#x} was allocated as {known[0]} memory, not {kind}")
+        if kind == "pinned":
+            self.rt.call("cudaFreeHost", ptr)
+        else:
+            self.rt.call("cudaFree", ptr)
+        self._allocs.pop(ptr, None)
+        self._freed.add(ptr)
+
+    def allocation(self, ptr: int) -> tuple[str, int, int] | None:
+        """(kind, nbytes, device) of the allocation holding ``ptr``, or None if unknown."""
+        ptr = int(ptr)
+        hit = self._allocs.get(ptr)
+        if hit is not None:
+            return hit
+        for base, (kind, n, dev) in self._allocs.items():
+            if base <= ptr < base + n:
+                return kind, n, dev
+        return None
+
+    def _check_managed(self, what: str, ptr: int) -> None:
+        a = self.allocation(ptr)
+        if a is None:
+            if int(ptr) in self._freed:
+                raise UseAfterFree(f"{what} of {int(ptr):#x}, which was freed")
+            return  # not ours: let the runtime judge
+        if a[0] != "managed":
+            raise NotManaged(f"{what} needs managed memory; {int(ptr):#x} is {a[0]} memory "
+                             f"(allocate it with kind='managed')")
+
+    # -- migration -------------------------------------------------------------------------------
+    @staticmethod
+    def _stream_handle(stream):
+        if stream is None:
+            return 0
+        if isinstance(stream, Stream):
+            return stream.handle
+        if isinstance(stream, Event):
+            raise InvalidType("expected a stream, got an event")
+        return stream
+
+    @staticmethod
+    def _location(where, what: str) -> Location:
+        if not isinstance(where, Location):
+            raise InvalidType(f"{what} must be a Location (umkit.CPU or umkit.gpu(i)), "
+                              f"not {type(where).__name__}")
+        return where
+
+    def prefetch(self, ptr: int, nbytes: int, to: Location, stream=None) -> None:
+        self._check_managed("prefetch", ptr)
+        to = self._location(to, "to")
+        self.rt.prefetch(int(ptr), int(nbytes), to, self._stream_handle(stream))
+
+    def advise(self, ptr: int, nbytes: int, advice: str, where: Location | None = None,
+               unset: bool = False) -> None:
+        if advice not in ADVICE:
+            raise InvalidArgument(f"advice must be one of {', '.join(ADVICE)}, not {advice!r}")
+        self._check_managed("advise", ptr)
+        member_name = ADVICE_NAMES[(advice, bool(unset))]
+        try:
+            member = self.rt.value(member_name)
+        except LookupError:
+            raise InvalidArgument(
+                f"advice {advice!r} is HIP-only ({names.row(member_name).hip}): "
+                f"{self.name.upper()} has no counterpart. {names.row(member_name).note}") from None
+        if advice == "read_mostly" or advice == "coarse_grain":
+            where = where if where is not None else CPU   # the location is ignored
+        elif where is None:
+            raise InvalidArgument(f"advice {advice!r} needs where= (umkit.CPU or umkit.gpu(i))")
+        self.rt.advise(int(ptr), int(nbytes), member, self._location(where, "where"))
+
+    def range_attributes(self, ptr: int, nbytes: int) -> dict:
+        self._check_managed("range_attributes", ptr)
+        ptr, nbytes = int(ptr), int(nbytes)
+
+        def one(attr):
+            return self.rt.range_attribute(ptr, nbytes, attr, 1)[0]
+
+        slots = self.device_count() + 1  # every GPU and the CPU
+        accessed = self.rt.range_attribute(ptr, nbytes, "cudaMemRangeAttributeAccessedBy", slots)
+        return {
+            "read_mostly": bool(one("cudaMemRangeAttributeReadMostly")),
+            "preferred_location":
+                location_from_id(one("cudaMemRangeAttributePreferredLocation")),
+            "last_prefetch_location":
+                location_from_id(one("cudaMemRangeAttributeLastPrefetchLocation")),
+            "accessed_by": [loc for loc in map(location_from_id, accessed) if loc is not None],
+        }
+
+    # -- views -----------------------------------------------------------------------------------
+    def host_view(self, ptr: int, nbytes: int):
+        import numpy as np
+        a = self.allocation(ptr)
+        if a is not None and a[0] == "device":
+            raise InvalidArgument(f"{int(ptr):#x} is device memory (cudaMalloc/hipMalloc): the "
+                                  "CPU cannot read it. Use memcpy, or allocate managed memory.")
+        if int(ptr) in self._freed and a is None:
+            raise UseAfterFree(f"host_view of {int(ptr):#x}, which was freed")
+        nbytes = int(nbytes)
+        if nbytes == 0:
+            return np.empty(0, dtype=np.uint8)
+        buf = (ctypes.c_uint8 * nbytes).from_address(int(ptr))
+        return np.ctypeslib.as_array(buf)
+
+    def device_view(self, ptr: int, nbytes: int, device: int = 0):
+        cp = self.rt.cupy()
+        if int(ptr) in self._freed and self.allocation(ptr) is None:
+            raise UseAfterFree(f"device_view of {int(ptr):#x}, which was freed")
+        dev = self.rt.cupy_device_id(int(ptr), device)
+        mem = cp.cuda.UnownedMemory(int(ptr), int(nbytes), self, device_id=dev)
+        with cp.cuda.Device(dev):
+            return cp.ndarray((int(nbytes),), dtype=cp.uint8, memptr=cp.cuda.MemoryPointer(mem, 0))
+
+    # -- streams, events, copies ---------------------------------------------------------------
+    def stream_create(self, device: int = 0) -> Stream:
+        self._use(device)
+        return Stream(self.rt.call("cudaStreamCreate"), int(device))
+
+    def stream_destroy(self, stream) -> None:
+        self.rt.call("cudaStreamDestroy", self._stream_handle(stream))
+
+    def synchronize(self, what=None) -> None:
+        if what is None:
+            self.rt.call("cudaDeviceSynchronize")
+        elif isinstance(what, Event):
+            self.rt.call("cudaEventSynchronize", what.handle)
+        else:
+            self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
+
+    def event_create(self) -> Event:
+        return Event(self.rt.call("cudaEventCreate"))
+
+    def event_record(self, event: Event, stream=None) -> None:
+        self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
+
+    def event_elapsed_ms(self, start: Event, end: Event) -> float:
+        self.rt.call("cudaEventSynchronize", end.handle)
+        return float(self.rt.call("cudaEventElapsedTime", start.handle, end.handle))
+
+    def event_destroy(self, event: Event) -> None:
+        self.rt.call("cudaEventDestroy", event.handle)
+
+    def memcpy(self, dst: int, src: int, nbytes: int, stream=None) -> None:
+        self.rt.call("cudaMemcpyAsync", int(dst), int(src), int(nbytes),
+                     self.rt.value("cudaMemcpyDefault"), self._stream_handle(stream))
+
+    # -- kernels ---------------------------------------------------------------------------------
+    def _module(self, device: int):
+        mod = self._modules.get(device)
+        if mod is None:
+            cp = self.rt.cupy()
+            mod = cp.RawModule(code=kernels.source())
+            self._modules[device] = mod
+        return mod
+
+    @staticmethod
+    def convert_args(kernel: str, args: tuple) -> tuple:
+        """Python arguments -> NumPy scalars of the kinds in :data:`kernels.SPECS`."""
+        import numpy as np
+        spec = kernels.SPECS.get(kernel)
+        if spec is None:
+            raise InvalidArgument(f"unknown kernel {kernel!r}; umkit's kernels are "
+                                  f"{', '.join(sorted(kernels.SPECS))}")
+        if len(args) != len(spec):
+            raise InvalidArgument(f"{kernel} takes {len(spec)} arguments {spec}, got {len(args)}")
+        out = []
+        for i, (k, a) in enumerate(zip(spec, args)):
+            try:
+                if k == "ptr":
+                    out.append(a if hasattr(a, "data") and hasattr(a.data, "ptr")
+                               else np.uint64(int(a)))
+                elif k == "i32":
+                    out.append(np.int32(int(a)))
+                elif k == "i64":
+                    out.append(np.int64(int(a)))
+                else:  # f32
+                    out.append(np.float32(a))
+            except (OverflowError, TypeError, ValueError) as e:
+                raise InvalidArgument(f"{kernel} argument {i} must fit a {k}: {e}") from None
+        return tuple(out)
+
+    @staticmethod
+    def _dim(d) -> tuple:
+        return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
+
+    def launch(self, kernel: str, grid, block, args: tuple, stream=None) -> None:
+        cargs = self.convert_args(kernel, tuple(args))
+        cp = self.rt.cupy()
+        dev = stream.device if isinstance(stream, Stream) else int(cp.cuda.runtime.getDevice())
+        handle = int(self._stream_handle(stream))
+        with cp.cuda.Device(dev):
+            fn = self._module(dev).get_function(kernel)
+            fn(self._dim(grid), self._dim(block), cargs,
+               stream=cp.cuda.ExternalStream(handle, dev))

@@ -1,0 +1,118 @@
+"""The HIP adapter: hip-python 10 (``from hip import hip``) + CuPy for ROCm (``cupy-rocm-7-0``).
+
+Same methods, same order as :mod:`umkit.backends.cuda`; read the two side by side to see
+exactly where CUDA and HIP differ.  Everything else is in :mod:`umkit.backends.gpu`.
+"""
+from __future__ import annotations
+
+import os
+from importlib import metadata
+
+from ..errors import BackendUnavailable
+from .contract import Location
+from .gpu import GPUBackend, RuntimeAdapter
+
+
+class HipRuntime(RuntimeAdapter):
+    name = "hip"
+    # The guard is NVIDIA's: on AMD an oversized hipMallocManaged fails or pages cleanly.
+    oversubscription_guard = False
+
+    def __init__(self):
+        try:
+            from hip import hip
+        except ImportError as e:
+            raise BackendUnavailable(
+                f"hip-python not installed (pip install umkit[rocm]): {e}") from None
+        self.rt = hip
+        self._cupy = None
+
+    def error_name(self, err) -> str:
+        # hip-python: hipGetErrorName(err) -> (hipSuccess, CStr)
+        try:
+            _, name = self.rt.hipGetErrorName(err)
+            if name:
+                return name.decode()
+        except Exception:  # noqa: BLE001 - fall back to the enum's own name
+            pass
+        return getattr(err, "name", f"hipError {int(err)}")
+
+    def error_string(self, err) -> str:
+        _, text = self.rt.hipGetErrorString(err)
+        return text.decode() if text else ""
+
+    def location(self, where: Location):
+        # HIP's classic calls take an int device: the ordinal, or hipCpuDeviceId (-1)
+        if where.kind == "host":
+            return int(self.value("cudaCpuDeviceId"))
+        return int(where.id)
+
+    def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None:
+        # hipMemPrefetchAsync(ptr, count, device, stream)
+        self.call("cudaMemPrefetchAsync", ptr, nbytes, self.location(to), stream)
+
+    def advise(self, ptr: int, nbytes: int, advice, where: Location) -> None:
+        # hipMemAdvise(ptr, count, advice, device)
+        self.call("cudaMemAdvise", ptr, nbytes, advice, self.location(where))
+
+    def range_attribute(self, ptr: int, nbytes: int, attribute: str, slots: int) -> list[int]:
+        # hip-python fills a buffer you pass: (data, data_size, attribute, ptr, count) -> (err,)
+        import numpy as np
+        buf = np.full(slots, -2, dtype=np.int32)
+        self.call("cudaMemRangeGetAttribute", int(buf.ctypes.data), 4 * slots,
+                  self.value(attribute), ptr, nbytes)
+        return [int(v) for v in buf]
+
+    def arch_capabilities(self, device: int, caps: dict) -> dict:
+        arch = str(self.call("cudaGetDeviceProperties", int(device)).gcnArchName)
+        target = True if "xnack+" in arch else False if "xnack-" in arch else None
+        return {
+            # XNACK lets the GPU retry a faulting access after the page moved: on-demand
+            # migration of managed memory needs it (HSA_XNACK=1 and an xnack+ target).
+            "xnack": {"env": os.environ.get("HSA_XNACK"), "target": target, "arch": arch},
+            # HMM on AMD: pages migrate on GPU page faults, which the runtime reports as
+            # concurrent managed access (0 when XNACK is off).
+            "hmm": bool(caps["managed_memory"] and caps["concurrent_managed_access"]),
+        }
+
+    def versions(self) -> dict:
+        drv = int(self.call("cudaDriverGetVersion"))
+        run = int(self.call("cudaRuntimeGetVersion"))
+        try:
+            bindings = metadata.version("hip-python")
+        except metadata.PackageNotFoundError:
+            bindings = None
+
+        def hipver(v: int) -> str:
+            return f"{v // 10_000_000}.{v // 100_000 % 100}.{v % 100_000}"
+
+        return {
+            "driver": hipver(drv), "driver_raw": drv,
+            "runtime": hipver(run), "runtime_raw": run,
+            "bindings": f"hip-python {bindings}" if bindings else None,
+        }
+
+    def cupy_device_id(self, ptr: int, device: int) -> int:
+        # hipPointerGetAttributes does not describe managed memory on ROCm, so CuPy cannot
+        # find the device from the pointer: umkit must say it.
+        return int(device)
+
+    def cupy(self):
+        if self._cupy is None:
+            try:
+                import cupy
+            except ImportError as e:
+                raise BackendUnavailable(
+                    f"CuPy for ROCm not installed (pip install cupy-rocm-7-0): {e}") from None
+            if not getattr(cupy.cuda.runtime, "is_hip", False):
+                raise BackendUnavailable("the installed CuPy is the CUDA build; the hip backend "
+                                         "needs CuPy for ROCm (pip install cupy-rocm-7-0)")
+            self._cupy = cupy
+        return self._cupy
+
+
+class HipBackend(GPUBackend):
+    """umkit on AMD GPUs."""
+
+    def __init__(self):
+        super().__init__(HipRuntime())

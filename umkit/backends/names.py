@@ -1,0 +1,325 @@
+"""The CUDA <-> HIP name mapping, as data.
+
+One table serves three readers:
+
+* the two GPU backends (:mod:`umkit.backends.cuda`, :mod:`umkit.backends.hip`) look up every
+  runtime call, enum value and constant they use here (``for_backend('hip', 'cudaMemAdvise')``),
+  so the port from CUDA to HIP is this table and nothing hidden;
+* the porting notebook shows it (:func:`as_markdown`);
+* the contract tests check every name against the installed ``cuda.bindings.runtime`` and
+  ``hip.hip`` modules.
+
+Each :class:`Row` is ``(concept, cuda, hip, kind, note, enum)``:
+
+``kind``
+    ``function`` (a runtime call), ``enum`` (a value of an enum type), ``attribute`` (a device or
+    memory-range attribute: also an enum value, listed apart because the numbers differ between
+    the runtimes), ``constant`` (a module-level flag or number), or ``type`` (an enum or struct
+    type: the ``enum`` column of other rows names one of these).
+``cuda`` / ``hip``
+    The name in ``cuda.bindings.runtime`` / ``hip.hip``; ``None`` where that runtime has no
+    counterpart (the note says what to do instead).
+``enum``
+    For ``enum`` and ``attribute`` rows: the CUDA name of the enum type that holds the value
+    (its HIP name is ``cuda_to_hip(enum)``).  ``None`` otherwise.
+
+Where a note says ``CUDA n, HIP m`` those are the numeric values of the two enum members: they
+differ, so never pass a number from one runtime to the other (the contract tests check them).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+KINDS = ("function", "enum", "attribute", "constant", "type")
+BACKENDS = ("cuda", "hip")
+
+
+class Row(NamedTuple):
+    concept: str
+    cuda: Optional[str]
+    hip: Optional[str]
+    kind: str
+    note: str = ""
+    enum: Optional[str] = None
+
+
+def _f(concept, cuda, hip, note=""):
+    return Row(concept, cuda, hip, "function", note)
+
+
+def _e(concept, cuda, hip, enum, note=""):
+    return Row(concept, cuda, hip, "enum", note, enum)
+
+
+def _a(concept, cuda, hip, enum, note=""):
+    return Row(concept, cuda, hip, "attribute", note, enum)
+
+
+def _c(concept, cuda, hip, note=""):
+    return Row(concept, cuda, hip, "constant", note)
+
+
+def _t(concept, cuda, hip, note=""):
+    return Row(concept, cuda, hip, "type", note)
+
+
+TABLE: tuple[Row, ...] = (
+    # -- devices and versions -------------------------------------------------------------------
+    _f("count visible GPUs", "cudaGetDeviceCount", "hipGetDeviceCount"),
+    _f("select the current GPU", "cudaSetDevice", "hipSetDevice"),
+    _f("which GPU is current", "cudaGetDevice", "hipGetDevice"),
+    _f("device properties struct", "cudaGetDeviceProperties", "hipGetDeviceProperties",
+       "HIP's struct also has gcnArchName (e.g. 'gfx90a:sramecc+:xnack+'): it tells whether "
+       "the GPU was set up with XNACK, which on-demand page migration needs."),
+    _t("device properties type", "cudaDeviceProp", "hipDeviceProp_t"),
+    _f("query one device attribute", "cudaDeviceGetAttribute", "hipDeviceGetAttribute",
+       "Same shape (attr, device) -> (err, int), but the attribute enum numbers differ: "
+       "always pass the enum member, never a number."),
+    _t("device attribute enum", "cudaDeviceAttr", "hipDeviceAttribute_t"),
+    _a("GPU can allocate managed memory", "cudaDevAttrManagedMemory",
+       "hipDeviceAttributeManagedMemory", "cudaDeviceAttr", "CUDA 83, HIP 24."),
+    _a("GPU and CPU may touch managed memory at the same time (on-demand page faults)",
+       "cudaDevAttrConcurrentManagedAccess", "hipDeviceAttributeConcurrentManagedAccess",
+       "cudaDeviceAttr",
+       "CUDA 89, HIP 9. 0 on Windows and pre-Pascal NVIDIA GPUs; on AMD 1 only with XNACK on."),
+    _a("GPU can read plain malloc() memory", "cudaDevAttrPageableMemoryAccess",
+       "hipDeviceAttributePageableMemoryAccess", "cudaDeviceAttr",
+       "CUDA 88, HIP 65. NVIDIA: HMM (Linux 6.1+, open kernel modules) or ATS (Grace Hopper); "
+       "AMD: XNACK on (HSA_XNACK=1) on an xnack-capable GPU."),
+    _a("pageable access goes through the CPU's page tables (ATS) rather than HMM",
+       "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
+       "hipDeviceAttributePageableMemoryAccessUsesHostPageTables", "cudaDeviceAttr",
+       "CUDA 100, HIP 66."),
+    _a("CPU can touch managed memory without migrating it", "cudaDevAttrDirectManagedMemAccessFromHost",
+       "hipDeviceAttributeDirectManagedMemAccessFromHost", "cudaDeviceAttr", "CUDA 101, HIP 13."),
+    _f("free and total GPU memory", "cudaMemGetInfo", "hipMemGetInfo"),
+    _f("driver version", "cudaDriverGetVersion", "hipDriverGetVersion",
+       "CUDA: 1000*major + 10*minor (13000 = 13.0); HIP: major*10^7 + minor*10^5 + patch."),
+    _f("runtime version", "cudaRuntimeGetVersion", "hipRuntimeGetVersion"),
+
+    # -- errors -----------------------------------------------------------------------------------
+    _f("name of an error code", "cudaGetErrorName", "hipGetErrorName",
+       "cuda-bindings returns (cudaSuccess, bytes); hip-python returns (hipSuccess, CStr)."),
+    _f("description of an error code", "cudaGetErrorString", "hipGetErrorString"),
+    _f("last error (and clear it)", "cudaGetLastError", "hipGetLastError"),
+    _f("last error (keep it)", "cudaPeekAtLastError", "hipPeekAtLastError"),
+    _t("error code enum", "cudaError_t", "hipError_t",
+       "Every call returns a tuple whose first item is this enum; 0 is success in both."),
+    _e("success", "cudaSuccess", "hipSuccess", "cudaError_t"),
+    _e("bad argument", "cudaErrorInvalidValue", "hipErrorInvalidValue", "cudaError_t"),
+    _e("allocation failed: out of memory", "cudaErrorMemoryAllocation", "hipErrorOutOfMemory",
+       "cudaError_t",
+       "Same number (2). HIP also spells it hipErrorMemoryAllocation (an alias), and "
+       "hipGetErrorName reports 'hipErrorOutOfMemory'."),
+    _e("runtime could not initialise", "cudaErrorInitializationError", "hipErrorNotInitialized",
+       "cudaError_t", "HIP's hipErrorInitializationError is an alias of hipErrorNotInitialized."),
+    _e("driver missing or older than the runtime", "cudaErrorInsufficientDriver",
+       "hipErrorInsufficientDriver", "cudaError_t"),
+    _e("no GPU visible", "cudaErrorNoDevice", "hipErrorNoDevice", "cudaError_t"),
+    _e("no such device ordinal", "cudaErrorInvalidDevice", "hipErrorInvalidDevice", "cudaError_t"),
+    _e("pointer is not a device pointer", "cudaErrorInvalidDevicePointer",
+       "hipErrorInvalidDevicePointer", "cudaError_t"),
+    _e("bad stream or event handle", "cudaErrorInvalidResourceHandle", "hipErrorInvalidHandle",
+       "cudaError_t", "HIP's hipErrorInvalidResourceHandle is an alias."),
+    _e("work still in flight (event/stream query)", "cudaErrorNotReady", "hipErrorNotReady",
+       "cudaError_t"),
+    _e("kernel launch configuration invalid", "cudaErrorInvalidConfiguration",
+       "hipErrorInvalidConfiguration", "cudaError_t"),
+    _e("kernel read or wrote a bad address", "cudaErrorIllegalAddress", "hipErrorIllegalAddress",
+       "cudaError_t", "Sticky: the context is unusable afterwards; restart the process."),
+    _e("kernel failed", "cudaErrorLaunchFailure", "hipErrorLaunchFailure", "cudaError_t"),
+    _e("no code for this GPU in the binary", "cudaErrorNoKernelImageForDevice",
+       "hipErrorNoBinaryForGpu", "cudaError_t"),
+    _e("operation not supported here", "cudaErrorNotSupported", "hipErrorNotSupported",
+       "cudaError_t",
+       "e.g. managed-memory hints on a GPU without concurrent managed access."),
+
+    # -- allocation -------------------------------------------------------------------------------
+    _f("allocate managed (unified) memory", "cudaMallocManaged", "hipMallocManaged"),
+    _c("managed memory visible to every stream", "cudaMemAttachGlobal", "hipMemAttachGlobal"),
+    _c("managed memory attached to the host", "cudaMemAttachHost", "hipMemAttachHost"),
+    _f("allocate device memory", "cudaMalloc", "hipMalloc"),
+    _f("free device or managed memory", "cudaFree", "hipFree"),
+    _f("allocate pinned host memory", "cudaMallocHost", "hipHostMalloc",
+       "HIP's hipMallocHost exists but is deprecated; hipHostMalloc(size, 0) is the port."),
+    _f("allocate pinned host memory with flags", "cudaHostAlloc", "hipHostMalloc",
+       "HIP has one call for both CUDA calls (hipHostAlloc exists too, as an alias)."),
+    _c("pinned memory mapped into the GPU address space (zero-copy)", "cudaHostAllocMapped",
+       "hipHostMallocMapped"),
+    _c("pinned memory usable from every GPU context", "cudaHostAllocPortable",
+       "hipHostMallocPortable"),
+    _c("pinned memory, no flags", "cudaHostAllocDefault", "hipHostMallocDefault"),
+    _f("free pinned host memory", "cudaFreeHost", "hipHostFree"),
+    _f("pin existing host memory", "cudaHostRegister", "hipHostRegister"),
+    _f("unpin host memory", "cudaHostUnregister", "hipHostUnregister"),
+
+    # -- migration: prefetch, advice, range attributes --------------------------------------------
+    _f("move managed pages ahead of use", "cudaMemPrefetchAsync", "hipMemPrefetchAsync",
+       "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, "
+       "stream) with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation)."),
+    _t("a place pages can live: (type, id)", "cudaMemLocation", None,
+       "CUDA 12.2+ struct; CUDA 13 prefetch/advise take only this. HIP's classic calls take an "
+       "int device (hipCpuDeviceId = CPU); the *_v2 calls take hipMemLocation."),
+    _t("memory location type enum", "cudaMemLocationType", None,
+       "HIP has hipMemLocationType for the *_v2 calls; the classic calls umkit uses take an int."),
+    _e("location is a GPU", "cudaMemLocationTypeDevice", None, "cudaMemLocationType",
+       "HIP: pass the device ordinal."),
+    _e("location is the CPU", "cudaMemLocationTypeHost", None, "cudaMemLocationType",
+       "HIP: pass hipCpuDeviceId."),
+    _c("device id meaning 'the CPU'", "cudaCpuDeviceId", "hipCpuDeviceId", "-1 in both."),
+    _c("device id meaning 'no device / mixed'", "cudaInvalidDeviceId", "hipInvalidDeviceId",
+       "-2 in both; range attributes return it when pages disagree or nothing was set."),
+    _f("give the driver a hint about a range", "cudaMemAdvise", "hipMemAdvise",
+       "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
+       "hip-python type-checks advice: pass hip.hipMemoryAdvise members."),
+    _t("advice enum", "cudaMemoryAdvise", "hipMemoryAdvise"),
+    _e("read mostly: duplicate read-only copies", "cudaMemAdviseSetReadMostly",
+       "hipMemAdviseSetReadMostly", "cudaMemoryAdvise", "The location argument is ignored."),
+    _e("undo read mostly", "cudaMemAdviseUnsetReadMostly", "hipMemAdviseUnsetReadMostly",
+       "cudaMemoryAdvise"),
+    _e("preferred location: where pages like to live", "cudaMemAdviseSetPreferredLocation",
+       "hipMemAdviseSetPreferredLocation", "cudaMemoryAdvise"),
+    _e("undo preferred location", "cudaMemAdviseUnsetPreferredLocation",
+       "hipMemAdviseUnsetPreferredLocation", "cudaMemoryAdvise"),
+    _e("accessed by: map pages for this processor, no migration", "cudaMemAdviseSetAccessedBy",
+       "hipMemAdviseSetAccessedBy", "cudaMemoryAdvise"),
+    _e("undo accessed by", "cudaMemAdviseUnsetAccessedBy", "hipMemAdviseUnsetAccessedBy",
+       "cudaMemoryAdvise"),
+    _e("coarse-grained coherence (AMD only)", None, "hipMemAdviseSetCoarseGrain", "cudaMemoryAdvise",
+       "HIP-only: coherence only at kernel boundaries and synchronisation, faster on AMD. "
+       "CUDA has no counterpart: umkit raises InvalidArgument for coarse_grain on CUDA."),
+    _e("undo coarse grain (AMD only)", None, "hipMemAdviseUnsetCoarseGrain", "cudaMemoryAdvise",
+       "HIP-only."),
+    _f("read one attribute of a managed range", "cudaMemRangeGetAttribute",
+       "hipMemRangeGetAttribute",
+       "cuda-bindings: (dataSize, attribute, ptr, count) -> (err, value). hip-python: "
+       "(data, data_size, attribute, ptr, count) -> (err,): you pass the output buffer."),
+    _f("read several attributes of a managed range", "cudaMemRangeGetAttributes",
+       "hipMemRangeGetAttributes"),
+    _t("range attribute enum", "cudaMemRangeAttribute", "hipMemRangeAttribute"),
+    _a("is the range read-mostly (int 0/1)", "cudaMemRangeAttributeReadMostly",
+       "hipMemRangeAttributeReadMostly", "cudaMemRangeAttribute", "CUDA 1, HIP 1."),
+    _a("preferred location of the range (device id, -1 CPU, -2 none/mixed)",
+       "cudaMemRangeAttributePreferredLocation", "hipMemRangeAttributePreferredLocation",
+       "cudaMemRangeAttribute", "CUDA 2, HIP 2."),
+    _a("devices with accessed-by advice (int array, -2 pads)", "cudaMemRangeAttributeAccessedBy",
+       "hipMemRangeAttributeAccessedBy", "cudaMemRangeAttribute", "CUDA 3, HIP 3."),
+    _a("where the range was last prefetched to (device id, -1 CPU, -2 none)",
+       "cudaMemRangeAttributeLastPrefetchLocation", "hipMemRangeAttributeLastPrefetchLocation",
+       "cudaMemRangeAttribute",
+       "CUDA 4, HIP 4. Says what was asked for, not whether the copy is done."),
+    _a("coherence mode of the range (AMD only)", None, "hipMemRangeAttributeCoherencyMode",
+       "cudaMemRangeAttribute", "HIP-only: fine-grained, coarse-grained or indeterminate."),
+
+    # -- streams, events, synchronisation ---------------------------------------------------------
+    _t("stream handle", "cudaStream_t", "hipStream_t"),
+    _f("create a stream", "cudaStreamCreate", "hipStreamCreate"),
+    _f("create a stream with flags", "cudaStreamCreateWithFlags", "hipStreamCreateWithFlags"),
+    _c("stream that does not wait for the legacy default stream", "cudaStreamNonBlocking",
+       "hipStreamNonBlocking"),
+    _f("destroy a stream", "cudaStreamDestroy", "hipStreamDestroy"),
+    _f("wait for a stream", "cudaStreamSynchronize", "hipStreamSynchronize"),
+    _f("is a stream idle", "cudaStreamQuery", "hipStreamQuery"),
+    _f("wait for the whole device", "cudaDeviceSynchronize", "hipDeviceSynchronize"),
+    _t("event handle", "cudaEvent_t", "hipEvent_t"),
+    _f("create an event", "cudaEventCreate", "hipEventCreate"),
+    _f("record an event on a stream", "cudaEventRecord", "hipEventRecord"),
+    _f("wait for an event", "cudaEventSynchronize", "hipEventSynchronize"),
+    _f("has an event happened", "cudaEventQuery", "hipEventQuery"),
+    _f("milliseconds between two events", "cudaEventElapsedTime", "hipEventElapsedTime"),
+    _f("destroy an event", "cudaEventDestroy", "hipEventDestroy"),
+
+    # -- copies -----------------------------------------------------------------------------------
+    _f("copy bytes (blocking)", "cudaMemcpy", "hipMemcpy"),
+    _f("copy bytes on a stream", "cudaMemcpyAsync", "hipMemcpyAsync"),
+    _t("copy direction enum", "cudaMemcpyKind", "hipMemcpyKind"),
+    _e("copy direction: let the runtime infer it", "cudaMemcpyDefault", "hipMemcpyDefault",
+       "cudaMemcpyKind", "Needs unified addressing (every 64-bit Linux system)."),
+    _e("copy direction: host to device", "cudaMemcpyHostToDevice", "hipMemcpyHostToDevice",
+       "cudaMemcpyKind"),
+    _e("copy direction: device to host", "cudaMemcpyDeviceToHost", "hipMemcpyDeviceToHost",
+       "cudaMemcpyKind"),
+    _f("fill bytes", "cudaMemset", "hipMemset"),
+    _f("fill bytes on a stream", "cudaMemsetAsync", "hipMemsetAsync"),
+)
+
+
+# -- lookups --------------------------------------------------------------------------------------
+def _index(col: str) -> dict[str, Row]:
+    out: dict[str, Row] = {}
+    for r in TABLE:
+        name = getattr(r, col)
+        if name is not None and name not in out:  # first row wins (hipHostMalloc serves two)
+            out[name] = r
+    return out
+
+
+_BY_CUDA = _index("cuda")
+_BY_HIP = _index("hip")
+
+
+def row(name: str) -> Row:
+    """The row that has ``name`` in its CUDA or HIP column (KeyError if none)."""
+    r = _BY_CUDA.get(name) or _BY_HIP.get(name)
+    if r is None:
+        raise KeyError(f"{name!r} is not in umkit's CUDA<->HIP table (umkit.backends.names)")
+    return r
+
+
+def cuda_to_hip(name: str) -> Optional[str]:
+    """The HIP spelling of a CUDA name; ``None`` when HIP has no counterpart (see the note)."""
+    if name not in _BY_CUDA:
+        raise KeyError(f"{name!r} is not a CUDA name in umkit's table")
+    return _BY_CUDA[name].hip
+
+
+def hip_to_cuda(name: str) -> Optional[str]:
+    """The CUDA spelling of a HIP name; ``None`` when CUDA has no counterpart.
+
+    One HIP call can stand for two CUDA calls (hipHostMalloc for cudaMallocHost and
+    cudaHostAlloc); the first row in :data:`TABLE` wins."""
+    if name not in _BY_HIP:
+        raise KeyError(f"{name!r} is not a HIP name in umkit's table")
+    return _BY_HIP[name].cuda
+
+
+def for_backend(backend: str, name: str) -> str:
+    """The spelling of ``name`` (given in either runtime's spelling) in ``backend``.
+
+    Raises :class:`LookupError` (with the table's note) when that runtime lacks it."""
+    if backend not in BACKENDS:
+        raise KeyError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    r = row(name)
+    out = getattr(r, backend)
+    if out is None:
+        raise LookupError(f"{name} has no {backend.upper()} counterpart: {r.note}")
+    return out
+
+
+def rows(kind: Optional[str] = None) -> tuple[Row, ...]:
+    """All rows, or those of one kind (one of :data:`KINDS`)."""
+    if kind is None:
+        return TABLE
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    return tuple(r for r in TABLE if r.kind == kind)
+
+
+def resolve(module, backend: str, name: str):
+    """The object that ``name`` names in a runtime module (``cuda.bindings.runtime`` or
+    ``hip.hip``): a function, a constant, or an enum member found through the row's enum type."""
+    r = row(name)
+    own = for_backend(backend, name)
+    if r.enum is None:
+        return getattr(module, own)
+    return getattr(getattr(module, for_backend(backend, r.enum)), own)
+
+
+def as_markdown(kind: Optional[str] = None) -> str:
+    """The table as Markdown, for the porting notebook."""
+    lines = ["| concept | CUDA | HIP | kind | note |", "| --- | --- | --- | --- | --- |"]
+    for r in rows(kind):
+        cells = [r.concept, f"`{r.cuda}`" if r.cuda else "—", f"`{r.hip}`" if r.hip else "—",
+                 r.kind, r.note]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""``umkit doctor | ecg | calibrate | bench`` -- the command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _use(args):
+    import umkit
+    opts = {}
+    if getattr(args, "profile", None):
+        opts["profile"] = args.profile
+    if getattr(args, "backend", None) in (None, "sim") and getattr(args, "model_only", False):
+        opts["compute"] = False
+    if opts and args.backend not in (None, "sim"):
+        print(f"umkit: --profile applies to the sim backend only", file=sys.stderr)
+        return None
+    if args.backend is None and opts:
+        import os
+        if os.environ.get("UMKIT_BACKEND", "sim") != "sim":
+            opts.clear()
+    return umkit.use(args.backend, quiet=True, **opts) if (args.backend or opts) else umkit.backend()
+
+
+def cmd_doctor(args) -> int:
+    from .doctor import doctor
+    return doctor(args.backend)
+
+
+def cmd_ecg(args) -> int:
+    from . import ecg, plots
+    if args.steps < 1 or args.size < 1:
+        print("umkit ecg: --steps and --size must be >= 1", file=sys.stderr)
+        return 2
+    args.model_only = True
+    if _use(args) is None:
+        return 2
+    res = ecg.record(steps=args.steps, nbytes=args.size << 20, pattern=args.pattern,
+                     every=args.every, progress=None if args.quiet else ecg.text_progress(),
+                     strategies=tuple(args.strategies.split(",")) if args.strategies
+                     else ecg.ECG_STRATEGIES)
+    print(ecg.table(res))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+        print(f"wrote {args.json}")
+    if args.out:
+        import matplotlib
+        matplotlib.use("Agg")
+        fig = plots.ecg(res)
+        fig.savefig(args.out, dpi=110, bbox_inches="tight")
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from . import calibrate
+    return calibrate.main(args)
+
+
+def main(argv=None) -> int:
+    from .errors import UmkitError
+    p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("doctor", help="environment report: backend, versions, capabilities")
+    d.add_argument("--backend", choices=("cuda", "hip", "sim"))
+    d.set_defaults(func=cmd_doctor)
+    e = sub.add_parser("ecg", help="the memory ECG (显存心电图): step times per strategy")
+    e.add_argument("--steps", type=int, default=50)
+    e.add_argument("--size", type=int, default=64, help="MiB per job (default 64)")
+    e.add_argument("--pattern", default="cpu_stats", choices=("gpu_only", "cpu_stats", "cpu_edits"))
+    e.add_argument("--every", type=int, default=10, help="cpu_stats: every k steps")
+    e.add_argument("--strategies", help="comma-separated subset")
+    e.add_argument("--out", help="PNG path")
+    e.add_argument("--json", help="JSON path")
+    e.add_argument("--backend", choices=("cuda", "hip", "sim"))
+    e.add_argument("--profile", help="sim hardware profile (default h200-pcie5)")
+    e.add_argument("--quiet", action="store_true")
+    e.set_defaults(func=cmd_ecg)
+    c = sub.add_parser("calibrate", help="measure the real card and fit a sim profile")
+    c.add_argument("--compare", action="store_true",
+                   help="run the kit's workloads on the real backend and on sim; predicted/measured")
+    c.add_argument("--backend", choices=("cuda", "hip"))
+    c.add_argument("--profile", help="profile to compare against (default: the fitted one)")
+    c.add_argument("--out", help="where to write the profile / comparison JSON")
+    c.add_argument("--size", type=int, default=256, help="MiB per micro-benchmark")
+    c.set_defaults(func=cmd_calibrate)
+    args = p.parse_args(argv)
+    try:
+        return args.func(args)
+    except UmkitError as err:
+        print(f"umkit {args.cmd}: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""The memory ECG (显存心电图, the article's §7): the same training-style step, 50 times, under
+each strategy; step time per step, one curve per strategy.  A flat line is a strategy to keep;
+spikes are pages ping-ponging between CPU and GPU."""
+from __future__ import annotations
+
+import sys
+
+from . import workloads
+from .errors import InvalidArgument
+from .runtime import backend
+
+ECG_STRATEGIES = ("device", "managed", "managed+prefetch", "managed+advice", "mixed", "pinned")
+SPIKY = 3.0     # max/median above this ...
+SPIKE_MS = 1.0  # ... and a spike at least this long (ms): the curve has spikes
+
+
+def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
+           pattern: str = "cpu_stats", every: int = 10, progress=None, on_step=None,
+           should_stop=None) -> dict:
+    """Run the ECG.  ``progress(done, total, strategy)`` is called after each step (the CLI
+    prints a bar; widgets move a progress bar); ``on_step(strategy, record)`` gets each step."""
+    if not strategies:
+        raise InvalidArgument("strategies is empty", hint=f"use some of {ECG_STRATEGIES}")
+    b = backend()
+    total, done = steps * len(strategies), 0
+    out = dict(backend=b.name, device=b.device_name(0),
+               profile=getattr(getattr(b, "profile", None), "name", None), pattern=pattern,
+               every=every, nbytes=nbytes, steps=steps, curves={}, counters={}, notes={},
+               summary=[])
+    for name in strategies:
+        def step_cb(rec, name=name):
+            nonlocal done
+            done += 1
+            if on_step:
+                on_step(name, rec)
+            if progress:
+                progress(done, total, name)
+        r = workloads.run(name, workloads.Pattern(pattern, every), steps, nbytes,
+                          on_step=step_cb, should_stop=should_stop)
+        out["curves"][name] = r.step_ms
+        out["counters"][name] = r.counters
+        out["notes"][name] = {s.step: s.note for s in r.steps if s.note}
+        row = r.summary()
+        spike = max(r.step_ms) - row["median_ms"] if r.steps else 0.0
+        row["verdict"] = "spiky" if row["max_over_median"] > SPIKY and spike > SPIKE_MS else "flat"
+        out["summary"].append(row)
+        if r.stopped:
+            out["stopped"] = True
+            break
+    return out
+
+
+def table(ecg: dict) -> str:
+    """The summary as a fixed-width text table."""
+    lines = [f"memory ECG: {ecg['steps']} steps of {ecg['nbytes'] >> 20} MiB, pattern "
+             f"{ecg['pattern']}, backend {ecg['backend']}"
+             + (f" (profile {ecg['profile']})" if ecg.get("profile") else ""),
+             f"{'strategy':<18}{'median ms':>11}{'p95 ms':>11}{'max/median':>12}  verdict"]
+    for r in ecg["summary"]:
+        lines.append(f"{r['strategy']:<18}{r['median_ms']:>11.4f}{r['p95_ms']:>11.4f}"
+                     f"{r['max_over_median']:>12.2f}  {r['verdict']}")
+    return "\n".join(lines)
+
+
+def text_progress(stream=sys.stderr, width: int = 30):
+    last = [-1]
+
+    def cb(done, total, name):
+        fill = int(width * done / total)
+        if fill == last[0] and done != total:
+            return
+        last[0] = fill
+        stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} {name:<18}")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+    return cb
