@@ -19,7 +19,9 @@ from .runtime import backend, backend_name, use, why  # noqa: E402
 from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402
                   array_module, attributes, capabilities, counters, device_array, device_count,
                   empty, fill, increment, managed, mem_info, now, pinned, prefetch, read_back,
-                  reset_counters, residency, synchronize, timer, touch)
+                  reset_counters, residency, sim_profile, synchronize, timer, touch, trace, copy)
+from .backends import names  # noqa: E402  (the HIP<->CUDA table: data, not a backend)
+from . import workloads, ecg, plots  # noqa: E402
 
 
 def explain(error_or_code, **kwargs):
@@ -32,3 +34,10 @@ def doctor(backend=None, **kwargs):
     """Print the environment report (the article's §4.1 checklist); returns an exit code."""
     from .doctor import doctor as _doctor
     return _doctor(backend, **kwargs)
+
+
+def __getattr__(name):
+    if name == "widgets":            # imported on first use: ipywidgets is heavy
+        import importlib
+        return importlib.import_module(".widgets", __name__)
+    raise AttributeError(f"module 'umkit' has no attribute {name!r}")

@@ -86,7 +86,9 @@ def _same_backend(first: Array, **others: Array) -> None:
 def _span(x: Array, offset: int, nbytes):
     for name, v in (("offset", offset), ("nbytes", nbytes)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
-            raise InvalidType(f"{name}={v!r} must be an int (bytes)")
+            raise InvalidType(f"{name}={v!r} must be an int (bytes)",
+                              hint="byte ranges are whole numbers of bytes, e.g. offset=0, "
+                                   "nbytes=arr.nbytes // 2")
     nbytes = x.nbytes - offset if nbytes is None else int(nbytes)
     if offset < 0 or nbytes <= 0 or offset + nbytes > x.nbytes:
         raise InvalidArgument(f"byte range offset={offset}, nbytes={nbytes} is outside the "
@@ -313,7 +315,8 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
     (a 1-element device array holding the sum of what was read)."""
     a = _f32(a, "a")
     if isinstance(stride_bytes, bool) or not isinstance(stride_bytes, (int, np.integer)):
-        raise InvalidType(f"stride_bytes={stride_bytes!r} must be an int")
+        raise InvalidType(f"stride_bytes={stride_bytes!r} must be an int",
+                          hint="a whole number of bytes, a multiple of 4, e.g. 4096")
     if stride_bytes < 4 or stride_bytes % 4:
         raise InvalidArgument(f"stride_bytes={stride_bytes} must be a positive multiple of 4",
                               hint="e.g. 4096 (one float per host page) or 65536")
@@ -366,3 +369,27 @@ def allow_oversubscription(flag: bool = True):
     except ImportError:
         pass
     _state["oversubscribe"] = bool(flag)
+
+
+def trace(last: int | None = None) -> list[dict]:
+    """sim: the recent driver events, each tagged with the layer that did it -- 'umd' (user-mode
+    driver: bookkeeping, batching, enqueueing) or 'kmd' (kernel-mode driver: page tables,
+    migration).  Real GPUs: [] (use rocprof / nsys)."""
+    b = backend()
+    ev = list(b.engine.trace) if hasattr(b, "engine") else []
+    return ev[-last:] if last else ev
+
+
+def sim_profile():
+    """The active sim hardware profile (values in SI units, ``.sources`` per parameter), or None."""
+    return getattr(backend(), "profile", None)
+
+
+def copy(dst: Array, src: Array, *, nbytes: int | None = None, stream: Stream | None = None):
+    """Explicit copy (hipMemcpyAsync, direction inferred): the hand-written way to move data."""
+    dst, src = require_array(dst, "copy dst"), require_array(src, "copy src")
+    n = min(dst.nbytes, src.nbytes) if nbytes is None else nbytes
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 \
+            or n > min(dst.nbytes, src.nbytes):
+        raise InvalidArgument(f"nbytes={nbytes!r} must be an int in 1..{min(dst.nbytes, src.nbytes)}")
+    dst.backend.memcpy(dst.ptr, src.ptr, int(n), _stream_handle(stream))

@@ -99,7 +99,8 @@ def _decoration(line: str) -> bool:
     return not line.strip() or set(line.strip()) <= set("=-+|*_ ")
 
 
-def run_tool(argv, *, keep=None, timeout: float | None = None, max_lines: int | None = None) -> dict:
+def run_tool(argv, *, keep=None, timeout: float | None = None,
+             max_lines: int | None = None) -> dict:
     """Run an external tool if it is on PATH; keep its first (or its ``keep``-selected) lines.
 
     Returns ``{cmd, found, rc, lines, more, error, hsa_error}``; never raises."""
@@ -123,6 +124,8 @@ def run_tool(argv, *, keep=None, timeout: float | None = None, max_lines: int | 
     lines, seen = [], set()
     for raw in text.splitlines():
         line = raw.rstrip()
+        if line.strip().startswith("|"):          # table borders (nvidia-smi): keep the cells
+            line = line.strip().strip("|").strip()
         if _decoration(line) or (keep is not None and not keep(line)):
             continue
         if keep is not None:           # selected lines: drop repeats (one per agent is enough)
@@ -253,7 +256,7 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
         except Exception as e:  # noqa: BLE001
             inst = None
             rep["devices"].append({"index": None, "error": f"could not create the "
-                                                           f"{rep['backend']} backend: {_short(e)}"})
+                                   f"{rep['backend']} backend: {_short(e)}"})
         if inst is not None:
             _collect_devices(rep, inst)
     _checklists(rep, run_tools)
@@ -441,7 +444,9 @@ def _amd_checks(rep: dict, run_tools: bool) -> None:
                for d in rep["devices"]):
         isa = next((ln for ln in res["lines"] if "xnack" in ln), "")
         if isa:
-            _xnack_check(rep, os.environ.get("HSA_XNACK"), _xnack_of(isa), isa.strip())
+            m = re.search(r"[\w-]*gfx\w+(?::[\w+-]+)*", isa)
+            _xnack_check(rep, os.environ.get("HSA_XNACK"), _xnack_of(isa),
+                         m.group(0) if m else isa.strip())
 
 
 def _xnack_check(rep: dict, env, target, arch: str = "", simulated: bool = False) -> None:

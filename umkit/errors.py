@@ -6,6 +6,14 @@ Every error says what went wrong and what to do.  Bad input raises a subclass of
 """
 from __future__ import annotations
 
+import difflib
+import enum
+import operator
+import re
+import sys
+import textwrap
+from dataclasses import dataclass
+
 
 class UmkitError(Exception):
     """Base class of every error umkit raises."""
@@ -73,15 +81,6 @@ class BackendOutOfMemory(OutOfMemory, BackendError):
 # cudaErrorMemoryAllocation, hipErrorInvalidHandle vs cudaErrorInvalidResourceHandle, ...), some
 # codes exist on one runtime only, and HSA statuses (what ROCm prints underneath HIP) are a third,
 # unrelated numbering.  tests/test_errors.py checks the table against the installed bindings.
-
-from dataclasses import dataclass, field  # noqa: E402  (kept beside the table it serves)
-import difflib  # noqa: E402
-import enum  # noqa: E402
-import operator  # noqa: E402
-import re  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
-
 
 @dataclass(frozen=True)
 class ErrorInfo:
@@ -476,13 +475,14 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The AMD form of an illegal address: an index past the end, freed or foreign memory. "
        "With managed or malloc'd memory it also happens when the GPU can't fault pages in: "
        "XNACK is off (HSA_XNACK=1 must be set before the process starts, on a GPU that supports "
-       "it; umkit.doctor() shows both), so prefetch or use hipMemcpy (§2.2, §5.1)." + _HINT_STICKY,
+       "it; umkit.doctor() shows both), so prefetch or use hipMemcpy (§2.2, §5.1)."
+       + _HINT_STICKY,
        "§5.1", hsa="HSA_STATUS_ERROR_MEMORY_FAULT", hsa_code=43,
        phrases=("memory access fault by gpu", "page not present or supervisor privilege")),
 )
 del _R
 
-#: The article's §5.1 rows that have no error code, plus the slow-path stories of §1.3, §4.3, §5.3.
+#: The article's §5.1 rows that have no error code, plus the slow paths of §1.3, §4.3 and §5.3.
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
         "wrong_results", "Wrong results, no error",
@@ -509,9 +509,10 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "helper data managed (§4.3); give advice first, then prefetch before each epoch (§4.4); "
         "consider pinned memory for small CPU-heavy data (§4.4). Run the memory ECG (§7): 50 "
         "steps each with device, managed and mixed strategies; a smooth curve wins.",
-        "§5.1, §4.3, §4.4, §7", "rocprof --stats (MemcpyHtoD/DtoH rows your code never called = "
-                                "implicit migration), rocm-bandwidth-test, nsys on NVIDIA; "
-                                "timestamps with hipGetLastError + hipDeviceSynchronize (§5.2)",
+        "§5.1, §4.3, §4.4, §7",
+        "rocprof --stats (MemcpyHtoD/DtoH rows your code never called = implicit migration), "
+        "rocm-bandwidth-test, nsys on NVIDIA; timestamps with hipGetLastError + "
+        "hipDeviceSynchronize (§5.2)",
         "umkit.explain('slow') (managed memory slow everywhere, old cards)"),
     Symptom(
         "slow_old_cards", "Managed memory very slow on old cards",

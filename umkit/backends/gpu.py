@@ -183,6 +183,7 @@ class GPUBackend(Backend):
         self._allocs: dict[int, tuple[str, int, int]] = {}   # ptr -> (kind, nbytes, device)
         self._freed: set[int] = set()
         self._modules: dict[int, Any] = {}                   # device -> cupy.RawModule
+        self._cupy_streams: dict[tuple[int, int], Any] = {}  # (handle, device) -> CuPy stream
 
     def __repr__(self) -> str:
         return f"<umkit {self.name} backend>"
@@ -399,7 +400,10 @@ class GPUBackend(Backend):
         return Stream(self.rt.call("cudaStreamCreate"), int(device))
 
     def stream_destroy(self, stream) -> None:
-        self.rt.call("cudaStreamDestroy", self._stream_handle(stream))
+        handle = self._stream_handle(stream)
+        self.rt.call("cudaStreamDestroy", handle)
+        for key in [k for k in self._cupy_streams if k[0] == int(handle)]:
+            del self._cupy_streams[key]
 
     def synchronize(self, what=None) -> None:
         if what is None:
@@ -472,5 +476,22 @@ class GPUBackend(Backend):
         handle = int(self._stream_handle(stream))
         with cp.cuda.Device(dev):
             fn = self._module(dev).get_function(kernel)
-            fn(self._dim(grid), self._dim(block), cargs,
-               stream=cp.cuda.ExternalStream(handle, dev))
+            # RawKernel launches on CuPy's current stream: make ours current for the call
+            with self._cupy_stream(handle, dev):
+                fn(self._dim(grid), self._dim(block), cargs)
+
+    def _cupy_stream(self, handle: int, device: int):
+        """CuPy's view of one of our streams (cached; 0 is the legacy default stream)."""
+        cp = self.rt.cupy()
+        if handle == 0:
+            return cp.cuda.Stream.null
+        s = self._cupy_streams.get((handle, device))
+        if s is None:
+            import warnings
+            with warnings.catch_warnings():
+                # CuPy 14 deprecates ExternalStream in favour of Stream.from_external, which
+                # wants an object speaking the CUDA stream protocol; the raw handle is ours.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                s = cp.cuda.ExternalStream(handle, device)
+            self._cupy_streams[(handle, device)] = s
+        return s

@@ -143,6 +143,10 @@ class SimBackend(Backend):
         return v
 
     def host_view(self, ptr: int, nbytes: int):
+        a, _ = self.engine.find(ptr)
+        if a.kind == "device":
+            raise InvalidArgument("device memory (hipMalloc) has no host view",
+                                  hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
         return self._view(ptr, nbytes, "cpu")
 
     def device_view(self, ptr: int, nbytes: int, device: int):

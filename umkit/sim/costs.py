@@ -1,11 +1,15 @@
 """The cost model, read as the article's §3.2 paragraph.
 
-A kernel that touches pages not resident on its GPU *faults*.  The driver services faults in
-*batches* (at most ``fault_batch_max`` per batch); each batch costs ``fault_batch_latency`` plus
-the migration of the faulted ``gpu_page`` blocks at the fault-path bandwidth ``fault_bw``.
+A kernel that touches pages not resident on its GPU *faults*, one fault per ``fault_granularity``
+bytes touched.  The driver services faults in *batches* (at most ``fault_batch_max`` per batch);
+each batch costs ``fault_batch_latency`` (plus ``fault_unmap_latency`` when it takes pages away
+from the CPU -- a read-mostly *copy* leaves the CPU's mapping alone), each 2 MiB ``region`` costs
+``fault_region_latency``, and the faulted ``gpu_page`` blocks migrate at the fault-path bandwidth
+``fault_bw``.
 ``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``,
-which differ a lot by direction.  The CPU touching GPU-resident pages takes a CPU fault per host
-page (``cpu_fault_latency``) and migrates it back at ``cpu_fault_bw``.  Pages mapped remotely
+which differ a lot by direction.  The CPU touching GPU-resident pages takes a CPU fault per ``gpu_page`` block
+(``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and migrates it back at
+``cpu_fault_bw``.  Pages mapped remotely
 (accessed-by advice, pinned host memory, AMD with XNACK off) are read over the link at
 ``zero_copy_bw`` with no migration.  Resident pages stream at ``hbm_bw`` (GPU) or ``host_mem_bw``
 (CPU).  Every number comes from a profile file whose entries cite their source.
@@ -22,7 +26,9 @@ from ..errors import InvalidArgument, InvalidType
 PROFILE_DIR = Path(__file__).parent / "profiles"
 DEFAULT_PROFILE = "h200-pcie5"
 REQUIRED = (
-    "host_page", "gpu_page", "region", "fault_batch_max", "fault_batch_latency", "fault_bw",
+    "host_page", "gpu_page", "region", "fault_granularity", "fault_batch_max",
+    "fault_batch_latency", "fault_unmap_latency", "fault_region_latency", "fault_bw",
+    "cpu_region_latency",
     "prefetch_h2d_bw", "prefetch_d2h_bw", "prefetch_latency", "cpu_fault_latency", "cpu_fault_bw",
     "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw", "hbm_bw", "host_mem_bw", "kernel_launch",
     "alloc_managed", "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
@@ -53,19 +59,26 @@ class Profile:
             raise AttributeError(key) from None
 
     # -- the §3.2 paragraph, as code ---------------------------------------------------------
-    def fault_cost(self, n_faults: int, nbytes: int) -> float:
-        """GPU faults serviced in batches, then migrated on the fault path."""
+    def fault_cost(self, n_faults: int, n_regions: int, nbytes: int, n_moving: int | None = None) -> float:
+        """GPU faults serviced in batches, region by region, then migrated on the fault path.
+        ``n_moving``: how many of the faults take the page away from the CPU (default all)."""
         if n_faults <= 0:
             return 0.0
         batches = math.ceil(n_faults / self.fault_batch_max)
-        return batches * self.fault_batch_latency + nbytes / self.fault_bw
+        moving = batches if n_moving is None else math.ceil(n_moving / self.fault_batch_max)
+        return (batches * self.fault_batch_latency + moving * self.fault_unmap_latency
+                + n_regions * self.fault_region_latency + nbytes / self.fault_bw)
 
     def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
         bw = self.prefetch_h2d_bw if to_gpu else self.prefetch_d2h_bw
         return self.prefetch_latency + nbytes / bw
 
-    def cpu_fault_cost(self, n_pages: int, nbytes: int) -> float:
-        return n_pages * self.cpu_fault_latency + nbytes / self.cpu_fault_bw if n_pages else 0.0
+    def cpu_fault_cost(self, n_faults: int, n_regions: int, nbytes: int) -> float:
+        """CPU faults on GPU-resident pages: per fault, per region, and the bytes back."""
+        if n_faults <= 0:
+            return 0.0
+        return (n_faults * self.cpu_fault_latency + n_regions * self.cpu_region_latency
+                + nbytes / self.cpu_fault_bw)
 
     def remote_cost(self, nbytes: int) -> float:
         return nbytes / self.zero_copy_bw
@@ -127,7 +140,7 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be > 0",
                                   hint="sizes, bandwidths and the batch size divide the model's "
                                        "arithmetic: pass a positive number")
-    for k in ("host_page", "gpu_page", "region", "fault_batch_max"):
+    for k in ("host_page", "gpu_page", "region", "fault_granularity", "fault_batch_max"):
         if si[k] != int(si[k]):
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be a whole number")
         si[k] = int(si[k])

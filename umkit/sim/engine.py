@@ -232,6 +232,21 @@ class Engine:
         return t
 
     # -- GPU access (a kernel) -----------------------------------------------------------------------
+    def _count_faults(self, a: Allocation, pages: np.ndarray) -> tuple[int, int]:
+        """(faults, regions) for a GPU touching ``pages``: one fault per fault_granularity."""
+        fg = max(1, self.profile.fault_granularity // a.host_page)
+        return uniq(pages // fg).size, uniq(pages // a.pages_per_region).size
+
+    def _charge_faults(self, a: Allocation, pages: np.ndarray, nbytes: int,
+                       copying: np.ndarray | None = None) -> float:
+        """Count and cost GPU faults on ``pages``; ``copying`` marks the ones that only copy
+        (read-mostly duplicates), which don't unmap the page from the CPU."""
+        nf, nr = self._count_faults(a, pages)
+        moving = nf if copying is None else self._count_faults(a, pages[~copying])[0]
+        self.counters["gpu_faults"] += nf
+        self.counters["fault_batches"] += -(-nf // self.profile.fault_batch_max)
+        return self.profile.fault_cost(nf, nr, nbytes, moving)
+
     def gpu_access(self, accesses: list[Access], g: int) -> float:
         """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency."""
         p, bit, c = self.profile, gpu_bit(g), self.counters
@@ -274,13 +289,10 @@ class Engine:
                 & ~a.read_mostly[pages]
             if prefer_cpu.any():            # fault once, then map remotely (no migration)
                 pc = pages[prefer_cpu]
-                nf = uniq(pc // (p.gpu_page // a.host_page)).size
-                c["gpu_faults"] += nf
-                c["fault_batches"] += -(-nf // p.fault_batch_max)
-                t_fault += p.fault_cost(nf, 0)
+                t_fault += self._charge_faults(a, pc, 0)
                 a.mapped[pc] |= bit
                 remote |= prefer_cpu
-                self._log("fault_map_remote", "kmd", f"{nf} faults mapped to CPU memory")
+                self._log("fault_map_remote", "kmd", f"{pc.size} pages mapped to CPU memory")
             if remote.any():
                 rb = int(per_page * remote.sum())
                 c["remote_bytes"] += rb
@@ -292,10 +304,7 @@ class Engine:
                 if dup.size:
                     a.where[dup] = bit
                     c["invalidations"] += dup.size
-                    nf = uniq(dup // (p.gpu_page // a.host_page)).size
-                    c["gpu_faults"] += nf
-                    c["fault_batches"] += -(-nf // p.fault_batch_max)
-                    t_fault += p.fault_cost(nf, 0)
+                    t_fault += self._charge_faults(a, dup, 0)
                     self._log("invalidate", "kmd", f"{dup.size} read-mostly copies dropped")
             if need.size:
                 t_fault += self._fault_in(a, need, g, acc.write)
@@ -315,7 +324,6 @@ class Engine:
         dup = a.read_mostly[pages] & (not write)
         t = 0.0
         chunk_pages = max(a.pages_per_region, int(p.vram // a.host_page // 4))
-        faults_total = blocks.size
         moved = 0
         for lo in range(0, pages.size, chunk_pages):
             chunk, cdup = pages[lo:lo + chunk_pages], dup[lo:lo + chunk_pages]
@@ -325,12 +333,11 @@ class Engine:
             h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
-        c["gpu_faults"] += faults_total
-        batches = -(-faults_total // p.fault_batch_max)
-        c["fault_batches"] += batches
-        t += p.fault_cost(faults_total, moved)
-        self._log("fault_batch", "kmd", f"{faults_total} faults in {batches} batches, "
-                  f"{moved} B migrated to GPU{g}", faults=faults_total, batches=batches, bytes=moved)
+        b0, f0 = c["fault_batches"], c["gpu_faults"]
+        t += self._charge_faults(a, need, moved, a.read_mostly[need] & (not write))
+        nf, batches = c["gpu_faults"] - f0, c["fault_batches"] - b0
+        self._log("fault_batch", "kmd", f"{nf} faults in {batches} batches, "
+                  f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
         if self.prefetcher:
             t += self._density_prefetch(a, uniq(blocks * ppb // a.pages_per_region), g)
         return t
@@ -392,14 +399,21 @@ class Engine:
                     t += p.remote_cost(rb)
                 need = pages[on_gpu_only & ~remote]
                 if need.size:
-                    dup = a.read_mostly[need] & (not acc.write)
-                    self._move(a, need[dup], CPU_ID, dup=True)
-                    _, d2h, _ = self._move(a, need[~dup], CPU_ID, dup=False)
-                    d2h += int(dup.sum()) * a.host_page
-                    c["cpu_faults"] += need.size
-                    t += p.cpu_fault_cost(need.size, need.size * a.host_page)
-                    self._log("cpu_fault", "kmd", f"{need.size} CPU faults, "
-                              f"{need.size * a.host_page} B migrated to CPU", faults=int(need.size))
+                    # one CPU fault per gpu_page block; the whole block comes back
+                    ppb = max(1, p.gpu_page // a.host_page)
+                    blocks = uniq(need // ppb)
+                    blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+                    blk = blk[blk < a.npages]
+                    wb = a.where[blk]
+                    blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
+                    dup = a.read_mostly[blk] & (not acc.write)
+                    _, d1, _ = self._move(a, blk[dup], CPU_ID, dup=True)
+                    _, d2, _ = self._move(a, blk[~dup], CPU_ID, dup=False)
+                    nr = uniq(blocks * ppb // a.pages_per_region).size
+                    c["cpu_faults"] += blocks.size
+                    t += p.cpu_fault_cost(blocks.size, nr, d1 + d2)
+                    self._log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {d1 + d2} B "
+                              "migrated to CPU", faults=int(blocks.size))
                 if acc.write:
                     both = pages[((a.where[pages] & CPU_BIT) != 0) & ((a.where[pages] & ~CPU_BIT) != 0)]
                     if both.size:

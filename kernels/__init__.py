@@ -1,0 +1,7 @@
+"""umkit's GPU kernels, shipped as the package ``umkit._kernels``.
+
+``umkit_kernels.cu`` is portable device source: no includes, ``extern "C" __global__`` entry
+points, compiled at run time by NVRTC (CUDA) or hiprtc (ROCm) through CuPy's ``RawModule``.
+Read it with :func:`umkit.backends.kernels.source`; the parameter kinds of each kernel are in
+:data:`umkit.backends.kernels.SPECS`.
+"""

@@ -1,0 +1,51 @@
+// umkit kernels: one source for CUDA (NVRTC) and HIP (hiprtc).
+// Rules that keep it portable: no #include, only extern "C" __global__ entry points,
+// built-ins only (threadIdx, blockIdx, blockDim, gridDim, atomicAdd).
+// Parameter kinds are listed in umkit/backends/kernels.py (SPECS); keep the two in step.
+
+// out[i] = a[i] + b[i]: the article's section 4.2 kernel, one element per thread.
+extern "C" __global__ void add_kernel(float* out, const float* a, const float* b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = a[i] + b[i];
+    }
+}
+
+// Read a[0], a[stride], a[2*stride], ... below n (n counts floats), a grid-stride loop over the
+// k-th touched element.  Each thread sums what it read and adds the sum to sink[0] once, so the
+// compiler cannot drop the reads.  With stride = floats per page, it touches every page once:
+// the kernel that makes managed pages migrate (or fault) on demand.
+extern "C" __global__ void touch_kernel(const float* a, long long n, long long stride, float* sink)
+{
+    if (stride < 1) stride = 1;
+    long long count = (n + stride - 1) / stride;
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (; k < count; k += step) {
+        acc += a[k * stride];
+    }
+    if (acc != 0.0f) {
+        atomicAdd(sink, acc);
+    }
+}
+
+// a[i] += 1: the smallest read-modify-write kernel.
+extern "C" __global__ void increment_kernel(float* a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        a[i] += 1.0f;
+    }
+}
+
+// a[i] = v for every i below n, grid-stride (works for any grid size and n past 2^31).
+extern "C" __global__ void fill_kernel(float* a, float v, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (; i < n; i += step) {
+        a[i] = v;
+    }
+}

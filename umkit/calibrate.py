@@ -1,0 +1,349 @@
+"""Calibration: measure the real card, fit a sim profile, and compare sim's predictions with
+the card, workload by workload (``umkit calibrate [--compare]``).
+
+Every workload here runs through the public API only, so the *same code* is timed on the real
+backend and predicted by sim.  Device work is timed with events; host work (CPU reads) with
+``umkit.now()`` around a synchronized region (model time on sim, a wall clock on GPUs).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import api, runtime, workloads
+from .errors import BackendUnavailable, InvalidArgument
+
+MiB = 1 << 20
+GB = 1e9
+
+
+# -- workloads: each returns milliseconds ------------------------------------------------------------
+def _cpu_written(n_bytes):
+    a = api.managed(n_bytes // 4)
+    a.host[:] = 1.0
+    api.synchronize()
+    return a
+
+
+def _gpu_ms(fn, stream=None):
+    with api.timer(stream) as t:
+        fn()
+    return t.ms
+
+
+def _host_ms(fn):
+    api.synchronize()
+    t0 = api.now()
+    fn()
+    api.synchronize()
+    return (api.now() - t0) * 1e3
+
+
+def w_gpu_touch(nbytes, stride):
+    a = _cpu_written(nbytes)
+    sink = api.device_array(1)
+    try:
+        return _gpu_ms(lambda: api.touch(a, stride, sink=sink))
+    finally:
+        a.free()
+        sink.free()
+
+
+def w_prefetch(nbytes, direction):
+    a = _cpu_written(nbytes)
+    try:
+        s = api.Stream()
+        if direction == "d2h":
+            a.prefetch("gpu", stream=s)
+            s.synchronize()
+        return _gpu_ms(lambda: a.prefetch("gpu" if direction == "h2d" else "cpu", stream=s), s)
+    finally:
+        a.free()
+
+
+def w_cpu_read(nbytes, stride):
+    """GPU-resident managed pages read by the CPU: all of it (stride 0) or one float per stride."""
+    a = _cpu_written(nbytes)
+    try:
+        a.prefetch("gpu")
+        api.synchronize()
+        h = a.host
+        if stride:
+            return _host_ms(lambda: float(h[::stride // 4].sum()))
+        return _host_ms(lambda: float(h.sum()))
+    finally:
+        a.free()
+
+
+def w_host_read(nbytes):
+    a = _cpu_written(nbytes)
+    try:
+        h = a.host
+        return _host_ms(lambda: float(h.sum()))
+    finally:
+        a.free()
+
+
+def w_read_mostly(nbytes):
+    """read-mostly: GPU read (copies in), CPU read (no migration back), GPU re-read (local)."""
+    a = _cpu_written(nbytes)
+    sink = api.device_array(1)
+    try:
+        a.advise("read_mostly")
+        first = _gpu_ms(lambda: api.touch(a, 4, sink=sink))
+        cpu = _host_ms(lambda: float(a.host.sum()))
+        again = _gpu_ms(lambda: api.touch(a, 4, sink=sink))
+        return {"first": first, "cpu": cpu, "reread": again}
+    finally:
+        a.free()
+        sink.free()
+
+
+def w_accessed_by(nbytes):
+    a = _cpu_written(nbytes)
+    sink = api.device_array(1)
+    try:
+        a.advise("preferred_location", "cpu")
+        a.advise("accessed_by", "gpu")
+        api.touch(a, 4, sink=sink)          # first read establishes the mapping
+        api.synchronize()
+        return _gpu_ms(lambda: api.touch(a, 4, sink=sink))
+    finally:
+        a.free()
+        sink.free()
+
+
+def w_pinned_copy(nbytes, direction):
+    h, d = api.pinned(nbytes // 4), api.device_array(nbytes // 4)
+    try:
+        h.host[:] = 1.0
+        src, dst = (h, d) if direction == "h2d" else (d, h)
+        return _gpu_ms(lambda: api.copy(dst, src))
+    finally:
+        h.free()
+        d.free()
+
+
+def w_pingpong(nbytes, iters=5):
+    """GPU increments everything; the CPU reads one float per 64 KiB; repeat (§4.3)."""
+    a = _cpu_written(nbytes)
+    try:
+        h = a.host
+        api.increment(a)
+        api.synchronize()
+
+        def one():
+            api.increment(a)
+            api.synchronize()
+            float(h[::16384].sum())
+        one()
+        return float(np.median([_host_ms(one) for _ in range(iters)]))
+    finally:
+        a.free()
+
+
+def w_epoch_loop(nbytes):
+    n = nbytes // 4
+    t0 = api.now()
+    workloads.epoch_loop(n, epochs=3, use_prefetch=True)
+    return (api.now() - t0) * 1e3
+
+
+def w_device_read(nbytes):
+    d = api.device_array(nbytes // 4)
+    sink = api.device_array(1)
+    try:
+        api.fill(d, 1.0)
+        api.synchronize()
+        return _gpu_ms(lambda: api.touch(d, 4, sink=sink))
+    finally:
+        d.free()
+        sink.free()
+
+
+def run_workloads(nbytes: int = 256 * MiB, progress=None) -> dict:
+    """Run every calibration/compare workload on the active backend; returns {name: ms}."""
+    jobs = [
+        ("pinned_h2d", lambda: w_pinned_copy(nbytes, "h2d")),
+        ("pinned_d2h", lambda: w_pinned_copy(nbytes, "d2h")),
+        ("prefetch_h2d", lambda: w_prefetch(nbytes, "h2d")),
+        ("prefetch_d2h", lambda: w_prefetch(nbytes, "d2h")),
+        ("gpu_fault_read", lambda: w_gpu_touch(nbytes, 4)),
+        ("gpu_touch_4k", lambda: w_gpu_touch(nbytes, 4096)),
+        ("gpu_touch_64k", lambda: w_gpu_touch(nbytes, 65536)),
+        ("gpu_touch_2m", lambda: w_gpu_touch(nbytes, 2 * MiB)),
+        ("cpu_read_full", lambda: w_cpu_read(nbytes, 0)),
+        ("cpu_touch_64k", lambda: w_cpu_read(nbytes, 65536)),
+        ("cpu_touch_2m", lambda: w_cpu_read(nbytes, 2 * MiB)),
+        ("host_read", lambda: w_host_read(nbytes)),
+        ("read_mostly", lambda: w_read_mostly(nbytes)),
+        ("accessed_by", lambda: w_accessed_by(nbytes)),
+        ("device_read", lambda: w_device_read(nbytes)),
+        ("pingpong", lambda: w_pingpong(nbytes)),
+        ("epoch_loop", lambda: w_epoch_loop(min(nbytes, 64 * MiB))),
+    ]
+    out = {}
+    for i, (name, fn) in enumerate(jobs):
+        r = fn()
+        if isinstance(r, dict):
+            for k, v in r.items():
+                out[f"{name}_{k}"] = round(float(v), 6)
+        else:
+            out[name] = round(float(r), 6)
+        if progress:
+            progress(i + 1, len(jobs), name)
+    return out
+
+
+# -- fitting ----------------------------------------------------------------------------------------
+def _nnls(A, y):
+    """Non-negative least squares for a handful of unknowns (tries every support set)."""
+    best, n = None, A.shape[1]
+    for k in range(1, n + 1):
+        for cols in itertools.combinations(range(n), k):
+            x, *_ = np.linalg.lstsq(A[:, cols], y, rcond=None)
+            if (x < 0).any():
+                continue
+            full = np.zeros(n)
+            full[list(cols)] = x
+            err = float(np.sum((A @ full - y) ** 2))
+            if best is None or err < best[0]:
+                best = (err, full)
+    return best[1]
+
+
+def fit(m: dict, nbytes: int = 256 * MiB, host_page: int = 4096, gpu_page: int = 65536,
+        region: int = 2 * MiB, batch: int = 256) -> dict:
+    """Fit the fault-path parameters to measured ms (keys as in :func:`run_workloads`).
+    Rows are divided by the measurement, so the fit minimises *relative* error."""
+    B = nbytes
+    pages, blocks, regions = B // host_page, B // gpu_page, B // region
+    ms = 1e-3
+
+    def batches(f):
+        return -(-f // batch)
+    # GPU: t = batches*(L + U) + regions*R + bytes/bw   (faults per 4 KiB page touched);
+    # a read-mostly copy pays no U (the CPU keeps its mapping)
+    rows, y = [], []
+    for key, faults, nbyt, unmap in (
+            ("gpu_fault_read", pages, B, 1), ("gpu_touch_4k", pages, B, 1),
+            ("gpu_touch_64k", B // 65536, B, 1),
+            ("gpu_touch_2m", B // (2 * MiB), (B // (2 * MiB)) * gpu_page, 1),
+            ("read_mostly_first", pages, B, 0)):
+        if key in m:
+            nb = batches(faults)
+            rows.append([nb, nb * unmap, regions if key != "gpu_touch_2m" else B // (2 * MiB), nbyt])
+            y.append(m[key] * ms)
+    A, y = np.array(rows, float), np.array(y)
+    L, U, R, inv_bw = _nnls(A / y[:, None], np.ones_like(y))
+    # CPU: t = faults*lat + regions*Rc + bytes/bw_c   (one fault per gpu_page block)
+    host_bw = B / (m["host_read"] * ms)
+    rows, y = [], []
+    for key, faults, nbyt, extra in (
+            ("cpu_read_full", blocks, B, B / host_bw),
+            ("cpu_touch_64k", blocks, B, 0.0),
+            ("cpu_touch_2m", B // (2 * MiB), (B // (2 * MiB)) * gpu_page, 0.0),
+            # ping-pong: the CPU half of an iteration = total minus a full GPU fault read
+            ("pingpong", blocks, B, m.get("gpu_fault_read", 0.0) * ms)):
+        if key in m:
+            rows.append([faults, regions if key != "cpu_touch_2m" else B // (2 * MiB), nbyt])
+            y.append(m[key] * ms - extra)
+    # the bytes come back at the device->host migration rate that prefetch measures
+    d2h_bw = B / (m["prefetch_d2h"] * ms)
+    A, y = np.array(rows, float), np.array(y)
+    w = 1 / y                                   # relative error, measured as a whole
+    lat, Rc = _nnls(A[:, :2] * w[:, None], (y - A[:, 2] / d2h_bw) * w)
+    inv_cbw = 1 / d2h_bw
+    return dict(
+        fault_batch_latency=L / 1e-6, fault_unmap_latency=U / 1e-6, fault_region_latency=R / 1e-6,
+        fault_bw=(1 / inv_bw) / GB if inv_bw > 0 else 1e3,
+        cpu_fault_latency=lat / 1e-6, cpu_region_latency=Rc / 1e-6,
+        cpu_fault_bw=(1 / inv_cbw) / GB if inv_cbw > 0 else 1e3,
+        host_mem_bw=host_bw / GB,
+        pinned_h2d_bw=B / (m["pinned_h2d"] * ms) / GB, pinned_d2h_bw=B / (m["pinned_d2h"] * ms) / GB,
+        prefetch_h2d_bw=B / (m["prefetch_h2d"] * ms) / GB,
+        prefetch_d2h_bw=B / (m["prefetch_d2h"] * ms) / GB,
+        zero_copy_bw=B / (m["accessed_by"] * ms) / GB,
+        hbm_bw=B / (m["device_read"] * ms) / GB,
+    )
+
+
+def write_profile(params: dict, path, name: str, title: str, source: str, base: str = "h200-pcie5"):
+    """Write a profile: fitted values replace ``base``'s, each with ``source``."""
+    from .sim.costs import PROFILE_DIR
+    d = json.loads((PROFILE_DIR / f"{base}.json").read_text())
+    d.update(name=name, title=title, teaching=False)
+    for k, v in params.items():
+        unit = d["params"][k]["unit"]
+        d["params"][k] = {"value": round(float(v), 4), "unit": unit, "source": source}
+    Path(path).write_text(json.dumps(d, indent=1) + "\n")
+    return path
+
+
+# -- compare ----------------------------------------------------------------------------------------
+TOLERANCE = 1.25
+
+
+def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None) -> dict:
+    """Run the workloads on the active (real) backend and on sim with ``profile``;
+    predicted/measured per workload, and whether each is within x/÷1.25."""
+    real = runtime.backend()
+    real_name = runtime.backend_name()
+    measured = run_workloads(nbytes, progress)
+    prev = dict(runtime._state)
+    try:
+        runtime.use("sim", quiet=True, **({"profile": profile} if profile else {}))
+        prof_name = runtime.backend().profile.name
+        predicted = run_workloads(nbytes)
+    finally:
+        runtime._state.update(prev)
+    rows = []
+    for k, mv in measured.items():
+        pv = predicted.get(k)
+        ratio = pv / mv if mv > 0 and pv is not None else float("nan")
+        rows.append(dict(workload=k, measured_ms=round(mv, 4), predicted_ms=round(pv, 4),
+                         ratio=round(ratio, 3),
+                         within=bool(1 / TOLERANCE <= ratio <= TOLERANCE)))
+    return dict(date=_dt.date.today().isoformat(), backend=real_name, device=real.device_name(0),
+                profile=prof_name, nbytes=nbytes, tolerance=TOLERANCE, rows=rows,
+                within=sum(r["within"] for r in rows), total=len(rows))
+
+
+def compare_table(c: dict) -> str:
+    lines = [f"calibrate --compare: {c['device']} ({c['backend']}) vs sim profile {c['profile']}, "
+             f"{c['nbytes'] >> 20} MiB",
+             f"{'workload':<22}{'measured ms':>13}{'sim ms':>11}{'sim/real':>10}  within x/÷{c['tolerance']}"]
+    for r in c["rows"]:
+        lines.append(f"{r['workload']:<22}{r['measured_ms']:>13.4f}{r['predicted_ms']:>11.4f}"
+                     f"{r['ratio']:>10.3f}  {'yes' if r['within'] else 'NO'}")
+    lines.append(f"{c['within']}/{c['total']} workloads within x/÷{c['tolerance']}")
+    return "\n".join(lines)
+
+
+def main(args) -> int:
+    from .ecg import text_progress
+    b = runtime.use(args.backend, quiet=True) if args.backend else runtime.backend()
+    size = args.size * MiB
+    if args.compare:
+        c = compare(args.profile, size, progress=text_progress())
+        print(compare_table(c))
+        if args.out:
+            Path(args.out).write_text(json.dumps(c, indent=1))
+            print(f"wrote {args.out}")
+        return 0
+    if b.name == "sim":
+        raise BackendUnavailable("umkit calibrate measures a real card; the active backend is sim",
+                                 hint="run it on a machine with a GPU, or --backend cuda|hip")
+    m = run_workloads(size, progress=text_progress())
+    p = fit(m, size)
+    out = args.out or f"umkit-profile-{b.device_name(0).replace(' ', '-').lower()}.json"
+    write_profile(p, out, Path(out).stem, b.device_name(0),
+                  f"umkit calibrate on {b.device_name(0)} ({b.name}), {_dt.date.today()}")
+    print(json.dumps({k: round(v, 3) for k, v in p.items()}, indent=1))
+    print(f"wrote {out}")
+    return 0
