@@ -27,13 +27,17 @@ from umkit.sim.backend import SimBackend
 MAX_EXAMPLES = 100
 STEPS = 1000                       # MAX_EXAMPLES * STEPS = 100,000 operations
 MAX_LIVE = 48
-SIZES = st.one_of(st.sampled_from([1, ROUND - 1, ROUND, ROUND + 1, 4096, 65536]),
-                  st.integers(1, 3 * 65536))
+MAX_BLOCK = 1 << 17
+SIZES = st.one_of(st.sampled_from([1, ROUND - 1, ROUND, ROUND + 1, 4096, 65536, MAX_BLOCK]),
+                  st.integers(1, 16384))
+RELEASE_EVERY = 200                # give cached blocks back now and then, not every other step
 STEPS_RUN = Counter()
+_BASE = ((np.arange(MAX_BLOCK + 251, dtype=np.uint32) * 131) % 251).astype(np.uint8)
 
 
 def pattern(n: int, seed: int) -> np.ndarray:
-    return ((np.arange(n, dtype=np.uint32) * 131 + seed * 7919) % 251).astype(np.uint8)
+    """n bytes of a period-251 sequence starting at ``seed``: blocks with other seeds differ."""
+    return _BASE[seed:seed + n]
 
 
 class PoolMachine(RuleBasedStateMachine):
@@ -47,6 +51,7 @@ class PoolMachine(RuleBasedStateMachine):
         self.cache: dict[int, set[int]] = defaultdict(set)  # size class -> cached ptrs (model)
         self.peak = 0
         self.allocs = self.frees = 0
+        self.since_release = 0
 
     # -- helpers --------------------------------------------------------------------------------
     def raw(self, ptr: int, n: int) -> np.ndarray:
@@ -62,6 +67,7 @@ class PoolMachine(RuleBasedStateMachine):
     @rule(target=blocks, n=SIZES, seed=st.integers(0, 250))
     def allocate(self, n, seed):
         STEPS_RUN["allocate"] += 1
+        self.since_release += 1
         size = -(-n // ROUND) * ROUND
         cached = set(self.cache[size])
         upstream = self.pool.stats["upstream_allocs"]
@@ -84,6 +90,7 @@ class PoolMachine(RuleBasedStateMachine):
     @rule(ptr=consumes(blocks))
     def free(self, ptr):
         STEPS_RUN["free"] += 1
+        self.since_release += 1
         self.check_pattern(ptr)
         size = self.pool.info(ptr).size
         self.pool.free(ptr)
@@ -95,14 +102,23 @@ class PoolMachine(RuleBasedStateMachine):
     @rule(ptr=blocks, seed=st.integers(0, 250))
     def write(self, ptr, seed):
         STEPS_RUN["write"] += 1
+        self.since_release += 1
         self.check_pattern(ptr)
         n, _ = self.live[ptr]
         self.raw(ptr, n)[:] = pattern(n, seed)
         self.live[ptr] = (n, seed)
 
+    @rule(ptr=blocks)
+    def read(self, ptr):
+        STEPS_RUN["read"] += 1
+        self.since_release += 1
+        self.check_pattern(ptr)
+
+    @precondition(lambda self: self.since_release >= RELEASE_EVERY)
     @rule()
     def release(self):
         STEPS_RUN["release"] += 1
+        self.since_release = 0
         cached = sum(size * len(p) for size, p in self.cache.items())
         assert self.pool.release() == cached
         self.cache.clear()
@@ -150,4 +166,5 @@ def test_pool_random_operations():
         database=None, suppress_health_check=list(HealthCheck)))
     total = sum(STEPS_RUN.values())
     assert total >= MAX_EXAMPLES * STEPS * 0.95, f"only {total} operations ran: {dict(STEPS_RUN)}"
-    assert min(STEPS_RUN[k] for k in ("allocate", "free", "write", "release")) > 1000, STEPS_RUN
+    assert min(STEPS_RUN[k] for k in ("allocate", "free", "write", "read")) > 10_000, STEPS_RUN
+    assert STEPS_RUN["release"] > 100, STEPS_RUN

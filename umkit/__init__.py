@@ -29,11 +29,7 @@ def explain(error_or_code, **kwargs):
     from .errors import explain as _explain
     return _explain(error_or_code, **kwargs)
 
-
-def doctor(backend=None, **kwargs):
-    """Print the environment report (the article's §4.1 checklist); returns an exit code."""
-    from .doctor import doctor as _doctor
-    return _doctor(backend, **kwargs)
+from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.doctor is the function)
 
 
 def __getattr__(name):

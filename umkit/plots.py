@@ -43,7 +43,8 @@ def ecg(ecg: dict, ax=None, log: bool = True):
 
 
 def step_bars(runs: list, ax=None):
-    """Runs side by side: one bar per step, one colour per run (the panel's static fallback)."""
+    """Runs side by side: one bar per step, one colour per run (the panel's static fallback).
+    ``runs``: RunResults, or dicts with ``label``, ``step_ms`` and optionally ``color``."""
     plt = _plt()
     fig = None
     if ax is None:
@@ -52,7 +53,8 @@ def step_bars(runs: list, ax=None):
     for r in runs:
         ms = [s.ms for s in r.steps] if hasattr(r, "steps") else list(r["step_ms"])
         label = r.strategy if hasattr(r, "strategy") else r["label"]
-        ax.bar(np.arange(x0, x0 + len(ms)), ms, width=0.85, label=label)
+        color = r.get("color") if isinstance(r, dict) else None
+        ax.bar(np.arange(x0, x0 + len(ms)), ms, width=0.85, label=label, color=color)
         x0 += len(ms) + 2
     ax.set_yscale("log")
     ax.set_ylabel("step time (ms)")

@@ -27,6 +27,19 @@ class BlockInfo:
     last_prefetch: str | None = None
 
 
+class _Owner:
+    """Keeps a CuPy allocation's block alive; returns it to the pool when CuPy drops it."""
+    __slots__ = ("pool", "ptr")
+
+    def __init__(self, pool_ref, ptr):
+        self.pool, self.ptr = pool_ref, ptr
+
+    def __del__(self):
+        pool = self.pool()
+        if pool is not None and pool.owns(self.ptr):
+            pool.free(self.ptr)
+
+
 class MemoryPool:
     """A pool of one kind of memory on one device of a backend."""
 
@@ -119,14 +132,8 @@ class MemoryPool:
             raise BackendUnavailable("the CuPy allocator needs a GPU backend, not sim")
         nbytes = max(int(nbytes), 1)
         ptr = self.allocate(nbytes, owner="cupy")
-        ref = weakref.ref(self)
-
-        class _Owner:                           # returns the block when CuPy drops the memory
-            def __del__(self_inner):
-                pool = ref()
-                if pool is not None and pool.owns(ptr):
-                    pool.free(ptr)
-        mem = cupy.cuda.UnownedMemory(ptr, nbytes, _Owner(), device_id=self.device)
+        mem = cupy.cuda.UnownedMemory(ptr, nbytes, _Owner(weakref.ref(self), ptr),
+                                      device_id=self.device)
         return cupy.cuda.MemoryPointer(mem, 0)
 
     def as_cupy_allocator(self):

@@ -1,0 +1,18 @@
+"""Widgets: the strategy panel, the residency map and the memory ECG.
+
+They draw results and compute nothing (ARCHITECTURE principle 6): the runs come from
+:mod:`umkit.workloads`, the residency from :func:`umkit.residency`, the ECG from
+:mod:`umkit.ecg`.  Each one falls back to static matplotlib (:mod:`umkit.plots`) where no widget
+frontend draws them: plain Python, or ``UMKIT_WIDGETS=static`` (nbconvert / nbval runs).
+
+    import umkit.widgets
+    umkit.widgets.panel()                  # the strategy panel
+    m = umkit.widgets.residency_map(arr)   # then m.update() after each step
+    d = umkit.widgets.ecg(steps=50)        # the memory ECG, with a progress bar
+"""
+from .ecg_widget import ECGResult, ECGView, ecg
+from .panel import DEFAULTS, PanelModel, PanelRun, StrategyPanel, has_frontend, panel
+from .residency_map import ResidencyMap, residency_map
+
+__all__ = ["DEFAULTS", "ECGResult", "ECGView", "PanelModel", "PanelRun", "ResidencyMap",
+           "StrategyPanel", "ecg", "has_frontend", "panel", "residency_map"]

@@ -193,11 +193,8 @@ class PanelModel:
         s = PanelModel.settings(**settings)
         for key, lo, hi, unit in (("size_mib", 1, MAX_MIB, "MiB"), ("steps", 1, MAX_STEPS, "steps")):
             v = s[key]
-            if isinstance(v, bool) or not isinstance(v, int):
-                try:
-                    v = int(v) if float(v) == int(float(v)) else v
-                except (TypeError, ValueError):
-                    pass
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}")
             if not lo <= v <= hi:
@@ -207,8 +204,7 @@ class PanelModel:
             s[key] = v
         strat = workloads.Strategy(strategy_name(s["memory"], s["prefetch"], s["advice"]),
                                    memory=s["memory"], prefetch=s["prefetch"], advice=s["advice"])
-        patt = workloads.Pattern(s["pattern"], int(s["every"]) if not isinstance(s["every"], bool)
-                                 and isinstance(s["every"], (int, float)) else s["every"])
+        patt = workloads.Pattern(s["pattern"], s["every"])
         return strat, patt, s["size_mib"] << 20, s["steps"]
 
     @staticmethod
@@ -384,7 +380,8 @@ CSS = """<style>
 .umk-panel{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222}
 .umk-title h2{margin:4px 0 2px;font-size:22px}
 .umk-title p{margin:0 0 6px;font-size:14px;color:#444}
-.umk-backend{font-size:13px;color:#333;background:#f3f5f8;border-radius:4px;padding:4px 8px}
+.umk-backend{font-size:13px;line-height:1.4;color:#333;background:#f3f5f8;border-radius:4px;
+  padding:4px 8px}
 .umk-status{font-size:14px;color:#333;padding:4px 2px}
 .umk-error{white-space:pre-wrap;background:#fdecea;color:#8a1c12;border:1px solid #f5c2bd;
   border-radius:4px;padding:6px 10px;font-size:14px;margin:4px 0}
@@ -403,15 +400,16 @@ CSS = """<style>
   border-left:1px solid #999;border-bottom:1px solid #999;padding:0 2px}
 .umk-grid{position:absolute;left:0;right:0;border-top:1px dotted #ccc;pointer-events:none}
 .umk-bar{flex:1 1 0;max-width:18px;min-width:2px;border-radius:2px 2px 0 0;position:relative;z-index:1}
-.umk-bar.umk-noted{outline:2px solid #222;outline-offset:-2px}
+.umk-bar.umk-noted{border-top:4px solid #222;box-sizing:border-box}
 .umk-slot{flex:1 1 0;max-width:18px;min-width:2px;height:2px;background:#eee}
 .umk-median{position:absolute;left:0;right:0;border-top:2px dashed #222;z-index:2;pointer-events:none}
 .umk-label{font-size:13px;margin-top:4px;padding-top:3px;border-top:4px solid;line-height:1.3}
 .umk-label small{color:#555;font-size:12px}
 .umk-empty{height:100%;display:flex;align-items:center;justify-content:center;color:#888;
   font-size:15px;width:100%}
-table.umk-counters{border-collapse:collapse;font-size:13px;margin-top:6px}
-table.umk-counters th,table.umk-counters td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
+table.umk-counters{border-collapse:collapse;font-size:13px;margin-top:6px;line-height:1.35}
+table.umk-counters th,table.umk-counters td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;
+  white-space:nowrap;vertical-align:bottom}
 table.umk-counters th{background:#f3f5f8;font-weight:600}
 table.umk-counters td.umk-l,table.umk-counters th.umk-l{text-align:left}
 table.umk-counters i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;
@@ -467,11 +465,11 @@ def bars_html(runs, height: int = 230) -> str:
                       f'title="median {fmt_ms(sm["median_ms"])}"></div>')
         if r.steps:
             sm = r.summary()
-            state = ("running..." if r.running else "stopped · " if r.stopped else "") + \
+            state = ("running · " if r.running else "stopped · " if r.stopped else "") + \
                 (f"median {fmt_ms(sm['median_ms'])} · max/median {sm['max_over_median']:g}")
         else:
             state = "running..." if r.running else (r.error or "")
-        width = max(150, min(18, 4 + 1) * r.planned)
+        width = max(150, 4 * r.planned)
         groups.append(
             f'<div class="umk-group" style="flex:{max(r.planned, 8)} 1 {width}px">'
             f'<div class="umk-bars" style="height:{height}px">{grid}{median}{"".join(bars)}</div>'
@@ -482,14 +480,15 @@ def bars_html(runs, height: int = 230) -> str:
             '</div><div class="umk-scroll"><div class="umk-row">' + "".join(groups)
             + "</div></div></div>"
             '<div class="umk-legend">one bar per training step, height = step time on a log scale'
-            " · dashed line = median · outlined bar = CPU touched the data that step"
+            " · dashed line = median · dark cap = the CPU touched the data in that step"
             " · hover a bar for its counters</div>")
 
 
 def counters_html(rows, backend: str = "") -> str:
     """The counters table (``table.umk-counters``): one row per run."""
     head = ("<tr><th class='umk-l'>run</th><th>steps</th><th>median</th><th>p95</th>"
-            "<th>max/median</th>" + "".join(f"<th>{h}</th>" for _, h, _ in COUNTER_COLUMNS) + "</tr>")
+            "<th>max/<br>median</th>" + "".join(f"<th>{h.replace(' ', '<br>', 1)}</th>"
+                                         for _, h, _ in COUNTER_COLUMNS) + "</tr>")
     if not rows:
         body = (f"<tr><td class='umk-l' colspan='{5 + len(COUNTER_COLUMNS)}'>no runs yet · "
                 "counters appear here as steps finish</td></tr>")
@@ -552,6 +551,7 @@ class StrategyPanel:
         self.threaded = threaded
         self._thread: threading.Thread | None = None
         self._last_draw = 0.0
+        self.min_redraw_s = 0.05                        # unpaced runs: redraw at most this often
         start = PanelModel.settings(**defaults)
         self.backend_text = f"{backend_name()} — {why if why is not None else _why()}"
 
@@ -583,6 +583,8 @@ class StrategyPanel:
         self.reset_button = W.Button(description="Reset", icon="trash",
                                      tooltip="clear the runs from the chart",
                                      layout=W.Layout(width="110px"))
+        for k, w in self.controls.items():
+            w.add_class(f"umk-ctl-{k}")
         self.run_button.add_class("umk-run")
         self.stop_button.add_class("umk-stop")
         self.reset_button.add_class("umk-reset")
@@ -653,8 +655,10 @@ class StrategyPanel:
             self._draw()
             if on_step:
                 on_step(entry, rec)
-        return self.model.run(vals, on_start=self._on_start, on_step=step, on_end=self._on_end,
-                              pace=self.pace)
+        res = self.model.run(vals, on_start=self._on_start, on_step=step, on_end=self._on_end,
+                             pace=self.pace)
+        self._draw(force=True)                          # also when the settings were refused
+        return res
 
     def start(self):
         """What the Run button does: run with the controls' values, in a thread (so Stop
@@ -708,6 +712,9 @@ class StrategyPanel:
         ax = fig.axes[0]
         ax.set_title(f"strategy panel: step times ({backend_name()})", fontsize=10)
         ax.set_xlabel("training steps, one group per run")
+        if ax.get_legend() is not None:                 # below the bars, not over them
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+                      frameon=False)
         return fig
 
     # drawing
@@ -745,7 +752,7 @@ class StrategyPanel:
         if self.static:
             return
         now = time.monotonic()
-        if not force and self.pace <= 0 and now - self._last_draw < 0.05:
+        if not force and self.pace <= 0 and now - self._last_draw < self.min_redraw_s:
             return                                      # fast runs: at most 20 redraws a second
         self._last_draw = now
         m = self.model
@@ -790,13 +797,15 @@ def panel(*, run=None, static: bool | None = None, **kwargs) -> StrategyPanel:
     """The strategy panel.  In Jupyter/Voila: the widget (it displays itself as a cell's last
     expression).  Without a widget frontend: the runs drawn statically with
     :func:`umkit.plots.step_bars` -- ``run`` (a settings dict or a list of them) says which;
-    by default one run with the starting settings, so the picture shows something.  Either way
+    each one over the starting settings; by default one run with the starting settings, so the
+    picture shows something.  Either way
     the returned panel holds the data: ``.results`` (RunResults), ``.model.summary_rows()``."""
     p = StrategyPanel(static=static, **kwargs)
+    start = p.settings()
     if run is None and p.static:
         run = [{}]
     if isinstance(run, dict):
         run = [run]
     for s in run or []:
-        p.run_once(**s)
+        p.run_once(**{**start, **s})                   # each run: the starting values + its own
     return p

@@ -1,0 +1,159 @@
+"""Core benchmarks of issue #2 on a real GPU backend (targets are checked here, not in tests).
+
+    UMKIT_BACKEND=cuda python benchmarks/core_bench.py --out results.json
+
+1. pool alloc/free cycle of 1 MiB: umkit.MemoryPool (CuPy allocator convention) vs CuPy's own
+   MemoryPool(malloc_managed)                                    target: umkit/cupy <= 1.1
+2. umkit.prefetch host->device vs a pinned copy of the same bytes    target: >= 0.92 of copy speed
+3. umkit.read_back (fast path, into pinned) vs a pinned copy        target: >= 0.9 of copy speed
+(+ exploratory: prefetch split into chunks on several streams, to see if it closes gap 2)
+"""
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+import umkit
+
+MiB = 1 << 20
+
+
+def med(xs):
+    return float(statistics.median(xs))
+
+
+def pool_cycle(n=20000, size=MiB):
+    import cupy
+    pool = umkit.MemoryPool(kind="managed")
+    cp_pool = cupy.cuda.MemoryPool(cupy.cuda.malloc_managed)
+    res = {}
+    for name, malloc in (("umkit", pool.malloc), ("cupy", cp_pool.malloc)):
+        for _ in range(200):
+            m = malloc(size)
+            del m
+        runs = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                m = malloc(size)
+                del m
+            runs.append((time.perf_counter() - t0) / n * 1e6)
+        res[f"{name}_us_per_cycle"] = med(runs)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        pool.free(pool.allocate(size))
+    res["umkit_raw_allocate_free_us"] = (time.perf_counter() - t0) / n * 1e6
+    res["ratio_umkit_over_cupy"] = res["umkit_us_per_cycle"] / res["cupy_us_per_cycle"]
+    res["target"] = "<= 1.1"
+    res["met"] = res["ratio_umkit_over_cupy"] <= 1.1
+    pool.close()
+    cp_pool.free_all_blocks()
+    return res
+
+
+def prefetch_vs_copy(nbytes=256 * MiB, reps=7):
+    a = umkit.managed(nbytes // 4)
+    a.host[:] = 1.0
+    h, d = umkit.pinned(nbytes // 4), umkit.device_array(nbytes // 4)
+    h.host[:] = 1.0
+    s = umkit.Stream()
+    pf, cp = [], []
+    for _ in range(reps):
+        a.prefetch("cpu", stream=s)
+        s.synchronize()
+        with umkit.timer(s) as t:
+            a.prefetch("gpu", stream=s)
+        pf.append(t.ms)
+        with umkit.timer(s) as t:
+            umkit.copy(d, h, stream=s)
+        cp.append(t.ms)
+    res = dict(bytes=nbytes, prefetch_ms=med(pf), copy_ms=med(cp),
+               prefetch_GBps=nbytes / med(pf) / 1e6, copy_GBps=nbytes / med(cp) / 1e6)
+    res["speed_ratio"] = res["prefetch_GBps"] / res["copy_GBps"]
+    res["target"] = ">= 0.92"
+    res["met"] = res["speed_ratio"] >= 0.92
+    res["chunked"] = chunked_prefetch(a, s, nbytes)
+    for x in (a, h, d):
+        x.free()
+    return res
+
+
+def chunked_prefetch(a, s, nbytes, reps=5):
+    """Exploration: split one prefetch into k chunks on k streams (joined by events)."""
+    out = {}
+    for k in (2, 4, 8):
+        streams = [umkit.Stream() for _ in range(k)]
+        step = nbytes // k
+        times = []
+        for _ in range(reps):
+            a.prefetch("cpu", stream=s)
+            s.synchronize()
+            start = umkit.Event().record(s)
+            start.synchronize()
+            for i, st in enumerate(streams):
+                umkit.prefetch(a, "gpu", stream=st, offset=i * step, nbytes=step)
+            ends = [umkit.Event().record(st) for st in streams]
+            for e in ends:
+                e.synchronize()
+            times.append(max(start.elapsed_ms(e) for e in ends))
+        out[f"{k}_streams_GBps"] = nbytes / med(times) / 1e6
+    return out
+
+
+def readback_vs_copy(nbytes=256 * MiB, reps=7):
+    a = umkit.managed(nbytes // 4)
+    a.host[:] = 2.0
+    a.prefetch("gpu")
+    umkit.synchronize()
+    out = umkit.pinned(nbytes // 4)
+    d = umkit.device_array(nbytes // 4)
+    umkit.fill(d, 2.0)
+    umkit.synchronize()
+    rb, cp, mig = [], [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        v = umkit.read_back(a, out=out)
+        rb.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        umkit.copy(out, d)
+        umkit.synchronize()
+        cp.append(time.perf_counter() - t0)
+    ok = bool(np.all(np.asarray(v)[:: 1 << 16] == 2.0))
+    # the slow way, for the record: CPU faults migrate the pages back
+    t0 = time.perf_counter()
+    float(np.asarray(a.host).sum())
+    mig.append(time.perf_counter() - t0)
+    res = dict(bytes=nbytes, read_back_ms=med(rb) * 1e3, copy_ms=med(cp) * 1e3,
+               read_back_GBps=nbytes / med(rb) / 1e9, copy_GBps=nbytes / med(cp) / 1e9,
+               migrate_by_cpu_faults_GBps=nbytes / mig[0] / 1e9, values_ok=ok)
+    res["speed_ratio"] = res["read_back_GBps"] / res["copy_GBps"]
+    res["target"] = ">= 0.9"
+    res["met"] = res["speed_ratio"] >= 0.9
+    for x in (a, out, d):
+        x.free()
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    b = umkit.backend()
+    res = dict(backend=b.name, device=b.device_name(0), versions=b.versions(),
+               date=time.strftime("%Y-%m-%d"))
+    for name, fn in (("pool_cycle", pool_cycle), ("prefetch_vs_copy", prefetch_vs_copy),
+                     ("read_back_vs_copy", readback_vs_copy)):
+        try:
+            res[name] = fn()
+        except Exception as e:  # noqa: BLE001 - record and go on
+            res[name] = {"error": f"{type(e).__name__}: {e}"}
+    print(json.dumps(res, indent=1, default=str))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(res, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()

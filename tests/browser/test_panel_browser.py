@@ -1,0 +1,87 @@
+"""The strategy panel in a real browser: Voila serves notebooks/dashboard.ipynb, headless
+Chromium (Playwright) clicks Run and watches the bars grow, then a second run with prefetch,
+and a screenshot goes to artifacts/panel.png."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from umkit.widgets.panel import DEFAULTS
+
+
+pytestmark = pytest.mark.browser
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+STEPS = DEFAULTS["steps"]
+OVERALL_S = 90
+
+
+def _count(page) -> int:
+    return page.locator(".umk-bar").count()
+
+
+def _watch_run(page, expected: int, deadline: float, midway=None) -> list[int]:
+    """Poll the number of bars until it reaches ``expected``; returns the counts seen.
+    ``midway(page)`` is called once, when about half the bars are there."""
+    seen = []
+    while time.monotonic() < deadline:
+        n = _count(page)
+        if not seen or n != seen[-1]:
+            seen.append(n)
+        if midway is not None and expected // 2 <= n < expected:
+            midway(page)
+            midway = None
+        if n >= expected:
+            return seen
+        time.sleep(0.03)
+    return seen
+
+
+def _counters(page) -> str:
+    return page.locator("table.umk-counters").inner_text()
+
+
+def test_panel_bars_grow_in_browser(voila, page):
+    deadline = time.monotonic() + OVERALL_S
+    page.goto(voila.url, wait_until="domcontentloaded", timeout=60_000)
+    try:
+        page.wait_for_selector("button.umk-run", timeout=60_000)     # kernel ran, widgets drawn
+        page.wait_for_selector("table.umk-counters", timeout=30_000)
+    except Exception:
+        pytest.fail("the panel never appeared.\nbrowser console:\n" + "\n".join(page.console_lines)
+                    + "\nvoila log:\n" + voila.log())
+    assert "Strategy panel" in page.inner_text("body")
+    assert _count(page) == 0
+    before = _counters(page)
+
+    # run 1: the starting settings (managed, CPU statistics every k steps)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.click("button.umk-run")
+    seen = _watch_run(page, STEPS, deadline, midway=lambda pg: pg.screenshot(
+        path=str(ARTIFACTS / "panel-running.png"), full_page=True))
+    assert seen[-1] == STEPS, f"bars seen over time: {seen}\nvoila log:\n{voila.log()}"
+    grew = [n for n in seen if 0 < n < STEPS]
+    assert grew, f"the bars did not grow step by step (counts seen: {seen})"
+    assert any(b > a for a, b in zip(seen, seen[1:]))
+    page.wait_for_selector("button.umk-run:not([disabled])", timeout=30_000)
+    after = _counters(page)
+    assert after != before, "the counters table did not change"
+    assert "#1" in after and "managed" in after
+    ms = [float(v) for v in page.eval_on_selector_all(".umk-bar", "els => els.map(e => e.dataset.ms)")]
+    assert len(ms) == STEPS and all(v > 0 for v in ms)
+    assert "done" in page.locator(".umk-status").inner_text()
+
+    # run 2: prefetch to the GPU before each step -- a second group beside the first
+    page.select_option(".umk-ctl-prefetch select", label="to GPU before each step")
+    page.click("button.umk-run")
+    seen2 = _watch_run(page, 2 * STEPS, deadline)
+    assert seen2[-1] == 2 * STEPS, f"second run: bars seen {seen2}"
+    page.wait_for_selector("button.umk-run:not([disabled])", timeout=30_000)
+    text = _counters(page)
+    assert "#2" in text and "prefetch" in text
+
+    shot = ARTIFACTS / "panel.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    assert time.monotonic() < deadline + 5

@@ -1,0 +1,94 @@
+"""Checks for notebook 01 (UMD and KMD): which layer does what, and why batching matters."""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+from . import Verdict, failed, passed
+
+#: the trace operations of the simulator and the layer that does each (the article's §1.1)
+LAYERS = {
+    "malloc_managed": ("umd", "hipMallocManaged only records an address range in the process "
+                              "(no physical page yet): user-mode bookkeeping"),
+    "malloc_device": ("kmd", "hipMalloc maps real VRAM: only the kernel driver owns VRAM and the "
+                             "page tables"),
+    "first_touch": ("kmd", "the first CPU touch of a fresh page is a page fault (缺页): the OS "
+                           "kernel zero-fills a physical page and maps it"),
+    "increment_kernel": ("umd", "a kernel launch is written into a command queue in user space; "
+                                "it does not trap into the kernel"),
+    "fault_batch": ("kmd", "GPU page faults are serviced by the kernel driver: it migrates pages "
+                           "and updates the GPU page table"),
+    "prefetch": ("kmd", "the migration behind hipMemPrefetchAsync moves physical pages and edits "
+                        "page tables: kernel-driver work (the API call itself is queued in UMD)"),
+    "advise": ("kmd", "hipMemAdvise changes the policy stored with the range in the kernel "
+                      "driver (no page moves yet)"),
+}
+_ALIASES = {"user": "umd", "user-mode": "umd", "usermode": "umd", "umd": "umd",
+            "用户态": "umd", "用户态驱动": "umd", "kernel": "kmd", "kernel-mode": "kmd",
+            "kernelmode": "kmd", "kmd": "kmd", "内核态": "kmd", "内核态驱动": "kmd"}
+
+
+def check_layers(answers) -> Verdict:
+    """Exercise 01a: ``answers`` maps each operation of :data:`LAYERS` to 'umd' or 'kmd'."""
+    if not isinstance(answers, dict):
+        return failed(f"answers should be a dict like {{'malloc_managed': 'umd', ...}}, "
+                      f"got {type(answers).__name__}")
+    missing = [op for op in LAYERS if answers.get(op) is None]
+    unknown = sorted(set(answers) - set(LAYERS))
+    if unknown:
+        return failed(f"unknown operations {unknown}: use the keys {list(LAYERS)}")
+    if len(missing) == len(LAYERS):
+        return failed("every answer is still None: write 'umd' or 'kmd' for each operation")
+    bad = []
+    for op, (want, why) in LAYERS.items():
+        got = answers.get(op)
+        if got is None:
+            continue
+        norm = _ALIASES.get(str(got).strip().lower())
+        if norm is None:
+            return failed(f"{op}: {got!r} is neither 'umd' nor 'kmd'")
+        if norm != want:
+            bad.append(f"{op} is {want.upper()}, not {norm.upper()}: {why}")
+    if bad:
+        return failed(f"{len(bad)} wrong: " + " | ".join(bad))
+    if missing:
+        return failed(f"right so far; still None: {missing}")
+    return passed("all seven right: only allocation bookkeeping and launches stay in user space "
+                  "(UMD); everything that touches physical pages or page tables reaches the KMD")
+
+
+def check_transitions(fn) -> Verdict:
+    """Exercise 01b: ``fn(n_faults, batch_max)`` returns how many times the driver has to enter
+    the kernel to service ``n_faults`` GPU faults in batches of at most ``batch_max``."""
+    if fn is None:
+        return failed("transitions is None: write def transitions(n_faults, batch_max): ...")
+    if not callable(fn):
+        return failed(f"transitions should be a function, got {type(fn).__name__}")
+    cases = [(16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
+             (1024, 256), (100, 7)]
+    for n, b in cases:
+        want = -(-n // b)
+        try:
+            got = fn(n, b)
+        except Exception as e:  # noqa: BLE001 - report the learner's error as the verdict
+            return failed(f"transitions({n}, {b}) raised {type(e).__name__}: {e}")
+        if isinstance(got, bool) or not isinstance(got, Real):
+            return failed(f"transitions({n}, {b}) returned {got!r}; return a whole number")
+        if isinstance(got, Real) and not isinstance(got, Integral) and float(got) != int(got):
+            return failed(f"transitions({n}, {b}) returned {got!r}: a batch is either sent or "
+                          "not, so the count is a whole number (round up: ceiling division)")
+        if int(got) != want:
+            if n and int(got) == n // b:
+                hint = ("you rounded down: the last, partly filled batch still costs a trip "
+                        "into the kernel (use ceiling division, -(-n // b) or math.ceil)")
+            elif n == 0:
+                hint = "no faults, no trip into the kernel"
+            elif int(got) == n:
+                hint = "that is one trip per fault: the driver batches up to batch_max faults"
+            elif int(got) == n * b:
+                hint = "multiply? a batch *holds* batch_max faults: divide"
+            else:
+                hint = "count the batches: ceil(n_faults / batch_max)"
+            return failed(f"transitions({n}, {b}) returned {got}, expected {want}: {hint}")
+    return passed(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
+                  "trips into the kernel in batches of 256, but 16384 trips one by one")

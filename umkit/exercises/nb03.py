@@ -1,0 +1,82 @@
+"""Checks for notebook 03 (migration, prefetch, advice): advice first, then prefetch."""
+from __future__ import annotations
+
+from . import Verdict, failed, passed
+
+N = (8 << 20) // 4          # 8 MiB of float32: small, quick on every backend
+
+
+def _delta(before: dict, after: dict) -> dict:
+    return {k: after.get(k, 0) - before.get(k, 0) for k in after}
+
+
+def check_prepare(fn) -> Verdict:
+    """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
+    afterwards the GPU reads all of it and then the CPU reads all of it -- again and again --
+    with no page faults on either side and no page moving back and forth."""
+    import umkit
+    if fn is None:
+        return failed("prepare is None: write def prepare(a): ... (advice and/or prefetch)")
+    if not callable(fn):
+        return failed(f"prepare should be a function of one array, got {type(fn).__name__}")
+    a = umkit.managed(N)
+    try:
+        a.host[:] = 1.0
+        umkit.synchronize()
+        try:
+            fn(a)
+        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+            return failed(f"prepare(a) raised {type(e).__name__}: {e}")
+        umkit.synchronize()
+        attrs = a.attributes()
+        c0 = umkit.counters()
+        total = 0.0
+        for _ in range(2):                       # GPU reads, CPU reads, twice
+            sink = umkit.touch(a, 4096)
+            umkit.synchronize()
+            sink.free()
+            total += float(a.host[::1024].sum())
+        c = _delta(c0, umkit.counters())
+    finally:
+        a.free()
+    rm = attrs.get("read_mostly")
+    last = attrs.get("last_prefetch_location")
+    pref = attrs.get("preferred_location")
+    on_gpu = last is not None and getattr(last, "kind", "") == "device"
+    if not c:                                     # a real GPU: no counters, judge the attributes
+        if rm and on_gpu:
+            return passed("read_mostly + prefetch to the GPU: each side keeps its own copy "
+                          "(faults not counted on a real GPU; run on sim to see them)")
+        if not on_gpu:
+            return failed("the range was never prefetched to the GPU (attributes: "
+                          f"last_prefetch_location={last}): inhale before the GPU reads")
+        return failed("no read_mostly advice: the CPU reads will pull the pages back each time")
+    gf, cf = c.get("gpu_faults", 0), c.get("cpu_faults", 0)
+    moved = c.get("bytes_h2d", 0) + c.get("bytes_d2h", 0)
+    if gf == 0 and cf == 0 and moved == 0:
+        how = ("read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally"
+               if rm else "no faults: the pages stay put and one side reads over the link "
+                          "(accessed_by) -- fine for sparse reads; read_mostly gives each side "
+                          "a local copy instead")
+        return passed(how)
+    parts = []
+    if gf:
+        parts.append(f"the GPU faulted {gf} times" + (
+            " -- nothing was prefetched to the GPU: inhale first, a.prefetch('gpu')" if not on_gpu
+            else " (the pages the CPU pulled back had to fault in again: ping-pong)" if cf
+            else ""))
+    if cf:
+        if rm and on_gpu:
+            parts.append(f"the CPU faulted {cf} times although read_mostly is set: was the "
+                         "advice given *after* the prefetch? Then the prefetch moved the pages "
+                         "instead of duplicating them. Advice first, then prefetch (§4.4)")
+        elif not rm:
+            parts.append(f"the CPU faulted {cf} times: each CPU read pulled the pages back. "
+                         "Declare the range read_mostly so the CPU keeps its own copy")
+        else:
+            parts.append(f"the CPU faulted {cf} times")
+    if moved and not parts:
+        parts.append(f"{moved} B still moved between CPU and GPU")
+    if pref is not None and not rm:
+        parts.append(f"(preferred_location={pref} alone still migrates on access)")
+    return failed("; ".join(parts))

@@ -1,0 +1,84 @@
+"""Checks for notebook 04 (synchronization): wait for your work, and only for your work (§3.3)."""
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Real
+
+from . import Verdict, failed, passed
+
+N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
+BUSY = (64 << 20) // 4      # someone else's work on another stream: 64 MiB of demand paging
+
+
+def check_step(fn) -> Verdict:
+    """Exercise 04: ``fn(a, stream)`` adds 1 to every element of ``a`` on the GPU, on ``stream``
+    (``umkit.increment(a, stream=stream)``), and returns the CPU's sum of ``a`` afterwards --
+    correctly, and without waiting for work queued on *other* streams."""
+    import umkit
+    if fn is None:
+        return failed("step is None: write def step(a, stream): ... and return the CPU's sum")
+    if not callable(fn):
+        return failed(f"step should be a function (a, stream) -> float, got {type(fn).__name__}")
+    a, busy = umkit.managed(N), umkit.managed(BUSY)
+    try:
+        a.host[:] = 1.0
+        busy.host[:] = 0.0
+        umkit.synchronize()
+        other, mine = umkit.Stream(), umkit.Stream()
+        c0 = umkit.counters()
+        umkit.increment(busy, stream=other)         # a long job on another stream
+        busy_done = umkit.Event().record(other)
+        t0 = umkit.now()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                got = fn(a, mine)
+            except umkit.RaceDetected as e:
+                return failed(f"the CPU touched the array while the kernel was running: {e}")
+            except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+                return failed(f"step(a, stream) raised {type(e).__name__}: {e}")
+        t1 = umkit.now()
+        races = [w for w in caught if type(w.message).__name__ == "RaceWarning"]
+        c1 = umkit.counters()
+        other_end = _event_time(busy_done)
+    finally:
+        umkit.synchronize()
+        a.free()
+        busy.free()
+    want = 2.0 * N
+    if got is None:
+        return failed("step returned None: return the CPU's sum of a, e.g. float(a.host.sum())")
+    if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
+        return failed(f"step returned {got!r}; return a number (the sum)")
+    got = float(got)
+    flagged = c1.get("race_flags", 0) - c0.get("race_flags", 0) if c1 else 0
+    if races or flagged:
+        return failed("the CPU read a while the kernel could still be writing it (a race, "
+                      "§3.3) -- on a real card that is a wrong sum with no error (§5.1). "
+                      "Synchronize before the CPU reads: stream.synchronize(), or record an "
+                      "event after the kernel and event.synchronize()")
+    if not math.isclose(got, want, rel_tol=1e-6):
+        if math.isclose(got, N, rel_tol=1e-6):
+            return failed(f"sum {got:.0f} = the array before the kernel: the CPU read too early, "
+                          "or the kernel never ran on a -- call umkit.increment(a, stream=stream) "
+                          "and wait for it")
+        return failed(f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
+                      "(umkit.increment(a, stream=stream)) and return the sum")
+    if c1 and other_end is not None and t1 >= other_end:
+        waited = (t1 - t0) * 1e3
+        return failed(f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
+                      "*other* stream's long job was done too: that is hipDeviceSynchronize, "
+                      "which blocks on everything. Wait only for your stream "
+                      "(stream.synchronize()) or for an event recorded after your kernel")
+    if not c1:
+        return passed(f"sum {got:.0f} (on a real GPU the check can't see what you waited for; "
+                      "run it on sim to check that too)")
+    return passed(f"sum {got:.0f}, and the host waited {(t1 - t0) * 1e3:.3f} ms (model time): "
+                  "only for your stream, not for the other stream's job")
+
+
+def _event_time(ev):
+    """When the event completes, in the backend's clock (sim: model seconds), else None."""
+    t = getattr(ev.handle, "time", None)
+    return float(t) if isinstance(t, (int, float)) else None

@@ -1,0 +1,135 @@
+"""Checks for notebook 05 -- concurrent access and ping-pong (乒乓), the article's §4.3 and §5.1.
+
+Every check runs its experiment on a private simulator (the default H200 profile, model time),
+so the verdict is the same on a laptop, on Binder and on a real GPU, and the backend you were
+using is restored afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from . import Verdict, failed, passed
+
+STEPS = 30
+NBYTES = 64 << 20
+EVERY = 10
+FLAT_MAX_OVER_MEDIAN = 3.0      # the memory ECG's rule (umkit.ecg.SPIKY) ...
+SPIKE_MS = 1.0                  # ... and a spike at least this long (umkit.ecg.SPIKE_MS)
+SLOW_FACTOR = 4.0               # the fix may cost at most this much over all-device memory
+
+
+@contextlib.contextmanager
+def sim_sandbox(**options):
+    """Run a block on a fresh simulator and give the caller's backend back afterwards."""
+    import umkit
+    from umkit.runtime import _state
+    saved = dict(_state)
+    try:
+        umkit.use("sim", quiet=True, **options)
+        yield umkit.backend()
+    finally:
+        _state.clear()
+        _state.update(saved)
+
+
+def _spiky(ms) -> tuple[bool, int, float, float]:
+    t = np.asarray(ms, dtype=float)
+    med = float(np.median(t))
+    k = int(np.argmax(t))
+    peak = float(t[k])
+    return (med > 0 and peak / med > FLAT_MAX_OVER_MEDIAN and peak - med > SPIKE_MS), k, peak, med
+
+
+# -- exercise 1: fix the optimizer-statistics ping-pong ---------------------------------------------
+def check_pingpong_fix(strategy) -> Verdict:
+    """``strategy``: a ``umkit.workloads.Strategy`` (or a strategy name) that removes the spikes of
+    ``run('managed', Pattern('cpu_stats', every=10))`` while keeping some data managed."""
+    from umkit import workloads
+    from umkit.errors import UmkitError
+    if strategy is None:
+        return failed("my_fix is still None. Build a Strategy, e.g. "
+                      "umkit.workloads.Strategy('my fix', memory=..., prefetch=..., advice=...), "
+                      f"or name one of {list(workloads.STRATEGIES)}.")
+    try:
+        s = workloads.strategy(strategy)
+    except UmkitError as e:
+        return failed(f"that is not a strategy: {str(e).splitlines()[0]}")
+    if s.memory == "device":
+        return failed("all-device memory does remove the ping-pong, but then the CPU can't touch "
+                      "any buffer without an explicit copy. The article's fix (§4.3) is a split: "
+                      "hot training data in device memory, low-frequency data managed -- or keep "
+                      "it managed and declare who owns it (advice, §4.4).")
+    with sim_sandbox(compute=False):
+        r = workloads.run(s, workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
+        ref = workloads.run("device", workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
+    spiky, k, peak, med = _spiky(r.step_ms)
+    if spiky:
+        c = r.steps[k].counters
+        moved = c.get("bytes_d2h", 0) + c.get("bytes_h2d", 0)
+        return failed(f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
+                      f"({peak / med:.0f}x). On that step {moved >> 20} MiB moved "
+                      f"(cpu_faults={c.get('cpu_faults', 0)}, gpu_faults={c.get('gpu_faults', 0)}): "
+                      "the CPU statistic still pulls the parameters' pages back to the host and the "
+                      "next kernel faults them in again. Prefetching alone doesn't stop that; "
+                      "change where the parameters live (memory='mixed') or tell the driver the GPU "
+                      "owns them (advice='preferred_gpu').")
+    total, ref_total = sum(r.step_ms), sum(ref.step_ms)
+    if total > SLOW_FACTOR * ref_total:
+        remote = r.counters.get("remote_bytes", 0)
+        why = (f" Every step read {remote / STEPS / 2**20:.0f} MiB over the CPU-GPU link "
+               "(remote_bytes): pinned memory never migrates, so the GPU never gets a local copy."
+               if remote else "")
+        return failed(f"flat, but slow: {STEPS} steps take {total:.2f} ms, {total / ref_total:.1f}x "
+                      f"all-device memory ({ref_total:.2f} ms).{why} Keep the hot parameters "
+                      "resident on the GPU.")
+    return passed(f"flat and fast: {STEPS} steps in {total:.2f} ms ({total / ref_total:.1f}x "
+                  f"all-device memory), worst step {peak / med:.1f}x the median. "
+                  f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.")
+
+
+# -- exercise 2: sharing memory between processes -----------------------------------------------------
+IPC_OPTIONS = {
+    "a": "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it there.",
+    "b": "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it "
+         "in process B with hipIpcOpenMemHandle.",
+    "c": "Send the managed pointer, and have process B call hipMemPrefetchAsync(ptr, bytes, 0, s) "
+         "before using it so that the pages get mapped in B.",
+    "d": "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
+         "process copy what it needs to its own GPU memory.",
+    "e": "Send the managed pointer and call hipDeviceSynchronize in both processes first.",
+}
+_IPC_RIGHT = {"b", "d"}
+_IPC_WHY = {
+    "a": "a virtual address is only meaningful inside the process that made it: process B's page "
+         "tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
+    "c": "prefetch moves pages of a range this process owns; in process B the range doesn't exist",
+    "e": "synchronizing orders work inside one process; it doesn't create a mapping in another",
+    "b": "IPC handles are how the runtime shares device memory between processes (managed memory "
+         "can't be exported this way: allocate the shared buffer with hipMalloc)",
+    "d": "a file or shared-memory mapping is the other route the article names (§4.3)",
+}
+
+
+def check_ipc(answer) -> Verdict:
+    """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
+    if answer is None:
+        return failed("ipc_answer is still None: give the set of letters that work, e.g. {'x', 'y'} "
+                      "(read nb05.IPC_OPTIONS).")
+    if isinstance(answer, str):
+        answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
+    try:
+        got = {str(x).strip().lower() for x in answer}
+    except TypeError:
+        return failed(f"give a set of letters such as {{'a'}}, not {answer!r}")
+    unknown = got - set(IPC_OPTIONS)
+    if unknown:
+        return failed(f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}")
+    wrong = sorted(got - _IPC_RIGHT)
+    missing = sorted(_IPC_RIGHT - got)
+    if wrong:
+        return failed(f"'{wrong[0]}' does not work: {_IPC_WHY[wrong[0]]}.")
+    if missing:
+        return failed(f"right so far, but one more option works: {len(missing)} missing.")
+    return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
