@@ -13,11 +13,13 @@ extern "C" __global__ void add_kernel(float* out, const float* a, const float* b
 }
 
 // Read a[0], a[stride], a[2*stride], ... below n (n counts floats), a grid-stride loop over the
-// k-th touched element.  Each thread sums what it read and adds the sum to sink[0] once, so the
-// compiler cannot drop the reads.  With stride = floats per page, it touches every page once:
-// the kernel that makes managed pages migrate (or fault) on demand.
+// k-th touched element.  Each block sums what its threads read and adds that to sink[0] once
+// (one atomic per block, not per thread: a million same-address atomics would dominate), so the
+// compiler cannot drop the reads.  With stride = floats per page it touches every page once:
+// the kernel that makes managed pages migrate (or fault) on demand.  Launch with 256 threads.
 extern "C" __global__ void touch_kernel(const float* a, long long n, long long stride, float* sink)
 {
+    __shared__ float part[256];
     if (stride < 1) stride = 1;
     long long count = (n + stride - 1) / stride;
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -26,8 +28,14 @@ extern "C" __global__ void touch_kernel(const float* a, long long n, long long s
     for (; k < count; k += step) {
         acc += a[k * stride];
     }
-    if (acc != 0.0f) {
-        atomicAdd(sink, acc);
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && part[0] != 0.0f) {
+        atomicAdd(sink, part[0]);
     }
 }
 

@@ -329,7 +329,8 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
         _same_backend(a, sink=sink)
     stride = int(stride_bytes) // 4
     count = -(-a.size // stride)
-    a.backend.launch("touch_kernel", min(_grid(count), 4096), BLOCK,
+    # one thread per touched element (as ordinary kernels do), so faults arrive in address order
+    a.backend.launch("touch_kernel", min(_grid(count), 2**31 - 1), BLOCK,
                      (a.ptr, a.size, stride, sink.ptr), _stream_handle(stream, a.backend))
     return sink
 

@@ -245,7 +245,7 @@ def fit(m: dict, nbytes: int = 256 * MiB, host_page: int = 4096, gpu_page: int =
     host_bw = B / (m["host_read"] * ms)
     rows, y = [], []
     for key, faults, nbyt, extra in (
-            ("cpu_read_full", blocks, B, B / host_bw),
+            ("cpu_read_full", blocks, B, 0.0),
             ("cpu_touch_64k", blocks, B, 0.0),
             ("cpu_touch_2m", B // (2 * MiB), (B // (2 * MiB)) * gpu_page, 0.0),
             # ping-pong: the CPU half of an iteration = total minus a full GPU fault read

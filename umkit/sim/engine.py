@@ -390,6 +390,7 @@ class Engine:
                 c["first_touch_pages"] += fresh.size
                 t += fresh.size * a.host_page / p.host_mem_bw
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
+            fetched = 0                 # touched pages that arrive by migration just now
             if a.kind == "managed" and p.mode == "migrate":
                 on_gpu_only = (w != 0) & ((w & CPU_BIT) == 0)
                 remote = on_gpu_only & ((a.accessed_by[pages] & CPU_BIT) != 0)
@@ -398,6 +399,7 @@ class Engine:
                     c["remote_bytes"] += rb
                     t += p.remote_cost(rb)
                 need = pages[on_gpu_only & ~remote]
+                fetched = need.size
                 if need.size:
                     # one CPU fault per gpu_page block; the whole block comes back
                     ppb = max(1, p.gpu_page // a.host_page)
@@ -420,7 +422,8 @@ class Engine:
                         a.where[both] = CPU_BIT
                         c["invalidations"] += both.size
                         t += both.size * p.cpu_fault_latency
-            t += acc.nbytes / p.host_mem_bw
+            # reading pages that just arrived costs no extra pass: the copy brought them in
+            t += acc.nbytes * (1 - fetched / pages.size) / p.host_mem_bw
         self.now += t
         return t
 
