@@ -42,7 +42,7 @@ def _counters(page) -> str:
     return page.locator("table.umk-counters").inner_text()
 
 
-def test_panel_bars_grow_in_browser(voila, page):
+def test_panel_bars_grow_in_browser(page, voila):
     deadline = time.monotonic() + OVERALL_S
     page.goto(voila.url, wait_until="domcontentloaded", timeout=60_000)
     try:

@@ -198,8 +198,8 @@ class PanelModel:
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}")
             if not lo <= v <= hi:
-                what = "buffer size" if key == "size_mib" else "number of steps"
-                raise InvalidArgument(f"{what} {v} {unit} is out of range",
+                what = f"buffer size {v} MiB" if key == "size_mib" else f"{v} steps"
+                raise InvalidArgument(f"{what} is out of range",
                                       hint=f"use {lo} to {hi} {unit}")
             s[key] = v
         strat = workloads.Strategy(strategy_name(s["memory"], s["prefetch"], s["advice"]),
@@ -330,8 +330,6 @@ class PanelModel:
 def fmt_ms(v: float) -> str:
     if v >= 1000:
         return f"{v / 1000:.3g} s"
-    if v >= 1:
-        return f"{v:.3g} ms"
     if v >= 0.001:
         return f"{v:.3g} ms"
     return f"{v * 1000:.3g} µs"
@@ -340,8 +338,6 @@ def fmt_ms(v: float) -> str:
 def _tick_label(v: float) -> str:
     if v >= 1000:
         return f"{v / 1000:g} s"
-    if v >= 1:
-        return f"{v:g} ms"
     if v >= 0.001:
         return f"{v:g} ms"
     return f"{v * 1000:g} µs"
@@ -435,7 +431,6 @@ def bars_html(runs, height: int = 230) -> str:
     (``data-ms``; height = step time on a log scale), grey ``div.umk-slot`` for steps to come,
     a dashed line at each run's median."""
     runs = list(runs)
-    ticks_html = ""
     if not runs:
         body = (f'<div class="umk-row"><div class="umk-bars" style="height:{height}px;width:100%">'
                 '<div class="umk-empty">no runs yet: pick settings and press Run</div></div></div>')
