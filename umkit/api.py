@@ -126,11 +126,8 @@ def advise(x: Array, advice: str, where="gpu", *, unset: bool = False, offset: i
 
 def _registry_note(x: Array, last_prefetch=None):
     pool = _state.get("pool")
-    info = pool.info(x.ptr) if pool is not None else None
-    if info is not None:
-        info.advice = set(x.advice)
-        if last_prefetch:
-            info.last_prefetch = last_prefetch
+    if pool is not None:
+        pool.note(x.ptr, advice=x.advice, last_prefetch=last_prefetch)
 
 
 def attributes(x: Array) -> dict:
@@ -348,19 +345,22 @@ def read_back(x: Array, *, out=None, stream: Stream | None = None) -> np.ndarray
         if out.kind != "pinned" or out.nbytes < x.nbytes:
             raise InvalidArgument("out must be a pinned umkit.Array at least as large as x",
                                   hint="out = umkit.pinned(x.shape, x.dtype)")
-        x.backend.memcpy(out.ptr, x.ptr, x.nbytes, _stream_handle(stream))
-        synchronize(stream) if stream is not None else synchronize()
+        _same_backend(x, out=out)
+        x.backend.memcpy(out.ptr, x.ptr, x.nbytes, _stream_handle(stream, x.backend))
+        x.backend.synchronize(stream.handle if stream is not None else None)
         return out.host
     if out is not None and (not isinstance(out, np.ndarray) or out.nbytes != x.nbytes):
         raise InvalidType("out must be a pinned umkit.Array or a NumPy array of x's size",
                           hint="or leave it out to get a new NumPy array")
     key = (id(x.backend), x.nbytes)
     stage = _state.setdefault("staging", {}).get(key)
-    if stage is None or stage.freed:
-        stage = empty(x.nbytes, "uint8", "pinned", x.device_id)
+    if stage is None or stage.freed or stage.backend is not x.backend:
+        b = x.backend                  # x's backend, which need not be the current one
+        stage = Array(b, b.malloc(x.nbytes, "pinned", x.device_id), x.nbytes, (x.nbytes,),
+                      np.uint8, "pinned", x.device_id)
         _state["staging"][key] = stage
-    x.backend.memcpy(stage.ptr, x.ptr, x.nbytes, _stream_handle(stream))
-    synchronize(stream) if stream is not None else synchronize()
+    x.backend.memcpy(stage.ptr, x.ptr, x.nbytes, _stream_handle(stream, x.backend))
+    x.backend.synchronize(stream.handle if stream is not None else None)
     raw = stage.backend.host_view(stage.ptr, stage.nbytes)
     raw = raw.view(np.ndarray) if isinstance(raw, np.ndarray) else raw
     if out is None:
@@ -405,8 +405,9 @@ def sim_profile():
 def copy(dst: Array, src: Array, *, nbytes: int | None = None, stream: Stream | None = None):
     """Explicit copy (hipMemcpyAsync, direction inferred): the hand-written way to move data."""
     dst, src = require_array(dst, "copy dst"), require_array(src, "copy src")
+    _same_backend(dst, src=src)
     n = min(dst.nbytes, src.nbytes) if nbytes is None else nbytes
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 \
             or n > min(dst.nbytes, src.nbytes):
         raise InvalidArgument(f"nbytes={nbytes!r} must be an int in 1..{min(dst.nbytes, src.nbytes)}")
-    dst.backend.memcpy(dst.ptr, src.ptr, int(n), _stream_handle(stream))
+    dst.backend.memcpy(dst.ptr, src.ptr, int(n), _stream_handle(stream, dst.backend))

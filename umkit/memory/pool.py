@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ..backends.contract import KINDS
+from .array import MAX_BYTES
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UseAfterFree
 from .array import MAX_BYTES
 
@@ -31,17 +32,20 @@ class _Owner:
     """Keeps a CuPy allocation's block alive; returns it to the pool when CuPy drops it."""
     __slots__ = ("pool", "ptr")
 
-    def __init__(self, pool_ref, ptr):
-        self.pool, self.ptr = pool_ref, ptr
+    def __init__(self, pool, ptr):
+        self.pool, self.ptr = pool, ptr
 
     def __del__(self):
-        pool = self.pool()
-        if pool is not None and pool.owns(self.ptr):
-            pool.free(self.ptr)
+        if self.ptr in self.pool._live:
+            self.pool.free(self.ptr)
 
 
 class MemoryPool:
-    """A pool of one kind of memory on one device of a backend."""
+    """A pool of one kind of memory on one device of a backend.
+
+    The hot path (``allocate``/``free``/``malloc``) keeps only ``ptr -> size`` per live block
+    and a few integer counters; the registry's other facts (owner, advice, last prefetch) are
+    kept on the side and assembled by :meth:`info` / :meth:`live` when asked for."""
 
     def __init__(self, backend=None, kind: str = "managed", device: int = 0):
         if kind not in KINDS:
@@ -50,46 +54,67 @@ class MemoryPool:
             from ..runtime import backend as current
             backend = current()
         self.backend, self.kind, self.device = backend, kind, device
+        self._upstream = backend.malloc
         self._free: dict[int, list[int]] = defaultdict(list)
-        self._live: dict[int, BlockInfo] = {}
-        self._sizes: dict[int, int] = {}          # every block the pool owns -> size
-        self.stats = dict(current_bytes=0, peak_bytes=0, cached_bytes=0, allocs=0, frees=0,
-                          upstream_allocs=0, upstream_frees=0)
+        self._live: dict[int, int] = {}          # live block -> size handed out
+        self._sizes: dict[int, int] = {}         # every block the pool owns -> size
+        self._requested: dict[int, int] = {}
+        self._owner: dict[int, str] = {}
+        self._advice: dict[int, set] = {}
+        self._prefetch: dict[int, str] = {}
+        self._current = self._peak = self._cached = 0
+        self._allocs = self._frees = self._up_allocs = self._up_frees = 0
+
+    @property
+    def stats(self) -> dict:
+        return dict(current_bytes=self._current, peak_bytes=self._peak,
+                    cached_bytes=self._cached, allocs=self._allocs, frees=self._frees,
+                    upstream_allocs=self._up_allocs, upstream_frees=self._up_frees)
 
     # -- the allocator ------------------------------------------------------------------------------
     def allocate(self, nbytes: int, owner: str = "") -> int:
-        if isinstance(nbytes, bool) or not isinstance(nbytes, int):
-            raise InvalidType(f"nbytes={nbytes!r} must be an int", hint="sizes are in bytes")
-        if nbytes <= 0:
+        if nbytes.__class__ is not int:
+            if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+                raise InvalidType(f"nbytes={nbytes!r} must be an int", hint="sizes are in bytes")
+        if nbytes <= 0 or nbytes > MAX_BYTES:
+            if nbytes > 0:
+                raise InvalidArgument(f"nbytes={nbytes} is larger than any machine's memory",
+                                      hint="sizes are in bytes: check the arithmetic")
             raise InvalidArgument(f"nbytes={nbytes} must be > 0", hint="allocate at least 1 byte")
-        if nbytes > MAX_BYTES:
-            raise InvalidArgument(f"nbytes={nbytes} is larger than any machine's memory",
-                                  hint="sizes are in bytes: check the arithmetic")
-        size = -(-nbytes // ROUND) * ROUND
+        ptr = self._take(-(-nbytes // ROUND) * ROUND)
+        if owner or nbytes % ROUND:
+            self._requested[ptr] = nbytes
+            self._owner[ptr] = owner
+        return ptr
+
+    def _take(self, size: int) -> int:
         bucket = self._free.get(size)
         if bucket:
             ptr = bucket.pop()
-            self.stats["cached_bytes"] -= size
+            self._cached -= size
         else:
-            ptr = self.backend.malloc(size, self.kind, self.device)
+            ptr = self._upstream(size, self.kind, self.device)
             self._sizes[ptr] = size
-            self.stats["upstream_allocs"] += 1
-        self._live[ptr] = BlockInfo(ptr, size, nbytes, owner)
-        s = self.stats
-        s["allocs"] += 1
-        s["current_bytes"] += size
-        s["peak_bytes"] = max(s["peak_bytes"], s["current_bytes"])
+            self._up_allocs += 1
+        self._live[ptr] = size
+        self._allocs += 1
+        self._current += size
+        if self._current > self._peak:
+            self._peak = self._current
         return ptr
 
     def free(self, ptr: int, kind: str | None = None) -> None:
-        info = self._live.pop(ptr, None)
-        if info is None:
+        size = self._live.pop(ptr, None)
+        if size is None:
             raise UseAfterFree(f"pool free of {ptr:#x}: not a live block of this pool",
                                hint="double free, or memory from another allocator")
-        self._free[info.size].append(ptr)
-        self.stats["frees"] += 1
-        self.stats["current_bytes"] -= info.size
-        self.stats["cached_bytes"] += info.size
+        self._free[size].append(ptr)
+        self._frees += 1
+        self._current -= size
+        self._cached += size
+        if self._requested:
+            for side in (self._requested, self._owner, self._advice, self._prefetch):
+                side.pop(ptr, None)
 
     def release(self) -> int:
         """Give every cached (free) block back to the backend; returns bytes released."""
@@ -99,9 +124,9 @@ class MemoryPool:
                 self.backend.free(p, self.kind)
                 del self._sizes[p]
                 n += size
-                self.stats["upstream_frees"] += 1
+                self._up_frees += 1
         self._free.clear()
-        self.stats["cached_bytes"] = 0
+        self._cached = 0
         return n
 
     def close(self) -> None:
@@ -111,30 +136,54 @@ class MemoryPool:
         self.release()
 
     # -- the registry ----------------------------------------------------------------------------------
-    def live(self) -> list[BlockInfo]:
-        return sorted(self._live.values(), key=lambda b: b.ptr)
-
     def info(self, ptr: int) -> BlockInfo | None:
-        return self._live.get(ptr)
+        size = self._live.get(ptr)
+        if size is None:
+            return None
+        return BlockInfo(ptr, size, self._requested.get(ptr, size), self._owner.get(ptr, ""),
+                         set(self._advice.get(ptr, ())), self._prefetch.get(ptr))
+
+    def live(self) -> list[BlockInfo]:
+        return [self.info(p) for p in sorted(self._live)]
+
+    def note(self, ptr: int, *, advice=None, last_prefetch=None) -> None:
+        """Record advice / the last prefetch target of a live block (the API calls this)."""
+        if ptr not in self._live:
+            return
+        if advice is not None:
+            self._advice[ptr] = set(advice)
+            self._requested.setdefault(ptr, self._live[ptr])
+        if last_prefetch is not None:
+            self._prefetch[ptr] = last_prefetch
+            self._requested.setdefault(ptr, self._live[ptr])
 
     def owns(self, ptr: int) -> bool:
         return ptr in self._live
 
     # -- CuPy's allocator convention ---------------------------------------------------------------------
+    _MemoryPointer = _Unowned = None        # CuPy's classes, bound on first use
+
     def malloc(self, nbytes: int):
-        """``cupy.cuda.set_allocator(pool.malloc)``: hand CuPy memory with an explicit device id."""
+        """``cupy.cuda.set_allocator(pool.malloc)``: hand CuPy memory with an explicit device id
+        (hipPointerGetAttributes does not describe managed memory on ROCm)."""
+        mp = self._MemoryPointer
+        if mp is None:
+            mp = self._bind_cupy()
+        size = -(-nbytes // ROUND) * ROUND if nbytes > 0 else ROUND
+        ptr = self._take(size)
+        return mp(self._Unowned(ptr, size, _Owner(self, ptr), self.device), 0)
+
+    def _bind_cupy(self):
         try:
             import cupy
         except ImportError:
             raise BackendUnavailable("the CuPy allocator needs CuPy and a GPU backend",
                                      hint="on sim, allocate umkit arrays inside `with pool:`") from None
         if self.backend.name == "sim":
-            raise BackendUnavailable("the CuPy allocator needs a GPU backend, not sim")
-        nbytes = max(int(nbytes), 1)
-        ptr = self.allocate(nbytes, owner="cupy")
-        mem = cupy.cuda.UnownedMemory(ptr, nbytes, _Owner(weakref.ref(self), ptr),
-                                      device_id=self.device)
-        return cupy.cuda.MemoryPointer(mem, 0)
+            raise BackendUnavailable("the CuPy allocator needs a GPU backend, not sim",
+                                     hint="on sim, allocate umkit arrays inside `with pool:`")
+        self._Unowned, self._MemoryPointer = cupy.cuda.UnownedMemory, cupy.cuda.MemoryPointer
+        return self._MemoryPointer
 
     def as_cupy_allocator(self):
         """Context manager: CuPy allocates from this pool inside the ``with`` block."""
