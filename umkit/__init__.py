@@ -14,6 +14,7 @@ from .backends.contract import CPU, Location, gpu  # noqa: E402
 from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType,  # noqa: E402
                      NotManaged, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
 from .memory.array import Array  # noqa: E402
+from .sim.engine import RaceWarning  # noqa: E402  (a warning class, so learners can filter it)
 from .memory.pool import MemoryPool  # noqa: E402
 from .runtime import backend, backend_name, use, why  # noqa: E402
 from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402

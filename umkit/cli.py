@@ -7,20 +7,22 @@ import sys
 
 
 def _use(args):
+    """Select the backend for a command: --backend, else UMKIT_BACKEND, else auto-detect.
+    sim-only options (--profile, model-only timing) apply only when the choice is sim."""
     import umkit
+    from .backends import detect
+    name, _ = detect.choose(getattr(args, "backend", None))
+    if name != "sim":
+        if getattr(args, "profile", None):
+            print("umkit: --profile applies to the sim backend only", file=sys.stderr)
+            return None
+        return umkit.use(name, quiet=True)
     opts = {}
     if getattr(args, "profile", None):
         opts["profile"] = args.profile
-    if getattr(args, "backend", None) in (None, "sim") and getattr(args, "model_only", False):
+    if getattr(args, "model_only", False):
         opts["compute"] = False
-    if opts and args.backend not in (None, "sim"):
-        print(f"umkit: --profile applies to the sim backend only", file=sys.stderr)
-        return None
-    if args.backend is None and opts:
-        import os
-        if os.environ.get("UMKIT_BACKEND", "sim") != "sim":
-            opts.clear()
-    return umkit.use(args.backend, quiet=True, **opts) if (args.backend or opts) else umkit.backend()
+    return umkit.use("sim", quiet=True, **opts)
 
 
 def cmd_doctor(args) -> int:

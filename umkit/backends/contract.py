@@ -38,6 +38,12 @@ class Backend(ABC):
     #: True when timings come from the model clock rather than from real hardware.
     model_time: bool = False
 
+    def __repr__(self) -> str:
+        try:
+            return f"<umkit {self.name} backend: {self.device_count()} x {self.device_name(0)}>"
+        except Exception:  # noqa: BLE001 - a repr must not fail
+            return f"<umkit {self.name} backend>"
+
     # -- devices -------------------------------------------------------------------------
     @abstractmethod
     def device_count(self) -> int: ...

@@ -84,9 +84,14 @@ def check_pingpong_fix(strategy) -> Verdict:
         return failed(f"flat, but slow: {STEPS} steps take {total:.2f} ms, {total / ref_total:.1f}x "
                       f"all-device memory ({ref_total:.2f} ms).{why} Keep the hot parameters "
                       "resident on the GPU.")
+    note = ""
+    if s.memory == "managed" and s.advice != "none":
+        note = (" One caveat: advice keeps the pages home only where the CPU can read VRAM in place "
+                "(coherent CPU-GPU links); on a PCIe host the CPU's touch still migrates them, and "
+                "only the split (memory='mixed') fixes it -- see section 3.")
     return passed(f"flat and fast: {STEPS} steps in {total:.2f} ms ({total / ref_total:.1f}x "
                   f"all-device memory), worst step {peak / med:.1f}x the median. "
-                  f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.")
+                  f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.{note}")
 
 
 # -- exercise 2: sharing memory between processes -----------------------------------------------------

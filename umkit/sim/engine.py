@@ -38,6 +38,32 @@ def uniq(sorted_ints: np.ndarray) -> np.ndarray:
     return x[keep]
 
 
+def nuniq(sorted_ints: np.ndarray) -> int:
+    """How many distinct values a sorted array holds."""
+    if sorted_ints.size < 2:
+        return int(sorted_ints.size)
+    return int(np.count_nonzero(sorted_ints[1:] != sorted_ints[:-1])) + 1
+
+
+def uniq_div(sorted_unique: np.ndarray, k: int) -> np.ndarray:
+    """uniq(x // k) for sorted distinct x, with a fast path for a contiguous run."""
+    x = sorted_unique
+    if x.size and int(x[-1] - x[0]) + 1 == x.size:
+        return np.arange(int(x[0]) // k, int(x[-1]) // k + 1)
+    return uniq(x // k)
+
+
+def nuniq_div(sorted_unique: np.ndarray, k: int) -> int:
+    x = sorted_unique
+    if x.size and int(x[-1] - x[0]) + 1 == x.size:
+        return int(x[-1]) // k - int(x[0]) // k + 1
+    return nuniq(x // k)
+
+
+def contiguous(sorted_unique: np.ndarray) -> bool:
+    return sorted_unique.size > 0 and int(sorted_unique[-1] - sorted_unique[0]) + 1 == sorted_unique.size
+
+
 class RaceWarning(UserWarning):
     """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
 
@@ -186,7 +212,7 @@ class Engine:
         if dup:
             self.counters["duplicates"] += n_pop
         if dest != CPU_ID:
-            regions = uniq(pages // a.pages_per_region)
+            regions = uniq_div(pages, a.pages_per_region)
             a.region_stamp[regions] = self.now
         self.counters["bytes_h2d"] += h2d
         self.counters["bytes_d2h"] += d2h
@@ -235,7 +261,8 @@ class Engine:
     def _count_faults(self, a: Allocation, pages: np.ndarray) -> tuple[int, int]:
         """(faults, regions) for a GPU touching ``pages``: one fault per fault_granularity."""
         fg = max(1, self.profile.fault_granularity // a.host_page)
-        return uniq(pages // fg).size, uniq(pages // a.pages_per_region).size
+        nf = pages.size if fg == 1 else nuniq_div(pages, fg)
+        return nf, nuniq_div(pages, a.pages_per_region)
 
     def _charge_faults(self, a: Allocation, pages: np.ndarray, nbytes: int,
                        copying: np.ndarray | None = None) -> float:
@@ -316,10 +343,13 @@ class Engine:
         prefetcher, eviction when VRAM is full."""
         p, c = self.profile, self.counters
         ppb = max(1, p.gpu_page // a.host_page)
-        blocks = uniq(need // ppb)
+        blocks = uniq_div(need, ppb)
         # migrate whole gpu_page blocks (the GPU's migration granularity)
-        pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
-        pages = pages[pages < a.npages]
+        if contiguous(blocks):
+            pages = np.arange(int(blocks[0]) * ppb, min((int(blocks[-1]) + 1) * ppb, a.npages))
+        else:
+            pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+            pages = pages[pages < a.npages]
         pages = pages[(a.where[pages] & gpu_bit(g)) == 0]
         dup = a.read_mostly[pages] & (not write)
         t = 0.0
@@ -327,7 +357,7 @@ class Engine:
         moved = 0
         for lo in range(0, pages.size, chunk_pages):
             chunk, cdup = pages[lo:lo + chunk_pages], dup[lo:lo + chunk_pages]
-            protect = {(a.ptr, int(r)) for r in uniq(chunk // a.pages_per_region)}
+            protect = {(a.ptr, int(r)) for r in uniq_div(chunk, a.pages_per_region)}
             t += self._make_room(g, chunk.size * a.host_page, protect)
             h1, _, pe1 = self._move(a, chunk[cdup], g, dup=True)
             h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
@@ -403,7 +433,7 @@ class Engine:
                 if need.size:
                     # one CPU fault per gpu_page block; the whole block comes back
                     ppb = max(1, p.gpu_page // a.host_page)
-                    blocks = uniq(need // ppb)
+                    blocks = uniq_div(need, ppb)
                     blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
                     blk = blk[blk < a.npages]
                     wb = a.where[blk]
@@ -475,7 +505,7 @@ class Engine:
         t = p.prefetch_latency
         if dest != CPU_ID:
             t += self._make_room(dest, pages.size * a.host_page,
-                                 {(a.ptr, int(r)) for r in uniq(pages // a.pages_per_region)})
+                                 {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})
         dup = a.read_mostly[pages]
         h1, d1, pe1 = self._move(a, pages[dup], dest, dup=True)
         h2, d2, pe2 = self._move(a, pages[~dup], dest, dup=False)

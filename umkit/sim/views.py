@@ -143,6 +143,37 @@ class TrackedView(np.ndarray):
                 pass
         return self                                      # fancy index: charge the whole view
 
+    # ndarray methods that read or write without going through indexing or ufuncs
+    def fill(self, value):
+        if self._umk is not None:
+            charge([], [self], "fill")
+        self.view(np.ndarray).fill(value)
+
+    def copy(self, order="C"):
+        if self._umk is not None:
+            charge([self], [], "copy")
+        return self.view(np.ndarray).copy(order)
+
+    def tolist(self):
+        if self._umk is not None:
+            charge([self], [], "tolist")
+        return self.view(np.ndarray).tolist()
+
+    def tobytes(self, order="C"):
+        if self._umk is not None:
+            charge([self], [], "tobytes")
+        return self.view(np.ndarray).tobytes(order)
+
+    def astype(self, dtype, *args, **kwargs):
+        if self._umk is not None:
+            charge([self], [], "astype")
+        return self.view(np.ndarray).astype(dtype, *args, **kwargs)
+
+    def item(self, *args):
+        if self._umk is not None:
+            charge([self._target(args if len(args) != 1 else args[0]) if args else self], [], "item")
+        return self.view(np.ndarray).item(*args)
+
     def __repr__(self):
         return "Tracked" + repr(self.view(np.ndarray))
 

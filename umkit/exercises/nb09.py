@@ -1,0 +1,109 @@
+"""Checks for notebook 09 -- troubleshooting and the memory ECG (the article's §5.1, §5.2, §7)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import Verdict, failed, passed
+from .nb05 import sim_sandbox
+
+# -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
+CASES = {
+    "A": "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
+         "rocm-smi shows another process holding 20 GB.",
+    "B": "A data-loader process sends a pointer from hipMallocManaged to the training process through "
+         "a pipe; the training process dies with HSA_STATUS_ERROR_INVALID_MEMORY.",
+    "C": "No error anywhere, but the validation loss is sometimes garbage since someone moved the "
+         "CPU-side normalisation of the batch to just after the kernel launch.",
+    "D": "Step time alternates between 40 ms and 900 ms; rocprof --stats lists MemcpyHtoD and "
+         "MemcpyDtoH rows the code never calls.",
+    "E": "The same managed-memory code runs fine on MI250X and 30x slower on an old GCN (Vega) card.",
+}
+FIXES = {
+    1: "Split buffers by access frequency (hot data in device memory), then advice + prefetch.",
+    2: "Synchronize (stream or event) before the CPU touches data a kernel may still use.",
+    3: "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.",
+    4: "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.",
+    5: "Upgrade ROCm, or use explicit hipMemcpy instead of managed memory on that card.",
+}
+_DIAG = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
+_LOOKUP = {
+    "A": "umkit.explain(2) or umkit.explain('hipErrorOutOfMemory')",
+    "B": "umkit.explain('HSA_STATUS_ERROR_INVALID_MEMORY')",
+    "C": "umkit.explain('wrong result')",
+    "D": "umkit.explain('erratic')",
+    "E": "umkit.explain('old card')",
+}
+
+
+def check_diagnosis(answers) -> Verdict:
+    """``answers``: {case letter: fix number} for every case in :data:`CASES`."""
+    if answers is None:
+        return failed("diagnosis is still None: map every case letter to a fix number, e.g. "
+                      "{'A': 1, 'B': 2, ...}.")
+    if not isinstance(answers, dict):
+        return failed(f"diagnosis must be a dict {{letter: number}}, not {type(answers).__name__}.")
+    got = {str(k).strip().upper(): v for k, v in answers.items()}
+    missing = [k for k in CASES if k not in got]
+    if missing:
+        return failed(f"cases without a diagnosis: {missing}.")
+    for k in CASES:
+        try:
+            v = int(got[k])
+        except (TypeError, ValueError):
+            return failed(f"case {k}: {got[k]!r} is not a fix number (1-{len(FIXES)}).")
+        if v not in FIXES:
+            return failed(f"case {k}: there is no fix {v}; choose 1-{len(FIXES)}.")
+        if v != _DIAG[k]:
+            return failed(f"case {k} -> fix {v}? Not that one. Ask the table: {_LOOKUP[k]}.")
+    return passed("all five: OOM (A), cross-process pointer (B), a race with no error (C), page "
+                  "thrash (D), an old card without a good migration engine (E).")
+
+
+# -- exercise 2: read the ECG automatically ----------------------------------------------------------------
+def _reference(curve) -> list[int]:
+    t = np.asarray(curve, dtype=float)
+    return [int(i) for i in np.nonzero(t > 3.0 * np.median(t))[0]]
+
+
+def _test_curves() -> dict:
+    with sim_sandbox(compute=False):
+        from umkit import workloads
+        p = workloads.Pattern("cpu_stats", 10)
+        curves = {s: workloads.run(s, p, 40, 16 << 20).step_ms for s in ("managed", "mixed")}
+    curves["flat"] = [1.0] * 20
+    curves["one spike"] = [2.0] * 9 + [50.0] + [2.0] * 10
+    curves["noisy but flat"] = list(1.0 + 0.2 * np.sin(np.arange(30)))
+    curves["spikes at the ends"] = [9.0] + [1.0] * 18 + [9.0]
+    return curves
+
+
+def check_spikes(fn) -> Verdict:
+    """``fn(curve)``: the indices of the steps longer than 3x the curve's median, as a sorted list."""
+    if fn is None:
+        return failed("find_spikes is still None: def find_spikes(step_ms): ... return [indices].")
+    if not callable(fn):
+        return failed("pass the function itself (no parentheses).")
+    for name, curve in _test_curves().items():
+        want = _reference(curve)
+        try:
+            got = fn(list(curve))
+        except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
+            return failed(f"on the '{name}' curve your function raised {type(e).__name__}: {e}")
+        try:
+            got = sorted(int(i) for i in got)
+        except (TypeError, ValueError):
+            return failed(f"return a list of step indices (ints), not {type(got).__name__}.")
+        if got != want:
+            extra, miss = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+            med = float(np.median(curve))
+            detail = []
+            if miss:
+                detail.append(f"missed steps {miss[:6]} (e.g. step {miss[0]}: {curve[miss[0]]:.3f} ms)")
+            if extra:
+                detail.append(f"flagged steps {extra[:6]} that are not spikes (e.g. step {extra[0]}: "
+                              f"{curve[extra[0]]:.3f} ms)")
+            return failed(f"'{name}' curve (median {med:.3f} ms): " + "; ".join(detail) +
+                          ". A spike is a step longer than 3x the median of the whole curve "
+                          "(the median, not the mean: the mean is dragged up by the spikes themselves).")
+    return passed("your spike finder agrees with the reference on all six curves, the simulated "
+                  "'managed' and 'mixed' ECGs included.")
