@@ -45,6 +45,12 @@ def _old_array(k):
     return umkit.add(fresh, fresh, old)
 
 
+def _copy_across_backends(k):
+    old = k.a
+    umkit.use("sim")
+    return umkit.copy(umkit.managed(1024), old)
+
+
 def _env_backend(value):
     def run(k, mp):
         mp.setenv("UMKIT_BACKEND", value)
@@ -235,6 +241,16 @@ CASES = [
      r"after umkit\.use"),
     ("array-of-old-backend", _old_array, InvalidArgument, r"b was allocated on another backend",
      r"after the last umkit\.use"),
+    ("copy-across-backends", _copy_across_backends, InvalidArgument,
+     r"src was allocated on another backend", r"after the last umkit\.use"),
+    ("copy-nbytes-too-large", lambda k: umkit.copy(k.a, k.p, nbytes=8192), InvalidArgument,
+     r"nbytes=8192", r"1\.\.4096"),
+    ("copy-nbytes-zero", lambda k: umkit.copy(k.a, k.p, nbytes=0), InvalidArgument, r"nbytes=0",
+     r"1\.\.4096"),
+    ("copy-not-array", lambda k: umkit.copy(k.a, [1, 2]), InvalidType, r"copy src needs a umkit",
+     r"umkit\.managed"),
+    ("read-back-out-not-pinned", lambda k: umkit.read_back(k.a, out=k.b64), InvalidArgument,
+     r"out must be a pinned umkit.Array", r"umkit\.pinned"),
     ("synchronize-str", lambda k: umkit.synchronize("all"), InvalidType,
      r"cannot synchronize on 'all'", r"a Stream or an Event"),
     ("event-record-str", lambda k: umkit.Event().record("x"), InvalidType, r"stream='x'",
@@ -314,6 +330,16 @@ def test_bad_input_keeps_the_backend_usable(k):
     k.a.host[:] = 1
     umkit.increment(k.a)
     np.testing.assert_array_equal(umkit.read_back(k.a), np.full(1024, 2, np.float32))
+
+
+def test_read_back_of_an_array_from_an_earlier_backend(k):
+    """A umkit.use(...) in between must not make read_back copy through the new backend."""
+    k.a.host[:] = 3.0
+    umkit.use("sim")
+    fresh = umkit.managed(1024)
+    fresh.host[:] = 7.0
+    np.testing.assert_array_equal(umkit.read_back(k.a), 3.0)
+    np.testing.assert_array_equal(umkit.read_back(fresh), 7.0)
 
 
 # -- backends that cannot run here: the reason is in the error ------------------------------------------------

@@ -26,20 +26,6 @@ class CudaRuntime(RuntimeAdapter):
         self.rt = runtime
         self._cupy = None
 
-    def error_name(self, err) -> str:
-        # cuda-bindings: cudaGetErrorName(err) -> (cudaSuccess, bytes)
-        try:
-            _, name = self.rt.cudaGetErrorName(err)
-            if name:
-                return name.decode()
-        except Exception:  # noqa: BLE001 - fall back to the enum's own name
-            pass
-        return getattr(err, "name", f"cudaError {int(err)}")
-
-    def error_string(self, err) -> str:
-        _, text = self.rt.cudaGetErrorString(err)
-        return text.decode() if text else ""
-
     def location(self, where: Location):
         # CUDA 13: a cudaMemLocation struct, (type=Device, id=i) or (type=Host, id ignored)
         loc = self.rt.cudaMemLocation()

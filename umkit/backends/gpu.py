@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import hint_for
 from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
                       OutOfMemory, UseAfterFree)
 from . import kernels, names
@@ -134,6 +135,20 @@ class RuntimeAdapter:
         """A constant or enum member of this runtime, named in CUDA spelling."""
         return names.resolve(self.rt, self.name, cuda_name)
 
+    def error_name(self, err) -> str:
+        """``cudaGetErrorName`` / ``hipGetErrorName``: -> (success, bytes)."""
+        try:
+            _, name = getattr(self.rt, self.spelled("cudaGetErrorName"))(err)
+            if name:
+                return name.decode()
+        except Exception:  # noqa: BLE001 - fall back to the enum's own name
+            pass
+        return getattr(err, "name", f"{self.name} error {int(err)}")
+
+    def error_string(self, err) -> str:
+        _, text = getattr(self.rt, self.spelled("cudaGetErrorString"))(err)
+        return text.decode() if text else ""
+
     def call(self, cuda_name: str, *args):
         """Call runtime function ``cuda_name`` (translated), check its error code and return
         the rest of its result tuple: ``None``, the single value, or a tuple."""
@@ -157,14 +172,14 @@ class RuntimeAdapter:
         return rest[0] if len(rest) == 1 else rest
 
     def error(self, call: str, err) -> BackendError:
-        """The exception for a failed call (hint left empty: errors.py owns the hints)."""
+        """The exception for a failed call, with the article's hint from errors.py's table."""
         name = self.error_name(err)
         try:
             message = self.error_string(err)
         except Exception:  # noqa: BLE001 - a message is a nicety
             message = ""
         cls = RuntimeOutOfMemory if name in OOM_ERRORS else BackendError
-        return cls(call, int(err), name, message)
+        return cls(call, int(err), name, message, hint=hint_for(name))
 
     # the methods each adapter provides (same names, same order in cuda.py and hip.py):
     # error_name, error_string, location, prefetch, advise, range_attribute,

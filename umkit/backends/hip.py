@@ -27,20 +27,6 @@ class HipRuntime(RuntimeAdapter):
         self.rt = hip
         self._cupy = None
 
-    def error_name(self, err) -> str:
-        # hip-python: hipGetErrorName(err) -> (hipSuccess, CStr)
-        try:
-            _, name = self.rt.hipGetErrorName(err)
-            if name:
-                return name.decode()
-        except Exception:  # noqa: BLE001 - fall back to the enum's own name
-            pass
-        return getattr(err, "name", f"hipError {int(err)}")
-
-    def error_string(self, err) -> str:
-        _, text = self.rt.hipGetErrorString(err)
-        return text.decode() if text else ""
-
     def location(self, where: Location):
         # HIP's classic calls take an int device: the ordinal, or hipCpuDeviceId (-1)
         if where.kind == "host":

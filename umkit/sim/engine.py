@@ -290,12 +290,18 @@ class Engine:
                     t_stream += acc.nbytes / p.hbm_bw
                 continue
             if a.kind == "pinned" or p.mode == "zero_copy":
+                # pinned memory, or managed memory with XNACK off: no GPU faults; pages stay
+                # where they are and the GPU reads host pages over the link (an explicit
+                # prefetch can still move pages to the GPU, which then reads them locally)
                 fresh = pages[a.where[pages] == 0]
                 if fresh.size:                      # first touch populates host memory
                     a.where[fresh] = CPU_BIT
                     c["first_touch_pages"] += fresh.size
-                c["remote_bytes"] += acc.nbytes
-                t_remote += p.remote_cost(acc.nbytes)
+                local = np.count_nonzero(a.where[pages] & bit) if a.kind == "managed" else 0
+                rb = int(acc.nbytes * (pages.size - local) / pages.size)
+                c["remote_bytes"] += rb
+                t_remote += p.remote_cost(rb)
+                t_stream += (acc.nbytes - rb) / p.hbm_bw
                 continue
             if p.mode == "apu":
                 fresh = pages[a.where[pages] == 0]
@@ -421,7 +427,7 @@ class Engine:
                 t += fresh.size * a.host_page / p.host_mem_bw
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
             fetched = 0                 # touched pages that arrive by migration just now
-            if a.kind == "managed" and p.mode == "migrate":
+            if a.kind == "managed" and p.mode in ("migrate", "zero_copy"):
                 on_gpu_only = (w != 0) & ((w & CPU_BIT) == 0)
                 remote = on_gpu_only & ((a.accessed_by[pages] & CPU_BIT) != 0)
                 if remote.any():
@@ -494,10 +500,8 @@ class Engine:
         p, c = self.profile, self.counters
         if a.kind != "managed":
             return 0.0
-        if p.mode != "migrate":
-            self._log("prefetch_ignored", "umd",
-                      "XNACK off: managed memory is host memory" if p.mode == "zero_copy"
-                      else "APU: one memory, nothing to move")
+        if p.mode == "apu":
+            self._log("prefetch_ignored", "umd", "APU: one memory, nothing to move")
             return p.prefetch_latency
         bit = loc_bit(dest)
         a.last_prefetch[pages] = dest
