@@ -14,5 +14,5 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
     || echo "test.sh: could not install chromium; the browser test will be skipped"
 fi
-export UMKIT_BACKEND=sim MPLBACKEND=Agg PYTHONHASHSEED=0
+export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 exec .venv/bin/python -m pytest tests --nbval notebooks -p no:cacheprovider "$@"
