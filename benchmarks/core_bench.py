@@ -136,6 +136,32 @@ def readback_vs_copy(nbytes=256 * MiB, reps=7):
     return res
 
 
+def peer(nbytes=256 * MiB, reps=5):
+    """Two GPUs (the article's §6.2): a managed array prefetched gpu0 -> gpu1 vs an explicit
+    device-to-device copy of the same bytes.  Calibrates the sim profiles' peer_bw."""
+    if umkit.device_count() < 2:
+        return {"skipped": "needs 2 GPUs"}
+    a = umkit.managed(nbytes // 4)
+    a.host[:] = 1.0
+    d0, d1 = umkit.device_array(nbytes // 4, device=0), umkit.device_array(nbytes // 4, device=1)
+    s = umkit.Stream()
+    pf, cp = [], []
+    for _ in range(reps):
+        a.prefetch("gpu0", stream=s)
+        s.synchronize()
+        with umkit.timer(s) as t:
+            a.prefetch("gpu1", stream=s)
+        pf.append(t.ms)
+        with umkit.timer(s) as t:
+            umkit.copy(d1, d0, stream=s)
+        cp.append(t.ms)
+    ok = float(umkit.read_back(a)[:: 1 << 16].sum()) == float(len(range(0, nbytes // 4, 1 << 16)))
+    for x in (a, d0, d1):
+        x.free()
+    return dict(bytes=nbytes, prefetch_gpu0_to_gpu1_GBps=nbytes / med(pf) / 1e6,
+                copy_d2d_peer_GBps=nbytes / med(cp) / 1e6, values_ok=ok)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
@@ -144,7 +170,7 @@ def main():
     res = dict(backend=b.name, device=b.device_name(0), versions=b.versions(),
                date=time.strftime("%Y-%m-%d"))
     for name, fn in (("pool_cycle", pool_cycle), ("prefetch_vs_copy", prefetch_vs_copy),
-                     ("read_back_vs_copy", readback_vs_copy)):
+                     ("read_back_vs_copy", readback_vs_copy), ("peer", peer)):
         try:
             res[name] = fn()
         except Exception as e:  # noqa: BLE001 - record and go on
