@@ -1,0 +1,43 @@
+"""Solutions to notebook 08's exercises (porting CUDA to HIP, §5.3)."""
+
+# Exercise 1: the HIP port of nb08.CUDA_SOURCE. The names come from umkit.names; the location structs
+# become plain ints (0 for GPU 0, hipCpuDeviceId = -1 for the host); HIP's prefetch has no flags
+# argument; both prefetches stay.
+hip_source = """\
+float *w;
+hipMallocManaged(&w, bytes, hipMemAttachGlobal);
+hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);
+hipMemPrefetchAsync(w, bytes, 0, stream);                // inhale before the step
+train_step<<<blocks, threads, 0, stream>>>(w, n);
+hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);   // exhale for the checkpoint
+hipStreamSynchronize(stream);
+save_checkpoint(w, n);
+hipFree(w);
+"""
+
+# Exercise 2: the access-owner table (GB = 10^9 bytes).
+owner_table = {
+    "weights":    dict(budget_gb=6.0,  lifetime="run",  owner="gpu",  allocator="device"),
+    "grads":      dict(budget_gb=6.0,  lifetime="step", owner="gpu",  allocator="device"),
+    "adam_state": dict(budget_gb=24.0, lifetime="run",  owner="gpu",  allocator="device"),
+    "batch":      dict(budget_gb=0.5,  lifetime="step", owner="both", allocator="managed"),
+    "metrics":    dict(budget_gb=4e-6, lifetime="step", owner="both", allocator="pinned"),
+    "checkpoint": dict(budget_gb=6.0,  lifetime="rare", owner="cpu",  allocator="managed"),
+}
+
+# Wrong answers the checks must refuse.
+wrong_sources = [
+    None,
+    hip_source.replace("hipMemPrefetchAsync(w, bytes, 0, stream);", ""),            # a prefetch dropped
+    hip_source.replace("hipFree", "cudaFree"),                                       # a name left behind
+    hip_source.replace("(w, bytes, 0, stream)", "(w, bytes, 0, 0, stream)"),        # CUDA 13's flags
+    hip_source.replace("hipCpuDeviceId", "0"),                                       # no host prefetch
+    hip_source.replace("hipStreamSynchronize(stream);\nsave_checkpoint(w, n);",
+                       "save_checkpoint(w, n);\nhipStreamSynchronize(stream);"),     # CPU reads too early
+]
+wrong_tables = [
+    dict(owner_table, adam_state=dict(budget_gb=24.0, lifetime="run", owner="both", allocator="managed")),
+    dict(owner_table, weights=dict(budget_gb=3.0, lifetime="run", owner="gpu", allocator="device")),
+    dict(owner_table, metrics=dict(budget_gb=4e-6, lifetime="step", owner="both", allocator="managed")),
+    dict(owner_table, checkpoint=dict(budget_gb=6.0, lifetime="rare", owner="cpu", allocator="device")),
+]

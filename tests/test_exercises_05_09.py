@@ -1,0 +1,198 @@
+"""Notebooks 05-09: every solution in notebooks/solutions/ passes its check, every check fails --
+saying what is wrong -- on wrong answers, and the committed stubs (None) get a deterministic
+"NOT YET" (GPU-Puzzles style)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import umkit
+from umkit.exercises import Verdict, nb05, nb06, nb07, nb08, nb09
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
+
+
+def load(stem: str):
+    path = SOLUTIONS / f"{stem}.py"
+    assert path.exists(), path
+    spec = importlib.util.spec_from_file_location(f"solution_{stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True)
+
+
+def ok(v):
+    assert isinstance(v, Verdict), v
+    assert v.ok, v
+    assert repr(v).startswith("PASS: ")
+
+
+def not_yet(v, *fragments):
+    assert isinstance(v, Verdict), v
+    assert not v.ok, v
+    assert repr(v).startswith("NOT YET: ")
+    for f in fragments:
+        assert f in v.message, (f, v.message)
+
+
+# -- 05 ---------------------------------------------------------------------------------------------
+def test_05_solutions_pass():
+    s = load("05_concurrent_access_pingpong")
+    ok(nb05.check_pingpong_fix(s.my_fix))
+    ok(nb05.check_pingpong_fix("mixed"))
+    ok(nb05.check_ipc(s.ipc_answer))
+    # advice is a fix only where the CPU can read VRAM in place; whatever the sim's verdict on it,
+    # a pass must carry that caveat
+    v = nb05.check_pingpong_fix(s.my_fix_advice)
+    if v.ok:
+        assert "coherent" in v.message, v
+
+
+def test_05_wrong_answers_fail():
+    s = load("05_concurrent_access_pingpong")
+    not_yet(nb05.check_pingpong_fix("managed"), "spiky")
+    not_yet(nb05.check_pingpong_fix("managed+prefetch"), "spiky")
+    not_yet(nb05.check_pingpong_fix("pinned"), "slow", "remote_bytes")
+    not_yet(nb05.check_pingpong_fix("device"), "split")
+    not_yet(nb05.check_pingpong_fix("no such strategy"))
+    for w in s.wrong_fixes:
+        not_yet(nb05.check_pingpong_fix(w))
+    for w in s.wrong_ipc:
+        not_yet(nb05.check_ipc(w))
+    not_yet(nb05.check_ipc({"z"}), "not options")
+
+
+def test_05_check_restores_the_backend():
+    umkit.use("sim", quiet=True, profile="mi250x-xnack1")
+    before = umkit.backend()
+    nb05.check_pingpong_fix("mixed")
+    assert umkit.backend() is before
+
+
+# -- 06 ---------------------------------------------------------------------------------------------
+def test_06_solution_passes():
+    ok(nb06.check_epoch_loop(load("06_training_data_loading").my_epoch_loop))
+
+
+def test_06_wrong_answers_fail():
+    s = load("06_training_data_loading")
+    not_yet(nb06.check_epoch_loop(s.wrong_epoch_loop), "race")
+    not_yet(nb06.check_epoch_loop(lambda n, e: 1 / 0), "ZeroDivisionError")
+    not_yet(nb06.check_epoch_loop(s.my_epoch_loop(1024, 1)), "function itself")
+
+    def no_prefetch(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        a.host[:] = 1.0
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        for _ in range(epochs):
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum()))
+        for x in (a, b, out):
+            x.free()
+        return sums
+    not_yet(nb06.check_epoch_loop(no_prefetch), "nothing was prefetched")
+
+    def article_as_written(n, epochs):       # prefetches a and b, but not out: out faults
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        a.host[:] = 1.0
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        out.prefetch("gpu", stream=s)
+        sums = []
+        for _ in range(epochs):
+            a.prefetch("gpu", stream=s)
+            b.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum()))
+        for x in (a, b, out):
+            x.free()
+        return sums
+    not_yet(nb06.check_epoch_loop(article_as_written), "GPU page faults")
+
+    def leaks(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        a.host[:] = 1.0
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        for _ in range(epochs):
+            for x in (a, b, out):
+                x.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(umkit.read_back(out, stream=s).sum()))
+        leaks.keep = (a, b, out)
+        return sums
+    not_yet(nb06.check_epoch_loop(leaks), "still")
+
+
+# -- 07 ---------------------------------------------------------------------------------------------
+def test_07_solution_passes():
+    ok(nb07.check_placement(load("07_choosing_a_strategy").placement))
+
+
+def test_07_wrong_answers_fail():
+    s = load("07_choosing_a_strategy")
+    for w in s.wrong_placements:
+        not_yet(nb07.check_placement(w))
+    not_yet(nb07.check_placement(dict(s.placement, fc_weights="managed")), "heart")
+    not_yet(nb07.check_placement(dict(s.placement, extra="device")), "not buffers")
+    not_yet(nb07.check_placement(dict(s.placement, checkpoint="gpu")), "not an allocator")
+
+
+# -- 08 ---------------------------------------------------------------------------------------------
+def test_08_solutions_pass():
+    s = load("08_porting_cuda_to_hip")
+    ok(nb08.check_port(s.hip_source))
+    ok(nb08.check_owner_table(s.owner_table))
+
+
+def test_08_wrong_answers_fail():
+    s = load("08_porting_cuda_to_hip")
+    for w in s.wrong_sources:
+        not_yet(nb08.check_port(w))
+    not_yet(nb08.check_port(nb08.CUDA_SOURCE), "cudaMemLocation")
+    not_yet(nb08.check_port(s.wrong_sources[1]), "third")
+    for w in s.wrong_tables:
+        not_yet(nb08.check_owner_table(w))
+    not_yet(nb08.check_owner_table(nb08.empty_owner_table()), "None")
+
+
+# -- 09 ---------------------------------------------------------------------------------------------
+def test_09_solutions_pass():
+    s = load("09_troubleshooting_and_ecg")
+    ok(nb09.check_diagnosis(s.diagnosis))
+    ok(nb09.check_spikes(s.find_spikes))
+
+
+def test_09_wrong_answers_fail():
+    s = load("09_troubleshooting_and_ecg")
+    for w in s.wrong_diagnoses:
+        not_yet(nb09.check_diagnosis(w))
+    not_yet(nb09.check_spikes(s.wrong_find_spikes), "median")
+    not_yet(nb09.check_spikes(lambda curve: []), "missed")
+    not_yet(nb09.check_spikes(lambda curve: list(range(len(curve)))), "not spikes")
+
+
+# -- the committed stubs ----------------------------------------------------------------------------
+@pytest.mark.parametrize("check", [
+    nb05.check_pingpong_fix, nb05.check_ipc, nb06.check_epoch_loop, nb07.check_placement,
+    nb08.check_port, nb08.check_owner_table, nb09.check_diagnosis, nb09.check_spikes,
+], ids=lambda f: f"{f.__module__.rsplit('.', 1)[-1]}.{f.__name__}")
+def test_stub_is_deterministic_not_yet(check):
+    first, second = check(None), check(None)
+    not_yet(first)
+    assert repr(first) == repr(second)
