@@ -25,8 +25,10 @@ def test_ecg_writes_png_and_identical_json(tmp_path):
                                   "mixed", "pinned"}
     assert all(len(c) == 50 for c in ecg["curves"].values())
     verdict = {r["strategy"]: r["verdict"] for r in ecg["summary"]}
-    # the article's lesson: CPU statistics on managed parameters make spikes; advice flattens them
-    assert verdict["managed"] == "spiky" and verdict["managed+advice"] == "flat"
+    # the article's lesson: CPU statistics on managed parameters make spikes (advice doesn't
+    # stop the CPU's reads migrating over PCIe, as on the H200); hot data in device memory does
+    assert verdict["managed"] == "spiky" and verdict["managed+advice"] == "spiky"
+    assert verdict["mixed"] == "flat" and verdict["device"] == "flat"
     assert "memory ECG" in out1
 
 

@@ -46,7 +46,7 @@ REQUIRED_PARAMS = [
     "cpu_fault_latency", "cpu_region_latency", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw",
     "pinned_d2h_bw", "hbm_bw", "host_mem_bw", "kernel_launch", "alloc_managed",
     "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
-    "sync_event", "vram", "map_cost_per_mib", "peer_bw",
+    "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 ]
 # Params whose value may be 0 (see module docstring).
 # A per-fault / per-region / unmap cost may be 0 where a profile folds it into another term

@@ -41,7 +41,8 @@ def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
         out["counters"][name] = r.counters
         out["notes"][name] = {s.step: s.note for s in r.steps if s.note}
         row = r.summary()
-        spike = max(r.step_ms) - row["median_ms"] if r.steps else 0.0
+        steady = r.step_ms[1:] if len(r.steps) > 1 else r.step_ms     # step 0 is warm-up
+        spike = max(steady) - row["median_ms"] if steady else 0.0
         row["verdict"] = "spiky" if row["max_over_median"] > SPIKY and spike > SPIKE_MS else "flat"
         out["summary"].append(row)
         if r.stopped:

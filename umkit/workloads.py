@@ -97,7 +97,10 @@ class RunResult:
         return [s.ms for s in self.steps]
 
     def summary(self) -> dict:
-        t = np.array(self.step_ms) if self.steps else np.zeros(1)
+        """median, p95 and max/median of the steady state: step 0 (warm-up: first touches,
+        module loads) is left out when there is more than one step."""
+        ms = self.step_ms[1:] if len(self.steps) > 1 else self.step_ms
+        t = np.array(ms) if ms else np.zeros(1)
         med = float(np.median(t))
         return dict(strategy=self.strategy, pattern=self.pattern, steps=len(self.steps),
                     median_ms=round(med, 4), p95_ms=round(float(np.percentile(t, 95)), 4),

@@ -77,6 +77,7 @@ def test_every_hip_name_in_the_table_exists():
 HIP_SIGNATURES = {
     "hipGetDeviceCount": [],
     "hipSetDevice": ["deviceId"],
+    "hipGetDevice": [],
     "hipGetDeviceProperties": ["deviceId"],
     "hipDeviceGetAttribute": ["attr", "deviceId"],
     "hipMemGetInfo": [],
@@ -269,6 +270,7 @@ def hip_canned(name, args):
                                                        gcnArchName="gfx942:sramecc+:xnack+")),
         "hipStreamCreate": (ok, hip.ihipStream_t.fromObj(0x5000)),
         "hipEventCreate": (ok, hip.ihipEvent_t.fromObj(0x6000)),
+        "hipGetDevice": (ok, 0),
         "hipEventElapsedTime": (ok, 1.25),
     }.get(name, (ok,))
 

@@ -291,6 +291,7 @@ def cuda_canned(name, args):
         "cudaGetDeviceProperties": (ok, SimpleNamespace(name=b"NVIDIA Test GPU\0\0")),
         "cudaStreamCreate": (ok, rt.cudaStream_t(0x5000)),
         "cudaEventCreate": (ok, rt.cudaEvent_t(0x6000)),
+        "cudaGetDevice": (ok, 0),
         "cudaEventElapsedTime": (ok, 2.5),
     }
     if name in ("cudaMallocManaged", "cudaMalloc", "cudaHostAlloc"):

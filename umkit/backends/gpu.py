@@ -88,8 +88,10 @@ class Stream:
 
 @dataclass(eq=False)
 class Event:
-    """An event this backend created."""
+    """An event this backend created, and the device it was created on (CUDA/HIP events
+    belong to a device: recording one on another device's stream is an invalid handle)."""
     handle: Any
+    device: int = 0
 
     def __int__(self) -> int:
         return int(self.handle)
@@ -429,9 +431,18 @@ class GPUBackend(Backend):
             self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
 
     def event_create(self) -> Event:
-        return Event(self.rt.call("cudaEventCreate"))
+        return Event(self.rt.call("cudaEventCreate"), int(self.rt.call("cudaGetDevice")))
 
     def event_record(self, event: Event, stream=None) -> None:
+        dev = stream.device if isinstance(stream, Stream) else int(self.rt.call("cudaGetDevice"))
+        if dev != event.device:             # re-create the event on the stream's device
+            cur = int(self.rt.call("cudaGetDevice"))
+            self._use(dev)
+            try:
+                self.rt.call("cudaEventDestroy", event.handle)
+                event.handle, event.device = self.rt.call("cudaEventCreate"), dev
+            finally:
+                self._use(cur)
         self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
 
     def event_elapsed_ms(self, start: Event, end: Event) -> float:

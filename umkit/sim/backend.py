@@ -205,15 +205,21 @@ class SimBackend(Backend):
             w = a.where[a.page_range(off, off + nbytes)]
             return "d" if np.count_nonzero(w & np.uint8(0xFE)) > np.count_nonzero(w & CPU_BIT) else "h"
         direction = side(sa, so) + "2" + side(da, do)
+        peer = direction == "d2d" and sa.kind == "device" and da.kind == "device" \
+            and sa.device != da.device
         da.data[do:do + nbytes] = sa.data[so:so + nbytes]
         if da.kind == "managed":
             pages = da.page_range(do, do + nbytes)
             da.where[pages] = np.where(da.where[pages] == 0, CPU_BIT if direction[-1] == "h"
                                        else gpu_bit(0), da.where[pages])
-        dur = self.profile.copy_cost(nbytes, direction) + self.profile.prefetch_latency
-        self.engine.counters["bytes_h2d" if direction == "h2d" else
-                             "bytes_d2h" if direction == "d2h" else "umd_ops"] += \
-            nbytes if direction in ("h2d", "d2h") else 0
+        if peer:                          # GPU to GPU over the peer link
+            dur = nbytes / self.profile.peer_bw + self.profile.prefetch_latency
+            self.engine.counters["bytes_peer"] += nbytes
+        else:
+            dur = self.profile.copy_cost(nbytes, direction) + self.profile.prefetch_latency
+            key = {"h2d": "bytes_h2d", "d2h": "bytes_d2h"}.get(direction)
+            if key:
+                self.engine.counters[key] += nbytes
         self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}")
 
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:

@@ -32,7 +32,7 @@ REQUIRED = (
     "prefetch_h2d_bw", "prefetch_d2h_bw", "prefetch_latency", "cpu_fault_latency", "cpu_fault_bw",
     "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw", "hbm_bw", "host_mem_bw", "kernel_launch",
     "alloc_managed", "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
-    "sync_event", "vram", "map_cost_per_mib", "peer_bw",
+    "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 )
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",

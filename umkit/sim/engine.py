@@ -424,17 +424,15 @@ class Engine:
                 # APU: one memory, so a CPU-touched page is also visible to GPU 0
                 a.where[fresh] = (CPU_BIT | gpu_bit(0)) if p.mode == "apu" else CPU_BIT
                 c["first_touch_pages"] += fresh.size
-                t += fresh.size * a.host_page / p.host_mem_bw
+                t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
             fetched = 0                 # touched pages that arrive by migration just now
             if a.kind == "managed" and p.mode in ("migrate", "zero_copy"):
+                # The CPU cannot read GPU memory in place over PCIe (measured on the H200:
+                # DirectManagedMemAccessFromHost = 0, and accessed-by-CPU advice did not stop
+                # the migrations): GPU-only pages fault back, whatever the advice says.
                 on_gpu_only = (w != 0) & ((w & CPU_BIT) == 0)
-                remote = on_gpu_only & ((a.accessed_by[pages] & CPU_BIT) != 0)
-                if remote.any():
-                    rb = int(acc.nbytes * remote.sum() / pages.size)
-                    c["remote_bytes"] += rb
-                    t += p.remote_cost(rb)
-                need = pages[on_gpu_only & ~remote]
+                need = pages[on_gpu_only]
                 fetched = need.size
                 if need.size:
                     # one CPU fault per gpu_page block; the whole block comes back

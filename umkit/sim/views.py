@@ -76,6 +76,17 @@ def charge(reads: list, writes: list, name: str):
             eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
 
 
+def _sync_if_scalar(reads: list, result):
+    """A GPU reduction that hands the host a scalar waits for the GPU (as ``float(cupy_x.sum())``
+    does): the host can't have the number before the kernel has finished."""
+    if np.ndim(result) != 0:
+        return
+    for v in reads:
+        info = v._umk
+        if info is not None and info.side != "cpu":
+            info.engine.synchronize(info.backend.default_stream(info.side))
+
+
 class TrackedView(np.ndarray):
     def __array_finalize__(self, obj):
         self._umk = getattr(obj, "_umk", None)
@@ -91,6 +102,7 @@ class TrackedView(np.ndarray):
         result = getattr(ufunc, method)(*_plain(inputs), **kw)
         if out is not None:
             return out[0] if len(out) == 1 else out
+        _sync_if_scalar(reads, result)
         return result
 
     def __array_function__(self, func, types, args, kwargs):
@@ -104,6 +116,8 @@ class TrackedView(np.ndarray):
         orig_out = kwargs.get("out")
         kwargs = {k: _plain(v) for k, v in kwargs.items()}
         result = func(*_plain(args), **kwargs)
+        if orig_out is None:
+            _sync_if_scalar(reads, result)
         return orig_out if isinstance(orig_out, TrackedView) else result
 
     def __getitem__(self, key):
