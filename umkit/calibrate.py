@@ -80,6 +80,16 @@ def w_cpu_read(nbytes, stride):
         a.free()
 
 
+def w_cpu_first_touch(nbytes):
+    """The CPU writes fresh managed memory: every page is born on a first-touch fault."""
+    a = api.managed(nbytes // 4)
+    try:
+        h = a.host
+        return _host_ms(lambda: h.__setitem__(slice(None), 1.0))
+    finally:
+        a.free()
+
+
 def w_host_read(nbytes):
     a = _cpu_written(nbytes)
     try:
@@ -181,6 +191,7 @@ def run_workloads(nbytes: int = 256 * MiB, progress=None) -> dict:
         ("cpu_touch_64k", lambda: w_cpu_read(nbytes, 65536)),
         ("cpu_touch_2m", lambda: w_cpu_read(nbytes, 2 * MiB)),
         ("host_read", lambda: w_host_read(nbytes)),
+        ("cpu_first_touch", lambda: w_cpu_first_touch(nbytes)),
         ("read_mostly", lambda: w_read_mostly(nbytes)),
         ("accessed_by", lambda: w_accessed_by(nbytes)),
         ("device_read", lambda: w_device_read(nbytes)),
@@ -265,6 +276,8 @@ def fit(m: dict, nbytes: int = 256 * MiB, host_page: int = 4096, gpu_page: int =
         cpu_fault_latency=lat / 1e-6, cpu_region_latency=Rc / 1e-6,
         cpu_fault_bw=(1 / inv_cbw) / GB if inv_cbw > 0 else 1e3,
         host_mem_bw=host_bw / GB,
+        **({"first_touch_latency": max(0.0, (m["cpu_first_touch"] * ms - 2 * B / host_bw) / pages) / 1e-6}
+           if "cpu_first_touch" in m else {}),
         pinned_h2d_bw=B / (m["pinned_h2d"] * ms) / GB, pinned_d2h_bw=B / (m["pinned_d2h"] * ms) / GB,
         prefetch_h2d_bw=B / (m["prefetch_h2d"] * ms) / GB,
         prefetch_d2h_bw=B / (m["prefetch_d2h"] * ms) / GB,
