@@ -39,6 +39,32 @@ extern "C" __global__ void touch_kernel(const float* a, long long n, long long s
     }
 }
 
+// Read all of a[0..n) as 16-byte float4 loads, grid-stride (launch ~16 blocks per SM, 256
+// threads): the streaming read a training step does.  Block-reduced into sink[0].
+extern "C" __global__ void read_kernel(const float* a, long long n, float* sink)
+{
+    __shared__ float part[256];
+    const float4* a4 = (const float4*)a;
+    long long n4 = n / 4;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (; i < n4; i += step) {
+        float4 v = a4[i];
+        acc += (v.x + v.y) + (v.z + v.w);
+    }
+    if (blockIdx.x == 0 && threadIdx.x < (n - 4 * n4)) acc += a[4 * n4 + threadIdx.x];
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && part[0] != 0.0f) {
+        atomicAdd(sink, part[0]);
+    }
+}
+
 // a[i] += 1: the smallest read-modify-write kernel.
 extern "C" __global__ void increment_kernel(float* a, int n)
 {

@@ -15,6 +15,7 @@ from .memory.locations import as_location
 from .runtime import _state, backend
 
 BLOCK = 256
+READ_GRID = 2112          # 16 blocks per SM on a 132-SM H200: enough to saturate any current GPU
 
 
 # -- allocation ------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ SPECS: dict[str, tuple[str, ...]] = {
     "add_kernel": ("ptr", "ptr", "ptr", "i32"),          # (out, a, b, n)
     # sink[0] += sum of a[i] for i in range(0, n, stride)   (n counts floats)
     "touch_kernel": ("ptr", "i64", "i64", "ptr"),        # (a, n, stride, sink)
+    # sink[0] += sum of a[i] for i < n, read as float4 (n counts floats; a 16-byte aligned)
+    "read_kernel": ("ptr", "i64", "ptr"),                # (a, n, sink)
     # a[i] += 1 for i < n
     "increment_kernel": ("ptr", "i32"),                  # (a, n)
     # a[i] = v for i < n

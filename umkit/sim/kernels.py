@@ -48,6 +48,11 @@ def touch_kernel(find, a, n, stride, sink):
     return acc, run
 
 
+def read_kernel(find, a, n, sink):
+    """sink[0] += sum(a[:n]): a streaming read (float4 loads on the GPU)."""
+    return touch_kernel(find, a, n, 1, sink)
+
+
 def increment_kernel(find, a, n):
     """a[i] += 1 (reads and writes every element)."""
     aa, ao = find(a)
@@ -70,5 +75,5 @@ def fill_kernel(find, a, v, n):
     return acc, run
 
 
-TWINS = {"add_kernel": add_kernel, "touch_kernel": touch_kernel,
+TWINS = {"add_kernel": add_kernel, "touch_kernel": touch_kernel, "read_kernel": read_kernel,
          "increment_kernel": increment_kernel, "fill_kernel": fill_kernel}
