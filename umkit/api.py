@@ -309,8 +309,9 @@ def fill(a: Array, value: float, *, stream: Stream | None = None):
 
 def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
           stream: Stream | None = None) -> Array:
-    """Read one float every ``stride_bytes`` on the GPU (the page-toucher); returns the sink
-    (a 1-element device array holding the sum of what was read)."""
+    """Read one float every ``stride_bytes`` on the GPU (the page-toucher); returns the sink, a
+    1-element device array the sum of what was read is *added* to.  Without ``sink=`` one shared
+    sink per device is reused (it accumulates); pass your own zeroed sink to read one sum."""
     a = _f32(a, "a")
     if isinstance(stride_bytes, bool) or not isinstance(stride_bytes, (int, np.integer)):
         raise InvalidType(f"stride_bytes={stride_bytes!r} must be an int",
@@ -318,10 +319,14 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
     if stride_bytes < 4 or stride_bytes % 4:
         raise InvalidArgument(f"stride_bytes={stride_bytes} must be a positive multiple of 4",
                               hint="e.g. 4096 (one float per host page) or 65536")
-    if sink is None:
+    if sink is None:                  # one small sink per backend and device, reused
         b = a.backend
-        sink = Array(b, b.malloc(4, "device", a.device_id), 4, (1,), np.float32, "device",
-                     a.device_id)
+        key = (id(b), a.device_id)
+        sink = _state.setdefault("sinks", {}).get(key)
+        if sink is None or sink.freed or sink.backend is not b:
+            sink = Array(b, b.malloc(4, "device", a.device_id), 4, (1,), np.float32, "device",
+                         a.device_id)
+            _state["sinks"][key] = sink
     else:
         sink = _f32(sink, "sink")
         _same_backend(a, sink=sink)

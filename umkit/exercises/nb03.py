@@ -43,6 +43,7 @@ def check_prepare(fn) -> Verdict:
     last = attrs.get("last_prefetch_location")
     pref = attrs.get("preferred_location")
     on_gpu = last is not None and getattr(last, "kind", "") == "device"
+    cpu_mapped = any(getattr(loc, "kind", "") == "host" for loc in attrs.get("accessed_by") or [])
     if not c:                                     # a real GPU: no counters, judge the attributes
         if rm and on_gpu:
             return passed("read_mostly + prefetch to the GPU: each side keeps its own copy "
@@ -55,9 +56,10 @@ def check_prepare(fn) -> Verdict:
     moved = c.get("bytes_h2d", 0) + c.get("bytes_d2h", 0)
     if gf == 0 and cf == 0 and moved == 0:
         how = ("read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally"
-               if rm else "no faults: the pages stay put and one side reads over the link "
-                          "(accessed_by) -- fine for sparse reads; read_mostly gives each side "
-                          "a local copy instead")
+               if rm else "no faults: the pages stay in host memory and the GPU reads all of "
+                          "them over the link on every pass (accessed_by for the GPU: zero-copy) "
+                          "-- it works, but each GPU read pays the link; read_mostly, then "
+                          "prefetch gives each side a local copy instead")
         return passed(how)
     parts = []
     if gf:
@@ -70,6 +72,12 @@ def check_prepare(fn) -> Verdict:
             parts.append(f"the CPU faulted {cf} times although read_mostly is set: was the "
                          "advice given *after* the prefetch? Then the prefetch moved the pages "
                          "instead of duplicating them. Advice first, then prefetch (§4.4)")
+        elif not rm and cpu_mapped:
+            parts.append(f"the CPU faulted {cf} times although accessed_by is set for the CPU: "
+                         "on a PCIe card the CPU can't read GPU memory in place "
+                         "(DirectManagedMemAccessFromHost = 0 on the H200), so each CPU read "
+                         "still pulled the pages back. Declare the range read_mostly so the CPU "
+                         "keeps its own copy")
         elif not rm:
             parts.append(f"the CPU faulted {cf} times: each CPU read pulled the pages back. "
                          "Declare the range read_mostly so the CPU keeps its own copy")
@@ -77,6 +85,6 @@ def check_prepare(fn) -> Verdict:
             parts.append(f"the CPU faulted {cf} times")
     if moved and not parts:
         parts.append(f"{moved} B still moved between CPU and GPU")
-    if pref is not None and not rm:
+    if pref is not None and not rm and not cpu_mapped:
         parts.append(f"(preferred_location={pref} alone still migrates on access)")
     return failed("; ".join(parts))

@@ -39,7 +39,7 @@ def check_step(fn) -> Verdict:
             except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
                 return failed(f"step(a, stream) raised {type(e).__name__}: {e}")
         t1 = umkit.now()
-        races = [w for w in caught if type(w.message).__name__ == "RaceWarning"]
+        races = [w for w in caught if isinstance(w.message, umkit.RaceWarning)]
         c1 = umkit.counters()
         other_end = _event_time(busy_done)
     finally:

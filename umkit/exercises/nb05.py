@@ -99,7 +99,8 @@ def check_pingpong_fix(strategy) -> Verdict:
                 "(coherent CPU-GPU links); on a PCIe host such as the H200's the CPU's touch still "
                 "migrates them, and only the split (memory='mixed') fixes it -- see section 3.")
     return passed(f"flat and fast: {STEPS} steps in {total:.2f} ms ({total / ref_total:.1f}x "
-                  f"all-device memory), worst step {peak / med:.1f}x the median. "
+                  f"all-device memory); after the warm-up step the worst step is {peak:.2f} ms "
+                  f"against a median of {med:.3f} ms, no spike. "
                   f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.{note}")
 
 
