@@ -39,9 +39,11 @@ def check_step(fn) -> Verdict:
             except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
                 return failed(f"step(a, stream) raised {type(e).__name__}: {e}")
         t1 = umkit.now()
+        mine_done = umkit.Event().record(mine)      # when the work queued on `stream` ends
         races = [w for w in caught if isinstance(w.message, umkit.RaceWarning)]
         c1 = umkit.counters()
         other_end = _event_time(busy_done)
+        mine_end = _event_time(mine_done)
     finally:
         umkit.synchronize()
         a.free()
@@ -58,6 +60,13 @@ def check_step(fn) -> Verdict:
                       "§3.3) -- on a real card that is a wrong sum with no error (§5.1). "
                       "Synchronize before the CPU reads: stream.synchronize(), or record an "
                       "event after the kernel and event.synchronize()")
+    if c1 and mine_end is not None and t1 < mine_end:
+        return failed("the sum came back before the kernel on `stream` had finished: nothing "
+                      "waited for your stream. (A GPU reduction such as float(a.device.sum()) "
+                      "runs on the default stream, not on yours: on a real card it waits either "
+                      "for every stream, like hipDeviceSynchronize, or for none.) Wait for your "
+                      "stream (stream.synchronize()) or for an event recorded after your kernel, "
+                      "then sum on the CPU")
     if not math.isclose(got, want, rel_tol=1e-6):
         if math.isclose(got, N, rel_tol=1e-6):
             return failed(f"sum {got:.0f} = the array before the kernel: the CPU read too early, "
