@@ -1,6 +1,7 @@
 """Which backend is active: auto-detection, ``UMKIT_BACKEND``, and ``use()`` to switch."""
 from __future__ import annotations
 
+import gc
 import sys
 
 from .backends import detect
@@ -21,6 +22,7 @@ def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
         raise InvalidArgument(f"backend name {name!r} must be a string",
                               hint=f"one of {detect.NAMES}, or None to auto-detect")
     chosen, reason = detect.choose(name.lower() if name else None)
+    gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
     if chosen == "sim":
         from .sim.backend import SimBackend
         b = SimBackend(**options)
