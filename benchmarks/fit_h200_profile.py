@@ -35,10 +35,15 @@ def measurements(raw: dict) -> dict:
     }
 
 
-def main(path):
+def main(path, calib=None):
     raw = json.loads(Path(path).read_text())
     m = measurements(raw)
+    if calib:        # umkit's own calibration workloads (umkit calibrate --compare's "measured")
+        c = json.loads(Path(calib).read_text())
+        m = {r["workload"]: r["measured_ms"] for r in c["rows"]}
     p = calibrate.fit(m, 256 * MiB)
+    if calib:        # a kernel launched from Python is in device_read; keep the kernel-only HBM rate
+        p.pop("hbm_bw", None)
     r = raw["results"]
     ls, al = r["launch_sync"], r["alloc"]
     pf = r["prefetch"]
@@ -54,6 +59,8 @@ def main(path):
     )
     src = (f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), "
            f"{raw['env']['date_utc'][:10]}: benchmarks/results/{Path(path).name}")
+    src_cal = (f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), "
+               f"2026-11-29, umkit's calibration workloads: {calib}") if calib else src
     from umkit.sim.costs import PROFILE_DIR
     prof = PROFILE_DIR / "h200-pcie5.json"
     d = json.loads(prof.read_text())
@@ -62,7 +69,7 @@ def main(path):
     for k, v in {**p, **direct}.items():
         how = ("measured (prefetch device->host bandwidth, the rate CPU-fault migration is modelled at): "
                if k == "cpu_fault_bw" else "fitted by umkit.calibrate.fit (fault-path model, relative least squares) to " if k in fitted
-               else "measured: ") + src
+               else "measured: ") + (src_cal if k in p else src)
         d["params"][k]["value"] = round(float(v), 4)
         d["params"][k]["source"] = how
     d["params"]["fault_granularity"] = {"value": 4096, "unit": "B", "source":
@@ -80,4 +87,5 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/2026-11-29-h200-microbench.json")
+    main(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results/2026-11-29-h200-microbench.json",
+         sys.argv[2] if len(sys.argv) > 2 else None)
