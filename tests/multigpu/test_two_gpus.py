@@ -63,3 +63,17 @@ def test_peer_prefetch_is_timed(two):
         a.prefetch("gpu1", stream=s)
     assert t.ms > 0
     a.free()
+
+
+def test_events_time_work_on_the_second_gpu(two):
+    """Events are created on the current device; recording one on GPU 1's stream must work
+    (a CUDA event belongs to one device: umkit re-creates it on the stream's device)."""
+    a = umkit.managed(1 << 20, device=1)
+    a.host[:] = 1.0
+    s1 = umkit.Stream(device=1)
+    a.prefetch("gpu1", stream=s1)
+    with umkit.timer(s1) as t:
+        umkit.increment(a, stream=s1)
+    assert t.ms >= 0
+    assert float(umkit.read_back(a).sum()) == 2.0 * (1 << 20)
+    a.free()
