@@ -12,22 +12,10 @@ extern "C" __global__ void add_kernel(float* out, const float* a, const float* b
     }
 }
 
-// Read a[0], a[stride], a[2*stride], ... below n (n counts floats), a grid-stride loop over the
-// k-th touched element.  Each block sums what its threads read and adds that to sink[0] once
-// (one atomic per block, not per thread: a million same-address atomics would dominate), so the
-// compiler cannot drop the reads.  With stride = floats per page it touches every page once:
-// the kernel that makes managed pages migrate (or fault) on demand.  Launch with 256 threads.
-extern "C" __global__ void touch_kernel(const float* a, long long n, long long stride, float* sink)
+// Sum one value per thread over the block, then add the block's sum to *sink (one atomic per
+// block: a million same-address atomics would dominate the kernel).  256 threads per block.
+__device__ void block_add(float* part, float acc, float* sink)
 {
-    __shared__ float part[256];
-    if (stride < 1) stride = 1;
-    long long count = (n + stride - 1) / stride;
-    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long step = (long long)gridDim.x * blockDim.x;
-    float acc = 0.0f;
-    for (; k < count; k += step) {
-        acc += a[k * stride];
-    }
     part[threadIdx.x] = acc;
     __syncthreads();
     for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -39,11 +27,30 @@ extern "C" __global__ void touch_kernel(const float* a, long long n, long long s
     }
 }
 
+// Read a[0], a[stride], a[2*stride], ... below n (n counts floats), a grid-stride loop over the
+// k-th touched element.  Each block sums what its threads read and adds that to sink[0] once
+// (one atomic per block, not per thread: a million same-address atomics would dominate), so the
+// compiler cannot drop the reads.  With stride = floats per page it touches every page once:
+// the kernel that makes managed pages migrate (or fault) on demand.  Launch with 256 threads.
+extern "C" __global__ void touch_kernel(const float* a, long long n, long long stride, float* sink)
+{
+    __shared__ float part[256];    // one slot per thread: launch with 256 threads
+    if (stride < 1) stride = 1;
+    long long count = (n + stride - 1) / stride;
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    float acc = 0.0f;
+    for (; k < count; k += step) {
+        acc += a[k * stride];
+    }
+    block_add(part, acc, sink);
+}
+
 // Read all of a[0..n) as 16-byte float4 loads, grid-stride (launch ~16 blocks per SM, 256
 // threads): the streaming read a training step does.  Block-reduced into sink[0].
 extern "C" __global__ void read_kernel(const float* a, long long n, float* sink)
 {
-    __shared__ float part[256];
+    __shared__ float part[256];    // one slot per thread: launch with 256 threads
     const float4* a4 = (const float4*)a;
     long long n4 = n / 4;
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -54,15 +61,7 @@ extern "C" __global__ void read_kernel(const float* a, long long n, float* sink)
         acc += (v.x + v.y) + (v.z + v.w);
     }
     if (blockIdx.x == 0 && threadIdx.x < (n - 4 * n4)) acc += a[4 * n4 + threadIdx.x];
-    part[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0 && part[0] != 0.0f) {
-        atomicAdd(sink, part[0]);
-    }
+    block_add(part, acc, sink);
 }
 
 // a[i] += 1: the smallest read-modify-write kernel.
