@@ -14,5 +14,5 @@ case "${1:-lab}" in
   lab)   exec .venv/bin/jupyter lab notebooks/ ;;
   ecg)   shift; exec .venv/bin/umkit ecg --out ecg.png --json ecg.json "$@" ;;
   voila) exec .venv/bin/voila notebooks/dashboard.ipynb ;;
-  *)     shift; exec .venv/bin/umkit "$@" ;;
+  *)     exec .venv/bin/umkit "$@" ;;
 esac
