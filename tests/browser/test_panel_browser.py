@@ -70,6 +70,8 @@ def test_panel_bars_grow_in_browser(page, voila):
     assert "#1" in after and "managed" in after
     ms = [float(v) for v in page.eval_on_selector_all(".umk-bar", "els => els.map(e => e.dataset.ms)")]
     assert len(ms) == STEPS and all(v > 0 for v in ms)
+    page.wait_for_function("() => (document.querySelector('.umk-status') || {}).innerText"
+                           "?.includes('done')", timeout=30_000)
     assert "done" in page.locator(".umk-status").inner_text()
 
     # run 2: prefetch to the GPU before each step -- a second group beside the first

@@ -718,8 +718,8 @@ class StrategyPanel:
         self._draw(force=True)
 
     def _on_end(self, entry):
+        self._draw(force=True)           # the final state first, then the controls come back
         self._set_enabled(True)
-        self._draw(force=True)
 
     def _set_enabled(self, enabled: bool):
         for k, w in self.controls.items():
