@@ -8,19 +8,9 @@ STATE_NAMES = {0: "unpopulated", 1: "CPU", 2: "GPU", 3: "both (read-mostly)", 4:
 
 
 def _plt():
-    import matplotlib
-    if matplotlib.get_backend().lower() in ("", "agg") or not _interactive():
-        pass
+    """pyplot, imported on first drawing (importing umkit stays light)."""
     import matplotlib.pyplot as plt
     return plt
-
-
-def _interactive() -> bool:
-    try:
-        from IPython import get_ipython
-        return get_ipython() is not None
-    except ImportError:
-        return False
 
 
 def ecg(ecg: dict, ax=None, log: bool = True):
