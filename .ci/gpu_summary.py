@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
-              "umkit/calibrate.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py"]
+              "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py"]
 
 
 def code_hash() -> str:
@@ -63,7 +63,11 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
              leak_bytes=leak, leak_ok=leak <= (1 << 20), free_before=free0, free_after=free1,
              benchmarks={k: {kk: v.get(kk) for kk in ("speed_ratio", "ratio_umkit_over_cupy", "target", "met", "error")
                              if kk in v} for k, v in bench.items() if isinstance(v, dict) and k != "versions"},
-             calibrate=dict(within=comp.get("within"), total=comp.get("total"), profile=comp.get("profile")))
+             calibrate=dict(within=comp.get("within"), total=comp.get("total"), profile=comp.get("profile"),
+                            **{k: {kk: comp[k].get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
+                               for k in ("fit", "validation") if isinstance(comp.get(k), dict)}),
+             umperf=_load(res / "umperf.json") and {k: v for k, v in _load(res / "umperf.json").items()
+                                                    if k in ("summary", "device")})
     (res / "summary.json").write_text(json.dumps(s, indent=1, default=str))
     lines = [f"# GPU CI run: {s['device']} ({s['backend']}), {s['date']}", "",
              f"- devices: {s['device_count']}; versions: {s['versions']}; python {s['python']}",
@@ -76,11 +80,26 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
     for k, v in s["benchmarks"].items():
         lines.append(f"- benchmark {k}: {v}")
     if comp:
-        lines += ["", f"## calibrate --compare ({comp.get('within')}/{comp.get('total')} within "
-                  f"x/÷{comp.get('tolerance')})", "", "| workload | measured ms | sim ms | sim/real | within |",
-                  "|---|---|---|---|---|"]
-        lines += [f"| {r['workload']} | {r['measured_ms']} | {r['predicted_ms']} | {r['ratio']} | "
-                  f"{'yes' if r['within'] else 'NO'} |" for r in comp.get("rows", [])]
+        sections = [(k, comp[k]) for k in ("fit", "validation") if isinstance(comp.get(k), dict)] \
+            or [("fit", comp)]
+        lines += [""]
+        for name, sec in sections:       # the summary lines first, then one table per set
+            o = sec.get("ordering") or {}
+            lines.append(f"- calibrate {name}: {sec.get('within')}/{sec.get('total')} within x/÷1.25, "
+                         f"{sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5; strategy "
+                         f"ordering {o.get('right', '?')} right, {o.get('wrong', '?')} wrong")
+        for name, sec in sections:
+            lines += ["", f"## calibrate --compare, {name} set ({sec.get('within')}/{sec.get('total')} "
+                      f"within x/÷1.25, {sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5)", "",
+                      "| workload | measured ms | sim ms | sim/real | x/÷1.25 | x/÷1.5 |",
+                      "|---|---|---|---|---|---|"]
+            lines += [f"| {r['workload']} | {r['measured_ms']} | {r['predicted_ms']} | {r['ratio']} | "
+                      f"{'yes' if r['within'] else 'NO'} | {'yes' if r.get('within_1_5') else 'NO'} |"
+                      for r in sec.get("rows", [])]
+            for p in (sec.get("ordering") or {}).get("wrong_pairs", []):
+                lines.append(f"- ordering wrong: the card has {p}")
+    if (res / "umperf.md").exists():
+        lines += ["", (res / "umperf.md").read_text()]
     (res / "summary.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     ok = all(v["rc"] == 0 for v in st.values()) and s["leak_ok"]

@@ -272,6 +272,22 @@ def _f32(x: Array, name: str) -> Array:
     return x
 
 
+def _kernel_stream(stream, x: Array):
+    """Where a kernel runs -- the multi-GPU rule: on the device of its (first) array, unless a
+    stream says otherwise.  No stream: the default stream of the array's device."""
+    if stream is not None:
+        return _stream_handle(stream, x.backend)
+    if x.device_id == 0:
+        return None
+    return x.backend.default_stream(x.device_id)
+
+
+def kernel_device(x: Array, stream: "Stream | None" = None) -> int:
+    """The GPU a kernel on ``x`` runs on: ``stream``'s device if given, else ``x``'s device."""
+    x = require_array(x, "kernel_device")
+    return stream.device if isinstance(stream, Stream) else x.device_id
+
+
 def _grid(n: int) -> int:
     return max(1, -(-n // BLOCK))
 
@@ -286,7 +302,7 @@ def add(out: Array, a: Array, b: Array, *, stream: Stream | None = None):
     if n >= 2**31:
         raise InvalidArgument("add_kernel takes an int count: at most 2**31-1 elements")
     out.backend.launch("add_kernel", _grid(n), BLOCK, (out.ptr, a.ptr, b.ptr, n),
-                       _stream_handle(stream, out.backend))
+                       _kernel_stream(stream, out))
 
 
 def increment(a: Array, *, stream: Stream | None = None):
@@ -295,7 +311,7 @@ def increment(a: Array, *, stream: Stream | None = None):
     if a.size >= 2**31:
         raise InvalidArgument("increment_kernel takes an int count: at most 2**31-1 elements")
     a.backend.launch("increment_kernel", _grid(a.size), BLOCK, (a.ptr, a.size),
-                     _stream_handle(stream, a.backend))
+                     _kernel_stream(stream, a))
 
 
 def fill(a: Array, value: float, *, stream: Stream | None = None):
@@ -304,7 +320,7 @@ def fill(a: Array, value: float, *, stream: Stream | None = None):
         raise InvalidType(f"value={value!r} must be a real number",
                           hint="fill(a, 1.0): the kernel writes one float32 value everywhere")
     a.backend.launch("fill_kernel", min(_grid(a.size), 65535), BLOCK,
-                     (a.ptr, float(value), a.size), _stream_handle(stream, a.backend))
+                     (a.ptr, float(value), a.size), _kernel_stream(stream, a))
 
 
 def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
@@ -334,10 +350,10 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
     count = -(-a.size // stride)
     if stride == 1:       # read everything: float4 loads, grid-stride, ~16 blocks per SM
         a.backend.launch("read_kernel", min(_grid(a.size // 4 or 1), READ_GRID), BLOCK,
-                         (a.ptr, a.size, sink.ptr), _stream_handle(stream, a.backend))
+                         (a.ptr, a.size, sink.ptr), _kernel_stream(stream, a))
     else:                 # one thread per touched element, so faults arrive in address order
         a.backend.launch("touch_kernel", min(_grid(count), 2**31 - 1), BLOCK,
-                         (a.ptr, a.size, stride, sink.ptr), _stream_handle(stream, a.backend))
+                         (a.ptr, a.size, stride, sink.ptr), _kernel_stream(stream, a))
     return sink
 
 
@@ -411,12 +427,30 @@ def sim_profile():
     return getattr(backend(), "profile", None)
 
 
-def copy(dst: Array, src: Array, *, nbytes: int | None = None, stream: Stream | None = None):
-    """Explicit copy (hipMemcpyAsync, direction inferred): the hand-written way to move data."""
-    dst, src = require_array(dst, "copy dst"), require_array(src, "copy src")
-    _same_backend(dst, src=src)
-    n = min(dst.nbytes, src.nbytes) if nbytes is None else nbytes
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 \
-            or n > min(dst.nbytes, src.nbytes):
-        raise InvalidArgument(f"nbytes={nbytes!r} must be an int in 1..{min(dst.nbytes, src.nbytes)}")
+def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
+    """Explicit copy (hipMemcpyAsync, direction inferred): the hand-written way to move data.
+    One side may be a NumPy array: ordinary *pageable* host memory (malloc), which the driver
+    stages through its own pinned buffers; the host waits for such a copy."""
+    pageable = isinstance(src, np.ndarray) or isinstance(dst, np.ndarray)
+    if pageable:
+        arr = dst if isinstance(src, np.ndarray) else src
+        host = src if isinstance(src, np.ndarray) else dst
+        arr = require_array(arr, "copy dst" if arr is dst else "copy src")
+        if isinstance(dst, np.ndarray) and isinstance(src, np.ndarray):
+            raise InvalidArgument("copy between two NumPy arrays: use numpy.copyto")
+        if not host.flags.c_contiguous or (host is dst and not host.flags.writeable):
+            raise InvalidArgument("the NumPy side of a copy must be C-contiguous (and writeable "
+                                  "when it is the destination)", hint="np.ascontiguousarray(x)")
+        limit = min(arr.nbytes, host.nbytes)
+    else:
+        dst, src = require_array(dst, "copy dst"), require_array(src, "copy src")
+        _same_backend(dst, src=src)
+        limit = min(dst.nbytes, src.nbytes)
+    n = limit if nbytes is None else nbytes
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 or n > limit:
+        raise InvalidArgument(f"nbytes={nbytes!r} must be an int in 1..{limit}")
+    if pageable:
+        arr.backend.memcpy_pageable(arr.ptr, host, int(n), to_array=host is src,
+                                    stream=_stream_handle(stream, arr.backend))
+        return
     dst.backend.memcpy(dst.ptr, src.ptr, int(n), _stream_handle(stream, dst.backend))

@@ -307,51 +307,166 @@ def write_profile(params: dict, path, name: str, title: str, source: str, base: 
 
 
 # -- compare ----------------------------------------------------------------------------------------
-TOLERANCE = 1.25
+TOLERANCE = 1.25          # the fit set's target: within x/÷1.25
+TOLERANCE_VAL = 1.5       # the validation set's target: within x/÷1.5
+ORDER_MARGIN = 1.10       # a pair counts for ordering only when the card separates it by > 10%
+
+#: fit-set workloads that do the same task by different strategies (ordering pairs)
+FIT_GROUPS = {
+    "host_to_gpu": ["pinned_h2d", "prefetch_h2d", "gpu_fault_read", "accessed_by"],
+    "gpu_to_host": ["pinned_d2h", "prefetch_d2h", "cpu_read_full"],
+    "gpu_reread": ["device_read", "read_mostly_reread"],
+}
 
 
-def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None) -> dict:
-    """Run the workloads on the active (real) backend and on sim with ``profile``;
-    predicted/measured per workload, and whether each is within x/÷1.25."""
-    real = runtime.backend()
-    real_name = runtime.backend_name()
-    measured = run_workloads(nbytes, progress)
-    prev = dict(runtime._state)
-    try:
-        runtime.use("sim", quiet=True, **({"profile": profile} if profile else {}))
-        prof_name = runtime.backend().profile.name
-        predicted = run_workloads(nbytes)
-    finally:
-        runtime._state.update(prev)
+def _rows(measured: dict, predicted: dict) -> list[dict]:
     rows = []
     for k, mv in measured.items():
         pv = predicted.get(k)
-        ratio = pv / mv if mv > 0 and pv is not None else float("nan")
-        rows.append(dict(workload=k, measured_ms=round(mv, 4), predicted_ms=round(pv, 4),
-                         ratio=round(ratio, 3),
-                         within=bool(1 / TOLERANCE <= ratio <= TOLERANCE)))
-    return dict(date=_dt.date.today().isoformat(), backend=real_name, device=real.device_name(0),
-                profile=prof_name, nbytes=nbytes, tolerance=TOLERANCE, rows=rows,
-                within=sum(r["within"] for r in rows), total=len(rows))
+        ratio = pv / mv if pv is not None and mv > 0 else float("nan")
+        rows.append(dict(workload=k, measured_ms=round(mv, 4),
+                         predicted_ms=None if pv is None else round(pv, 4), ratio=round(ratio, 3),
+                         within=bool(1 / TOLERANCE <= ratio <= TOLERANCE),
+                         within_1_5=bool(1 / TOLERANCE_VAL <= ratio <= TOLERANCE_VAL)))
+    return rows
+
+
+def ordering(measured: dict, predicted: dict, groups: dict) -> dict:
+    """Strategy ordering: for each pair in a group that the card separates by more than
+    ``ORDER_MARGIN``, does sim put them in the same order?"""
+    right, wrong, close = [], [], []
+    for g, names in groups.items():
+        names = [n for n in names if n in measured and n in predicted]
+        for i, x in enumerate(names):
+            for y in names[i + 1:]:
+                mx, my, px, py = measured[x], measured[y], predicted[x], predicted[y]
+                lo, hi = sorted((mx, my))
+                if lo <= 0 or hi / lo < ORDER_MARGIN:
+                    close.append(f"{x} ~ {y}")
+                    continue
+                faster = x if mx < my else y
+                pair = f"{faster} < {y if faster == x else x}"
+                (right if (mx < my) == (px < py) else wrong).append(pair)
+    return dict(right=len(right), wrong=len(wrong), close=len(close), wrong_pairs=wrong,
+                close_pairs=close)
+
+
+def section(measured: dict, predicted: dict, groups: dict) -> dict:
+    rows = _rows(measured, predicted)
+    return dict(rows=rows, total=len(rows), within=sum(r["within"] for r in rows),
+                within_1_5=sum(r["within_1_5"] for r in rows),
+                ordering=ordering(measured, predicted, groups))
+
+
+def predict(measured_keys, profile: str | None, gpus: int, nbytes: int, progress=None) -> dict:
+    """The same workloads on sim (``gpus`` simulated GPUs); the active backend is restored."""
+    from . import validation
+    prev = dict(runtime._state)
+    try:
+        runtime.use("sim", quiet=True, gpus=max(1, min(gpus, 7)),
+                    **({"profile": profile} if profile else {}))
+        prof_name = runtime.backend().profile.name
+        fit_p = run_workloads(nbytes)
+        val_p = validation.run_validation(progress, only=set(measured_keys))
+    finally:
+        runtime._state.update(prev)
+    return dict(profile=prof_name, fit=fit_p, validation=val_p)
+
+
+def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
+            measured: dict | None = None) -> dict:
+    """Run the fit set and the validation set on the active (real) backend -- or take
+    ``measured`` from an earlier run's JSON -- and predict both with sim; per workload
+    predicted/measured, counts within x/÷1.25 and x/÷1.5, and the strategy ordering pairs."""
+    from . import validation
+    if measured is None:
+        real = runtime.backend()
+        if real.name == "sim":
+            raise BackendUnavailable(
+                "calibrate --compare: the active backend is sim, so there is nothing to measure "
+                "(comparing sim with itself would prove nothing)",
+                hint="run it on a machine with a GPU (--backend cuda|hip), or pass --measured "
+                     "RESULTS.json from a GPU run to re-predict those measurements")
+        measured = dict(backend=runtime.backend_name(), device=real.device_name(0),
+                        device_count=real.device_count(), nbytes=nbytes,
+                        date=_dt.date.today().isoformat(),
+                        fit=run_workloads(nbytes, progress),
+                        validation=validation.run_validation(progress),
+                        skipped=validation.skipped(real.device_count()))
+    nbytes = measured.get("nbytes", nbytes)
+    pred = predict(measured["validation"], profile, measured.get("device_count", 1), nbytes)
+    fit = section(measured["fit"], pred["fit"], FIT_GROUPS)
+    val = section(measured["validation"], pred["validation"], validation.groups())
+    return dict(date=measured.get("date"), compared=_dt.date.today().isoformat(),
+                backend=measured["backend"], device=measured["device"],
+                device_count=measured.get("device_count", 1), profile=pred["profile"],
+                nbytes=nbytes, tolerance=TOLERANCE, tolerance_validation=TOLERANCE_VAL,
+                fit=fit, validation=val, skipped=measured.get("skipped", []),
+                # kept for readers of the earlier format: the fit set
+                rows=fit["rows"], within=fit["within"], total=fit["total"],
+                measured=measured, predicted=pred)
+
+
+def summary_lines(c: dict) -> list[str]:
+    """One line per set, as .ci/gpu_summary.py puts them into summary.md."""
+    out = []
+    for name in ("fit", "validation"):
+        s = c[name]
+        o = s["ordering"]
+        out.append(f"calibrate {name}: {s['within']}/{s['total']} within x/÷{TOLERANCE}, "
+                   f"{s['within_1_5']}/{s['total']} within x/÷{TOLERANCE_VAL}; strategy ordering "
+                   f"{o['right']} right, {o['wrong']} wrong ({o['close']} pairs within 10% on the card)")
+    return out
 
 
 def compare_table(c: dict) -> str:
-    lines = [f"calibrate --compare: {c['device']} ({c['backend']}) vs sim profile {c['profile']}, "
-             f"{c['nbytes'] >> 20} MiB",
-             f"{'workload':<22}{'measured ms':>13}{'sim ms':>11}{'sim/real':>10}  within x/÷{c['tolerance']}"]
-    for r in c["rows"]:
-        lines.append(f"{r['workload']:<22}{r['measured_ms']:>13.4f}{r['predicted_ms']:>11.4f}"
-                     f"{r['ratio']:>10.3f}  {'yes' if r['within'] else 'NO'}")
-    lines.append(f"{c['within']}/{c['total']} workloads within x/÷{c['tolerance']}")
+    lines = [f"calibrate --compare: {c['device']} ({c['backend']}, {c['device_count']} GPU(s)) "
+             f"vs sim profile {c['profile']}"]
+    for name, title in (("fit", f"FIT set (the profile is fitted to these), {c['nbytes'] >> 20} MiB"),
+                        ("validation", "VALIDATION set (never used for fitting)")):
+        s = c[name]
+        lines += ["", title,
+                  f"{'workload':<40}{'measured ms':>13}{'sim ms':>11}{'sim/real':>10}  x/÷1.25  x/÷1.5"]
+        for r in s["rows"]:
+            pm = r["predicted_ms"]
+            lines.append(f"{r['workload']:<40}{r['measured_ms']:>13.4f}"
+                         f"{(pm if pm is not None else float('nan')):>11.4f}"
+                         f"{r['ratio']:>10.3f}  {'yes' if r['within'] else 'NO':>7}"
+                         f"  {'yes' if r['within_1_5'] else 'NO':>6}")
+        o = s["ordering"]
+        lines.append(f"{s['within']}/{s['total']} within x/÷{TOLERANCE}, {s['within_1_5']}/{s['total']} "
+                     f"within x/÷{TOLERANCE_VAL}; ordering pairs right {o['right']}, wrong {o['wrong']}")
+        for p in o["wrong_pairs"]:
+            lines.append(f"  ordering WRONG: the card has {p}")
+    if c.get("skipped"):
+        lines.append(f"\nskipped (need more GPUs): {', '.join(c['skipped'])}")
+    lines += [""] + ["SUMMARY " + ln for ln in summary_lines(c)]
     return "\n".join(lines)
 
 
 def main(args) -> int:
     from .ecg import text_progress
     b = runtime.use(args.backend, quiet=True) if args.backend else runtime.backend()
+    if getattr(args, "measured", None) and not args.compare:
+        raise InvalidArgument("--measured only goes with --compare",
+                              hint="umkit calibrate --compare --measured RESULTS.json")
     size = args.size * MiB
     if args.compare:
-        c = compare(args.profile, size, progress=text_progress())
+        measured = None
+        if getattr(args, "measured", None):
+            raw = json.loads(Path(args.measured).read_text())
+            measured = raw.get("measured", raw)
+            if "validation" not in measured:
+                raise InvalidArgument(f"--measured {args.measured}: no raw measurements in it",
+                                      hint="pass the JSON that calibrate --compare --out wrote")
+        elif b.name == "sim":
+            print("umkit calibrate --compare: the active backend is sim -- there is nothing to "
+                  "measure (comparing sim with itself would prove nothing).\n"
+                  "Run it where a GPU is (--backend cuda|hip), or pass --measured RESULTS.json "
+                  "from a GPU run (benchmarks/results/) to re-predict those measurements.")
+            return 2
+        c = compare(args.profile, size, progress=None if measured else text_progress(),
+                    measured=measured)
         print(compare_table(c))
         if args.out:
             Path(args.out).write_text(json.dumps(c, indent=1))

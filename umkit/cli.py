@@ -87,6 +87,8 @@ def main(argv=None) -> int:
     c.add_argument("--profile", help="profile to compare against (default: the fitted one)")
     c.add_argument("--out", help="where to write the profile / comparison JSON")
     c.add_argument("--size", type=int, default=256, help="MiB per micro-benchmark")
+    c.add_argument("--measured", help="with --compare: re-predict the raw measurements of an "
+                   "earlier GPU run (its --out JSON) instead of measuring")
     c.set_defaults(func=cmd_calibrate)
     args = p.parse_args(argv)
     try:

@@ -422,9 +422,24 @@ class GPUBackend(Backend):
         for key in [k for k in self._cupy_streams if k[0] == int(handle)]:
             del self._cupy_streams[key]
 
+    def default_stream(self, device: int = 0) -> Stream:
+        """The legacy default stream of ``device`` (a kernel on an array of that device runs
+        there unless a stream says otherwise)."""
+        return Stream(0, int(device))
+
     def synchronize(self, what=None) -> None:
-        if what is None:
-            self.rt.call("cudaDeviceSynchronize")
+        if what is None:            # every device: kernels run on their arrays' devices
+            n = self.device_count()
+            if n == 1:
+                self.rt.call("cudaDeviceSynchronize")
+                return
+            cur = int(self.rt.call("cudaGetDevice"))
+            try:
+                for d in range(n):
+                    self._use(d)
+                    self.rt.call("cudaDeviceSynchronize")
+            finally:
+                self._use(cur)
         elif isinstance(what, Event):
             self.rt.call("cudaEventSynchronize", what.handle)
         else:
@@ -455,6 +470,15 @@ class GPUBackend(Backend):
     def memcpy(self, dst: int, src: int, nbytes: int, stream=None) -> None:
         self.rt.call("cudaMemcpyAsync", int(dst), int(src), int(nbytes),
                      self.rt.value("cudaMemcpyDefault"), self._stream_handle(stream))
+
+    def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
+        """cudaMemcpyAsync between an allocation and pageable (malloc'd) host memory: the driver
+        stages it through pinned buffers, so the host waits; this waits for the stream too."""
+        hp = int(host.ctypes.data)
+        dst, src = (ptr, hp) if to_array else (hp, ptr)
+        self.rt.call("cudaMemcpyAsync", int(dst), int(src), int(nbytes),
+                     self.rt.value("cudaMemcpyDefault"), self._stream_handle(stream))
+        self.rt.call("cudaStreamSynchronize", self._stream_handle(stream))
 
     # -- kernels ---------------------------------------------------------------------------------
     def _module(self, device: int):
@@ -505,6 +529,25 @@ class GPUBackend(Backend):
             # RawKernel launches on CuPy's current stream: make ours current for the call
             with self._cupy_stream(handle, dev):
                 fn(self._dim(grid), self._dim(block), cargs)
+
+    def launch_source(self, source: str, name: str, grid, block, args: tuple, stream=None) -> None:
+        """A learner's kernel (umkit.kernel): compiled once per device from ``source``."""
+        cp = self.rt.cupy()
+        dev = stream.device if isinstance(stream, Stream) else int(cp.cuda.runtime.getDevice())
+        handle = int(self._stream_handle(stream))
+        cache = self.__dict__.setdefault("_custom", {})
+        with cp.cuda.Device(dev):
+            fn = cache.get((source, name, dev))
+            if fn is None:
+                try:
+                    fn = cp.RawModule(code=source).get_function(name)
+                except Exception as e:  # noqa: BLE001 - compile errors carry the log
+                    raise InvalidArgument(f"kernel {name!r} did not compile or is not in the "
+                                          f"source: {e}", hint="check the source text and the "
+                                          "extern \"C\" __global__ name") from None
+                cache[(source, name, dev)] = fn
+            with self._cupy_stream(handle, dev):
+                fn(self._dim(grid), self._dim(block), args)
 
     def _cupy_stream(self, handle: int, device: int):
         """CuPy's view of one of our streams (cached; 0 is the legacy default stream)."""

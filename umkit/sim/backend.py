@@ -222,6 +222,34 @@ class SimBackend(Backend):
                 self.engine.counters[key] += nbytes
         self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}")
 
+    def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
+        """A copy to/from pageable host memory: the driver stages it through pinned buffers --
+        modelled (an estimate, not measured) as the pinned copy plus the host-side copy into
+        the staging buffer at host_mem_bw; the host waits for it."""
+        eng, p = self.engine, self.profile
+        a, off = eng.find(ptr)
+        if off + nbytes > a.nbytes:
+            raise InvalidArgument(f"copy of {nbytes} B runs past the allocation")
+        raw = host.reshape(-1).view(np.uint8)
+        if to_array:
+            a.data[off:off + nbytes] = raw[:nbytes]
+        else:
+            raw[:nbytes] = a.data[off:off + nbytes]
+        on_gpu = a.kind == "device" or (a.kind == "managed" and np.count_nonzero(
+            a.where[a.page_range(off, off + nbytes)] & np.uint8(0xFE)) > 0)
+        if a.kind == "managed":
+            pages = a.page_range(off, off + nbytes)
+            a.where[pages] = np.where(a.where[pages] == 0, CPU_BIT, a.where[pages])
+        if on_gpu:
+            direction = "h2d" if to_array else "d2h"
+            dur = p.prefetch_latency + p.copy_cost(nbytes, direction) + nbytes / p.host_mem_bw
+            eng.counters["bytes_" + direction] += nbytes
+        else:
+            dur = nbytes / p.host_mem_bw
+        s = self._stream(stream)
+        end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}")
+        eng.now = max(eng.now, end)
+
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:
         twin = TWINS.get(kernel)
         if twin is None:
@@ -234,6 +262,32 @@ class SimBackend(Backend):
             run()
         self.engine.counters["kernels"] += 1
         self.engine.enqueue(s, dur, kernel, accesses)
+
+    def launch_custom(self, name: str, twin, args: tuple, cost: list, flops: float, stream) -> None:
+        """A learner's kernel (umkit.kernel): ``cost`` = [(array, times read, written?)];
+        the twin runs on NumPy views of the arrays."""
+        from ..memory.array import Array
+        from .engine import Access
+        s = self._stream(stream)
+        eng = self.engine
+        accesses = []
+        for arr, times, written in cost:
+            a, off = eng.find(arr.ptr)
+            pages = a.page_range(off, off + arr.nbytes)
+            nbytes = int(arr.nbytes * (times + (1 if written else 0)))
+            accesses.append(Access(a, pages, bool(written), nbytes))
+        dur = eng.gpu_access(accesses, s.device, flops=flops)
+        if self.compute:
+            views = []
+            for x in args:
+                if isinstance(x, Array):
+                    a, off = eng.find(x.ptr)
+                    views.append(a.data[off:off + x.nbytes].view(x.dtype).reshape(x.shape))
+                else:
+                    views.append(x)
+            twin(*views)
+        eng.counters["kernels"] += 1
+        eng.enqueue(s, dur, name, accesses)
 
     # -- sim only: what the pictures and lessons read ----------------------------------------------
     def counters(self) -> dict:

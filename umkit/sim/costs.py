@@ -34,11 +34,14 @@ REQUIRED = (
     "alloc_managed", "alloc_device", "alloc_pinned_per_mib", "sync_device", "sync_stream",
     "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 )
+#: parameters a profile may have (the model does without them when absent)
+OPTIONAL = ("fp32_flops",)
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
             "hbm_bw", "host_mem_bw", "vram", "peer_bw")
-_UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0}
+_UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0,
+         "TFLOP/s": 1e12}
 
 
 @dataclass
@@ -117,7 +120,7 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
         raise InvalidArgument(f"profile {path.name} lacks {missing}",
                               hint="every key of umkit/sim/profiles/README.md is required")
     si, src = {}, {}
-    for k in REQUIRED:
+    for k in REQUIRED + tuple(k for k in OPTIONAL if k in params):
         entry = params[k]
         unit = entry.get("unit", "")
         if unit not in _UNIT:

@@ -274,8 +274,10 @@ class Engine:
         self.counters["fault_batches"] += -(-nf // self.profile.fault_batch_max)
         return self.profile.fault_cost(nf, nr, nbytes, moving)
 
-    def gpu_access(self, accesses: list[Access], g: int) -> float:
-        """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency."""
+    def gpu_access(self, accesses: list[Access], g: int, flops: float = 0.0) -> float:
+        """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency.
+        ``flops``: its declared arithmetic -- the kernel takes max(memory time, flops / the
+        profile's compute rate) after its faults."""
         p, bit, c = self.profile, gpu_bit(g), self.counters
         t_fault = t_stream = t_remote = t_extra = 0.0
         for acc in accesses:
@@ -342,7 +344,11 @@ class Engine:
             if need.size:
                 t_fault += self._fault_in(a, need, g, acc.write)
             t_stream += acc.nbytes / p.hbm_bw
-        return p.kernel_launch + t_fault + t_stream + t_remote + t_extra
+        t_mem = t_stream + t_remote
+        rate = p.p.get("fp32_flops")
+        if flops and rate:
+            t_mem = max(t_mem, flops / rate)
+        return p.kernel_launch + t_fault + t_mem + t_extra
 
     def _fault_in(self, a: Allocation, need: np.ndarray, g: int, write: bool) -> float:
         """GPU faults on ``need`` pages: batches, migration of gpu_page blocks, the density

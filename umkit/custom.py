@@ -1,0 +1,131 @@
+"""Your own kernels: CUDA/HIP source on the GPU backends, a NumPy twin on sim.
+
+    mm = umkit.kernel("matmul", source=CUDA_SOURCE, sim=numpy_matmul)
+    mm((n // 32, n // 32), (32, 32), (C, A, B, np.uint32(n)),
+       reads={A: n / 32, B: n / 32}, writes=[C], flops=2 * n**3)
+
+On ``cuda``/``hip`` the source is compiled (NVRTC / hiprtc through CuPy's RawModule) and
+launched on the stream; umkit Arrays become device pointers.  On ``sim`` the twin computes the
+result on NumPy views of the same arrays, and the kernel *declares* its cost beyond one pass
+over its arrays, since sim cannot see inside it:
+
+* ``reads={array: times}`` -- how many times the kernel reads each input (a tiled matrix
+  multiply with tile ``t`` reads each input about ``n / t`` times).  Every Array argument not
+  named in ``writes`` is read once by default.
+* ``writes=[arrays]`` -- the outputs (written once).
+* ``flops`` -- its arithmetic.
+
+sim charges faults/migration for the pages touched (once), then
+``max(bytes moved through memory / bandwidth, flops / compute rate)``: whichever of memory and
+arithmetic bounds the kernel (the profile's ``fp32_flops``, a datasheet *peak*, so the compute
+side is a lower bound).
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Callable
+
+import numpy as np
+
+from .errors import InvalidArgument, InvalidType
+from .memory.array import Array
+from .runtime import backend
+
+
+class Kernel:
+    """A learner's kernel; call it with ``(grid, block, args, *, stream, reads, writes, flops)``."""
+
+    def __init__(self, name: str, source: str | None = None, *, sim: Callable | None = None):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise InvalidArgument(f"name={name!r} must be the kernel's C identifier",
+                                  hint='e.g. umkit.kernel("matmul", source=..., sim=...)')
+        if source is not None and not isinstance(source, str):
+            raise InvalidType("source must be the kernel's CUDA/HIP source text (a str)")
+        if sim is not None and not callable(sim):
+            raise InvalidType("sim must be a function (the NumPy twin)",
+                              hint="sim(*args) gets NumPy views of the Arrays and the scalars")
+        self.name, self.source, self.sim = name, source, sim
+
+    def __repr__(self):
+        return f"umkit.kernel({self.name!r})"
+
+    def __call__(self, grid, block, args, *, stream=None, reads=None, writes=(), flops=0):
+        from . import api
+        if not isinstance(args, (tuple, list)):
+            raise InvalidType("args must be a tuple of umkit Arrays and numbers",
+                              hint="e.g. (C, A, B, np.uint32(n))")
+        arrays = [a for a in args if isinstance(a, Array)]
+        for a in args:
+            if not isinstance(a, (Array, numbers.Number, np.generic)):
+                raise InvalidType(f"kernel argument {a!r} is neither a umkit Array nor a number",
+                                  hint="pass umkit arrays (they become pointers) and numbers")
+        if not arrays:
+            raise InvalidArgument("a kernel needs at least one umkit Array argument")
+        for a in arrays:
+            a._alive(f"kernel {self.name}")
+        b = arrays[0].backend
+        if any(a.backend is not b for a in arrays):
+            raise InvalidArgument("the arrays belong to different backends",
+                                  hint="allocate them all after the last umkit.use(...)")
+        writes = list(writes or ())
+        if any(not isinstance(w, Array) or all(w is not a for a in arrays) for w in writes):
+            raise InvalidArgument("writes= must list Arrays that are arguments of the kernel")
+        if reads is None:
+            reads = {}
+        if not isinstance(reads, dict):
+            raise InvalidType("reads= must be a dict {array: times read}",
+                              hint="e.g. reads={A: n / 32, B: n / 32}")
+        for a, times in reads.items():
+            if all(a is not x for x in arrays):
+                raise InvalidArgument("reads= names an Array that is not a kernel argument")
+            if isinstance(times, bool) or not isinstance(times, numbers.Real) or not times >= 0 \
+                    or not np.isfinite(times):
+                raise InvalidArgument(f"reads times={times!r} must be a finite number >= 0")
+        if isinstance(flops, bool) or not isinstance(flops, numbers.Real) or not flops >= 0 \
+                or not np.isfinite(flops):
+            raise InvalidArgument(f"flops={flops!r} must be a finite number >= 0",
+                                  hint="the kernel's arithmetic, e.g. 2 * n**3 for a matmul")
+        # what each array costs: (array, times read, written?)
+        cost = []
+        for a in _unique(arrays):
+            w = any(a is x for x in writes)
+            r = next((t for k, t in reads.items() if k is a), 0.0 if w else 1.0)
+            cost.append((a, float(r), w))
+        handle = api._kernel_stream(stream, arrays[0])
+        if b.name == "sim":
+            if self.sim is None:
+                raise InvalidArgument(f"kernel {self.name!r} has no sim twin",
+                                      hint="pass sim=function computing the same result in NumPy")
+            b.launch_custom(self.name, self.sim, tuple(args), cost, float(flops), handle)
+        else:
+            if self.source is None:
+                raise InvalidArgument(f"kernel {self.name!r} has no source for the GPU",
+                                      hint="pass source= (CUDA/HIP C++ text)")
+            b.launch_source(self.source, self.name, grid, block, tuple(_gpu_arg(a) for a in args),
+                            handle)
+
+
+def _unique(arrays):
+    out = []
+    for a in arrays:
+        if all(a is not x for x in out):
+            out.append(a)
+    return out
+
+
+def _gpu_arg(a):
+    if isinstance(a, Array):
+        return np.uint64(a.ptr)
+    if isinstance(a, np.generic):
+        return a
+    if isinstance(a, bool):
+        raise InvalidType("pass booleans as np.int32(0/1)")
+    if isinstance(a, numbers.Integral):
+        return np.int32(a)
+    return np.float32(a)
+
+
+def kernel(name: str, source: str | None = None, *, sim: Callable | None = None) -> Kernel:
+    """Your own kernel: ``source`` (CUDA/HIP C++) for GPUs, ``sim`` (a NumPy twin) for sim."""
+    backend()            # pick the backend now, so errors name it
+    return Kernel(name, source, sim=sim)
