@@ -16,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
-              "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py"]
+              "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py",
+              "umkit/custom.py", "benchmarks/unified_memory_perf.py"]
 
 
 def code_hash() -> str:
@@ -98,6 +99,9 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
                       for r in sec.get("rows", [])]
             for p in (sec.get("ordering") or {}).get("wrong_pairs", []):
                 lines.append(f"- ordering wrong: the card has {p}")
+    um = _load(res / "umperf.json") or {}
+    if um.get("summary"):
+        lines += ["", f"- {um['summary']}"]
     if (res / "umperf.md").exists():
         lines += ["", (res / "umperf.md").read_text()]
     (res / "summary.md").write_text("\n".join(lines) + "\n")

@@ -71,6 +71,8 @@ def readme_schema() -> dict:
 
 SCHEMA = readme_schema()
 SCHEMA_UNITS = {k: v["unit"] for k, v in SCHEMA["params"].items()}
+#: optional parameters (umkit.sim.costs.OPTIONAL) and their README units
+OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s"}
 
 
 def profile_files() -> list[Path]:
@@ -110,7 +112,7 @@ def check_profile(doc: dict, filename: str) -> list[str]:
         if key not in params:
             errs.append(f"missing param {key!r}")
     for key, p in params.items():
-        if key not in SCHEMA["params"]:
+        if key not in SCHEMA["params"] and key not in OPTIONAL_UNITS:
             errs.append(f"unknown param {key!r}")
             continue
         if not isinstance(p, dict) or set(p) != {"value", "unit", "source"}:
@@ -126,8 +128,9 @@ def check_profile(doc: dict, filename: str) -> list[str]:
             errs.append(f"{key}: value {v} must be > 0")
         if not isinstance(unit, str) or not unit.strip():
             errs.append(f"{key}: empty unit")
-        elif unit != SCHEMA_UNITS[key]:
-            errs.append(f"{key}: unit {unit!r} != README unit {SCHEMA_UNITS[key]!r}")
+        elif unit != {**SCHEMA_UNITS, **OPTIONAL_UNITS}[key]:
+            errs.append(f"{key}: unit {unit!r} != README unit "
+                        f"{ {**SCHEMA_UNITS, **OPTIONAL_UNITS}[key]!r}")
         if not isinstance(src, str) or not src.strip():
             errs.append(f"{key}: empty source")
         elif teaching is True and not src.startswith(TEACHING_PREFIX):
@@ -289,3 +292,9 @@ def test_nvidia_uvm_facts():
     assert facts["region"]["value"] == 2 * 1024 * 1024
     assert facts["prefetch_threshold"]["value"] == 51
     assert isinstance(facts["eviction_policy"]["value"], str)
+
+
+def test_optional_params_match_the_loader():
+    from umkit.sim.costs import OPTIONAL
+    assert set(OPTIONAL) == set(OPTIONAL_UNITS)
+    assert "fp32_flops" in README.read_text(encoding="utf-8")
