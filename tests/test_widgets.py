@@ -205,6 +205,38 @@ def test_bad_settings_are_a_message_not_a_traceback():
     assert "umk-error" not in p.message.value           # a good run clears the message
 
 
+@pytest.mark.parametrize("bad", [dict(size_mib=0), dict(steps=0)])
+def test_bad_value_does_not_lock_the_panel(bad):
+    """The Run button (threaded, as in Jupyter/Voila) with an out-of-range value: the message
+    shows, and Run, Reset, Stop and every control come back -- the panel recovers."""
+    p = StrategyPanel(static=False, pace=0, threaded=True)
+    ok = dict(p.settings())
+    p.set(**bad)
+    p.run_button.click()
+    assert p.wait(20)
+    assert p.error and "out of range" in p.error and "umk-error" in p.message.value
+    assert not p.run_button.disabled and not p.reset_button.disabled
+    assert p.stop_button.disabled                       # nothing to stop
+    assert not any(w.disabled for k, w in p.controls.items() if k != "every")
+    # Stop with nothing running keeps the panel usable; then a good value runs
+    p.stop_button.click()
+    assert not p.run_button.disabled
+    p.set(size_mib=ok["size_mib"], steps=3)
+    p.run_button.click()
+    assert p.wait(20)
+    assert p.error is None and len(p.results) == 1 and len(p.results[0].steps) == 3
+    assert not p.run_button.disabled and p.stop_button.disabled
+    p.reset_button.click()
+    assert p.runs == []
+
+
+def test_stop_with_nothing_running_reenables_the_controls():
+    p = live()
+    p._set_enabled(False)                               # e.g. left over from an interrupted run
+    p.stop_button.click()
+    assert not p.run_button.disabled and not p.controls["memory"].disabled
+
+
 def test_backend_error_during_a_run_is_a_message():
     umkit.use("sim", compute=False, vram=64 << 20)
     p = live()

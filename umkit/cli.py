@@ -1,4 +1,4 @@
-"""``umkit doctor | ecg | calibrate | bench`` -- the command line."""
+"""``umkit doctor | ecg | calibrate | workspace`` -- the command line."""
 from __future__ import annotations
 
 import argparse
@@ -61,6 +61,11 @@ def cmd_calibrate(args) -> int:
     return calibrate.main(args)
 
 
+def cmd_workspace(args) -> int:
+    from . import workspace
+    return workspace.main(args)
+
+
 def main(argv=None) -> int:
     from .errors import UmkitError
     p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
@@ -90,6 +95,12 @@ def main(argv=None) -> int:
     c.add_argument("--measured", help="with --compare: re-predict the raw measurements of an "
                    "earlier GPU run (its --out JSON) instead of measuring")
     c.set_defaults(func=cmd_calibrate)
+    w = sub.add_parser("workspace", help="copy the notebooks, outputs cleared, into a learner "
+                                         "workspace (edited copies are kept)")
+    w.add_argument("--src", default="notebooks", help="the notebooks (default: notebooks)")
+    w.add_argument("--dest", default="workspace", help="the copies (default: workspace)")
+    w.add_argument("--quiet", action="store_true", help="print only when an edited copy is kept")
+    w.set_defaults(func=cmd_workspace)
     args = p.parse_args(argv)
     try:
         return args.func(args)

@@ -643,6 +643,7 @@ class StrategyPanel:
         except Exception as exc:
             self.model.error = error_message(exc)
             self._draw(force=True)
+            self._set_enabled(not self.model.running)
             return None
         vals = self.settings()
 
@@ -650,9 +651,14 @@ class StrategyPanel:
             self._draw()
             if on_step:
                 on_step(entry, rec)
-        res = self.model.run(vals, on_start=self._on_start, on_step=step, on_end=self._on_end,
-                             pace=self.pace)
-        self._draw(force=True)                          # also when the settings were refused
+        try:
+            res = self.model.run(vals, on_start=self._on_start, on_step=step, on_end=self._on_end,
+                                 pace=self.pace)
+        finally:
+            # whatever happened (settings refused before any run began, so on_end never came;
+            # an error while drawing), the panel must come back: controls, Run and Reset usable
+            self._draw(force=True)
+            self._set_enabled(not self.model.running)
         return res
 
     def start(self):
@@ -675,7 +681,11 @@ class StrategyPanel:
         return not self.model.running
 
     def stop(self):
+        """End the run after its current step; with no run going, make the panel usable again
+        (Stop must never be a dead button)."""
         self.model.stop()
+        if not self.model.running:
+            self._set_enabled(True)
         self._draw(force=True)
 
     def reset(self):
