@@ -38,7 +38,7 @@ export JUPYTER_CONFIG_PATH="$PWD/jupyter${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_
 
 case "$cmd" in
   lab)
-    "$V/umkit" workspace --src notebooks --dest workspace --quiet
+    "$V/python" -m umkit.cli workspace --src notebooks --dest workspace --quiet
     exec "$V/jupyter" lab "${ROOT_OPT[@]}" --ServerApp.root_dir="$PWD/workspace" \
       --ServerApp.default_url=/lab/tree/00_start_here.ipynb "$@" ;;
   voila)
@@ -46,7 +46,7 @@ case "$cmd" in
     exec "$V/voila" notebooks/workshop/dashboard.ipynb "$@" ;;
   ecg)
     mkdir -p artifacts
-    exec "$V/umkit" ecg --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;
+    exec "$V/python" -m umkit.cli ecg --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;
   *)
-    exec "$V/umkit" "$cmd" "$@" ;;
+    exec "$V/python" -m umkit.cli "$cmd" "$@" ;;
 esac

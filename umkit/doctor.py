@@ -269,10 +269,12 @@ def _fix_for(name: str, reason: str) -> str:
     if "libamdhip64" in low or "rocm not installed" in low:
         return ("install ROCm (it provides libamdhip64.so, the HIP runtime) and make sure "
                 "/opt/rocm/lib is on the loader path")
+    if "not installed" in low and name in ("cuda", "hip"):
+        from .backends.detect import install_hint
+        extra = "rocm" if name == "hip" else "cuda"
+        return f"install the {extra} extra -- {install_hint(extra)} -- then restart Python"
     if "not installed" in low and "pip install" in low:
         return reason[reason.lower().index("pip install"):].rstrip(")") + ", then restart Python"
-    if "not installed" in low:
-        return f"install the {name} extra: pip install umkit[{name}], then restart Python"
     if "driver missing" in low or "libcuda" in low:
         return ("install the NVIDIA driver (nvidia-smi must work); in a container, run it with "
                 "--gpus all")
@@ -577,10 +579,17 @@ def format_report(rep: dict) -> str:
         if dev.get("index") is None:
             out += ["", *_wrap(f"Devices: {dev.get('error')}", "")]
             continue
-        out += ["", f"Device {dev['index']}: {dev.get('name', dev.get('name_error', '?'))}"]
+        modelled = rep.get("backend") == "sim"
+        name = dev.get('name', dev.get('name_error', '?'))
+        if modelled and name.startswith("sim: "):
+            name = name[len("sim: "):]
+        out += ["", f"Device {dev['index']}: {name}"]
+        if modelled:
+            out.append("  (the MODELLED card: sim uses no GPU of this machine)")
         if "mem_info" in dev:
             free, total = dev["mem_info"]
-            out.append(f"  memory: {_gib(free)} free of {_gib(total)}")
+            out.append(f"  memory: {_gib(free)} free of {_gib(total)}"
+                       + (" (modelled)" if modelled else ""))
         elif "mem_info_error" in dev:
             out.append(f"  memory: {dev['mem_info_error']}")
         if "capabilities" in dev:

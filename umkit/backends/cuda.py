@@ -8,6 +8,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from ..errors import BackendUnavailable
+from .detect import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 
@@ -22,7 +23,7 @@ class CudaRuntime(RuntimeAdapter):
             from cuda.bindings import runtime
         except ImportError as e:
             raise BackendUnavailable(
-                f"cuda-bindings not installed (pip install umkit[cuda]): {e}") from None
+                f"cuda-bindings not installed ({detect_hint('cuda')}): {e}") from None
         self.rt = runtime
         self._cupy = None
 

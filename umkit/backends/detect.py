@@ -15,6 +15,17 @@ NAMES = ("cuda", "hip", "sim")
 ENV = "UMKIT_BACKEND"
 
 
+def install_hint(extra: str) -> str:
+    """How to add a GPU extra (``cuda`` or ``rocm``) where umkit runs: into the checkout's own
+    venv when umkit runs from a checkout (``bash run.sh`` does it on a GPU machine), else pip."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "run.sh").is_file():
+        return (f"in the umkit checkout: .venv/bin/pip install -e '.[{extra}]', or bash run.sh "
+                "(it installs the GPU extras when it finds the driver)")
+    return f"python -m pip install 'umkit[{extra}]'"
+
+
 def _cuda_driver_present() -> bool:
     for lib in ("libcuda.so.1", "libcuda.so"):
         try:
@@ -29,7 +40,7 @@ def _probe_cuda() -> tuple[bool, str]:
     try:
         from cuda.bindings import runtime as rt
     except ImportError:
-        return False, "cuda-bindings not installed (pip install umkit[cuda])"
+        return False, f"cuda-bindings not installed ({install_hint('cuda')})"
     except (OSError, RuntimeError) as e:
         return False, f"cuda-bindings could not load: {e}"
     try:
@@ -54,7 +65,7 @@ def _probe_cuda() -> tuple[bool, str]:
     try:
         import cupy  # noqa: F401
     except ImportError:
-        return False, "CuPy not installed (pip install umkit[cuda] or cupy-cuda13x)"
+        return False, f"CuPy not installed ({install_hint('cuda')})"
     except Exception as e:  # noqa: BLE001 - a broken CuPy install says many things
         return False, f"CuPy could not load: {e}"
     if getattr(cupy.cuda.runtime, "is_hip", False):
@@ -66,7 +77,7 @@ def _probe_hip() -> tuple[bool, str]:
     try:
         from hip import hip
     except ImportError:
-        return False, "hip-python not installed (pip install umkit[rocm])"
+        return False, f"hip-python not installed ({install_hint('rocm')})"
     except (OSError, RuntimeError) as e:
         return False, f"hip-python could not load: {e}"
     try:
@@ -88,7 +99,7 @@ def _probe_hip() -> tuple[bool, str]:
     try:
         import cupy
     except ImportError:
-        return False, "CuPy for ROCm not installed (pip install umkit[rocm] or cupy-rocm-7-0)"
+        return False, f"CuPy for ROCm not installed ({install_hint('rocm')})"
     except Exception as e:  # noqa: BLE001
         return False, f"CuPy could not load: {e}"
     if not getattr(cupy.cuda.runtime, "is_hip", False):

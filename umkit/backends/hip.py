@@ -9,6 +9,7 @@ import os
 from importlib import metadata
 
 from ..errors import BackendUnavailable
+from .detect import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 
@@ -23,7 +24,7 @@ class HipRuntime(RuntimeAdapter):
             from hip import hip
         except ImportError as e:
             raise BackendUnavailable(
-                f"hip-python not installed (pip install umkit[rocm]): {e}") from None
+                f"hip-python not installed ({detect_hint('rocm')}): {e}") from None
         self.rt = hip
         self._cupy = None
 

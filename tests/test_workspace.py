@@ -1,0 +1,155 @@
+"""The learner workspace: copies of the notebooks with no outputs (the predictions are not spoiled),
+refreshed when untouched, never overwriting a learner's edits; and ``bash run.sh lab`` serving it
+on a fresh copy of the repository (as root when the tests run as root)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from umkit import InvalidArgument, workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def _outputs(path: Path) -> int:
+    nb = nbformat.read(str(path), as_version=4)
+    return sum(len(c.get("outputs", [])) + (c.get("execution_count") is not None)
+               for c in nb.cells if c.cell_type == "code")
+
+
+def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
+    dest = tmp_path / "ws"
+    rep = workspace.sync(NOTEBOOKS, dest)
+    nbs = sorted(NOTEBOOKS.rglob("*.ipynb"))
+    nbs = [p for p in nbs if ".ipynb_checkpoints" not in p.parts]
+    assert sorted(rep.written) == sorted(
+        [p.relative_to(NOTEBOOKS).as_posix() for p in nbs]
+        + [p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*")
+           if p.is_file() and (p.suffix == ".md" or (p.parent.name == "solutions" and p.suffix == ".py"))])
+    assert sum(_outputs(p) for p in nbs) > 0              # nbval's reference outputs are there
+    for p in nbs:
+        copy = dest / p.relative_to(NOTEBOOKS)
+        assert _outputs(copy) == 0, copy
+        a, b = nbformat.read(str(p), 4), nbformat.read(str(copy), 4)
+        assert [c.source for c in a.cells] == [c.source for c in b.cells]   # same text
+        assert "widgets" not in b.metadata
+    assert (dest / "solutions" / "00_start_here.py").exists()
+
+
+def test_edited_copies_are_kept_untouched_ones_refreshed(tmp_path):
+    src, dest = tmp_path / "src", tmp_path / "ws"
+    src.mkdir()
+    for name in ("a.ipynb", "b.ipynb"):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("1 + 1", outputs=[nbformat.v4.new_output(
+            "execute_result", {"text/plain": "2"}, execution_count=1)], execution_count=1)]
+        nbformat.write(nb, str(src / name))
+    assert sorted(workspace.sync(src, dest).written) == ["a.ipynb", "b.ipynb"]
+    # the learner edits a.ipynb; then both sources change
+    edited = nbformat.read(str(dest / "a.ipynb"), 4)
+    edited.cells[0].source = "my guess = 3"
+    nbformat.write(edited, str(dest / "a.ipynb"))
+    for name in ("a.ipynb", "b.ipynb"):
+        nb = nbformat.read(str(src / name), 4)
+        nb.cells.append(nbformat.v4.new_markdown_cell("new text"))
+        nbformat.write(nb, str(src / name))
+    rep = workspace.sync(src, dest)
+    assert rep.kept == ["a.ipynb"] and rep.updated == ["b.ipynb"]
+    assert nbformat.read(str(dest / "a.ipynb"), 4).cells[0].source == "my guess = 3"
+    assert nbformat.read(str(dest / "b.ipynb"), 4).cells[-1].source == "new text"
+    assert "kept as you edited them" in rep.summary()
+    # a deleted copy comes back
+    (dest / "b.ipynb").unlink()
+    assert workspace.sync(src, dest).written == ["b.ipynb"]
+
+
+def test_bad_paths_are_typed_errors(tmp_path):
+    with pytest.raises(InvalidArgument, match="src="):
+        workspace.sync(tmp_path / "missing", tmp_path / "ws")
+    with pytest.raises(InvalidArgument, match="outside"):
+        workspace.sync(NOTEBOOKS, NOTEBOOKS / "ws")
+
+
+# -- bash run.sh lab, on a fresh copy of the repository ---------------------------------------------------
+def _copy_repo(dst: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        s = ROOT / f
+        if s.is_file():
+            (dst / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, dst / f)
+    return dst
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
+    """``bash run.sh lab --no-browser --port N --ServerApp.token=''`` (as root when the tests run
+    as root: run.sh must add --allow-root) serves workspace/, and the notebooks it serves carry no
+    outputs.  The venv is this interpreter's (UMKIT_SKIP_INSTALL: the install itself is what
+    ``bash test.sh`` just did)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to copy the repository's files")
+    pytest.importorskip("jupyterlab")
+    repo = _copy_repo(tmp_path / "repo")
+    venv = Path(sys.executable).parent.parent
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
+    env.update(UMKIT_VENV=str(venv), UMKIT_SKIP_INSTALL="1", HOME=str(tmp_path / "home"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    log = open(tmp_path / "lab.log", "w+")
+    proc = subprocess.Popen(["bash", "run.sh", "lab", "--no-browser", f"--port={port}",
+                             "--ServerApp.token=", "--ServerApp.port_retries=0",
+                             "--ServerApp.ip=127.0.0.1"],
+                            cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def get(path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as r:
+            return json.loads(r.read())
+    try:
+        deadline, listing = time.monotonic() + 90, None
+        while listing is None:
+            if proc.poll() is not None:
+                log.flush()
+                pytest.fail(f"run.sh lab exited with {proc.returncode}:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+            assert time.monotonic() < deadline, (tmp_path / "lab.log").read_text()[-3000:]
+            try:
+                listing = get("/api/contents")
+            except OSError:
+                time.sleep(0.3)
+        names = {c["name"] for c in listing["content"]}
+        assert "00_start_here.ipynb" in names and "03_migration_prefetch_advice.ipynb" in names
+        assert (repo / "workspace" / "00_start_here.ipynb").exists()
+        for name in ("00_start_here.ipynb", "05_concurrent_access_pingpong.ipynb"):
+            nb = get(f"/api/contents/{name}?content=1")["content"]
+            code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+            assert code and all(not c["outputs"] and c["execution_count"] is None for c in code), name
+        assert _outputs(repo / "notebooks" / "05_concurrent_access_pingpong.ipynb") > 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        log.close()
