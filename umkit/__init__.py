@@ -22,7 +22,7 @@ from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,
                   empty, fill, increment, managed, mem_info, now, pinned, prefetch, read_back,
                   reset_counters, residency, sim_profile, synchronize, timer, touch, trace, copy)
 from .backends import names  # noqa: E402  (the HIP<->CUDA table: data, not a backend)
-from .api import kernel_device  # noqa: E402
+from .api import kernel_device, pageable  # noqa: E402
 from .custom import Kernel, kernel  # noqa: E402
 from . import workloads, ecg, plots  # noqa: E402
 

@@ -58,6 +58,21 @@ def pinned(shape, dtype="float32", device: int = 0) -> Array:
     return empty(shape, dtype, "pinned", device)
 
 
+def pageable(shape, dtype="float32") -> np.ndarray:
+    """Ordinary host memory (malloc / a NumPy array): the GPU cannot read it, copies from it are
+    staged by the driver (``umkit.copy(dev, host_array)``).  A NumPy array on every backend; on
+    sim its CPU reads and writes cost model time like any host memory."""
+    shape, dt = check_shape(shape), check_dtype(dtype)
+    nbytes = math.prod(shape) * dt.itemsize
+    if nbytes > MAX_BYTES:
+        raise InvalidArgument(f"{nbytes} B is larger than any machine's memory",
+                              hint="sizes count elements, not bytes: check the shape")
+    b = backend()
+    if hasattr(b, "pageable"):
+        return b.pageable(nbytes)[:nbytes].view(dt).reshape(shape)
+    return np.zeros(shape, dt)
+
+
 # -- migration --------------------------------------------------------------------------------------
 def _stream_handle(stream, b=None):
     if stream is None:
@@ -435,9 +450,10 @@ def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
     if pageable:
         arr = dst if isinstance(src, np.ndarray) else src
         host = src if isinstance(src, np.ndarray) else dst
-        arr = require_array(arr, "copy dst" if arr is dst else "copy src")
         if isinstance(dst, np.ndarray) and isinstance(src, np.ndarray):
-            raise InvalidArgument("copy between two NumPy arrays: use numpy.copyto")
+            raise InvalidArgument("copy between two NumPy arrays: that is host work",
+                                  hint="use numpy.copyto(dst, src)")
+        arr = require_array(arr, "copy dst" if arr is dst else "copy src")
         if not host.flags.c_contiguous or (host is dst and not host.flags.writeable):
             raise InvalidArgument("the NumPy side of a copy must be C-contiguous (and writeable "
                                   "when it is the destination)", hint="np.ascontiguousarray(x)")

@@ -222,6 +222,16 @@ class SimBackend(Backend):
                 self.engine.counters[key] += nbytes
         self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}")
 
+    def pageable(self, nbytes: int):
+        """Ordinary (pageable, malloc'd) host memory as a NumPy array whose CPU reads and writes
+        are charged like any host memory; freed with the array."""
+        import weakref
+        ptr = self.engine.malloc(max(1, nbytes), "pageable", 0)
+        v = self._view(ptr, nbytes, "cpu")
+        a, _ = self.engine.find(ptr)
+        weakref.finalize(v, lambda: None if a.freed else self.engine.free(ptr))
+        return v
+
     def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
         """A copy to/from pageable host memory: the driver stages it through pinned buffers --
         modelled (an estimate, not measured) as the pinned copy plus the host-side copy into

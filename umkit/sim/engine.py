@@ -163,6 +163,8 @@ class Engine:
                     hint="device memory never breathes out: use managed memory for cold data")
             self.now += p.alloc_device
             self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped")
+        elif kind == "pageable":        # plain malloc'd host memory (umkit.pageable): no GPU
+            self._log("malloc_pageable", "umd", f"{nbytes} B of ordinary host memory")
         elif kind == "pinned":
             self.now += p.alloc_pinned_per_mib * max(1.0, nbytes / 2**20)
             self._log("malloc_pinned", "kmd", f"{nbytes} B of host memory pinned")
@@ -317,7 +319,9 @@ class Engine:
             # -- migrate mode: the §3.2 paragraph -------------------------------------------
             w = a.where[pages]
             resident = (w & bit) != 0
-            remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & (w != 0) \
+            # accessed-by maps *host* pages for this GPU; pages on another GPU fault across
+            # (2x H200, issue 11: accessed-by toward the peer GPU did not stop the faults)
+            remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & ((w & CPU_BIT) != 0) \
                 & ~a.read_mostly[pages]
             remote |= ~resident & ((a.mapped[pages] & bit) != 0)
             prefer_cpu = ~resident & ~remote & (a.preferred[pages] == CPU_ID) & (w != 0) \
