@@ -12,7 +12,11 @@ which differ a lot by direction.  The CPU touching GPU-resident pages takes a CP
 ``cpu_fault_bw``.  Pages mapped remotely
 (accessed-by advice, pinned host memory, AMD with XNACK off) are read over the link at
 ``zero_copy_bw`` with no migration.  Resident pages stream at ``hbm_bw`` (GPU) or ``host_mem_bw``
-(CPU).  Every number comes from a profile file whose entries cite their source.
+(CPU).  A kernel runs on the GPU of its array unless a stream says otherwise; pages on another
+GPU fault across at ``peer_bw``.  A learner's own kernel (``umkit.kernel``) declares what it costs
+beyond one pass over its arrays -- how often it re-reads its inputs and its ``flops`` -- and takes
+whichever is longer: its memory traffic, or its arithmetic at the profile's ``fp32_flops``.
+Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
 
