@@ -72,7 +72,8 @@ def readme_schema() -> dict:
 SCHEMA = readme_schema()
 SCHEMA_UNITS = {k: v["unit"] for k, v in SCHEMA["params"].items()}
 #: optional parameters (umkit.sim.costs.OPTIONAL) and their README units
-OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s"}
+OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw": "GB/s",
+                  "fault_latency": "us"}
 
 
 def profile_files() -> list[Path]:
@@ -297,4 +298,6 @@ def test_nvidia_uvm_facts():
 def test_optional_params_match_the_loader():
     from umkit.sim.costs import OPTIONAL
     assert set(OPTIONAL) == set(OPTIONAL_UNITS)
-    assert "fp32_flops" in README.read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
+    for k, unit in OPTIONAL_UNITS.items():
+        assert f'"{k}"' in text and f'"unit": "{unit}"' in text, k

@@ -213,10 +213,10 @@ class SimBackend(Backend):
             da.where[pages] = np.where(da.where[pages] == 0, CPU_BIT if direction[-1] == "h"
                                        else gpu_bit(0), da.where[pages])
         if peer:                          # GPU to GPU over the peer link
-            dur = nbytes / self.profile.peer_bw + self.profile.prefetch_latency
+            dur = nbytes / self.profile.peer_bw + self.profile.copy_latency_s()
             self.engine.counters["bytes_peer"] += nbytes
         else:
-            dur = self.profile.copy_cost(nbytes, direction) + self.profile.prefetch_latency
+            dur = self.profile.copy_cost(nbytes, direction) + self.profile.copy_latency_s()
             key = {"h2d": "bytes_h2d", "d2h": "bytes_d2h"}.get(direction)
             if key:
                 self.engine.counters[key] += nbytes
@@ -234,8 +234,8 @@ class SimBackend(Backend):
 
     def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
         """A copy to/from pageable host memory: the driver stages it through pinned buffers --
-        modelled (an estimate, not measured) as the pinned copy plus the host-side copy into
-        the staging buffer at host_mem_bw; the host waits for it."""
+        modelled (an estimate of the mechanism) as the pinned copy plus the host-side copy into
+        the staging buffer at the host's memcpy rate; the host waits for it."""
         eng, p = self.engine, self.profile
         a, off = eng.find(ptr)
         if off + nbytes > a.nbytes:
@@ -252,10 +252,10 @@ class SimBackend(Backend):
             a.where[pages] = np.where(a.where[pages] == 0, CPU_BIT, a.where[pages])
         if on_gpu:
             direction = "h2d" if to_array else "d2h"
-            dur = p.prefetch_latency + p.copy_cost(nbytes, direction) + nbytes / p.host_mem_bw
+            dur = p.copy_latency_s() + p.copy_cost(nbytes, direction) + nbytes / p.host_rate(True)
             eng.counters["bytes_" + direction] += nbytes
         else:
-            dur = nbytes / p.host_mem_bw
+            dur = nbytes / p.host_rate(True)
         s = self._stream(stream)
         end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}")
         eng.now = max(eng.now, end)

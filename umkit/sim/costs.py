@@ -39,7 +39,7 @@ REQUIRED = (
     "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 )
 #: parameters a profile may have (the model does without them when absent)
-OPTIONAL = ("fp32_flops",)
+OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
@@ -74,6 +74,7 @@ class Profile:
         batches = math.ceil(n_faults / self.fault_batch_max)
         moving = batches if n_moving is None else math.ceil(n_moving / self.fault_batch_max)
         return (batches * self.fault_batch_latency + moving * self.fault_unmap_latency
+                + n_faults * self.p.get("fault_latency", 0.0)
                 + n_regions * self.fault_region_latency + nbytes / self.fault_bw)
 
     def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
@@ -90,9 +91,19 @@ class Profile:
     def remote_cost(self, nbytes: int) -> float:
         return nbytes / self.zero_copy_bw
 
+    def copy_latency_s(self) -> float:
+        """Fixed cost of one copy-engine copy (``copy_latency``; profiles without it use the
+        prefetch call's)."""
+        return self.p.get("copy_latency", self.prefetch_latency)
+
+    def host_rate(self, streaming: bool) -> float:
+        """The CPU's rate over host-resident memory: ``host_copy_bw`` for memset/memcpy-like
+        work (fills, copies, assignments), ``host_mem_bw`` for computing over it (a sum)."""
+        return self.p.get("host_copy_bw", self.host_mem_bw) if streaming else self.host_mem_bw
+
     def copy_cost(self, nbytes: int, direction: str) -> float:
         bw = {"h2d": self.pinned_h2d_bw, "d2h": self.pinned_d2h_bw,
-              "d2d": self.hbm_bw / 2, "h2h": self.host_mem_bw}[direction]
+              "d2d": self.hbm_bw / 2, "h2h": self.host_rate(True)}[direction]
         return nbytes / bw
 
     def describe(self) -> str:

@@ -415,9 +415,11 @@ class Engine:
         return t
 
     # -- host access ---------------------------------------------------------------------------------
-    def cpu_access(self, accesses: list[Access], where: str = "host") -> float:
-        """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time."""
+    def cpu_access(self, accesses: list[Access], where: str = "host", streaming: bool = False) -> float:
+        """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time.
+        ``streaming``: memset/memcpy-like work (fills, copies), not arithmetic over the data."""
         p, c = self.profile, self.counters
+        host_bw = p.host_rate(streaming)
         self._check_races(accesses, where)
         t = 0.0
         for acc in accesses:
@@ -467,7 +469,7 @@ class Engine:
                         c["invalidations"] += both.size
                         t += both.size * p.cpu_fault_latency
             # reading pages that just arrived costs no extra pass: the copy brought them in
-            t += acc.nbytes * (1 - fetched / pages.size) / p.host_mem_bw
+            t += acc.nbytes * (1 - fetched / pages.size) / host_bw
         self.now += t
         return t
 

@@ -57,6 +57,11 @@ def _collect(x, out: list):
             _collect(y, out)
 
 
+#: host operations that run at memset/memcpy speed (the rest compute over the data, e.g. a sum)
+STREAMING = frozenset({"setitem", "fill", "copy", "copyto", "astype", "tobytes", "tolist",
+                       "getitem", "array", "asarray", "concatenate", "positive", "negative"})
+
+
 def charge(reads: list, writes: list, name: str):
     """Charge the accesses of tracked views to the CPU (now) or their GPU (a kernel)."""
     by_side: dict = {}
@@ -69,7 +74,7 @@ def charge(reads: list, writes: list, name: str):
     for info, accs in by_side.values():
         eng = info.engine
         if info.side == "cpu":
-            eng.cpu_access(accs)
+            eng.cpu_access(accs, streaming=name in STREAMING)
         else:
             dur = eng.gpu_access(accs, info.side)
             eng.counters["kernels"] += 1
