@@ -36,7 +36,7 @@ from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.d
 
 
 def __getattr__(name):
-    if name == "widgets":            # imported on first use: ipywidgets is heavy
-        import importlib
-        return importlib.import_module(".widgets", __name__)
+    if name in ("widgets", "examples"):  # imported on first use (ipywidgets is heavy; examples
+        import importlib               # also runs as `python -m umkit.examples`)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'umkit' has no attribute {name!r}")

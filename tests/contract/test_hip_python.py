@@ -58,7 +58,7 @@ def hip_names_used() -> set[str]:
 # -- names and signatures ------------------------------------------------------------------------
 def test_every_hip_name_in_the_table_exists():
     for r in names.TABLE:
-        if r.hip is None:
+        if r.hip is None or r.kind == "macro":   # macros live in the C++ headers only
             continue
         obj = names.resolve(hip, "hip", r.hip)
         if r.kind == "function":

@@ -1,21 +1,26 @@
 """The CUDA <-> HIP name mapping, as data.
 
-One table serves three readers:
+One table serves four readers:
 
 * the two GPU backends (:mod:`umkit.backends.cuda`, :mod:`umkit.backends.hip`) look up every
   runtime call, enum value and constant they use here (``for_backend('hip', 'cudaMemAdvise')``),
   so the port from CUDA to HIP is this table and nothing hidden;
 * the porting notebook shows it (:func:`as_markdown`);
 * the contract tests check every name against the installed ``cuda.bindings.runtime`` and
-  ``hip.hip`` modules.
+  ``hip.hip`` modules;
+* :func:`cuda_header` turns it into a ``hip/hip_runtime.h`` for nvcc, so that the HIP C++ programs
+  in ``kernels/hip/`` (:mod:`umkit.examples`) compile and run unchanged on NVIDIA GPUs:
+  ``python -m umkit.examples header build/hip_on_cuda`` (or :func:`write_cuda_header`) writes
+  ``build/hip_on_cuda/hip/hip_runtime.h``; then ``nvcc -x cu -I build/hip_on_cuda prog.hip``.
 
 Each :class:`Row` is ``(concept, cuda, hip, kind, note, enum)``:
 
 ``kind``
     ``function`` (a runtime call), ``enum`` (a value of an enum type), ``attribute`` (a device or
     memory-range attribute: also an enum value, listed apart because the numbers differ between
-    the runtimes), ``constant`` (a module-level flag or number), or ``type`` (an enum or struct
-    type: the ``enum`` column of other rows names one of these).
+    the runtimes), ``constant`` (a module-level flag or number), ``type`` (an enum or struct
+    type: the ``enum`` column of other rows names one of these), or ``macro`` (a name that exists
+    only in the C/C++ headers, not in the Python runtime modules, such as ``hipLaunchKernelGGL``).
 ``cuda`` / ``hip``
     The name in ``cuda.bindings.runtime`` / ``hip.hip``; ``None`` where that runtime has no
     counterpart (the note says what to do instead).
@@ -28,9 +33,10 @@ differ, so never pass a number from one runtime to the other (the contract tests
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple, Optional
 
-KINDS = ("function", "enum", "attribute", "constant", "type")
+KINDS = ("function", "enum", "attribute", "constant", "type", "macro")
 BACKENDS = ("cuda", "hip")
 
 
@@ -61,6 +67,10 @@ def _c(concept, cuda, hip, note=""):
 
 def _t(concept, cuda, hip, note=""):
     return Row(concept, cuda, hip, "type", note)
+
+
+def _m(concept, cuda, hip, note=""):
+    return Row(concept, cuda, hip, "macro", note)
 
 
 TABLE: tuple[Row, ...] = (
@@ -241,6 +251,12 @@ TABLE: tuple[Row, ...] = (
        "cudaMemcpyKind"),
     _f("fill bytes", "cudaMemset", "hipMemset"),
     _f("fill bytes on a stream", "cudaMemsetAsync", "hipMemsetAsync"),
+
+    # -- C++ only (headers, not the Python runtime modules) ---------------------------------------
+    _m("launch a kernel", None, "hipLaunchKernelGGL",
+       "A macro in HIP's C++ headers: hipLaunchKernelGGL(kernel, grid, block, sharedBytes, "
+       "stream, args...). CUDA has no such name: its form is the launch syntax "
+       "kernel<<<grid, block, sharedBytes, stream>>>(args...), which hipcc accepts too."),
 )
 
 
@@ -323,3 +339,139 @@ def as_markdown(kind: Optional[str] = None) -> str:
                  r.kind, r.note]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
+
+
+# -- the table as a C++ header: HIP sources on nvcc ---------------------------------------------
+#: Where one HIP call stands for two CUDA calls, the one whose C signature it shares.
+_HEADER_PICK = {"hipHostMalloc": "cudaHostAlloc"}  # (ptr, size, flags), like hipHostMalloc
+
+#: HIP names whose CUDA counterpart takes other arguments: generated as code, not as a rename.
+_HEADER_CODE = {
+    "hipMemPrefetchAsync": """\
+// hipMemPrefetchAsync(ptr, count, device, stream): HIP's classic call takes an int device, with
+// hipCpuDeviceId (-1) for the CPU.  CUDA 13 removed that overload: cudaMemPrefetchAsync(ptr,
+// count, cudaMemLocation, flags, stream).  Convert the int into a location.
+static inline cudaError_t umkit_hipMemPrefetchAsync(const void* ptr, size_t count, int device,
+                                                    cudaStream_t stream = 0)
+{
+#if CUDART_VERSION >= 13000
+    return cudaMemPrefetchAsync(ptr, count, umkit_hip_location(device), 0, stream);
+#else
+    return cudaMemPrefetchAsync(ptr, count, device, stream);
+#endif
+}
+#define hipMemPrefetchAsync umkit_hipMemPrefetchAsync""",
+    "hipMemAdvise": """\
+// hipMemAdvise(ptr, count, advice, device): HIP's classic call takes an int device (hipCpuDeviceId
+// for the CPU).  CUDA 13: cudaMemAdvise(ptr, count, advice, cudaMemLocation).  Convert.
+static inline cudaError_t umkit_hipMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice,
+                                             int device)
+{
+#if CUDART_VERSION >= 13000
+    return cudaMemAdvise(ptr, count, advice, umkit_hip_location(device));
+#else
+    return cudaMemAdvise(ptr, count, advice, device);
+#endif
+}
+#define hipMemAdvise umkit_hipMemAdvise""",
+    "hipLaunchKernelGGL": """\
+// hipLaunchKernelGGL(kernel, grid, block, sharedBytes, stream, args...): CUDA's launch syntax.
+#define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \\
+    kernel<<<(grid), (block), (shmem), (stream)>>>(__VA_ARGS__)""",
+}
+
+_HEADER_TOP = """\
+// hip/hip_runtime.h for nvcc -- GENERATED by umkit from its CUDA<->HIP names table
+// (umkit.backends.names.cuda_header(); {rows} rows).  Do not edit: change the table.
+//
+// It lets HIP C++ sources compile unchanged with NVIDIA's compiler:
+//     python -m umkit.examples header build/hip_on_cuda
+//     nvcc -x cu -arch=sm_90 -I build/hip_on_cuda -o prog prog.hip
+// Each HIP name the table knows becomes its CUDA name (types by typedef, the rest by #define);
+// calls whose arguments differ in CUDA 13 (an int device where CUDA wants a cudaMemLocation)
+// get small inline wrappers.  HIP's own CUDA back end (hipcc with HIP_PLATFORM=nvidia) does the
+// same job, but the HIP 5.x headers predate CUDA 13's location API.
+#ifndef UMKIT_HIP_ON_CUDA_H
+#define UMKIT_HIP_ON_CUDA_H
+
+#include <cuda_runtime.h>
+
+#ifndef __HIP_PLATFORM_NVIDIA__
+#define __HIP_PLATFORM_NVIDIA__ 1
+#endif
+
+#if CUDART_VERSION >= 13000
+// An int device as HIP's classic calls take it -> CUDA's location (hipCpuDeviceId = the CPU).
+static inline cudaMemLocation umkit_hip_location(int device)
+{{
+    cudaMemLocation loc = {{}};
+    if (device == cudaCpuDeviceId) {{
+        loc.type = cudaMemLocationTypeHost;
+        loc.id = 0;
+    }} else {{
+        loc.type = cudaMemLocationTypeDevice;
+        loc.id = device;
+    }}
+    return loc;
+}}
+#endif
+"""
+
+
+def header_names() -> dict[str, str]:
+    """HIP name -> what :func:`cuda_header` makes of it: the CUDA name it is renamed to, or
+    ``"wrapper"`` for generated code.  Names without a CUDA counterpart are left out."""
+    out: dict[str, str] = {}
+    for r in TABLE:
+        if r.hip is None or r.hip in out:
+            continue
+        if r.hip in _HEADER_CODE:
+            out[r.hip] = "wrapper"
+        elif r.cuda is not None:
+            out[r.hip] = _HEADER_PICK.get(r.hip, r.cuda)
+    return out
+
+
+def cuda_header() -> str:
+    """The text of a ``hip/hip_runtime.h`` that maps every HIP name in :data:`TABLE` to CUDA, for
+    compiling HIP C++ with nvcc (CUDA 12 or 13)."""
+    parts = [_HEADER_TOP.format(rows=len(TABLE))]
+    groups: dict[str, list[str]] = {k: [] for k in KINDS}
+    hip_only: list[str] = []
+    done: set[str] = set()
+    for r in TABLE:
+        if r.hip is None or r.hip in done:
+            continue
+        done.add(r.hip)
+        if r.hip in _HEADER_CODE:
+            groups[r.kind].append(_HEADER_CODE[r.hip])
+        elif r.cuda is None:
+            hip_only.append(r.hip)
+        elif r.kind == "type":
+            groups[r.kind].append(f"typedef {r.cuda} {r.hip};")
+        else:
+            groups[r.kind].append(f"#define {r.hip} {_HEADER_PICK.get(r.hip, r.cuda)}")
+    titles = {"type": "types", "function": "functions", "enum": "enum values",
+              "attribute": "attributes (enum values whose numbers differ: never pass numbers)",
+              "constant": "constants and flags", "macro": "C++ macros"}
+    for kind in ("type", "function", "enum", "attribute", "constant", "macro"):
+        if groups[kind]:
+            parts.append(f"\n// -- {titles[kind]} " + "-" * (90 - len(titles[kind])))
+            parts.extend(groups[kind])
+    if hip_only:
+        parts.append("\n// HIP-only, no CUDA counterpart (using one is a compile error here): "
+                     + ", ".join(hip_only))
+    parts.append("\n#endif  // UMKIT_HIP_ON_CUDA_H\n")
+    return "\n".join(parts)
+
+
+def write_cuda_header(include_dir) -> Path:
+    """Write :func:`cuda_header` as ``<include_dir>/hip/hip_runtime.h`` (so that a source's own
+    ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path."""
+    path = Path(include_dir) / "hip" / "hip_runtime.h"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = cuda_header()
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path
+

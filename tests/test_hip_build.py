@@ -1,0 +1,151 @@
+"""Real compilers build the HIP code.
+
+* AMD: ``hipcc --offload-arch=gfx90a`` (plus gfx942 when the compiler knows it) compiles every
+  ``kernels/hip/*.hip`` and umkit's own ``kernels/*.cu`` (hiprtc compiles those at run time on
+  AMD; here ``hip/hip_runtime.h`` is included in front).  CPU CI gets Debian's HIP 5.2 hipcc from
+  test.sh (``apt-get install hipcc`` when it runs as root).
+* NVIDIA: nvcc builds and links every ``.hip`` with the ``hip/hip_runtime.h`` that umkit
+  generates from its names table (running them needs the GPU: .ci/gpu step ``hip-examples``).
+
+Each vendor's compiles run once per session, in parallel; the tests then check one output each.
+They are skipped, with the reason, only where the compiler cannot be had.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+
+import pytest
+
+from umkit import examples
+from umkit.backends import names
+
+HIPCC = examples.find_compiler("amd")
+NVCC = examples.find_compiler("nvidia")
+needs_hipcc = pytest.mark.skipif(
+    HIPCC is None, reason="hipcc not found: test.sh installs it (apt-get install hipcc) when run "
+    "as root on Debian/Ubuntu; elsewhere install ROCm or the hipcc package")
+needs_nvcc = pytest.mark.skipif(
+    NVCC is None, reason="nvcc not found (CUDA toolkit): the NVIDIA build of the HIP examples "
+    "is checked where nvcc is installed")
+
+AMD_UNITS = examples.list() + [p.name for p in examples.kit_kernel_sources()]
+
+
+def kernel_names(text: str) -> list[str]:
+    return re.findall(r"__global__\s+void\s+(\w+)", text)
+
+
+@pytest.fixture(scope="module")
+def amd_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hip-amd")
+    return {b.name: b for b in examples.build("amd", out)}
+
+
+@pytest.fixture(scope="module")
+def nvidia_build(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hip-nvidia")
+    return {b.name: b for b in examples.build("nvidia", out)}
+
+
+@needs_hipcc
+@pytest.mark.parametrize("unit", AMD_UNITS)
+def test_hipcc_compiles_for_amd(amd_build, unit):
+    b = amd_build[unit]
+    assert b.ok, f"{shlex.join(b.argv)}\n{b.log}"
+    assert "--offload-arch=gfx90a" in b.argv
+    data = b.output.read_bytes()
+    # the object carries an AMD GPU code object per target (clang offload bundle entry) ...
+    for arg in b.argv:
+        if arg.startswith("--offload-arch="):
+            assert f"amdgcn-amd-amdhsa--{arg.split('=', 1)[1]}".encode() in data, arg
+    # ... with every kernel of the source in it
+    src = examples.path(unit) if unit in examples.list() else examples.source_dir().parent / unit
+    ks = kernel_names(src.read_text())
+    assert ks
+    for k in ks:
+        assert k.encode() in data, k
+
+
+@needs_hipcc
+def test_kit_kernels_compile_as_hip_only_with_the_runtime_header_in_front(amd_build):
+    b = amd_build["umkit_kernels.cu"]
+    assert b.argv[b.argv.index("-include") + 1] == "hip/hip_runtime.h"
+    assert "-x" in b.argv and b.argv[b.argv.index("-x") + 1] == "hip"
+
+
+@needs_hipcc
+def test_a_compile_error_fails_the_amd_build(tmp_path):
+    bad = tmp_path / "bad.hip"
+    bad.write_text("#include <hip/hip_runtime.h>\n"
+                   "__global__ void k(float* a) { a[threadIdx.x] = not_declared; }\n")
+    b = examples._compile("bad", bad, tmp_path / "bad.o", "amd", ["gfx90a"], tmp_path, True, HIPCC)
+    assert not b.ok
+    assert "not_declared" in b.log
+
+
+@needs_hipcc
+def test_amd_arches_probe_matches_the_compiler():
+    arches = examples.amd_arches(HIPCC)
+    assert arches[0] == "gfx90a"
+    r = subprocess.run([HIPCC, "--offload-arch=gfx942", "--cuda-device-only", "-fsyntax-only",
+                        "-x", "hip", "/dev/null"], env=examples._env("amd"),
+                       capture_output=True, text=True)
+    assert ("gfx942" in arches) == (r.returncode == 0)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", examples.list())
+def test_nvcc_builds_each_example_with_the_generated_header(nvidia_build, name):
+    b = nvidia_build[name]
+    assert b.ok, f"{shlex.join(b.argv)}\n{b.log}"
+    assert b.argv[b.argv.index("-x") + 1] == "cu" and "-arch=sm_90" in b.argv
+    include = b.argv[b.argv.index("-I") + 1]
+    from pathlib import Path
+    assert (Path(include) / "hip" / "hip_runtime.h").read_text() == names.cuda_header()
+    data = b.output.read_bytes()
+    assert b"sm_90" in data
+    for k in kernel_names(examples.source(name)):
+        assert k.encode() in data, k
+
+
+@needs_nvcc
+def test_generated_location_wrapper_converts_devices(tmp_path):
+    """The int device -> cudaMemLocation conversion of the header, run on the host (no GPU)."""
+    inc = tmp_path / "inc"
+    names.write_cuda_header(inc)
+    prog = tmp_path / "loc.hip"
+    prog.write_text(r'''#include <hip/hip_runtime.h>
+#include <cstdio>
+int main() {
+#if CUDART_VERSION >= 13000
+    cudaMemLocation c = umkit_hip_location(hipCpuDeviceId), g = umkit_hip_location(3);
+    std::printf("%d %d %d %d\n", c.type == cudaMemLocationTypeHost, g.type ==
+                cudaMemLocationTypeDevice, g.id, (int)sizeof(hipStream_t) == (int)sizeof(void*));
+#else
+    std::printf("old\n");
+#endif
+    return 0;
+}
+''')
+    exe = tmp_path / "loc"
+    r = subprocess.run([NVCC, "-std=c++17", "-x", "cu", "-I", str(inc), "-o", str(exe), str(prog)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = subprocess.run([str(exe)], capture_output=True, text=True).stdout.split()
+    if out == ["old"]:
+        pytest.skip("CUDA older than 13: the header passes the int device through")
+    assert out == ["1", "1", "3", "1"]
+
+
+@needs_nvcc
+def test_a_hip_only_name_fails_the_nvidia_build(tmp_path):
+    inc = tmp_path / "inc"
+    names.write_cuda_header(inc)
+    bad = tmp_path / "bad.hip"
+    bad.write_text("#include <hip/hip_runtime.h>\nint main() { float* p; "
+                   "return hipMemAdvise(p, 4, hipMemAdviseSetCoarseGrain, 0); }\n")
+    b = examples._compile("bad", bad, tmp_path / "bad.o", "nvidia", ["sm_90"], inc, True, NVCC)
+    assert not b.ok
+    assert "hipMemAdviseSetCoarseGrain" in b.log
