@@ -440,6 +440,17 @@ def _report_builds(builds, log) -> bool:
     return ok
 
 
+def _write_json(file, vendor, items) -> None:
+    if file:
+        import json
+        import platform
+        Path(file).parent.mkdir(parents=True, exist_ok=True)
+        Path(file).write_text(json.dumps(dict(
+            date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), vendor=vendor,
+            host=platform.node(), all_ok=all(i.get("ok", i.get("built")) for i in items),
+            examples=items), indent=1) + "\n")
+
+
 def main(argv=None) -> int:
     import argparse
     ap = argparse.ArgumentParser(prog="python -m umkit.examples", description=__doc__.split("\n")[0])
@@ -458,6 +469,7 @@ def main(argv=None) -> int:
         p.add_argument("names", nargs="*", help="examples (default: all)")
         p.add_argument("--vendor", default="amd" if cmd == "build" else "nvidia", choices=VENDORS)
         p.add_argument("--out", default=DEFAULT_OUT, help=f"build/result folder ({DEFAULT_OUT})")
+        p.add_argument("--json", metavar="FILE", help="also write a summary as JSON")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "list":
@@ -482,6 +494,8 @@ def main(argv=None) -> int:
             ok = _report_builds(builds, sys.stdout)
             print(f"{'ALL OK' if ok else 'FAILED'}: {sum(b.ok for b in builds)}/{len(builds)} "
                   f"compiled with {args.vendor}'s compiler")
+            _write_json(args.json, args.vendor, [dict(name=b.name, built=b.ok, argv=b.argv,
+                                                      seconds=round(b.seconds, 2)) for b in builds])
             return 0 if ok else 1
         ran = run(args.vendor, args.out, which=which)
         _report_builds([r.built for r in ran], sys.stdout)
@@ -493,6 +507,11 @@ def main(argv=None) -> int:
                 print("    stderr: " + r.stderr.strip().replace("\n", "\n    "))
             if r.checked is not None:
                 print(f"    check: {'ok' if r.checked.ok else 'FAIL ' + '; '.join(r.checked.problems)}")
+        _write_json(args.json, args.vendor, [dict(
+            name=r.name, built=r.built.ok, argv=r.built.argv, returncode=r.returncode,
+            ok=r.ok, problems=r.checked.problems if r.checked else ["not built"],
+            values=r.checked.values if r.checked else {}, stdout=r.stdout,
+            seconds=round(r.seconds, 3)) for r in ran])
         n_ok = sum(r.ok for r in ran)
         print(f"{'ALL OK' if n_ok == len(ran) else 'FAILED'}: {n_ok}/{len(ran)} HIP examples "
               f"built with {args.vendor}'s compiler, ran and printed the expected results")
