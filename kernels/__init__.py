@@ -4,4 +4,7 @@
 points, compiled at run time by NVRTC (CUDA) or hiprtc (ROCm) through CuPy's ``RawModule``.
 Read it with :func:`umkit.backends.kernels.source`; the parameter kinds of each kernel are in
 :data:`umkit.backends.kernels.SPECS`.
+
+``hip/*.hip`` are the article's programs as standalone HIP C++ (not used by the library): read,
+build and check them with :mod:`umkit.examples`.
 """

@@ -1,10 +1,11 @@
 // epoch_prefetch.hip -- the article's section 4.2: loading training batches with managed memory.
 //
-// Three managed arrays of 1M floats; the CPU fills a and b; `out` is prefetched to the GPU once;
-// then three epochs of: (the CPU edits a, as preprocessing for the next batch would) ->
-// prefetch a and b to the GPU ("inhale") -> add_kernel -> prefetch out back to the CPU
-// ("exhale") -> wait for the stream -> the CPU sums out.  The program is correct without any
-// prefetch; the prefetches move the pages in bulk ahead of use instead of one fault at a time.
+// Three managed arrays of 1M floats; the CPU fills a and b; then three epochs of: (the CPU edits
+// a, as preprocessing for the next batch would) -> prefetch a, b and out to the GPU ("inhale")
+// -> add_kernel -> prefetch out back to the CPU ("exhale") -> wait for the stream -> the CPU
+// sums out.  The program is correct without any prefetch; the prefetches move the pages in bulk
+// ahead of use instead of one fault at a time.  (The article prefetches out once, before the
+// loop; here out also goes back to the CPU each epoch, so it is prefetched in each epoch.)
 //
 // Porting note: this is the classic HIP call, hipMemPrefetchAsync(ptr, bytes, device, stream),
 // with hipCpuDeviceId (-1) for the CPU; it exists from HIP 5 through HIP 7.  CUDA 13 removed the
@@ -57,8 +58,6 @@ int main()
         a[i] = static_cast<float>(i % 100);
         b[i] = static_cast<float>(i % 50);
     }
-    // out is written by the GPU first: place it there before the first kernel
-    HIP_CHECK(hipMemPrefetchAsync(out, bytes, dev, stream));
 
     const int threads = 256;
     const int blocks = (n + threads - 1) / threads;
@@ -69,8 +68,10 @@ int main()
             for (int i = 0; i < n; ++i) a[i] += 1.0f;
         }
         HIP_CHECK(hipEventRecord(start, stream));
-        HIP_CHECK(hipMemPrefetchAsync(a, bytes, dev, stream));      // inhale
+        HIP_CHECK(hipMemPrefetchAsync(a, bytes, dev, stream));      // inhale the batch
         HIP_CHECK(hipMemPrefetchAsync(b, bytes, dev, stream));
+        // and the output: the GPU writes it first (it went back to the CPU last epoch)
+        HIP_CHECK(hipMemPrefetchAsync(out, bytes, dev, stream));
         add_kernel<<<blocks, threads, 0, stream>>>(a, b, out, n);
         HIP_CHECK(hipGetLastError());
         HIP_CHECK(hipMemPrefetchAsync(out, bytes, hipCpuDeviceId, stream));  // exhale the result
