@@ -276,7 +276,7 @@ def check_output(name: str, stdout: str, returncode: int = 0) -> Checked:
 # -- building and running -------------------------------------------------------------------------
 def find_compiler(vendor: str) -> Optional[str]:
     """hipcc or nvcc: on PATH, else in $ROCM_PATH/bin or $CUDA_HOME/bin (then /opt/rocm,
-    /usr/local/cuda); None when absent."""
+    /usr/local/cuda; for nvcc also a pip-installed ``nvidia/*/bin/nvcc``); None when absent."""
     _check_vendor(vendor)
     exe, env, default = (("hipcc", "ROCM_PATH", "/opt/rocm") if vendor == "amd"
                          else ("nvcc", "CUDA_HOME", "/usr/local/cuda"))
@@ -287,6 +287,11 @@ def find_compiler(vendor: str) -> Optional[str]:
                  default):
         if root and (Path(root) / "bin" / exe).is_file():
             return str(Path(root) / "bin" / exe)
+    if vendor == "nvidia":                 # pip's nvidia-cuda-nvcc wheels: site-packages/nvidia/*/bin
+        for entry in sys.path:
+            for cand in sorted(Path(entry or ".").glob("nvidia/*/bin/nvcc")):
+                if cand.is_file():
+                    return str(cand)
     return None
 
 
