@@ -1,7 +1,9 @@
 """Checks for notebook 02 (allocation): pick the allocator for each buffer (§3.4, §4.4, §6)."""
 from __future__ import annotations
 
-from . import Verdict, failed, passed
+import numpy as np
+
+from . import Verdict, failed, passed, tiered
 
 #: buffer -> (the allocator the article recommends, why)
 BUFFERS = {
@@ -19,16 +21,24 @@ BUFFERS = {
     "request_pool": ("device", "latency-critical inference buffers: a pre-allocated hipMalloc "
                                "pool, because a burst of migrations at peak load is exactly what "
                                "must not happen (§6.3)"),
+    "vocab": ("pageable", "a tokenizer vocabulary only the CPU data loader reads; no kernel ever "
+                          "touches it: ordinary pageable host memory (malloc / new / NumPy) -- "
+                          "pinning or managing it buys nothing"),
 }
 _ALIASES = {"device": "device", "hipmalloc": "device", "cudamalloc": "device",
             "device_array": "device", "managed": "managed", "hipmallocmanaged": "managed",
             "cudamallocmanaged": "managed", "unified": "managed", "pinned": "pinned",
-            "hiphostmalloc": "pinned", "cudamallochost": "pinned", "host": "pinned"}
+            "hiphostmalloc": "pinned", "cudamallochost": "pinned", "pageable": "pageable",
+            "malloc": "pageable", "new": "pageable", "numpy": "pageable", "system": "pageable"}
+_CONCEPT = ("ask of each buffer: who touches it (CPU, GPU, both), how often, and for how long "
+            "(§3.4 table, §4.4 pinned memory, §6.1 'the heart', §6.3 the inference service); "
+            "the allocator follows from its access owner and lifetime (§7)")
 
 
+@tiered
 def check_allocators(choice) -> Verdict:
     """Exercise 02: ``choice`` maps each buffer of :data:`BUFFERS` to 'device' (hipMalloc),
-    'managed' (hipMallocManaged) or 'pinned' (hipHostMalloc)."""
+    'managed' (hipMallocManaged), 'pinned' (hipHostMalloc) or 'pageable' (malloc)."""
     if not isinstance(choice, dict):
         return failed(f"choice should be a dict like {{'weights': 'device', ...}}, got "
                       f"{type(choice).__name__}")
@@ -37,23 +47,96 @@ def check_allocators(choice) -> Verdict:
         return failed(f"unknown buffers {unknown}: use the keys {list(BUFFERS)}")
     missing = [k for k in BUFFERS if choice.get(k) is None]
     if len(missing) == len(BUFFERS):
-        return failed("every choice is still None: write 'device', 'managed' or 'pinned' for "
-                      "each buffer")
-    bad = []
+        return failed("every choice is still None: write 'device', 'managed', 'pinned' or "
+                      "'pageable' for each buffer")
+    bad, why_all = [], []
     for k, (want, why) in BUFFERS.items():
         got = choice.get(k)
         if got is None:
             continue
         norm = _ALIASES.get(str(got).strip().lower().replace(" ", ""))
         if norm is None:
-            return failed(f"{k}: {got!r} is not an allocator; use 'device', 'managed' or 'pinned'")
+            return failed(f"{k}: {got!r} is not an allocator; use 'device', 'managed', 'pinned' "
+                          "or 'pageable'")
         if norm != want:
-            bad.append(f"{k} -> {want}, not {norm}: {why}")
+            bad.append(k)
+            why_all.append(f"{k} -> {want}: {why}")
     if bad:
-        return failed(f"{len(bad)} to rethink: " + " | ".join(bad))
+        return failed(f"{len(bad)} to rethink: {', '.join(bad)}", _CONCEPT, " | ".join(why_all))
     if missing:
         return failed(f"right so far; still None: {missing}")
     all_managed = all(w == "managed" for w, _ in BUFFERS.values())
     return passed("mix allocators by each buffer's access owner and lifetime (§7)"
                   + ("" if all_managed else ": hot and latency-critical data in device memory, "
-                     "low-frequency data managed, small CPU-heavy data pinned"))
+                     "low-frequency data managed, small CPU-heavy data pinned, CPU-only data in "
+                     "plain pageable memory"))
+
+
+# -- exercise 2 (write code): load data the GPU will read again and again ---------------------------
+LOAD_MIB = 32            # the data: 32 MiB of float32
+LOAD_READS = 8           # the GPU reads all of it this many times
+LOAD_PROFILE = "mi250x-xnack1"
+LOAD_BUDGET_MS = 10.0    # model time for load() + the reads, on LOAD_PROFILE
+
+
+def _load_run(fn, data):
+    """Run ``fn(data)`` and LOAD_READS GPU reads on a private simulator of LOAD_PROFILE."""
+    import umkit
+    from .nb05 import sim_sandbox
+    with sim_sandbox(profile=LOAD_PROFILE):
+        t0 = umkit.now()
+        try:
+            a = fn(data)
+        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+            return None, f"load(data) raised {type(e).__name__}: {str(e).splitlines()[0]}", None
+        if not isinstance(a, umkit.Array):
+            return None, (f"load(data) returned {type(a).__name__}; return the umkit array the GPU "
+                          "will read (umkit.device_array / managed / pinned)"), None
+        sink = umkit.device_array(1)
+        for _ in range(LOAD_READS):
+            umkit.touch(a, 4, sink=sink)
+        umkit.synchronize()
+        ms = (umkit.now() - t0) * 1e3
+        c = umkit.counters()
+        back = umkit.read_back(a)
+        kind = a.kind
+    return (ms, kind, c), None, np.asarray(back)
+
+
+@tiered
+def check_load(fn) -> Verdict:
+    """Exercise 02b: ``fn(data)`` gets a NumPy float32 array of LOAD_MIB MiB and returns a umkit
+    array holding the same values, which a GPU kernel then reads LOAD_READS times.  Passes when the
+    values arrive intact and load + reads take at most LOAD_BUDGET_MS of model time on the
+    LOAD_PROFILE (AMD MI250X, XNACK on)."""
+    if fn is None:
+        return failed("load is None: write def load(data): ... and return a umkit array")
+    if not callable(fn):
+        return failed(f"load should be a function of the data, got {type(fn).__name__}")
+    data = (np.arange((LOAD_MIB << 20) // 4) % 1000).astype(np.float32)
+    res, err, back = _load_run(fn, data)
+    if err:
+        return failed(err)
+    ms, kind, c = res
+    if back.shape != data.shape or not np.array_equal(back.ravel(), data):
+        return failed("the array the GPU read does not hold the data: copy all of `data` into it "
+                      "(for device memory through a pinned staging buffer and umkit.copy)")
+    if ms <= LOAD_BUDGET_MS:
+        return passed(f"{ms:.2f} ms of model time on {LOAD_PROFILE} (budget {LOAD_BUDGET_MS:g} ms) "
+                      f"with '{kind}' memory: one explicit copy at hipMemcpy speed, then every "
+                      "read at HBM speed (§3.4: hot data in hipMalloc + explicit copies)")
+    parts = [f"{ms:.2f} ms of model time on {LOAD_PROFILE}, over the {LOAD_BUDGET_MS:g} ms budget "
+             f"('{kind}' memory"]
+    if c:
+        parts.append(f"; {(c.get('bytes_h2d', 0)) >> 20} MiB migrated, "
+                     f"{c.get('remote_bytes', 0) >> 20} MiB read over the link, "
+                     f"{c.get('gpu_faults', 0)} GPU faults")
+    parts.append(")")
+    return failed("".join(parts),
+                  "the data is read 8 times by the GPU: where should it live, and what is the "
+                  "fastest way to get it there on this card? Compare the profile's "
+                  "prefetch_h2d_bw, pinned_h2d_bw and zero_copy_bw (§3.4, notebook 00)",
+                  "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
+                  "stage.host[:] = data; umkit.copy(d, stage); umkit.synchronize(); "
+                  "stage.free(); return d  -- on the MI250X a hipMemcpy from pinned memory runs "
+                  "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")

@@ -1,7 +1,7 @@
 """Checks for notebook 03 (migration, prefetch, advice): advice first, then prefetch."""
 from __future__ import annotations
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 
 N = (8 << 20) // 4          # 8 MiB of float32: small, quick on every backend
 
@@ -10,6 +10,7 @@ def _delta(before: dict, after: dict) -> dict:
     return {k: after.get(k, 0) - before.get(k, 0) for k in after}
 
 
+@tiered
 def check_prepare(fn) -> Verdict:
     """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
     afterwards the GPU reads all of it and then the CPU reads all of it -- again and again --
@@ -55,36 +56,44 @@ def check_prepare(fn) -> Verdict:
     gf, cf = c.get("gpu_faults", 0), c.get("cpu_faults", 0)
     moved = c.get("bytes_h2d", 0) + c.get("bytes_d2h", 0)
     if gf == 0 and cf == 0 and moved == 0:
-        how = ("read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally"
+        how = ("read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally "
+               "-- NVIDIA's read-mostly. On AMD, amdkfd's read-mostly is a flag on the range "
+               "(KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, include/uapi/linux/kfd_ioctl.h: 'GPUs mostly "
+               "read ... but writes fault'), not this duplication: try the profile's own answer in "
+               "section 4"
                if rm else "no faults: the pages stay in host memory and the GPU reads all of "
                           "them over the link on every pass (accessed_by for the GPU: zero-copy) "
                           "-- it works, but each GPU read pays the link; read_mostly, then "
                           "prefetch gives each side a local copy instead")
         return passed(how)
+    concept = ("§3.2 and section 4 of the notebook: which advice lets a processor read the "
+               "pages without taking them away from the other side -- a copy on each side "
+               "(read_mostly), or the pages left where they are and read across the link "
+               "(preferred_location + accessed_by)? And §4.4: the prefetch obeys only the advice "
+               "that is already there")
+    answer = ("def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n"
+              "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
+              "(on a machine where the GPU may read host memory in place, "
+              "a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
+              "passes: nothing moves, the GPU reads across the link)")
     parts = []
     if gf:
         parts.append(f"the GPU faulted {gf} times" + (
-            " -- nothing was prefetched to the GPU: inhale first, a.prefetch('gpu')" if not on_gpu
+            " -- nothing was on the GPU before it read" if not on_gpu
             else " (the pages the CPU pulled back had to fault in again: ping-pong)" if cf
             else ""))
     if cf:
         if rm and on_gpu:
-            parts.append(f"the CPU faulted {cf} times although read_mostly is set: was the "
-                         "advice given *after* the prefetch? Then the prefetch moved the pages "
-                         "instead of duplicating them. Advice first, then prefetch (§4.4)")
+            parts.append(f"the CPU faulted {cf} times although read_mostly is set: look at the "
+                         "order of your two calls")
         elif not rm and cpu_mapped:
             parts.append(f"the CPU faulted {cf} times although accessed_by is set for the CPU: "
-                         "on a PCIe card the CPU can't read GPU memory in place "
-                         "(DirectManagedMemAccessFromHost = 0 on the H200), so each CPU read "
-                         "still pulled the pages back. Declare the range read_mostly so the CPU "
-                         "keeps its own copy")
-        elif not rm:
-            parts.append(f"the CPU faulted {cf} times: each CPU read pulled the pages back. "
-                         "Declare the range read_mostly so the CPU keeps its own copy")
+                         "on this card the CPU can't read GPU memory in place, so each CPU read "
+                         "still pulled the pages back")
         else:
-            parts.append(f"the CPU faulted {cf} times")
+            parts.append(f"the CPU faulted {cf} times: each CPU read pulled the pages back")
     if moved and not parts:
         parts.append(f"{moved} B still moved between CPU and GPU")
     if pref is not None and not rm and not cpu_mapped:
         parts.append(f"(preferred_location={pref} alone still migrates on access)")
-    return failed("; ".join(parts))
+    return failed("; ".join(parts), concept, answer)
