@@ -157,6 +157,7 @@ def test_07_wrong_answers_fail():
 def test_08_solutions_pass():
     s = load("08_porting_cuda_to_hip")
     ok(nb08.check_port(s.hip_source))
+    ok(nb08.check_port(s.hip_source_v2))       # issue 9: HIP 7's _v2 port with hipMemLocation
     ok(nb08.check_owner_table(s.owner_table))
 
 
@@ -166,6 +167,10 @@ def test_08_wrong_answers_fail():
         not_yet(nb08.check_port(w))
     not_yet(nb08.check_port(nb08.CUDA_SOURCE), "cudaMemLocation")
     not_yet(nb08.check_port(s.wrong_sources[1]), "third")
+    not_yet(nb08.check_port(s.hip_source_v2.replace("_v2", "")), "_v2")
+    not_yet(nb08.check_port(s.hip_source_v2.replace("host, 0, stream", "host, 1, stream")), "flags")
+    not_yet(nb08.check_port(s.hip_source_v2.replace("gpu0, 0, stream", "&gpu0, 0, stream")),
+            "by value")
     for w in s.wrong_tables:
         not_yet(nb08.check_owner_table(w))
     not_yet(nb08.check_owner_table(nb08.empty_owner_table()), "None")

@@ -15,6 +15,27 @@ save_checkpoint(w, n);
 hipFree(w);
 """
 
+# Exercise 1, the other right answer: HIP 7's _v2 calls take a hipMemLocation, the most direct port
+# of CUDA 13 (ROCm/clr hipamd/src/hip_hmm.cpp: hipMemPrefetchAsync_v2(ptr, n, location, flags = 0,
+# stream), hipMemAdvise_v2(ptr, n, advice, location)).
+hip_source_v2 = """\
+hipMemLocation gpu0 = {};
+gpu0.type = hipMemLocationTypeDevice;
+gpu0.id = 0;
+hipMemLocation host = {};
+host.type = hipMemLocationTypeHost;
+
+float *w;
+hipMallocManaged(&w, bytes, hipMemAttachGlobal);
+hipMemAdvise_v2(w, bytes, hipMemAdviseSetPreferredLocation, gpu0);
+hipMemPrefetchAsync_v2(w, bytes, gpu0, 0, stream);       // inhale before the step
+train_step<<<blocks, threads, 0, stream>>>(w, n);
+hipMemPrefetchAsync_v2(w, bytes, host, 0, stream);       // exhale for the checkpoint
+hipStreamSynchronize(stream);
+save_checkpoint(w, n);
+hipFree(w);
+"""
+
 # Exercise 2: the access-owner table (GB = 10^9 bytes).
 owner_table = {
     "weights":    dict(budget_gb=6.0,  lifetime="run",  owner="gpu",  allocator="device"),
@@ -34,6 +55,9 @@ wrong_sources = [
     hip_source.replace("hipCpuDeviceId", "0"),                                       # no host prefetch
     hip_source.replace("hipStreamSynchronize(stream);\nsave_checkpoint(w, n);",
                        "save_checkpoint(w, n);\nhipStreamSynchronize(stream);"),     # CPU reads too early
+    hip_source_v2.replace("_v2", ""),                                       # structs into the int calls
+    hip_source_v2.replace("host, 0, stream", "host, 1, stream"),            # _v2 flags must be 0
+    hip_source_v2.replace("(w, bytes, host, 0, stream)", "(w, bytes, gpu0, 0, stream)"),  # no exhale
 ]
 wrong_tables = [
     dict(owner_table, adam_state=dict(budget_gb=24.0, lifetime="run", owner="both", allocator="managed")),

@@ -55,8 +55,57 @@ def _is_cpu(arg: str) -> bool:
     return arg.replace(" ", "") in ("hipCpuDeviceId", "-1")
 
 
+def _locations(src: str) -> dict:
+    """hipMemLocation variables of the port and where they point: {'name': 'gpu' | 'cpu'}."""
+    out = {}
+    for m in re.finditer(r"\bhipMemLocation\s+(\w+)\s*(=\s*\{([^}]*)\})?", src):
+        name, init = m.group(1), m.group(3) or ""
+        if "hipMemLocationTypeDevice" in init:
+            out[name] = "gpu"
+        elif "hipMemLocationTypeHost" in init:
+            out[name] = "cpu"
+        else:
+            out[name] = None
+    for m in re.finditer(r"\b(\w+)\s*\.\s*type\s*=\s*(hipMemLocationType\w+)", src):
+        if m.group(1) in out:
+            out[m.group(1)] = ("gpu" if m.group(2) == "hipMemLocationTypeDevice" else
+                               "cpu" if m.group(2).startswith("hipMemLocationTypeHost") else None)
+    return out
+
+
+def _target(arg: str, locs: dict, v2: bool):
+    """'gpu', 'cpu', or an error message for a location/device argument."""
+    a = arg.replace(" ", "")
+    if v2:
+        if a.startswith("&"):
+            return f"'{arg}': the _v2 calls take the hipMemLocation by value, not its address."
+        if a in locs:
+            return locs[a] or (f"'{arg}' is a hipMemLocation whose .type is never set: "
+                               "hipMemLocationTypeDevice (with .id = 0) or hipMemLocationTypeHost.")
+        if _is_cpu(a) or a.isdigit():
+            return (f"'{arg}' is an int device; the _v2 calls take a hipMemLocation "
+                    "(or use the classic call, which takes the int).")
+        return f"'{arg}' is not a hipMemLocation declared in your port."
+    if a in locs:
+        return (f"'{arg}' is a hipMemLocation, but the classic call takes an int device (0, or "
+                "hipCpuDeviceId for the CPU); with a hipMemLocation, call the _v2 form.")
+    if _is_cpu(a):
+        return "cpu"
+    if a.isdigit():
+        return "gpu"
+    if a in ("gpu0", "host"):
+        return (f"'{arg}' was a cudaMemLocation. Pass the device number (0) or hipCpuDeviceId -- "
+                "or declare a hipMemLocation and call the _v2 form.")
+    return f"'{arg}' is neither a device number nor hipCpuDeviceId."
+
+
 def check_port(hip_source) -> Verdict:
-    """``hip_source``: your HIP version of :data:`CUDA_SOURCE`, as a string."""
+    """``hip_source``: your HIP version of :data:`CUDA_SOURCE`, as a string.  Two ports are right:
+    the classic calls with int devices (``hipMemPrefetchAsync(ptr, n, 0, stream)``,
+    ``hipCpuDeviceId`` for the CPU), or HIP's ``_v2`` calls with a ``hipMemLocation`` -- the most
+    direct port of CUDA 13 (ROCm/clr hipamd/src/hip_hmm.cpp: ``hipMemPrefetchAsync_v2(ptr, n,
+    hipMemLocation, flags, stream)`` with flags 0, ``hipMemAdvise_v2(ptr, n, advice,
+    hipMemLocation)``)."""
     from umkit import names
     if hip_source is None:
         return failed("hip_source is still None: write the HIP version of nb08.CUDA_SOURCE as a string.")
@@ -71,47 +120,70 @@ def check_port(hip_source) -> Verdict:
         except KeyError:
             return failed(f"{n} is still CUDA and umkit.names has no row for it.")
         if h is None:
-            return failed(f"{n} is still CUDA, and HIP's classic calls have no counterpart: "
-                          f"{names.row(n).note} Rewrite that part instead of renaming it.")
+            return failed(f"{n} is still CUDA. HIP's classic calls have no counterpart: "
+                          f"{names.row(n).note} Either pass int devices to the classic calls, or "
+                          "use hipMemLocation with hipMemPrefetchAsync_v2 / hipMemAdvise_v2.")
         return failed(f"{n} is still CUDA: HIP spells it {h} (umkit.names.cuda_to_hip({n!r})).")
-    if re.search(r"\.\s*(type|id)\s*=", src) or "hipMemLocation" in src:
-        return failed("there is still a location struct (.type / .id, or hipMemLocation). HIP's "
-                      "classic hipMemPrefetchAsync and hipMemAdvise take an int: the device number "
-                      "for a GPU, hipCpuDeviceId (-1) for the CPU. Drop the structs.")
-    for call in ("hipMallocManaged", "hipMemAdvise", "hipStreamSynchronize", "hipFree"):
+    locs = _locations(src)
+    for call in ("hipMallocManaged", "hipStreamSynchronize", "hipFree"):
         if not _calls(src, call):
             return failed(f"{call}(...) is missing: every CUDA call needs its HIP counterpart.")
-    pf = _calls(src, "hipMemPrefetchAsync")
+    classic_pf = [(p, a, False) for p, a in _calls(src, "hipMemPrefetchAsync")]
+    v2_pf = [(p, a, True) for p, a in _calls(src, "hipMemPrefetchAsync_v2")]
+    classic_adv = [(p, a, False) for p, a in _calls(src, "hipMemAdvise")]
+    v2_adv = [(p, a, True) for p, a in _calls(src, "hipMemAdvise_v2")]
+    if not (classic_adv or v2_adv):
+        return failed("hipMemAdvise(...) (or hipMemAdvise_v2) is missing: every CUDA call needs "
+                      "its HIP counterpart.")
+    pf = sorted(classic_pf + v2_pf)
     if len(pf) < 2:
         return failed(f"the CUDA code prefetches twice, your port {len(pf)} time(s). Dropping a "
                       "hipMemPrefetchAsync is exactly the port that cost one team a third of its "
                       "throughput (§5.3): AMD relies on these hints more than NVIDIA does.")
-    for _, args in pf:
-        if len(args) == 5:
-            return failed(f"hipMemPrefetchAsync({', '.join(args)}): HIP's call has no flags argument. "
-                          "The form is hipMemPrefetchAsync(ptr, bytes, device, stream).")
-        if len(args) != 4:
-            return failed(f"hipMemPrefetchAsync({', '.join(args)}) takes 4 arguments: "
-                          "(ptr, bytes, device, stream).")
-        if args[2] in ("gpu0", "host"):
-            return failed(f"hipMemPrefetchAsync(..., {args[2]}, ...): '{args[2]}' was a "
-                          "cudaMemLocation. Pass the device number (0) or hipCpuDeviceId.")
-    gpu_pf = [p for p, a in pf if not _is_cpu(a[2])]
-    cpu_pf = [p for p, a in pf if _is_cpu(a[2])]
+    if locs and not (v2_pf or v2_adv):
+        return failed("there is still a location struct (hipMemLocation), but your calls are the "
+                      "classic ones, which take an int: the device number for a GPU, "
+                      "hipCpuDeviceId (-1) for the CPU. Drop the structs -- or keep them and "
+                      "call hipMemPrefetchAsync_v2 / hipMemAdvise_v2.")
+    if not locs and re.search(r"\.\s*(type|id)\s*=", src):
+        return failed("there are .type / .id assignments but no hipMemLocation variable: declare "
+                      "hipMemLocation gpu0 = {}; (and host) for the _v2 calls, or drop them.")
+    gpu_pf, cpu_pf = [], []
+    for pos, args, v2 in pf:
+        name = "hipMemPrefetchAsync_v2" if v2 else "hipMemPrefetchAsync"
+        want = 5 if v2 else 4
+        form = ("(ptr, bytes, hipMemLocation, flags, stream)" if v2 else
+                "(ptr, bytes, device, stream)")
+        if len(args) != want:
+            extra = (" HIP's classic call has no flags argument." if not v2 and len(args) == 5
+                     else "")
+            return failed(f"{name}({', '.join(args)}) takes {want} arguments: {form}.{extra}")
+        if v2 and args[3].replace(" ", "") not in ("0", "0u", "0U"):
+            return failed(f"{name}(..., flags={args[3]}, ...): the flags must be 0 "
+                          "(hip_hmm.cpp returns hipErrorInvalidValue otherwise).")
+        t = _target(args[2], locs, v2)
+        if t not in ("gpu", "cpu"):
+            return failed(f"{name}: {t}")
+        (gpu_pf if t == "gpu" else cpu_pf).append(pos)
     if not cpu_pf:
-        return failed("the second prefetch sends w to the host: its device argument is "
-                      "hipCpuDeviceId (which is -1), not a GPU number.")
+        return failed("the second prefetch sends w to the host: its location is the CPU "
+                      "(hipCpuDeviceId, which is -1, or a hipMemLocation of type "
+                      "hipMemLocationTypeHost), not a GPU.")
     if not gpu_pf:
-        return failed("the first prefetch inhales w into GPU 0: its device argument is 0.")
-    for _, args in _calls(src, "hipMemAdvise"):
+        return failed("the first prefetch inhales w into GPU 0: its location is device 0.")
+    for _, args, v2 in sorted(classic_adv + v2_adv):
+        name = "hipMemAdvise_v2" if v2 else "hipMemAdvise"
         if len(args) != 4:
-            return failed(f"hipMemAdvise({', '.join(args)}) takes 4 arguments: (ptr, bytes, advice, device).")
-        if args[3] in ("gpu0", "host"):
-            return failed(f"hipMemAdvise(..., {args[3]}): pass the device number (0), not the old "
-                          "cudaMemLocation variable.")
+            return failed(f"{name}({', '.join(args)}) takes 4 arguments: (ptr, bytes, advice, "
+                          f"{'hipMemLocation' if v2 else 'device'}).")
+        t = _target(args[3], locs, v2)
+        if t not in ("gpu", "cpu"):
+            return failed(f"{name}: {t}")
         if args[2] != "hipMemAdviseSetPreferredLocation":
-            return failed(f"hipMemAdvise(..., {args[2]}, ...): the CUDA code sets the preferred "
+            return failed(f"{name}(..., {args[2]}, ...): the CUDA code sets the preferred "
                           "location; HIP spells it hipMemAdviseSetPreferredLocation.")
+        if t != "gpu":
+            return failed(f"{name}: the CUDA code prefers GPU 0, not the CPU.")
     launch = re.search(r"\btrain_step\s*<<<", src) or re.search(r"hipLaunchKernelGGL\s*\(\s*train_step", src)
     if not launch:
         return failed("the kernel launch is gone: hipcc accepts the same train_step<<<blocks, "
@@ -123,9 +195,14 @@ def check_port(hip_source) -> Verdict:
     if not (min(gpu_pf) < launch.start() < max(cpu_pf) < sync < save):
         return failed("the order matters: prefetch to the GPU, launch, prefetch to the CPU, "
                       "synchronize, and only then let the CPU read w (save_checkpoint) -- §3.3.")
+    if v2_pf or v2_adv:
+        return passed("a faithful port of CUDA 13: hipMemLocation with hipMemPrefetchAsync_v2 / "
+                      "hipMemAdvise_v2 (flags 0), every other name from the table, and both "
+                      "prefetches kept. (The classic int-device calls would be right too.)")
     return passed("a faithful port: every name from the table, int devices instead of "
                   "cudaMemLocation (hipCpuDeviceId for the host), no flags argument, and both "
-                  "prefetches kept.")
+                  "prefetches kept. (hipMemPrefetchAsync_v2 / hipMemAdvise_v2 with a "
+                  "hipMemLocation would be right too: the most direct port of CUDA 13.)")
 
 
 # -- exercise 2: the "access owner" table (§5.3) --------------------------------------------------------
