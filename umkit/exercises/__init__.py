@@ -64,11 +64,13 @@ class Verdict:
     def _repr_html_(self):
         color = "#2e7d32" if self.ok else "#c62828"
         mark = "&#10004;" if self.ok else "&#10008;"
+        more = self._more()
+        if len(self._tiers()) == 1 and not more:
+            return f'<div style="color:{color};font-weight:600">{mark} {html.escape(self.message, quote=False)}</div>'
         parts = []
         for name, text in self._tiers():
             label = f"<b>{name}:</b> " if name else ""
             parts.append(f"<div>{label}{html.escape(text)}</div>")
-        more = self._more()
         if more:
             parts.append(f'<div style="color:#666;font-weight:400">({html.escape(more)})</div>')
         return (f'<div style="color:{color};font-weight:600">{mark} ' + "".join(parts) + "</div>")
