@@ -18,13 +18,14 @@ from .sim.engine import RaceWarning  # noqa: E402  (a warning class, so learners
 from .memory.pool import MemoryPool  # noqa: E402
 from .runtime import backend, backend_name, use, why  # noqa: E402
 from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402
-                  array_module, attributes, capabilities, counters, device_array, device_count,
+                  array_module, attributes, capabilities, counters, counters_off,
+                  counters_on, device_array, device_count,
                   empty, fill, increment, managed, mem_info, now, pinned, prefetch, read_back,
                   reset_counters, residency, sim_profile, synchronize, timer, touch, trace, copy)
 from .backends import names  # noqa: E402  (the HIP<->CUDA table: data, not a backend)
 from .api import kernel_device, pageable  # noqa: E402
 from .custom import Kernel, kernel  # noqa: E402
-from . import workloads, ecg, plots  # noqa: E402
+from . import workloads, ecg, plots, recorder  # noqa: E402
 
 
 def explain(error_or_code, **kwargs):
@@ -36,7 +37,7 @@ from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.d
 
 
 def __getattr__(name):
-    if name in ("widgets", "examples"):  # imported on first use (ipywidgets is heavy; examples
-        import importlib               # also runs as `python -m umkit.examples`)
-        return importlib.import_module("." + name, __name__)
+    if name in ("widgets", "examples", "torch"):  # imported on first use (ipywidgets and
+        import importlib               # PyTorch are heavy; examples also runs as
+        return importlib.import_module("." + name, __name__)   # `python -m umkit.examples`)
     raise AttributeError(f"module 'umkit' has no attribute {name!r}")

@@ -266,10 +266,34 @@ def now() -> float:
 
 
 def counters() -> dict:
-    """sim: faults, batches, bytes each way, evictions, races... GPU backends: {} (the hardware
-    keeps these in the driver; use nsys/rocprof, see notebook 09)."""
+    """sim: faults, batches, bytes each way, evictions, races...  cuda: the same keys from the
+    driver through CUPTI once ``counters_on()`` was called (else {}).  hip: {} (use rocprofv3
+    --page-migration, see notebook 09)."""
     b = backend()
     return b.counters() if hasattr(b, "counters") else {}
+
+
+def counters_on(device: int = 0) -> dict:
+    """Start the hardware counters where they cost time to keep (cuda: CUPTI's unified-memory
+    counters).  sim counts always.  Raises BackendUnavailable, saying why, where the backend
+    has none.  Returns :func:`counters` (the totals so far)."""
+    b = backend()
+    if getattr(b, "model_time", False):
+        return counters()
+    start = getattr(b, "counters_start", None)
+    if start is None:
+        from .errors import BackendUnavailable
+        raise BackendUnavailable(f"the {b.name} backend has no hardware counters",
+                                 hint="use the sim backend to see every counter")
+    start(device)
+    return counters()
+
+
+def counters_off() -> None:
+    """Stop the hardware counters (cuda); sim keeps counting (it costs nothing)."""
+    stop = getattr(backend(), "counters_stop", None)
+    if stop is not None:
+        stop()
 
 
 def reset_counters():

@@ -393,6 +393,7 @@ def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
                         fit=run_workloads(nbytes, progress),
                         validation=validation.run_validation(progress),
                         skipped=validation.skipped(real.device_count()))
+        measured["counters"] = _counter_axis(profile, nbytes)   # the second fidelity axis
     nbytes = measured.get("nbytes", nbytes)
     pred = predict(measured["validation"], profile, measured.get("device_count", 1), nbytes)
     fit = section(measured["fit"], pred["fit"], FIT_GROUPS)
@@ -404,7 +405,16 @@ def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
                 fit=fit, validation=val, skipped=measured.get("skipped", []),
                 # kept for readers of the earlier format: the fit set
                 rows=fit["rows"], within=fit["within"], total=fit["total"],
-                measured=measured, predicted=pred)
+                measured=measured, predicted=pred, counters=measured.get("counters"))
+
+
+def _counter_axis(profile, nbytes) -> dict:
+    """The second fidelity axis: sim's fault and byte counts vs the driver's (umkit.fidelity)."""
+    from . import fidelity
+    try:
+        return fidelity.compare_counters(profile, nbytes)
+    except Exception as e:  # noqa: BLE001 - the time axis stands on its own
+        return dict(available=False, why=f"{type(e).__name__}: {e}")
 
 
 def summary_lines(c: dict) -> list[str]:
@@ -416,6 +426,10 @@ def summary_lines(c: dict) -> list[str]:
         out.append(f"calibrate {name}: {s['within']}/{s['total']} within x/÷{TOLERANCE}, "
                    f"{s['within_1_5']}/{s['total']} within x/÷{TOLERANCE_VAL}; strategy ordering "
                    f"{o['right']} right, {o['wrong']} wrong ({o['close']} pairs within 10% on the card)")
+    cnt = c.get("counters") or {}
+    if cnt.get("available"):
+        out.append(f"calibrate counters: {cnt['within']}/{cnt['total']} byte counts within "
+                   f"x/÷{cnt['tolerance']} of the driver's (CUPTI)")
     return out
 
 
@@ -440,6 +454,9 @@ def compare_table(c: dict) -> str:
             lines.append(f"  ordering WRONG: the card has {p}")
     if c.get("skipped"):
         lines.append(f"\nskipped (need more GPUs): {', '.join(c['skipped'])}")
+    if c.get("counters"):
+        from . import fidelity
+        lines += ["", fidelity.table(c["counters"])]
     lines += [""] + ["SUMMARY " + ln for ln in summary_lines(c)]
     return "\n".join(lines)
 

@@ -41,9 +41,7 @@ def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
         out["counters"][name] = r.counters
         out["notes"][name] = {s.step: s.note for s in r.steps if s.note}
         row = r.summary()
-        steady = r.step_ms[1:] if len(r.steps) > 1 else r.step_ms     # step 0 is warm-up
-        spike = max(steady) - row["median_ms"] if steady else 0.0
-        row["verdict"] = "spiky" if row["max_over_median"] > SPIKY and spike > SPIKE_MS else "flat"
+        row["verdict"] = verdict(r.step_ms, row)
         out["summary"].append(row)
         if r.stopped:
             out["stopped"] = True
@@ -51,11 +49,34 @@ def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
     return out
 
 
+def verdict(step_ms, row: dict) -> str:
+    """'spiky' or 'flat' for one curve and its summary row (median_ms, max_over_median): spiky
+    when the worst steady step is more than SPIKY x the median *and* at least SPIKE_MS longer.
+    Step 0 (warm-up) is left out, as in the summary.  The one rule for the ECG and the recorder."""
+    steady = list(step_ms[1:]) if len(step_ms) > 1 else list(step_ms)
+    spike = max(steady) - row["median_ms"] if steady else 0.0
+    return "spiky" if row["max_over_median"] > SPIKY and spike > SPIKE_MS else "flat"
+
+
+def title(ecg: dict) -> str:
+    """The one-line heading of an ECG dict (the built-in workload's, or a recorded loop's)."""
+    if ecg.get("title"):
+        return ecg["title"]
+    return (f"memory ECG: {ecg['steps']} steps of {ecg['nbytes'] >> 20} MiB, pattern "
+            f"{ecg['pattern']}, backend {ecg['backend']}"
+            + (f" (profile {ecg['profile']})" if ecg.get("profile") else ""))
+
+
+def recorder(name: str = "your loop", *, stream=None, counters: bool = True, on_step=None):
+    """A recorder for *your own* loop: ``with umkit.ecg.recorder() as rec: ... rec.step()``,
+    then ``rec.result()`` (see :mod:`umkit.recorder`)."""
+    from .recorder import Recorder
+    return Recorder(name, stream=stream, counters=counters, on_step=on_step)
+
+
 def table(ecg: dict) -> str:
     """The summary as a fixed-width text table."""
-    lines = [f"memory ECG: {ecg['steps']} steps of {ecg['nbytes'] >> 20} MiB, pattern "
-             f"{ecg['pattern']}, backend {ecg['backend']}"
-             + (f" (profile {ecg['profile']})" if ecg.get("profile") else ""),
+    lines = [title(ecg),
              f"{'strategy':<18}{'median ms':>11}{'p95 ms':>11}{'max/median':>12}  verdict"]
     for r in ecg["summary"]:
         lines.append(f"{r['strategy']:<18}{r['median_ms']:>11.4f}{r['p95_ms']:>11.4f}"

@@ -67,6 +67,11 @@ class BackendOutOfMemory(OutOfMemory, BackendError):
     ``MemoryError``) that also carries the runtime's ``call``, ``code`` and ``name``."""
 
 
+class DLPackUnsupported(UmkitError, BufferError):
+    """A DLPack export that cannot be done without a copy (a ``BufferError``, as the DLPack
+    protocol asks, so consumers fall back the standard way)."""
+
+
 # ==========================================================================================
 # The error table: HIP and CUDA runtime codes that matter for memory work, side by side.
 # ==========================================================================================

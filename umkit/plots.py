@@ -25,8 +25,9 @@ def ecg(ecg: dict, ax=None, log: bool = True):
         ax.set_yscale("log")
     ax.set_xlabel("training step")
     ax.set_ylabel("step time (ms" + (", model time)" if ecg.get("backend") == "sim" else ")"))
-    ax.set_title(f"memory ECG: {ecg['nbytes'] >> 20} MiB, pattern {ecg['pattern']}, "
-                 f"{ecg['backend']}" + (f" [{ecg['profile']}]" if ecg.get("profile") else ""))
+    ax.set_title(ecg.get("title") or (
+        f"memory ECG: {ecg['nbytes'] >> 20} MiB, pattern {ecg['pattern']}, "
+        f"{ecg['backend']}" + (f" [{ecg['profile']}]" if ecg.get("profile") else "")))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=3)
     return fig or ax.figure

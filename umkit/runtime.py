@@ -23,14 +23,21 @@ def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
                               hint=f"one of {detect.NAMES}, or None to auto-detect")
     chosen, reason = detect.choose(name.lower() if name else None)
     gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
+    hw_counters = options.pop("counters", False)   # sim counts always; GPUs: CUPTI when asked
+    if not isinstance(hw_counters, bool):
+        raise InvalidArgument(f"counters={hw_counters!r} must be True or False",
+                              hint="umkit.use('cuda', counters=True) starts CUPTI's counters")
     if chosen == "sim":
         from .sim.backend import SimBackend
         b = SimBackend(**options)
     else:
         if options:
             raise InvalidArgument(f"options {sorted(options)} only apply to the sim backend",
-                                  hint=f"call umkit.use({chosen!r}) without options")
+                                  hint=f"call umkit.use({chosen!r}) without options "
+                                       "(counters=True is the one GPU option)")
         b = detect.create(chosen)
+        if hw_counters:
+            b.counters_start(0)
     _state.update(backend=b, name=chosen, reason=reason, pool=None)
     if chosen == "sim" and name is None and not quiet:
         print(f"umkit: using the sim backend ({reason}); "

@@ -79,6 +79,11 @@ class CudaRuntime(RuntimeAdapter):
         # CuPy could ask cudaPointerGetAttributes, but umkit always knows the device: say it.
         return int(device)
 
+    def counter_source(self):
+        # CUPTI's unified-memory counters (process-global: one collector)
+        from .cupti import COLLECTOR
+        return COLLECTOR
+
     def cupy(self):
         if self._cupy is None:
             try:

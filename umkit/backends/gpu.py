@@ -183,6 +183,11 @@ class RuntimeAdapter:
         cls = RuntimeOutOfMemory if name in OOM_ERRORS else BackendError
         return cls(call, int(err), name, message, hint=hint_for(name))
 
+    def counter_source(self):
+        """The hardware-counter collector of this runtime (CUPTI on CUDA, rocprofiler-sdk on
+        ROCm); raises BackendUnavailable (with why) where there is none."""
+        raise BackendUnavailable(f"{self.name}: no hardware-counter source")
+
     # the methods each adapter provides (same names, same order in cuda.py and hip.py):
     # error_name, error_string, location, prefetch, advise, range_attribute,
     # arch_capabilities, versions, cupy_device_id, cupy
@@ -201,6 +206,7 @@ class GPUBackend(Backend):
         self._freed: set[int] = set()
         self._modules: dict[int, Any] = {}                   # device -> cupy.RawModule
         self._cupy_streams: dict[tuple[int, int], Any] = {}  # (handle, device) -> CuPy stream
+        self._counter_source = None                          # hardware counters, when on
 
     def __repr__(self) -> str:
         return f"<umkit {self.name} backend>"
@@ -248,6 +254,28 @@ class GPUBackend(Backend):
         except Exception:  # noqa: BLE001 - CuPy missing is reported, not fatal here
             v["cupy"] = None
         return v
+
+    # -- hardware counters (off unless asked for: umkit.counters_on()) ------------------------------
+    def counters_start(self, device: int = 0) -> None:
+        src = self.rt.counter_source()
+        src.start(device)
+        self._counter_source = src
+
+    def counters_stop(self) -> None:
+        if self._counter_source is not None:
+            self._counter_source.stop()
+            self._counter_source = None
+
+    def counters_enabled(self) -> bool:
+        return self._counter_source is not None and bool(self._counter_source.on)
+
+    def counters(self) -> dict:
+        """The hardware counters' totals ({} while they are off)."""
+        return self._counter_source.read() if self.counters_enabled() else {}
+
+    def reset_counters(self) -> None:
+        if self.counters_enabled():
+            self._counter_source.reset()
 
     # -- allocation ------------------------------------------------------------------------------
     def malloc(self, nbytes: int, kind: str = "managed", device: int = 0) -> int:

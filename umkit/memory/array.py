@@ -139,15 +139,52 @@ class Array:
         return not self._finalizer.alive
 
     # -- interop: hand the device view to other libraries without copies -------------------------------
+    # sim: the device view (a NumPy twin) speaks for the array.  GPUs: umkit describes the
+    # pointer itself (memory/dlpack.py says why: PyTorch refuses CuPy's kDLCUDAManaged).
+    def _simulated(self) -> bool:
+        return bool(getattr(self.backend, "model_time", False))
+
     @property
     def __cuda_array_interface__(self):
-        return self.device.__cuda_array_interface__
+        """Version 3 of the CUDA Array Interface: shape, typestr, data (pointer, read-only
+        False), C-contiguous (strides None) and ``stream`` 1 -- the legacy default stream, which
+        is ordered after all work umkit queued on its (blocking) streams, so a consumer that
+        waits on it sees the finished data."""
+        if self._simulated():
+            return self.device.__cuda_array_interface__     # sim: AttributeError (no GPU)
+        self._alive("__cuda_array_interface__")
+        return {"shape": tuple(self.shape), "typestr": self.dtype.str,
+                "data": (int(self.ptr), False), "strides": None, "version": 3, "stream": 1}
 
-    def __dlpack__(self, *args, **kwargs):
-        return self.device.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export without a copy.  Managed memory goes out as a device pointer
+        (kDLCUDA / kDLROCM) unless ``dl_device`` asks for kDLCUDAManaged or the CPU."""
+        if self._simulated():
+            kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
+            return self.device.__dlpack__(**kw)
+        from . import dlpack
+        self._alive("__dlpack__")
+        if copy is True:
+            raise dlpack.DLPackUnsupported("umkit exports its memory without copies (copy=True)",
+                                           hint="copy on the consumer's side, or use umkit.copy")
+        dev = dlpack.choose_device(self.kind, self.backend.name, self.device_id, dl_device)
+        if stream is not None and stream != -1 and dev[0] != dlpack.kDLCPU:
+            # the consumer will use the data on `stream`: make it safe.  The legacy default
+            # stream (1 on CUDA, 0 on HIP) is ordered after umkit's blocking streams already;
+            # any other stream gets a device-wide synchronize (a one-off cost per export).
+            if not (stream == 1 or (self.backend.name == "hip" and stream == 0)):
+                self.backend.synchronize(None)
+        elif dev[0] == dlpack.kDLCPU:
+            self.backend.synchronize(None)       # the CPU reads it next: GPU work must be done
+        versioned = max_version is not None and tuple(max_version)[:1] >= (1,)
+        return dlpack.capsule(self, self.ptr, self.shape, self.dtype, dev, versioned=versioned)
 
     def __dlpack_device__(self):
-        return self.device.__dlpack_device__()
+        if self._simulated():
+            return self.device.__dlpack_device__()
+        from . import dlpack
+        return dlpack.choose_device(self.kind, self.backend.name, self.device_id)
 
     def __enter__(self):
         return self

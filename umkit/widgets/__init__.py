@@ -9,10 +9,13 @@ frontend draws them: plain Python, or ``UMKIT_WIDGETS=static`` (nbconvert / nbva
     umkit.widgets.panel()                  # the strategy panel
     m = umkit.widgets.residency_map(arr)   # then m.update() after each step
     d = umkit.widgets.ecg(steps=50)        # the memory ECG, with a progress bar
+    v = umkit.widgets.recorder_view()      # your own loop, live: `with v.recorder() as rec:`
 """
 from .ecg_widget import ECGResult, ECGView, ecg
 from .panel import DEFAULTS, PanelModel, PanelRun, StrategyPanel, has_frontend, panel
+from .recorder_view import RecorderView, recorder_view
 from .residency_map import ResidencyMap, residency_map
 
-__all__ = ["DEFAULTS", "ECGResult", "ECGView", "PanelModel", "PanelRun", "ResidencyMap",
-           "StrategyPanel", "ecg", "has_frontend", "panel", "residency_map"]
+__all__ = ["DEFAULTS", "ECGResult", "ECGView", "PanelModel", "PanelRun", "RecorderView",
+           "ResidencyMap", "StrategyPanel", "ecg", "has_frontend", "panel", "recorder_view",
+           "residency_map"]

@@ -1,0 +1,243 @@
+"""Hardware counters on NVIDIA GPUs: CUPTI's unified-memory counter activity.
+
+``cupti-python`` (module ``cupti``, NVIDIA's 1:1 bindings of the CUPTI C API) delivers one
+activity record (``CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER``) per migration, fault, thrash,
+throttle or remote map that the UVM driver reports.  This module sums the records into the
+same keys as the simulator's counters where they mean the same thing:
+
+=====================================  ==============================================================
+CUPTI counter kind (record)             umkit key
+=====================================  ==============================================================
+BYTES_TRANSFER_HTOD (value: bytes)      ``bytes_h2d``; cause USER (cudaMemPrefetchAsync) also
+                                        ``prefetch_bytes_h2d``; cause PREFETCH (the driver's
+                                        speculative prefetch) also ``prefetcher_bytes``
+BYTES_TRANSFER_DTOH (value: bytes)      ``bytes_d2h``; USER also ``prefetch_bytes_d2h``; EVICTION
+                                        also ``evicted_bytes``
+BYTES_TRANSFER_DTOD (value: bytes)      ``bytes_peer``
+CPU_PAGE_FAULT_COUNT (one per fault)    ``cpu_faults``
+GPU_PAGE_FAULT (value: fault groups)    ``gpu_faults`` (records: faulted pages) and
+                                        ``gpu_fault_groups`` (sum of the values)
+THRASHING (value: bytes)                ``thrashing`` (records), ``thrashing_bytes``
+THROTTLING                              ``throttling`` (records)
+REMOTE_MAP (value: bytes)               ``remote_maps`` (records), ``remote_map_bytes``
+=====================================  ==============================================================
+
+Sources: CUPTI API reference, ``CUpti_ActivityUnifiedMemoryCounter3`` (value: "the size of the
+memory region in bytes" for the byte kinds, "the number of page fault groups for the same page"
+for GPU_PAGE_FAULT; flags: ``CUpti_ActivityUnifiedMemoryMigrationCause`` for the transfer kinds)
+and ``cuptiActivityConfigureUnifiedMemoryCounter``; NVIDIA's cupti-python samples
+(``ActivityUnifiedMemoryCounterConfig``, ``activity_register_callbacks``).  Known from the
+lent H200 (umkit team, 2026-11-30): cupti-python 13.0.1 with nvidia-cuda-cupti 13.0.85 work
+from Python; ``cuInit`` must come before the configuration (else CUPTI answers NOT_READY); a
+fault-driven 256 MiB GPU read reported exactly 256 MiB host-to-device.
+
+CUPTI is process-global (one activity client per process): there is one :data:`COLLECTOR`.
+Counting is off until asked for (``umkit.counters_on()``); what it costs is measured by
+``benchmarks/recorder_overhead.py``.
+"""
+from __future__ import annotations
+
+import threading
+
+from ..errors import BackendUnavailable
+
+#: every key this collector reports (all present, zero or not, while counting is on)
+KEYS = ("gpu_faults", "gpu_fault_groups", "cpu_faults", "bytes_h2d", "bytes_d2h", "bytes_peer",
+        "prefetch_bytes_h2d", "prefetch_bytes_d2h", "prefetcher_bytes", "evicted_bytes",
+        "thrashing", "thrashing_bytes", "throttling", "remote_maps", "remote_map_bytes",
+        "dropped_records")
+#: CUPTI counter kinds enabled, by their cupti-python names
+KINDS = ("BYTES_TRANSFER_HTOD", "BYTES_TRANSFER_DTOH", "BYTES_TRANSFER_DTOD",
+         "CPU_PAGE_FAULT_COUNT", "GPU_PAGE_FAULT", "THRASHING", "THROTTLING", "REMOTE_MAP")
+#: CUpti_ActivityUnifiedMemoryMigrationCause values (CUPTI API reference), used when the
+#: bindings' enum lacks a member
+CAUSE = {"UNKNOWN": 0, "USER": 1, "COHERENCE": 2, "PREFETCH": 3, "EVICTION": 4,
+         "ACCESS_COUNTERS": 5}
+INSTALL_HINT = ("pip install cupti-python==13.0.1 nvidia-cuda-cupti==13.0.85 (CUDA 13); "
+                "on the GPU CI machine .ci/fetch-gpu-wheels carries them in .whl/")
+BUFFER_BYTES = 8 << 20
+
+
+def _cupti():
+    try:
+        from cupti import cupti
+    except Exception as e:  # noqa: BLE001 - ImportError, or OSError when libcupti is missing
+        raise BackendUnavailable(f"CUPTI (cupti-python) is not usable here: {e}",
+                                 hint=INSTALL_HINT) from None
+    return cupti
+
+
+class Tally:
+    """Sums unified-memory counter records into umkit's keys (pure Python: tested on sim)."""
+
+    def __init__(self):
+        self.totals = dict.fromkeys(KEYS, 0)
+        self.records = 0
+
+    def add(self, counter_kind: str, value: int, cause: int = 0) -> None:
+        t, v = self.totals, int(value)
+        self.records += 1
+        if counter_kind == "BYTES_TRANSFER_HTOD":
+            t["bytes_h2d"] += v
+            if cause == CAUSE["USER"]:
+                t["prefetch_bytes_h2d"] += v
+            elif cause == CAUSE["PREFETCH"]:
+                t["prefetcher_bytes"] += v
+        elif counter_kind == "BYTES_TRANSFER_DTOH":
+            t["bytes_d2h"] += v
+            if cause == CAUSE["USER"]:
+                t["prefetch_bytes_d2h"] += v
+            elif cause == CAUSE["EVICTION"]:
+                t["evicted_bytes"] += v
+        elif counter_kind == "BYTES_TRANSFER_DTOD":
+            t["bytes_peer"] += v
+        elif counter_kind == "CPU_PAGE_FAULT_COUNT":
+            t["cpu_faults"] += 1                    # value is the faulting instruction's PC
+        elif counter_kind == "GPU_PAGE_FAULT":
+            t["gpu_faults"] += 1
+            t["gpu_fault_groups"] += v
+        elif counter_kind == "THRASHING":
+            t["thrashing"] += 1
+            t["thrashing_bytes"] += v
+        elif counter_kind == "THROTTLING":
+            t["throttling"] += 1
+        elif counter_kind == "REMOTE_MAP":
+            t["remote_maps"] += 1
+            t["remote_map_bytes"] += v
+
+    def reset(self) -> None:
+        self.totals = dict.fromkeys(KEYS, 0)
+        self.records = 0
+
+
+class CuptiCollector:
+    """The process's CUPTI unified-memory counter client: ``start()``, ``read()``, ``stop()``."""
+
+    def __init__(self):
+        self.tally = Tally()
+        self.on = False
+        self._lock = threading.Lock()
+        self._registered = False
+        self._names: dict[int, str] = {}
+        self._um_kind = None
+        self.error: str | None = None
+
+    # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
+    def _buffer_requested(self):
+        return BUFFER_BYTES, 0
+
+    def _buffer_completed(self, activities):
+        try:
+            with self._lock:
+                for a in activities:
+                    if int(getattr(a, "kind", -1)) != self._um_kind:
+                        continue
+                    kind = self._names.get(int(a.counter_kind))
+                    if kind is None:
+                        continue
+                    self.tally.add(kind, int(a.value), int(getattr(a, "flags", 0) or 0))
+        except Exception as e:  # noqa: BLE001 - never raise into CUPTI's thread
+            self.error = f"{type(e).__name__}: {e}"
+
+    # -- control ------------------------------------------------------------------------------------
+    def start(self, device: int = 0) -> None:
+        """Configure and enable the unified-memory counters (idempotent)."""
+        if self.on:
+            return
+        cupti = _cupti()
+        try:
+            from cuda.bindings import driver
+        except ImportError as e:
+            raise BackendUnavailable(f"cuda-bindings missing: {e}",
+                                     hint="pip install cuda-bindings") from None
+        err = driver.cuInit(0)                       # before the configuration, or NOT_READY
+        err = err[0] if isinstance(err, tuple) else err
+        if int(err) != 0:
+            raise BackendUnavailable(f"cuInit failed ({err}): no usable NVIDIA driver",
+                                     hint="umkit doctor says why")
+        K = cupti.ActivityUnifiedMemoryCounterKind
+        kinds = [(n, getattr(K, n)) for n in KINDS if hasattr(K, n)]
+        self._names = {int(v): n for n, v in kinds}
+        self._um_kind = int(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
+        cfg = cupti.ActivityUnifiedMemoryCounterConfig(len(kinds))
+        for i, (_, v) in enumerate(kinds):
+            cfg[i].scope = 1                         # PROCESS_SINGLE_DEVICE (deprecated, ignored)
+            cfg[i].device_id = int(device)
+            cfg[i].enable = 1
+            cfg[i].kind = v
+        self._call(cupti, "activity_configure_unified_memory_counter", cfg.ptr, len(kinds))
+        self._call(cupti, "activity_enable", cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
+        if not self._registered:
+            self._call(cupti, "activity_register_callbacks", self._buffer_requested,
+                       self._buffer_completed)
+            self._registered = True
+        self._cfg = cfg                              # CUPTI may keep the pointer: keep it alive
+        self.on = True
+
+    @staticmethod
+    def _call(cupti, fname: str, *args):
+        try:
+            r = getattr(cupti, fname)(*args)
+        except Exception as e:  # noqa: BLE001 - cupti.cuptiError and friends
+            status = getattr(e, "status", None)
+            name = ""
+            try:
+                name = cupti.Result(status).name if status is not None else ""
+            except Exception:  # noqa: BLE001
+                pass
+            raise BackendUnavailable(
+                f"CUPTI {fname} failed: {name or type(e).__name__} ({e})",
+                hint="unified-memory counters need a CUPTI that matches the driver, no other "
+                     "profiler attached (nsys/ncu take CUPTI), and cuInit first") from None
+        if isinstance(r, int) and r != 0:        # bindings that return a status code
+            raise BackendUnavailable(f"CUPTI {fname} returned status {r}",
+                                     hint="see cupti.Result for the code")
+        return r
+
+    def flush(self) -> None:
+        if not self.on:
+            return
+        cupti = _cupti()
+        cupti.activity_flush_all(1)                  # CUPTI_ACTIVITY_FLAG_FLUSH_FORCED
+        try:
+            dropped = int(cupti.activity_get_num_dropped_records(0, 0))
+        except Exception:  # noqa: BLE001 - a diagnostic only
+            dropped = 0
+        with self._lock:
+            self.tally.totals["dropped_records"] += dropped
+
+    def read(self) -> dict:
+        """Flush CUPTI's buffers and return the totals since start (or the last reset)."""
+        if not self.on:
+            return {}
+        self.flush()
+        with self._lock:
+            return dict(self.tally.totals)
+
+    def reset(self) -> None:
+        if self.on:
+            self.flush()
+        with self._lock:
+            self.tally.reset()
+
+    def stop(self) -> None:
+        if not self.on:
+            return
+        cupti = _cupti()
+        self.flush()
+        try:
+            cupti.activity_disable(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
+        finally:
+            self.on = False
+
+
+COLLECTOR = CuptiCollector()
+
+
+def available() -> tuple[bool, str]:
+    """(usable, why) without starting anything: is cupti-python importable here?"""
+    try:
+        _cupti()
+    except BackendUnavailable as e:
+        return False, str(e)
+    return True, "cupti-python importable"

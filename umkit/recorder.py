@@ -1,0 +1,256 @@
+"""The memory ECG (显存心电图) of *your own* loop: one heartbeat per step, any loop.
+
+    with umkit.ecg.recorder() as rec:
+        for batch in loader:
+            train_step(batch)      # yours, PyTorch's, CuPy's, umkit's
+            rec.step()             # one heartbeat
+    r = rec.result()               # r.step_ms, r.steps[i].counters, r.summary()
+    r.plot()                       # the same picture and verdict as `umkit ecg`
+
+How a step is timed:
+
+* **sim**: model time.  An event is recorded at each ``rec.step()`` on the recorder's stream
+  (default: the default stream); a step is the model time between two events.  Exact and
+  deterministic: the same loop gives the same numbers anywhere.
+* **GPUs** (cuda, hip): a device event at each step boundary, on the legacy default stream
+  unless you pass ``stream=`` -- work on ordinary (blocking) streams is ordered with it, so the
+  event marks the end of everything queued so far.  There is no device-wide synchronize per
+  step: at step *i* the recorder waits only for step *i-1*'s end event (which the GPU has
+  normally reached already), so the CPU may run at most one step ahead.  Timing work on
+  non-blocking streams (e.g. a PyTorch side stream) needs ``stream=`` naming it.
+
+Counters (faults, bytes each way, ...) are recorded per step where the backend has them: sim
+always; cuda when hardware counters are on (``umkit.counters_on()``, CUPTI).  On GPUs a step's
+counters are read when its end event has completed, so they are the driver's counts up to
+that moment (work of the next step already running may be included).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import api
+from .errors import InvalidArgument, InvalidType
+from .runtime import backend
+from .workloads import RunResult, StepRecord, _delta
+
+
+@dataclass
+class RecordResult(RunResult):
+    """What :class:`Recorder` recorded: ``steps`` (one :class:`~umkit.workloads.StepRecord` per
+    ``rec.step()``: ``ms``, ``counters``, ``note``), ``counters`` (totals), ``step_ms``."""
+    device: str = ""
+    profile: str | None = None
+    model_time: bool = False
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.strategy
+
+    def summary(self) -> dict:
+        """median, p95, max/median of the steady state (step 0 left out) and the ECG's verdict
+        (:func:`umkit.ecg.verdict`: the same rule as ``umkit ecg``)."""
+        from .ecg import verdict
+        row = super().summary()
+        row["verdict"] = verdict(self.step_ms, row) if self.steps else "empty"
+        return row
+
+    def to_ecg(self) -> dict:
+        """This run as an ECG dict (the shape :func:`umkit.ecg.record` returns), so the ECG's
+        table, picture and widget draw it."""
+        row = self.summary()
+        unit = "model time" if self.model_time else "device events"
+        return dict(backend=self.backend, device=self.device, profile=self.profile,
+                    pattern=self.pattern, every=None, nbytes=self.nbytes, steps=len(self.steps),
+                    curves={self.name: self.step_ms}, counters={self.name: self.counters},
+                    notes={self.name: {s.step: s.note for s in self.steps if s.note}},
+                    summary=[row],
+                    title=f"memory ECG of {self.name}: {len(self.steps)} steps, backend "
+                          f"{self.backend}" + (f" [{self.profile}]" if self.profile else "")
+                          + f" ({unit})")
+
+    def table(self) -> str:
+        from . import ecg
+        return ecg.table(self.to_ecg())
+
+    def plot(self, ax=None, log: bool = True):
+        """The ECG picture (:func:`umkit.plots.ecg`)."""
+        from . import plots
+        return plots.ecg(self.to_ecg(), ax=ax, log=log)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d["name"] = self.name
+        return d
+
+    def save(self, path) -> Path:
+        """Write the run as JSON (``RecordResult.load`` reads it back)."""
+        p = Path(path)
+        p.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        return p
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RecordResult":
+        try:
+            steps = [StepRecord(int(s["step"]), float(s["ms"]), dict(s.get("counters") or {}),
+                                s.get("note", "")) for s in d["steps"]]
+            return cls(strategy=d.get("name") or d["strategy"], pattern=d.get("pattern", "your loop"),
+                       nbytes=d.get("nbytes"), backend=d["backend"], steps=steps,
+                       counters=dict(d.get("counters") or {}), stopped=bool(d.get("stopped")),
+                       device=d.get("device", ""), profile=d.get("profile"),
+                       model_time=bool(d.get("model_time")), meta=dict(d.get("meta") or {}))
+        except (KeyError, TypeError, ValueError) as e:
+            raise InvalidArgument(f"not a recorded run ({type(e).__name__}: {e})",
+                                  hint="pass what RecordResult.to_dict() / .save() wrote") from None
+
+    @classmethod
+    def load(cls, path) -> "RecordResult":
+        p = Path(path)
+        if not p.is_file():
+            raise InvalidArgument(f"{p} does not exist", hint="pass the path .save() wrote")
+        try:
+            d = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise InvalidArgument(f"{p} is not JSON ({e})", hint="pass the path .save() wrote") from None
+        return cls.from_dict(d)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(f"<recorded run {self.name!r}: {len(self.steps)} steps on {self.backend}; "
+               f"see .summary(), .table(), .plot()>")
+
+
+class Recorder:
+    """``with umkit.ecg.recorder() as rec: ... rec.step()``: see the module docstring.
+
+    ``name``: the curve's label.  ``stream``: a :class:`umkit.Stream` to mark the steps on
+    (default: the default stream).  ``counters``: record per-step counter deltas where the
+    backend has counters.  ``on_step(record)``: called with each finished step (live widgets);
+    on GPUs one step late, when its end event has been reached."""
+
+    RING = 3          # events in flight: the last resolved one, the pending one, the new one
+
+    def __init__(self, name: str = "your loop", *, stream=None, counters: bool = True,
+                 on_step=None):
+        if not isinstance(name, str) or not name:
+            raise InvalidType(f"name={name!r} must be a non-empty string",
+                              hint="e.g. umkit.ecg.recorder('my training loop')")
+        if stream is not None and not isinstance(stream, api.Stream):
+            raise InvalidType(f"stream={stream!r} is not a umkit.Stream",
+                              hint="leave it out (default stream) or pass umkit.Stream()")
+        if not isinstance(counters, bool):
+            raise InvalidType(f"counters={counters!r} must be True or False")
+        if on_step is not None and not callable(on_step):
+            raise InvalidType(f"on_step={on_step!r} is not callable",
+                              hint="pass a function taking one StepRecord, or None")
+        self.name, self.stream, self.want_counters, self.on_step = name, stream, counters, on_step
+        self._result: RecordResult | None = None
+        self._active = False
+
+    # -- the with block --------------------------------------------------------------------------
+    def __enter__(self) -> "Recorder":
+        if self._active:
+            raise InvalidArgument("this recorder is already recording",
+                                  hint="use one `with umkit.ecg.recorder() as rec:` block at a time")
+        b = backend()
+        self._b = b
+        self._h = api._stream_handle(self.stream, b)
+        self._lag = 0 if getattr(b, "model_time", False) else 1
+        c0 = api.counters() if self.want_counters else {}
+        self._count = bool(c0)
+        self._c_start = self._c_prev = c0
+        self._free: list = []
+        self._pending: list = []          # (event, note, counters-at-step or None)
+        self._steps: list[StepRecord] = []
+        self._prev = self._event()
+        b.event_record(self._prev, self._h)
+        self._active = True
+        return self
+
+    def _event(self):
+        return self._free.pop() if self._free else self._b.event_create()
+
+    def step(self, note: str = "") -> None:
+        """One heartbeat: the end of a step (and the start of the next)."""
+        if not self._active:
+            raise InvalidArgument("rec.step() called outside its `with` block",
+                                  hint="call rec.step() inside `with umkit.ecg.recorder() as rec:`")
+        if not isinstance(note, str):
+            raise InvalidType(f"note={note!r} must be a string")
+        ev = self._event()
+        self._b.event_record(ev, self._h)
+        # sim (lag 0): counters now are exactly this step's; GPUs: read once the event is reached
+        c = api.counters() if self._count and self._lag == 0 else None
+        self._pending.append((ev, note, c))
+        self._resolve(self._lag)
+
+    def _resolve(self, keep: int) -> None:
+        b = self._b
+        while len(self._pending) > keep:
+            ev, note, c = self._pending.pop(0)
+            ms = b.event_elapsed_ms(self._prev, ev)          # waits for ev (GPUs) only
+            self._free.append(self._prev)
+            self._prev = ev
+            if self._count:
+                c = api.counters() if c is None else c
+                delta, self._c_prev = _delta(self._c_prev, c), c
+            else:
+                delta = {}
+            rec = StepRecord(len(self._steps), round(float(ms), 6), delta, note)
+            self._steps.append(rec)
+            if self.on_step is not None:
+                self.on_step(rec)
+
+    def __exit__(self, *exc) -> bool:
+        if not self._active:
+            return False
+        try:
+            if exc[0] is None:
+                self._resolve(0)
+        finally:
+            self._active = False
+            destroy = getattr(self._b, "event_destroy", None)   # GPU events hold driver objects
+            for ev in self._free + [self._prev] + [p[0] for p in self._pending]:
+                if destroy is not None:
+                    try:
+                        destroy(ev)
+                    except Exception:  # noqa: BLE001 - cleanup must not hide the loop's error
+                        pass
+            self._free, self._pending = [], []
+            b = self._b
+            total = _delta(self._c_start, api.counters()) if self._count else {}
+            prof = getattr(b, "profile", None)
+            self._result = RecordResult(
+                strategy=self.name, pattern="your loop", nbytes=None, backend=b.name,
+                steps=self._steps, counters=total, stopped=exc[0] is not None,
+                device=_device_name(b), profile=getattr(prof, "name", None),
+                model_time=bool(getattr(b, "model_time", False)))
+        return False
+
+    def result(self) -> RecordResult:
+        """The recorded run (after the ``with`` block)."""
+        if self._active:
+            raise InvalidArgument("rec.result() inside the `with` block",
+                                  hint="call it after the block ends")
+        if self._result is None:
+            raise InvalidArgument("nothing recorded yet",
+                                  hint="use `with umkit.ecg.recorder() as rec:` and rec.step()")
+        return self._result
+
+    @property
+    def steps_so_far(self) -> list[StepRecord]:
+        """The steps resolved so far (for live pictures)."""
+        return list(self._steps) if hasattr(self, "_steps") else []
+
+
+def _device_name(b) -> str:
+    try:
+        return b.device_name(0)
+    except Exception:  # noqa: BLE001 - a name is a nicety
+        return ""
+
+
+def load(path) -> RecordResult:
+    """Read a run that ``RecordResult.save`` wrote."""
+    return RecordResult.load(path)
