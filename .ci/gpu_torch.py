@@ -10,7 +10,8 @@ Checks (exit 0 only when all hold; each prints what it saw):
   3. the other way: umkit.torch.as_array(tensor) and cupy.from_dlpack(umkit array);
   4. umkit.torch.managed(): tensors allocated inside are managed memory (the shim compiled and
      loaded), can be prefetched/advised, and compute correctly; outside the block they are not;
-  5. the training loop (benchmarks/torch_training.py, 4 variants) runs with finite, decreasing
+  5. README.md's "# cuda + PyTorch" block runs and prints True;
+  6. the training loop (benchmarks/torch_training.py, 4 variants) runs with finite, decreasing
      losses; its JSON/markdown land in the results dir.
 """
 from __future__ import annotations
@@ -139,6 +140,21 @@ def main() -> int:
         stats = ut.shim_stats()
         assert stats["allocs"] >= 1, stats
         return f"shim {path.name}, prefetched {moved} B, sums {host_sum:.3f}/{gpu_sum:.3f}, {stats}"
+
+    @check("README's cuda + PyTorch block runs")
+    def _():
+        import re
+        blocks = [b for b in re.findall(r"```py\n(.*?)```", (ROOT / "README.md").read_text(),
+                                        flags=re.S) if b.startswith("# cuda + PyTorch")]
+        assert len(blocks) == 1, f"found {len(blocks)} '# cuda + PyTorch' blocks in README.md"
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(blocks[0], "README.md cuda+PyTorch block", "exec"), {})
+        out = buf.getvalue()
+        assert "False" not in out and "True" in out, out
+        return out.strip()
 
     @check("training loop: 4 variants under the recorder (benchmarks/torch_training.py)")
     def _():

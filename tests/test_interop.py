@@ -103,21 +103,20 @@ def test_sim_arrays_keep_the_numpy_twin_interop():
 # -- CUPTI records -> umkit keys -------------------------------------------------------------------
 def test_tally_maps_every_counter_kind():
     t = cupti.Tally()
-    C = cupti.CAUSE
-    t.add("BYTES_TRANSFER_HTOD", 65536, C["COHERENCE"])      # fault-driven
-    t.add("BYTES_TRANSFER_HTOD", 2 << 20, C["USER"])          # cudaMemPrefetchAsync
-    t.add("BYTES_TRANSFER_HTOD", 1 << 20, C["PREFETCH"])      # the driver's speculation
-    t.add("BYTES_TRANSFER_DTOH", 4096, C["COHERENCE"])
-    t.add("BYTES_TRANSFER_DTOH", 8192, C["USER"])
-    t.add("BYTES_TRANSFER_DTOH", 1 << 21, C["EVICTION"])
-    t.add("BYTES_TRANSFER_DTOD", 100, 0)
-    t.add("CPU_PAGE_FAULT_COUNT", 0x401000, 0)                 # value is a PC: counted once
-    t.add("CPU_PAGE_FAULT_COUNT", 0x401008, 0)
-    t.add("GPU_PAGE_FAULT", 3, 0)
-    t.add("THRASHING", 4096, 0)
-    t.add("THROTTLING", 0, 0)
-    t.add("REMOTE_MAP", 65536, 0)
-    t.add("SOMETHING_NEW", 7, 0)                               # unknown kinds are ignored
+    t.add("BYTES_TRANSFER_HTOD", 65536, "COHERENCE")        # fault-driven
+    t.add("BYTES_TRANSFER_HTOD", 2 << 20, "USER")            # cudaMemPrefetchAsync
+    t.add("BYTES_TRANSFER_HTOD", 1 << 20, "PREFETCH")        # the driver's speculation
+    t.add("BYTES_TRANSFER_DTOH", 4096, "COHERENCE")
+    t.add("BYTES_TRANSFER_DTOH", 8192, "USER")
+    t.add("BYTES_TRANSFER_DTOH", 1 << 21, "EVICTION")
+    t.add("BYTES_TRANSFER_DTOD", 100)
+    t.add("CPU_PAGE_FAULT_COUNT", 0x401000)                  # value is a PC: counted once
+    t.add("CPU_PAGE_FAULT_COUNT", 0x401008)
+    t.add("GPU_PAGE_FAULT", 3)
+    t.add("THRASHING", 4096)
+    t.add("THROTTLING", 0)
+    t.add("REMOTE_MAP", 65536)
+    t.add("SOMETHING_NEW", 7)                                # unknown kinds are ignored
     want = dict.fromkeys(cupti.KEYS, 0)
     want.update(bytes_h2d=65536 + (2 << 20) + (1 << 20), prefetch_bytes_h2d=2 << 20,
                 prefetcher_bytes=1 << 20, bytes_d2h=4096 + 8192 + (1 << 21),
@@ -142,8 +141,8 @@ def test_collector_buffer_callback_sums_records_and_never_raises():
     col._names = {1: "BYTES_TRANSFER_HTOD", 4: "GPU_PAGE_FAULT"}
 
     class Rec:
-        def __init__(self, kind, ck, v, flags=0):
-            self.kind, self.counter_kind, self.value, self.flags = kind, ck, v, flags
+        def __init__(self, kind, ck, v, flags=0):       # cupti-python 13 spells it flags_
+            self.kind, self.counter_kind, self.value, self.flags_ = kind, ck, v, flags
     col._buffer_completed([Rec(99, 1, 4096, 1), Rec(99, 4, 2), Rec(5, 1, 10**9), Rec(99, 77, 1)])
     assert col.tally.totals["bytes_h2d"] == 4096 and col.tally.totals["prefetch_bytes_h2d"] == 4096
     assert col.tally.totals["gpu_faults"] == 1

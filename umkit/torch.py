@@ -154,11 +154,10 @@ def managed_allocator():
 
 
 def managed_pool():
-    """A new ``torch.cuda.MemPool`` whose memory is managed (kept alive by umkit)."""
+    """A new ``torch.cuda.MemPool`` whose memory is managed.  Keep it while its tensors live;
+    dropping it (and them) returns the memory (``torch.cuda.empty_cache()``)."""
     torch = _torch()
-    pool = torch.cuda.MemPool(managed_allocator().allocator())
-    _POOLS.append(pool)
-    return pool
+    return torch.cuda.MemPool(managed_allocator().allocator())
 
 
 @contextlib.contextmanager
@@ -168,7 +167,9 @@ def managed(pool=None, device=None):
     torch = _torch()
     if not torch.cuda.is_available():
         raise BackendUnavailable("PyTorch sees no CUDA GPU", hint="umkit.torch.managed needs one")
-    pool = managed_pool() if pool is None else pool
+    if pool is None:
+        pool = managed_pool()
+        _POOLS.append(pool)       # made here, so kept here: its tensors outlive the block
     with torch.cuda.use_mem_pool(pool, device=device):
         yield pool
 

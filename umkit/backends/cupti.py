@@ -49,8 +49,8 @@ KEYS = ("gpu_faults", "gpu_fault_groups", "cpu_faults", "bytes_h2d", "bytes_d2h"
 #: CUPTI counter kinds enabled, by their cupti-python names
 KINDS = ("BYTES_TRANSFER_HTOD", "BYTES_TRANSFER_DTOH", "BYTES_TRANSFER_DTOD",
          "CPU_PAGE_FAULT_COUNT", "GPU_PAGE_FAULT", "THRASHING", "THROTTLING", "REMOTE_MAP")
-#: CUpti_ActivityUnifiedMemoryMigrationCause values (CUPTI API reference), used when the
-#: bindings' enum lacks a member
+#: CUpti_ActivityUnifiedMemoryMigrationCause values (CUPTI API reference: cupti_activity.h),
+#: used when the bindings' enum (cupti.ActivityUnifiedMemoryMigrationCause) lacks a member
 CAUSE = {"UNKNOWN": 0, "USER": 1, "COHERENCE": 2, "PREFETCH": 3, "EVICTION": 4,
          "ACCESS_COUNTERS": 5}
 INSTALL_HINT = ("pip install cupti-python==13.0.1 nvidia-cuda-cupti==13.0.85 (CUDA 13); "
@@ -74,20 +74,21 @@ class Tally:
         self.totals = dict.fromkeys(KEYS, 0)
         self.records = 0
 
-    def add(self, counter_kind: str, value: int, cause: int = 0) -> None:
+    def add(self, counter_kind: str, value: int, cause: str = "UNKNOWN") -> None:
+        """One record: its counter kind and migration cause by their CUPTI names."""
         t, v = self.totals, int(value)
         self.records += 1
         if counter_kind == "BYTES_TRANSFER_HTOD":
             t["bytes_h2d"] += v
-            if cause == CAUSE["USER"]:
+            if cause == "USER":
                 t["prefetch_bytes_h2d"] += v
-            elif cause == CAUSE["PREFETCH"]:
+            elif cause == "PREFETCH":
                 t["prefetcher_bytes"] += v
         elif counter_kind == "BYTES_TRANSFER_DTOH":
             t["bytes_d2h"] += v
-            if cause == CAUSE["USER"]:
+            if cause == "USER":
                 t["prefetch_bytes_d2h"] += v
-            elif cause == CAUSE["EVICTION"]:
+            elif cause == "EVICTION":
                 t["evicted_bytes"] += v
         elif counter_kind == "BYTES_TRANSFER_DTOD":
             t["bytes_peer"] += v
@@ -119,6 +120,7 @@ class CuptiCollector:
         self._lock = threading.Lock()
         self._registered = False
         self._names: dict[int, str] = {}
+        self._causes: dict[int, str] = {v: k for k, v in CAUSE.items()}
         self._um_kind = None
         self.error: str | None = None
 
@@ -135,7 +137,10 @@ class CuptiCollector:
                     kind = self._names.get(int(a.counter_kind))
                     if kind is None:
                         continue
-                    self.tally.add(kind, int(a.value), int(getattr(a, "flags", 0) or 0))
+                    # cupti-python 13 names the C field `flags` `flags_`
+                    flags = getattr(a, "flags_", None)
+                    flags = getattr(a, "flags", 0) if flags is None else flags
+                    self.tally.add(kind, int(a.value), self._causes.get(int(flags or 0), "UNKNOWN"))
         except Exception as e:  # noqa: BLE001 - never raise into CUPTI's thread
             self.error = f"{type(e).__name__}: {e}"
 
@@ -158,8 +163,12 @@ class CuptiCollector:
         K = cupti.ActivityUnifiedMemoryCounterKind
         kinds = [(n, getattr(K, n)) for n in KINDS if hasattr(K, n)]
         self._names = {int(v): n for n, v in kinds}
+        MC = getattr(cupti, "ActivityUnifiedMemoryMigrationCause", None)
+        if MC is not None:
+            self._causes = {int(getattr(MC, n)): n for n in CAUSE if hasattr(MC, n)}
         self._um_kind = int(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
         cfg = cupti.ActivityUnifiedMemoryCounterConfig(len(kinds))
+        cfg.scope, cfg.device_id, cfg.enable = 1, int(device), 1     # as NVIDIA's sample does
         for i, (_, v) in enumerate(kinds):
             cfg[i].scope = 1                         # PROCESS_SINGLE_DEVICE (deprecated, ignored)
             cfg[i].device_id = int(device)
@@ -199,8 +208,11 @@ class CuptiCollector:
             return
         cupti = _cupti()
         cupti.activity_flush_all(1)                  # CUPTI_ACTIVITY_FLAG_FLUSH_FORCED
-        try:
-            dropped = int(cupti.activity_get_num_dropped_records(0, 0))
+        try:    # (context, stream_id, size_t* dropped): NULL context = all contexts
+            import ctypes
+            n = ctypes.c_size_t(0)
+            cupti.activity_get_num_dropped_records(0, 0, ctypes.addressof(n))
+            dropped = int(n.value)
         except Exception:  # noqa: BLE001 - a diagnostic only
             dropped = 0
         with self._lock:

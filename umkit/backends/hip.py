@@ -84,6 +84,11 @@ class HipRuntime(RuntimeAdapter):
         # find the device from the pointer: umkit must say it.
         return int(device)
 
+    def counter_source(self):
+        # rocprofiler-sdk page-migration records (a documented adapter: see rocprof.py)
+        from .rocprof import COLLECTOR
+        return COLLECTOR
+
     def cupy(self):
         if self._cupy is None:
             try:

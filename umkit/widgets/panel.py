@@ -507,7 +507,8 @@ def counters_html(rows, backend: str = "") -> str:
     foot = ""
     if rows and not any(r["has_counters"] for r in rows):
         foot = ("<caption style='caption-side:bottom;text-align:left;font-size:12px;color:#666'>"
-                f"{html.escape(backend)} keeps these counters in the driver: use nsys / rocprof"
+                f"{html.escape(backend)} keeps these counters in the driver: "
+                "umkit.counters_on() reads them on cuda (CUPTI); nsys / rocprof elsewhere"
                 "</caption>")
     return f"<table class='umk-counters'>{foot}{head}{body}</table>"
 

@@ -13,7 +13,7 @@ import html
 import numpy as np
 
 from .. import plots
-from ..api import Residency, residency
+from ..api import Residency, counters, residency
 from .panel import fig_png, has_frontend
 
 CELLS = 2048                    # at most this many cells: 1 GiB of 4 KiB pages -> 128 pages a cell
@@ -82,6 +82,8 @@ class ResidencyMap:
         self.cells: np.ndarray | None = None
         self.history: list[dict] = []           # summaries, one per update
         self.caption = ""
+        self.counter_delta: dict = {}           # driver counters since the last update (cuda)
+        self._counters = counters()
         self.header = W.HTML()
         self.grid = W.HTML()
         self.footer = W.HTML()
@@ -101,8 +103,13 @@ class ResidencyMap:
         before = self.history[-1] if self.history else None
         self.residency = res
         if res.codes is None:
+            now = counters()                    # cuda with umkit.counters_on(): the driver's
+            self.counter_delta = {k: v - self._counters.get(k, 0) for k, v in now.items()
+                                  if v != self._counters.get(k, 0)}
+            self._counters = now
             self.cells = None
-            self.caption = res.source
+            self.caption = res.source + (f"; since the last update: {counter_text(self.counter_delta)}"
+                                         if now else "")
             self._draw(note)
             return res
         self.cells = plots.aggregate(res.codes, self.limit)
@@ -120,7 +127,7 @@ class ResidencyMap:
         if res.codes is None:
             self.header.value = (CSS + f"<div class='umk-rmap'><b>{html.escape(name)}</b>: "
                                  "per-page residency is not available here.<br>"
-                                 f"{html.escape(res.source)}</div>")
+                                 f"{html.escape(self.caption)}</div>")
             self.grid.value = self.footer.value = ""
             return
         per = self.pages_per_cell
@@ -155,7 +162,7 @@ class ResidencyMap:
         if res is not None and res.codes is not None:
             text = f"residency map: {res.codes.size} pages; {self.caption}; {res.summary()}"
         else:
-            text = f"residency map: {res.source if res else 'no data'}"
+            text = f"residency map: {self.caption if res else 'no data'}"
         if not self.static:
             bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
             bundle = dict((bundle[0] if isinstance(bundle, tuple) else bundle) or {})
@@ -171,6 +178,15 @@ class ResidencyMap:
 
     def __repr__(self):
         return f"<ResidencyMap {self.caption!r}>"
+
+
+def counter_text(delta: dict) -> str:
+    """The counters a residency map shows where per-page residency is unknown (real GPUs with
+    hardware counters on): faults and bytes each way."""
+    mib = 1 << 20
+    return (f"GPU faults {delta.get('gpu_faults', 0):,}, CPU faults {delta.get('cpu_faults', 0):,}, "
+            f"{delta.get('bytes_h2d', 0) / mib:,.1f} MiB to the GPU, "
+            f"{delta.get('bytes_d2h', 0) / mib:,.1f} MiB to the CPU")
 
 
 def residency_map(arr, *, cells: int = CELLS, static: bool | None = None,
