@@ -1,6 +1,6 @@
 """Every notebook is well-formed and follows the kit's teaching format (in the manner of NVIDIA's
 accelerated-computing-hub notebook checks): valid nbformat v4, cell ids, the python3 kernel, no
-stored errors; the numbered lessons (00-09) open with a title and learning goals, close with
+stored errors; the numbered lessons (00-10) open with a title and learning goals, close with
 "What to remember", carry an automatically checked exercise and at least one picture; and every
 notebook is listed in README.md."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _ids(paths):
 
 def test_the_lessons_are_there():
     numbers = sorted(p.name[:2] for p in LESSONS)
-    assert numbers == [f"{i:02d}" for i in range(10)], numbers
+    assert numbers == [f"{i:02d}" for i in range(11)], numbers
 
 
 @pytest.mark.parametrize("path", ALL, ids=_ids(ALL))

@@ -238,3 +238,36 @@ def test_recorded_widget_live_draws_each_step():
     assert len(set(images)) == 3 and all(images)
     assert "verdict" in view.label.value and "live" in view.table.value
     assert view.image.value not in images          # the final ECG picture replaced the bars
+
+
+def _fake_published(tmp_path, date_dir, variants=("device", "managed")):
+    d = tmp_path / date_dir / "torch_training"
+    d.mkdir(parents=True)
+    results = {}
+    for k, v in enumerate(variants):
+        steps = [dict(step=i, ms=1.0 + k + (5.0 if i == 3 else 0.0), counters={}, note="")
+                 for i in range(6)]
+        run = dict(name=v, strategy=v, pattern="your loop", nbytes=None, backend="cuda",
+                   steps=steps, counters={}, device="NVIDIA H200", model_time=False)
+        results[v] = dict(summary={}, run=run)
+    (d / "torch_training.json").write_text(json.dumps(dict(env=dict(device="NVIDIA H200",
+                                                                    date=date_dir, torch="2.11"),
+                                                           results=results)))
+
+
+def test_published_reads_the_newest_run_and_combines_it(tmp_path):
+    assert umkit.recorder.published(results_dir=tmp_path) is None      # nothing recorded yet
+    _fake_published(tmp_path, "2026-11-30-h200-gpu-ci-run6", ("device",))
+    _fake_published(tmp_path, "2026-12-01-h200-gpu-ci-run7")
+    p = umkit.recorder.published(results_dir=tmp_path)
+    assert p["env"]["date"] == "2026-12-01-h200-gpu-ci-run7"
+    assert list(p["runs"]) == ["device", "managed"]
+    assert p["runs"]["managed"].step_ms == [2.0, 2.0, 2.0, 7.0, 2.0, 2.0]
+    e = p["ecg"]
+    assert list(e["curves"]) == ["device", "managed"] and len(e["summary"]) == 2
+    assert "NVIDIA H200" in e["title"] and e["summary"][1]["verdict"] == "spiky"
+    assert "memory ECG of a PyTorch training loop" in umkit.ecg.table(e)
+    with pytest.raises(umkit.InvalidArgument):
+        umkit.recorder.published("../etc", results_dir=tmp_path)
+    with pytest.raises(umkit.InvalidType):
+        umkit.recorder.combine([])

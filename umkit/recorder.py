@@ -254,3 +254,56 @@ def _device_name(b) -> str:
 def load(path) -> RecordResult:
     """Read a run that ``RecordResult.save`` wrote."""
     return RecordResult.load(path)
+
+
+def combine(runs, title: str | None = None) -> dict:
+    """Several recorded runs as one ECG dict (one curve each): for :func:`umkit.plots.ecg`,
+    :func:`umkit.ecg.table` and the ECG widget's summary."""
+    runs = list(runs)
+    if not runs or not all(isinstance(r, RecordResult) for r in runs):
+        raise InvalidType("combine() takes a non-empty list of RecordResult",
+                          hint="e.g. [rec.result() for rec in recorders]")
+    first = runs[0]
+    unit = "model time" if first.model_time else "device events"
+    return dict(backend=first.backend, device=first.device, profile=first.profile,
+                pattern="your loop", every=None, nbytes=first.nbytes,
+                steps=max(len(r.steps) for r in runs),
+                curves={r.name: r.step_ms for r in runs},
+                counters={r.name: r.counters for r in runs},
+                notes={r.name: {s.step: s.note for s in r.steps if s.note} for r in runs},
+                summary=[r.summary() for r in runs],
+                title=title or f"memory ECG of {len(runs)} recorded runs, {first.backend}"
+                               f" ({first.device}, {unit})")
+
+
+#: where a source checkout keeps GPU results (benchmarks/results/<dated run>/...)
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+def published(kind: str = "torch_training", results_dir=None) -> dict | None:
+    """The newest committed GPU run of ``benchmarks/<kind>.py`` (the GPU CI writes it to
+    ``<run>/<kind>/<kind>.json``; the lead commits runs under ``benchmarks/results/``), as
+    ``dict(path, env, runs={variant: RecordResult}, ecg=<combined ECG dict>)`` -- or None when
+    no such run has been recorded yet (then there is nothing to show, and nothing is made up)."""
+    if not isinstance(kind, str) or not kind.replace("_", "").isalnum():
+        raise InvalidArgument(f"kind={kind!r} is not a benchmark name",
+                              hint="e.g. 'torch_training'")
+    root = Path(results_dir) if results_dir is not None else RESULTS
+    found = sorted(root.glob(f"*/{kind}/{kind}.json"))
+    if not found:
+        return None
+    path = found[-1]                                   # dated directory names sort by date
+    try:
+        doc = json.loads(path.read_text())
+        runs = {v: RecordResult.from_dict(x["run"]) for v, x in doc["results"].items()
+                if isinstance(x, dict) and "run" in x}
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raise InvalidArgument(f"{path} is not a {kind} result ({type(e).__name__}: {e})",
+                              hint="it is written by benchmarks/torch_training.py") from None
+    if not runs:
+        return None
+    env = doc.get("env", {})
+    title = (f"memory ECG of a PyTorch training loop on {env.get('device', '?')} "
+             f"({env.get('date', '?')}, torch {env.get('torch', '?')})")
+    return dict(path=str(path.relative_to(root.parent.parent)) if root == RESULTS else str(path),
+                env=env, runs=runs, ecg=combine(list(runs.values()), title))

@@ -63,7 +63,13 @@ class RecorderView:
         import matplotlib.pyplot as plt
         self.result = result
         self.fig = result.plot()
-        if not self.static:
+        if self.static:
+            if in_ipython():                       # a notebook without widgets: show it now
+                from IPython.display import display
+                print(result.table())
+                display(self.fig)
+                plt.close(self.fig)
+        else:
             row = result.summary()
             self.label.value = (f"<b>{html.escape(self.name)}</b>: {len(self.steps)} steps, "
                                 f"verdict <b>{row['verdict']}</b>")
