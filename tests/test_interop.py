@@ -218,3 +218,8 @@ def test_umkit_torch_says_plainly_what_it_needs():
     t = ut.as_tensor(a)                                   # sim: the host view, same bytes
     t += 1
     assert float(a.host.sum()) == 24.0
+
+
+def test_umkit_torch_is_the_torch_helper_module():
+    import umkit.torch as ut
+    assert umkit.torch is ut and hasattr(ut, "managed_allocator")
