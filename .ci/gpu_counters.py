@@ -52,6 +52,9 @@ def main() -> int:
         except metadata.PackageNotFoundError:
             info[dist] = None
     print("versions:", json.dumps(info), flush=True)
+    from umkit.backends import cupti as ucupti
+    info["libcupti_on_sys_path"] = ucupti.find_libcupti()
+    print("libcupti copies on sys.path:", info["libcupti_on_sys_path"], flush=True)
     try:
         import cupti.cupti as cc
         info["cupti_module"] = getattr(cc, "__file__", "?")

@@ -58,13 +58,43 @@ INSTALL_HINT = ("pip install cupti-python==13.0.1 nvidia-cuda-cupti==13.0.85 (CU
 BUFFER_BYTES = 8 << 20
 
 
+def find_libcupti() -> list[str]:
+    """libcupti.so.13 files in the nvidia-cuda-cupti wheel's places on sys.path (nvidia/cu13/lib,
+    or nvidia/cuda_cupti/lib for older wheels) -- the image's copy when cupti-python itself was
+    installed elsewhere (e.g. pip --target)."""
+    import glob
+    import os
+    import sys
+    out = []
+    for d in sys.path:
+        for sub in ("nvidia/cu13/lib", "nvidia/cuda_cupti/lib"):
+            out += sorted(glob.glob(os.path.join(d or ".", sub, "libcupti.so*")))
+    return out
+
+
 def _cupti():
     try:
         from cupti import cupti
-    except Exception as e:  # noqa: BLE001 - ImportError, or OSError when libcupti is missing
-        raise BackendUnavailable(f"CUPTI (cupti-python) is not usable here: {e}",
-                                 hint=INSTALL_HINT) from None
-    return cupti
+        return cupti
+    except ImportError as e:
+        if "cupti" not in str(e).lower() or getattr(e, "name", "") == "cupti":
+            raise BackendUnavailable(f"CUPTI (cupti-python) is not installed: {e}",
+                                     hint=INSTALL_HINT) from None
+        first = e
+    except Exception as e:  # noqa: BLE001 - OSError when libcupti cannot be loaded
+        first = e
+    # cupti-python is there but could not load libcupti: preload the wheel's copy and retry
+    import ctypes
+    for lib in find_libcupti():
+        try:
+            ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+            from cupti import cupti
+            return cupti
+        except Exception:  # noqa: BLE001 - try the next copy
+            continue
+    raise BackendUnavailable(f"CUPTI (cupti-python) is not usable here: {first}; libcupti "
+                             f"candidates on sys.path: {find_libcupti() or 'none'}",
+                             hint=INSTALL_HINT) from None
 
 
 class Tally:
