@@ -66,7 +66,11 @@ def main() -> int:
 
     doc = {"versions": info}
     try:
-        umkit.use(os.environ.get("UMKIT_BACKEND", "cuda"))
+        b = umkit.use(os.environ.get("UMKIT_BACKEND", "cuda"))
+        print("backend:", b, flush=True)
+        if b.model_time and not os.environ.get("UMKIT_SMOKE_SIM"):
+            check("a GPU backend", False, "the backend is sim: this step checks the driver's "
+                  "counters (UMKIT_SMOKE_SIM=1 runs it on sim as a dry run)")
         t0 = time.perf_counter()
         first = umkit.counters_on()
         doc["counters_on_s"] = round(time.perf_counter() - t0, 4)
