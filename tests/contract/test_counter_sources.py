@@ -89,3 +89,78 @@ def test_gpu_backend_counters_are_off_until_started():
     assert b.counters_enabled() and b.counters()["bytes_h2d"] == 4096
     b.reset_counters()
     assert b.counters()["bytes_h2d"] == 0
+
+
+def test_records_are_binned_into_steps_by_timestamp():
+    recs = [(5, "BYTES_TRANSFER_HTOD", 4096, "COHERENCE"), (10, "GPU_PAGE_FAULT", 2, "UNKNOWN"),
+            (11, "CPU_PAGE_FAULT_COUNT", 0, "UNKNOWN"), (25, "BYTES_TRANSFER_DTOH", 8192, "USER"),
+            (99, "BYTES_TRANSFER_HTOD", 1, "USER")]
+    per = cupti.bin_records(recs, [10, 20, 30])
+    assert per == [{"bytes_h2d": 4096, "gpu_faults": 1, "gpu_fault_groups": 2}, {"cpu_faults": 1},
+                   {"bytes_d2h": 8192, "prefetch_bytes_d2h": 8192, "bytes_h2d": 1,
+                    "prefetch_bytes_h2d": 1}]
+    assert cupti.bin_records(recs, []) == []
+
+
+def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
+    """The recorder's GPU path (lag 1, events, timestamps, one flush) on a stand-in backend."""
+    from umkit.backends.gpu import Event
+    from umkit import runtime
+
+    class FakeSource(cupti.CuptiCollector):
+        def __init__(self):
+            super().__init__()
+            self.on, self.t, self.flushes = True, 0, 0
+
+        def flush(self):
+            self.flushes += 1
+
+        def clock(self):
+            self.t += 10
+            return self.t
+
+    class FakeGPU(GPUBackend):
+        name, model_time = "cuda", False
+
+        def __init__(self):
+            self._counter_source = FakeSource()
+            self.now_ms = 0.0
+
+        def device_name(self, device=0):
+            return "fake GPU"
+
+        def event_create(self):
+            return Event(None, 0)
+
+        def event_record(self, ev, stream=None):
+            self.now_ms += 1.5
+            ev.handle = self.now_ms
+
+        def event_elapsed_ms(self, a, b):
+            return b.handle - a.handle
+
+        def event_destroy(self, ev):
+            pass
+
+    b = FakeGPU()
+    saved = dict(runtime._state)
+    runtime._state.update(backend=b, name="cuda")
+    try:
+        src = b._counter_source
+        with umkit.ecg.recorder("gpu path") as rec:
+            for i in range(3):
+                src._um_kind, src._names = 7, {1: "BYTES_TRANSFER_HTOD"}
+
+                class R:
+                    kind, counter_kind, value, flags_ = 7, 1, 4096 * (i + 1), 2
+                    start = 15 + 10 * i     # between the stamps 10 (enter), 20, 30, 40
+                src._buffer_completed([R()])
+                rec.step()
+        r = rec.result()
+    finally:
+        runtime._state.clear()
+        runtime._state.update(saved)
+    assert r.step_ms == [1.5, 1.5, 1.5]
+    assert [s.counters.get("bytes_h2d") for s in r.steps] == [4096, 8192, 12288]
+    assert r.counters["bytes_h2d"] == 4096 * 6
+    assert src.flushes <= 4                    # start, log start/stop, the totals: not per step

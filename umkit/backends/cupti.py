@@ -153,6 +153,7 @@ class CuptiCollector:
         self._causes: dict[int, str] = {v: k for k, v in CAUSE.items()}
         self._um_kind = None
         self.error: str | None = None
+        self.log: list | None = None      # (timestamp ns, kind, value, cause) while logging
 
     # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
     def _buffer_requested(self):
@@ -170,7 +171,10 @@ class CuptiCollector:
                     # cupti-python 13 names the C field `flags` `flags_`
                     flags = getattr(a, "flags_", None)
                     flags = getattr(a, "flags", 0) if flags is None else flags
-                    self.tally.add(kind, int(a.value), self._causes.get(int(flags or 0), "UNKNOWN"))
+                    cause = self._causes.get(int(flags or 0), "UNKNOWN")
+                    self.tally.add(kind, int(a.value), cause)
+                    if self.log is not None:
+                        self.log.append((int(getattr(a, "start", 0) or 0), kind, int(a.value), cause))
         except Exception as e:  # noqa: BLE001 - never raise into CUPTI's thread
             self.error = f"{type(e).__name__}: {e}"
 
@@ -256,6 +260,30 @@ class CuptiCollector:
         with self._lock:
             return dict(self.tally.totals)
 
+    # -- per-step attribution without a flush per step (a forced flush took ~13 ms on the H200) --
+    def clock(self) -> int:
+        """CUPTI's clock (ns), the timebase of the records' timestamps."""
+        return int(_cupti().get_timestamp())
+
+    def log_start(self) -> None:
+        """Keep each record (timestamp, kind, value, cause) from now on, as well as the totals."""
+        if self.on:
+            self.flush()
+        with self._lock:
+            self.log = []
+
+    def log_stop(self) -> list:
+        """Flush once and return the records kept since :meth:`log_start`."""
+        if self.on:
+            self.flush()
+        with self._lock:
+            out, self.log = self.log or [], None
+        return out
+
+    @staticmethod
+    def bin(records, stamps) -> list[dict]:
+        return bin_records(records, stamps)
+
     def reset(self) -> None:
         if self.on:
             self.flush()
@@ -274,6 +302,21 @@ class CuptiCollector:
 
 
 COLLECTOR = CuptiCollector()
+
+
+def bin_records(records, stamps: list[int]) -> list[dict]:
+    """Per-step counters from logged records: a record belongs to the first step whose end stamp
+    (the CUPTI clock when the recorder saw the step's end event reached) is at or after it;
+    records after the last stamp go to the last step.  Returns one dict of non-zero keys per
+    stamp."""
+    import bisect
+    tallies = [Tally() for _ in stamps]
+    if not stamps:
+        return []
+    for t, kind, value, cause in records:
+        i = min(bisect.bisect_left(stamps, t), len(stamps) - 1)
+        tallies[i].add(kind, value, cause)
+    return [{k: v for k, v in tl.totals.items() if v} for tl in tallies]
 
 
 def available() -> tuple[bool, str]:

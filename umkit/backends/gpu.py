@@ -277,6 +277,20 @@ class GPUBackend(Backend):
         if self.counters_enabled():
             self._counter_source.reset()
 
+    def counters_clock(self):
+        """The counter source's clock (for per-step attribution), or None while counters are off."""
+        return self._counter_source.clock() if self.counters_enabled() else None
+
+    def counters_log(self, on: bool, stamps=None):
+        """Start keeping the counter records (on=True); or stop (on=False) and return the
+        counters of each interval ending at ``stamps`` (times of :meth:`counters_clock`)."""
+        if not self.counters_enabled():
+            return None if on else [{} for _ in (stamps or [])]
+        src = self._counter_source
+        if on:
+            return src.log_start()
+        return src.bin(src.log_stop(), list(stamps or []))
+
     # -- allocation ------------------------------------------------------------------------------
     def malloc(self, nbytes: int, kind: str = "managed", device: int = 0) -> int:
         if kind not in KINDS:
