@@ -7,9 +7,11 @@ import re
 import pytest
 
 from umkit import errors
-from umkit.errors import (ERRORS, SYMPTOMS, BackendError, BackendOutOfMemory, InvalidArgument,
-                          InvalidType, OutOfMemory, RaceDetected, UmkitError, UseAfterFree,
-                          error_from_code, explain, hint_for, lookup, lookup_code, raise_for)
+from umkit.error_table import (ERRORS, SYMPTOMS, error_from_code, hint_for, lookup, lookup_code,
+                               raise_for)
+from umkit.errors import (BackendError, BackendOutOfMemory, InvalidArgument, InvalidType,
+                          OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
+from umkit.explaining import explain
 
 
 def _explain(x) -> str:

@@ -30,7 +30,7 @@ from . import workloads, ecg, plots, recorder  # noqa: E402
 
 def explain(error_or_code, **kwargs):
     """What an error means and what to do (the article's §5.1 table)."""
-    from .errors import explain as _explain
+    from .explaining import explain as _explain
     return _explain(error_or_code, **kwargs)
 
 from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.doctor is the function)

@@ -60,9 +60,7 @@ def _detect():
 
 def _short(exc: BaseException) -> str:
     """An exception's message without umkit's appended hint line."""
-    text = str(exc)
-    if isinstance(exc, UmkitError) and exc.hint:
-        text = text.split("\n  -> ")[0]
+    text = exc.message if isinstance(exc, UmkitError) else str(exc)
     return text.strip() or type(exc).__name__
 
 

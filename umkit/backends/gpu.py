@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import hint_for
+from ..error_table import hint_for
 from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
                       OutOfMemory, UseAfterFree)
 from . import kernels, names
@@ -45,12 +45,7 @@ def oversubscription_allowed() -> bool:
         os.environ.get(ENV_ALLOW_OVERSUBSCRIPTION, "").strip().lower() in _TRUE)
 
 
-try:  # errors.py's class, where it has one
-    from ..errors import BackendOutOfMemory as RuntimeOutOfMemory
-except ImportError:  # pragma: no cover - older errors.py
-    class RuntimeOutOfMemory(OutOfMemory, BackendError):
-        """The runtime refused an allocation (cudaErrorMemoryAllocation / hipErrorOutOfMemory):
-        an :class:`OutOfMemory` that also carries the runtime's call, code and name."""
+from ..errors import BackendOutOfMemory as RuntimeOutOfMemory  # noqa: E402
 
 
 #: error names (either runtime) that mean "out of memory"
