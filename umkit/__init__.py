@@ -16,7 +16,7 @@ from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidT
 from .memory.array import Array  # noqa: E402
 from .sim.engine import RaceWarning  # noqa: E402  (a warning class, so learners can filter it)
 from .memory.pool import MemoryPool  # noqa: E402
-from .runtime import backend, backend_name, use, why  # noqa: E402
+from .runtime import backend, backend_name, use, using, why  # noqa: E402
 from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402
                   array_module, attributes, capabilities, counters, counters_off,
                   counters_on, device_array, device_count,

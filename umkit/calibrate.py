@@ -361,15 +361,11 @@ def section(measured: dict, predicted: dict, groups: dict) -> dict:
 def predict(measured_keys, profile: str | None, gpus: int, nbytes: int, progress=None) -> dict:
     """The same workloads on sim (``gpus`` simulated GPUs); the active backend is restored."""
     from . import validation
-    prev = dict(runtime._state)
-    try:
-        runtime.use("sim", quiet=True, gpus=max(1, min(gpus, 7)),
-                    **({"profile": profile} if profile else {}))
-        prof_name = runtime.backend().profile.name
+    with runtime.using("sim", gpus=max(1, min(gpus, 7)),
+                       **({"profile": profile} if profile else {})) as sim:
+        prof_name = sim.model_profile().name
         fit_p = run_workloads(nbytes)
         val_p = validation.run_validation(progress, only=set(measured_keys))
-    finally:
-        runtime._state.update(prev)
     return dict(profile=prof_name, fit=fit_p, validation=val_p)
 
 

@@ -27,9 +27,11 @@ from typing import Callable
 
 import numpy as np
 
+from .backends.contract import Buffer, UserKernel
 from .errors import InvalidArgument, InvalidType
 from .memory.array import Array
 from .runtime import backend
+from .streams import kernel_stream
 
 
 class Kernel:
@@ -50,7 +52,6 @@ class Kernel:
         return f"umkit.kernel({self.name!r})"
 
     def __call__(self, grid, block, args, *, stream=None, reads=None, writes=(), flops=0):
-        from . import api
         if not isinstance(args, (tuple, list)):
             raise InvalidType("args must be a tuple of umkit Arrays and numbers",
                               hint="e.g. (C, A, B, np.uint32(n))")
@@ -91,18 +92,20 @@ class Kernel:
             w = any(a is x for x in writes)
             r = next((t for k, t in reads.items() if k is a), 0.0 if w else 1.0)
             cost.append((a, float(r), w))
-        handle = api._kernel_stream(stream, arrays[0])
-        if b.name == "sim":
+        handle = kernel_stream(stream, arrays[0])
+        if b.supports("model_time"):        # a model runs the NumPy twin
             if self.sim is None:
                 raise InvalidArgument(f"kernel {self.name!r} has no sim twin",
                                       hint="pass sim=function computing the same result in NumPy")
-            b.launch_custom(self.name, self.sim, tuple(args), cost, float(flops), handle)
+            kargs = tuple(_buffer(a) if isinstance(a, Array) else a for a in args)
         else:
             if self.source is None:
                 raise InvalidArgument(f"kernel {self.name!r} has no source for the GPU",
                                       hint="pass source= (CUDA/HIP C++ text)")
-            b.launch_source(self.source, self.name, grid, block, tuple(_gpu_arg(a) for a in args),
-                            handle)
+            kargs = tuple(_buffer(a) if isinstance(a, Array) else _gpu_arg(a) for a in args)
+        b.launch_user(UserKernel(self.name, self.source, self.sim, grid, block, kargs,
+                                 tuple((_buffer(a), r, w) for a, r, w in cost), float(flops)),
+                      handle)
 
 
 def _unique(arrays):
@@ -113,9 +116,11 @@ def _unique(arrays):
     return out
 
 
+def _buffer(a: Array) -> Buffer:
+    return Buffer(a.ptr, a.nbytes, a.dtype, a.shape)
+
+
 def _gpu_arg(a):
-    if isinstance(a, Array):
-        return np.uint64(a.ptr)
     if isinstance(a, np.generic):
         return a
     if isinstance(a, bool):

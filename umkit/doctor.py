@@ -201,10 +201,10 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
         "tools": {}, "checklist": [],
         "python": sys.version.split()[0], "platform": platform.platform(),
     }
-    runtime = sys.modules.get("umkit.runtime")
-    state = getattr(runtime, "_state", None) if runtime else None
-    if isinstance(state, dict) and state.get("name"):
-        rep["active"] = {"name": state["name"], "reason": state.get("reason")}
+    context = sys.modules.get("umkit.context")
+    active = context.RUNTIME.peek() if context else None
+    if active is not None:
+        rep["active"] = {"name": active.name, "reason": active.reason}
 
     # 1. which backends can run, and which one umkit picks
     try:

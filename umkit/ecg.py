@@ -24,7 +24,7 @@ def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
     b = backend()
     total, done = steps * len(strategies), 0
     out = dict(backend=b.name, device=b.device_name(0),
-               profile=getattr(getattr(b, "profile", None), "name", None), pattern=pattern,
+               profile=b.model_profile().name if b.supports("model_time") else None, pattern=pattern,
                every=every, nbytes=nbytes, steps=steps, curves={}, counters={}, notes={},
                summary=[])
     for name in strategies:

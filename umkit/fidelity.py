@@ -80,7 +80,7 @@ def counter_fidelity(sim: dict, real: dict) -> list[dict]:
 def compare_counters(profile: str | None = None, nbytes: int = 256 * MiB) -> dict:
     """Run :func:`sequence` on the active real backend with its counters on, then on sim."""
     b = runtime.backend()
-    if getattr(b, "model_time", False):
+    if b.supports("model_time"):
         return dict(available=False, why="the active backend is sim (nothing to compare with)")
     try:
         api.counters_on()

@@ -158,7 +158,7 @@ class Recorder:
         b = backend()
         self._b = b
         self._h = api._stream_handle(self.stream, b)
-        self._lag = 0 if getattr(b, "model_time", False) else 1
+        self._lag = 0 if b.supports("model_time") else 1
         c0 = api.counters() if self.want_counters else {}
         self._count = bool(c0)
         self._c_start = self._c_prev = c0
@@ -236,12 +236,12 @@ class Recorder:
                 for st, c in zip(self._steps, per):
                     st.counters = c
             total = _delta(self._c_start, api.counters()) if self._count else {}
-            prof = getattr(b, "profile", None)
+            prof = b.model_profile() if b.supports("model_time") else None
             self._result = RecordResult(
                 strategy=self.name, pattern="your loop", nbytes=None, backend=b.name,
                 steps=self._steps, counters=total, stopped=exc[0] is not None,
                 device=_device_name(b), profile=getattr(prof, "name", None),
-                model_time=bool(getattr(b, "model_time", False)))
+                model_time=bool(b.supports("model_time")))
         return False
 
     def result(self) -> RecordResult:

@@ -1,14 +1,10 @@
-"""Which backend is active: auto-detection, ``UMKIT_BACKEND``, and ``use()`` to switch."""
+"""Which backend is active: auto-detection, ``UMKIT_BACKEND``, ``use()`` to switch and
+``using()`` to switch for a block.  The state itself is the runtime context
+(:mod:`umkit.context`); these are its public faces."""
 from __future__ import annotations
 
-import gc
-import sys
-
-from .backends import detect
 from .backends.contract import Backend
-from .errors import InvalidArgument
-
-_state: dict = {"backend": None, "name": None, "reason": None, "pool": None}
+from .context import RUNTIME
 
 
 def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
@@ -17,47 +13,28 @@ def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
 
     sim options: ``profile`` (name or JSON path), ``gpus``, ``strict`` (races raise instead of
     warn), ``prefetcher`` (NVIDIA density prefetcher on/off) and any profile parameter as an
-    override (e.g. ``vram=2**30`` to demonstrate oversubscription)."""
-    if name is not None and not isinstance(name, str):
-        raise InvalidArgument(f"backend name {name!r} must be a string",
-                              hint=f"one of {detect.NAMES}, or None to auto-detect")
-    chosen, reason = detect.choose(name.lower() if name else None)
-    gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
-    hw_counters = options.pop("counters", False)   # sim counts always; GPUs: CUPTI when asked
-    if not isinstance(hw_counters, bool):
-        raise InvalidArgument(f"counters={hw_counters!r} must be True or False",
-                              hint="umkit.use('cuda', counters=True) starts CUPTI's counters")
-    if chosen == "sim":
-        from .sim.backend import SimBackend
-        b = SimBackend(**options)
-    else:
-        if options:
-            raise InvalidArgument(f"options {sorted(options)} only apply to the sim backend",
-                                  hint=f"call umkit.use({chosen!r}) without options "
-                                       "(counters=True is the one GPU option)")
-        b = detect.create(chosen)
-        if hw_counters:
-            b.counters_start(0)
-    _state.update(backend=b, name=chosen, reason=reason, pool=None)
-    if chosen == "sim" and name is None and not quiet:
-        print(f"umkit: using the sim backend ({reason}); "
-              "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change", file=sys.stdout)
-    return b
+    override (e.g. ``vram=2**30`` to demonstrate oversubscription).
+
+    Process-wide: every thread sees the new backend (arrays keep the backend they were made
+    on).  To switch for one block of one thread use :func:`using`."""
+    return RUNTIME.use(name, quiet=quiet, **options)
+
+
+def using(name: str | None = None, **options):
+    """``with umkit.using("sim", profile="mi300a"):`` -- the block (this thread only) runs on
+    a fresh backend; the previous one is active again afterwards.  Yields the backend."""
+    return RUNTIME.using(name, **options)
 
 
 def backend() -> Backend:
     """The active backend (auto-detected on first use)."""
-    if _state["backend"] is None:
-        use()
-    return _state["backend"]
+    return RUNTIME.active().backend
 
 
 def backend_name() -> str:
-    backend()
-    return _state["name"]
+    return RUNTIME.active().name
 
 
 def why() -> str:
     """Why the active backend was chosen."""
-    backend()
-    return _state["reason"]
+    return RUNTIME.active().reason

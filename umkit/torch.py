@@ -228,7 +228,7 @@ def storage_ranges(obj) -> list[tuple[int, int]]:
 def _gpu_backend():
     from .runtime import backend
     b = backend()
-    if getattr(b, "model_time", False):
+    if b.supports("model_time"):
         raise InvalidArgument("umkit.torch talks to a real GPU; the active backend is sim",
                               hint="umkit.use('cuda') first")
     return b
@@ -292,7 +292,7 @@ def as_tensor(arr):
     from .memory.array import require_array
     torch = _torch()
     arr = require_array(arr, "as_tensor")
-    if getattr(arr.backend, "model_time", False):
+    if arr.backend.supports("model_time"):
         return torch.from_numpy(arr.host)          # sim: the host view (CPU tensor, same bytes)
     return torch.from_dlpack(arr)
 

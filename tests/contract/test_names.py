@@ -326,7 +326,6 @@ def cuda_backend(monkeypatch):
         pytest.skip("a CUDA driver is present: these tests answer for a missing one")
     from umkit.backends import gpu
     from umkit.backends.cuda import CudaBackend
-    monkeypatch.setattr(gpu, "ALLOW_OVERSUBSCRIPTION", False)
     monkeypatch.delenv(gpu.ENV_ALLOW_OVERSUBSCRIPTION, raising=False)
     b = CudaBackend()
     b.rt.rt = CheckedCuda(cuda_canned)
@@ -412,7 +411,7 @@ def test_cuda_oversubscription_guard_refuses_before_allocating(cuda_backend, mon
     monkeypatch.setenv("UMKIT_ALLOW_OVERSUBSCRIPTION", "1")
     b.malloc(9 << 30, "managed", 0)
     monkeypatch.delenv("UMKIT_ALLOW_OVERSUBSCRIPTION")
-    monkeypatch.setattr(gpu, "ALLOW_OVERSUBSCRIPTION", True)
+    b.allow_oversubscription = True               # what umkit.allow_oversubscription sets
     b.malloc(9 << 30, "managed", 0)
     assert len(log.called("cudaMallocManaged")) == 2
 

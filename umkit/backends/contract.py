@@ -1,19 +1,37 @@
-"""The backend contract: everything a backend must do, on one screen.
+"""The backend contract: small protocols, on one screen.
 
-Three backends implement it: ``cuda`` (cuda-bindings + CuPy), ``hip`` (hip-python + CuPy ROCm)
-and ``sim`` (the CPU model in :mod:`umkit.sim`).  Everything else in umkit -- arrays, the pool,
-strategies, the memory ECG, calibration, widgets -- is written once, above this line.
+A backend is four small protocols -- :class:`DeviceQueries`, :class:`Memory`,
+:class:`Migration`, :class:`Execution` -- plus, optionally, the *instrumented* capabilities it
+declares in :attr:`Backend.features` (:data:`FEATURES`: counters, trace, snapshot, model_time)
+and implements from :class:`Instrumented`.  Callers ask ``backend.supports("counters")``, never
+``hasattr``.  ``interface_version`` says which version of this contract a backend implements
+(as numba-cuda's ``BaseCUDAMemoryManager.interface_version`` does for memory managers).
 
-Pointers are plain ``int`` addresses.  Locations are :class:`Location` values (``CPU`` or
-``gpu(i)``).  Streams and events are opaque handles owned by the backend.  Sizes are bytes.
+Three backends implement it: ``cuda`` and ``hip`` (one :class:`~umkit.backends.gpu.GPUBackend`
+over two runtime adapters) and ``sim`` (the CPU model in :mod:`umkit.sim`).  Everything else in
+umkit -- arrays, the pool, strategies, the memory ECG, calibration, widgets -- is written once,
+above this line.
+
+Arguments arrive validated: the public API checks what users pass (:mod:`umkit.validators`),
+so a backend only asserts.  Pointers are plain ``int`` addresses.  Locations are
+:class:`Location` values (``CPU`` or ``gpu(i)``).  Streams and events are opaque handles the
+backend creates (``None`` is the default stream); the public ``umkit.Stream``/``umkit.Event``
+wrap them.  Sizes are bytes.  Thread safety: a backend must allow its operations from several
+threads at once (the sim engine takes a lock; the GPU runtimes are thread-safe).
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+#: the version of this contract (bump when a method's meaning or signature changes)
+INTERFACE_VERSION = 1
 
 ADVICE = ("read_mostly", "preferred_location", "accessed_by", "coarse_grain")
 KINDS = ("managed", "device", "pinned")
+#: optional capabilities a backend may declare (see :class:`Instrumented`)
+FEATURES = ("counters", "trace", "snapshot", "model_time")
 
 
 @dataclass(frozen=True)
@@ -33,18 +51,40 @@ def gpu(i: int = 0) -> Location:
     return Location("device", int(i))
 
 
-class Backend(ABC):
-    name: str = "?"
-    #: True when timings come from the model clock rather than from real hardware.
-    model_time: bool = False
+class Allocation(NamedTuple):
+    """One live allocation, as a backend reports it (:meth:`Memory.allocations`)."""
+    ptr: int
+    nbytes: int
+    kind: str
+    device: int
 
-    def __repr__(self) -> str:
-        try:
-            return f"<umkit {self.name} backend: {self.device_count()} x {self.device_name(0)}>"
-        except Exception:  # noqa: BLE001 - a repr must not fail
-            return f"<umkit {self.name} backend>"
 
-    # -- devices -------------------------------------------------------------------------
+class Buffer(NamedTuple):
+    """An array argument of a user kernel, as a backend sees it: bytes at ``ptr``."""
+    ptr: int
+    nbytes: int
+    dtype: Any
+    shape: tuple
+
+
+@dataclass(frozen=True)
+class UserKernel:
+    """A learner's kernel (``umkit.kernel``), ready to launch: ``source`` (CUDA/HIP C++) for a
+    GPU backend, ``twin`` (a NumPy function) for a model backend; ``args`` hold :class:`Buffer`
+    values and scalars; ``cost`` = [(Buffer, times read, written?)] and ``flops`` are what the
+    kernel declares (a model charges them)."""
+    name: str
+    source: str | None
+    twin: Any
+    grid: Any
+    block: Any
+    args: tuple
+    cost: tuple = ()
+    flops: float = 0.0
+
+
+# -- the four protocols --------------------------------------------------------------------------
+class DeviceQueries(ABC):
     @abstractmethod
     def device_count(self) -> int: ...
     @abstractmethod
@@ -58,15 +98,32 @@ class Backend(ABC):
     @abstractmethod
     def versions(self) -> dict: ...
 
-    # -- allocation ----------------------------------------------------------------------
+
+class Memory(ABC):
     @abstractmethod
     def malloc(self, nbytes: int, kind: str, device: int) -> int:
         """kind in KINDS: managed (hip/cudaMallocManaged), device (hip/cudaMalloc),
         pinned (hipHostMalloc / cudaMallocHost, mapped: GPU reads it zero-copy)."""
     @abstractmethod
     def free(self, ptr: int, kind: str) -> None: ...
+    @abstractmethod
+    def pageable(self, nbytes: int):
+        """Ordinary (pageable, malloc'd) host memory: a writable NumPy uint8 array of
+        ``nbytes``, freed with the array (a model backend charges its CPU accesses)."""
+    @abstractmethod
+    def allocations(self) -> list[Allocation]:
+        """Every live allocation this backend made (leak checks, lessons)."""
+    @abstractmethod
+    def host_view(self, ptr: int, nbytes: int):
+        """A writable NumPy uint8 array over the same bytes (CPU side)."""
+    @abstractmethod
+    def device_view(self, ptr: int, nbytes: int, device: int, owner=None):
+        """An array-module uint8 array over the same bytes (GPU side): CuPy, or sim's twin.
+        ``owner``: an object the view (and every view derived from it) must keep alive -- the
+        memory layer watches it to know when no view of a freed block is left."""
 
-    # -- migration -----------------------------------------------------------------------
+
+class Migration(ABC):
     @abstractmethod
     def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None: ...
     @abstractmethod
@@ -76,31 +133,105 @@ class Backend(ABC):
         """read_mostly (bool), preferred_location, last_prefetch_location (Location|None),
         accessed_by (list[Location])."""
 
-    # -- views of one pointer ---------------------------------------------------------------
-    @abstractmethod
-    def host_view(self, ptr: int, nbytes: int):
-        """A writable NumPy uint8 array over the same bytes (CPU side)."""
-    @abstractmethod
-    def device_view(self, ptr: int, nbytes: int, device: int):
-        """An array-module uint8 array over the same bytes (GPU side): CuPy, or sim's twin."""
 
-    # -- streams, events, copies, kernels ------------------------------------------------------
+class Execution(ABC):
     @abstractmethod
-    def stream_create(self, device: int): ...
+    def stream_create(self, device: int) -> Any: ...
     @abstractmethod
     def stream_destroy(self, stream) -> None: ...
     @abstractmethod
-    def synchronize(self, what=None) -> None:
-        """None: the whole device (hipDeviceSynchronize); a stream; or an event."""
+    def default_stream(self, device: int = 0) -> Any:
+        """The default stream of ``device`` (a kernel on an array of that device runs there
+        unless a stream says otherwise)."""
     @abstractmethod
-    def event_create(self): ...
+    def synchronize(self, what=None) -> None:
+        """None: the whole device (hipDeviceSynchronize); a stream handle; or an event handle."""
+    @abstractmethod
+    def event_create(self, device: int = 0) -> Any: ...
     @abstractmethod
     def event_record(self, event, stream) -> None: ...
     @abstractmethod
     def event_elapsed_ms(self, start, end) -> float: ...
     @abstractmethod
+    def event_destroy(self, event) -> None: ...
+    @abstractmethod
     def memcpy(self, dst: int, src: int, nbytes: int, stream) -> None:
         """Copy bytes (any direction; the runtime infers it from the pointers)."""
     @abstractmethod
+    def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
+        """Copy between an allocation and a C-contiguous NumPy array (pageable host memory);
+        the host waits for it."""
+    @abstractmethod
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:
         """Launch a kernel from ``kernels/`` by name (see umkit.kernels for the signatures)."""
+    @abstractmethod
+    def launch_user(self, kernel: UserKernel, stream) -> None:
+        """Launch a learner's kernel (a model backend runs ``twin``, a GPU ``source``)."""
+
+
+class Instrumented:
+    """The optional capabilities.  A backend implements the methods of the features it lists
+    in ``features``; the others raise.  sim has all four; a GPU backend may add ``counters``
+    (e.g. from CUPTI) without the model's ``trace``/``snapshot``/``model_time``."""
+
+    def counters(self) -> dict:
+        """'counters': faults, batches, bytes each way, evictions, ... since the last reset."""
+        raise NotImplementedError("counters")
+
+    def reset_counters(self) -> None:
+        """'counters': start counting from zero."""
+        raise NotImplementedError("counters")
+
+    def counters_start(self, device: int = 0) -> None:
+        """Turn on counters that cost time to keep (CUPTI); afterwards ``supports("counters")``.
+        Raises BackendUnavailable, saying why, where there are none."""
+        from ..errors import BackendUnavailable
+        raise BackendUnavailable(f"the {getattr(self, 'name', '?')} backend has no hardware "
+                                 "counters", hint="use the sim backend to see every counter")
+
+    def counters_stop(self) -> None:
+        """Turn hardware counters off again (nothing to do where counting is free)."""
+
+    def trace(self, last: int | None = None) -> list[dict]:
+        """'trace': the recent driver events (each tagged 'umd' or 'kmd'), oldest first."""
+        raise NotImplementedError("trace")
+
+    def snapshot(self, ptr: int):
+        """'snapshot': ``(codes, page_bytes)`` -- one residency code per page of the
+        allocation at ``ptr`` (0 unpopulated, 1 CPU, 2 GPU, 3 both)."""
+        raise NotImplementedError("snapshot")
+
+    def now(self) -> float:
+        """'model_time': the model clock, seconds."""
+        raise NotImplementedError("model_time")
+
+    def model_profile(self):
+        """'model_time': the hardware profile the model runs (values in SI units)."""
+        raise NotImplementedError("model_time")
+
+
+class Backend(DeviceQueries, Memory, Migration, Execution, Instrumented):
+    """A backend: the four protocols, and the instrumented capabilities it declares."""
+
+    name: str = "?"
+    interface_version: int = INTERFACE_VERSION
+    #: the optional capabilities this backend implements (a subset of FEATURES)
+    features: frozenset = frozenset()
+    #: set by the runtime context (umkit.allow_oversubscription); backends with a guard obey it
+    allow_oversubscription: bool = False
+
+    def supports(self, feature: str) -> bool:
+        """Does this backend implement ``feature`` (one of :data:`FEATURES`)?"""
+        assert feature in FEATURES, feature
+        return feature in self.features
+
+    @property
+    def model_time(self) -> bool:
+        """True when timings come from the model clock rather than from real hardware."""
+        return self.supports("model_time")
+
+    def __repr__(self) -> str:
+        try:
+            return f"<umkit {self.name} backend: {self.device_count()} x {self.device_name(0)}>"
+        except Exception:  # noqa: BLE001 - a repr must not fail
+            return f"<umkit {self.name} backend>"

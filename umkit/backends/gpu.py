@@ -24,25 +24,14 @@ from ..error_table import hint_for
 from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
                       OutOfMemory, UseAfterFree)
 from . import kernels, names
-from .contract import ADVICE, CPU, KINDS, Backend, Location, gpu
+from .contract import ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu
 
 # -- the oversubscription guard -------------------------------------------------------------------
-#: Set True (or call :func:`allow_oversubscription`) to let managed allocations exceed free GPU
-#: memory on NVIDIA.  The environment variable ``UMKIT_ALLOW_OVERSUBSCRIPTION=1`` does the same.
-ALLOW_OVERSUBSCRIPTION: bool = False
+#: ``UMKIT_ALLOW_OVERSUBSCRIPTION=1`` lets managed allocations exceed free GPU memory on NVIDIA,
+#: as ``umkit.allow_oversubscription(True)`` does (the runtime context sets
+#: :attr:`GPUBackend.allow_oversubscription` on the backend).
 ENV_ALLOW_OVERSUBSCRIPTION = "UMKIT_ALLOW_OVERSUBSCRIPTION"
 _TRUE = ("1", "true", "yes", "on")
-
-
-def allow_oversubscription(flag: bool = True) -> None:
-    """Let (or stop letting) managed allocations ask for more than the GPU has free."""
-    global ALLOW_OVERSUBSCRIPTION
-    ALLOW_OVERSUBSCRIPTION = bool(flag)
-
-
-def oversubscription_allowed() -> bool:
-    return bool(ALLOW_OVERSUBSCRIPTION) or (
-        os.environ.get(ENV_ALLOW_OVERSUBSCRIPTION, "").strip().lower() in _TRUE)
 
 
 from ..errors import BackendOutOfMemory as RuntimeOutOfMemory  # noqa: E402
@@ -69,7 +58,7 @@ INVALID_DEVICE_ID = -2   # cudaInvalidDeviceId == hipInvalidDeviceId
 
 # -- handles --------------------------------------------------------------------------------------
 @dataclass(eq=False)
-class Stream:
+class GpuStream:
     """A stream this backend created: the runtime's handle and the device it belongs to."""
     handle: Any
     device: int = 0
@@ -78,11 +67,11 @@ class Stream:
         return int(self.handle)
 
     def __repr__(self) -> str:
-        return f"Stream({int(self):#x}, device={self.device})"
+        return f"GpuStream({int(self):#x}, device={self.device})"
 
 
 @dataclass(eq=False)
-class Event:
+class GpuEvent:
     """An event this backend created, and the device it was created on (CUDA/HIP events
     belong to a device: recording one on another device's stream is an invalid handle)."""
     handle: Any
@@ -92,7 +81,7 @@ class Event:
         return int(self.handle)
 
     def __repr__(self) -> str:
-        return f"Event({int(self):#x})"
+        return f"GpuEvent({int(self):#x})"
 
 
 def _text(x) -> str:
@@ -190,9 +179,16 @@ class RuntimeAdapter:
 
 # -- the backend ----------------------------------------------------------------------------------
 class GPUBackend(Backend):
-    """The one GPU implementation of the backend contract, over a runtime adapter."""
+    """The one GPU implementation of the backend contract, over a runtime adapter.
+    No instrumented features by default; a subclass or adapter that can count (e.g. CUPTI on
+    CUDA) adds them to ``features`` and implements :class:`~umkit.backends.contract.Instrumented`."""
 
-    model_time = False
+    @property
+    def features(self) -> frozenset:
+        """'counters' while the hardware counters are on (umkit.counters_on())."""
+        return frozenset({"counters"}) if self.counters_enabled() else frozenset()
+    #: let managed allocations exceed free GPU memory (set through umkit.allow_oversubscription)
+    allow_oversubscription = False
 
     def __init__(self, adapter: RuntimeAdapter):
         self.rt = adapter
@@ -311,7 +307,8 @@ class GPUBackend(Backend):
 
     def _guard_oversubscription(self, nbytes: int, device: int) -> None:
         """Refuse, before any runtime allocation, managed memory beyond what the GPU has free."""
-        if not self.rt.oversubscription_guard or oversubscription_allowed():
+        if not self.rt.oversubscription_guard or self.allow_oversubscription or \
+                os.environ.get(ENV_ALLOW_OVERSUBSCRIPTION, "").strip().lower() in _TRUE:
             return
         free, total = self.mem_info(device)
         if nbytes > free:
@@ -322,7 +319,8 @@ class GPUBackend(Backend):
                 "Oversubscribing managed memory (asking for more than the GPU has free) makes "
                 "the driver evict and re-fault pages without end, and on a shared or headless "
                 "GPU it can hang the GPU itself, not only this program. If you mean it, opt in "
-                f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.")
+                f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.",
+                requested=nbytes, free=free, total=total, device=device)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
         ptr = int(ptr)
@@ -343,6 +341,13 @@ class GPUBackend(Backend):
             self.rt.call("cudaFree", ptr)
         self._allocs.pop(ptr, None)
         self._freed.add(ptr)
+
+    def pageable(self, nbytes: int):
+        import numpy as np
+        return np.zeros(nbytes, np.uint8)
+
+    def allocations(self) -> list[Allocation]:
+        return [Allocation(p, n, k, d) for p, (k, n, d) in list(self._allocs.items())]
 
     def allocation(self, ptr: int) -> tuple[str, int, int] | None:
         """(kind, nbytes, device) of the allocation holding ``ptr``, or None if unknown."""
@@ -370,9 +375,9 @@ class GPUBackend(Backend):
     def _stream_handle(stream):
         if stream is None:
             return 0
-        if isinstance(stream, Stream):
+        if isinstance(stream, GpuStream):
             return stream.handle
-        if isinstance(stream, Event):
+        if isinstance(stream, GpuEvent):
             raise InvalidType("expected a stream, got an event")
         return stream
 
@@ -439,19 +444,20 @@ class GPUBackend(Backend):
         buf = (ctypes.c_uint8 * nbytes).from_address(int(ptr))
         return np.ctypeslib.as_array(buf)
 
-    def device_view(self, ptr: int, nbytes: int, device: int = 0):
+    def device_view(self, ptr: int, nbytes: int, device: int = 0, owner=None):
         cp = self.rt.cupy()
         if int(ptr) in self._freed and self.allocation(ptr) is None:
             raise UseAfterFree(f"device_view of {int(ptr):#x}, which was freed")
         dev = self.rt.cupy_device_id(int(ptr), device)
-        mem = cp.cuda.UnownedMemory(int(ptr), int(nbytes), self, device_id=dev)
+        mem = cp.cuda.UnownedMemory(int(ptr), int(nbytes), self if owner is None else owner,
+                                    device_id=dev)
         with cp.cuda.Device(dev):
             return cp.ndarray((int(nbytes),), dtype=cp.uint8, memptr=cp.cuda.MemoryPointer(mem, 0))
 
     # -- streams, events, copies ---------------------------------------------------------------
-    def stream_create(self, device: int = 0) -> Stream:
+    def stream_create(self, device: int = 0) -> GpuStream:
         self._use(device)
-        return Stream(self.rt.call("cudaStreamCreate"), int(device))
+        return GpuStream(self.rt.call("cudaStreamCreate"), int(device))
 
     def stream_destroy(self, stream) -> None:
         handle = self._stream_handle(stream)
@@ -459,10 +465,10 @@ class GPUBackend(Backend):
         for key in [k for k in self._cupy_streams if k[0] == int(handle)]:
             del self._cupy_streams[key]
 
-    def default_stream(self, device: int = 0) -> Stream:
+    def default_stream(self, device: int = 0) -> GpuStream:
         """The legacy default stream of ``device`` (a kernel on an array of that device runs
         there unless a stream says otherwise)."""
-        return Stream(0, int(device))
+        return GpuStream(0, int(device))
 
     def synchronize(self, what=None) -> None:
         if what is None:            # every device: kernels run on their arrays' devices
@@ -477,16 +483,18 @@ class GPUBackend(Backend):
                     self.rt.call("cudaDeviceSynchronize")
             finally:
                 self._use(cur)
-        elif isinstance(what, Event):
+        elif isinstance(what, GpuEvent):
             self.rt.call("cudaEventSynchronize", what.handle)
         else:
             self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
 
-    def event_create(self) -> Event:
-        return Event(self.rt.call("cudaEventCreate"), int(self.rt.call("cudaGetDevice")))
+    def event_create(self, device: int | None = None) -> GpuEvent:
+        if device is not None:
+            self._use(device)
+        return GpuEvent(self.rt.call("cudaEventCreate"), int(self.rt.call("cudaGetDevice")))
 
-    def event_record(self, event: Event, stream=None) -> None:
-        dev = stream.device if isinstance(stream, Stream) else int(self.rt.call("cudaGetDevice"))
+    def event_record(self, event: GpuEvent, stream=None) -> None:
+        dev = stream.device if isinstance(stream, GpuStream) else int(self.rt.call("cudaGetDevice"))
         if dev != event.device:             # re-create the event on the stream's device
             cur = int(self.rt.call("cudaGetDevice"))
             self._use(dev)
@@ -497,11 +505,11 @@ class GPUBackend(Backend):
                 self._use(cur)
         self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
 
-    def event_elapsed_ms(self, start: Event, end: Event) -> float:
+    def event_elapsed_ms(self, start: GpuEvent, end: GpuEvent) -> float:
         self.rt.call("cudaEventSynchronize", end.handle)
         return float(self.rt.call("cudaEventElapsedTime", start.handle, end.handle))
 
-    def event_destroy(self, event: Event) -> None:
+    def event_destroy(self, event: GpuEvent) -> None:
         self.rt.call("cudaEventDestroy", event.handle)
 
     def memcpy(self, dst: int, src: int, nbytes: int, stream=None) -> None:
@@ -559,7 +567,7 @@ class GPUBackend(Backend):
     def launch(self, kernel: str, grid, block, args: tuple, stream=None) -> None:
         cargs = self.convert_args(kernel, tuple(args))
         cp = self.rt.cupy()
-        dev = stream.device if isinstance(stream, Stream) else int(cp.cuda.runtime.getDevice())
+        dev = stream.device if isinstance(stream, GpuStream) else int(cp.cuda.runtime.getDevice())
         handle = int(self._stream_handle(stream))
         with cp.cuda.Device(dev):
             fn = self._module(dev).get_function(kernel)
@@ -567,10 +575,14 @@ class GPUBackend(Backend):
             with self._cupy_stream(handle, dev):
                 fn(self._dim(grid), self._dim(block), cargs)
 
-    def launch_source(self, source: str, name: str, grid, block, args: tuple, stream=None) -> None:
-        """A learner's kernel (umkit.kernel): compiled once per device from ``source``."""
+    def launch_user(self, k: UserKernel, stream=None) -> None:
+        """A learner's kernel (umkit.kernel): compiled once per device from ``k.source``."""
+        import numpy as np
+        assert k.source is not None, k.name
+        source, name, grid, block = k.source, k.name, k.grid, k.block
+        args = tuple(np.uint64(a.ptr) if isinstance(a, Buffer) else a for a in k.args)
         cp = self.rt.cupy()
-        dev = stream.device if isinstance(stream, Stream) else int(cp.cuda.runtime.getDevice())
+        dev = stream.device if isinstance(stream, GpuStream) else int(cp.cuda.runtime.getDevice())
         handle = int(self._stream_handle(stream))
         cache = self.__dict__.setdefault("_custom", {})
         with cp.cuda.Device(dev):

@@ -24,14 +24,8 @@ SLOW_FACTOR = 4.0               # the fix may cost at most this much over all-de
 def sim_sandbox(**options):
     """Run a block on a fresh simulator and give the caller's backend back afterwards."""
     import umkit
-    from umkit.runtime import _state
-    saved = dict(_state)
-    try:
-        umkit.use("sim", quiet=True, **options)
-        yield umkit.backend()
-    finally:
-        _state.clear()
-        _state.update(saved)
+    with umkit.using("sim", **options) as b:
+        yield b
 
 
 def _spiky(ms) -> tuple[bool, int, float, float]:

@@ -30,7 +30,7 @@ def check_epoch_loop(fn) -> Verdict:
         except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
             return failed(f"your function raised {type(e).__name__}: {str(e).splitlines()[0]}")
         c = umkit.counters()
-        left = [a for a in b.engine.allocs.values() if a.kind == "managed"]
+        left = [a for a in b.allocations() if a.kind == "managed"]
     races = c.get("race_flags", 0) + sum("race" in str(w.message) for w in caught)
     if sums is None:
         return failed("your function returned None: return the list of per-epoch sums.")

@@ -2,72 +2,73 @@
 
 ``a.host`` is a NumPy array over the bytes (the CPU side); ``a.device`` is a CuPy array over the
 *same* bytes on GPU backends (on sim, a NumPy twin whose use is charged to the GPU).
+
+Freed memory cannot be written through old views: every view an array hands out keeps one
+*export token* alive (NumPy views through their base, CuPy views through the memory's owner).
+When the array is freed -- ``free()``, garbage collection, its pool closing -- while a view is
+still held somewhere, the block is quarantined: it goes back to its pool or backend only when
+the last view is gone, so no later allocation can get those bytes while an old view can still
+write them.
 """
 from __future__ import annotations
 
 import math
+import threading
 import weakref
-from numbers import Integral
 
 import numpy as np
 
-from ..backends.contract import ADVICE, KINDS, Location
-from ..errors import InvalidArgument, InvalidType, NotManaged, UseAfterFree
-from .locations import as_location
-
-MAX_BYTES = 1 << 48          # 256 TiB: beyond any machine; catches unit mistakes early
-ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
-                  "preferred": "preferred_location", "preferredlocation": "preferred_location",
-                  "preferred-location": "preferred_location", "accessedby": "accessed_by",
-                  "accessed-by": "accessed_by", "coarsegrain": "coarse_grain",
-                  "coarse-grain": "coarse_grain"}
+from ..errors import InvalidArgument, UseAfterFree
 
 
-def check_dtype(dtype) -> np.dtype:
+class _Export:
+    """The object every view of one array keeps alive (see the module docstring)."""
+    __slots__ = ("raw", "__weakref__")
+
+    def __init__(self, raw=None):
+        self.raw = raw
+
+    @property
+    def __array_interface__(self):
+        return self.raw.__array_interface__
+
+
+def _as_exported(raw, token: _Export):
+    """A NumPy view equal to ``raw`` whose base chain ends at ``token`` (so every view derived
+    from it keeps ``token`` alive)."""
+    if not isinstance(raw, np.ndarray):
+        return raw                     # CuPy: the backend made ``token`` the memory's owner
+    token.raw = raw                    # keeps raw's memory alive as long as any view lives
+    v = np.asarray(token)
+    if type(raw) is not np.ndarray:
+        v = v.view(type(raw))
+        v.__array_finalize__(raw)      # the subclass's own state (sim: what to charge)
+    return v
+
+
+class _Block:
+    """What freeing an array needs: where to give the block back, and the views' token."""
+    __slots__ = ("release", "ptr", "kind", "token")
+
+    def __init__(self, release, ptr, kind):
+        self.release, self.ptr, self.kind, self.token = release, ptr, kind, None
+
+
+def _release_block(block: _Block):
+    """Give the block back now, or -- while a view of it is alive -- when the last one dies."""
+    ref, block.token = block.token, None
+    tok = ref() if ref is not None else None
+    if tok is not None:
+        weakref.finalize(tok, _free_quietly, block.release, block.ptr, block.kind)
+    else:
+        _free_quietly(block.release, block.ptr, block.kind)
+
+
+def _free_quietly(release, ptr, kind):
     try:
-        dt = np.dtype(dtype)
-    except TypeError as e:
-        raise InvalidType(f"dtype={dtype!r} is not a NumPy dtype ({e})",
-                          hint="use e.g. 'float32', np.float16, 'int64'") from None
-    if dt.kind not in "biufc" or dt.hasobject or dt.fields:
-        raise InvalidType(f"dtype={dt} is not supported in GPU memory",
-                          hint="use a numeric dtype: bool, int*, uint*, float*, complex*")
-    return dt
-
-
-def check_shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, bool):
-        raise InvalidType(f"shape={shape!r} is not a size", hint="pass an int or a tuple of ints")
-    if isinstance(shape, Integral):
-        shape = (int(shape),)
-    try:
-        shape = tuple(shape)
-    except TypeError:
-        raise InvalidType(f"shape={shape!r} is not a size",
-                          hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)") from None
-    if not shape:
-        raise InvalidArgument("shape=() would hold a single scalar", hint="use shape=1")
-    for n in shape:
-        if isinstance(n, bool) or not isinstance(n, Integral):
-            raise InvalidType(f"shape={shape!r}: {n!r} is not an integer",
-                              hint="sizes count elements: use ints, e.g. umkit.managed(2**20)")
-        if n <= 0:
-            raise InvalidArgument(f"shape={shape!r}: every dimension must be > 0 (got {n})",
-                                  hint="allocate at least one element")
-    return tuple(int(n) for n in shape)
-
-
-def check_advice(advice: str) -> str:
-    if not isinstance(advice, str):
-        raise InvalidType(f"advice={advice!r} must be a string", hint=f"one of {ADVICE}")
-    a = advice.strip().lower().replace(" ", "_")
-    for prefix in ("hipmemadviseset", "cudamemadviseset", "set"):
-        if a.startswith(prefix):
-            a = a[len(prefix):]
-    a = ADVICE_ALIASES.get(a, a)
-    if a not in ADVICE:
-        raise InvalidArgument(f"advice={advice!r} is unknown", hint=f"use one of {ADVICE}")
-    return a
+        release(ptr, kind)
+    except Exception:  # noqa: BLE001 - never raise from a finalizer
+        pass
 
 
 class Array:
@@ -77,11 +78,12 @@ class Array:
                  release=None):
         self.backend, self.ptr, self.nbytes = backend, ptr, nbytes
         self.shape, self.dtype, self.kind, self.device_id = shape, np.dtype(dtype), kind, device
-        self._release = release or (lambda p, k: backend.free(p, k))
-        self._finalizer = weakref.finalize(self, _free_quietly, self._release, ptr, kind)
+        self._block = _Block(release or backend.free, ptr, kind)
+        self._finalizer = weakref.finalize(self, _release_block, self._block)
         self._host = self._device = None
+        self._lock = threading.Lock()
         self.advice: set = set()
-        self.last_prefetch: Location | None = None
+        self.last_prefetch = None
 
     # -- the two views ---------------------------------------------------------------------
     def _alive(self, what: str):
@@ -89,42 +91,59 @@ class Array:
             raise UseAfterFree(f"{what} on a freed array (ptr {self.ptr:#x})",
                                hint="allocate a new array; a freed one cannot be used again")
 
+    def _token(self) -> _Export:
+        tok = self._block.token() if self._block.token is not None else None
+        if tok is None:
+            tok = _Export()
+            self._block.token = weakref.ref(tok)
+        return tok
+
     @property
     def host(self):
         """NumPy view of the bytes, CPU side (touching it may fault pages back to the CPU)."""
+        h = self._host
+        if h is not None and self._finalizer.alive:
+            return h
         self._alive("host access")
         if self.kind == "device":
             raise InvalidArgument("device memory (hipMalloc) has no host view",
                                   hint="use umkit.read_back(arr) to copy it to the host")
-        if self._host is None:
-            self._host = self.backend.host_view(self.ptr, self.nbytes).view(self.dtype).reshape(self.shape)
-        return self._host
+        with self._lock:
+            if self._host is None:
+                raw = self.backend.host_view(self.ptr, self.nbytes)
+                self._host = _as_exported(raw, self._token()).view(self.dtype).reshape(self.shape)
+            return self._host
 
     @property
     def device(self):
         """Array-module view of the same bytes, GPU side (CuPy on real GPUs)."""
+        d = self._device
+        if d is not None and self._finalizer.alive:
+            return d
         self._alive("device access")
-        if self._device is None:
-            self._device = self.backend.device_view(self.ptr, self.nbytes, self.device_id) \
-                .view(self.dtype).reshape(self.shape)
-        return self._device
+        with self._lock:
+            if self._device is None:
+                tok = self._token()
+                raw = self.backend.device_view(self.ptr, self.nbytes, self.device_id, owner=tok)
+                self._device = _as_exported(raw, tok).view(self.dtype).reshape(self.shape)
+            return self._device
 
-    # -- migration ----------------------------------------------------------------------------
+    # -- migration (the memory layer's, validated there) ---------------------------------------
     def prefetch(self, to="gpu", stream=None):
         """Move the pages to ``to`` ahead of use (hipMemPrefetchAsync); asynchronous on ``stream``."""
-        from .. import api
-        api.prefetch(self, to, stream=stream)
+        from .migration import prefetch
+        prefetch(self, to, stream=stream)
         return self
 
     def advise(self, advice: str, where="gpu", unset: bool = False):
         """Declare intent (hipMemAdvise): read_mostly, preferred_location, accessed_by, coarse_grain."""
-        from .. import api
-        api.advise(self, advice, where, unset=unset)
+        from .migration import advise
+        advise(self, advice, where, unset=unset)
         return self
 
     def attributes(self) -> dict:
-        from .. import api
-        return api.attributes(self)
+        from .migration import attributes
+        return attributes(self)
 
     def free(self):
         """Free now (arrays also free themselves when garbage-collected). A second free raises."""
@@ -134,6 +153,11 @@ class Array:
         self._host = self._device = None
         self._finalizer()
 
+    def _invalidate(self):
+        """Mark freed without giving the block back (its pool is closing and does that)."""
+        self._finalizer.detach()
+        self._host = self._device = None
+
     @property
     def freed(self) -> bool:
         return not self._finalizer.alive
@@ -142,7 +166,7 @@ class Array:
     # sim: the device view (a NumPy twin) speaks for the array.  GPUs: umkit describes the
     # pointer itself (memory/dlpack.py says why: PyTorch refuses CuPy's kDLCUDAManaged).
     def _simulated(self) -> bool:
-        return bool(getattr(self.backend, "model_time", False))
+        return self.backend.supports("model_time")
 
     @property
     def __cuda_array_interface__(self):
@@ -206,14 +230,8 @@ class Array:
                 f"{self.nbytes} B, {self.backend.name}, {state})")
 
 
-def _free_quietly(release, ptr, kind):
-    try:
-        release(ptr, kind)
-    except Exception:  # noqa: BLE001 - never raise from a finalizer (it would kill nothing, but
-        pass           # a warning at interpreter exit helps nobody)
-
-
 def require_array(x, what: str) -> Array:
+    from ..errors import InvalidType
     if not isinstance(x, Array):
         raise InvalidType(f"{what} needs a umkit.Array, got {type(x).__name__}",
                           hint="allocate with umkit.managed(...), umkit.device_array(...) or umkit.pinned(...)")
@@ -222,6 +240,7 @@ def require_array(x, what: str) -> Array:
 
 
 def require_managed(x, what: str) -> Array:
+    from ..errors import NotManaged
     x = require_array(x, what)
     if x.kind != "managed":
         raise NotManaged(f"{what} needs managed memory; this array is {x.kind} memory",
@@ -229,4 +248,4 @@ def require_managed(x, what: str) -> Array:
     return x
 
 
-__all__ = ["Array", "KINDS", "check_dtype", "check_shape", "check_advice", "as_location"]
+__all__ = ["Array", "require_array", "require_managed"]

@@ -1,21 +1,29 @@
 """``MemoryPool``: reuse allocations, keep a registry of what is live, count bytes.
 
-Layered like CuPy's ``MemoryPool(allocator)`` / RMM's ``PoolMemoryResource(upstream)``: the
-backend's raw ``malloc`` is the upstream; the pool caches freed blocks by size class and never
-splits them, so live blocks can never overlap.
+Composed like RMM's resources (see :mod:`umkit.memory.resources`)::
+
+    MemoryPool = TrackingResource(PoolingResource(UpstreamResource(backend, kind, device)))
+
+and usable like CuPy's ``MemoryPool(allocator)``: :meth:`MemoryPool.malloc` is an allocator
+callable returning a ``cupy.cuda.MemoryPointer`` (``cupy.cuda.set_allocator(pool.malloc)``, or
+``with pool.as_cupy_allocator():`` which uses CuPy's per-thread ``using_allocator``).  ``with
+pool:`` makes umkit's own allocations of the pool's kind and device come from it, in this
+thread.  Thread-safe: each resource takes its own lock.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
-from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..backends.contract import KINDS
-from .array import MAX_BYTES
-from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UseAfterFree
-from .array import MAX_BYTES
+from .. import validators as V
+from ..backends.contract import Backend
+from ..context import RUNTIME
+from ..errors import BackendUnavailable, InvalidType, UseAfterFree
+from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource, round_up
 
-ROUND = 512
+__all__ = ["MemoryPool", "BlockInfo", "ROUND"]
 
 
 @dataclass
@@ -30,148 +38,141 @@ class BlockInfo:
 
 class _Owner:
     """Keeps a CuPy allocation's block alive; returns it to the pool when CuPy drops it."""
-    __slots__ = ("pool", "ptr")
+    __slots__ = ("free", "ptr")
 
-    def __init__(self, pool, ptr):
-        self.pool, self.ptr = pool, ptr
+    def __init__(self, free, ptr):
+        self.free, self.ptr = free, ptr
 
     def __del__(self):
-        if self.ptr in self.pool._live:
-            self.pool.free(self.ptr)
+        try:
+            self.free(self.ptr)
+        except Exception:  # noqa: BLE001 - the pool was closed first: nothing to give back
+            pass
 
 
 class MemoryPool:
-    """A pool of one kind of memory on one device of a backend.
-
-    The hot path (``allocate``/``free``/``malloc``) keeps only ``ptr -> size`` per live block
-    and a few integer counters; the registry's other facts (owner, advice, last prefetch) are
-    kept on the side and assembled by :meth:`info` / :meth:`live` when asked for."""
+    """A pool of one kind of memory on one device of a backend (the active one by default)."""
 
     def __init__(self, backend=None, kind: str = "managed", device: int = 0):
-        if kind not in KINDS:
-            raise InvalidArgument(f"kind={kind!r} is unknown", hint=f"use one of {KINDS}")
+        kind = V.kind(kind)
         if backend is None:
             from ..runtime import backend as current
             backend = current()
+        elif not isinstance(backend, Backend):
+            raise InvalidType(f"backend={backend!r} is not a umkit backend", argument="backend",
+                              hint="leave it out (the active backend) or pass umkit.backend()")
+        device = V.device(device, backend)
         self.backend, self.kind, self.device = backend, kind, device
-        self._upstream = backend.malloc
-        self._free: dict[int, list[int]] = defaultdict(list)
-        self._live: dict[int, int] = {}          # live block -> size handed out
-        self._sizes: dict[int, int] = {}         # every block the pool owns -> size
-        self._requested: dict[int, int] = {}
-        self._owner: dict[int, str] = {}
-        self._advice: dict[int, set] = {}
-        self._prefetch: dict[int, str] = {}
-        self._current = self._peak = self._cached = 0
-        self._allocs = self._frees = self._up_allocs = self._up_frees = 0
+        self.upstream = UpstreamResource(backend, kind, device)
+        self.pooling = PoolingResource(self.upstream)
+        self.tracking = TrackingResource(self.pooling)
+        self._arrays: dict[int, weakref.ref] = {}      # ptr -> the umkit.Array on the block
+        self._arrays_lock = threading.Lock()
+        self._closed = False
+        self._tokens = threading.local()          # this thread's `with pool:` tokens
 
     @property
     def stats(self) -> dict:
-        return dict(current_bytes=self._current, peak_bytes=self._peak,
-                    cached_bytes=self._cached, allocs=self._allocs, frees=self._frees,
-                    upstream_allocs=self._up_allocs, upstream_frees=self._up_frees)
+        t, p = self.tracking, self.pooling
+        return dict(current_bytes=t.current, peak_bytes=t.peak, cached_bytes=p.cached,
+                    allocs=t.allocs, frees=t.frees, upstream_allocs=p.upstream_allocs,
+                    upstream_frees=p.upstream_frees)
 
     # -- the allocator ------------------------------------------------------------------------------
     def allocate(self, nbytes: int, owner: str = "") -> int:
-        if nbytes.__class__ is not int:
-            if isinstance(nbytes, bool) or not isinstance(nbytes, int):
-                raise InvalidType(f"nbytes={nbytes!r} must be an int", hint="sizes are in bytes")
-        if nbytes <= 0 or nbytes > MAX_BYTES:
-            if nbytes > 0:
-                raise InvalidArgument(f"nbytes={nbytes} is larger than any machine's memory",
-                                      hint="sizes are in bytes: check the arithmetic")
-            raise InvalidArgument(f"nbytes={nbytes} must be > 0", hint="allocate at least 1 byte")
-        ptr = self._take(-(-nbytes // ROUND) * ROUND)
-        if owner or nbytes % ROUND:
-            self._requested[ptr] = nbytes
-            self._owner[ptr] = owner
-        return ptr
-
-    def _take(self, size: int) -> int:
-        bucket = self._free.get(size)
-        if bucket:
-            ptr = bucket.pop()
-            self._cached -= size
-        else:
-            ptr = self._upstream(size, self.kind, self.device)
-            self._sizes[ptr] = size
-            self._up_allocs += 1
-        self._live[ptr] = size
-        self._allocs += 1
-        self._current += size
-        if self._current > self._peak:
-            self._peak = self._current
-        return ptr
+        nbytes = V.nbytes(nbytes)
+        if not isinstance(owner, str):
+            raise InvalidType(f"owner={owner!r} must be a string", argument="owner",
+                              hint="a label for the registry, e.g. owner='weights'")
+        return self.tracking.allocate(nbytes, owner)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
-        size = self._live.pop(ptr, None)
-        if size is None:
-            raise UseAfterFree(f"pool free of {ptr:#x}: not a live block of this pool",
-                               hint="double free, or memory from another allocator")
-        self._free[size].append(ptr)
-        self._frees += 1
-        self._current -= size
-        self._cached += size
-        if self._requested:
-            for side in (self._requested, self._owner, self._advice, self._prefetch):
-                side.pop(ptr, None)
+        if not V._is_int(ptr):
+            raise InvalidType(f"ptr={ptr!r} must be an int (a pointer this pool handed out)",
+                              argument="ptr", hint="pass what pool.allocate() returned")
+        self.tracking.deallocate(int(ptr))
+        if self._arrays:
+            with self._arrays_lock:
+                self._arrays.pop(int(ptr), None)
+
+    def attach(self, ptr: int, array) -> None:
+        """Remember the umkit.Array on block ``ptr`` (close() marks it freed)."""
+        with self._arrays_lock:
+            self._arrays[ptr] = weakref.ref(array)
 
     def release(self) -> int:
         """Give every cached (free) block back to the backend; returns bytes released."""
-        n = 0
-        for size, ptrs in self._free.items():
-            for p in ptrs:
-                self.backend.free(p, self.kind)
-                del self._sizes[p]
-                n += size
-                self._up_frees += 1
-        self._free.clear()
-        self._cached = 0
-        return n
+        return self.pooling.release()
 
     def close(self) -> None:
-        """Free everything, live blocks included (arrays from this pool become unusable)."""
-        for p in list(self._live):
-            self.free(p)
+        """Free everything, live blocks included: arrays from this pool become freed
+        (``a.freed`` is True, using them raises UseAfterFree).  A block an old view still
+        points at goes back to the backend when that view is gone."""
+        with self._arrays_lock:
+            arrays = [(p, r()) for p, r in self._arrays.items()]
+            self._arrays.clear()
+        deferred = set()
+        for p, a in arrays:
+            if a is not None and not a.freed:
+                tok = a._block.token() if a._block.token is not None else None
+                a._invalidate()
+                if tok is not None:      # a view is alive: free when it dies
+                    deferred.add(p)
+                    weakref.finalize(tok, self._free_late, p)
+        for p in list(self.tracking.live):
+            if p not in deferred:
+                self.free(p)
+        self.release()
+        self._closed = True
+
+    def _free_late(self, ptr):
+        try:
+            self.free(ptr)
+        except UseAfterFree:
+            return
         self.release()
 
     # -- the registry ----------------------------------------------------------------------------------
     def info(self, ptr: int) -> BlockInfo | None:
-        size = self._live.get(ptr)
+        t = self.tracking
+        size = t.live.get(ptr)
         if size is None:
             return None
-        return BlockInfo(ptr, size, self._requested.get(ptr, size), self._owner.get(ptr, ""),
-                         set(self._advice.get(ptr, ())), self._prefetch.get(ptr))
+        return BlockInfo(ptr, size, t.requested.get(ptr, size), t.owner.get(ptr, ""),
+                         set(t.advice.get(ptr, ())), t.prefetch.get(ptr))
 
     def live(self) -> list[BlockInfo]:
-        return [self.info(p) for p in sorted(self._live)]
+        return [b for b in (self.info(p) for p in sorted(list(self.tracking.live))) if b]
 
     def note(self, ptr: int, *, advice=None, last_prefetch=None) -> None:
         """Record advice / the last prefetch target of a live block (the API calls this)."""
-        if ptr not in self._live:
-            return
-        if advice is not None:
-            self._advice[ptr] = set(advice)
-            self._requested.setdefault(ptr, self._live[ptr])
-        if last_prefetch is not None:
-            self._prefetch[ptr] = last_prefetch
-            self._requested.setdefault(ptr, self._live[ptr])
+        t = self.tracking
+        with t.lock:
+            if ptr not in t.live:
+                return
+            if advice is not None:
+                t.advice[ptr] = set(advice)
+                t.requested.setdefault(ptr, t.live[ptr])
+            if last_prefetch is not None:
+                t.prefetch[ptr] = last_prefetch
+                t.requested.setdefault(ptr, t.live[ptr])
 
     def owns(self, ptr: int) -> bool:
-        return ptr in self._live
+        return ptr in self.tracking.live
 
     # -- CuPy's allocator convention ---------------------------------------------------------------------
     _MemoryPointer = _Unowned = None        # CuPy's classes, bound on first use
 
     def malloc(self, nbytes: int):
         """``cupy.cuda.set_allocator(pool.malloc)``: hand CuPy memory with an explicit device id
-        (hipPointerGetAttributes does not describe managed memory on ROCm)."""
+        (hipPointerGetAttributes does not describe managed memory on ROCm).  The hot path:
+        one tracked, pooled allocation and CuPy's two wrapper objects."""
         mp = self._MemoryPointer
         if mp is None:
             mp = self._bind_cupy()
-        size = -(-nbytes // ROUND) * ROUND if nbytes > 0 else ROUND
-        ptr = self._take(size)
-        return mp(self._Unowned(ptr, size, _Owner(self, ptr), self.device), 0)
+        size = round_up(nbytes) if nbytes > 0 else ROUND
+        ptr = self.tracking.allocate(size)
+        return mp(self._Unowned(ptr, size, _Owner(self.tracking.deallocate, ptr), self.device), 0)
 
     def _bind_cupy(self):
         try:
@@ -186,32 +187,23 @@ class MemoryPool:
         return self._MemoryPointer
 
     def as_cupy_allocator(self):
-        """Context manager: CuPy allocates from this pool inside the ``with`` block."""
-        import contextlib
-
-        @contextlib.contextmanager
-        def cm():
-            import cupy
-            old = cupy.cuda.get_allocator()
-            cupy.cuda.set_allocator(self.malloc)
-            try:
-                yield self
-            finally:
-                cupy.cuda.set_allocator(old)
-        return cm()
+        """Context manager: CuPy allocates from this pool inside the ``with`` block, in this
+        thread (CuPy's ``using_allocator``)."""
+        self._MemoryPointer or self._bind_cupy()
+        import cupy
+        return cupy.cuda.using_allocator(self.malloc)
 
     def __enter__(self):
-        """``with pool:`` -- umkit arrays of this pool's kind are allocated from it."""
-        from ..runtime import _state
-        self._prev = _state.get("pool")
-        _state["pool"] = self
+        """``with pool:`` -- umkit arrays of this pool's kind and device are allocated from it
+        (in this thread)."""
+        stack = self._tokens.__dict__.setdefault("stack", [])
+        stack.append(RUNTIME.push_pool(self))
         return self
 
     def __exit__(self, *exc):
-        from ..runtime import _state
-        _state["pool"] = self._prev
+        RUNTIME.pop_pool(self._tokens.stack.pop())
 
     def __repr__(self):
         s = self.stats
-        return (f"MemoryPool({self.kind}, live={len(self._live)} blocks / {s['current_bytes']} B, "
-                f"peak={s['peak_bytes']} B, cached={s['cached_bytes']} B)")
+        return (f"MemoryPool({self.kind}, live={len(self.tracking.live)} blocks / "
+                f"{s['current_bytes']} B, peak={s['peak_bytes']} B, cached={s['cached_bytes']} B)")

@@ -4,18 +4,22 @@ from __future__ import annotations
 import numpy as np
 
 from .. import __version__
-from ..backends.contract import ADVICE, CPU, Backend, Location, gpu
-from ..errors import InvalidArgument, InvalidType, NotManaged
+from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
+                                 UserKernel, gpu)
+from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
-from .engine import Engine, Event, Stream
+from .engine import Engine, SimEvent, SimStream
 from .kernels import TWINS
 from .pages import CPU_BIT, CPU_ID, NO_LOC, gpu_bit, loc_bit
 from .views import TrackedView, ViewInfo
 
 
 class SimBackend(Backend):
+    """The CPU model behind the contract.  Arguments arrive validated by the public API
+    (:mod:`umkit.validators`); this class only asserts them."""
+
     name = "sim"
-    model_time = True
+    features = frozenset({"counters", "trace", "snapshot", "model_time"})
 
     def __init__(self, profile: str | Profile | None = None, gpus: int = 1, strict: bool = False,
                  prefetcher: bool = True, compute: bool = True, **overrides):
@@ -29,17 +33,8 @@ class SimBackend(Backend):
 
     # -- devices ----------------------------------------------------------------------------------
     def _dev(self, device) -> int:
-        if isinstance(device, bool) or not isinstance(device, (int, np.integer)):
-            raise InvalidType(f"device={device!r} must be an int",
-                              hint=f"use 0..{self.engine.gpus - 1}")
-        if not 0 <= device < self.engine.gpus:
-            raise InvalidArgument(f"device={device} does not exist: the simulated machine has "
-                                  f"{self.engine.gpus} GPU(s)",
-                                  hint=f"use 0..{self.engine.gpus - 1}" + (
-                                      f", or umkit.use('sim', gpus={device + 1})"
-                                      if self.engine.gpus <= device < 7 else
-                                      " (the CPU is umkit.CPU, not a device number)"
-                                      if device < 0 else ""))
+        assert isinstance(device, (int, np.integer)) and not isinstance(device, bool) \
+            and 0 <= device < self.engine.gpus, f"device={device!r}"
         return int(device)
 
     def device_count(self) -> int:
@@ -70,10 +65,15 @@ class SimBackend(Backend):
 
     # -- allocation -------------------------------------------------------------------------------
     def malloc(self, nbytes: int, kind: str, device: int) -> int:
+        assert kind in KINDS and isinstance(nbytes, int) and nbytes > 0, (kind, nbytes)
         return self.engine.malloc(nbytes, kind, self._dev(device))
 
-    def free(self, ptr: int, kind: str) -> None:
+    def free(self, ptr: int, kind: str | None = None) -> None:
         self.engine.free(ptr)
+
+    def allocations(self) -> list[Allocation]:
+        return [Allocation(a.ptr, a.nbytes, a.kind, a.device)
+                for a in list(self.engine.allocs.values())]
 
     def _range(self, ptr: int, nbytes: int, what: str, managed_only=True):
         a, off = self.engine.find(ptr)
@@ -95,8 +95,7 @@ class SimBackend(Backend):
         self.engine.enqueue(s, dur, f"prefetch->{to}")
 
     def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
-        if advice not in ADVICE:
-            raise InvalidArgument(f"advice={advice!r} is unknown", hint=f"use one of {ADVICE}")
+        assert advice in ADVICE and isinstance(unset, bool), (advice, unset)
         a, pages = self._range(ptr, nbytes, "advise")
         dev = CPU_ID if where.kind == "host" else self._dev(where.id)
         if advice == "read_mostly":
@@ -149,37 +148,36 @@ class SimBackend(Backend):
                                   hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
         return self._view(ptr, nbytes, "cpu")
 
-    def device_view(self, ptr: int, nbytes: int, device: int):
+    def device_view(self, ptr: int, nbytes: int, device: int, owner=None):
         return self._view(ptr, nbytes, self._dev(device))
 
     # -- streams, events, copies, kernels ---------------------------------------------------------------
-    def default_stream(self, device: int = 0) -> Stream:
+    def default_stream(self, device: int = 0) -> SimStream:
         if device not in self._defaults:
             self._defaults[device] = self.engine.stream(device)
         return self._defaults[device]
 
-    def _stream(self, stream) -> Stream:
+    def _stream(self, stream) -> SimStream:
         if stream is None:
             return self.default_stream(0)
-        if not isinstance(stream, Stream):
-            raise InvalidType(f"stream={stream!r} is not a sim stream",
-                              hint="create one with umkit.Stream()")
+        assert isinstance(stream, SimStream), stream
         return stream
 
-    def stream_create(self, device: int) -> Stream:
+    def stream_create(self, device: int) -> SimStream:
         return self.engine.stream(self._dev(device))
 
     def stream_destroy(self, stream) -> None:
         self.engine.streams.pop(self._stream(stream).id, None)
 
     def synchronize(self, what=None) -> None:
-        if what is not None and not isinstance(what, (Stream, Event)):
-            raise InvalidType(f"cannot synchronize on {what!r}",
-                              hint="pass None (device), a Stream or an Event")
+        assert what is None or isinstance(what, (SimStream, SimEvent)), what
         self.engine.synchronize(what)
 
-    def event_create(self) -> Event:
-        return Event()
+    def event_create(self, device: int = 0) -> SimEvent:
+        return SimEvent()
+
+    def event_destroy(self, event) -> None:
+        pass
 
     def event_record(self, event, stream) -> None:
         s = self._stream(stream)
@@ -273,42 +271,52 @@ class SimBackend(Backend):
         self.engine.counters["kernels"] += 1
         self.engine.enqueue(s, dur, kernel, accesses)
 
-    def launch_custom(self, name: str, twin, args: tuple, cost: list, flops: float, stream) -> None:
-        """A learner's kernel (umkit.kernel): ``cost`` = [(array, times read, written?)];
-        the twin runs on NumPy views of the arrays."""
-        from ..memory.array import Array
+    def launch_user(self, k: UserKernel, stream) -> None:
+        """A learner's kernel (umkit.kernel): ``k.cost`` = [(buffer, times read, written?)];
+        the twin runs on NumPy views of the buffers."""
         from .engine import Access
+        assert k.twin is not None, k.name
         s = self._stream(stream)
         eng = self.engine
         accesses = []
-        for arr, times, written in cost:
-            a, off = eng.find(arr.ptr)
-            pages = a.page_range(off, off + arr.nbytes)
-            nbytes = int(arr.nbytes * (times + (1 if written else 0)))
+        for buf, times, written in k.cost:
+            a, off = eng.find(buf.ptr)
+            pages = a.page_range(off, off + buf.nbytes)
+            nbytes = int(buf.nbytes * (times + (1 if written else 0)))
             accesses.append(Access(a, pages, bool(written), nbytes))
-        dur = eng.gpu_access(accesses, s.device, flops=flops)
+        dur = eng.gpu_access(accesses, s.device, flops=k.flops)
         if self.compute:
             views = []
-            for x in args:
-                if isinstance(x, Array):
+            for x in k.args:
+                if isinstance(x, Buffer):
                     a, off = eng.find(x.ptr)
                     views.append(a.data[off:off + x.nbytes].view(x.dtype).reshape(x.shape))
                 else:
                     views.append(x)
-            twin(*views)
+            k.twin(*views)
         eng.counters["kernels"] += 1
-        eng.enqueue(s, dur, name, accesses)
+        eng.enqueue(s, dur, k.name, accesses)
 
-    # -- sim only: what the pictures and lessons read ----------------------------------------------
+    # -- the instrumented capabilities (declared in ``features``) ------------------------------------
     def counters(self) -> dict:
         return dict(self.engine.counters)
 
     def reset_counters(self) -> None:
         self.engine.reset_counters()
 
+    def counters_start(self, device: int = 0) -> None:
+        pass                        # the model counts always (it costs nothing)
+
+    def trace(self, last: int | None = None) -> list[dict]:
+        ev = list(self.engine.trace)
+        return ev if last is None else ev[len(ev) - last:] if last else []
+
     def now(self) -> float:
         return self.engine.now
 
     def snapshot(self, ptr: int):
         a, _ = self.engine.find(ptr)
-        return a.snapshot()
+        return a.snapshot(), a.host_page
+
+    def model_profile(self):
+        return self.profile

@@ -68,15 +68,17 @@ class RaceWarning(UserWarning):
     """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
 
 
-@dataclass
-class Stream:
+@dataclass(eq=False)
+class SimStream:
+    """The model's state of one stream: when its queued work ends (``ready``)."""
     id: int
     device: int
     ready: float = 0.0
 
 
-@dataclass
-class Event:
+@dataclass(eq=False)
+class SimEvent:
+    """A recorded point in model time (None until recorded)."""
     time: float | None = None
 
 
@@ -120,7 +122,7 @@ class Engine:
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.trace: deque = deque(maxlen=trace)
         self.inflight: list[InFlight] = []
-        self.streams = {0: Stream(0, 0)}
+        self.streams = {0: SimStream(0, 0)}
         self._next_stream = 1
         self.races: list[dict] = []
 
@@ -532,13 +534,13 @@ class Engine:
         return t
 
     # -- streams and time ----------------------------------------------------------------------------
-    def stream(self, device: int = 0) -> Stream:
-        s = Stream(self._next_stream, device)
+    def stream(self, device: int = 0) -> SimStream:
+        s = SimStream(self._next_stream, device)
         self._next_stream += 1
         self.streams[s.id] = s
         return s
 
-    def enqueue(self, s: Stream, duration: float, name: str, accesses=()) -> float:
+    def enqueue(self, s: SimStream, duration: float, name: str, accesses=()) -> float:
         """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait)."""
         start = max(self.now, s.ready)
         s.ready = start + duration
@@ -551,8 +553,8 @@ class Engine:
         p = self.profile
         if what is None:
             self.now = max([self.now] + [s.ready for s in self.streams.values()]) + p.sync_device
-        elif isinstance(what, Stream):
+        elif isinstance(what, SimStream):
             self.now = max(self.now, what.ready) + p.sync_stream
-        elif isinstance(what, Event):
+        elif isinstance(what, SimEvent):
             self.now = max(self.now, what.time or 0.0) + p.sync_event
         self.inflight = [k for k in self.inflight if k.end > self.now]
