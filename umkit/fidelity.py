@@ -90,12 +90,8 @@ def compare_counters(profile: str | None = None, nbytes: int = 256 * MiB) -> dic
         real = sequence(nbytes)
     finally:
         api.counters_off()
-    prev = dict(runtime._state)
-    try:
-        runtime.use("sim", quiet=True, **({"profile": profile} if profile else {}))
+    with runtime.using("sim", **({"profile": profile} if profile else {})):
         sim = sequence(nbytes)
-    finally:
-        runtime._state.update(prev)
     rows = counter_fidelity(sim, real)
     judged = [r for r in rows if r["within"] is not None]
     return dict(available=True, nbytes=nbytes, tolerance=BYTE_TOLERANCE, real=real, sim=sim,

@@ -157,7 +157,7 @@ class Recorder:
                                   hint="use one `with umkit.ecg.recorder() as rec:` block at a time")
         b = backend()
         self._b = b
-        self._h = api._stream_handle(self.stream, b)
+        self._h = api.stream_handle(self.stream, b)
         self._lag = 0 if b.supports("model_time") else 1
         c0 = api.counters() if self.want_counters else {}
         self._count = bool(c0)

@@ -263,7 +263,7 @@ def prefetch(obj, to="gpu", *, stream=None) -> int:
     from .memory.locations import as_location
     b = _gpu_backend()
     loc = as_location(to, "to")
-    h = api._stream_handle(stream, b)
+    h = api.stream_handle(stream, b)
     total = 0
     for p, n in storage_ranges(obj):
         _check_managed(b, p, n, "prefetch")
