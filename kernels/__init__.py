@@ -5,6 +5,7 @@ points, compiled at run time by NVRTC (CUDA) or hiprtc (ROCm) through CuPy's ``R
 Read it with :func:`umkit.backends.kernels.source`; the parameter kinds of each kernel are in
 :data:`umkit.backends.kernels.SPECS`.
 
-``hip/*.hip`` are the article's programs as standalone HIP C++ (not used by the library): read,
-build and check them with :mod:`umkit.examples`.
+``hip/*.hip`` are the article's programs as standalone HIP C++ (not used by the library), and
+``cuda/*.cu`` the CUDA 13 originals of some of them: read, build and check them with
+:mod:`umkit.examples`.
 """

@@ -131,6 +131,7 @@ def test_build_commands():
 def test_hip_sources_ship_as_package_data():
     pp = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "hip/*.hip" in pp["tool"]["setuptools"]["package-data"]["umkit._kernels"]
+    assert "cuda/*.cu" in pp["tool"]["setuptools"]["package-data"]["umkit._kernels"]
     assert pp["tool"]["setuptools"]["package-dir"]["umkit._kernels"] == "kernels"
 
 
@@ -180,3 +181,29 @@ def test_header_file_and_cli(tmp_path, capsys):
         examples.build_command("pingpong_split", vendor="nvidia")
     assert examples.main(["source", "nope"]) == 2
     assert "name must be one of" in capsys.readouterr().err
+
+
+# -- the CUDA 13 originals -------------------------------------------------------------------------
+def test_cuda_originals():
+    assert examples.originals() == ["epoch_prefetch"]
+    cu = examples.cuda_original("epoch_prefetch")
+    code = re.sub(r"//.*", "", cu)
+    assert not HIP_IDENT.search(code)
+    assert "cudaMemLocationTypeDevice" in code and "cudaMemLocationTypeHost" in code
+    assert "cudaMemPrefetchAsync(a, bytes, gpu, 0, stream)" in code
+    for key in examples.expected("epoch_prefetch"):
+        assert re.sub(r"\d+", "%d", key) in cu
+    assert '"RESULT epoch_prefetch %s\\n"' in cu
+    # renaming the original through the names table gives the port's calls, except the
+    # location-taking prefetch (the one place where the port is more than a rename)
+    hip = examples.source("epoch_prefetch")
+    for c in set(re.findall(r"\bcuda[A-Z]\w*", code)) - {"cudaMemLocation", "cudaMemLocationTypeDevice",
+                                                         "cudaMemLocationTypeHost"}:
+        assert names.cuda_to_hip(c) in hip, c
+    assert examples.build_command("epoch_prefetch", "nvidia", cuda_original=True) == [
+        "nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/epoch_prefetch_cuda "
+        "kernels/cuda/epoch_prefetch.cu"]
+    with pytest.raises(InvalidArgument, match="vendor must be 'nvidia'"):
+        examples.build_command("epoch_prefetch", "amd", cuda_original=True)
+    with pytest.raises(InvalidArgument, match="has no CUDA original"):
+        examples.cuda_original("first_touch")

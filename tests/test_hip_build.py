@@ -149,3 +149,12 @@ def test_a_hip_only_name_fails_the_nvidia_build(tmp_path):
     b = examples._compile("bad", bad, tmp_path / "bad.o", "nvidia", ["sm_90"], inc, True, NVCC)
     assert not b.ok
     assert "hipMemAdviseSetCoarseGrain" in b.log
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", examples.originals())
+def test_nvcc_builds_the_cuda_originals(nvidia_build, name):
+    b = nvidia_build[name + "_cuda"]
+    assert b.ok, f"{shlex.join(b.argv)}\n{b.log}"
+    assert "-I" not in b.argv and b.argv[-1].endswith(f"cuda/{name}.cu")
+    assert b"sm_90" in b.output.read_bytes()

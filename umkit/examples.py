@@ -28,6 +28,11 @@ In a notebook (which imports only umkit)::
     # ['python -m umkit.examples header build/hip_on_cuda',
     #  'nvcc -std=c++17 -x cu -arch=sm_90 -O2 -I build/hip_on_cuda -o ... kernels/hip/epoch_prefetch.hip']
     print(umkit.examples.cuda_header())          # the generated header
+    umkit.examples.originals()                   # ['epoch_prefetch']: those with a CUDA original
+    print(umkit.examples.cuda_original("epoch_prefetch"))     # kernels/cuda/epoch_prefetch.cu
+    umkit.examples.build_command("epoch_prefetch", "nvidia", cuda_original=True)
+    # ['nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/epoch_prefetch_cuda
+    #   kernels/cuda/epoch_prefetch.cu']
     umkit.examples.expected("epoch_prefetch")    # {'epoch0_sum': 77593400.0, ...}
 
 From a shell::
@@ -37,7 +42,9 @@ From a shell::
     python -m umkit.examples build --vendor amd              # compile (-c) every .hip + kernels/*.cu for gfx90a
     python -m umkit.examples run --out results/hip-examples  # NVIDIA: generate, build, run, check
 
-``run`` exits 0 only if every program built, ran (exit 0) and printed the expected values.
+``run`` exits 0 only if every program built, ran (exit 0) and printed the expected values.  On
+NVIDIA it also builds, runs and checks the CUDA 13 originals (``kernels/cuda/*.cu``), which must
+print the same results as their HIP ports.
 """
 from __future__ import annotations
 
@@ -147,6 +154,26 @@ def source(name: str) -> str:
     return path(name).read_text(encoding="utf-8")
 
 
+def originals() -> builtins.list[str]:
+    """The examples that also come as their CUDA 13 original (``kernels/cuda/<name>.cu``)."""
+    d = source_dir().parent / "cuda"
+    return [n for n in list() if (d / f"{n}.cu").is_file()]
+
+
+def _original_path(name: str) -> Path:
+    _check_name(name)
+    if name not in originals():
+        raise InvalidArgument(f"name: {name!r} has no CUDA original; those that do: "
+                              f"{', '.join(originals())}")
+    return source_dir().parent / "cuda" / f"{name}.cu"
+
+
+def cuda_original(name: str) -> str:
+    """The CUDA 13 original of one example (``kernels/cuda/<name>.cu``), to show beside the HIP
+    port: the same program written with cudaX names and ``cudaMemLocation``."""
+    return _original_path(name).read_text(encoding="utf-8")
+
+
 def cuda_header() -> str:
     """The ``hip/hip_runtime.h`` for nvcc that umkit generates from its names table."""
     return names.cuda_header()
@@ -170,6 +197,8 @@ def _argv(src: str, out: str, vendor: str, arches, include_dir: str, compile_onl
         argv = [compiler or "hipcc"] + [f"--offload-arch={a}" for a in arches] + ["-O2"]
         if force_include:
             argv += ["-include", force_include, "-x", "hip"]
+    elif include_dir is None:             # a CUDA original: plain nvcc
+        argv = [compiler or "nvcc", "-std=c++17"] + [f"-arch={a}" for a in arches] + ["-O2"]
     else:
         argv = [compiler or "nvcc", "-std=c++17", "-x", "cu"] + \
                [f"-arch={a}" for a in arches] + ["-O2", "-I", include_dir]
@@ -178,17 +207,28 @@ def _argv(src: str, out: str, vendor: str, arches, include_dir: str, compile_onl
 
 def build_command(name: str, vendor: str = "amd", *, arch: Optional[str] = None,
                   src_dir: str = DEFAULT_SRC, out_dir: str = DEFAULT_OUT,
-                  include_dir: str = DEFAULT_INCLUDE, compile_only: bool = False
-                  ) -> builtins.list[str]:
+                  include_dir: str = DEFAULT_INCLUDE, compile_only: bool = False,
+                  cuda_original: bool = False) -> builtins.list[str]:
     """The exact shell command lines that build one example with ``vendor``'s compiler.
 
     ``vendor="amd"``: one ``hipcc`` line (``HIP_PLATFORM=amd`` in front, because a hipcc that
     also sees nvcc, as Debian's does, would otherwise pick NVIDIA).  ``vendor="nvidia"``: the
     line that generates the header, then the ``nvcc`` line.  ``compile_only`` builds an object
     file (``-c``) instead of a program.  These are the commands ``python -m umkit.examples
-    build/run`` execute."""
+    build/run`` execute.  ``cuda_original=True`` (NVIDIA only): the plain nvcc line for the
+    CUDA 13 original (:func:`cuda_original`), no header needed."""
     _check_name(name)
     _check_vendor(vendor)
+    if cuda_original:
+        if vendor != "nvidia":
+            raise InvalidArgument("cuda_original=True builds the CUDA original: vendor must be "
+                                  "'nvidia'")
+        _original_path(name)                                  # raises if there is none
+        cuda_dir = src_dir.rsplit("/", 1)[0] + "/cuda" if "/" in src_dir else "cuda"
+        argv = _argv(f"{cuda_dir}/{name}.cu", f"{out_dir}/{name}_cuda" +
+                     (".o" if compile_only else ""), "nvidia", [arch or NVIDIA_ARCH], None,
+                     compile_only)
+        return [shlex.join(argv)]
     a = arch or (AMD_ARCH if vendor == "amd" else NVIDIA_ARCH)
     src = f"{src_dir}/{name}.hip"
     out = f"{out_dir}/{name}" + (".o" if compile_only else "")
@@ -331,7 +371,8 @@ class Built:
 
 def _compile(name, src, out, vendor, arches, include_dir, compile_only, compiler,
              force_include=None) -> Built:
-    argv = _argv(str(src), str(out), vendor, arches, str(include_dir), compile_only,
+    argv = _argv(str(src), str(out), vendor, arches,
+                 None if include_dir is None else str(include_dir), compile_only,
                  force_include, compiler)
     t0 = time.monotonic()
     try:
@@ -346,13 +387,14 @@ def _compile(name, src, out, vendor, arches, include_dir, compile_only, compiler
 
 def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_only=None,
           include_dir=None, kit_kernels: Optional[bool] = None, jobs: Optional[int] = None,
-          compiler: Optional[str] = None) -> builtins.list[Built]:
+          compiler: Optional[str] = None, originals_too: bool = True) -> builtins.list[Built]:
     """Compile examples (``which``: names, default all) with ``vendor``'s compiler, in parallel.
 
     ``vendor="amd"``: object files (``-c``) for :func:`amd_arches` unless told otherwise, plus
     umkit's own ``kernels/*.cu`` compiled as HIP with ``hip/hip_runtime.h`` included in front
     (``kit_kernels``, default on for AMD).  ``vendor="nvidia"``: writes the generated header to
-    ``include_dir`` (default ``<out_dir>/include``) and links programs for sm_90.
+    ``include_dir`` (default ``<out_dir>/include``) and links programs for sm_90, plus the CUDA
+    originals (:func:`originals`, built as ``<name>_cuda``) unless ``originals_too=False``.
     Raises :class:`~umkit.errors.BackendUnavailable` when the compiler is missing."""
     _check_vendor(vendor)
     which = list() if which is None else builtins.list(which)
@@ -378,6 +420,11 @@ def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_
     for n in which:
         out = out_dir / (n + (".o" if compile_only else ""))
         jobs_list.append((n, path(n), out, None))
+    if vendor == "nvidia" and originals_too:
+        for n in which:
+            if n in originals():
+                out = out_dir / (n + "_cuda" + (".o" if compile_only else ""))
+                jobs_list.append((n + "_cuda", _original_path(n), out, "original"))
     if kit_kernels:
         if vendor != "amd":
             raise InvalidArgument("kit_kernels compiles kernels/*.cu as HIP: only with vendor='amd' "
@@ -386,8 +433,10 @@ def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_
             jobs_list.append((cu.name, cu, out_dir / (cu.stem + ".o"), "hip/hip_runtime.h"))
     n_jobs = jobs or max(1, min(len(jobs_list), os.cpu_count() or 1))
     with ThreadPoolExecutor(n_jobs) as pool:
-        futures = [pool.submit(_compile, n, src, out, vendor, arches, include_dir,
-                               True if fi else compile_only, compiler, fi)
+        futures = [pool.submit(_compile, n, src, out, vendor, arches,
+                               None if fi == "original" else include_dir,
+                               compile_only if fi in (None, "original") else True, compiler,
+                               None if fi == "original" else fi)
                    for n, src, out, fi in jobs_list]
         return [f.result() for f in futures]
 
@@ -410,7 +459,8 @@ class Ran:
 def run(vendor: str = "nvidia", out_dir=DEFAULT_OUT, *, which=None, timeout: float = 120,
         arch: Optional[str] = None) -> builtins.list[Ran]:
     """Build each example as a program with ``vendor``'s compiler, run it on this machine's GPU
-    and check its output (:func:`check_output`)."""
+    and check its output (:func:`check_output`).  On NVIDIA the CUDA originals
+    (``<name>_cuda``) are built, run and checked the same way."""
     which = list() if which is None else builtins.list(which)
     arches = [arch or (NVIDIA_ARCH if vendor == "nvidia" else AMD_ARCH)]
     builds = build(vendor, out_dir, which=which, arches=arches, compile_only=False,
@@ -428,7 +478,7 @@ def run(vendor: str = "nvidia", out_dir=DEFAULT_OUT, *, which=None, timeout: flo
         except subprocess.TimeoutExpired as e:
             so = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             rc, se = None, f"timed out after {timeout} s"
-        chk = check_output(b.name, so, -1 if rc is None else rc)
+        chk = check_output(b.name.removesuffix("_cuda"), so, -1 if rc is None else rc)
         out.append(Ran(b.name, b, rc, so, se, chk, time.monotonic() - t0))
     return out
 
@@ -518,8 +568,11 @@ def main(argv=None) -> int:
             values=r.checked.values if r.checked else {}, stdout=r.stdout,
             seconds=round(r.seconds, 3)) for r in ran])
         n_ok = sum(r.ok for r in ran)
-        print(f"{'ALL OK' if n_ok == len(ran) else 'FAILED'}: {n_ok}/{len(ran)} HIP examples "
-              f"built with {args.vendor}'s compiler, ran and printed the expected results")
+        n_orig = sum(r.name.endswith("_cuda") for r in ran)
+        print(f"{'ALL OK' if n_ok == len(ran) else 'FAILED'}: {n_ok}/{len(ran)} programs "
+              f"({len(ran) - n_orig} HIP examples built with {args.vendor}'s compiler"
+              + (f", {n_orig} CUDA original(s)" if n_orig else "")
+              + ") built, ran and printed the expected results")
         return 0 if n_ok == len(ran) else 1
     except (UmkitError, FileNotFoundError) as e:   # bad name/vendor, compiler missing
         print(f"error: {e}", file=sys.stderr)
