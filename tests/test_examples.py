@@ -184,26 +184,32 @@ def test_header_file_and_cli(tmp_path, capsys):
 
 
 # -- the CUDA 13 originals -------------------------------------------------------------------------
-def test_cuda_originals():
-    assert examples.originals() == ["epoch_prefetch"]
-    cu = examples.cuda_original("epoch_prefetch")
-    code = re.sub(r"//.*", "", cu)
-    assert not HIP_IDENT.search(code)
-    assert "cudaMemLocationTypeDevice" in code and "cudaMemLocationTypeHost" in code
-    assert "cudaMemPrefetchAsync(a, bytes, gpu, 0, stream)" in code
-    for key in examples.expected("epoch_prefetch"):
-        assert re.sub(r"\d+", "%d", key) in cu
-    assert '"RESULT epoch_prefetch %s\\n"' in cu
-    # renaming the original through the names table gives the port's calls, except the
-    # location-taking prefetch (the one place where the port is more than a rename)
-    hip = examples.source("epoch_prefetch")
-    for c in set(re.findall(r"\bcuda[A-Z]\w*", code)) - {"cudaMemLocation", "cudaMemLocationTypeDevice",
-                                                         "cudaMemLocationTypeHost"}:
-        assert names.cuda_to_hip(c) in hip, c
-    assert examples.build_command("epoch_prefetch", "nvidia", cuda_original=True) == [
-        "nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/epoch_prefetch_cuda "
-        "kernels/cuda/epoch_prefetch.cu"]
-    with pytest.raises(InvalidArgument, match="vendor must be 'nvidia'"):
-        examples.build_command("epoch_prefetch", "amd", cuda_original=True)
+LOCATION_NAMES = {"cudaMemLocation", "cudaMemLocationTypeDevice", "cudaMemLocationTypeHost"}
+
+
+def test_which_examples_have_cuda_originals():
+    assert examples.originals() == ["epoch_prefetch", "advise_prefetch"]
     with pytest.raises(InvalidArgument, match="has no CUDA original"):
         examples.cuda_original("first_touch")
+    with pytest.raises(InvalidArgument, match="vendor must be 'nvidia'"):
+        examples.build_command("epoch_prefetch", "amd", cuda_original=True)
+
+
+@pytest.mark.parametrize("name", examples.originals())
+def test_cuda_original_is_the_same_program_in_cuda_13(name):
+    cu = examples.cuda_original(name)
+    code = re.sub(r"//.*", "", cu)
+    assert not HIP_IDENT.search(code) and "#include <cuda_runtime.h>" in code
+    assert "cudaMemLocationTypeDevice" in code
+    assert re.search(r"cudaMemPrefetchAsync\(\w+, bytes, gpu, 0, stream\)", code)
+    for key in examples.expected(name):
+        assert key in cu or re.sub(r"\d+", "%d", key) in cu, key
+    assert f'"RESULT {name} %s\\n"' in cu
+    # renaming the original through the names table gives the port's names, except the
+    # location-taking calls' arguments (the one place where the port is more than a rename)
+    hip = examples.source(name)
+    for c in set(re.findall(r"\bcuda[A-Z]\w*", code)) - LOCATION_NAMES:
+        assert names.cuda_to_hip(c) in hip, c
+    assert examples.build_command(name, "nvidia", cuda_original=True) == [
+        f"nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/{name}_cuda "
+        f"kernels/cuda/{name}.cu"]

@@ -28,7 +28,7 @@ In a notebook (which imports only umkit)::
     # ['python -m umkit.examples header build/hip_on_cuda',
     #  'nvcc -std=c++17 -x cu -arch=sm_90 -O2 -I build/hip_on_cuda -o ... kernels/hip/epoch_prefetch.hip']
     print(umkit.examples.cuda_header())          # the generated header
-    umkit.examples.originals()                   # ['epoch_prefetch']: those with a CUDA original
+    umkit.examples.originals()                   # those with a CUDA 13 original
     print(umkit.examples.cuda_original("epoch_prefetch"))     # kernels/cuda/epoch_prefetch.cu
     umkit.examples.build_command("epoch_prefetch", "nvidia", cuda_original=True)
     # ['nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/epoch_prefetch_cuda
