@@ -14,9 +14,9 @@ Variants (one definition each, below):
   managed+prefetch  the same, weights prefetched to the GPU before each step (§2.3)
   optstate->cpu     managed; Adam's state advised preferred_location=cpu, accessed_by=gpu (§4.4)
 
-Writes ``torch_training.json`` (summary, environment, and each run's RecordResult) and
-``torch_training.md`` into ``--out``, and ``recorded_<variant>.json`` per run (loadable with
-``umkit.recorder.load``).  Exit 0 when all variants ran with finite, decreasing losses.
+Writes ``torch_training.json`` (summary, environment, and each run's RecordResult: notebook 10
+reads it with ``umkit.recorder.published()``) and ``torch_training.md`` into ``--out``; with
+``--per-run-files`` also ``recorded_<variant>.json`` per run (``umkit.recorder.load``).  Exit 0 when all variants ran with finite, decreasing losses.
 """
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu-every", type=int, default=10, help="CPU statistic every k steps (0: never)")
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--counters", action="store_true", help="CUPTI counters on (per-step faults/bytes)")
+    ap.add_argument("--per-run-files", action="store_true",
+                    help="also write recorded_<variant>.json (the runs are in torch_training.json anyway)")
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -141,7 +143,8 @@ def main(argv=None) -> int:
             decreasing = sum(losses[-5:]) < sum(losses[:5])
             r.meta.update(params_bytes=params_bytes, optimizer_state_bytes=opt_bytes,
                           managed=managed, loss_first=losses[0], loss_last=losses[-1])
-            r.save(out / f"recorded_{variant.replace('>', '').replace('+', '_')}.json")
+            if a.per_run_files:
+                r.save(out / f"recorded_{variant.replace('>', '').replace('+', '_')}.json")
             row = r.summary()
             row.update(wall_s=round(time.perf_counter() - t0, 2), params_MiB=params_bytes >> 20,
                        optimizer_state_MiB=opt_bytes >> 20, managed=managed,
