@@ -73,7 +73,7 @@ SCHEMA = readme_schema()
 SCHEMA_UNITS = {k: v["unit"] for k, v in SCHEMA["params"].items()}
 #: optional parameters (umkit.sim.costs.OPTIONAL) and their README units
 OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw": "GB/s",
-                  "fault_latency": "us"}
+                  "fault_latency": "us", "launch_overhead": "us"}
 
 
 def profile_files() -> list[Path]:

@@ -264,6 +264,7 @@ class SimBackend(Backend):
             raise InvalidArgument(f"kernel {kernel!r} is not in kernels/",
                                   hint=f"available: {sorted(TWINS)}")
         s = self._stream(stream)
+        self._submit()
         accesses, run = twin(self.engine.find, *args)
         dur = self.engine.gpu_access(accesses, s.device)
         if self.compute:
@@ -271,12 +272,18 @@ class SimBackend(Backend):
         self.engine.counters["kernels"] += 1
         self.engine.enqueue(s, dur, kernel, accesses)
 
+    def _submit(self):
+        """The host's time to submit one kernel (Python + driver; profile ``launch_overhead``):
+        the host is busy, and an idle GPU waits for the kernel to arrive."""
+        self.engine.now += self.profile.p.get("launch_overhead", 0.0)
+
     def launch_user(self, k: UserKernel, stream) -> None:
         """A learner's kernel (umkit.kernel): ``k.cost`` = [(buffer, times read, written?)];
         the twin runs on NumPy views of the buffers."""
         from .engine import Access
         assert k.twin is not None, k.name
         s = self._stream(stream)
+        self._submit()
         eng = self.engine
         accesses = []
         for buf, times, written in k.cost:

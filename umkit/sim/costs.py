@@ -39,7 +39,7 @@ REQUIRED = (
     "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 )
 #: parameters a profile may have (the model does without them when absent)
-OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency")
+OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "launch_overhead")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
