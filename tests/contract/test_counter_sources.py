@@ -104,8 +104,8 @@ def test_records_are_binned_into_steps_by_timestamp():
 
 def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
     """The recorder's GPU path (lag 1, events, timestamps, one flush) on a stand-in backend."""
-    from umkit.backends.gpu import Event
-    from umkit import runtime
+    from umkit.backends.gpu import GpuEvent as Event
+    from umkit.context import RUNTIME, Active
 
     class FakeSource(cupti.CuptiCollector):
         def __init__(self):
@@ -143,8 +143,7 @@ def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
             pass
 
     b = FakeGPU()
-    saved = dict(runtime._state)
-    runtime._state.update(backend=b, name="cuda")
+    token = RUNTIME._using.set(Active(b, "cuda", "a stand-in GPU backend for this test", {}))
     try:
         src = b._counter_source
         with umkit.ecg.recorder("gpu path") as rec:
@@ -158,8 +157,7 @@ def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
                 rec.step()
         r = rec.result()
     finally:
-        runtime._state.clear()
-        runtime._state.update(saved)
+        RUNTIME._using.reset(token)
     assert r.step_ms == [1.5, 1.5, 1.5]
     assert [s.counters.get("bytes_h2d") for s in r.steps] == [4096, 8192, 12288]
     assert r.counters["bytes_h2d"] == 4096 * 6
