@@ -1,7 +1,7 @@
 """Checks for notebook 07 -- choosing a strategy (the article's §6.1-6.3)."""
 from __future__ import annotations
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 
 KINDS = ("device", "managed", "pinned")
 
@@ -60,6 +60,7 @@ _WHY = {
 }
 
 
+@tiered
 def check_placement(plan) -> Verdict:
     """``plan``: a dict mapping every name of :data:`BUFFERS` to 'device', 'managed' or 'pinned'."""
     if plan is None:
@@ -81,7 +82,12 @@ def check_placement(plan) -> Verdict:
     if wrong:
         k = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider after this one)" if len(wrong) > 1 else ""
-        return failed(f"{k} -> {plan[k]!r}? Not quite. {_WHY[k]}{more}")
+        return failed(f"{k} -> {plan[k]!r}? Not quite{more}. Reread it: {BUFFERS[k]}",
+                      "§6.1-6.3: who touches the buffer, how often, how big, and whether its "
+                      "latency matters. Big and hot every step = the heart (device); small, "
+                      "sparse, dynamic or rare = managed; tiny and read by the CPU every step = "
+                      "pinned; latency-critical = a pre-allocated device pool",
+                      " | ".join(f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in wrong))
     return passed("every buffer has the allocator that matches who touches it and how often: the "
                   "heart in device memory, sparse / dynamic / rare data managed, the tiny "
                   "every-step CPU read pinned.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 from .nb05 import sim_sandbox
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
@@ -14,9 +14,11 @@ CASES = {
          "a pipe; the training process dies with HSA_STATUS_ERROR_INVALID_MEMORY.",
     "C": "No error anywhere, but the validation loss is sometimes garbage since someone moved the "
          "CPU-side normalisation of the batch to just after the kernel launch.",
-    "D": "Step time alternates between 40 ms and 900 ms; rocprof --stats lists MemcpyHtoD and "
-         "MemcpyDtoH rows the code never calls.",
-    "E": "The same managed-memory code runs fine on MI250X and 30x slower on an old GCN (Vega) card.",
+    "D": "Step time alternates between 40 ms and 900 ms; with HSA_XNACK=1, ROCm Systems Profiler's "
+         "unified-memory report shows thousands of page faults and page migrations (triggers "
+         "PAGEFAULT_GPU and PAGEFAULT_CPU) on the parameter buffer every few steps.",
+    "E": "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an "
+         "old GCN card (or with XNACK off), where the GPU cannot replay a faulting access.",
 }
 FIXES = {
     1: "Split buffers by access frequency (hot data in device memory), then advice + prefetch.",
@@ -56,29 +58,42 @@ def check_diagnosis(answers) -> Verdict:
         if v != _DIAG[k]:
             return failed(f"case {k} -> fix {v}? Not that one. Ask the table: {_LOOKUP[k]}.")
     return passed("all five: OOM (A), cross-process pointer (B), a race with no error (C), page "
-                  "thrash (D), an old card without a good migration engine (E).")
+                  "thrash (D), a card without recoverable page faults (XNACK), so no on-demand "
+                  "migration (E).")
 
 
 # -- exercise 2: read the ECG automatically ----------------------------------------------------------------
 def _reference(curve) -> list[int]:
+    """The memory ECG's own rule (umkit.ecg: SPIKY, SPIKE_MS): step 0 is warm-up and left out;
+    a spike is a later step longer than SPIKY x the steady-state median *and* more than
+    SPIKE_MS above it -- so a curve the ECG calls flat has no spikes."""
+    from ..ecg import SPIKE_MS, SPIKY
     t = np.asarray(curve, dtype=float)
-    return [int(i) for i in np.nonzero(t > 3.0 * np.median(t))[0]]
+    if t.size < 2:
+        return []
+    med = float(np.median(t[1:]))
+    return [i for i in range(1, t.size) if t[i] > SPIKY * med and t[i] - med > SPIKE_MS]
 
 
 def _test_curves() -> dict:
     with sim_sandbox(compute=False):
         from umkit import workloads
         p = workloads.Pattern("cpu_stats", 10)
-        curves = {s: workloads.run(s, p, 40, 16 << 20).step_ms for s in ("managed", "mixed")}
+        curves = {s: workloads.run(s, p, 40, 16 << 20).step_ms
+                  for s in ("managed", "mixed", "device")}
     curves["flat"] = [1.0] * 20
     curves["one spike"] = [2.0] * 9 + [50.0] + [2.0] * 10
     curves["noisy but flat"] = list(1.0 + 0.2 * np.sin(np.arange(30)))
     curves["spikes at the ends"] = [9.0] + [1.0] * 18 + [9.0]
+    curves["short blips"] = [0.1] * 9 + [0.5] + [0.1] * 10     # 5x the median, but < 1 ms longer
     return curves
 
 
+@tiered
 def check_spikes(fn) -> Verdict:
-    """``fn(curve)``: the indices of the steps longer than 3x the curve's median, as a sorted list."""
+    """``fn(curve)``: the indices of the spikes, by the memory ECG's rule: leave out step 0
+    (warm-up); a spike is a later step longer than 3x the median of steps 1.. *and* more than
+    1 ms above that median."""
     if fn is None:
         return failed("find_spikes is still None: def find_spikes(step_ms): ... return [indices].")
     if not callable(fn):
@@ -102,8 +117,13 @@ def check_spikes(fn) -> Verdict:
             if extra:
                 detail.append(f"flagged steps {extra[:6]} that are not spikes (e.g. step {extra[0]}: "
                               f"{curve[extra[0]]:.3f} ms)")
-            return failed(f"'{name}' curve (median {med:.3f} ms): " + "; ".join(detail) +
-                          ". A spike is a step longer than 3x the median of the whole curve "
-                          "(the median, not the mean: the mean is dragged up by the spikes themselves).")
-    return passed("your spike finder agrees with the reference on all six curves, the simulated "
-                  "'managed' and 'mixed' ECGs included.")
+            return failed(f"'{name}' curve (median {med:.3f} ms): " + "; ".join(detail) + ".",
+                          "the ECG's rule (umkit.ecg.SPIKY = 3, umkit.ecg.SPIKE_MS = 1 ms): step 0 "
+                          "is warm-up and left out; a spike is longer than 3x the median of the "
+                          "other steps (the median, not the mean: the mean is dragged up by the "
+                          "spikes) AND more than 1 ms above it (a 0.5 ms blip is not a spike)",
+                          "t = np.asarray(step_ms); med = np.median(t[1:]); return [i for i in "
+                          "range(1, len(t)) if t[i] > 3 * med and t[i] - med > 1.0]")
+    return passed("your spike finder agrees with the memory ECG on all eight curves, the "
+                  "simulated 'managed', 'mixed' and 'device' ECGs included: a curve the ECG calls "
+                  "flat has no spikes.")
