@@ -50,6 +50,8 @@ def test_05_solutions_pass():
     ok(nb05.check_pingpong_fix(s.my_fix))
     ok(nb05.check_pingpong_fix("mixed"))
     ok(nb05.check_ipc(s.ipc_answer))
+    ok(nb05.check_statistic(s.statistic))                          # on the MI250X model
+    ok(nb05.check_statistic(s.statistic, profile="h200-pcie5"))
     # advice is a fix only where the CPU can read VRAM in place; whatever the sim's verdict on it,
     # a pass must carry that caveat
     v = nb05.check_pingpong_fix(s.my_fix_advice)
@@ -72,6 +74,12 @@ def test_05_wrong_answers_fail():
         not_yet(nb05.check_pingpong_fix(w))
     for w in s.wrong_ipc:
         not_yet(nb05.check_ipc(w))
+    # exercise 2 (code): the CPU-side statistic is right but makes the ECG spiky
+    v = nb05.check_statistic(s.statistic_on_cpu)
+    not_yet(v, "spiky")
+    assert ".device" not in repr(v) and ".device" in repr(nb05.check_statistic(s.statistic_on_cpu, hint=3))
+    not_yet(nb05.check_statistic(lambda p: 1.0), "returned")
+    not_yet(nb05.check_statistic(None), "None")
     not_yet(nb05.check_ipc({"z"}), "not options")
 
 

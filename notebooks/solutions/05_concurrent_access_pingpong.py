@@ -7,12 +7,22 @@ my_fix = workloads.Strategy("split: hot params in device memory", memory="mixed"
 # Not a fix on a PCIe host: keep the parameters managed and declare that the GPU owns them and the
 # CPU reads them (advice first, then prefetch: §4.4). The CPU of an x86 + PCIe machine can't read
 # VRAM in place (the H200 reports DirectManagedMemAccessFromHost = 0), so its statistic still
-# migrates the pages -- measured on the H200, and modelled by the simulator's H200 profile. Advice
-# keeps the pages home only over a coherent CPU-GPU link. The check refuses it, saying why.
+# migrates the pages -- measured on the H200, and modelled by the simulator's H200 profile. On the
+# MI250X amdkfd's CPU fault handler (svm_migrate_to_ram) migrates the range back whatever the
+# advice, too. The check refuses it, saying why.
 my_fix_advice = workloads.Strategy("advice: GPU owns, CPU reads remotely", memory="managed",
                                    prefetch="gpu", advice="preferred_gpu")
 
-# Exercise 2. IPC handles on hipMalloc memory, or a file / shared-memory mapping.
+# Exercise 2. The statistic computed where the data lives: a GPU reduction, only the scalar comes back.
+def statistic(params):
+    return float(params.device[::16384].mean())
+
+
+def statistic_on_cpu(params):          # the article's optimizer: the CPU's read migrates the params
+    return float(params.host[::16384].mean())
+
+
+# Exercise 3. IPC handles on hipMalloc memory, or a file / shared-memory mapping.
 ipc_answer = {"b", "d"}
 
 # Wrong answers the checks must refuse.

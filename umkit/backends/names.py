@@ -168,8 +168,9 @@ TABLE: tuple[Row, ...] = (
        "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, "
        "stream) with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation)."),
     _t("a place pages can live: (type, id)", "cudaMemLocation", None,
-       "CUDA 12.2+ struct; CUDA 13 prefetch/advise take only this. HIP's classic calls take an "
-       "int device (hipCpuDeviceId = CPU); the *_v2 calls take hipMemLocation."),
+       "since CUDA 11.2 (memory pools); prefetch/advise overloads taking it since CUDA 12.2; CUDA 13 "
+       "prefetch/advise take only this. HIP's classic calls take an int device (hipCpuDeviceId = "
+       "CPU); the *_v2 calls (HIP 7) take hipMemLocation."),
     _t("memory location type enum", "cudaMemLocationType", None,
        "HIP has hipMemLocationType for the *_v2 calls; the classic calls umkit uses take an int."),
     _e("location is a GPU", "cudaMemLocationTypeDevice", None, "cudaMemLocationType",

@@ -149,3 +149,73 @@ def check_ipc(answer) -> Verdict:
     if missing:
         return failed(f"right so far, but one more option works: {len(missing)} missing.")
     return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
+
+
+# -- exercise 3 (write code): the CPU's statistic, without the ping-pong --------------------------------
+STAT_MIB = 48            # the parameters: 48 MiB of managed float32, updated by the GPU every step
+STAT_STEPS = 30
+STAT_EVERY = 10
+STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
+
+
+@tiered
+def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
+    """``fn(params)``: return the mean of ``params[::16384]`` (one float every 64 KiB) as a float.
+    ``params`` is a managed array that the GPU updates every step (``umkit.increment``).  The check
+    runs STAT_STEPS steps on a private simulator of ``profile``, calls ``fn`` every STAT_EVERY-th
+    step, and passes when every value is right and the memory ECG's rule finds the step-time
+    curve flat (no spike: max/median <= 3, or the worst step less than 1 ms above the median)."""
+    import umkit
+    if fn is None:
+        return failed("statistic is None: write def statistic(params): ... and return a float")
+    if not callable(fn):
+        return failed(f"statistic should be a function of the array, got {type(fn).__name__}")
+    n = (STAT_MIB << 20) // 4
+    ms, wrong, moved = [], [], 0
+    with sim_sandbox(profile=profile):
+        params = umkit.managed(n)
+        s = umkit.Stream()
+        umkit.fill(params, 0.5, stream=s)
+        s.synchronize()
+        for step in range(STAT_STEPS):
+            c0 = umkit.counters()
+            t0 = umkit.now()
+            umkit.increment(params, stream=s)           # the GPU's update: forward + backward
+            s.synchronize()
+            if step % STAT_EVERY == STAT_EVERY - 1:
+                try:
+                    got = fn(params)
+                except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+                    params.free()
+                    return failed(f"statistic(params) raised {type(e).__name__}: "
+                                  f"{str(e).splitlines()[0]}")
+                want = 0.5 + step + 1                     # every element got +1 per step
+                try:
+                    if abs(float(got) - want) > 1e-3 * want:
+                        wrong.append((step, got, want))
+                except (TypeError, ValueError):
+                    params.free()
+                    return failed(f"statistic(params) returned {got!r}; return a float")
+            umkit.synchronize()
+            ms.append((umkit.now() - t0) * 1e3)
+            c1 = umkit.counters()
+            moved += (c1.get("bytes_d2h", 0) - c0.get("bytes_d2h", 0))
+        params.free()
+    if wrong:
+        step, got, want = wrong[0]
+        return failed(f"at step {step} your statistic returned {got!r}, the mean of the sample is "
+                      f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
+                      "and average it")
+    spiky, k, peak, med = _spiky(ms)
+    if spiky:
+        return failed(f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
+                      f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
+                      "the host over the run",
+                      "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
+                      "migrate (or copy) them to the host. Let the GPU compute the statistic where "
+                      "the data lives, and bring back only the number",
+                      "return float(params.device[::16384].mean())   # a GPU reduction; only the "
+                      "scalar crosses the link")
+    return passed(f"right values and a flat curve on {profile}: worst step {peak:.3f} ms against "
+                  f"a median of {med:.3f} ms; {moved >> 20} MiB went to the host. The statistic ran "
+                  "where the data lives, and only a number crossed the link.")
