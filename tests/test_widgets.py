@@ -237,6 +237,53 @@ def test_stop_with_nothing_running_reenables_the_controls():
     assert not p.run_button.disabled and not p.controls["memory"].disabled
 
 
+def test_a_stopped_long_run_shrinks_to_its_steps():
+    p = live()
+
+    def stop_at_4(run, rec):
+        if rec.step == 4:
+            p.stop()
+    p.run_once(steps=400, on_step=stop_at_4)
+    run = p.runs[0]
+    assert run.stopped and len(run.steps) == 5
+    group = re.search(r'<div class="umk-group" data-run="1" style="flex:(\d+) 1 (\d+)px">', p.chart.value)
+    assert group and int(group.group(2)) == 150 and int(group.group(1)) == 8   # not 400 slots wide
+    assert "umk-slot" not in p.chart.value
+    while_running = P.bars_html([P.PanelRun(2, run.settings, run.strategy, run.pattern, run.nbytes,
+                                            400, "#000", steps=list(run.steps), running=True)])
+    assert while_running.count("umk-slot") == 395 and "1600px" in while_running
+
+
+def test_hints_on_device_or_pinned_are_labelled_ignored():
+    p = live()
+    p.run_once(steps=2, memory="pinned", prefetch="gpu")
+    p.run_once(steps=2, memory="managed", prefetch="gpu")
+    pinned, managed = p.runs
+    assert pinned.strategy.name == "pinned" and "pinned+prefetch" not in p.table.value
+    assert "(prefetch/advice ignored)" in pinned.label
+    assert managed.strategy.name == "managed+prefetch" and "ignored" not in managed.label
+
+
+def test_profile_picker_switches_the_modelled_card():
+    p = live()
+    opts = dict((v, k) for k, v in p.profile_picker.options)
+    assert list(opts) == ["h200-pcie5", "mi250x-xnack1", "mi250x-xnack0", "mi300x", "mi300a-apu"]
+    assert "estimate" in opts["mi300x"] and "estimate" not in opts["h200-pcie5"]
+    assert "MODELLED" in p.backend_label.value and "H200" in p.backend_label.value
+    p.profile_picker.value = "mi250x-xnack0"
+    assert umkit.runtime.backend().profile.name == "mi250x-xnack0"   # the public API did it
+    assert "MI250X" in p.backend_label.value and "estimates" in p.backend_label.value
+    r = p.run_once(steps=3, pattern="gpu_only")
+    assert r is not None and p.runs[0].profile == "mi250x-xnack0" and "mi250x-xnack0" in p.chart.value and "mi250x-xnack0" in p.table.value
+    p.profile_picker.value = "h200-pcie5"
+    r2 = p.run_once(steps=3, pattern="gpu_only")
+    assert r2.summary()["median_ms"] != r.summary()["median_ms"]   # a different card, other times
+    q = StrategyPanel(static=False, pace=0, threaded=False, profile="mi300a-apu")
+    assert q.profile_picker.value == "mi300a-apu" and umkit.runtime.backend().profile.name == "mi300a-apu"
+    q._set_enabled(False)
+    assert q.profile_picker.disabled                         # not switchable during a run
+
+
 def test_backend_error_during_a_run_is_a_message():
     umkit.use("sim", compute=False, vram=64 << 20)
     p = live()

@@ -1,7 +1,8 @@
 """The strategy panel: pick where the buffers live and which hints they get, press Run, watch one
 bar per training step grow, compare runs side by side.
 
-Two layers, so the logic tests without a browser (ARCHITECTURE principle 6):
+Two layers, so the logic tests without a browser (README, "How it's built": pictures draw
+results and compute nothing):
 
 * :class:`PanelModel` -- plain Python: the list of runs, the running flag, the last error, and the
   translation of control values into the one definition of a strategy
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .. import workloads
 from ..errors import InvalidArgument, InvalidType, UmkitError
-from ..runtime import backend_name, why
+from ..runtime import backend, backend_name, use, why
 
 # -- the choices the controls offer: (label shown, value of the workloads field) --------------------
 MEMORY_CHOICES = (
@@ -58,6 +59,7 @@ MAX_MIB = 1 << 20               # 1 TiB: the panel's own bound; workloads/backen
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 
+HINTLESS = ("device", "pinned")        # memory kinds that prefetch and advice don't act on
 _SHORT = {"gpu": "+prefetch", "gpu+back": "+prefetch+back", "read_mostly": "+read-mostly",
           "preferred_gpu": "+pref-gpu", "preferred_cpu_accessed_by": "+pref-cpu+accessed-by"}
 COUNTER_COLUMNS = (       # (counter, header, unit divisor: 1 or bytes per MiB)
@@ -97,6 +99,56 @@ def in_ipython() -> bool:
         return False
 
 
+# -- hardware profiles (sim) ----------------------------------------------------------------------------
+#: the cards the picker offers, in order: (sim profile, short name)
+PROFILE_CHOICES = (
+    ("h200-pcie5", "NVIDIA H200"),
+    ("mi250x-xnack1", "AMD MI250X, XNACK on"),
+    ("mi250x-xnack0", "AMD MI250X, XNACK off"),
+    ("mi300x", "AMD MI300X"),
+    ("mi300a-apu", "AMD MI300A APU"),
+)
+
+
+def current_profile() -> str:
+    """The active sim profile's name ("" when the backend is a real GPU)."""
+    try:
+        b = backend()
+    except Exception:                                   # pragma: no cover - reporting only
+        return ""
+    return getattr(getattr(b, "profile", None), "name", "") if b.name == "sim" else ""
+
+
+def profile_provenance(name: str) -> tuple[int, int]:
+    """``(estimated, total)``: how many of the profile's numbers its sources call estimates."""
+    from ..sim.costs import load_profile
+    prof = load_profile(name)
+    srcs = [str(v) for v in prof.sources.values()]
+    return sum(1 for t in srcs if t.strip().lower().startswith("estimate")), len(srcs)
+
+
+def profile_label(name: str) -> str:
+    """The picker's text for a profile: the card, and whether its numbers are measured or
+    (partly) estimated -- estimates are labelled wherever a learner sees them."""
+    short = dict(PROFILE_CHOICES).get(name, name)
+    est, total = profile_provenance(name)
+    if est == 0:
+        return f"{short} (fitted to measurements)"
+    return f"{short} (estimate: {est} of {total} numbers)"
+
+
+def backend_description(reason: str = "") -> str:
+    """One line for the panel: which backend, and on sim which card is MODELLED."""
+    name = backend_name()
+    if name != "sim":
+        return f"{name} — {reason}" if reason else name
+    prof = backend().profile
+    est, total = profile_provenance(prof.name)
+    how = "fitted to measurements" if est == 0 else f"{est} of {total} numbers are estimates"
+    return (f"sim — the MODELLED card: {prof.title} (profile {prof.name}, {how}); no GPU of this "
+            "machine runs these steps, the times are model time")
+
+
 def error_message(exc: BaseException) -> str:
     """A readable one-paragraph message (what went wrong, and the hint), never a traceback."""
     if isinstance(exc, UmkitError):
@@ -107,7 +159,11 @@ def error_message(exc: BaseException) -> str:
 
 
 def strategy_name(memory: str, prefetch: str, advice: str) -> str:
-    """A short name for a strategy built from the controls, e.g. ``managed+prefetch+read-mostly``."""
+    """A short name for a strategy built from the controls, e.g. ``managed+prefetch+read-mostly``.
+    Prefetch and advice act on managed memory only, so a ``device`` or ``pinned`` run is named by
+    its memory alone (its label says the hints were ignored)."""
+    if memory in HINTLESS:
+        return memory
     return memory + _SHORT.get(prefetch, "") + _SHORT.get(advice, "")
 
 
@@ -132,12 +188,16 @@ class PanelRun:
     result: workloads.RunResult | None = None
     error: str | None = None
     running: bool = True
+    profile: str = ""            # the sim hardware profile it ran on ("" on a real GPU)
 
     @property
     def label(self) -> str:
         p = self.pattern
         patt = f"cpu_stats/{p.every}" if p.name == "cpu_stats" else p.name
-        return f"#{self.index} {self.strategy.name} · {patt} · {self.nbytes >> 20} MiB"
+        s = self.strategy
+        ignored = (" (prefetch/advice ignored)" if s.memory in HINTLESS
+                   and (s.prefetch != "off" or s.advice != "none") else "")
+        return f"#{self.index} {s.name}{ignored} · {patt} · {self.nbytes >> 20} MiB"
 
     @property
     def step_ms(self) -> list:
@@ -241,7 +301,7 @@ class PanelModel:
                 return None
             self._count += 1
             entry = PanelRun(self._count, self.settings(**settings), strat, patt, nbytes, steps,
-                             PALETTE[(self._count - 1) % len(PALETTE)])
+                             PALETTE[(self._count - 1) % len(PALETTE)], profile=current_profile())
             self.runs.append(entry)
             if on_start:
                 on_start(entry)
@@ -300,7 +360,7 @@ class PanelModel:
             row = dict(run=r.index, label=r.label, color=r.color, steps=len(r.steps),
                        planned=r.planned, median_ms=sm["median_ms"], p95_ms=sm["p95_ms"],
                        max_over_median=sm["max_over_median"], running=r.running,
-                       stopped=r.stopped, error=r.error)
+                       stopped=r.stopped, error=r.error, profile=r.profile)
             for key, _, div in COUNTER_COLUMNS:
                 v = c.get(key, 0)
                 row[key] = v / div if div != 1 else v
@@ -387,11 +447,10 @@ CSS = """<style>
 .umk-yaxis{position:relative;width:64px;flex:0 0 64px}
 .umk-yaxis span{position:absolute;right:6px;transform:translateY(50%);color:#555;font-size:12px;
   white-space:nowrap}
-.umk-yaxis b{position:absolute;left:-6px;top:50%;transform:rotate(-90deg) translateX(50%);
-  transform-origin:left top;font-weight:normal;color:#555;font-size:12px;white-space:nowrap}
+.umk-ycap{font-size:12px;color:#555;margin:8px 0 0 0}
 .umk-scroll{flex:1 1 auto;overflow-x:auto;min-width:0}
 .umk-row{display:flex;gap:16px;align-items:flex-start}
-.umk-group{display:flex;flex-direction:column;min-width:150px}
+.umk-group{display:flex;flex-direction:column;min-width:150px;overflow:hidden}
 .umk-bars{position:relative;display:flex;align-items:flex-end;gap:1px;
   border-left:1px solid #999;border-bottom:1px solid #999;padding:0 2px}
 .umk-grid{position:absolute;left:0;right:0;border-top:1px dotted #ccc;pointer-events:none}
@@ -399,15 +458,18 @@ CSS = """<style>
 .umk-bar.umk-noted{border-top:4px solid #222;box-sizing:border-box}
 .umk-slot{flex:1 1 0;max-width:18px;min-width:2px;height:2px;background:#eee}
 .umk-median{position:absolute;left:0;right:0;border-top:2px dashed #222;z-index:2;pointer-events:none}
-.umk-label{font-size:13px;margin-top:4px;padding-top:3px;border-top:4px solid;line-height:1.3}
+.umk-label{font-size:13px;margin-top:4px;padding-top:3px;border-top:4px solid;line-height:1.3;
+  overflow-wrap:anywhere;word-break:break-word;padding-right:4px}
 .umk-label small{color:#555;font-size:12px}
 .umk-empty{height:100%;display:flex;align-items:center;justify-content:center;color:#888;
   font-size:15px;width:100%}
+.umk-table-scroll{max-width:100%;overflow-x:auto}
 table.umk-counters{border-collapse:collapse;font-size:13px;margin-top:6px;line-height:1.35}
 table.umk-counters th,table.umk-counters td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;
   white-space:nowrap;vertical-align:bottom}
 table.umk-counters th{background:#f3f5f8;font-weight:600}
-table.umk-counters td.umk-l,table.umk-counters th.umk-l{text-align:left}
+table.umk-counters td.umk-l,table.umk-counters th.umk-l{text-align:left;white-space:normal;
+  min-width:200px;max-width:340px;overflow-wrap:anywhere}
 table.umk-counters i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;
   vertical-align:-1px}
 .umk-legend{font-size:12px;color:#555;margin:2px 0 0 64px}
@@ -434,8 +496,9 @@ def bars_html(runs, height: int = 230) -> str:
     if not runs:
         body = (f'<div class="umk-row"><div class="umk-bars" style="height:{height}px;width:100%">'
                 '<div class="umk-empty">no runs yet: pick settings and press Run</div></div></div>')
-        return (f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">'
-                '<b>step time (log)</b></div><div class="umk-scroll">' + body + "</div></div>")
+        return ('<div class="umk-ycap">step time (log scale)</div>'
+                f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">'
+                '</div><div class="umk-scroll">' + body + "</div></div>")
     lo, hi = log_range([v for r in runs for v in r.step_ms])
     ticks = _ticks(lo, hi)
     ticks_html = "".join(f'<span style="bottom:{_pct(t, lo, hi) if t > lo else 0:.2f}%">'
@@ -464,14 +527,18 @@ def bars_html(runs, height: int = 230) -> str:
                 (f"median {fmt_ms(sm['median_ms'])} · max/median {sm['max_over_median']:g}")
         else:
             state = "running..." if r.running else (r.error or "")
-        width = max(150, 4 * r.planned)
+        if r.profile:
+            state += f" · modelled {r.profile}"
+        slots = r.planned if r.running else max(1, len(r.steps))   # a stopped run: its steps
+        width = max(150, 4 * slots)
         groups.append(
-            f'<div class="umk-group" style="flex:{max(r.planned, 8)} 1 {width}px">'
+            f'<div class="umk-group" data-run="{r.index}" style="flex:{max(slots, 8)} 1 {width}px">'
             f'<div class="umk-bars" style="height:{height}px">{grid}{median}{"".join(bars)}</div>'
             f'<div class="umk-label" style="border-color:{r.color}">'
             f'<b style="color:{r.color}">#{r.index}</b> {html.escape(r.label.split(" ", 1)[1])}'
             f"<br><small>{html.escape(state)}</small></div></div>")
-    return (f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">{ticks_html}'
+    return ('<div class="umk-ycap">step time (log scale)</div>'
+            f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">{ticks_html}'
             '</div><div class="umk-scroll"><div class="umk-row">' + "".join(groups)
             + "</div></div></div>"
             '<div class="umk-legend">one bar per training step, height = step time on a log scale'
@@ -500,8 +567,9 @@ def counters_html(rows, backend: str = "") -> str:
                     cells.append(f"<td>{v:,.1f}</td>" if div != 1 else f"<td>{int(v):,}</td>")
             flag = " (running)" if r["running"] else " (stopped)" if r["stopped"] else \
                 " (error)" if r["error"] else ""
+            card = f"<br><small>modelled {html.escape(r['profile'])}</small>" if r.get("profile") else ""
             body += (f"<tr><td class='umk-l'><i style='background:{r['color']}'></i>"
-                     f"{html.escape(r['label'])}{flag}</td><td>{steps}</td>"
+                     f"{html.escape(r['label'])}{flag}{card}</td><td>{steps}</td>"
                      f"<td>{fmt_ms(r['median_ms'])}</td><td>{fmt_ms(r['p95_ms'])}</td>"
                      f"<td>{r['max_over_median']:g}</td>{''.join(cells)}</tr>")
     foot = ""
@@ -510,7 +578,7 @@ def counters_html(rows, backend: str = "") -> str:
                 f"{html.escape(backend)} keeps these counters in the driver: "
                 "umkit.counters_on() reads them on cuda (CUPTI); nsys / rocprof elsewhere"
                 "</caption>")
-    return f"<table class='umk-counters'>{foot}{head}{body}</table>"
+    return f"<div class='umk-table-scroll'><table class='umk-counters'>{foot}{head}{body}</table></div>"
 
 
 def summary_text(rows) -> str:
@@ -539,9 +607,12 @@ class StrategyPanel:
     other keywords set the controls' starting values (see ``DEFAULTS``)."""
 
     def __init__(self, *, static: bool | None = None, pace: float | None = None,
-                 threaded: bool = True, why: str | None = None, **defaults):
+                 threaded: bool = True, why: str | None = None, profile: str | None = None,
+                 **defaults):
         import ipywidgets as W
         self.model = PanelModel()
+        if profile is not None:                          # start on this modelled card
+            self.use_profile(profile)
         self.static = (not has_frontend()) if static is None else bool(static)
         self.pace = (0.0 if self.static else 0.05) if pace is None else float(pace)
         self.threaded = threaded
@@ -549,7 +620,9 @@ class StrategyPanel:
         self._last_draw = 0.0
         self.min_redraw_s = 0.05                        # unpaced runs: redraw at most this often
         start = PanelModel.settings(**defaults)
-        self.backend_text = f"{backend_name()} — {why if why is not None else _why()}"
+        self._why = why if why is not None else _why()
+        self.backend_text = backend_description(self._why)
+        self._gpu_backend = backend_name() if backend_name() != "sim" else None
 
         st = {"description_width": "112px"}
         wide = W.Layout(width="390px")
@@ -570,13 +643,28 @@ class StrategyPanel:
             "every": W.BoundedIntText(value=start["every"], min=1, max=MAX_STEPS,
                                       description="every k steps", style=st, layout=narrow),
         }
-        self.run_button = W.Button(description="Run", button_style="success", icon="play",
+        from ..sim.costs import available_profiles
+        have = set(available_profiles())
+        names = [n for n, _ in PROFILE_CHOICES if n in have]
+        cur = current_profile()
+        if cur and cur not in names:
+            names.append(cur)
+        opts = ([(f"this machine's GPU ({self._gpu_backend})", "")] if self._gpu_backend else []) \
+            + [(profile_label(n), n) for n in names]
+        self.profile_picker = W.Dropdown(
+            options=opts, value=cur if not self._gpu_backend else "", description="hardware",
+            style=st, layout=W.Layout(width="470px"),
+            tooltip="the card the sim backend models (umkit.use('sim', profile=...))")
+        self.profile_picker.add_class("umk-ctl-profile")
+        self.profile_picker.observe(self._on_profile, names="value")
+        # buttons carry text only: icon fonts come from a CDN, and a workshop room may be offline
+        self.run_button = W.Button(description="▶ Run", button_style="success",
                                    tooltip="run the steps with these settings",
                                    layout=W.Layout(width="110px"))
-        self.stop_button = W.Button(description="Stop", button_style="danger", icon="stop",
+        self.stop_button = W.Button(description="■ Stop", button_style="danger",
                                     disabled=True, tooltip="end the run after the current step",
                                     layout=W.Layout(width="110px"))
-        self.reset_button = W.Button(description="Reset", icon="trash",
+        self.reset_button = W.Button(description="Reset",
                                      tooltip="clear the runs from the chart",
                                      layout=W.Layout(width="110px"))
         for k, w in self.controls.items():
@@ -611,12 +699,48 @@ class StrategyPanel:
         right = W.VBox([c["size_mib"], c["steps"], c["every"]])
         buttons = W.HBox([self.run_button, self.stop_button, self.reset_button, self.status],
                          layout=W.Layout(align_items="center", margin="6px 0 0 0"))
-        self.widget = W.VBox([self.title, self.backend_label,
+        self.widget = W.VBox([self.title, self.backend_label, self.profile_picker,
                               W.HBox([left, right], layout=W.Layout(margin="6px 0 0 0")),
                               buttons, self.message, self.chart, self.table],
                              layout=W.Layout(padding="4px 10px", width="100%"))
         self.widget.add_class("umk-panel")
         self._draw(force=True)
+
+    # the modelled card
+    def use_profile(self, name: str):
+        """Switch the sim backend to hardware profile ``name`` (the public API:
+        ``umkit.use('sim', profile=name)``, model-only timing like the rest of the panel); ""
+        goes back to this machine's GPU backend.  Refused while a run is going."""
+        if self.model.running:
+            self.model.error = "stop the run before switching the hardware"
+            return False
+        gpu = getattr(self, "_gpu_backend", None)
+        if name == "" and gpu:
+            use(gpu, quiet=True)
+        else:
+            use("sim", profile=name, compute=False, quiet=True)
+        self.model.error = None
+        if hasattr(self, "backend_label"):
+            self.backend_text = backend_description(self._why if backend_name() != "sim" else "")
+            self.backend_label.value = (f"<div class='umk-backend'><b>backend</b> "
+                                        f"{html.escape(self.backend_text)}</div>")
+            if self.profile_picker.value != name:
+                self.profile_picker.value = name
+            self._draw(force=True)
+        return True
+
+    def _on_profile(self, change):
+        new = change["new"]
+        if self.model.running:                           # the picker is disabled then; be safe
+            self.profile_picker.unobserve(self._on_profile, names="value")
+            self.profile_picker.value = change["old"]
+            self.profile_picker.observe(self._on_profile, names="value")
+            return
+        try:
+            self.use_profile(new)
+        except Exception as exc:                         # a readable message, never a traceback
+            self.model.error = error_message(exc)
+            self._draw(force=True)
 
     # values <-> controls
     def settings(self) -> dict:
@@ -737,6 +861,7 @@ class StrategyPanel:
             w.disabled = not enabled or (k == "every" and self.controls["pattern"].value != "cpu_stats")
         self.run_button.disabled = not enabled
         self.reset_button.disabled = not enabled
+        self.profile_picker.disabled = not enabled
         self.stop_button.disabled = enabled
 
     def _draw_notes(self):
