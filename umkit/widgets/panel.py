@@ -721,13 +721,16 @@ class StrategyPanel:
             use("sim", profile=name, compute=False, quiet=True)
         self.model.error = None
         if hasattr(self, "backend_label"):
-            self.backend_text = backend_description(self._why if backend_name() != "sim" else "")
-            self.backend_label.value = (f"<div class='umk-backend'><b>backend</b> "
-                                        f"{html.escape(self.backend_text)}</div>")
             if self.profile_picker.value != name:
                 self.profile_picker.value = name
-            self._draw(force=True)
+            self._refresh_backend()
         return True
+
+    def _refresh_backend(self):
+        self.backend_text = backend_description(self._why if backend_name() != "sim" else "")
+        self.backend_label.value = (f"<div class='umk-backend'><b>backend</b> "
+                                    f"{html.escape(self.backend_text)}</div>")
+        self._draw(force=True)
 
     def _on_profile(self, change):
         new = change["new"]

@@ -1,0 +1,82 @@
+"""The workshop dashboard without a browser: presets model the right card and set the panel,
+the runs they give show what the presenter guide says (ping-pong spikes and their fix, XNACK off
+and prefetch, oversubscription thrash), reset, projector mode, residency map and ECG beside."""
+from __future__ import annotations
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import umkit  # noqa: E402
+from umkit.widgets import PRESETS, Workshop  # noqa: E402
+
+
+@pytest.fixture
+def ws(monkeypatch):
+    monkeypatch.delenv("UMKIT_WIDGETS", raising=False)
+    umkit.use("sim", compute=False, quiet=True)
+    w = Workshop(ecg_steps=6)
+    w.panel.static, w.panel.pace, w.panel.threaded = False, 0.0, False
+    yield w
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def run(w, key):
+    p = w.apply(key)
+    assert p is not None, w.panel.error
+    assert umkit.runtime.backend().profile.name == p.profile
+    assert w.panel.profile_picker.value == p.profile
+    assert {k: w.panel.settings()[k] for k in p.settings} == p.settings
+    assert "Ask the room" in w.ask.value
+    res = w.panel.run_once(**{**p.settings, "steps": min(p.settings["steps"], 20)})
+    assert res is not None, w.panel.error
+    return res
+
+
+def test_presets_are_the_ones_the_guide_names():
+    assert [p.key for p in PRESETS] == ["pingpong", "pingpong-fix", "xnack-off",
+                                        "xnack-off-prefetch", "fits", "thrash"]
+
+
+def test_pingpong_and_its_fix(ws):
+    spiky = run(ws, "pingpong").summary()
+    fixed = run(ws, "pingpong-fix").summary()
+    assert spiky["max_over_median"] > 10 * fixed["max_over_median"]
+    assert len(ws.panel.runs) == 2
+
+
+def test_xnack_off_then_prefetch(ws):
+    off = run(ws, "xnack-off")
+    pre = run(ws, "xnack-off-prefetch")
+    assert off.summary()["median_ms"] != pre.summary()["median_ms"]
+    assert "estimate" in ws.panel.profile_picker.label       # MI250X numbers are partly estimates
+
+
+def test_oversubscription_thrashes(ws):
+    fits = run(ws, "fits")
+    thrash = run(ws, "thrash")
+    assert umkit.runtime.backend().profile.vram == 320 << 20
+    assert thrash.counters.get("evictions", 0) > 0 and not fits.counters.get("evictions")
+    assert thrash.summary()["median_ms"] > 20 * fits.summary()["median_ms"]
+
+
+def test_reset_projector_map_and_ecg(ws):
+    run(ws, "xnack-off")
+    ws.projector(True)
+    assert "umk-projector" in ws.widget._dom_classes and ws.projector_toggle.value
+    ws.projector_toggle.value = False
+    assert "umk-projector" not in ws.widget._dom_classes
+    ws.breathe("prefetch")
+    assert ws.rmap.caption.startswith("inhale")
+    ws.breathe("cpu")
+    assert ws.rmap.caption.startswith("exhale")
+    res = ws.record_ecg()
+    assert res and ws.ecg_image.value[:4] == b"\x89PNG" and "spiky" in ws.ecg_status.value
+    ws.reset()
+    assert ws.panel.runs == [] and ws.ask.value == "" and ws.ecg_image.value == b""
+    assert umkit.runtime.backend().profile.name == "h200-pcie5"
+    assert ws.panel.profile_picker.value == "h200-pcie5"
+    with pytest.raises(umkit.InvalidArgument):
+        ws.apply("nope")
