@@ -1,5 +1,6 @@
 """Fixtures for the browser tests: a Voila server on loopback serving notebooks/dashboard.ipynb,
-and a headless Debian Chromium driven by Playwright.
+a JupyterLab server on loopback over a learner workspace (the notebooks, outputs cleared), and a
+headless Debian Chromium driven by Playwright.
 
 Both skip (with the reason) where Voila, Playwright or /usr/bin/chromium is missing; CI installs
 them (see the README's test section)."""
@@ -65,8 +66,11 @@ def voila(tmp_path_factory):
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "Python 3 (umkit tests)", "language": "python"}))
     env = dict(os.environ)
-    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(tmp / "jupyter"),
+    # the repository's jupyter/: the offline Voila template and voila.json, as run.sh uses them
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(tmp / "jupyter"), str(ROOT / "jupyter"),
                                                       env.get("JUPYTER_PATH", "")) if p)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in (str(ROOT / "jupyter"),
+                                                             env.get("JUPYTER_CONFIG_PATH", "")) if p)
     env["UMKIT_WIDGETS"] = "on"                   # a notebook-test setting must not make it static
     env.setdefault("MPLBACKEND", "Agg")
     env["PYTHONUNBUFFERED"] = "1"
@@ -97,6 +101,81 @@ def voila(tmp_path_factory):
             proc.terminate()                      # voila shuts its kernel down on SIGTERM
             try:
                 proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:     # the group this fixture started, by its id
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        log.close()
+
+
+def _kernelspec(tmp) -> dict:
+    """An environment whose "python3" kernel is this Python (the one with umkit), first on
+    JUPYTER_PATH, so a user-level "python3" kernelspec pointing elsewhere can't win."""
+    spec = tmp / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (umkit tests)", "language": "python"}))
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(tmp / "jupyter"), str(ROOT / "jupyter"),
+                                                      env.get("JUPYTER_PATH", "")) if p)
+    env["UMKIT_WIDGETS"] = "on"
+    env["UMKIT_BACKEND"] = "sim"
+    env.setdefault("MPLBACKEND", "Agg")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """``jupyter lab`` on 127.0.0.1 (free port, no token) over a fresh learner workspace made by
+    :func:`umkit.workspace.sync` (the tests' runs never touch the committed notebooks), with the
+    app exposed to the page (``window.jupyterapp``) and notebook windowing off, so the tests can
+    wait on cell states instead of sleeping."""
+    _require("jupyterlab", "pip install jupyterlab")
+    _require("ipykernel", "pip install ipykernel")
+    from umkit import workspace
+    tmp = tmp_path_factory.mktemp("lab")
+    ws = tmp / "workspace"
+    workspace.sync(ROOT / "notebooks", ws)
+    env = _kernelspec(tmp)
+    settings = tmp / "lab-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(tmp / "lab-settings")
+    # the repository's jupyter/ as run.sh uses it (labconfig: no news/update fetches offline)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in (str(ROOT / "jupyter"),
+                                                             env.get("JUPYTER_CONFIG_PATH", "")) if p)
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp / "lab-workspaces")
+    env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
+    port = _free_port()
+    log = open(tmp / "lab.log", "w+")
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+           "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--ServerApp.token=",
+           "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+           f"--ServerApp.root_dir={ws}", "--LabApp.expose_app_in_browser=True",
+           "--MappingKernelManager.default_kernel_name=python3"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    proc = subprocess.Popen(cmd, cwd=ws, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def log_text():
+        log.flush()
+        return (tmp / "lab.log").read_text()[-4000:]
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while not _port_open(port):
+            if proc.poll() is not None:
+                pytest.fail(f"jupyter lab exited with {proc.returncode}:\n{log_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"jupyter lab did not listen within {SERVER_START_S} s:\n{log_text()}")
+            time.sleep(0.25)
+        yield Server(f"http://127.0.0.1:{port}/", log_text)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
             except subprocess.TimeoutExpired:     # the group this fixture started, by its id
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)

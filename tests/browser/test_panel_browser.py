@@ -87,3 +87,28 @@ def test_panel_bars_grow_in_browser(page, voila):
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
     assert time.monotonic() < deadline + 5
+
+
+def test_voila_panel_recovers_from_an_out_of_range_value(page, voila):
+    """In Voila: 0 steps gives the message, and Run, Reset and the controls come back; a good
+    value then runs.  No request leaves the machine (the offline template: no CDN stylesheet)."""
+    outside = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(voila.url) else None)
+    page.goto(voila.url, wait_until="domcontentloaded", timeout=60_000)
+    page.wait_for_selector("button.umk-run", timeout=90_000)
+    steps = page.locator(".umk-ctl-steps input")
+    steps.fill("0")
+    steps.press("Enter")
+    page.click("button.umk-run")
+    page.locator(".umk-error", has_text="out of range").wait_for(timeout=30_000)
+    page.wait_for_selector("button.umk-run:not([disabled])", timeout=30_000)
+    assert page.locator("button.umk-reset").is_enabled()
+    assert page.locator(".umk-ctl-memory select").is_enabled() and steps.is_enabled()
+    assert not page.locator("button.umk-stop").is_enabled()
+    steps.fill("4")
+    steps.press("Enter")
+    page.click("button.umk-run")
+    page.locator(".umk-bar").nth(3).wait_for(timeout=60_000)
+    page.wait_for_selector("button.umk-run:not([disabled])", timeout=30_000)
+    assert page.locator(".umk-error").count() == 0
+    assert [u for u in outside if not u.startswith(("data:", "blob:", "ws:"))] == []
