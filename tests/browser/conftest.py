@@ -21,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "notebooks" / "dashboard.ipynb"
+WORKSHOP = ROOT / "notebooks" / "workshop" / "dashboard.ipynb"
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = os.environ.get("UMKIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,6 +56,17 @@ def _require(module: str, how: str):
 def voila(tmp_path_factory):
     """Start ``voila notebooks/dashboard.ipynb`` on 127.0.0.1 (free port, no token, no browser),
     wait for the port, yield the URL, terminate it at the end."""
+    yield from _serve_voila(tmp_path_factory, DASHBOARD)
+
+
+@pytest.fixture(scope="session")
+def voila_workshop(tmp_path_factory):
+    """The workshop dashboard (``notebooks/workshop/dashboard.ipynb``) as ``bash run.sh voila``
+    serves it."""
+    yield from _serve_voila(tmp_path_factory, WORKSHOP)
+
+
+def _serve_voila(tmp_path_factory, notebook):
     _require("voila", "pip install voila")
     _require("ipykernel", "pip install ipykernel")
     tmp = tmp_path_factory.mktemp("voila")
@@ -76,7 +88,7 @@ def voila(tmp_path_factory):
     env["PYTHONUNBUFFERED"] = "1"
     port = _free_port()
     log = open(tmp / "voila.log", "w+")
-    cmd = [sys.executable, "-m", "voila", str(DASHBOARD), "--no-browser", f"--port={port}",
+    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--Voila.token=",
            "--VoilaConfiguration.show_tracebacks=True", "--VoilaExecutor.kernel_name=python3",
            f"--Voila.root_dir={ROOT}"]
