@@ -130,9 +130,11 @@ def test_build_commands():
 
 def test_hip_sources_ship_as_package_data():
     pp = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "hip/*.hip" in pp["tool"]["setuptools"]["package-data"]["umkit._kernels"]
-    assert "cuda/*.cu" in pp["tool"]["setuptools"]["package-data"]["umkit._kernels"]
-    assert pp["tool"]["setuptools"]["package-dir"]["umkit._kernels"] == "kernels"
+    st = pp["tool"]["setuptools"]
+    assert "umkit._kernels.hip" in st["packages"] and "umkit._kernels.cuda" in st["packages"]
+    assert "*.hip" in st["package-data"]["umkit._kernels.hip"]      # kernels/hip, a data package
+    assert "*.cu" in st["package-data"]["umkit._kernels.cuda"]      # kernels/cuda, likewise
+    assert st["package-dir"]["umkit._kernels"] == "kernels"
 
 
 # -- the nvcc header generated from the names table -----------------------------------------------
