@@ -105,7 +105,8 @@ class Array:
         if h is not None and self._finalizer.alive:
             return h
         self._alive("host access")
-        if self.kind == "device":
+        if self.kind == "device" and not self.backend.capabilities(self.device_id).get(
+                "device_memory_host_access", False):
             raise InvalidArgument("device memory (hipMalloc) has no host view",
                                   hint="use umkit.read_back(arr) to copy it to the host")
         with self._lock:

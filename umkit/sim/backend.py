@@ -53,7 +53,11 @@ class SimBackend(Backend):
         self._dev(device)
         m = self.profile.mode
         caps = dict(managed_memory=True, concurrent_managed_access=m != "zero_copy",
-                    pageable_memory_access=m == "apu", model=self.profile.name, mode=m)
+                    pageable_memory_access=m == "apu", model=self.profile.name, mode=m,
+                    policy=self.engine.policy.name,
+                    # AMD: the CPU may dereference hipMalloc memory (zero copy); CUDA: no
+                    device_memory_host_access=self.engine.policy.device_memory_cpu_access
+                    is not None)
         if self.profile.vendor == "amd":
             caps["xnack"] = {"env": "1" if m != "zero_copy" else "0",
                              "target": "xnack+" if m != "zero_copy" else "xnack-",
@@ -143,8 +147,9 @@ class SimBackend(Backend):
 
     def host_view(self, ptr: int, nbytes: int):
         a, _ = self.engine.find(ptr)
-        if a.kind == "device":
-            raise InvalidArgument("device memory (hipMalloc) has no host view",
+        if a.kind == "device" and self.engine.policy.device_memory_cpu_access is None:
+            raise InvalidArgument("device memory (cudaMalloc) has no host view on this profile "
+                                  f"({self.profile.name})",
                                   hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
         return self._view(ptr, nbytes, "cpu")
 

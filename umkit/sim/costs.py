@@ -58,6 +58,19 @@ class Profile:
     teaching: bool
     p: dict = field(default_factory=dict)        # SI values
     sources: dict = field(default_factory=dict)  # key -> source text
+    #: where the numbers come from, in words a learner can be shown (profile JSON
+    #: "provenance"; "measured" when no parameter is an estimate)
+    provenance: str = ""
+
+    def is_estimate(self, key: str) -> bool:
+        """True when parameter ``key`` is not a published number (its source says
+        "estimate: ..."): anything that shows it to a learner must say so."""
+        return self.sources.get(key, "").lower().lstrip().startswith("estimate")
+
+    @property
+    def estimates(self) -> list[str]:
+        """The parameters of this profile that are estimates."""
+        return [k for k in self.sources if self.is_estimate(k)]
 
     def __getattr__(self, key):
         try:
@@ -166,5 +179,13 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
         raise InvalidArgument(f"profile {path.name}: page sizes must nest: host_page "
                               f"({si['host_page']}) | gpu_page ({si['gpu_page']}) | region "
                               f"({si['region']})", hint="e.g. 4096, 65536, 2097152")
-    return Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
+    prof = Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
                    raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src)
+    prov = raw.get("provenance")
+    if prov is not None and (not isinstance(prov, str) or not prov.strip()):
+        raise InvalidArgument(f"profile {path.name}: provenance must be a non-empty string",
+                              hint="say where the numbers come from, e.g. 'measured on ...'")
+    n_est = len(prof.estimates)
+    prof.provenance = prov or ("teaching values" if prof.teaching else "measured" if not n_est
+                               else f"{n_est} of {len(REQUIRED)} parameters are estimates")
+    return prof

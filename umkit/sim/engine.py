@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InvalidArgument, InvalidType, OutOfMemory, RaceDetected, UseAfterFree
 from .costs import Profile
 from .pages import CPU_BIT, CPU_ID, Allocation, gpu_bit, loc_bit
+from .policy import policy_for
 
 COUNTERS = (
     "kernels", "gpu_faults", "fault_batches", "cpu_faults", "first_touch_pages",
@@ -115,6 +116,8 @@ class Engine:
                                   hint=f"e.g. umkit.use('sim', {flag}=True)")
         gpus, strict, prefetcher = int(gpus), bool(strict), bool(prefetcher)
         self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
+        #: the vendor semantics (umkit/sim/policy.py): the engine asks it, never the vendor name
+        self.policy = policy_for(profile.vendor, profile.mode)
         self.now = 0.0
         self.allocs: dict[int, Allocation] = {}
         self._starts: list[int] = []
@@ -172,8 +175,12 @@ class Engine:
             self._log("malloc_pinned", "kmd", f"{nbytes} B of host memory pinned")
         else:
             self.now += p.alloc_managed
-            self._log("malloc_managed", "umd", f"{nbytes} B of address range recorded; "
-                      "no physical page yet")
+            if self.policy.managed_alloc_layer == "kmd":     # AMD: one KFD SVM ioctl
+                self._log("malloc_managed", "kmd", f"{nbytes} B of address range registered "
+                          "with the KMD as an SVM range (one ioctl); no physical page yet")
+            else:
+                self._log("malloc_managed", "umd", f"{nbytes} B of address range recorded; "
+                          "no physical page yet")
         ptr = self._next
         self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
         a.region_stamp[:] = self.now
@@ -282,7 +289,7 @@ class Engine:
         """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency.
         ``flops``: its declared arithmetic -- the kernel takes max(memory time, flops / the
         profile's compute rate) after its faults."""
-        p, bit, c = self.profile, gpu_bit(g), self.counters
+        p, bit, c, pol = self.profile, gpu_bit(g), self.counters, self.policy
         t_fault = t_stream = t_remote = t_extra = 0.0
         for acc in accesses:
             a, pages = acc.alloc, acc.pages
@@ -295,7 +302,7 @@ class Engine:
                 else:
                     t_stream += acc.nbytes / p.hbm_bw
                 continue
-            if a.kind == "pinned" or p.mode == "zero_copy":
+            if a.kind == "pinned" or not pol.gpu_faults:
                 # pinned memory, or managed memory with XNACK off: no GPU faults; pages stay
                 # where they are and the GPU reads host pages over the link (an explicit
                 # prefetch can still move pages to the GPU, which then reads them locally)
@@ -309,7 +316,7 @@ class Engine:
                 t_remote += p.remote_cost(rb)
                 t_stream += (acc.nbytes - rb) / p.hbm_bw
                 continue
-            if p.mode == "apu":
+            if pol.one_memory:
                 fresh = pages[a.where[pages] == 0]
                 if fresh.size:
                     a.where[fresh] = CPU_BIT | bit
@@ -321,18 +328,26 @@ class Engine:
             # -- migrate mode: the §3.2 paragraph -------------------------------------------
             w = a.where[pages]
             resident = (w & bit) != 0
-            # accessed-by maps *host* pages for this GPU; pages on another GPU fault across
-            # (2x H200, issue 11: accessed-by toward the peer GPU did not stop the faults)
-            remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & ((w & CPU_BIT) != 0) \
-                & ~a.read_mostly[pages]
-            remote |= ~resident & ((a.mapped[pages] & bit) != 0)
-            prefer_cpu = ~resident & ~remote & (a.preferred[pages] == CPU_ID) & (w != 0) \
-                & ~a.read_mostly[pages]
+            if pol.accessed_by == "mapped":       # NVIDIA: the mapping exists, no fault
+                # accessed-by maps *host* pages for this GPU; pages on another GPU fault across
+                # (2x H200, issue 11: accessed-by toward the peer GPU did not stop the faults)
+                remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & ((w & CPU_BIT) != 0) \
+                    & ~a.read_mostly[pages]
+                remote |= ~resident & ((a.mapped[pages] & bit) != 0)
+                prefer_cpu = ~resident & ~remote & (a.preferred[pages] == CPU_ID) & (w != 0) \
+                    & ~a.read_mostly[pages]
+            else:                                 # AMD: the fault decides where to map
+                remote = ~resident & ((a.mapped[pages] & bit) != 0)
+                prefer_cpu = self._in_place_on_fault(a, pages, w, resident, remote, bit)
             if prefer_cpu.any():            # fault once, then map remotely (no migration)
                 pc = pages[prefer_cpu]
                 t_fault += self._charge_faults(a, pc, 0)
                 a.mapped[pc] |= bit
                 remote |= prefer_cpu
+                fresh = pc[a.where[pc] == 0]     # (AMD) never-touched pages: created on the CPU
+                if fresh.size:
+                    a.where[fresh] = CPU_BIT
+                    c["first_touch_pages"] += fresh.size
                 self._log("fault_map_remote", "kmd", f"{pc.size} pages mapped to CPU memory")
             if remote.any():
                 rb = int(per_page * remote.sum())
@@ -340,7 +355,7 @@ class Engine:
                 t_remote += p.remote_cost(rb)
             need = pages[~resident & ~remote]
             # writes to duplicated (read-mostly) pages invalidate the other copies
-            if acc.write:
+            if acc.write and pol.read_mostly_duplicates:
                 dup = pages[resident & ((w & ~bit) != 0)]
                 if dup.size:
                     a.where[dup] = bit
@@ -356,6 +371,24 @@ class Engine:
             t_mem = max(t_mem, flops / rate)
         return p.kernel_launch + t_fault + t_mem + t_extra
 
+    def _in_place_on_fault(self, a: Allocation, pages, w, resident, remote, bit) -> np.ndarray:
+        """AMD (amdkfd svm_range_best_restore_location): which non-resident pages a GPU fault
+        maps where they are instead of migrating -- pages on a range whose preferred location is
+        the CPU, or whose ACCESS_IN_PLACE bitmap holds this GPU and that sit in CPU memory (or
+        are not populated yet: they are created in CPU memory).  Read-mostly changes nothing."""
+        on_gpu_elsewhere = (w != 0) & ((w & CPU_BIT) == 0)
+        aip = ((a.accessed_by[pages] & bit) != 0) & ~on_gpu_elsewhere
+        pref = a.preferred[pages] == CPU_ID
+        if not self.policy.preferred_cpu_new_pages_on_cpu:
+            pref &= w != 0
+        return ~resident & ~remote & (aip | pref)
+
+    def _dup(self, a: Allocation, pages: np.ndarray, write: bool) -> np.ndarray:
+        """Which of ``pages`` a read would duplicate (read-mostly advice) instead of moving."""
+        if not self.policy.read_mostly_duplicates or write:
+            return np.zeros(pages.size, dtype=bool)
+        return a.read_mostly[pages].copy()
+
     def _fault_in(self, a: Allocation, need: np.ndarray, g: int, write: bool) -> float:
         """GPU faults on ``need`` pages: batches, migration of gpu_page blocks, the density
         prefetcher, eviction when VRAM is full."""
@@ -369,7 +402,7 @@ class Engine:
             pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
             pages = pages[pages < a.npages]
         pages = pages[(a.where[pages] & gpu_bit(g)) == 0]
-        dup = a.read_mostly[pages] & (not write)
+        dup = self._dup(a, pages, write)
         t = 0.0
         chunk_pages = max(a.pages_per_region, int(p.vram // a.host_page // 4))
         moved = 0
@@ -382,11 +415,11 @@ class Engine:
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
         b0, f0 = c["fault_batches"], c["gpu_faults"]
-        t += self._charge_faults(a, need, moved, a.read_mostly[need] & (not write))
+        t += self._charge_faults(a, need, moved, self._dup(a, need, write))
         nf, batches = c["gpu_faults"] - f0, c["fault_batches"] - b0
         self._log("fault_batch", "kmd", f"{nf} faults in {batches} batches, "
                   f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
-        if self.prefetcher:
+        if self.prefetcher and self.policy.density_prefetcher:
             t += self._density_prefetch(a, uniq(blocks * ppb // a.pages_per_region), g)
         return t
 
@@ -420,7 +453,7 @@ class Engine:
     def cpu_access(self, accesses: list[Access], where: str = "host", streaming: bool = False) -> float:
         """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time.
         ``streaming``: memset/memcpy-like work (fills, copies), not arithmetic over the data."""
-        p, c = self.profile, self.counters
+        p, c, pol = self.profile, self.counters, self.policy
         host_bw = p.host_rate(streaming)
         self._check_races(accesses, where)
         t = 0.0
@@ -429,19 +462,18 @@ class Engine:
             if pages.size == 0:
                 continue
             if a.kind == "device":
-                raise InvalidArgument(
-                    "device memory (hipMalloc) is not accessible from the CPU",
-                    hint="copy it with umkit.read_back(arr), or allocate managed/pinned memory")
+                t += self._cpu_reads_device_memory(acc)
+                continue
             w = a.where[pages]
             fresh = pages[w == 0]
             if fresh.size:
                 # APU: one memory, so a CPU-touched page is also visible to GPU 0
-                a.where[fresh] = (CPU_BIT | gpu_bit(0)) if p.mode == "apu" else CPU_BIT
+                a.where[fresh] = (CPU_BIT | gpu_bit(0)) if pol.one_memory else CPU_BIT
                 c["first_touch_pages"] += fresh.size
                 t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
             fetched = 0                 # touched pages that arrive by migration just now
-            if a.kind == "managed" and p.mode in ("migrate", "zero_copy"):
+            if a.kind == "managed" and pol.cpu_touch_of_gpu_pages == "migrate_block":
                 # The CPU cannot read GPU memory in place over PCIe (measured on the H200:
                 # DirectManagedMemAccessFromHost = 0, and accessed-by-CPU advice did not stop
                 # the migrations): GPU-only pages fault back, whatever the advice says.
@@ -456,7 +488,7 @@ class Engine:
                     blk = blk[blk < a.npages]
                     wb = a.where[blk]
                     blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
-                    dup = a.read_mostly[blk] & (not acc.write)
+                    dup = self._dup(a, blk, acc.write)
                     _, d1, _ = self._move(a, blk[dup], CPU_ID, dup=True)
                     _, d2, _ = self._move(a, blk[~dup], CPU_ID, dup=False)
                     nr = uniq(blocks * ppb // a.pages_per_region).size
@@ -474,6 +506,21 @@ class Engine:
             t += acc.nbytes * (1 - fetched / pages.size) / host_bw
         self.now += t
         return t
+
+    def _cpu_reads_device_memory(self, acc: Access) -> float:
+        """The CPU dereferences device (hipMalloc) memory: refused where the vendor refuses it
+        (CUDA), zero copy over the link on AMD discrete GPUs, local on the APU (policy rule
+        ``device_memory_cpu_access``)."""
+        how = self.policy.device_memory_cpu_access
+        if how is None:
+            raise InvalidArgument(
+                "device memory (cudaMalloc/hipMalloc) is not accessible from the CPU on this "
+                f"profile ({self.profile.name})",
+                hint="copy it with umkit.read_back(arr), or allocate managed/pinned memory")
+        if how == "local":
+            return acc.nbytes / self.profile.host_mem_bw
+        self.counters["remote_bytes"] += acc.nbytes
+        return self.profile.remote_cost(acc.nbytes)
 
     def _check_races(self, accesses: list[Access], where: str):
         self.inflight = [k for k in self.inflight if k.end > self.now]
@@ -512,7 +559,7 @@ class Engine:
         p, c = self.profile, self.counters
         if a.kind != "managed":
             return 0.0
-        if p.mode == "apu":
+        if not self.policy.prefetch_migrates:
             self._log("prefetch_ignored", "umd", "APU: one memory, nothing to move")
             return p.prefetch_latency
         bit = loc_bit(dest)
@@ -522,7 +569,7 @@ class Engine:
         if dest != CPU_ID:
             t += self._make_room(dest, pages.size * a.host_page,
                                  {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})
-        dup = a.read_mostly[pages]
+        dup = self._dup(a, pages, False)
         h1, d1, pe1 = self._move(a, pages[dup], dest, dup=True)
         h2, d2, pe2 = self._move(a, pages[~dup], dest, dup=False)
         h, d, pe = h1 + h2, d1 + d2, pe1 + pe2

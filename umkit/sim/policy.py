@@ -1,0 +1,237 @@
+"""Vendor semantics of managed memory, one policy per vendor and mode.
+
+The engine (``engine.py``) asks the profile's policy what the driver does; it has no vendor
+branches of its own.  Each rule is a :class:`Rule`: a value plus the source it follows (driver or
+runtime file and function, or the measurement it was fitted to).  ``docs/amd-sources.md`` gives the
+quoted lines behind every AMD rule.
+
+=================  ===================================================================
+policy             profiles
+=================  ===================================================================
+NvidiaPolicy       ``vendor: nvidia`` (h200-pcie5, teaching) -- fitted to H200 measurements
+AmdXnackOn         ``vendor: amd, mode: migrate`` (mi250x-xnack1, mi300x)
+AmdXnackOff        ``vendor: amd, mode: zero_copy`` (mi250x-xnack0)
+AmdApu             ``vendor: amd, mode: apu`` (mi300a-apu)
+=================  ===================================================================
+
+Sources (commits in docs/amd-sources.md): amdkfd ``drivers/gpu/drm/amd/amdkfd/kfd_svm.c`` and
+``kfd_migrate.c`` (Linux), ``include/uapi/linux/kfd_ioctl.h``; ROCm/clr
+``rocclr/device/rocm/rocdevice.cpp``, ``rocmemory.cpp``, ``hipamd/src/hip_hmm.cpp``; the OLCF
+Frontier User Guide; NVIDIA open-gpu-kernel-modules ``kernel-open/nvidia-uvm``.
+"""
+from __future__ import annotations
+
+from ..errors import InvalidArgument
+
+
+class Rule:
+    """One semantic rule: its value and the source it follows (read through the class:
+    ``AmdXnackOn.read_mostly_duplicates.source``; through an instance it is just the value)."""
+
+    def __init__(self, value, source: str):
+        self.value, self.source = value, source
+        self.__doc__ = source
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else self.value
+
+    def __repr__(self):
+        return f"Rule({self.name}={self.value!r})"
+
+
+class Policy:
+    """What the driver does with managed memory.  Subclasses set every rule."""
+
+    name = "?"
+
+    managed_alloc_layer: Rule
+    gpu_faults: Rule
+    one_memory: Rule
+    fault_migrates_granule: Rule
+    density_prefetcher: Rule
+    prefetch_migrates: Rule
+    preferred_cpu_new_pages_on_cpu: Rule
+    accessed_by: Rule
+    read_mostly_duplicates: Rule
+    coarse_grain_changes_residency: Rule
+    cpu_touch_of_gpu_pages: Rule
+    device_memory_cpu_access: Rule
+    eviction: Rule
+
+    @classmethod
+    def rules(cls) -> dict[str, Rule]:
+        """Every rule of this policy, by name (for lessons: value and source side by side)."""
+        out = {}
+        for klass in reversed(cls.__mro__):
+            for k, v in vars(klass).items():
+                if isinstance(v, Rule):
+                    out[k] = v
+        return out
+
+    def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
+        """What a GPU access to plain ``malloc`` memory does: ``migrate`` | ``map_in_place`` |
+        ``fatal`` | ``unsupported``."""
+        return "unsupported"
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class NvidiaPolicy(Policy):
+    """NVIDIA UVM as measured on the H200 (the numbers and rules the H200 profile was fitted to)."""
+
+    name = "nvidia"
+    managed_alloc_layer = Rule("umd", "umkit model for cudaMallocManaged: a virtual reservation "
+                               "recorded by the user-mode driver; pages appear on first touch")
+    gpu_faults = Rule(True, "NVIDIA UVM replayable faults (uvm_gpu_replayable_faults.c)")
+    one_memory = Rule(False, "H200 on PCIe: separate host and device memory")
+    fault_migrates_granule = Rule(False, "UVM migrates 64 KiB big pages per fault "
+                                  "(uvm_va_block_types.h UVM_MIN_BIG_PAGE_SIZE; "
+                                  "uvm_perf_prefetch.c grow_fault_granularity)")
+    density_prefetcher = Rule(True, "uvm_perf_prefetch.c: UVM_PREFETCH_THRESHOLD_DEFAULT 51 -- "
+                              "the rest of a 2 MiB VA block once >51% of it is resident")
+    prefetch_migrates = Rule(True, "cudaMemPrefetchAsync migrates in bulk (measured on the H200)")
+    preferred_cpu_new_pages_on_cpu = Rule(False, "umkit H200 model: CPU-preferred pages that are "
+                                          "populated fault once and are mapped remotely; "
+                                          "never-touched pages populate on the GPU")
+    accessed_by = Rule("mapped", "cudaMemAdviseSetAccessedBy: the mapping is kept for that "
+                       "processor, so it reads populated pages remotely without faulting")
+    read_mostly_duplicates = Rule(True, "cudaMemAdviseSetReadMostly: read duplication; a write "
+                                  "invalidates the other copies")
+    coarse_grain_changes_residency = Rule(False, "no CUDA equivalent; recorded only")
+    cpu_touch_of_gpu_pages = Rule("migrate_block", "measured on the H200 "
+                                  "(DirectManagedMemAccessFromHost = 0): a CPU touch of a "
+                                  "GPU-resident page migrates its 64 KiB block back, whatever "
+                                  "the advice")
+    device_memory_cpu_access = Rule(None, "CUDA: cudaMalloc memory is not accessible on the host "
+                                    "(HIP docs 'Unified memory management', CUDA table)")
+    eviction = Rule("least_recently_migrated_region", "uvm_pmm_gpu.c: root chunks move to the LRU "
+                    "tail when allocated by a VA block (migration), not on GPU access; "
+                    "evict_root_chunk() moves the 2 MiB chunk to the CPU")
+
+
+class AmdXnackOn(Policy):
+    """amdkfd SVM with XNACK on (HSA_XNACK=1) on a discrete GPU: MI250X, MI300X."""
+
+    name = "amd-xnack-on"
+    managed_alloc_layer = Rule("kmd", "ROCm/clr rocmemory.cpp: with hmmSupported_ the buffer is "
+                               "Os::reserveMemory + Device::SvmAllocInit (rocdevice.cpp), which "
+                               "calls hsa_amd_svm_attributes_set(AGENT_ACCESSIBLE) -> one KFD SVM "
+                               "ioctl -> kfd_svm.c svm_range_set_attr/svm_range_add")
+    gpu_faults = Rule(True, "kfd_svm.c svm_range_restore_pages: GPU retry faults are recovered "
+                      "when p->xnack_enabled")
+    one_memory = Rule(False, "discrete GPU: VRAM is separate (ZONE_DEVICE pages, kfd_migrate.c "
+                      "kgd2kfd_init_zone_device)")
+    fault_migrates_granule = Rule(True, "kfd_svm.c svm_range_restore_pages: 'Align migration "
+                                  "range start and size to granularity size' (1 << "
+                                  "prange->granularity pages; default 9 = 2 MiB, "
+                                  "svm_range_set_default_attributes)")
+    density_prefetcher = Rule(False, "amdkfd has no access-density prefetcher: the unit is the "
+                              "fixed granule (kfd_svm.c svm_range_restore_pages)")
+    prefetch_migrates = Rule(True, "kfd_svm.c svm_range_trigger_migration: PREFETCH_LOC migrates "
+                             "the range to svm_range_best_prefetch_location; "
+                             "svm_range_is_same_attrs: 'Prefetch should always trigger a "
+                             "migration'")
+    preferred_cpu_new_pages_on_cpu = Rule(True, "kfd_svm.c svm_range_best_restore_location: a "
+                                          "SYSMEM preferred location is the restore location, "
+                                          "so a GPU fault maps system memory (new pages are "
+                                          "created there) instead of migrating")
+    accessed_by = Rule("in_place_on_fault", "rocdevice.cpp SetSvmAttributesInt: SetAccessedBy -> "
+                       "HSA_AMD_SVM_ATTRIB_AGENT_ACCESSIBLE_IN_PLACE -> KFD_IOCTL_SVM_ATTR_"
+                       "ACCESS_IN_PLACE; kfd_svm.c svm_range_best_restore_location: an "
+                       "ACCESS_IN_PLACE GPU faulting on a CPU-resident range gets best_loc = CPU "
+                       "-> one fault per granule maps the pages where they are, no migration")
+    read_mostly_duplicates = Rule(False, "rocdevice.cpp: SetReadMostly -> HSA_AMD_SVM_ATTRIB_READ_"
+                                  "MOSTLY -> KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY (kfd_ioctl.h); "
+                                  "kfd_svm.c and kfd_migrate.c never read the flag: no "
+                                  "duplication")
+    coarse_grain_changes_residency = Rule(False, "rocdevice.cpp: SetCoarseGrain -> "
+                                          "HSA_AMD_SVM_GLOBAL_FLAG_COARSE_GRAINED (clears "
+                                          "KFD_IOCTL_SVM_FLAG_COHERENT); kfd_svm.c "
+                                          "svm_range_get_pte_flags changes only the MTYPE")
+    cpu_touch_of_gpu_pages = Rule("migrate_block", "kfd_migrate.c svm_migrate_to_ram (CPU fault on "
+                                  "a MEMORY_DEVICE_PRIVATE VRAM page) migrates the granule-aligned "
+                                  "range back; it reads neither preferred_loc nor ACCESS_IN_PLACE. "
+                                  "OLCF Frontier guide, XNACK=1 table: 'Migrate to CPU DDR4 on "
+                                  "touch'")
+    device_memory_cpu_access = Rule("link", "HIP docs 'Unified memory management' (ROCm table: "
+                                    "hipMalloc, access outside the origin = zero copy); OLCF: "
+                                    "'Zero copy read/write over Infinity Fabric'. Speed: estimate "
+                                    "(link zero-copy rate; no published CPU-reads-VRAM figure)")
+    eviction = Rule("least_recently_migrated_region", "kfd_svm.c svm_range_vram_node_new (one "
+                    "DISCARDABLE TTM BO per range) and svm_range_evict_svm_bo_worker (TTM eviction "
+                    "migrates the range's VRAM pages to RAM); TTM's LRU order is creation/"
+                    "validation, i.e. migration time. umkit evicts 2 MiB regions (simplification)")
+
+    def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
+        """kfd_svm.c svm_range_restore_pages -> svm_range_create_unregistered_range: a 2 MiB
+        range (svm_range_get_range_boundaries) is created on the fault; heap/stack ranges get
+        preferred_loc = SYSMEM (mapped in place), others migrate like managed memory."""
+        return "map_in_place" if heap_or_stack else "migrate"
+
+
+class AmdXnackOff(AmdXnackOn):
+    """amdkfd SVM with XNACK off (HSA_XNACK=0): no recoverable GPU faults."""
+
+    name = "amd-xnack-off"
+    managed_alloc_layer = Rule("kmd", "as AmdXnackOn, and kfd_svm.c svm_range_apply_attrs sets "
+                               "update_mapping when !p->xnack_enabled: svm_range_validate_and_map "
+                               "maps the range for the GPUs at once")
+    gpu_faults = Rule(False, "kfd_svm.c svm_range_restore_pages: 'XNACK not enabled' -> -EFAULT; "
+                      "the range is mapped up front, so the GPU reads host pages over the link "
+                      "(OLCF XNACK=0 table: 'Zero copy read/write over Infinity Fabric')")
+    prefetch_migrates = Rule(True, "kfd_svm.c svm_range_trigger_migration runs with XNACK off too "
+                             "(svm_range_evict stops the queues, svm_range_restore_work remaps); "
+                             "OLCF: explicit hipMemPrefetchAsync/hipMemAdvise still migrate")
+
+    def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
+        """OLCF Frontier guide, XNACK=0 table: malloc memory -> 'Fatal Unhandled Page Fault'
+        unless registered with hipHostRegister."""
+        return "fatal"
+
+
+class AmdApu(AmdXnackOn):
+    """MI300A: CPU and GPU share one physical memory (unified physical memory)."""
+
+    name = "amd-apu"
+    one_memory = Rule(True, "kfd_svm.c svm_range_best_restore_location: 'if "
+                      "(node->adev->gmc.is_app_apu) return 0;' (restore in system memory = the "
+                      "one HBM); kfd_migrate.c kgd2kfd_init_zone_device returns early when "
+                      "apu_prefer_gtt (no device-private pages)")
+    prefetch_migrates = Rule(False, "kfd_svm.c svm_range_best_prefetch_location: is_app_apu -> "
+                             "best_loc = 0, so a prefetch migrates nothing")
+    cpu_touch_of_gpu_pages = Rule("local", "one physical memory: nothing was migrated, so a CPU "
+                                  "touch is an ordinary access (Wahlgren et al., IISWC 2025)")
+    device_memory_cpu_access = Rule("local", "MI300A: hipMalloc memory is the same HBM the CPU "
+                                    "cores use (Wahlgren et al., IISWC 2025)")
+
+    def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
+        """MI300A: the fault only maps the page (is_app_apu); nothing migrates."""
+        return "map_in_place"
+
+
+_BY_VENDOR_MODE = {
+    ("nvidia", "migrate"): NvidiaPolicy,
+    ("amd", "migrate"): AmdXnackOn,
+    ("amd", "zero_copy"): AmdXnackOff,
+    ("amd", "apu"): AmdApu,
+}
+
+
+#: a profile of another vendor (or none) gets the rules of its mode
+_BY_MODE = {"migrate": NvidiaPolicy, "zero_copy": AmdXnackOff, "apu": AmdApu}
+
+
+def policy_for(vendor: str, mode: str) -> Policy:
+    """The policy a profile's ``vendor`` and ``mode`` fields select."""
+    cls = _BY_VENDOR_MODE.get((vendor, mode)) or _BY_MODE.get(mode)
+    if cls is None:
+        raise InvalidArgument(f"no simulator policy for vendor={vendor!r}, mode={mode!r}",
+                              hint=f"profile mode must be one of {sorted(_BY_MODE)}")
+    return cls()
+
+
+__all__ = ["Rule", "Policy", "NvidiaPolicy", "AmdXnackOn", "AmdXnackOff", "AmdApu", "policy_for"]
