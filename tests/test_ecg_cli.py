@@ -40,3 +40,23 @@ def test_ecg_bad_input_exits_cleanly(argv, code):
                        timeout=120)
     assert r.returncode == code, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("extra,says", [
+    (["--out", "{tmp}"], "is a directory"),
+    (["--out", "{tmp}/nofolder/x.png"], "does not exist"),
+    (["--out", "{tmp}/x.bmpx"], "unknown extension"),
+    (["--json", "/dev/full"], "not a regular file"),
+    (["--json", "{tmp}/x.txt"], "unknown extension"),
+    (["--steps", "100000000"], "--steps"),
+    (["--strategies", ""], "--strategies is empty"),
+    (["--strategies", "managed,nope"], "'nope' is unknown"),
+])
+def test_ecg_checks_arguments_and_paths_before_the_run(tmp_path, extra, says):
+    """Unwritable outputs and bad values are refused at once (exit 2, no traceback, no run)."""
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in extra]
+    r = subprocess.run([sys.executable, "-m", "umkit.cli", "ecg", "--backend", "sim", "--steps",
+                        "3", "--quiet", *argv], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and says in r.stderr
+    assert "memory ECG" not in r.stdout           # nothing ran

@@ -197,3 +197,58 @@ def test_pool_random_operations():
     assert ops >= TARGET, f"only {ops} operations ran: {dict(OPS)}"
     assert min(OPS[k] for k in ("allocate", "free", "write", "read")) > 10_000, OPS
     assert OPS["release"] > 50, OPS
+
+
+# -- the same pool from several threads ---------------------------------------------------------------
+from hypothesis import given  # noqa: E402
+import threading  # noqa: E402
+
+_PROGRAM = st.lists(st.tuples(st.booleans(), st.integers(1, MAX_BLOCK), st.integers(0, 250)),
+                    min_size=1, max_size=60)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(programs=st.lists(_PROGRAM, min_size=2, max_size=4))
+def test_pool_from_threads(programs):
+    """Each thread runs its own random allocate(+write)/free program on one shared pool; every
+    live block keeps its own bytes, no block is handed out twice, the stats add up."""
+    backend = SimBackend()
+    if not hasattr(backend.engine, "lock"):
+        import pytest
+        pytest.skip("needs the sim engine's lock (issue 10's simulator part)")
+    pool = MemoryPool(backend, kind="pinned")
+    errors: list = []
+    barrier = threading.Barrier(len(programs))
+
+    def run(program, tid):
+        mine: list[tuple[int, int, int]] = []
+        barrier.wait()
+        for alloc, n, seed in program:
+            if alloc or not mine:
+                p = pool.allocate(n)
+                backend.host_view(p, n).view(np.ndarray)[:] = pattern(n, seed + tid)
+                mine.append((p, n, seed + tid))
+            else:
+                p, m, s = mine.pop(seed % len(mine))
+                if not np.array_equal(backend.host_view(p, m).view(np.ndarray), pattern(m, s)):
+                    errors.append(("overwritten", tid, p))
+                pool.free(p)
+        for p, m, s in mine:
+            if not np.array_equal(backend.host_view(p, m).view(np.ndarray), pattern(m, s)):
+                errors.append(("overwritten", tid, p))
+        return mine
+
+    results: dict = {}
+    ts = [threading.Thread(target=lambda i=i: results.__setitem__(i, run(programs[i], i)))
+          for i in range(len(programs))]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    assert errors == []
+    live = [p for r in results.values() for p, _, _ in r]
+    assert len(live) == len(set(live)) == len(pool.live())
+    s = pool.stats
+    assert s["current_bytes"] == sum(rounded(n) for r in results.values() for _, n, _ in r)
+    assert s["allocs"] - s["frees"] == len(live)
+    pool.close()
+    assert backend.engine.allocs == {}

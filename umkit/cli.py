@@ -32,16 +32,36 @@ def cmd_doctor(args) -> int:
 
 def cmd_ecg(args) -> int:
     from . import ecg, plots
-    if args.steps < 1 or args.size < 1:
-        print("umkit ecg: --steps and --size must be >= 1", file=sys.stderr)
+    from . import validators as V
+    from .errors import UmkitError
+    MAX_MIB = 1 << 16
+    try:             # every argument, and both output paths, before the run starts
+        V.integer(args.steps, "--steps", lo=1, hi=ecg.MAX_STEPS,
+                  hint=f"--steps between 1 and {ecg.MAX_STEPS}")
+        V.integer(args.size, "--size", lo=1, hi=MAX_MIB, hint=f"--size in MiB, 1 to {MAX_MIB}")
+        V.integer(args.every, "--every", lo=1, hint="--every 10")
+        if args.strategies is not None:
+            names = [n.strip() for n in args.strategies.split(",")]
+            if not any(names):
+                raise V.InvalidArgument("--strategies is empty", argument="--strategies",
+                                        hint=f"a comma-separated subset of "
+                                             f"{','.join(ecg.ECG_STRATEGIES)}, or leave it out")
+            strategies = V.names(names, "--strategies", ecg.ECG_STRATEGIES)
+        else:
+            strategies = ecg.ECG_STRATEGIES
+        if args.json:
+            V.output_path(args.json, "--json", (".json",))
+        if args.out:
+            V.output_path(args.out, "--out", (".png", ".svg", ".pdf"))
+    except UmkitError as err:
+        print(f"umkit ecg: {err}", file=sys.stderr)
         return 2
     args.model_only = True
     if _use(args) is None:
         return 2
     res = ecg.record(steps=args.steps, nbytes=args.size << 20, pattern=args.pattern,
                      every=args.every, progress=None if args.quiet else ecg.text_progress(),
-                     strategies=tuple(args.strategies.split(",")) if args.strategies
-                     else ecg.ECG_STRATEGIES)
+                     strategies=strategies)
     print(ecg.table(res))
     if args.json:
         with open(args.json, "w") as f:
@@ -79,7 +99,7 @@ def main(argv=None) -> int:
     e.add_argument("--pattern", default="cpu_stats", choices=("gpu_only", "cpu_stats", "cpu_edits"))
     e.add_argument("--every", type=int, default=10, help="cpu_stats: every k steps")
     e.add_argument("--strategies", help="comma-separated subset")
-    e.add_argument("--out", help="PNG path")
+    e.add_argument("--out", help="picture path (.png, .svg or .pdf)")
     e.add_argument("--json", help="JSON path")
     e.add_argument("--backend", choices=("cuda", "hip", "sim"))
     e.add_argument("--profile", help="sim hardware profile (default h200-pcie5)")

@@ -10,6 +10,7 @@ from .errors import InvalidArgument
 from .runtime import backend
 
 ECG_STRATEGIES = ("device", "managed", "managed+prefetch", "managed+advice", "mixed", "pinned")
+MAX_STEPS = 100_000   # a bound on one ECG run (the CLI and the panel bound it too)
 SPIKY = 3.0     # max/median above this ...
 SPIKE_MS = 1.0  # ... and a spike at least this long (ms): the curve has spikes
 
@@ -19,8 +20,15 @@ def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
            should_stop=None) -> dict:
     """Run the ECG.  ``progress(done, total, strategy)`` is called after each step (the CLI
     prints a bar; widgets move a progress bar); ``on_step(strategy, record)`` gets each step."""
-    if not strategies:
-        raise InvalidArgument("strategies is empty", hint=f"use some of {ECG_STRATEGIES}")
+    from . import validators as V
+    steps = V.integer(steps, "steps", lo=1, hi=MAX_STEPS, hint=f"e.g. steps=50 (1..{MAX_STEPS})")
+    nbytes = V.integer(nbytes, "nbytes", lo=1 << 20, hint="e.g. nbytes=64 << 20 (at least 1 MiB)")
+    strategies = V.names(strategies, "strategies", tuple(workloads.STRATEGIES),
+                         hint=f"a tuple of strategy names, e.g. {ECG_STRATEGIES[:2]}")
+    V.choice(pattern, "pattern", workloads.PATTERNS)
+    every = V.integer(every, "every", lo=1, hint="e.g. every=10")
+    for name, fn in (("progress", progress), ("on_step", on_step), ("should_stop", should_stop)):
+        V.callback(fn, name)
     b = backend()
     total, done = steps * len(strategies), 0
     out = dict(backend=b.name, device=b.device_name(0),

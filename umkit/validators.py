@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .backends.contract import ADVICE, KINDS, Location
-from .errors import InvalidArgument, InvalidType
+from .errors import InvalidArgument, InvalidType  # noqa: F401  (re-exported for callers)
 from .memory.locations import as_location
 
 MAX_BYTES = 1 << 48          # 256 TiB: beyond any machine; catches unit mistakes early
@@ -27,7 +27,10 @@ ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, Integral) and not isinstance(v, (bool, np.bool_))
+    t = type(v)
+    if t is int:
+        return True
+    return t is not bool and isinstance(v, Integral) and not isinstance(v, np.bool_)
 
 
 def integer(value, name: str, *, lo: int | None = None, hi: int | None = None,
@@ -165,6 +168,8 @@ def nbytes_of(shp: tuple[int, ...], dt: np.dtype) -> int:
 
 
 def nbytes(value, name: str = "nbytes") -> int:
+    if type(value) is int and 0 < value <= MAX_BYTES:       # the pool's hot path
+        return value
     n = integer(value, name, hint="sizes are in bytes, e.g. 4096")
     if n <= 0:
         raise InvalidArgument(f"{name}={n} must be > 0", argument=name,
@@ -242,6 +247,9 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
     if p.is_dir() or str(value).endswith(("/", os.sep)):
         raise InvalidArgument(f"{name}={str(value)!r} is a directory, not a file", argument=name,
                               hint=f"name a file in it, e.g. {p / ('ecg' + suffixes[0])}")
+    if p.exists() and not p.is_file():        # /dev/full, a FIFO, a socket ...
+        raise InvalidArgument(f"{name}={str(value)!r} is not a regular file", argument=name,
+                              hint=f"write to a regular file, e.g. ecg{suffixes[0]}")
     if p.suffix.lower() not in suffixes:
         raise InvalidArgument(f"{name}={str(value)!r}: unknown extension {p.suffix or '(none)'!r}",
                               argument=name, hint=f"use one of {', '.join(suffixes)}")
@@ -249,9 +257,6 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
     if not parent.is_dir():
         raise InvalidArgument(f"{name}={str(value)!r}: folder {str(parent)!r} does not exist",
                               argument=name, hint="create the folder first, or pick another path")
-    if p.exists() and not p.is_file():        # /dev/full, a FIFO, a socket ...
-        raise InvalidArgument(f"{name}={str(value)!r} is not a regular file", argument=name,
-                              hint=f"write to a regular file, e.g. ecg{suffixes[0]}")
     existed = p.exists()
     try:
         with open(p, "ab"):

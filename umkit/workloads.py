@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import api
-from .errors import InvalidArgument
+from .errors import InvalidArgument, InvalidType
 from .runtime import backend
 
 MEMORY = ("device", "managed", "pinned", "mixed")
@@ -53,6 +53,9 @@ STRATEGIES = {
 def strategy(s) -> Strategy:
     if isinstance(s, Strategy):
         return s
+    if not isinstance(s, str):
+        raise InvalidType(f"strategy {s!r} must be a name or a umkit.workloads.Strategy",
+                          argument="strategy", hint=f"use one of {list(STRATEGIES)}")
     if s not in STRATEGIES:
         raise InvalidArgument(f"strategy {s!r} is unknown", hint=f"use one of {list(STRATEGIES)}")
     return STRATEGIES[s]
@@ -71,7 +74,12 @@ class Pattern:
 
 
 def pattern(p) -> Pattern:
-    return p if isinstance(p, Pattern) else Pattern(p)
+    if isinstance(p, Pattern):
+        return p
+    if not isinstance(p, str):
+        raise InvalidType(f"pattern {p!r} must be a name or a umkit.workloads.Pattern",
+                          argument="pattern", hint=f"use one of {PATTERNS}")
+    return Pattern(p)
 
 
 @dataclass
@@ -220,8 +228,10 @@ def run(strat, patt="gpu_only", steps: int = 50, nbytes: int = 64 << 20, *, devi
         on_step=None, should_stop=None) -> RunResult:
     """Run ``steps`` training-style steps; ``on_step(record)`` is called after each one (live
     bars); ``should_stop()`` returning True ends the run early (Stop button)."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise InvalidArgument(f"steps={steps!r} must be an int >= 1")
+    from . import validators as V
+    steps = V.integer(steps, "steps", lo=1, hint="e.g. steps=50")
+    V.callback(on_step, "on_step")
+    V.callback(should_stop, "should_stop")
     b = backend()
     job = TrainingStep(strat, patt, nbytes, device)
     res = RunResult(job.strategy.name, job.pattern.name, nbytes, b.name)

@@ -81,13 +81,13 @@ class MemoryPool:
     # -- the allocator ------------------------------------------------------------------------------
     def allocate(self, nbytes: int, owner: str = "") -> int:
         nbytes = V.nbytes(nbytes)
-        if not isinstance(owner, str):
+        if owner.__class__ is not str and not isinstance(owner, str):
             raise InvalidType(f"owner={owner!r} must be a string", argument="owner",
                               hint="a label for the registry, e.g. owner='weights'")
         return self.tracking.allocate(nbytes, owner)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
-        if not V._is_int(ptr):
+        if ptr.__class__ is not int and not V._is_int(ptr):
             raise InvalidType(f"ptr={ptr!r} must be an int (a pointer this pool handed out)",
                               argument="ptr", hint="pass what pool.allocate() returned")
         self.tracking.deallocate(int(ptr))

@@ -36,6 +36,9 @@ class UpstreamResource:
     def allocate(self, nbytes: int) -> int:
         return self.backend.malloc(nbytes, self.kind, self.device)
 
+    def allocate_block(self, nbytes: int) -> tuple[int, int]:
+        return self.backend.malloc(nbytes, self.kind, self.device), nbytes
+
     def deallocate(self, ptr: int, nbytes: int) -> None:
         self.backend.free(ptr, self.kind)
 
@@ -54,17 +57,21 @@ class PoolingResource:
         self.upstream_allocs = self.upstream_frees = 0
 
     def allocate(self, nbytes: int) -> int:
+        return self.allocate_block(nbytes)[0]
+
+    def allocate_block(self, nbytes: int) -> tuple[int, int]:
+        """(pointer, size of the block): the hot path of the pool."""
         size = self.size_class(nbytes)
         with self.lock:
             bucket = self.free_blocks.get(size)
             if bucket:
                 self.cached -= size
-                return bucket.pop()
+                return bucket.pop(), size
         ptr = self.upstream.allocate(size)
         with self.lock:
             self.sizes[ptr] = size
             self.upstream_allocs += 1
-        return ptr
+        return ptr, size
 
     def deallocate(self, ptr: int, nbytes: int | None = None) -> None:
         with self.lock:
@@ -109,8 +116,7 @@ class TrackingResource:
         self.current = self.peak = self.allocs = self.frees = 0
 
     def allocate(self, nbytes: int, owner: str = "") -> int:
-        ptr = self.upstream.allocate(nbytes)
-        size = self.upstream.size_of(ptr)
+        ptr, size = self.upstream.allocate_block(nbytes)
         with self.lock:
             self.live[ptr] = size
             self.allocs += 1
@@ -130,8 +136,9 @@ class TrackingResource:
                                    hint="double free, or memory from another allocator")
             self.frees += 1
             self.current -= size
-            for side in (self.requested, self.owner, self.advice, self.prefetch):
-                side.pop(ptr, None)
+            if self.requested:          # side facts exist only for labelled/odd-sized blocks
+                for side in (self.requested, self.owner, self.advice, self.prefetch):
+                    side.pop(ptr, None)
         self.upstream.deallocate(ptr, size)
 
     def size_of(self, ptr: int) -> int:

@@ -620,6 +620,7 @@ class StrategyPanel:
         self._last_draw = 0.0
         self.min_redraw_s = 0.05                        # unpaced runs: redraw at most this often
         start = PanelModel.settings(**defaults)
+        PanelModel.build(start)         # a bad starting value: a typed error, not a TraitError
         self._why = why if why is not None else _why()
         self.backend_text = backend_description(self._why)
         self._gpu_backend = backend_name() if backend_name() != "sim" else None
@@ -752,7 +753,7 @@ class StrategyPanel:
 
     def set(self, **settings):
         """Set controls (same names as :data:`DEFAULTS`)."""
-        PanelModel.settings(**settings)
+        PanelModel.build({**self.settings(), **settings})   # typed errors, not TraitErrors
         for k, v in settings.items():
             self.controls[k].value = v
 

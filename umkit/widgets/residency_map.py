@@ -99,6 +99,10 @@ class ResidencyMap:
 
     def update(self, note: str = "") -> Residency:
         """Re-read where the pages are, redraw, and say whether the array inhaled or exhaled."""
+        if not isinstance(note, str):
+            from ..errors import InvalidType
+            raise InvalidType(f"note={note!r} must be a string", argument="note",
+                              hint='a caption for this update, e.g. note="after prefetch"')
         res = residency(self.arr)
         before = self.history[-1] if self.history else None
         self.residency = res
