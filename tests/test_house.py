@@ -389,3 +389,20 @@ def test_pool_allocate_free_from_threads_never_hands_out_a_block_twice():
     s = pool.stats
     assert s["current_bytes"] == 0 and s["allocs"] == s["frees"]
     pool.close()
+
+
+def test_panel_bad_choice_is_a_typed_error():
+    pytest.importorskip("ipywidgets")
+    from umkit.widgets.panel import StrategyPanel
+    with pytest.raises(InvalidArgument, match="memory='bogus'"):
+        StrategyPanel(static=True, memory="bogus")
+    p = StrategyPanel(static=True)
+    with pytest.raises(InvalidArgument, match="memory='bogus'"):
+        p.set(memory="bogus")
+
+
+def test_residency_map_note_must_be_text():
+    from umkit.widgets.residency_map import ResidencyMap
+    m = ResidencyMap(umkit.managed(4096), static=True)
+    with pytest.raises(InvalidType, match="note=123"):
+        m.update(note=123)

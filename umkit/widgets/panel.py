@@ -753,7 +753,14 @@ class StrategyPanel:
 
     def set(self, **settings):
         """Set controls (same names as :data:`DEFAULTS`)."""
-        PanelModel.build({**self.settings(), **settings})   # typed errors, not TraitErrors
+        PanelModel.settings(**settings)
+        for k, v in settings.items():               # a choice not offered: a typed error
+            opts = getattr(self.controls[k], "options", None)
+            if opts is not None and isinstance(opts, (list, tuple)) and opts and \
+                    v not in [o[1] if isinstance(o, tuple) else o for o in opts]:
+                raise InvalidArgument(f"{k}={v!r} is not one of the panel's choices",
+                                      argument=k, hint=f"use one of "
+                                      f"{[o[1] if isinstance(o, tuple) else o for o in opts]}")
         for k, v in settings.items():
             self.controls[k].value = v
 
