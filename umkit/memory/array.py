@@ -101,19 +101,16 @@ class Array:
     @property
     def host(self):
         """NumPy view of the bytes, CPU side (touching it may fault pages back to the CPU)."""
-        h = self._host
-        if h is not None and self._finalizer.alive:
-            return h
         self._alive("host access")
         if self.kind == "device" and not self.backend.capabilities(self.device_id).get(
                 "device_memory_host_access", False):
             raise InvalidArgument("device memory (hipMalloc) has no host view",
                                   hint="use umkit.read_back(arr) to copy it to the host")
+        # a fresh view each time, so the backend sees every hand-out (the simulator checks it
+        # against GPU work in flight: NumPy's C paths such as np.array(a.host) have no hook)
         with self._lock:
-            if self._host is None:
-                raw = self.backend.host_view(self.ptr, self.nbytes)
-                self._host = _as_exported(raw, self._token()).view(self.dtype).reshape(self.shape)
-            return self._host
+            raw = self.backend.host_view(self.ptr, self.nbytes)
+            return _as_exported(raw, self._token()).view(self.dtype).reshape(self.shape)
 
     @property
     def device(self):

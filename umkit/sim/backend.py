@@ -8,12 +8,30 @@ from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer
                                  UserKernel, gpu)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
-from .engine import Engine, SimEvent, SimStream
+from .engine import Access, Engine, SimEvent, SimStream
 from .kernels import TWINS
 from .pages import CPU_BIT, CPU_ID, NO_LOC, gpu_bit, loc_bit
 from .views import TrackedView, ViewInfo
 
 
+def _locked_methods(cls):
+    """Every public method runs under the engine's lock, so a method that reads and then
+    changes the model (find an allocation, move its pages, enqueue) is one step for other
+    threads.  The lock is re-entrant: the engine's own methods take it again."""
+    for name, fn in list(vars(cls).items()):
+        if callable(fn) and not name.startswith("_") and not isinstance(fn, type):
+            def wrap(fn=fn):
+                def run_locked(self, *args, **kwargs):
+                    with self.engine.lock:
+                        return fn(self, *args, **kwargs)
+                run_locked.__name__, run_locked.__doc__ = fn.__name__, fn.__doc__
+                run_locked.__wrapped__ = fn
+                return run_locked
+            setattr(cls, name, wrap())
+    return cls
+
+
+@_locked_methods
 class SimBackend(Backend):
     """The CPU model behind the contract.  Arguments arrive validated by the public API
     (:mod:`umkit.validators`); this class only asserts them."""
@@ -146,11 +164,12 @@ class SimBackend(Backend):
         return v
 
     def host_view(self, ptr: int, nbytes: int):
-        a, _ = self.engine.find(ptr)
+        a, off = self.engine.find(ptr)
         if a.kind == "device" and self.engine.policy.device_memory_cpu_access is None:
             raise InvalidArgument("device memory (cudaMalloc) has no host view on this profile "
                                   f"({self.profile.name})",
                                   hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
+        self.engine.host_handout(a, a.page_range(off, off + nbytes))
         return self._view(ptr, nbytes, "cpu")
 
     def device_view(self, ptr: int, nbytes: int, device: int, owner=None):
@@ -159,7 +178,7 @@ class SimBackend(Backend):
     # -- streams, events, copies, kernels ---------------------------------------------------------------
     def default_stream(self, device: int = 0) -> SimStream:
         if device not in self._defaults:
-            self._defaults[device] = self.engine.stream(device)
+            self._defaults[device] = self.engine.stream(device, default=True)
         return self._defaults[device]
 
     def _stream(self, stream) -> SimStream:
@@ -210,6 +229,9 @@ class SimBackend(Backend):
         direction = side(sa, so) + "2" + side(da, do)
         peer = direction == "d2d" and sa.kind == "device" and da.kind == "device" \
             and sa.device != da.device
+        # what the copy engine reads and writes while the copy is in flight (for races)
+        accesses = [Access(sa, sa.page_range(so, so + nbytes), False, nbytes),
+                    Access(da, da.page_range(do, do + nbytes), True, nbytes)]
         da.data[do:do + nbytes] = sa.data[so:so + nbytes]
         if da.kind == "managed":
             pages = da.page_range(do, do + nbytes)
@@ -223,7 +245,7 @@ class SimBackend(Backend):
             key = {"h2d": "bytes_h2d", "d2h": "bytes_d2h"}.get(direction)
             if key:
                 self.engine.counters[key] += nbytes
-        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}")
+        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses)
 
     def pageable(self, nbytes: int):
         """Ordinary (pageable, malloc'd) host memory as a NumPy array whose CPU reads and writes

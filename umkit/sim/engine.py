@@ -8,7 +8,10 @@ migration) -- for the article's §1.
 from __future__ import annotations
 
 import bisect
+import functools
+import threading
 import warnings
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -65,6 +68,17 @@ def contiguous(sorted_unique: np.ndarray) -> bool:
     return sorted_unique.size > 0 and int(sorted_unique[-1] - sorted_unique[0]) + 1 == sorted_unique.size
 
 
+def locked(fn):
+    """Run an :class:`Engine` method under the engine's lock (one re-entrant lock guards all of
+    the engine's shared state: the allocation table, page tables, counters, streams, work in
+    flight).  Threads take turns inside the model; NumPy arithmetic on the data runs outside."""
+    @functools.wraps(fn)
+    def run_locked(self, *args, **kwargs):
+        with self.lock:
+            return fn(self, *args, **kwargs)
+    return run_locked
+
+
 class RaceWarning(UserWarning):
     """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
 
@@ -75,6 +89,9 @@ class SimStream:
     id: int
     device: int
     ready: float = 0.0
+    #: a device's default stream: the *legacy* default stream of CUDA/HIP, which waits for
+    #: the other (blocking) streams of its device and they for it -- so it never races them
+    default: bool = False
 
 
 @dataclass(eq=False)
@@ -92,12 +109,15 @@ class Access:
     nbytes: int                # bytes actually read/written (for streaming cost)
 
 
-@dataclass
+@dataclass(eq=False)
 class InFlight:
     end: float
     name: str
     stream: int
     accesses: list = field(default_factory=list)
+    start: float = 0.0
+    default: bool = False                       # enqueued on a device's default stream
+    flagged: set = field(default_factory=set)   # allocations already counted as raced
 
 
 class Engine:
@@ -125,20 +145,32 @@ class Engine:
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.trace: deque = deque(maxlen=trace)
         self.inflight: list[InFlight] = []
-        self.streams = {0: SimStream(0, 0)}
+        #: live streams only: a stream nobody holds any more is dropped (its queued work still
+        #: counts through ``_horizon``, so a device synchronize still waits for it)
+        self.streams: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._stream0 = SimStream(0, 0, default=True)
+        self.streams[0] = self._stream0
         self._next_stream = 1
+        self._horizon = 0.0          # the latest end of any work ever enqueued
         self.races: list[dict] = []
+        #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
+        #: bytes) -- a host write through a path NumPy does not dispatch (``rng.random(out=)``,
+        #: a memoryview) shows up as changed bytes at the next engine call
+        self._watches: list = []
+        self.lock = threading.RLock()
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _log(self, op: str, layer: str, detail: str = "", **extra):
         self.counters["umd_ops" if layer == "umd" else "kmd_ops"] += 1
         self.trace.append(dict(t=self.now, op=op, layer=layer, detail=detail, **extra))
 
+    @locked
     def reset_counters(self):
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.trace.clear()
         self.races.clear()
 
+    @locked
     def find(self, ptr: int) -> tuple[Allocation, int]:
         """The live allocation holding ``ptr`` and the offset of ``ptr`` in it."""
         i = bisect.bisect_right(self._starts, ptr) - 1
@@ -150,6 +182,7 @@ class Engine:
                            hint="it was freed already, or never allocated by this backend")
 
     # -- allocation ----------------------------------------------------------------------------
+    @locked
     def malloc(self, nbytes: int, kind: str, device: int) -> int:
         p = self.profile
         try:        # the model keeps every byte in host RAM: refuse what this machine can't hold
@@ -189,16 +222,25 @@ class Engine:
         bisect.insort(self._starts, ptr)
         return ptr
 
+    @locked
     def free(self, ptr: int) -> Allocation:
         a = self.allocs.pop(ptr, None)
         if a is None:
             raise UseAfterFree(f"free of {ptr:#x}: not a live allocation (double free?)",
                                hint="free each buffer once; umkit arrays free themselves")
-        self._starts.remove(ptr)
+        del self._starts[bisect.bisect_left(self._starts, ptr)]
         a.freed = True
+        # work in flight on it no longer needs its pages: drop those references now, so the
+        # allocation's bytes go when the last view of them goes, not at the next synchronize
+        for k in self.inflight:
+            if any(acc.alloc is a for acc in k.accesses):
+                k.accesses = [acc for acc in k.accesses if acc.alloc is not a]
+        if self._watches:
+            self._watches = [w for w in self._watches if w[1] is not a]
         self._log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
         return a
 
+    @locked
     def gpu_resident_bytes(self, g: int) -> int:
         bit = gpu_bit(g)
         return sum(a.resident_bytes(bit) for a in self.allocs.values())
@@ -285,6 +327,7 @@ class Engine:
         self.counters["fault_batches"] += -(-nf // self.profile.fault_batch_max)
         return self.profile.fault_cost(nf, nr, nbytes, moving)
 
+    @locked
     def gpu_access(self, accesses: list[Access], g: int, flops: float = 0.0) -> float:
         """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency.
         ``flops``: its declared arithmetic -- the kernel takes max(memory time, flops / the
@@ -450,11 +493,14 @@ class Engine:
         return t
 
     # -- host access ---------------------------------------------------------------------------------
+    @locked
     def cpu_access(self, accesses: list[Access], where: str = "host", streaming: bool = False) -> float:
         """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time.
         ``streaming``: memset/memcpy-like work (fills, copies), not arithmetic over the data."""
         p, c, pol = self.profile, self.counters, self.policy
         host_bw = p.host_rate(streaming)
+        if self._watches:
+            self._check_watches()
         self._check_races(accesses, where)
         t = 0.0
         for acc in accesses:
@@ -522,39 +568,114 @@ class Engine:
         self.counters["remote_bytes"] += acc.nbytes
         return self.profile.remote_cost(acc.nbytes)
 
+    @staticmethod
+    def _overlap(x: Access, y: Access):
+        """Pages both accesses touch, or None."""
+        if x.alloc is not y.alloc or x.pages.size == 0 or y.pages.size == 0:
+            return None
+        if x.pages[-1] < y.pages[0] or y.pages[-1] < x.pages[0]:
+            return None
+        both = np.intersect1d(x.pages, y.pages, assume_unique=True)
+        return both if both.size else None
+
+    def _flag(self, k: InFlight, ka: Access, alloc: Allocation, both: np.ndarray, write: bool,
+              who: str, hint: str, **extra):
+        """Record and report one race between ``k`` (in flight) and an access by ``who``."""
+        hp = alloc.host_page
+        info = dict(kernel=k.name, stream=k.stream, ptr=alloc.ptr,
+                    bytes=(int(both[0]) * hp, int(both[-1] + 1) * hp),
+                    host_write=write, kernel_write=ka.write, kernel_end=k.end, t=self.now,
+                    **extra)
+        self.races.append(info)
+        if alloc.ptr not in k.flagged:      # one race per (op in flight, allocation)
+            k.flagged.add(alloc.ptr)
+            self.counters["race_flags"] += 1
+        msg = (f"race: {who} {'writes' if write else 'reads'} bytes "
+               f"[{info['bytes'][0]:#x}, {info['bytes'][1]:#x}) of allocation "
+               f"{alloc.ptr:#x} while '{k.name}' on stream {k.stream} "
+               f"may still {'write' if ka.write else 'read'} them (it ends at "
+               f"{k.end * 1e3:.3f} ms, now {self.now * 1e3:.3f} ms)")
+        if self.strict:
+            raise RaceDetected(msg, hint=hint)
+        warnings.warn(f"{msg}. Fix: {hint}", RaceWarning, stacklevel=5)
+
+    _HOST_HINT = ("synchronize first: stream.synchronize() or event.synchronize() "
+                  "(article §3.3); without it the result is wrong with no error (§5.1)")
+
     def _check_races(self, accesses: list[Access], where: str):
-        self.inflight = [k for k in self.inflight if k.end > self.now]
+        """Host accesses now against GPU work in flight: a race when either side writes."""
+        self._live_work()
         for k in self.inflight:
             for ka in k.accesses:
                 for ha in accesses:
-                    if ka.alloc is not ha.alloc or not (ka.write or ha.write):
+                    if not (ka.write or ha.write):
                         continue
-                    if ka.pages.size == 0 or ha.pages.size == 0:
+                    both = self._overlap(ka, ha)
+                    if both is not None:
+                        self._flag(k, ka, ha.alloc, both, ha.write, where, self._HOST_HINT)
+
+    def _check_gpu_races(self, op: InFlight):
+        """GPU work on one stream against work on another stream that overlaps it in time: two
+        streams are unordered (unless one is the legacy default stream, which orders itself
+        against the others), so a write on either side is a race."""
+        for k in self.inflight:
+            if k.stream == op.stream or k.default or k.end <= op.start or op.end <= k.start:
+                continue
+            for ka in k.accesses:
+                for oa in op.accesses:
+                    if not (ka.write or oa.write):
                         continue
-                    if ka.pages[-1] < ha.pages[0] or ha.pages[-1] < ka.pages[0]:
-                        continue
-                    both = np.intersect1d(ka.pages, ha.pages, assume_unique=True)
-                    if both.size == 0:
-                        continue
-                    hp = ha.alloc.host_page
-                    info = dict(kernel=k.name, stream=k.stream, ptr=ha.alloc.ptr,
-                                bytes=(int(both[0]) * hp, int(both[-1] + 1) * hp),
-                                host_write=ha.write, kernel_write=ka.write,
-                                kernel_end=k.end, t=self.now)
-                    self.races.append(info)
-                    self.counters["race_flags"] += 1
-                    msg = (f"race: {where} {'writes' if ha.write else 'reads'} bytes "
-                           f"[{info['bytes'][0]:#x}, {info['bytes'][1]:#x}) of allocation "
-                           f"{ha.alloc.ptr:#x} while kernel '{k.name}' on stream {k.stream} "
-                           f"may still {'write' if ka.write else 'read'} them (it ends at "
-                           f"{k.end * 1e3:.3f} ms, now {self.now * 1e3:.3f} ms)")
-                    hint = ("synchronize first: stream.synchronize() or event.synchronize() "
-                            "(article §3.3); without it the result is wrong with no error (§5.1)")
-                    if self.strict:
-                        raise RaceDetected(msg, hint=hint)
-                    warnings.warn(f"{msg}. Fix: {hint}", RaceWarning, stacklevel=4)
+                    both = self._overlap(ka, oa)
+                    if both is not None:
+                        self._flag(k, ka, oa.alloc, both, oa.write,
+                                   f"'{op.name}' on stream {op.stream}",
+                                   "order the two streams: put both on one stream, or wait "
+                                   "for the first (stream.synchronize(), or an event recorded "
+                                   "on it) before starting the second (article §3.3)",
+                                   other=op.name, other_stream=op.stream)
+
+    @locked
+    def host_handout(self, alloc: Allocation, pages: np.ndarray):
+        """A host view of ``pages`` is being handed out.  NumPy's C paths (``np.array(v)``,
+        ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``) read and write it without any
+        hook, so check here: GPU work in flight that *writes* these pages races any host use of
+        them; for work that only *reads* them, remember the bytes, and a change found at the
+        next engine call (while that work is still in flight) is a host write race."""
+        if self._watches:
+            self._check_watches()
+        self._live_work()
+        view = Access(alloc, pages, False, 0)
+        for k in self.inflight:
+            for ka in k.accesses:
+                both = self._overlap(ka, view)
+                if both is None:
+                    continue
+                if ka.write:
+                    self._flag(k, ka, alloc, both, False, "the host (a.host, handed out now)",
+                               self._HOST_HINT + "; take a.host only after the wait")
+                else:
+                    hp = alloc.host_page
+                    lo, hi = int(both[0]) * hp, min(int(both[-1] + 1) * hp, alloc.nbytes)
+                    self._watches.append((k, alloc, lo, alloc.data[lo:hi].copy(), ka))
+
+    def _check_watches(self):
+        """Host writes nobody saw (see :meth:`host_handout`): compare the remembered bytes."""
+        watches, self._watches = self._watches, []
+        for k, alloc, lo, before, ka in watches:
+            if alloc.freed:
+                continue
+            now = alloc.data[lo:lo + before.size]
+            if k.end > self.now and not np.array_equal(now, before):
+                hp = alloc.host_page
+                changed = np.flatnonzero(now != before)
+                both = np.arange((lo + int(changed[0])) // hp, (lo + int(changed[-1])) // hp + 1)
+                self._flag(k, ka, alloc, both, True, "the host (through a view handed out "
+                           "earlier, by a path NumPy does not dispatch)", self._HOST_HINT)
+            elif k.end > self.now:
+                self._watches.append((k, alloc, lo, before, ka))
 
     # -- prefetch and advice ---------------------------------------------------------------------------
+    @locked
     def prefetch(self, a: Allocation, pages: np.ndarray, dest: int) -> float:
         p, c = self.profile, self.counters
         if a.kind != "managed":
@@ -581,27 +702,48 @@ class Engine:
         return t
 
     # -- streams and time ----------------------------------------------------------------------------
-    def stream(self, device: int = 0) -> SimStream:
-        s = SimStream(self._next_stream, device)
+    @locked
+    def stream(self, device: int = 0, default: bool = False) -> SimStream:
+        s = SimStream(self._next_stream, device, default=default)
         self._next_stream += 1
         self.streams[s.id] = s
         return s
 
+    def _live_work(self):
+        """Forget work that has finished by now (O(work in flight))."""
+        if self.inflight and min(k.end for k in self.inflight) <= self.now:
+            self.inflight = [k for k in self.inflight if k.end > self.now]
+
+    @locked
     def enqueue(self, s: SimStream, duration: float, name: str, accesses=()) -> float:
         """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait)."""
+        if self._watches:
+            self._check_watches()
         start = max(self.now, s.ready)
         s.ready = start + duration
+        if s.ready > self._horizon:
+            self._horizon = s.ready
         if accesses:
-            self.inflight.append(InFlight(s.ready, name, s.id, list(accesses)))
+            self._live_work()
+            op = InFlight(s.ready, name, s.id, list(accesses), start, s.default)
+            if not s.default:
+                self._check_gpu_races(op)
+            self.inflight.append(op)
         self._log(name, "umd", f"enqueued on stream {s.id}")
         return s.ready
 
+    @locked
     def synchronize(self, what=None):
         p = self.profile
+        if self._watches:
+            self._check_watches()
         if what is None:
-            self.now = max([self.now] + [s.ready for s in self.streams.values()]) + p.sync_device
+            # every stream's work ends by _horizon, live streams and dropped ones alike: O(1)
+            self.now = max(self.now, self._horizon) + p.sync_device
         elif isinstance(what, SimStream):
             self.now = max(self.now, what.ready) + p.sync_stream
         elif isinstance(what, SimEvent):
             self.now = max(self.now, what.time or 0.0) + p.sync_event
-        self.inflight = [k for k in self.inflight if k.end > self.now]
+        self._live_work()
+        if self._watches:
+            self._check_watches()

@@ -3,12 +3,20 @@
 ``host_view`` and ``device_view`` on the sim backend return a :class:`TrackedView`: an ordinary
 NumPy array whose reads and writes (indexing, ufuncs, NumPy functions) are charged to the CPU or
 to a GPU before they run.  So ``a.host[:] = 1`` on sim faults pages back exactly where
-``a.host[:] = 1`` on a real card would.  Printing (``repr``) and ``np.asarray`` are not charged.
+``a.host[:] = 1`` on a real card would.  Printing (``repr``) is not charged.
+
+Every Python-level way in is checked: indexing, ufuncs (``__array_ufunc__``, including
+``ufunc.at``), NumPy functions (``__array_function__``; in-place ones such as ``np.copyto`` and
+``np.put`` count as writes), the ndarray methods NumPy does not dispatch (``argmax``, ``dot``,
+``nonzero``, ``sort``, ...), iteration, scalar conversion, pickling and copying.  Paths with no
+Python hook at all -- ``np.array(v)``, ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``
+-- are checked when the view is handed out (``Engine.host_handout``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UseAfterFree
 from .engine import Access
 
 _CACHE_LINE = 64
@@ -68,17 +76,23 @@ def charge(reads: list, writes: list, name: str):
     for views, write in ((reads, False), (writes, True)):
         for v in views:
             info = v._umk
+            if info.alloc.freed:
+                raise UseAfterFree(f"{name} through a view of freed memory (allocation "
+                                   f"{info.alloc.ptr:#x})",
+                                   hint="a view does not keep its array alive: keep the "
+                                        "umkit.Array until you are done with its views")
             pages, nbytes = _pages(v, info.alloc)
             by_side.setdefault((id(info.engine), info.side), (info, []))[1].append(
                 Access(info.alloc, pages, write, nbytes))
     for info, accs in by_side.values():
         eng = info.engine
-        if info.side == "cpu":
-            eng.cpu_access(accs, streaming=name in STREAMING)
-        else:
-            dur = eng.gpu_access(accs, info.side)
-            eng.counters["kernels"] += 1
-            eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
+        with eng.lock:
+            if info.side == "cpu":
+                eng.cpu_access(accs, streaming=name in STREAMING)
+            else:
+                dur = eng.gpu_access(accs, info.side)
+                eng.counters["kernels"] += 1
+                eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
 
 
 def _sync_if_scalar(reads: list, result):
@@ -92,6 +106,37 @@ def _sync_if_scalar(reads: list, result):
             info.engine.synchronize(info.backend.default_stream(info.side))
 
 
+#: NumPy functions that write their first argument in place (name -> that argument's keyword)
+_INPLACE = {"copyto": "dst", "put": "a", "place": "arr", "putmask": "a",
+            "put_along_axis": "arr", "fill_diagonal": "a"}
+
+#: ndarray methods that read the data without dispatching to __array_ufunc__ or
+#: __array_function__ (checked against NumPy 2: sum/mean/max/... do dispatch, these don't)
+_READERS = ("argmax", "argmin", "argpartition", "argsort", "byteswap", "choose", "compress",
+            "conj", "conjugate", "dot", "dump", "dumps", "flatten", "getfield", "nonzero",
+            "repeat", "searchsorted", "take", "tofile")
+#: ... and the ones that write it in place
+_WRITERS = ("partition", "put", "setfield", "sort")
+
+
+def _method(name: str, write: bool):
+    m = getattr(np.ndarray, name)
+
+    def checked(self, *args, **kwargs):
+        if self._umk is not None:
+            others: list = []
+            _collect(args, others)
+            _collect(tuple(kwargs.values()), others)
+            if write or (name == "byteswap" and (args[:1] == (True,) or kwargs.get("inplace"))):
+                charge(others, [self], name)
+            else:
+                charge([self] + others, [], name)
+        return m(self.view(np.ndarray), *_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = m.__doc__
+    return checked
+
+
 class TrackedView(np.ndarray):
     def __array_finalize__(self, obj):
         self._umk = getattr(obj, "_umk", None)
@@ -99,7 +144,11 @@ class TrackedView(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
         reads: list = []
         writes: list = []
-        _collect(inputs, reads)
+        if method == "at":                       # np.add.at(x, idx, v) writes x in place
+            _collect(inputs[:1], writes)
+            _collect(inputs[1:], reads)
+        else:
+            _collect(inputs, reads)
         if out is not None:
             _collect(out, writes)
             kw["out"] = tuple(_plain(o) for o in out)
@@ -113,8 +162,17 @@ class TrackedView(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         reads: list = []
         writes: list = []
-        _collect(args, reads)
-        _collect(tuple(v for k, v in kwargs.items() if k != "out"), reads)
+        target = _INPLACE.get(func.__name__) if func.__module__.startswith("numpy") else None
+        if target is not None and args:          # np.copyto(dst, ...), np.put(a, ...): writes
+            _collect(args[:1], writes)
+            args_read = args[1:]
+        elif target is not None and target in kwargs:
+            _collect(kwargs[target], writes)
+            args_read = args
+        else:
+            target, args_read = None, args
+        _collect(args_read, reads)
+        _collect(tuple(v for k, v in kwargs.items() if k != "out" and k != target), reads)
         if "out" in kwargs:
             _collect(kwargs["out"], writes)
         charge(reads, writes, func.__name__)
@@ -193,6 +251,45 @@ class TrackedView(np.ndarray):
             charge([self._target(args if len(args) != 1 else args[0]) if args else self], [], "item")
         return self.view(np.ndarray).item(*args)
 
+    for _n in _READERS:
+        locals()[_n] = _method(_n, False)
+    for _n in _WRITERS:
+        locals()[_n] = _method(_n, True)
+    del _n
+
+    def _read_all(self, what: str):
+        if self._umk is not None:
+            charge([self], [], what)
+        return self.view(np.ndarray)
+
+    # iteration, scalar conversion, copying and pickling read the data too
+    def __iter__(self):
+        return iter(self._read_all("iter"))
+
+    def __bool__(self):
+        return bool(self._read_all("bool"))
+
+    def __float__(self):
+        return float(self._read_all("float"))
+
+    def __int__(self):
+        return int(self._read_all("int"))
+
+    def __index__(self):
+        return self._read_all("index").__index__()
+
+    def __complex__(self):
+        return complex(self._read_all("complex"))
+
+    def __copy__(self):
+        return self._read_all("copy").copy()
+
+    def __deepcopy__(self, memo=None):
+        return self._read_all("deepcopy").copy()
+
+    def __reduce_ex__(self, protocol):
+        return self._read_all("pickle").__reduce_ex__(protocol)
+
     def __repr__(self):
         return "Tracked" + repr(self.view(np.ndarray))
 
@@ -200,4 +297,4 @@ class TrackedView(np.ndarray):
         return str(self.view(np.ndarray))
 
     def __reduce__(self):
-        return self.view(np.ndarray).__reduce__()
+        return self._read_all("pickle").__reduce__()
