@@ -278,3 +278,15 @@ def test_view_of_freed_memory_is_use_after_free():
         h[0] = 1.0
     with pytest.raises(umkit.UseAfterFree):
         h.argmax()
+
+
+def test_touches_on_two_streams_sharing_the_sink_are_not_a_race():
+    """touch_kernel adds to its sink with atomicAdd: concurrent touches don't race on it."""
+    umkit.use("sim", strict=True)
+    a, b = populated(), populated()
+    s1, s2 = umkit.Stream(), umkit.Stream()
+    sink1 = umkit.touch(a, 4096, stream=s1)
+    sink2 = umkit.touch(b, 4096, stream=s2)
+    assert sink1 is sink2                                 # one shared sink per device
+    umkit.synchronize()
+    assert umkit.counters()["race_flags"] == 0

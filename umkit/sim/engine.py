@@ -107,6 +107,7 @@ class Access:
     pages: np.ndarray          # sorted unique host-page indices
     write: bool
     nbytes: int                # bytes actually read/written (for streaming cost)
+    atomic: bool = False       # atomicAdd-style updates: two of them never race each other
 
 
 @dataclass(eq=False)
@@ -623,7 +624,7 @@ class Engine:
                 continue
             for ka in k.accesses:
                 for oa in op.accesses:
-                    if not (ka.write or oa.write):
+                    if not (ka.write or oa.write) or (ka.atomic and oa.atomic):
                         continue
                     both = self._overlap(ka, oa)
                     if both is not None:

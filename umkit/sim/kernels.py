@@ -40,7 +40,10 @@ def touch_kernel(find, a, n, stride, sink):
     else:                                   # one page per touched element (sorted, distinct)
         pages = ((ao + np.arange(0, n, stride, dtype=np.int64) * F32) // aa.host_page).astype(np.intp)
     nbytes = count * (SECTOR if stride * F32 >= SECTOR else F32)
-    acc = [Access(aa, pages, False, nbytes), Access(sa, sa.page_range(so, so + F32), True, F32)]
+    # the kernel adds to sink[0] with atomicAdd (block_add in kernels/umkit_kernels.cu), so
+    # touches on two streams sharing one sink do not race each other
+    acc = [Access(aa, pages, False, nbytes),
+           Access(sa, sa.page_range(so, so + F32), True, F32, atomic=True)]
 
     def run():
         vals = _f32(aa, ao, n)[::stride]
