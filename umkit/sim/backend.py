@@ -282,7 +282,8 @@ class SimBackend(Backend):
         else:
             dur = nbytes / p.host_rate(True)
         s = self._stream(stream)
-        end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}")
+        end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}",
+                          [Access(a, a.page_range(off, off + nbytes), bool(to_array), nbytes)])
         eng.now = max(eng.now, end)
 
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:
