@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass, field
+from numbers import Real
 from pathlib import Path
 
 from ..errors import InvalidArgument, InvalidType
@@ -44,6 +47,10 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
             "hbm_bw", "host_mem_bw", "vram", "peer_bw")
+MODES = ("migrate", "zero_copy", "apu")
+VENDORS = ("nvidia", "amd")
+#: the largest profile file read (the shipped ones are ~10 KiB)
+MAX_PROFILE_BYTES = 1 << 20
 _UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0,
          "TFLOP/s": 1e12}
 
@@ -127,10 +134,93 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in PROFILE_DIR.glob("*.json") if "facts" not in p.stem)
 
 
+def _read_profile_file(path: Path, shown: str) -> dict:
+    """The JSON object in ``path``; every way it can be wrong is a typed umkit error."""
+    hint_file = "pass a profile name (" + ", ".join(available_profiles()) + ") or a JSON file"
+    try:
+        st = os.stat(path)          # stat does not open: a FIFO or a device can't block us here
+    except OSError as e:
+        raise InvalidArgument(f"profile {shown!r} not found ({e.strerror})", hint=hint_file) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
+            else "a device or socket"
+        raise InvalidArgument(f"profile {shown!r} is not a regular file (it is {kind})",
+                              hint=hint_file)
+    if st.st_size > MAX_PROFILE_BYTES:
+        raise InvalidArgument(f"profile {shown!r} is too large ({st.st_size} B; a profile is a "
+                              f"few KiB, the limit is {MAX_PROFILE_BYTES} B)", hint=hint_file)
+    try:                            # O_NONBLOCK: if the file was swapped for a FIFO meanwhile
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise InvalidArgument(f"profile {shown!r} cannot be opened ({e.strerror})",
+                              hint="check the file's permissions") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise InvalidArgument(f"profile {shown!r} is not a regular file", hint=hint_file)
+        data = f.read(MAX_PROFILE_BYTES + 1)
+    if len(data) > MAX_PROFILE_BYTES:
+        raise InvalidArgument(f"profile {shown!r} is too large (over {MAX_PROFILE_BYTES} B)",
+                              hint=hint_file)
+
+    def no_constant(name):
+        raise ValueError(f"{name} is not a number JSON allows")
+    try:
+        doc = json.loads(data.decode("utf-8"), parse_constant=no_constant)
+    except UnicodeDecodeError as e:
+        raise InvalidArgument(f"profile {shown!r} is not UTF-8 text ({e.reason} at byte "
+                              f"{e.start})", hint="save the profile as UTF-8 JSON") from None
+    except json.JSONDecodeError as e:
+        raise InvalidArgument(f"profile {shown!r} is not valid JSON: {e.msg} (line {e.lineno}, "
+                              f"column {e.colno})",
+                              hint="compare it with umkit/sim/profiles/teaching.json") from None
+    except ValueError as e:         # NaN / Infinity literals
+        where = _nonfinite_key(data)
+        raise InvalidArgument(f"profile {shown!r}: {where}{e}",
+                              hint="every value must be a finite number: write the measured "
+                                   "number, or leave the key out of an override") from None
+    if not isinstance(doc, dict):
+        raise InvalidType(f"profile {shown!r} holds a JSON {type(doc).__name__}, not an object",
+                          hint='the file is {"name": ..., "vendor": ..., "mode": ..., '
+                               '"params": {...}}, like umkit/sim/profiles/teaching.json')
+    return doc
+
+
+def _nonfinite_key(data: bytes) -> str:
+    """Which parameter a NaN/Infinity literal sits in (for the message), best effort."""
+    text = data.decode("utf-8", "replace")
+    for lit in ("-Infinity", "Infinity", "NaN"):
+        at = text.find(lit)
+        if at >= 0:
+            keys = [k for k in REQUIRED + OPTIONAL if 0 <= text.rfind(f'"{k}"', 0, at)]
+            if keys:
+                return max(keys, key=lambda k: text.rfind(f'"{k}"', 0, at)) + ": "
+    return ""
+
+
+def _number(v, what: str, hint: str) -> float:
+    """A finite number >= 0 (bools are not numbers here)."""
+    if isinstance(v, (bool, np_bool_types())) or not isinstance(v, Real):
+        raise InvalidType(f"{what}={v!r} must be a number, not {type(v).__name__}", hint=hint)
+    v = float(v)
+    if not math.isfinite(v) or v < 0:
+        raise InvalidArgument(f"{what}={v!r} must be a finite number >= 0", hint=hint)
+    return v
+
+
+def np_bool_types() -> tuple:
+    try:
+        import numpy as np
+        return (np.bool_,)
+    except ImportError:         # pragma: no cover - numpy is a dependency
+        return ()
+
+
 def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile:
     """Load a profile by name (see :func:`available_profiles`) or from a JSON path.
 
-    ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription)."""
+    ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription).
+    Every value is checked (a finite number >= 0 with a known unit and a source; known mode,
+    vendor; whole-number sizes that nest); a bad one is a typed umkit error naming the field."""
     name_or_path = name_or_path or DEFAULT_PROFILE
     if not isinstance(name_or_path, (str, Path)):
         raise InvalidType(f"profile={name_or_path!r} must be a profile name or a JSON path",
@@ -138,11 +228,27 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
     path = Path(name_or_path)
     if not path.suffix:
         path = PROFILE_DIR / f"{name_or_path}.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         raise InvalidArgument(f"profile {str(name_or_path)!r} not found",
                               hint=f"use one of {available_profiles()} or a path to a JSON file")
-    raw = json.loads(path.read_text())
+    raw = _read_profile_file(path, str(name_or_path) if path.parent == PROFILE_DIR else path.name)
+    fix = "compare it with umkit/sim/profiles/teaching.json"
+    for key, kinds, allowed in (("name", str, None), ("title", str, None),
+                                ("vendor", str, VENDORS), ("mode", str, MODES),
+                                ("teaching", bool, None)):
+        if key not in raw:
+            continue
+        v = raw[key]
+        if not isinstance(v, kinds):
+            raise InvalidType(f"profile {path.name}: {key}={v!r} must be "
+                              f"{'true or false' if kinds is bool else 'a string'}", hint=fix)
+        if allowed and v not in allowed:
+            raise InvalidArgument(f"profile {path.name}: {key}={v!r} is unknown",
+                                  hint=f"use one of {allowed}")
     params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise InvalidType(f"profile {path.name}: params must be an object of "
+                          '{"key": {"value": ..., "unit": ..., "source": ...}}', hint=fix)
     missing = [k for k in REQUIRED if k not in params]
     if missing:
         raise InvalidArgument(f"profile {path.name} lacks {missing}",
@@ -150,18 +256,33 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
     si, src = {}, {}
     for k in REQUIRED + tuple(k for k in OPTIONAL if k in params):
         entry = params[k]
+        if not isinstance(entry, dict):
+            raise InvalidType(f"profile {path.name}: {k} must be an object "
+                              '{"value": ..., "unit": ..., "source": ...}', hint=fix)
         unit = entry.get("unit", "")
-        if unit not in _UNIT:
-            raise InvalidArgument(f"profile {path.name}: {k} has unknown unit {unit!r}")
-        if not entry.get("source"):
+        if not isinstance(unit, str) or unit not in _UNIT:
+            raise InvalidArgument(f"profile {path.name}: {k} has unknown unit {unit!r}",
+                                  hint=f"use one of {sorted(_UNIT)}")
+        source = entry.get("source")
+        if source is not None and not isinstance(source, str):
+            raise InvalidType(f"profile {path.name}: {k}.source={source!r} must be text",
+                              hint="cite who measured it, on what, when")
+        if not source or not source.strip():
             raise InvalidArgument(f"profile {path.name}: {k} has no source",
                                   hint="cite who measured it, on what, when")
-        si[k] = float(entry["value"]) * _UNIT[unit]
-        src[k] = entry["source"]
+        if "value" not in entry:
+            raise InvalidArgument(f"profile {path.name}: {k} has no value", hint=fix)
+        si[k] = _number(entry["value"], f"profile {path.name}: {k}.value",
+                        f"write {k} as a finite number >= 0 in {unit}") * _UNIT[unit]
+        if not math.isfinite(si[k]):
+            raise InvalidArgument(f"profile {path.name}: {k}={entry['value']!r} {unit} "
+                                  "overflows", hint=f"write {k} as a finite number")
+        src[k] = source
     for k, v in overrides.items():
         if k not in si:
             raise InvalidArgument(f"unknown profile override {k!r}", hint=f"valid: {REQUIRED}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        if isinstance(v, (bool, np_bool_types())) or not isinstance(v, Real) \
+                or not math.isfinite(float(v)) or v < 0:
             raise InvalidArgument(f"profile override {k}={v!r} must be a finite number >= 0",
                                   hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)
@@ -173,7 +294,8 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
                                        "arithmetic: pass a positive number")
     for k in ("host_page", "gpu_page", "region", "fault_granularity", "fault_batch_max"):
         if si[k] != int(si[k]):
-            raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be a whole number")
+            raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be a whole number",
+                                  hint=f"{k} counts bytes or faults: write an integer")
         si[k] = int(si[k])
     if si["gpu_page"] % si["host_page"] or si["region"] % si["gpu_page"]:
         raise InvalidArgument(f"profile {path.name}: page sizes must nest: host_page "
