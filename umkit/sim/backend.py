@@ -11,7 +11,13 @@ from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
 from .kernels import TWINS
 from .pages import CPU_BIT, CPU_ID, NO_LOC, gpu_bit, loc_bit
-from .views import TrackedView, ViewInfo
+from .views import TrackedView, ViewInfo, caller_of, next_use
+
+
+def _host_use() -> str:
+    """What the code taking ``a.host`` does with it (asked only when work is in flight)."""
+    from ..memory.array import Array
+    return next_use(caller_of(Array.host.fget.__code__))
 
 
 def _locked_methods(cls):
@@ -169,7 +175,7 @@ class SimBackend(Backend):
             raise InvalidArgument("device memory (cudaMalloc) has no host view on this profile "
                                   f"({self.profile.name})",
                                   hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
-        self.engine.host_handout(a, a.page_range(off, off + nbytes))
+        self.engine.host_handout(a, a.page_range(off, off + nbytes), _host_use)
         return self._view(ptr, nbytes, "cpu")
 
     def device_view(self, ptr: int, nbytes: int, device: int, owner=None):

@@ -154,6 +154,7 @@ class Engine:
         self._next_stream = 1
         self._horizon = 0.0          # the latest end of any work ever enqueued
         self.races: list[dict] = []
+        self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
         #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
         #: bytes) -- a host write through a path NumPy does not dispatch (``rng.random(out=)``,
         #: a memoryview) shows up as changed bytes at the next engine call
@@ -194,14 +195,30 @@ class Engine:
                               hint="the sim backend models small buffers: use MiB, not GiB, "
                                    "and lower vram= to show oversubscription") from None
         if kind == "device":
-            used = self.gpu_resident_bytes(device)
-            if used + nbytes > p.vram:
-                raise OutOfMemory(
-                    f"device allocation of {nbytes} B exceeds the simulated VRAM "
-                    f"({used} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
-                    hint="device memory never breathes out: use managed memory for cold data")
-            self.now += p.alloc_device
-            self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped")
+            # VRAM is one budget.  Device memory (and nothing else) is unevictable; managed
+            # pages on the GPU are evicted to make room for a device allocation, as both
+            # drivers do: NVIDIA UVM registers eviction callbacks with the physical memory
+            # allocator so that RM allocations (cudaMalloc) can take memory UVM holds
+            # (kernel-open/nvidia-uvm/uvm_pmm_gpu.c: uvm_pmm_gpu_pma_evict_range/_pages);
+            # amdgpu lets TTM evict SVM buffer objects even for the same process
+            # (amdgpu_amdkfd_fence.c: amdkfd_fence_check_mm, "for svm bo, which support vram
+            # overcommitment, always return FALSE"), and the eviction fence migrates those
+            # ranges to system memory (kfd_svm.c: svm_range_evict_svm_bo_worker).
+            need = a.npages * a.host_page
+            held = self.device_bytes(device)
+            if held + need > p.vram:
+                err = OutOfMemory(
+                    f"device allocation of {nbytes} B exceeds the simulated VRAM of GPU{device}: "
+                    f"{held} of {int(p.vram)} B are already device memory, which cannot be "
+                    "evicted -- hipErrorOutOfMemory / cudaErrorMemoryAllocation",
+                    hint="device memory never breathes out: free device arrays you no longer "
+                         "need, or use managed memory for cold data")
+                err.requested, err.in_use, err.vram, err.device = need, held, int(p.vram), device
+                raise err
+            t = self._make_room(device, need, set())    # managed pages move out first
+            self.now += p.alloc_device + t
+            self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped"
+                      + (f" after evicting managed pages ({t * 1e3:.3f} ms)" if t else ""))
         elif kind == "pageable":        # plain malloc'd host memory (umkit.pageable): no GPU
             self._log("malloc_pageable", "umd", f"{nbytes} B of ordinary host memory")
         elif kind == "pinned":
@@ -242,6 +259,12 @@ class Engine:
         return a
 
     @locked
+    def device_bytes(self, g: int) -> int:
+        """VRAM of GPU ``g`` held by device allocations (the part nothing can evict)."""
+        return sum(a.npages * a.host_page for a in self.allocs.values()
+                   if a.kind == "device" and a.device == g)
+
+    @locked
     def gpu_resident_bytes(self, g: int) -> int:
         bit = gpu_bit(g)
         return sum(a.resident_bytes(bit) for a in self.allocs.values())
@@ -278,6 +301,7 @@ class Engine:
         ``incoming`` bytes fit in VRAM.  Returns the time spent."""
         p, bit = self.profile, gpu_bit(g)
         over = self.gpu_resident_bytes(g) + incoming - p.vram
+        self._shortfall = 0
         if over <= 0:
             return 0.0
         cands = []
@@ -309,7 +333,14 @@ class Engine:
             self.counters["bytes_d2h"] += moved
             t += moved / p.prefetch_d2h_bw
             self._log("evict", "kmd", f"region {r} of {ptr:#x} -> cpu", bytes=moved)
+        self._shortfall = max(0, int(over))  # bytes that still don't fit (VRAM is device memory)
         return t
+
+    def _fit(self, a: Allocation, pages: np.ndarray) -> np.ndarray:
+        """The leading part of ``pages`` that fits after the last :meth:`_make_room`."""
+        if not self._shortfall:
+            return pages
+        return pages[:max(0, pages.size - -(-self._shortfall // a.host_page))]
 
     # -- GPU access (a kernel) -----------------------------------------------------------------------
     def _count_faults(self, a: Allocation, pages: np.ndarray) -> tuple[int, int]:
@@ -454,6 +485,21 @@ class Engine:
             chunk, cdup = pages[lo:lo + chunk_pages], dup[lo:lo + chunk_pages]
             protect = {(a.ptr, int(r)) for r in uniq_div(chunk, a.pages_per_region)}
             t += self._make_room(g, chunk.size * a.host_page, protect)
+            fit = self._fit(a, chunk)
+            if fit.size < chunk.size:
+                # VRAM is full of device memory: the pages that don't fit stay in system
+                # memory and the GPU reads them over the link (amdkfd: svm_range_restore_pages
+                # "falling back to system memory"; NVIDIA UVM likewise maps them remotely)
+                rest = chunk[fit.size:]
+                fresh = rest[a.where[rest] == 0]
+                a.where[fresh] = CPU_BIT
+                a.mapped[rest] |= gpu_bit(g)
+                rb = rest.size * a.host_page
+                c["remote_bytes"] += rb
+                t += p.remote_cost(rb)
+                self._log("vram_full", "kmd", f"{rest.size} pages left in system memory and "
+                          f"mapped for GPU{g}: VRAM is held by device memory", bytes=rb)
+                chunk, cdup = fit, cdup[:fit.size]
             h1, _, pe1 = self._move(a, chunk[cdup], g, dup=True)
             h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
             moved += h1 + h2
@@ -487,6 +533,9 @@ class Engine:
             if rest.size == 0:
                 continue
             t += self._make_room(g, rest.size * a.host_page, {(a.ptr, int(r))})
+            rest = self._fit(a, rest)
+            if rest.size == 0:
+                continue
             h, _, pe = self._move(a, rest, g, dup=False)
             self.counters["prefetcher_bytes"] += h + pe
             t += h / p.fault_bw + pe / p.peer_bw
@@ -636,20 +685,28 @@ class Engine:
                                    other=op.name, other_stream=op.stream)
 
     @locked
-    def host_handout(self, alloc: Allocation, pages: np.ndarray):
+    def host_handout(self, alloc: Allocation, pages: np.ndarray, use=lambda: "unknown"):
         """A host view of ``pages`` is being handed out.  NumPy's C paths (``np.array(v)``,
         ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``) read and write it without any
         hook, so check here: GPU work in flight that *writes* these pages races any host use of
         them; for work that only *reads* them, remember the bytes, and a change found at the
-        next engine call (while that work is still in flight) is a host write race."""
+        next engine call (while that work is still in flight) is a host write race.
+
+        ``use()`` says what the code does with the view (:func:`views.next_use`): indexed or
+        a method called (``a.host[i] = v``, ``a.host.sum()``) -- those paths are checked
+        precisely, nothing to do here; stored (``h = a.host``) -- not used yet."""
         if self._watches:
             self._check_watches()
         self._live_work()
         view = Access(alloc, pages, False, 0)
+        how = None
         for k in self.inflight:
             for ka in k.accesses:
                 both = self._overlap(ka, view)
                 if both is None:
+                    continue
+                how = how or use()
+                if how == "tracked" or (how == "kept" and ka.write):
                     continue
                 if ka.write:
                     self._flag(k, ka, alloc, both, False, "the host (a.host, handed out now)",
@@ -691,6 +748,7 @@ class Engine:
         if dest != CPU_ID:
             t += self._make_room(dest, pages.size * a.host_page,
                                  {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})
+            pages = self._fit(a, pages)     # what doesn't fit beside device memory stays
         dup = self._dup(a, pages, False)
         h1, d1, pe1 = self._move(a, pages[dup], dest, dup=True)
         h2, d2, pe2 = self._move(a, pages[~dup], dest, dup=False)

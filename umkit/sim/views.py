@@ -14,12 +14,68 @@ Python hook at all -- ``np.array(v)``, ``bytes(v)``, ``memoryview(v)``, ``rng.ra
 """
 from __future__ import annotations
 
+import dis
+import sys
+
 import numpy as np
 
 from ..errors import UseAfterFree
 from .engine import Access
 
 _CACHE_LINE = 64
+
+
+# -- what the code does with a view it has just taken (``a.host``) ---------------------------------
+_SUBSCRIPT = {"BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "BINARY_SLICE", "STORE_SLICE"}
+_KEY_OPS = {"LOAD_CONST", "LOAD_NAME", "LOAD_FAST", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_SMALL_INT",
+            "LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW", "LOAD_FAST_CHECK", "BUILD_SLICE",
+            "BUILD_TUPLE", "UNARY_NEGATIVE", "BINARY_OP", "COPY", "SWAP", "NOP",
+            "EXTENDED_ARG", "CACHE"}
+_STORE = {"STORE_NAME", "STORE_FAST", "STORE_GLOBAL", "STORE_DEREF"}
+_uses: dict = {}
+
+
+def next_use(frame) -> str:
+    """How the code in ``frame`` uses the value its current instruction (``x.host``) produces:
+    ``"tracked"`` -- indexed or an attribute taken, paths this view checks precisely;
+    ``"kept"`` -- stored in a variable (checked when it is used); ``"unknown"`` -- anything else
+    (passed to a function such as ``np.array``/``bytes``/``memoryview``, which may use the
+    buffer with no hook: check it now)."""
+    if frame is None:
+        return "unknown"
+    key = (frame.f_code, frame.f_lasti)
+    use = _uses.get(key)
+    if use is None:
+        use = "unknown"
+        try:
+            ins = [i for i in dis.get_instructions(frame.f_code) if i.opname != "CACHE"]
+            at = next(n for n, i in enumerate(ins) if i.offset == frame.f_lasti)
+            first = ins[at + 1] if at + 1 < len(ins) else None
+            if first is not None and first.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                use = "tracked"
+            elif first is not None and first.opname in _STORE:
+                use = "kept"
+            else:                   # x.host[key] / x.host[key] = v, key built from names
+                for i in ins[at + 1:at + 24]:
+                    if i.opname in _SUBSCRIPT:
+                        use = "tracked"
+                        break
+                    if i.opname not in _KEY_OPS:
+                        break
+        except (StopIteration, ValueError, TypeError):
+            use = "unknown"
+        if len(_uses) > 4096:
+            _uses.clear()
+        _uses[key] = use
+    return use
+
+
+def caller_of(fget_code) -> object:
+    """The frame that evaluated the property whose getter has code ``fget_code``, or None."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code is not fget_code:
+        f = f.f_back
+    return f.f_back if f is not None else None
 
 
 class ViewInfo:
