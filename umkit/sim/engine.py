@@ -207,12 +207,10 @@ class Engine:
             need = a.npages * a.host_page
             held = self.device_bytes(device)
             if held + need > p.vram:
-                err = OutOfMemory(
-                    f"device allocation of {nbytes} B exceeds the simulated VRAM of GPU{device}: "
-                    f"{held} of {int(p.vram)} B are already device memory, which cannot be "
-                    "evicted -- hipErrorOutOfMemory / cudaErrorMemoryAllocation",
-                    hint="device memory never breathes out: free device arrays you no longer "
-                         "need, or use managed memory for cold data")
+                err = OutOfMemory(          # "in use": device memory, which can't be evicted
+                    f"device allocation of {nbytes} B exceeds the simulated VRAM "
+                    f"({held} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
+                    hint="device memory never breathes out: use managed memory for cold data")
                 err.requested, err.in_use, err.vram, err.device = need, held, int(p.vram), device
                 raise err
             t = self._make_room(device, need, set())    # managed pages move out first
@@ -640,9 +638,10 @@ class Engine:
         if alloc.ptr not in k.flagged:      # one race per (op in flight, allocation)
             k.flagged.add(alloc.ptr)
             self.counters["race_flags"] += 1
+        what = "" if who.startswith("'") else "kernel "     # GPU-GPU names both ops itself
         msg = (f"race: {who} {'writes' if write else 'reads'} bytes "
                f"[{info['bytes'][0]:#x}, {info['bytes'][1]:#x}) of allocation "
-               f"{alloc.ptr:#x} while '{k.name}' on stream {k.stream} "
+               f"{alloc.ptr:#x} while {what}'{k.name}' on stream {k.stream} "
                f"may still {'write' if ka.write else 'read'} them (it ends at "
                f"{k.end * 1e3:.3f} ms, now {self.now * 1e3:.3f} ms)")
         if self.strict:
