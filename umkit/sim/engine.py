@@ -207,12 +207,11 @@ class Engine:
             need = a.npages * a.host_page
             held = self.device_bytes(device)
             if held + need > p.vram:
-                err = OutOfMemory(          # "in use": device memory, which can't be evicted
+                raise OutOfMemory(          # "in use": device memory, which can't be evicted
                     f"device allocation of {nbytes} B exceeds the simulated VRAM "
                     f"({held} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
-                    hint="device memory never breathes out: use managed memory for cold data")
-                err.requested, err.in_use, err.vram, err.device = need, held, int(p.vram), device
-                raise err
+                    hint="device memory never breathes out: use managed memory for cold data",
+                    requested=need, free=int(p.vram) - held, total=int(p.vram), device=device)
             t = self._make_room(device, need, set())    # managed pages move out first
             self.now += p.alloc_device + t
             self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped"
