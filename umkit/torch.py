@@ -274,15 +274,16 @@ def prefetch(obj, to="gpu", *, stream=None) -> int:
 
 def advise(obj, advice: str, where="gpu", *, unset: bool = False) -> int:
     """cudaMemAdvise on the storages behind ``obj`` (see umkit.advise); returns bytes."""
-    from .memory.array import check_advice
     from .memory.locations import as_location
+    from .validators import advice as check_advice, flag
     b = _gpu_backend()
     a = check_advice(advice)
+    unset = flag(unset, "unset")
     loc = as_location(where, "where")
     total = 0
     for p, n in storage_ranges(obj):
         _check_managed(b, p, n, "advise")
-        b.advise(p, n, a, loc, bool(unset))
+        b.advise(p, n, a, loc, unset)
         total += n
     return total
 
