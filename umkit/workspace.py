@@ -8,7 +8,7 @@ that are new, or that are still exactly what it wrote last time (a manifest of t
 in ``workspace/.umkit-workspace.json``).
 
     umkit workspace                  # notebooks/ -> workspace/, from the repository root
-    umkit workspace --src notebooks --dest /tmp/ws
+    umkit workspace --src notebooks --dest my-workspace
 """
 from __future__ import annotations
 
