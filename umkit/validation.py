@@ -20,6 +20,7 @@ import numpy as np
 
 from . import api, workloads
 from .calibrate import _gpu_ms, _host_ms   # the fit set's timers: both sets time alike
+from .calibrate import w_prefetch           # the fit set's prefetch workload, here at 1 MiB
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -166,18 +167,6 @@ def cpu_fill(nbytes, kind):
         a.host[:] = 0.0
         h = a.host
         return _median(lambda: _host_ms(lambda: h.__setitem__(slice(None), 2.0)))
-    finally:
-        a.free()
-
-
-def prefetch_small(nbytes, direction):
-    a = _cpu_written(nbytes)
-    st = api.Stream()
-    try:
-        if direction == "d2h":
-            a.prefetch("gpu", stream=st)
-            st.synchronize()
-        return _gpu_ms(lambda: a.prefetch("gpu" if direction == "h2d" else "cpu", stream=st), st)
     finally:
         a.free()
 
@@ -493,8 +482,8 @@ def workloads_list() -> list[Workload]:
           _w("pinned_h2d_1m", "pinned_copy_1m", lambda: pinned_copy(MiB, "h2d")),
           _w("pinned_d2h_1m", "pinned_copy_1m", lambda: pinned_copy(MiB, "d2h")),
           _w("pinned_h2d_4m", "pinned_copy_4m", lambda: pinned_copy(4 * MiB, "h2d")),
-          _w("prefetch_h2d_1m", "prefetch_1m", lambda: prefetch_small(MiB, "h2d")),
-          _w("prefetch_d2h_1m", "prefetch_1m", lambda: prefetch_small(MiB, "d2h")),
+          _w("prefetch_h2d_1m", "prefetch_1m", lambda: w_prefetch(MiB, "h2d")),
+          _w("prefetch_d2h_1m", "prefetch_1m", lambda: w_prefetch(MiB, "d2h")),
           _w("cpu_fill_pinned_1m", "cpu_fill_1m", lambda: cpu_fill(MiB, "pinned")),
           _w("cpu_fill_managed_1m", "cpu_fill_1m", lambda: cpu_fill(MiB, "managed")),
           _w("cpu_fill_pinned_4m", "cpu_fill_4m", lambda: cpu_fill(4 * MiB, "pinned")),
