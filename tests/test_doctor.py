@@ -355,6 +355,12 @@ def test_nvidia_smi_and_driver_too_old_for_bindings(monkeypatch, tool_dir):
     assert drv["status"] == "warn" and "umkit.explain(35)" in drv["fix"]
     assert "Exclusive_Process" in st["compute mode"]["detail"]
     assert rep["platforms"]["nvidia"] is True and rep["platforms"]["amd"] is False
+    counters = st["hardware counters: CUPTI unified-memory counters (umkit.counters_on())"]
+    from umkit.backends import cupti
+    usable, why = cupti.available()
+    assert counters["status"] == ("ok" if usable else "info")
+    if not usable:      # says why, and how to turn them on, in its own field
+        assert why in counters["detail"] and "cupti-python" in counters["fix"]
 
 
 def test_run_tool_keeps_first_lines_and_times_out(tool_dir):

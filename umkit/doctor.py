@@ -366,6 +366,24 @@ def _tool_check(rep: dict, title: str, res: dict, fix_missing: str, fix_failed: 
                _KMD_FIX if res["hsa_error"] else fix_failed, lines=res["lines"])
 
 
+def _counters_check(rep: dict) -> None:
+    """Can umkit.counters_on() count on this NVIDIA machine (CUPTI through cupti-python)?  Only
+    whether the bindings and a libcupti are importable: starting CUPTI here would cost the run
+    its counters' first session (and take CUPTI from a profiler that may hold it)."""
+    from .backends import cupti
+    title = "hardware counters: CUPTI unified-memory counters (umkit.counters_on())"
+    ok, why = cupti.available()
+    libs = cupti.find_libcupti()
+    if ok:
+        _check(rep, title, "ok", "cupti-python importable" + (
+            f"; libcupti from the nvidia-cuda-cupti wheel ({len(libs)} copy)" if libs else
+            "; libcupti from the system library path"))
+    else:
+        _check(rep, title, "info", f"off: {why}",
+               f"{cupti.INSTALL_HINT}; the widgets and the ECG then show the driver's faults and "
+               "bytes (without it they show timings only)")
+
+
 def _amd_checks(rep: dict, run_tools: bool) -> None:
     rocm_bin = "ROCm puts its tools in /opt/rocm/bin: add it to PATH"
     _tool_check(rep, "rocm-smi: GPU status and driver (§4.1)",
@@ -491,6 +509,7 @@ def _nvidia_checks(rep: dict, run_tools: bool) -> None:
                    f"driver supports CUDA {m.group(1)}.{m.group(2)} but cuda-bindings {bindings} "
                    f"needs CUDA {need}", "update the NVIDIA driver, or install cuda-bindings and "
                    f"CuPy for CUDA {drv_major} (cudaErrorInsufficientDriver, umkit.explain(35))")
+    _counters_check(rep)
     busy = [ln for ln in res["lines"] if "exclusive" in ln.lower()]
     if busy:
         _check(rep, "compute mode", "info", "; ".join(busy),

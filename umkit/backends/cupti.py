@@ -154,6 +154,7 @@ class CuptiCollector:
         self._um_kind = None
         self.error: str | None = None
         self.log: list | None = None      # (timestamp ns, kind, value, cause) while logging
+        self.unmapped = 0                 # records of the UM kind whose counter kind we don't map
 
     # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
     def _buffer_requested(self):
@@ -167,6 +168,7 @@ class CuptiCollector:
                         continue
                     kind = self._names.get(int(a.counter_kind))
                     if kind is None:
+                        self.unmapped += 1
                         continue
                     # cupti-python 13 names the C field `flags` `flags_`
                     flags = getattr(a, "flags_", None)
@@ -324,5 +326,5 @@ def available() -> tuple[bool, str]:
     try:
         _cupti()
     except BackendUnavailable as e:
-        return False, str(e)
+        return False, e.message
     return True, "cupti-python importable"
