@@ -122,10 +122,20 @@ def test_tally_maps_every_counter_kind():
                 prefetcher_bytes=1 << 20, bytes_d2h=4096 + 8192 + (1 << 21),
                 prefetch_bytes_d2h=8192, evicted_bytes=1 << 21, bytes_peer=100, cpu_faults=2,
                 gpu_faults=1, gpu_fault_groups=3, thrashing=1, thrashing_bytes=4096,
-                throttling=1, remote_maps=1, remote_map_bytes=65536)
+                throttling=1, remote_maps=1, remote_map_bytes=65536, fault_bytes_h2d=65536)
     assert t.totals == want and t.records == 14
     t.reset()
     assert t.totals == dict.fromkeys(cupti.KEYS, 0)
+
+
+def test_incomplete_flags_fault_bytes_without_fault_records():
+    # the H200's lost records (counters-diag): bytes moved by GPU faults, no GPU-fault record
+    lost = {"bytes_h2d": 227811328, "fault_bytes_h2d": 17 << 20, "prefetcher_bytes": 210518016}
+    why = cupti.incomplete(lost)
+    assert why and "17 MiB" in why and "128 MiB" in why
+    assert cupti.incomplete({**lost, "gpu_faults": 111}) is None        # a whole window
+    assert cupti.incomplete({"bytes_h2d": 1 << 28, "prefetch_bytes_h2d": 1 << 28}) is None
+    assert cupti.incomplete({}) is None                                 # sim keys, nothing moved
 
 
 def test_cupti_keys_are_sims_where_they_mean_the_same():
@@ -169,6 +179,8 @@ def test_fidelity_rows_on_sim_against_itself():
     assert seq["gpu_read"]["bytes_h2d"] == 8 << 20
     assert seq["prefetch_to_cpu"]["prefetch_bytes_d2h"] == 8 << 20
     assert seq["cpu_read_strided"]["cpu_faults"] > 0
+    assert "incomplete" not in seq                     # sim loses nothing
+    assert fidelity.sequence.__defaults__ == (fidelity.COUNTED_BYTES,)
     rows = fidelity.counter_fidelity(seq, seq)
     assert rows and all(r["ratio"] == 1.0 for r in rows)
     assert all(r["within"] for r in rows if r["key"] in fidelity.BYTE_KEYS)

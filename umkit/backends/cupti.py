@@ -45,7 +45,7 @@ from ..errors import BackendUnavailable
 KEYS = ("gpu_faults", "gpu_fault_groups", "cpu_faults", "bytes_h2d", "bytes_d2h", "bytes_peer",
         "prefetch_bytes_h2d", "prefetch_bytes_d2h", "prefetcher_bytes", "evicted_bytes",
         "thrashing", "thrashing_bytes", "throttling", "remote_maps", "remote_map_bytes",
-        "dropped_records")
+        "fault_bytes_h2d", "dropped_records")
 #: CUPTI counter kinds enabled, by their cupti-python names
 KINDS = ("BYTES_TRANSFER_HTOD", "BYTES_TRANSFER_DTOH", "BYTES_TRANSFER_DTOD",
          "CPU_PAGE_FAULT_COUNT", "GPU_PAGE_FAULT", "THRASHING", "THROTTLING", "REMOTE_MAP")
@@ -114,6 +114,8 @@ class Tally:
                 t["prefetch_bytes_h2d"] += v
             elif cause == "PREFETCH":
                 t["prefetcher_bytes"] += v
+            elif cause == "COHERENCE":                # moved because a processor faulted on it
+                t["fault_bytes_h2d"] += v
         elif counter_kind == "BYTES_TRANSFER_DTOH":
             t["bytes_d2h"] += v
             if cause == "USER":
@@ -319,6 +321,28 @@ def bin_records(records, stamps: list[int]) -> list[dict]:
         i = min(bisect.bisect_left(stamps, t), len(stamps) - 1)
         tallies[i].add(kind, value, cause)
     return [{k: v for k, v in tl.totals.items() if v} for tl in tallies]
+
+
+def incomplete(delta: dict) -> str | None:
+    """Why the counters of one window (a phase, a step: a dict of deltas) are missing records,
+    or None when nothing says so.
+
+    The driver hands unified-memory events to CUPTI through a fixed-size queue; when the queue is
+    full an event is dropped and only counted in the queue's control page (NVIDIA's open UVM
+    driver, ``kernel-open/nvidia-uvm/uvm_tools.c``, ``enqueue_event()``: "one free element means
+    that the queue is full" -> ``ctrl->dropped[eventType]++``), which CUPTI does not pass on:
+    ``cuptiActivityGetNumDroppedRecords`` stayed 0.  Measured on the H200 (umkit team,
+    2026-12-01, ``benchmarks/results/2026-12-01-h200-counters-diag/``): one fault-driven GPU read
+    of 64 or 128 MiB was counted exactly every time (12 of 12, in fresh CUPTI sessions); of 256
+    MiB in 5 of 15; of 512 MiB in 0 of 3 -- the short ones had lost every GPU-fault record.  Bytes moved
+    *because of* GPU faults (cause COHERENCE) with no GPU-fault record in the same window cannot
+    happen, so that is the sign."""
+    if int(delta.get("fault_bytes_h2d", 0)) > 0 and int(delta.get("gpu_faults", 0)) == 0:
+        return ("the driver dropped unified-memory events (its event queue to CUPTI was full): "
+                f"{int(delta['fault_bytes_h2d']) >> 20} MiB moved by GPU faults but no GPU-fault "
+                "record arrived, so bytes and faults here are too low; count fault-driven phases "
+                "of <= 128 MiB at a time")
+    return None
 
 
 def available() -> tuple[bool, str]:
