@@ -271,3 +271,21 @@ def test_published_reads_the_newest_run_and_combines_it(tmp_path):
         umkit.recorder.published("../etc", results_dir=tmp_path)
     with pytest.raises(umkit.InvalidType):
         umkit.recorder.combine([])
+
+
+def test_incomplete_steps_are_named_and_sim_has_none():
+    a = umkit.managed(1 << 20)
+    with umkit.ecg.recorder("whole") as rec:
+        for _ in range(3):
+            a.host[:] = 1.0
+            umkit.increment(a)
+            rec.step()
+    r = rec.result()
+    assert r.steps[0].counters.get("bytes_h2d", 0) > 0 and r.incomplete() == {}
+    # a recorded cuda run whose step 1 lost its GPU-fault records (the driver's queue was full)
+    d = r.to_dict()
+    d["steps"][1]["counters"] = {"bytes_h2d": 300 << 20, "fault_bytes_h2d": 40 << 20}
+    d["steps"][2]["counters"] = {"bytes_h2d": 64 << 20, "fault_bytes_h2d": 64 << 20,
+                                 "gpu_faults": 38}
+    back = umkit.recorder.RecordResult.from_dict(d)
+    assert list(back.incomplete()) == [1] and "40 MiB" in back.incomplete()[1]

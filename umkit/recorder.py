@@ -59,6 +59,18 @@ class RecordResult(RunResult):
         row["verdict"] = verdict(self.step_ms, row) if self.steps else "empty"
         return row
 
+    def incomplete(self) -> dict:
+        """{step: why} for the steps whose hardware counters lost records (a fault burst that
+        overflowed the driver's event queue to CUPTI: :func:`umkit.backends.cupti.incomplete`);
+        {} on sim, which loses nothing, and when every step's counts are whole."""
+        from .backends.cupti import incomplete
+        out = {}
+        for s in self.steps:
+            why = incomplete(s.counters or {})
+            if why:
+                out[s.step] = why
+        return out
+
     def to_ecg(self) -> dict:
         """This run as an ECG dict (the shape :func:`umkit.ecg.record` returns), so the ECG's
         table, picture and widget draw it."""
