@@ -33,12 +33,11 @@ MiB = 1 << 20
 N = 64 * MiB
 BURST = 512 * MiB
 TOL = 0.05
-RESULTS: list[tuple[str, bool, str]] = []
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_checks import Checks  # noqa: E402
 
-
-def check(name, cond, detail):
-    RESULTS.append((name, bool(cond), str(detail)))
-    print(f"{'PASS' if cond else 'FAIL'} {name}: {detail}", flush=True)
+C = Checks()
+check = C.check
 
 
 def near(v, want):
@@ -148,12 +147,9 @@ def main() -> int:
         from umkit.fidelity import counter_fidelity
         doc["fidelity"] = counter_fidelity(doc["sim"], doc["cuda"])
         print("fidelity (sim / cuda):", json.dumps(doc["fidelity"], indent=1), flush=True)
-    doc["checks"] = [dict(name=n, ok=o, detail=d[:2000]) for n, o, d in RESULTS]
+    doc["checks"] = C.rows(limit=2000)
     (res / "counters.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    failed = [n for n, o, _ in RESULTS if not o]
-    print(f"counters: {len(RESULTS) - len(failed)}/{len(RESULTS)} checks pass"
-          + (f"; FAILED: {failed}" if failed else ""), flush=True)
-    return 0 if RESULTS and not failed else 1
+    return C.finish("counters")
 
 
 if __name__ == "__main__":

@@ -20,28 +20,15 @@ import json
 import os
 import subprocess
 import sys
-import time
-import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-RESULTS: list[tuple[str, bool, str]] = []
+sys.path.insert(0, str(ROOT / ".ci"))
+from gpu_checks import Checks  # noqa: E402
 
-
-def check(name):
-    def deco(fn):
-        t0 = time.perf_counter()
-        try:
-            detail = fn()
-            RESULTS.append((name, True, str(detail or "")))
-            print(f"PASS {name} ({time.perf_counter() - t0:.2f} s) {detail or ''}", flush=True)
-        except Exception:  # noqa: BLE001 - report every failure, keep going
-            tb = traceback.format_exc()
-            RESULTS.append((name, False, tb))
-            print(f"FAIL {name}\n{tb}", flush=True)
-        return fn
-    return deco
+C = Checks()
+check = C.checked
 
 
 def main() -> int:
@@ -167,12 +154,8 @@ def main() -> int:
         doc = json.loads((res / "torch_training" / "torch_training.json").read_text())
         return {v: (x.get("summary") or {}).get("median_ms") for v, x in doc["results"].items()}
 
-    (res / "torch.json").write_text(json.dumps(
-        [dict(name=n, ok=o, detail=d[:4000]) for n, o, d in RESULTS], indent=1) + "\n")
-    failed = [n for n, o, _ in RESULTS if not o]
-    print(f"torch: {len(RESULTS) - len(failed)}/{len(RESULTS)} checks pass"
-          + (f"; FAILED: {failed}" if failed else ""), flush=True)
-    return 0 if RESULTS and not failed else 1
+    (res / "torch.json").write_text(json.dumps(C.rows(), indent=1) + "\n")
+    return C.finish("torch")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-import traceback
 
 import numpy as np
 
@@ -24,22 +22,11 @@ from umkit.backends.contract import CPU, gpu
 from umkit.errors import BackendError, InvalidArgument, OutOfMemory, UseAfterFree
 
 MiB = 1 << 20
-RESULTS: list[tuple[str, bool, str]] = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".ci"))
+from gpu_checks import Checks  # noqa: E402
 
-
-def check(name):
-    def deco(fn):
-        t0 = time.perf_counter()
-        try:
-            detail = fn()
-            RESULTS.append((name, True, str(detail or "")))
-            print(f"PASS {name} ({time.perf_counter() - t0:.3f} s) {detail or ''}", flush=True)
-        except Exception:  # noqa: BLE001 - report every failure, keep going
-            tb = traceback.format_exc()
-            RESULTS.append((name, False, tb))
-            print(f"FAIL {name}\n{tb}", flush=True)
-        return fn
-    return deco
+C = Checks()
+check = C.checked
 
 
 print("probe cuda:", detect.probe("cuda"))
@@ -280,10 +267,8 @@ def _():
     return f"free after: {free / 2**30:.1f} GiB"
 
 
-failed = [n for n, ok, _ in RESULTS if not ok]
-print(f"\n{len(RESULTS) - len(failed)}/{len(RESULTS)} checks passed")
 out = os.environ.get("OUT")
 if out:
     with open(os.path.join(out, "gpu_smoke_backend.json"), "w") as f:
-        json.dump([{"check": n, "ok": ok, "detail": d} for n, ok, d in RESULTS], f, indent=1)
-sys.exit(1 if failed else 0)
+        json.dump(C.rows(limit=100_000, key="check"), f, indent=1)
+sys.exit(C.finish("gpu smoke"))
