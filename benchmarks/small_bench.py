@@ -9,9 +9,22 @@ a fixed cost (the intercept) and a rate (the slope) can be read off:
 * prefetch h2d / d2h of managed memory;
 * GPU fault reads of freshly CPU-written managed buffers (one buffer per size);
 * the host-side cost of one small kernel launch + synchronize (what a host-timed loop pays);
-* read-mostly: after the CPU writes k bytes of a duplicated 64 MiB buffer, the GPU re-read.
+* read-mostly: after the CPU writes k bytes of a duplicated 16 MiB buffer, the GPU re-read.
 
-    python benchmarks/small_bench.py [--out small_bench.json]
+Fit-only additions (2026-12-01, issue 11), all at sizes the validation set and UnifiedMemoryPerf
+do not use (16 KiB, 128 KiB, 512 KiB, 2 MiB, 8 MiB, 32 MiB; matrices 96 .. 3072):
+
+* ``timer``: device events around nothing (what ``umkit.timer`` adds by itself), the host's time
+  to submit a copy and a prefetch;
+* ``first_use``: the first GPU use of a freshly allocated pinned / device buffer vs the second;
+* ``small_managed``: where consecutive small managed allocations land (address deltas: does the
+  driver pack them?), alloc and free timed apart per kind, many small CPU-written managed
+  buffers each read once by the GPU (host-timed loop and one event-timed read);
+* ``matmul``: the UnifiedMemoryPerf tiled SGEMM kernel on device memory (achieved FLOP rate);
+* ``host_verify``: the CPU comparing an array with a NumPy reference (np.array_equal), pageable /
+  pinned / CPU-resident managed memory.
+
+    python benchmarks/small_bench.py [--out small_bench.json]     (sim: UMKIT_BACKEND=sim)
 """
 from __future__ import annotations
 
@@ -156,17 +169,169 @@ def read_mostly_writes():
     return out
 
 
+# -- fit-only additions (issue 11) --------------------------------------------------------------------
+FIT_SIZES = [16 * KiB, 512 * KiB, 8 * MiB, 32 * MiB]      # none of them in the validation set
+
+
+def timer_floor():
+    s = umkit.Stream()
+    out = dict(empty_timer_ms=med(lambda: gpu_ms(lambda: None), 21),
+               empty_timer_stream_ms=med(lambda: gpu_ms(lambda: None, s), 21))
+    h, d = umkit.pinned(4096), umkit.device_array(4096)
+    h.host[:] = 1.0
+    umkit.copy(d, h, stream=s)
+    s.synchronize()
+    out["copy_16k_x100_host_ms"] = med(lambda: host_ms(
+        lambda: [umkit.copy(d, h, stream=s) for _ in range(100)]), 5)
+    h.free()
+    d.free()
+    for nb in (128 * KiB, 8 * MiB):            # host time of the prefetch call itself (no wait)
+        vals = []
+        for _ in range(3):
+            a = umkit.managed(nb // 4)
+            a.host[:] = 1.0
+            umkit.synchronize()
+            t0 = umkit.now()
+            a.prefetch("gpu", stream=s)
+            vals.append((umkit.now() - t0) * 1e3)
+            s.synchronize()
+            a.free()
+        out[f"prefetch_call_{nb}_host_ms"] = float(np.median(vals))
+    return out
+
+
+def first_use():
+    out = {}
+    sink = umkit.device_array(1)
+    stage = umkit.pinned(max(FIT_SIZES) // 4)
+    stage.host[:] = 1.0
+    for nb in FIT_SIZES:
+        n = nb // 4
+        r = {}
+        for rep in range(3):
+            h = umkit.pinned(n)                    # fresh pinned buffer, CPU-written
+            h.host[:] = 1.0
+            umkit.synchronize()
+            r.setdefault("pinned_touch_first_ms", []).append(
+                gpu_ms(lambda: umkit.touch(h, 4, sink=sink)))
+            r.setdefault("pinned_touch_second_ms", []).append(
+                gpu_ms(lambda: umkit.touch(h, 4, sink=sink)))
+            h.free()
+            d = umkit.device_array(n)              # fresh device buffer
+            umkit.synchronize()
+            r.setdefault("device_copy_h2d_first_ms", []).append(
+                gpu_ms(lambda: umkit.copy(d, stage, nbytes=nb)))
+            r.setdefault("device_copy_h2d_second_ms", []).append(
+                gpu_ms(lambda: umkit.copy(d, stage, nbytes=nb)))
+            r.setdefault("device_touch_ms", []).append(
+                gpu_ms(lambda: umkit.touch(d, 4, sink=sink)))
+            d.free()
+        out[nb] = {k: float(np.median(v)) for k, v in r.items()}
+    stage.free()
+    sink.free()
+    return out
+
+
+def small_managed():
+    out = dict(address_delta={}, alloc_free={}, many_touched={})
+    for nb in (4 * KiB, 16 * KiB, 128 * KiB, 512 * KiB, 2 * MiB):
+        xs = [umkit.managed(nb // 4) for _ in range(8)]
+        out["address_delta"][nb] = [int(xs[i + 1].ptr - xs[i].ptr) for i in range(7)]
+        for x in xs:
+            x.free()
+    for kind in ("managed", "device", "pinned"):
+        for nb in (16 * KiB, 512 * KiB, 8 * MiB):
+            ta, tf = [], []
+            for _ in range(3):
+                xs = []
+                ta.append(host_ms(lambda: xs.extend(umkit.empty(nb // 4, "float32", kind)
+                                                    for _ in range(20))) / 20)
+                tf.append(host_ms(lambda: [x.free() for x in xs]) / 20)
+            out["alloc_free"][f"{kind}_{nb}"] = dict(alloc_ms=float(np.median(ta)),
+                                                     free_ms=float(np.median(tf)))
+    sink = umkit.device_array(1)
+    for count, nb in ((100, 16 * KiB), (40, 512 * KiB), (100, 128 * KiB)):
+        bufs = [umkit.managed(nb // 4) for _ in range(count)]
+        for b in bufs:
+            b.host[:] = 1.0
+        umkit.synchronize()
+        loop = host_ms(lambda: [umkit.touch(b, 4, sink=sink) for b in bufs])
+        for b in bufs:
+            b.free()
+        bufs = [umkit.managed(nb // 4) for _ in range(8)]
+        for b in bufs:
+            b.host[:] = 1.0
+        umkit.synchronize()
+        each = [gpu_ms(lambda: umkit.touch(b, 4, sink=sink)) for b in bufs]
+        for b in bufs:
+            b.free()
+        out["many_touched"][f"{count}x{nb}"] = dict(
+            loop_host_ms=loop, per_buffer_host_ms=loop / count,
+            one_read_event_ms=float(np.median(each)))
+    sink.free()
+    return out
+
+
+def matmul_rates():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from unified_memory_perf import matmul        # the UnifiedMemoryPerf kernel, same launch
+    out = {}
+    s = umkit.Stream()
+    for n in (96, 384, 768, 1536, 3072):          # the sample's sizes are powers of two
+        A, B, C = (umkit.device_array(n * n) for _ in range(3))
+        umkit.fill(A, 1.0)
+        umkit.fill(B, 2.0)
+        matmul(C, A, B, n, s)
+        s.synchronize()
+        ms = med(lambda: gpu_ms(lambda: matmul(C, A, B, n, s), s), 5)
+        out[n] = dict(bytes_per_matrix=n * n * 4, kernel_ms=ms, flops=2.0 * n ** 3,
+                      tflops=2.0 * n ** 3 / (ms * 1e-3) / 1e12)
+        for x in (A, B, C):
+            x.free()
+    return out
+
+
+def host_verify():
+    out = {}
+    for nb in (512 * KiB, 2 * MiB, 8 * MiB, 32 * MiB):
+        n = nb // 4
+        ref = np.ones(n, np.float32)
+        pg = umkit.pageable(n)
+        pg[:] = 1.0
+        p = umkit.pinned(n)
+        ph = p.host
+        ph[:] = 1.0
+        m = umkit.managed(n)
+        mh = m.host
+        mh[:] = 1.0
+        umkit.synchronize()
+        out[nb] = dict(
+            pageable_equal_ms=med(lambda: host_ms(lambda: np.array_equal(pg, ref))),
+            pinned_equal_ms=med(lambda: host_ms(lambda: np.array_equal(ph, ref))),
+            managed_equal_ms=med(lambda: host_ms(lambda: np.array_equal(mh, ref))),
+            pinned_copy_in_ms=med(lambda: host_ms(lambda: ph.__setitem__(slice(None), ref))),
+            managed_copy_in_ms=med(lambda: host_ms(lambda: mh.__setitem__(slice(None), ref))))
+        p.free()
+        m.free()
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     a = ap.parse_args(argv)
     b = umkit.backend()
+    if b.name == "sim":                 # model time needs no arithmetic (the matmuls are big)
+        umkit.use("sim", quiet=True, compute=False)
+        b = umkit.backend()
     res = dict(benchmark="umkit small_bench", backend=umkit.backend_name(), device=b.device_name(0),
                date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                note="host_ms: umkit.now() around a synchronized region (wall clock on GPUs); "
                     "gpu ms: events; medians",
                host=sweep_host(), copies=sweep_copies(), managed=sweep_managed(),
-               launch_sync=launch_sync(), read_mostly_16MiB=read_mostly_writes())
+               launch_sync=launch_sync(), read_mostly_16MiB=read_mostly_writes(),
+               timer=timer_floor(), first_use=first_use(), small_managed=small_managed(),
+               matmul=matmul_rates(), host_verify=host_verify())
     text = json.dumps(res, indent=1)
     print(text)
     if a.out:

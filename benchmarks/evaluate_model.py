@@ -1,0 +1,77 @@
+"""Re-predict a recorded GPU run with the current sim model, offline (no GPU needed).
+
+    python benchmarks/evaluate_model.py RUN_DIR [--profile NAME] [--no-umperf] [--json OUT]
+
+RUN_DIR is a ``.ci/gpu`` results directory (benchmarks/results/...).  From its
+``calibrate_compare.json`` the *measured* fit set and validation set are taken and predicted
+again by sim (``umkit.calibrate.compare(measured=...)``); from its ``umperf.json`` the card's
+UnifiedMemoryPerf table is taken and the same program is run again on sim.  The fit set and the
+validation set are reported apart, and the card's numbers are the ones recorded in RUN_DIR:
+this is an evaluation of the model against recorded data, not a new measurement.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import umkit  # noqa: E402
+from umkit import calibrate  # noqa: E402
+
+
+def evaluate(run: Path, profile: str | None = None, umperf: bool = True) -> dict:
+    out: dict = {"run": run.name}
+    comp = run / "calibrate_compare.json"
+    if comp.exists():
+        raw = json.loads(comp.read_text())
+        measured = raw.get("measured", raw)
+        c = calibrate.compare(profile, measured=measured)
+        out["calibrate"] = c
+        out["calibrate_lines"] = calibrate.summary_lines(c)
+    up = run / "umperf.json"
+    if umperf and up.exists():
+        import unified_memory_perf as u
+        rec = json.loads(up.read_text())
+        real = rec["measured"]
+        with umkit.using("sim", compute=False, **({"profile": profile} if profile else {})):
+            sim = u.run_all(real["runs"], tuple(real["dims"]), progress=False)
+        c = u.compare(real, sim)
+        out["umperf"] = dict(sim=sim, comparison=c, real=real,
+                             summary=f"umperf: sim within x/÷1.5 in {c['within']}/{c['total']} cells "
+                                     f">= 256 KB; strategy order per size: {c['ordering_right']} pairs "
+                                     f"right, {c['ordering_wrong']} wrong")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("run")
+    ap.add_argument("--profile")
+    ap.add_argument("--no-umperf", action="store_true")
+    ap.add_argument("--json")
+    ap.add_argument("--quiet", action="store_true", help="summaries only")
+    a = ap.parse_args(argv)
+    r = evaluate(Path(a.run), a.profile, not a.no_umperf)
+    print(f"offline evaluation of the current sim model against the recorded run {r['run']}")
+    if "calibrate" in r and not a.quiet:
+        print(calibrate.compare_table(r["calibrate"]))
+    if "umperf" in r and not a.quiet:
+        import unified_memory_perf as u
+        print(u.table_md(r["umperf"]["real"], "recorded card"))
+        print(u.table_md(r["umperf"]["sim"], "sim now"))
+        print(u.ratio_md(r["umperf"]["real"], r["umperf"]["comparison"]))
+    for ln in r.get("calibrate_lines", []):
+        print("SUMMARY " + ln)
+    if "umperf" in r:
+        print("SUMMARY " + r["umperf"]["summary"])
+    if a.json:
+        r.pop("calibrate", None)
+        Path(a.json).write_text(json.dumps(r, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
