@@ -12,9 +12,12 @@ They are skipped, with the reason, only where the compiler cannot be had.
 """
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -158,3 +161,44 @@ def test_nvcc_builds_the_cuda_originals(nvidia_build, name):
     assert b.ok, f"{shlex.join(b.argv)}\n{b.log}"
     assert "-I" not in b.argv and b.argv[-1].endswith(f"cuda/{name}.cu")
     assert b"sm_90" in b.output.read_bytes()
+
+
+def _port_program(snippet: str) -> str:
+    """Notebook 08's port exercise (a snippet) inside a whole HIP program, so it can be built."""
+    return ("#include <hip/hip_runtime.h>\n"
+            "__global__ void train_step(float* w, int n)\n"
+            "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) w[i] += 1.0f; }\n"
+            "static void save_checkpoint(const float* w, int n) { (void)w; (void)n; }\n"
+            "int main() {\n"
+            "    const int n = 1 << 20, threads = 256, blocks = n / threads;\n"
+            "    const size_t bytes = n * sizeof(float);\n"
+            "    hipStream_t stream;\n"
+            "    if (hipStreamCreate(&stream) != hipSuccess) return 0;   // no GPU: built is enough\n"
+            + "".join("    " + ln + "\n" for ln in snippet.splitlines())
+            + "    return 0;\n}\n")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("port", ["hip_source", "hip_source_v2"])
+def test_nvcc_builds_notebook_08s_ports_with_the_generated_header(tmp_path, port):
+    """Both ports of the CUDA 13 snippet -- the classic int-device calls and HIP 7's _v2 calls
+    with hipMemLocation -- compile with nvcc through the names table's header (issue 9)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks" / "solutions"))
+    try:
+        sol = importlib.import_module("08_porting_cuda_to_hip")
+    finally:
+        sys.path.pop(0)
+    inc = tmp_path / "inc"
+    names.write_cuda_header(inc)
+    src = tmp_path / f"{port}.hip"
+    src.write_text(_port_program(getattr(sol, port)))
+    r = subprocess.run([NVCC, "-std=c++17", "-x", "cu", "-I", str(inc), "-c", "-o",
+                        str(tmp_path / f"{port}.o"), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    if port == "hip_source_v2":     # without the table's location rows it would not build
+        bad = tmp_path / "nolocation.hip"
+        bad.write_text(_port_program(getattr(sol, port)).replace("hipMemLocationTypeHost",
+                                                                  "hipMemLocationTypeNowhere"))
+        r = subprocess.run([NVCC, "-std=c++17", "-x", "cu", "-I", str(inc), "-c", "-o",
+                            str(tmp_path / "bad.o"), str(bad)], capture_output=True, text=True)
+        assert r.returncode != 0 and "hipMemLocationTypeNowhere" in r.stderr

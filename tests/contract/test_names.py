@@ -60,26 +60,36 @@ def test_rows_are_well_formed():
 
 def test_no_duplicates():
     assert len(set(names.TABLE)) == len(names.TABLE)
-    for col in ("concept", "cuda"):
-        counts = Counter(getattr(r, col) for r in names.TABLE if getattr(r, col) is not None)
-        assert [k for k, n in counts.items() if n > 1] == [], col
+    counts = Counter(r.concept for r in names.TABLE)
+    assert [k for k, n in counts.items() if n > 1] == []
+    # one CUDA 13 call has two HIP forms (the classic int device, HIP 7's _v2 location), and
+    # only these two; the classic form comes first, so cuda_to_hip gives it
+    cuda_counts = Counter(r.cuda for r in names.TABLE if r.cuda is not None)
+    assert {k for k, n in cuda_counts.items() if n > 1} == {"cudaMemPrefetchAsync", "cudaMemAdvise"}
+    assert names.cuda_to_hip("cudaMemPrefetchAsync") == "hipMemPrefetchAsync"
+    assert names.cuda_to_hip("cudaMemAdvise") == "hipMemAdvise"
+    assert names.hip_to_cuda("hipMemPrefetchAsync_v2") == "cudaMemPrefetchAsync"
+    assert names.hip_to_cuda("hipMemAdvise_v2") == "cudaMemAdvise"
     # one HIP call stands for two CUDA calls, and only this one
     hip_counts = Counter(r.hip for r in names.TABLE if r.hip is not None)
     assert {k for k, n in hip_counts.items() if n > 1} == {"hipHostMalloc"}
     assert names.hip_to_cuda("hipHostMalloc") == "cudaMallocHost"  # first row wins
 
 
+TWO_HIP_FORMS = {"hipMemPrefetchAsync_v2", "hipMemAdvise_v2"}     # the CUDA name gives the classic
+
+
 def test_round_trips():
     for r in names.TABLE:
         if r.cuda is not None:
-            assert names.cuda_to_hip(r.cuda) == r.hip
+            assert names.cuda_to_hip(r.cuda) == r.hip or r.hip in TWO_HIP_FORMS
             assert names.for_backend("cuda", r.cuda) == r.cuda
         if r.hip is not None:
             back = names.hip_to_cuda(r.hip)
             assert names.for_backend("hip", r.hip) == r.hip
-            if back is not None:
+            if back is not None and r.hip not in TWO_HIP_FORMS:
                 assert names.cuda_to_hip(back) == r.hip
-        if r.cuda and r.hip:
+        if r.cuda and r.hip and r.hip not in TWO_HIP_FORMS:
             assert names.for_backend("hip", r.cuda) == r.hip
             assert names.for_backend("cuda", r.hip) in (r.cuda, names.hip_to_cuda(r.hip))
 
@@ -123,14 +133,10 @@ def test_teaching_pairs(cuda, hip):
 
 
 def test_one_sided_rows_explain_themselves():
-    assert names.cuda_to_hip("cudaMemLocation") is None
-    assert "int device" in names.row("cudaMemLocation").note
     assert names.hip_to_cuda("hipMemAdviseSetCoarseGrain") is None
     assert "HIP-only" in names.row("hipMemAdviseSetCoarseGrain").note
     with pytest.raises(LookupError, match="HIP-only"):
         names.for_backend("cuda", "hipMemAdviseSetCoarseGrain")
-    with pytest.raises(LookupError, match="no HIP counterpart"):
-        names.for_backend("hip", "cudaMemLocation")
     with pytest.raises(KeyError):
         names.cuda_to_hip("cudaNoSuchCall")
     with pytest.raises(KeyError):

@@ -167,22 +167,33 @@ TABLE: tuple[Row, ...] = (
     _f("move managed pages ahead of use", "cudaMemPrefetchAsync", "hipMemPrefetchAsync",
        "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, "
        "stream) with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation)."),
-    _t("a place pages can live: (type, id)", "cudaMemLocation", None,
+    _f("move managed pages ahead of use, to a location", "cudaMemPrefetchAsync",
+       "hipMemPrefetchAsync_v2",
+       "HIP 7 (ROCm/clr hipamd/src/hip_hmm.cpp: hipMemPrefetchAsync_v2(ptr, count, "
+       "hipMemLocation, flags, stream); flags must be 0): the arguments of CUDA 13's "
+       "cudaMemPrefetchAsync, so the direct port of CUDA 13 code. CUDA 12.2-12.x spelled it "
+       "cudaMemPrefetchAsync_v2."),
+    _t("a place pages can live: (type, id)", "cudaMemLocation", "hipMemLocation",
        "since CUDA 11.2 (memory pools); prefetch/advise overloads taking it since CUDA 12.2; CUDA 13 "
        "prefetch/advise take only this. HIP's classic calls take an int device (hipCpuDeviceId = "
        "CPU); the *_v2 calls (HIP 7) take hipMemLocation."),
-    _t("memory location type enum", "cudaMemLocationType", None,
-       "HIP has hipMemLocationType for the *_v2 calls; the classic calls umkit uses take an int."),
-    _e("location is a GPU", "cudaMemLocationTypeDevice", None, "cudaMemLocationType",
-       "HIP: pass the device ordinal."),
-    _e("location is the CPU", "cudaMemLocationTypeHost", None, "cudaMemLocationType",
-       "HIP: pass hipCpuDeviceId."),
+    _t("memory location type enum", "cudaMemLocationType", "hipMemLocationType",
+       "Used by the *_v2 calls (HIP 7); the classic HIP calls take an int device instead."),
+    _e("location is a GPU", "cudaMemLocationTypeDevice", "hipMemLocationTypeDevice",
+       "cudaMemLocationType", "id = the device ordinal. Classic HIP calls: pass the ordinal."),
+    _e("location is the CPU", "cudaMemLocationTypeHost", "hipMemLocationTypeHost",
+       "cudaMemLocationType", "id is ignored (ROCm/clr hip_hmm.cpp, ihipMemPrefetchAsync: the "
+       "target is hipCpuDeviceId). Classic HIP calls: pass hipCpuDeviceId."),
     _c("device id meaning 'the CPU'", "cudaCpuDeviceId", "hipCpuDeviceId", "-1 in both."),
     _c("device id meaning 'no device / mixed'", "cudaInvalidDeviceId", "hipInvalidDeviceId",
        "-2 in both; range attributes return it when pages disagree or nothing was set."),
     _f("give the driver a hint about a range", "cudaMemAdvise", "hipMemAdvise",
        "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
        "hip-python type-checks advice: pass hip.hipMemoryAdvise members."),
+    _f("give the driver a hint about a range, for a location", "cudaMemAdvise", "hipMemAdvise_v2",
+       "HIP 7 (ROCm/clr hipamd/src/hip_hmm.cpp: hipMemAdvise_v2(ptr, count, advice, "
+       "hipMemLocation)): the arguments of CUDA 13's cudaMemAdvise, so the direct port of CUDA 13 "
+       "code. CUDA 12.2-12.x spelled it cudaMemAdvise_v2."),
     _t("advice enum", "cudaMemoryAdvise", "hipMemoryAdvise"),
     _e("read mostly: duplicate read-only copies", "cudaMemAdviseSetReadMostly",
        "hipMemAdviseSetReadMostly", "cudaMemoryAdvise", "The location argument is ignored."),
@@ -266,7 +277,8 @@ def _index(col: str) -> dict[str, Row]:
     out: dict[str, Row] = {}
     for r in TABLE:
         name = getattr(r, col)
-        if name is not None and name not in out:  # first row wins (hipHostMalloc serves two)
+        if name is not None and name not in out:  # first row wins (hipHostMalloc serves two
+            # CUDA calls; cudaMemPrefetchAsync and cudaMemAdvise have two HIP forms each)
             out[name] = r
     return out
 
@@ -375,6 +387,33 @@ static inline cudaError_t umkit_hipMemAdvise(const void* ptr, size_t count, cuda
 #endif
 }
 #define hipMemAdvise umkit_hipMemAdvise""",
+    "hipMemPrefetchAsync_v2": """\
+// hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream): HIP 7's location form, the
+// arguments of CUDA 13's cudaMemPrefetchAsync (CUDA 12.2-12.x: cudaMemPrefetchAsync_v2).
+static inline cudaError_t umkit_hipMemPrefetchAsync_v2(const void* ptr, size_t count,
+                                                       cudaMemLocation location, unsigned int flags,
+                                                       cudaStream_t stream = 0)
+{
+#if CUDART_VERSION >= 13000
+    return cudaMemPrefetchAsync(ptr, count, location, flags, stream);
+#else
+    return cudaMemPrefetchAsync_v2(ptr, count, location, flags, stream);
+#endif
+}
+#define hipMemPrefetchAsync_v2 umkit_hipMemPrefetchAsync_v2""",
+    "hipMemAdvise_v2": """\
+// hipMemAdvise_v2(ptr, count, advice, hipMemLocation): HIP 7's location form, the arguments of
+// CUDA 13's cudaMemAdvise (CUDA 12.2-12.x: cudaMemAdvise_v2).
+static inline cudaError_t umkit_hipMemAdvise_v2(const void* ptr, size_t count,
+                                                cudaMemoryAdvise advice, cudaMemLocation location)
+{
+#if CUDART_VERSION >= 13000
+    return cudaMemAdvise(ptr, count, advice, location);
+#else
+    return cudaMemAdvise_v2(ptr, count, advice, location);
+#endif
+}
+#define hipMemAdvise_v2 umkit_hipMemAdvise_v2""",
     "hipLaunchKernelGGL": """\
 // hipLaunchKernelGGL(kernel, grid, block, sharedBytes, stream, args...): CUDA's launch syntax.
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...) \\
