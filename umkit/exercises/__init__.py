@@ -104,6 +104,7 @@ def tiered(check):
         v = check(*args, **kwargs)
         v.level = hint
         return v
+    wrapper.tiered = True
     return wrapper
 
 

@@ -46,33 +46,45 @@ _RULE = ("the rule (§1.1): a call that ends in a system call into the kernel dr
          "the trace cell and read each line's layer")
 
 
+def _layers_answer(ops=None) -> str:
+    return " | ".join(f"{op} is {LAYERS[op][0][0].upper()}: {LAYERS[op][1]}" for op in (ops or LAYERS))
+
+
+def _layers_no(message: str) -> Verdict:
+    return failed(message, _RULE, _layers_answer())
+
+
 @tiered
 def check_layers(answers) -> Verdict:
     """Exercise 01a: ``answers`` maps each operation of :data:`LAYERS` to 'umd' or 'kmd'."""
     if not isinstance(answers, dict):
-        return failed(f"answers should be a dict like {{'malloc_managed': 'umd', ...}}, "
-                      f"got {type(answers).__name__}")
+        return _layers_no(f"answers should be a dict like {{'malloc_managed': 'umd', ...}}, "
+                          f"got {type(answers).__name__}")
     missing = [op for op in LAYERS if answers.get(op) is None]
     unknown = sorted(set(answers) - set(LAYERS))
     if unknown:
-        return failed(f"unknown operations {unknown}: use the keys {list(LAYERS)}")
+        return _layers_no(f"unknown operations {unknown}: use the keys {list(LAYERS)}")
     if len(missing) == len(LAYERS):
-        return failed("every answer is still None: write 'umd' or 'kmd' for each operation")
-    bad, why = [], []
+        return _layers_no("every answer is still None: write 'umd' or 'kmd' for each operation")
+    bad = []
     for op, (ok, reason) in LAYERS.items():
         got = answers.get(op)
         if got is None:
             continue
         norm = _ALIASES.get(str(got).strip().lower())
         if norm is None:
-            return failed(f"{op}: {got!r} is neither 'umd' nor 'kmd'")
+            return _layers_no(f"{op}: {got!r} is neither 'umd' nor 'kmd'")
         if norm not in ok:
             bad.append(op)
-            why.append(f"{op} is {ok[0].upper()}: {reason}")
     if bad:
-        return failed(f"{len(bad)} wrong: {', '.join(bad)}", _RULE, " | ".join(why))
+        # how many, and which one to reconsider first -- not the whole list: with two choices
+        # per item, a list of the wrong ones would be the answer
+        given = len(LAYERS) - len(missing)
+        return failed(f"{len(bad)} of your {given} answers are wrong; reconsider {bad[0]} first "
+                      "(find its line in the trace above and ask what the call ends in)",
+                      _RULE, _layers_answer(bad))
     if missing:
-        return failed(f"right so far; still None: {missing}")
+        return _layers_no(f"right so far; still None: {missing}")
     note = ""
     if _ALIASES.get(str(answers["malloc_managed"]).strip().lower()) == "umd":
         note = (" One nuance: you put hipMallocManaged in the UMD, as the article does (no page "
@@ -83,14 +95,25 @@ def check_layers(answers) -> Verdict:
                   "policy reaches the KMD." + note)
 
 
+TRIPS_CONCEPT = ("§3.2 and section 5 of the notebook: one trip into the kernel carries up to "
+                 "batch_max faults, a partly filled batch still costs a whole trip, and no fault "
+                 "costs no trip")
+TRIPS_ANSWER = ("def transitions(n_faults, batch_max):\n"
+                "    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)")
+
+
+def _trips_no(message: str) -> Verdict:
+    return failed(message, TRIPS_CONCEPT, TRIPS_ANSWER)
+
+
 @tiered
 def check_transitions(fn) -> Verdict:
     """Exercise 01b: ``fn(n_faults, batch_max)`` returns how many times the driver has to enter
     the kernel to service ``n_faults`` GPU faults in batches of at most ``batch_max``."""
     if fn is None:
-        return failed("transitions is None: write def transitions(n_faults, batch_max): ...")
+        return _trips_no("transitions is None: write def transitions(n_faults, batch_max): ...")
     if not callable(fn):
-        return failed(f"transitions should be a function, got {type(fn).__name__}")
+        return _trips_no(f"transitions should be a function, got {type(fn).__name__}")
     cases = [(16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
              (1024, 256), (100, 7)]
     for n, b in cases:
@@ -98,16 +121,16 @@ def check_transitions(fn) -> Verdict:
         try:
             got = fn(n, b)
         except Exception as e:  # noqa: BLE001 - report the learner's error as the verdict
-            return failed(f"transitions({n}, {b}) raised {type(e).__name__}: {e}")
+            return _trips_no(f"transitions({n}, {b}) raised {type(e).__name__}: {e}")
         if isinstance(got, bool) or not isinstance(got, Real):
-            return failed(f"transitions({n}, {b}) returned {got!r}; return a whole number")
+            return _trips_no(f"transitions({n}, {b}) returned {got!r}; return a whole number")
         if isinstance(got, Real) and not isinstance(got, Integral) and float(got) != int(got):
-            return failed(f"transitions({n}, {b}) returned {got!r}: a batch is either sent or "
-                          "not, so the count is a whole number (round up: ceiling division)")
+            return _trips_no(f"transitions({n}, {b}) returned {got!r}: a batch is either sent or "
+                             "not, so the count is a whole number")
         if int(got) != want:
             if n and int(got) == n // b:
                 hint = ("you rounded down: the last, partly filled batch still costs a trip "
-                        "into the kernel (use ceiling division, -(-n // b) or math.ceil)")
+                        "into the kernel")
             elif n == 0:
                 hint = "no faults, no trip into the kernel"
             elif int(got) == n:
@@ -115,10 +138,7 @@ def check_transitions(fn) -> Verdict:
             elif int(got) == n * b:
                 hint = "multiply? a batch *holds* batch_max faults: divide"
             else:
-                hint = "count the batches: ceil(n_faults / batch_max)"
-            return failed(f"transitions({n}, {b}) returned {got}, expected {want}: {hint}",
-                          "§3.2 and section 5 of the notebook: one trip into the kernel carries up "
-                          "to batch_max faults, and a partly filled batch still costs a trip",
-                          "return -(-n_faults // batch_max)   # ceiling division")
+                hint = "count the batches the driver sends"
+            return _trips_no(f"transitions({n}, {b}) returned {got}, expected {want}: {hint}")
     return passed(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
                   "trips into the kernel in batches of 256, but 16384 trips one by one")

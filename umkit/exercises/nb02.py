@@ -35,36 +35,58 @@ _CONCEPT = ("ask of each buffer: who touches it (CPU, GPU, both), how often, and
             "the allocator follows from its access owner and lifetime (§7)")
 
 
+#: buffer -> the question to ask of it (tier 2: the concept, not the answer)
+_QUESTION = {
+    "weights": "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')",
+    "checkpoint": "how often is it touched, and by whom? (§3.4: the author's own practice)",
+    "epoch_preprocessing": "who prepares it, who consumes it, and how often? (§3.4, §3.2)",
+    "lr_schedule": "how big is it, who writes it, and how often does the GPU look at it? (§4.4)",
+    "request_pool": "what matters most for it: convenience or predictable latency at peak? (§6.3)",
+    "vocab": "does any kernel ever touch it? (a buffer only the CPU uses)",
+}
+
+
+def _alloc_answer(keys=None) -> str:
+    return " | ".join(f"{k} -> {BUFFERS[k][0]}: {BUFFERS[k][1]}" for k in (keys or BUFFERS))
+
+
+def _alloc_no(message: str) -> Verdict:
+    return failed(message, _CONCEPT, _alloc_answer())
+
+
 @tiered
 def check_allocators(choice) -> Verdict:
     """Exercise 02: ``choice`` maps each buffer of :data:`BUFFERS` to 'device' (hipMalloc),
     'managed' (hipMallocManaged), 'pinned' (hipHostMalloc) or 'pageable' (malloc)."""
     if not isinstance(choice, dict):
-        return failed(f"choice should be a dict like {{'weights': 'device', ...}}, got "
-                      f"{type(choice).__name__}")
+        return _alloc_no(f"choice should be a dict like {{'weights': 'device', ...}}, got "
+                         f"{type(choice).__name__}")
     unknown = sorted(set(choice) - set(BUFFERS))
     if unknown:
-        return failed(f"unknown buffers {unknown}: use the keys {list(BUFFERS)}")
+        return _alloc_no(f"unknown buffers {unknown}: use the keys {list(BUFFERS)}")
     missing = [k for k in BUFFERS if choice.get(k) is None]
     if len(missing) == len(BUFFERS):
-        return failed("every choice is still None: write 'device', 'managed', 'pinned' or "
-                      "'pageable' for each buffer")
-    bad, why_all = [], []
+        return _alloc_no("every choice is still None: write 'device', 'managed', 'pinned' or "
+                         "'pageable' for each buffer")
+    bad = []
     for k, (want, why) in BUFFERS.items():
         got = choice.get(k)
         if got is None:
             continue
         norm = _ALIASES.get(str(got).strip().lower().replace(" ", ""))
         if norm is None:
-            return failed(f"{k}: {got!r} is not an allocator; use 'device', 'managed', 'pinned' "
-                          "or 'pageable'")
+            return _alloc_no(f"{k}: {got!r} is not an allocator; use 'device', 'managed', "
+                             "'pinned' or 'pageable'")
         if norm != want:
             bad.append(k)
-            why_all.append(f"{k} -> {want}: {why}")
     if bad:
-        return failed(f"{len(bad)} to rethink: {', '.join(bad)}", _CONCEPT, " | ".join(why_all))
+        # how many, and which to rethink first -- not the list of wrong ones, which two tries
+        # would turn into the answer
+        given = len(BUFFERS) - len(missing)
+        return failed(f"{len(bad)} of your {given} choices to rethink; start with {bad[0]}",
+                      f"{_CONCEPT}. For {bad[0]}: {_QUESTION[bad[0]]}", _alloc_answer(bad))
     if missing:
-        return failed(f"right so far; still None: {missing}")
+        return _alloc_no(f"right so far; still None: {missing}")
     all_managed = all(w == "managed" for w, _ in BUFFERS.values())
     return passed("mix allocators by each buffer's access owner and lifetime (§7)"
                   + ("" if all_managed else ": hot and latency-critical data in device memory, "
@@ -103,6 +125,20 @@ def _load_run(fn, data):
     return (ms, kind, c), None, np.asarray(back)
 
 
+LOAD_CONCEPT = ("the data is read 8 times by the GPU: where should it live, and what is the fastest "
+                "way to get it there on this card? Compare the profile's prefetch_h2d_bw, "
+                "pinned_h2d_bw and zero_copy_bw (§3.4: hot data in hipMalloc + explicit copies; "
+                "notebook 00 reads a profile)")
+LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
+               "stage.host[:] = data; umkit.copy(d, stage); umkit.synchronize(); "
+               "stage.free(); return d  -- on the MI250X a hipMemcpy from pinned memory runs "
+               "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")
+
+
+def _load_no(message: str) -> Verdict:
+    return failed(message, LOAD_CONCEPT, LOAD_ANSWER)
+
+
 @tiered
 def check_load(fn) -> Verdict:
     """Exercise 02b: ``fn(data)`` gets a NumPy float32 array of LOAD_MIB MiB and returns a umkit
@@ -110,17 +146,17 @@ def check_load(fn) -> Verdict:
     values arrive intact and load + reads take at most LOAD_BUDGET_MS of model time on the
     LOAD_PROFILE (AMD MI250X, XNACK on)."""
     if fn is None:
-        return failed("load is None: write def load(data): ... and return a umkit array")
+        return _load_no("load is None: write def load(data): ... and return a umkit array")
     if not callable(fn):
-        return failed(f"load should be a function of the data, got {type(fn).__name__}")
+        return _load_no(f"load should be a function of the data, got {type(fn).__name__}")
     data = (np.arange((LOAD_MIB << 20) // 4) % 1000).astype(np.float32)
     res, err, back = _load_run(fn, data)
     if err:
-        return failed(err)
+        return _load_no(err)
     ms, kind, c = res
     if back.shape != data.shape or not np.array_equal(back.ravel(), data):
-        return failed("the array the GPU read does not hold the data: copy all of `data` into it "
-                      "(for device memory through a pinned staging buffer and umkit.copy)")
+        return _load_no("the array the GPU read does not hold the data: all of `data` must arrive "
+                        "in the array you return")
     if ms <= LOAD_BUDGET_MS:
         return passed(f"{ms:.2f} ms of model time on {LOAD_PROFILE} (budget {LOAD_BUDGET_MS:g} ms) "
                       f"with '{kind}' memory: one explicit copy at hipMemcpy speed, then every "
@@ -132,11 +168,4 @@ def check_load(fn) -> Verdict:
                      f"{c.get('remote_bytes', 0) >> 20} MiB read over the link, "
                      f"{c.get('gpu_faults', 0)} GPU faults")
     parts.append(")")
-    return failed("".join(parts),
-                  "the data is read 8 times by the GPU: where should it live, and what is the "
-                  "fastest way to get it there on this card? Compare the profile's "
-                  "prefetch_h2d_bw, pinned_h2d_bw and zero_copy_bw (§3.4, notebook 00)",
-                  "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
-                  "stage.host[:] = data; umkit.copy(d, stage); umkit.synchronize(); "
-                  "stage.free(); return d  -- on the MI250X a hipMemcpy from pinned memory runs "
-                  "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")
+    return _load_no("".join(parts))

@@ -10,6 +10,22 @@ def _delta(before: dict, after: dict) -> dict:
     return {k: after.get(k, 0) - before.get(k, 0) for k in after}
 
 
+CONCEPT = ("§3.2 and section 4 of the notebook: which advice lets a processor read the "
+           "pages without taking them away from the other side -- a copy on each side "
+           "(read_mostly), or the pages left where they are and read across the link "
+           "(preferred_location + accessed_by)? And §4.4: the prefetch obeys only the advice "
+           "that is already there")
+ANSWER = ("def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n"
+          "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
+          "(on a machine where the GPU may read host memory in place, "
+          "a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
+          "passes: nothing moves, the GPU reads across the link)")
+
+
+def _no(message: str) -> Verdict:
+    return failed(message, CONCEPT, ANSWER)
+
+
 @tiered
 def check_prepare(fn) -> Verdict:
     """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
@@ -17,9 +33,9 @@ def check_prepare(fn) -> Verdict:
     with no page faults on either side and no page moving back and forth."""
     import umkit
     if fn is None:
-        return failed("prepare is None: write def prepare(a): ... (advice and/or prefetch)")
+        return _no("prepare is None: write def prepare(a): ... (advice and/or prefetch)")
     if not callable(fn):
-        return failed(f"prepare should be a function of one array, got {type(fn).__name__}")
+        return _no(f"prepare should be a function of one array, got {type(fn).__name__}")
     a = umkit.managed(N)
     try:
         a.host[:] = 1.0
@@ -27,7 +43,7 @@ def check_prepare(fn) -> Verdict:
         try:
             fn(a)
         except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-            return failed(f"prepare(a) raised {type(e).__name__}: {e}")
+            return _no(f"prepare(a) raised {type(e).__name__}: {e}")
         umkit.synchronize()
         attrs = a.attributes()
         c0 = umkit.counters()
@@ -50,9 +66,10 @@ def check_prepare(fn) -> Verdict:
             return passed("read_mostly + prefetch to the GPU: each side keeps its own copy "
                           "(faults not counted on a real GPU; run on sim to see them)")
         if not on_gpu:
-            return failed("the range was never prefetched to the GPU (attributes: "
-                          f"last_prefetch_location={last}): inhale before the GPU reads")
-        return failed("no read_mostly advice: the CPU reads will pull the pages back each time")
+            return _no("the range was never prefetched to the GPU (attributes: "
+                       f"last_prefetch_location={last}): inhale before the GPU reads")
+        return _no("the pages are on the GPU, but no advice lets the CPU read them without "
+                   "pulling them back: each CPU read will migrate them again")
     gf, cf = c.get("gpu_faults", 0), c.get("cpu_faults", 0)
     moved = c.get("bytes_h2d", 0) + c.get("bytes_d2h", 0)
     if gf == 0 and cf == 0 and moved == 0:
@@ -66,16 +83,6 @@ def check_prepare(fn) -> Verdict:
                           "-- it works, but each GPU read pays the link; read_mostly, then "
                           "prefetch gives each side a local copy instead")
         return passed(how)
-    concept = ("§3.2 and section 4 of the notebook: which advice lets a processor read the "
-               "pages without taking them away from the other side -- a copy on each side "
-               "(read_mostly), or the pages left where they are and read across the link "
-               "(preferred_location + accessed_by)? And §4.4: the prefetch obeys only the advice "
-               "that is already there")
-    answer = ("def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n"
-              "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
-              "(on a machine where the GPU may read host memory in place, "
-              "a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
-              "passes: nothing moves, the GPU reads across the link)")
     parts = []
     if gf:
         parts.append(f"the GPU faulted {gf} times" + (
@@ -96,4 +103,4 @@ def check_prepare(fn) -> Verdict:
         parts.append(f"{moved} B still moved between CPU and GPU")
     if pref is not None and not rm and not cpu_mapped:
         parts.append(f"(preferred_location={pref} alone still migrates on access)")
-    return failed("; ".join(parts), concept, answer)
+    return _no("; ".join(parts))

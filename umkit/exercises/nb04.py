@@ -5,21 +5,37 @@ import math
 import warnings
 from numbers import Real
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 
 N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
 BUSY = (64 << 20) // 4      # someone else's work on another stream: 64 MiB of demand paging
 
 
+CONCEPT = ("§3.3: a kernel launch returns at once; the CPU may read what the kernel writes only "
+           "after something has waited for that kernel. hipDeviceSynchronize waits for every "
+           "stream on the device, hipStreamSynchronize for one stream, hipEventSynchronize for "
+           "the work recorded before one event (notebook section 2, 'three ways to wait')")
+ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
+          "    stream.synchronize()                # hipStreamSynchronize: only my stream\n"
+          "    return float(a.host.sum())\n"
+          "(or record an event after the kernel, umkit.Event().record(stream), and call its "
+          ".synchronize() before the sum)")
+
+
+def _no(message: str) -> Verdict:
+    return failed(message, CONCEPT, ANSWER)
+
+
+@tiered
 def check_step(fn) -> Verdict:
     """Exercise 04: ``fn(a, stream)`` adds 1 to every element of ``a`` on the GPU, on ``stream``
     (``umkit.increment(a, stream=stream)``), and returns the CPU's sum of ``a`` afterwards --
     correctly, and without waiting for work queued on *other* streams."""
     import umkit
     if fn is None:
-        return failed("step is None: write def step(a, stream): ... and return the CPU's sum")
+        return _no("step is None: write def step(a, stream): ... and return the CPU's sum")
     if not callable(fn):
-        return failed(f"step should be a function (a, stream) -> float, got {type(fn).__name__}")
+        return _no(f"step should be a function (a, stream) -> float, got {type(fn).__name__}")
     a, busy = umkit.managed(N), umkit.managed(BUSY)
     try:
         a.host[:] = 1.0
@@ -35,9 +51,9 @@ def check_step(fn) -> Verdict:
             try:
                 got = fn(a, mine)
             except umkit.RaceDetected as e:
-                return failed(f"the CPU touched the array while the kernel was running: {e}")
+                return _no(f"the CPU touched the array while the kernel was running: {e}")
             except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-                return failed(f"step(a, stream) raised {type(e).__name__}: {e}")
+                return _no(f"step(a, stream) raised {type(e).__name__}: {e}")
         t1 = umkit.now()
         mine_done = umkit.Event().record(mine)      # when the work queued on `stream` ends
         races = [w for w in caught if isinstance(w.message, umkit.RaceWarning)]
@@ -50,36 +66,32 @@ def check_step(fn) -> Verdict:
         busy.free()
     want = 2.0 * N
     if got is None:
-        return failed("step returned None: return the CPU's sum of a, e.g. float(a.host.sum())")
+        return _no("step returned None: return the CPU's sum of a, e.g. float(a.host.sum())")
     if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
-        return failed(f"step returned {got!r}; return a number (the sum)")
+        return _no(f"step returned {got!r}; return a number (the sum)")
     got = float(got)
     flagged = c1.get("race_flags", 0) - c0.get("race_flags", 0) if c1 else 0
     if races or flagged:
-        return failed("the CPU read a while the kernel could still be writing it (a race, "
-                      "§3.3) -- on a real card that is a wrong sum with no error (§5.1). "
-                      "Synchronize before the CPU reads: stream.synchronize(), or record an "
-                      "event after the kernel and event.synchronize()")
+        return _no("the CPU read a while the kernel could still be writing it (a race, "
+                   "§3.3) -- on a real card that is a wrong sum with no error (§5.1): nothing "
+                   "waited for the kernel before the CPU's sum")
     if c1 and mine_end is not None and t1 < mine_end:
-        return failed("the sum came back before the kernel on `stream` had finished: nothing "
-                      "waited for your stream. (A GPU reduction such as float(a.device.sum()) "
-                      "runs on the default stream, not on yours: on a real card it waits either "
-                      "for every stream, like hipDeviceSynchronize, or for none.) Wait for your "
-                      "stream (stream.synchronize()) or for an event recorded after your kernel, "
-                      "then sum on the CPU")
+        return _no("the sum came back before the kernel on `stream` had finished: nothing "
+                   "waited for your stream. (A GPU reduction such as float(a.device.sum()) "
+                   "runs on the default stream, not on yours: on a real card it waits either "
+                   "for every stream, like hipDeviceSynchronize, or for none.)")
     if not math.isclose(got, want, rel_tol=1e-6):
         if math.isclose(got, N, rel_tol=1e-6):
-            return failed(f"sum {got:.0f} = the array before the kernel: the CPU read too early, "
-                          "or the kernel never ran on a -- call umkit.increment(a, stream=stream) "
-                          "and wait for it")
-        return failed(f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
-                      "(umkit.increment(a, stream=stream)) and return the sum")
+            return _no(f"sum {got:.0f} = the array before the kernel: the CPU read too early, "
+                       "or the kernel never ran on a -- call umkit.increment(a, stream=stream) "
+                       "and wait for it")
+        return _no(f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
+                   "(umkit.increment(a, stream=stream)) and return the sum")
     if c1 and other_end is not None and t1 >= other_end:
         waited = (t1 - t0) * 1e3
-        return failed(f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
-                      "*other* stream's long job was done too: that is hipDeviceSynchronize, "
-                      "which blocks on everything. Wait only for your stream "
-                      "(stream.synchronize()) or for an event recorded after your kernel")
+        return _no(f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
+                   "*other* stream's long job was done too: that is hipDeviceSynchronize, "
+                   "which blocks on everything; your sum needed only your own kernel")
     if not c1:
         return passed(f"sum {got:.0f} (on a real GPU the check can't see what you waited for; "
                       "run it on sim to check that too)")

@@ -60,11 +60,12 @@ def check_pingpong_fix(strategy) -> Verdict:
     if strategy is None:
         return failed("my_fix is still None. Build a Strategy, e.g. "
                       "umkit.workloads.Strategy('my fix', memory=..., prefetch=..., advice=...), "
-                      f"or name one of {list(workloads.STRATEGIES)}.")
+                      f"or name one of {list(workloads.STRATEGIES)}.", _FIX_CONCEPT, _FIX_ANSWER)
     try:
         s = workloads.strategy(strategy)
     except UmkitError as e:
-        return failed(f"that is not a strategy: {str(e).splitlines()[0]}")
+        return failed(f"that is not a strategy: {str(e).splitlines()[0]}", _FIX_CONCEPT,
+                      _FIX_ANSWER)
     if s.memory == "device":
         return failed("all-device memory does remove the ping-pong, but then the CPU can't touch "
                       "any buffer without an explicit copy: keep some data managed.",
@@ -127,27 +128,49 @@ _IPC_WHY = {
 }
 
 
+IPC_CONCEPT = ("§4.3 and §5.1: a managed pointer is a virtual address in one process's page "
+               "tables; another process needs the runtime's IPC handles or a mapping the operating "
+               "system shares (a file, shared memory)")
+
+
+def _ipc_answer() -> str:
+    return ("b and d work: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ". The others don't: "
+            + "; ".join(f"{k}: {_IPC_WHY[k]}" for k in sorted(set(IPC_OPTIONS) - _IPC_RIGHT)))
+
+
 @tiered
 def check_ipc(answer) -> Verdict:
     """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
     if answer is None:
         return failed("ipc_answer is still None: give the set of letters that work, e.g. {'x', 'y'} "
-                      "(read nb05.IPC_OPTIONS).")
+                      "(read nb05.IPC_OPTIONS).", IPC_CONCEPT, _ipc_answer())
     if isinstance(answer, str):
         answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
     try:
         got = {str(x).strip().lower() for x in answer}
     except TypeError:
-        return failed(f"give a set of letters such as {{'a'}}, not {answer!r}")
+        return failed(f"give a set of letters such as {{'a'}}, not {answer!r}", IPC_CONCEPT,
+                      _ipc_answer())
     unknown = got - set(IPC_OPTIONS)
     if unknown:
-        return failed(f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}")
+        return failed(f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}",
+                      IPC_CONCEPT, _ipc_answer())
     wrong = sorted(got - _IPC_RIGHT)
     missing = sorted(_IPC_RIGHT - got)
-    if wrong:
-        return failed(f"'{wrong[0]}' does not work: {_IPC_WHY[wrong[0]]}.")
-    if missing:
-        return failed(f"right so far, but one more option works: {len(missing)} missing.")
+    if wrong or missing:
+        # counts, and one option to reconsider first: choosing all five, or each in turn, tells
+        # no more than that
+        parts = []
+        if wrong:
+            parts.append(f"{len(wrong)} of your {len(got)} choices don't work")
+        if missing:
+            parts.append(f"{len(missing)} option(s) that work are missing"
+                         if not wrong else f"and {len(missing)} that work are missing")
+        first = (f"reconsider '{wrong[0]}' first: would process B's page tables know that "
+                 "address?" if wrong else "which other route between two processes does the "
+                 "article name?")
+        concept = IPC_CONCEPT + (f". About '{wrong[0]}': {_IPC_WHY[wrong[0]]}" if wrong else "")
+        return failed(", ".join(parts) + "; " + first, concept, _ipc_answer())
     return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
 
 
@@ -156,6 +179,18 @@ STAT_MIB = 48            # the parameters: 48 MiB of managed float32, updated by
 STAT_STEPS = 30
 STAT_EVERY = 10
 STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
+
+
+STAT_CONCEPT = ("§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
+                "migrate (or copy) them to the host. Let the GPU compute the statistic where the "
+                "data lives, and bring back only the number")
+STAT_ANSWER = ("def statistic(params):\n"
+               "    return float(params.device[::16384].mean())   # a GPU reduction; only the "
+               "scalar crosses the link")
+
+
+def _stat_no(message: str) -> Verdict:
+    return failed(message, STAT_CONCEPT, STAT_ANSWER)
 
 
 @tiered
@@ -167,9 +202,9 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
     curve flat (no spike: max/median <= 3, or the worst step less than 1 ms above the median)."""
     import umkit
     if fn is None:
-        return failed("statistic is None: write def statistic(params): ... and return a float")
+        return _stat_no("statistic is None: write def statistic(params): ... and return a float")
     if not callable(fn):
-        return failed(f"statistic should be a function of the array, got {type(fn).__name__}")
+        return _stat_no(f"statistic should be a function of the array, got {type(fn).__name__}")
     n = (STAT_MIB << 20) // 4
     ms, wrong, moved = [], [], 0
     with sim_sandbox(profile=profile):
@@ -187,15 +222,15 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
                     got = fn(params)
                 except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
                     params.free()
-                    return failed(f"statistic(params) raised {type(e).__name__}: "
-                                  f"{str(e).splitlines()[0]}")
+                    return _stat_no(f"statistic(params) raised {type(e).__name__}: "
+                                    f"{str(e).splitlines()[0]}")
                 want = 0.5 + step + 1                     # every element got +1 per step
                 try:
                     if abs(float(got) - want) > 1e-3 * want:
                         wrong.append((step, got, want))
                 except (TypeError, ValueError):
                     params.free()
-                    return failed(f"statistic(params) returned {got!r}; return a float")
+                    return _stat_no(f"statistic(params) returned {got!r}; return a float")
             umkit.synchronize()
             ms.append((umkit.now() - t0) * 1e3)
             c1 = umkit.counters()
@@ -203,19 +238,14 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
         params.free()
     if wrong:
         step, got, want = wrong[0]
-        return failed(f"at step {step} your statistic returned {got!r}, the mean of the sample is "
-                      f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
-                      "and average it")
+        return _stat_no(f"at step {step} your statistic returned {got!r}, the mean of the sample is "
+                        f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
+                        "and average it")
     spiky, k, peak, med = _spiky(ms)
     if spiky:
-        return failed(f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
-                      f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
-                      "the host over the run",
-                      "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
-                      "migrate (or copy) them to the host. Let the GPU compute the statistic where "
-                      "the data lives, and bring back only the number",
-                      "return float(params.device[::16384].mean())   # a GPU reduction; only the "
-                      "scalar crosses the link")
+        return _stat_no(f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
+                        f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
+                        "the host over the run")
     return passed(f"right values and a flat curve on {profile}: worst step {peak:.3f} ms against "
                   f"a median of {med:.3f} ms; {moved >> 20} MiB went to the host. The statistic ran "
                   "where the data lives, and only a number crossed the link.")

@@ -3,13 +3,35 @@ from __future__ import annotations
 
 import warnings
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 from .nb05 import sim_sandbox
 
 N = 1 << 16          # small, so the check is quick; your function must work for any n
 EPOCHS = 3
 
 
+CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will "
+           "touch (hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched "
+           "since the last epoch, because those pages went back to the host; wait for the "
+           "stream before the CPU reads what the kernel wrote; hipFree what you allocated")
+ANSWER = ("def my_epoch_loop(n, epochs):\n"
+          "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
+          "    a.host[:] = 1.0\n    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
+          "    for _ in range(epochs):\n"
+          "        for x in (a, b, out):\n"
+          "            x.prefetch('gpu', stream=s)      # out too: the CPU's sum pulled it back\n"
+          "        umkit.add(out, a, b, stream=s)\n"
+          "        s.synchronize()                      # before the CPU reads out\n"
+          "        sums.append(float(out.host.sum()))\n"
+          "    for x in (a, b, out):\n        x.free()\n    return sums\n"
+          "(or read out with umkit.read_back(out), which copies without migrating)")
+
+
+def _no(message: str) -> Verdict:
+    return failed(message, CONCEPT, ANSWER)
+
+
+@tiered
 def check_epoch_loop(fn) -> Verdict:
     """``fn(n, epochs)``: allocate managed ``a``, ``b``, ``out`` of ``n`` floats, fill ``a`` with 1.0
     and ``b`` with 2.0 on the CPU, then each epoch: prefetch, ``umkit.add(out, a, b)``,
@@ -18,51 +40,49 @@ def check_epoch_loop(fn) -> Verdict:
     Passes when the sums are right, nothing raced, every array the kernel touches was resident
     before it ran (no GPU page faults at all) and nothing is left allocated."""
     if fn is None:
-        return failed("my_epoch_loop is still None: define def my_epoch_loop(n, epochs): ... "
-                      "and pass the function itself (no parentheses).")
+        return _no("my_epoch_loop is still None: define def my_epoch_loop(n, epochs): ... "
+                   "and pass the function itself (no parentheses).")
     if not callable(fn):
-        return failed(f"pass the function itself, not {type(fn).__name__} (no parentheses).")
+        return _no(f"pass the function itself, not {type(fn).__name__} (no parentheses).")
     import umkit
     with sim_sandbox() as b, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             sums = fn(N, EPOCHS)
         except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
-            return failed(f"your function raised {type(e).__name__}: {str(e).splitlines()[0]}")
+            return _no(f"your function raised {type(e).__name__}: {str(e).splitlines()[0]}")
         c = umkit.counters()
         left = [a for a in b.allocations() if a.kind == "managed"]
     races = c.get("race_flags", 0) + sum("race" in str(w.message) for w in caught)
     if sums is None:
-        return failed("your function returned None: return the list of per-epoch sums.")
+        return _no("your function returned None: return the list of per-epoch sums.")
     try:
         sums = [float(x) for x in sums]
     except (TypeError, ValueError):
-        return failed(f"return a list of numbers (one sum per epoch), not {type(sums).__name__}.")
+        return _no(f"return a list of numbers (one sum per epoch), not {type(sums).__name__}.")
     if len(sums) != EPOCHS:
-        return failed(f"called with epochs={EPOCHS}, your function returned {len(sums)} sums.")
+        return _no(f"called with epochs={EPOCHS}, your function returned {len(sums)} sums.")
     if c.get("kernels", 0) < EPOCHS:
-        return failed(f"only {c.get('kernels', 0)} kernel(s) ran for {EPOCHS} epochs: call "
-                      "umkit.add(out, a, b, stream=s) once per epoch.")
+        return _no(f"only {c.get('kernels', 0)} kernel(s) ran for {EPOCHS} epochs: call "
+                   "umkit.add(out, a, b, stream=s) once per epoch.")
     if races:
-        return failed("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
-                      "synchronize the stream (s.synchronize()) before you sum on the CPU.")
+        return _no("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
+                   "nothing waited for the kernel before the CPU's sum.")
     want = 3.0 * N
     bad = [i for i, x in enumerate(sums) if abs(x - want) > 1e-3 * want]
     if bad:
-        return failed(f"epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected {want:g} (= n * (1.0 + 2.0)): "
-                      "fill a with 1.0 and b with 2.0 on the CPU, and sum all of out.")
+        return _no(f"epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected {want:g} (= n * (1.0 + 2.0)): "
+                   "fill a with 1.0 and b with 2.0 on the CPU, and sum all of out.")
     if c.get("prefetch_bytes_h2d", 0) == 0:
-        return failed(f"the sums are right, but nothing was prefetched: {c.get('gpu_faults', 0)} GPU "
-                      "page faults did the moving. Call a.prefetch('gpu', stream=s) (and b) before "
-                      "each add (hipMemPrefetchAsync, §4.2).")
+        return _no(f"the sums are right, but nothing was prefetched: {c.get('gpu_faults', 0)} GPU "
+                   "page faults did the moving, one fault batch at a time.")
     if c.get("gpu_faults", 0):
-        return failed(f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults. "
-                      "Which array did the CPU touch last? Summing out.host pulls `out` back to the "
-                      "host every epoch, so prefetch out too before each add -- or read it with "
-                      "umkit.read_back(out), which copies without migrating.")
+        return _no(f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
+                   "some array the kernel touches was not on the GPU when it ran. Which array "
+                   "did the CPU touch last?")
     if left:
-        return failed(f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
-                      "allocated when your function returns: free them (x.free(), i.e. hipFree).")
+        return _no(f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
+                   "allocated when your function returns.")
     return passed(f"{EPOCHS} epochs, sums {want:g} each, no GPU faults, no race, nothing leaked "
                   f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
                   f"{c.get('cpu_faults', 0)} CPU faults).")

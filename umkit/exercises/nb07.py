@@ -60,34 +60,44 @@ _WHY = {
 }
 
 
+PLACEMENT_CONCEPT = ("§6.1-6.3: who touches the buffer, how often, how big, and whether its latency "
+                     "matters. Big and hot every step = the heart (device); small, sparse, dynamic "
+                     "or rare = managed; tiny and read by the CPU every step = pinned; "
+                     "latency-critical = a pre-allocated device pool")
+
+
+def _placement_answer(keys=None) -> str:
+    return " | ".join(f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in (keys or BUFFERS))
+
+
+def _placement_no(message: str) -> Verdict:
+    return failed(message, PLACEMENT_CONCEPT, _placement_answer())
+
+
 @tiered
 def check_placement(plan) -> Verdict:
     """``plan``: a dict mapping every name of :data:`BUFFERS` to 'device', 'managed' or 'pinned'."""
     if plan is None:
-        return failed("placement is still None: make a dict {buffer name: 'device' | 'managed' | "
-                      "'pinned'} covering every buffer in nb07.BUFFERS.")
+        return _placement_no("placement is still None: make a dict {buffer name: 'device' | 'managed' | "
+                             "'pinned'} covering every buffer in nb07.BUFFERS.")
     if not isinstance(plan, dict):
-        return failed(f"placement must be a dict, not {type(plan).__name__}.")
+        return _placement_no(f"placement must be a dict, not {type(plan).__name__}.")
     missing = [k for k in BUFFERS if k not in plan]
     extra = [k for k in plan if k not in BUFFERS]
     if extra:
-        return failed(f"{extra} are not buffers of this exercise; the names are {list(BUFFERS)}.")
+        return _placement_no(f"{extra} are not buffers of this exercise; the names are {list(BUFFERS)}.")
     if missing:
-        return failed(f"still to place: {missing}.")
+        return _placement_no(f"still to place: {missing}.")
     bad_kind = {k: v for k, v in plan.items() if str(v).strip().lower() not in KINDS}
     if bad_kind:
         k, v = next(iter(bad_kind.items()))
-        return failed(f"{k}: {v!r} is not an allocator; use one of {KINDS}.")
+        return _placement_no(f"{k}: {v!r} is not an allocator; use one of {KINDS}.")
     wrong = [k for k in BUFFERS if str(plan[k]).strip().lower() not in _ANSWER[k]]
     if wrong:
         k = wrong[0]
         more = f" ({len(wrong) - 1} more to reconsider after this one)" if len(wrong) > 1 else ""
         return failed(f"{k} -> {plan[k]!r}? Not quite{more}. Reread it: {BUFFERS[k]}",
-                      "§6.1-6.3: who touches the buffer, how often, how big, and whether its "
-                      "latency matters. Big and hot every step = the heart (device); small, "
-                      "sparse, dynamic or rare = managed; tiny and read by the CPU every step = "
-                      "pinned; latency-critical = a pre-allocated device pool",
-                      " | ".join(f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in wrong))
+                      PLACEMENT_CONCEPT, _placement_answer(wrong))
     return passed("every buffer has the allocator that matches who touches it and how often: the "
                   "heart in device memory, sparse / dynamic / rare data managed, the tiny "
                   "every-step CPU read pinned.")

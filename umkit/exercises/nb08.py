@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
 CUDA_SOURCE = """\
@@ -74,31 +74,64 @@ def _locations(src: str) -> dict:
 
 
 def _target(arg: str, locs: dict, v2: bool):
-    """'gpu', 'cpu', or an error message for a location/device argument."""
+    """'gpu', 'cpu', or (what is wrong, the fix) for a location/device argument."""
     a = arg.replace(" ", "")
     if v2:
         if a.startswith("&"):
-            return f"'{arg}': the _v2 calls take the hipMemLocation by value, not its address."
+            return (f"'{arg}': the _v2 calls take the hipMemLocation by value, not its address.",
+                    f"pass {a[1:]} itself, not &{a[1:]}")
         if a in locs:
-            return locs[a] or (f"'{arg}' is a hipMemLocation whose .type is never set: "
-                               "hipMemLocationTypeDevice (with .id = 0) or hipMemLocationTypeHost.")
+            return locs[a] or (f"'{arg}' is a hipMemLocation whose .type is never set.",
+                               "set .type = hipMemLocationTypeDevice (with .id = 0) for GPU 0, or "
+                               ".type = hipMemLocationTypeHost for the CPU")
         if _is_cpu(a) or a.isdigit():
-            return (f"'{arg}' is an int device; the _v2 calls take a hipMemLocation "
-                    "(or use the classic call, which takes the int).")
-        return f"'{arg}' is not a hipMemLocation declared in your port."
+            return (f"'{arg}' is an int device, but the _v2 calls take a location struct.",
+                    "pass a hipMemLocation (or use the classic call, which takes the int)")
+        return (f"'{arg}' is not a hipMemLocation declared in your port.",
+                "declare hipMemLocation gpu0 = {}; gpu0.type = hipMemLocationTypeDevice; "
+                "gpu0.id = 0; (and host, of type hipMemLocationTypeHost)")
     if a in locs:
-        return (f"'{arg}' is a hipMemLocation, but the classic call takes an int device (0, or "
-                "hipCpuDeviceId for the CPU); with a hipMemLocation, call the _v2 form.")
+        return (f"'{arg}' is a hipMemLocation, but the classic call takes another kind of "
+                "location argument.",
+                "the classic call takes an int device (0, or hipCpuDeviceId for the CPU); with a "
+                "hipMemLocation, call the _v2 form")
     if _is_cpu(a):
         return "cpu"
     if a.isdigit():
         return "gpu"
     if a in ("gpu0", "host"):
-        return (f"'{arg}' was a cudaMemLocation. Pass the device number (0) or hipCpuDeviceId -- "
-                "or declare a hipMemLocation and call the _v2 form.")
-    return f"'{arg}' is neither a device number nor hipCpuDeviceId."
+        return (f"'{arg}' was a cudaMemLocation in the CUDA code, and your port declares no such "
+                "variable.",
+                "pass the device number (0) or hipCpuDeviceId -- or declare a hipMemLocation and "
+                "call the _v2 form")
+    return (f"'{arg}' is neither a device number nor the CPU's device id.",
+            "0 for GPU 0, hipCpuDeviceId (-1) for the CPU")
 
 
+PORT_CONCEPT = ("§5.3 and section 1 of the notebook: renaming is step one (umkit.names.cuda_to_hip "
+                "gives each HIP name; umkit.names.row(name).note says where there is none). CUDA "
+                "13's cudaMemLocation has two HIP ports: HIP's classic calls with an int device "
+                "(and their own argument lists), or the _v2 calls with a hipMemLocation, as in "
+                "ROCm/clr hipamd/src/hip_hmm.cpp. Keep every prefetch -- AMD relies on them more "
+                "than NVIDIA -- and keep the order the CPU and GPU depend on (§3.3)")
+#: the CUDA calls of CUDA_SOURCE and their HIP counterparts
+_PORT_CALLS = {"hipMallocManaged": "cudaMallocManaged", "hipStreamSynchronize": "cudaStreamSynchronize",
+               "hipFree": "cudaFree"}
+_PORT_CLASSIC = ("a classic port:\n"
+                 "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+                 "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);\n"
+                 "hipMemPrefetchAsync(w, bytes, 0, stream);\n"
+                 "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+                 "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
+                 "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
+                 "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)")
+
+
+def _port_no(message: str, fix: str = "") -> Verdict:
+    return failed(message, PORT_CONCEPT, (fix + "\n\n" if fix else "") + _PORT_CLASSIC)
+
+
+@tiered
 def check_port(hip_source) -> Verdict:
     """``hip_source``: your HIP version of :data:`CUDA_SOURCE`, as a string.  Two ports are right:
     the classic calls with int devices (``hipMemPrefetchAsync(ptr, n, 0, stream)``,
@@ -108,9 +141,10 @@ def check_port(hip_source) -> Verdict:
     hipMemLocation)``)."""
     from umkit import names
     if hip_source is None:
-        return failed("hip_source is still None: write the HIP version of nb08.CUDA_SOURCE as a string.")
+        return _port_no("hip_source is still None: write the HIP version of nb08.CUDA_SOURCE as a "
+                        "string.")
     if not isinstance(hip_source, str):
-        return failed(f"hip_source must be a string of C++ code, not {type(hip_source).__name__}.")
+        return _port_no(f"hip_source must be a string of C++ code, not {type(hip_source).__name__}.")
     src = _strip_comments(hip_source)
     left = re.findall(r"\bcuda\w*", src)
     if left:
@@ -118,36 +152,43 @@ def check_port(hip_source) -> Verdict:
         try:
             h = names.cuda_to_hip(n)
         except KeyError:
-            return failed(f"{n} is still CUDA and umkit.names has no row for it.")
+            return _port_no(f"{n} is still CUDA, and umkit.names has no row for it.")
         if h is None:
-            return failed(f"{n} is still CUDA. HIP's classic calls have no counterpart: "
-                          f"{names.row(n).note} Either pass int devices to the classic calls, or "
-                          "use hipMemLocation with hipMemPrefetchAsync_v2 / hipMemAdvise_v2.")
-        return failed(f"{n} is still CUDA: HIP spells it {h} (umkit.names.cuda_to_hip({n!r})).")
+            return _port_no(f"{n} is still CUDA, and HIP's classic calls have no counterpart of "
+                            "it.",
+                            f"{names.row(n).note} Either pass int devices to the classic calls, "
+                            "or use hipMemLocation with hipMemPrefetchAsync_v2 / hipMemAdvise_v2.")
+        return _port_no(f"{n} is still CUDA.", f"HIP spells it {h} "
+                        f"(umkit.names.cuda_to_hip({n!r})).")
     locs = _locations(src)
-    for call in ("hipMallocManaged", "hipStreamSynchronize", "hipFree"):
+    for call, cuda in _PORT_CALLS.items():
         if not _calls(src, call):
-            return failed(f"{call}(...) is missing: every CUDA call needs its HIP counterpart.")
+            return _port_no(f"the CUDA code calls {cuda}(...); your port has no HIP counterpart "
+                            "of that call.", f"{call}(...)")
     classic_pf = [(p, a, False) for p, a in _calls(src, "hipMemPrefetchAsync")]
     v2_pf = [(p, a, True) for p, a in _calls(src, "hipMemPrefetchAsync_v2")]
     classic_adv = [(p, a, False) for p, a in _calls(src, "hipMemAdvise")]
     v2_adv = [(p, a, True) for p, a in _calls(src, "hipMemAdvise_v2")]
     if not (classic_adv or v2_adv):
-        return failed("hipMemAdvise(...) (or hipMemAdvise_v2) is missing: every CUDA call needs "
-                      "its HIP counterpart.")
+        return _port_no("the CUDA code calls cudaMemAdvise(...); your port has no HIP "
+                        "counterpart of that call.", "hipMemAdvise(...) (or hipMemAdvise_v2)")
     pf = sorted(classic_pf + v2_pf)
     if len(pf) < 2:
-        return failed(f"the CUDA code prefetches twice, your port {len(pf)} time(s). Dropping a "
-                      "hipMemPrefetchAsync is exactly the port that cost one team a third of its "
-                      "throughput (§5.3): AMD relies on these hints more than NVIDIA does.")
+        return _port_no(f"the CUDA code prefetches twice, your port {len(pf)} time(s). Dropping a "
+                        "prefetch is exactly the port that cost one team a third of its "
+                        "throughput (§5.3).",
+                        "keep both: hipMemPrefetchAsync(w, bytes, 0, stream) before the launch, "
+                        "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream) after it")
     if locs and not (v2_pf or v2_adv):
-        return failed("there is still a location struct (hipMemLocation), but your calls are the "
-                      "classic ones, which take an int: the device number for a GPU, "
-                      "hipCpuDeviceId (-1) for the CPU. Drop the structs -- or keep them and "
-                      "call hipMemPrefetchAsync_v2 / hipMemAdvise_v2.")
+        return _port_no("there is still a location struct (hipMemLocation), but your calls are the "
+                        "classic ones (not the _v2 forms), which take a different kind of location argument.",
+                        "the classic calls take an int: the device number for a GPU, "
+                        "hipCpuDeviceId (-1) for the CPU. Drop the structs -- or keep them and "
+                        "call hipMemPrefetchAsync_v2 / hipMemAdvise_v2")
     if not locs and re.search(r"\.\s*(type|id)\s*=", src):
-        return failed("there are .type / .id assignments but no hipMemLocation variable: declare "
-                      "hipMemLocation gpu0 = {}; (and host) for the _v2 calls, or drop them.")
+        return _port_no("there are .type / .id assignments but no location variable they belong "
+                        "to.", "declare hipMemLocation gpu0 = {}; (and host) for the _v2 calls, or "
+                        "drop the assignments")
     gpu_pf, cpu_pf = [], []
     for pos, args, v2 in pf:
         name = "hipMemPrefetchAsync_v2" if v2 else "hipMemPrefetchAsync"
@@ -157,44 +198,53 @@ def check_port(hip_source) -> Verdict:
         if len(args) != want:
             extra = (" HIP's classic call has no flags argument." if not v2 and len(args) == 5
                      else "")
-            return failed(f"{name}({', '.join(args)}) takes {want} arguments: {form}.{extra}")
+            return _port_no(f"{name}({', '.join(args)}) has {len(args)} arguments; HIP's "
+                            f"{name} takes {want}.", f"{name}{form}.{extra}")
         if v2 and args[3].replace(" ", "") not in ("0", "0u", "0U"):
-            return failed(f"{name}(..., flags={args[3]}, ...): the flags must be 0 "
-                          "(hip_hmm.cpp returns hipErrorInvalidValue otherwise).")
+            return _port_no(f"{name}(..., flags={args[3]}, ...): hip_hmm.cpp rejects these "
+                            "flags with hipErrorInvalidValue.", "the flags must be 0")
         t = _target(args[2], locs, v2)
         if t not in ("gpu", "cpu"):
-            return failed(f"{name}: {t}")
+            return _port_no(f"{name}: {t[0]}", t[1])
         (gpu_pf if t == "gpu" else cpu_pf).append(pos)
     if not cpu_pf:
-        return failed("the second prefetch sends w to the host: its location is the CPU "
-                      "(hipCpuDeviceId, which is -1, or a hipMemLocation of type "
-                      "hipMemLocationTypeHost), not a GPU.")
+        return _port_no("no prefetch of your port sends w back to the host, as the CUDA code's "
+                        "second prefetch does.",
+                        "its location is the CPU: hipCpuDeviceId (-1) in the classic call, or a "
+                        "hipMemLocation of type hipMemLocationTypeHost in the _v2 call")
     if not gpu_pf:
-        return failed("the first prefetch inhales w into GPU 0: its location is device 0.")
+        return _port_no("no prefetch of your port inhales w into the GPU, as the CUDA code's first "
+                        "prefetch does.", "its location is device 0")
     for _, args, v2 in sorted(classic_adv + v2_adv):
         name = "hipMemAdvise_v2" if v2 else "hipMemAdvise"
         if len(args) != 4:
-            return failed(f"{name}({', '.join(args)}) takes 4 arguments: (ptr, bytes, advice, "
-                          f"{'hipMemLocation' if v2 else 'device'}).")
+            return _port_no(f"{name}({', '.join(args)}) has {len(args)} arguments; HIP's takes 4.",
+                            f"{name}(ptr, bytes, advice, "
+                            f"{'hipMemLocation' if v2 else 'device'})")
         t = _target(args[3], locs, v2)
         if t not in ("gpu", "cpu"):
-            return failed(f"{name}: {t}")
+            return _port_no(f"{name}: {t[0]}", t[1])
         if args[2] != "hipMemAdviseSetPreferredLocation":
-            return failed(f"{name}(..., {args[2]}, ...): the CUDA code sets the preferred "
-                          "location; HIP spells it hipMemAdviseSetPreferredLocation.")
+            return _port_no(f"{name}(..., {args[2]}, ...): that is not the advice the CUDA code "
+                            "gives.", "the CUDA code sets the preferred location; HIP spells it "
+                            "hipMemAdviseSetPreferredLocation")
         if t != "gpu":
-            return failed(f"{name}: the CUDA code prefers GPU 0, not the CPU.")
+            return _port_no(f"{name}: your advice points at the CPU; the CUDA code's does not.",
+                            "the CUDA code prefers GPU 0")
     launch = re.search(r"\btrain_step\s*<<<", src) or re.search(r"hipLaunchKernelGGL\s*\(\s*train_step", src)
     if not launch:
-        return failed("the kernel launch is gone: hipcc accepts the same train_step<<<blocks, "
-                      "threads, 0, stream>>>(w, n) (or hipLaunchKernelGGL).")
+        return _port_no("the kernel launch is gone.",
+                        "hipcc accepts the same train_step<<<blocks, threads, 0, stream>>>(w, n) "
+                        "(or hipLaunchKernelGGL)")
     sync = _calls(src, "hipStreamSynchronize")[0][0]
     save = src.find("save_checkpoint")
     if save < 0:
-        return failed("save_checkpoint(w, n) is gone: keep the program's own code.")
+        return _port_no("save_checkpoint(w, n) is gone: keep the program's own code.")
     if not (min(gpu_pf) < launch.start() < max(cpu_pf) < sync < save):
-        return failed("the order matters: prefetch to the GPU, launch, prefetch to the CPU, "
-                      "synchronize, and only then let the CPU read w (save_checkpoint) -- §3.3.")
+        return _port_no("the calls are not in the CUDA code's order: something now runs before "
+                        "what it depends on (§3.3).",
+                        "prefetch to the GPU, launch, prefetch to the CPU, synchronize, and only "
+                        "then let the CPU read w (save_checkpoint)")
     if v2_pf or v2_adv:
         return passed("a faithful port of CUDA 13: hipMemLocation with hipMemPrefetchAsync_v2 / "
                       "hipMemAdvise_v2 (flags 0), every other name from the table, and both "
@@ -264,54 +314,99 @@ def empty_owner_table() -> dict:
     return {k: dict(budget_gb=None, lifetime=None, owner=None, allocator=None) for k in BUFFERS}
 
 
+_BUDGET_WHY = {
+    "weights": "3e9 parameters x 2 bytes (bf16) = 6 GB",
+    "grads": "one bf16 gradient per parameter: 3e9 x 2 bytes = 6 GB",
+    "adam_state": "two fp32 moments per parameter: 3e9 x 8 bytes = 24 GB",
+    "batch": "0.5 GB, as the description says",
+    "metrics": "4 KB = 4e-6 GB",
+    "checkpoint": "a copy of the weights: 6 GB",
+}
+TABLE_CONCEPT = ("§5.3's day-one table, one row per buffer: the budget is count x bytes per "
+                 "element (GB = 10^9 bytes); the lifetime is how long the buffer lives; the access "
+                 "owner is who touches it on the hot path, every step (a rare visitor is not an "
+                 "owner); the allocator follows from owner and lifetime: only the GPU -> device "
+                 "memory, the heart of §6.1; both sides every step -> managed + prefetch (§4.2), or "
+                 "pinned zero-copy when it is tiny (§4.4); rarely touched, CPU-side -> managed "
+                 "(§3.4)")
+
+
+def _table_answer(only=None) -> str:
+    rows = []
+    for k in (only or BUFFERS):
+        e = _EXPECT[k]
+        rows.append(f"{k}: budget_gb={e['budget']:g} ({_BUDGET_WHY[k]}), lifetime="
+                    f"{' or '.join(sorted(e['lifetime']))}, owner={'/'.join(sorted(e['owner']))} "
+                    f"({_OWNER_WHY[k]}), allocator={' or '.join(sorted(e['allocator']))}")
+    return " | ".join(rows)
+
+
+def _table_no(message: str, k=None) -> Verdict:
+    return failed(message, TABLE_CONCEPT, _table_answer([k] if k else None))
+
+
+@tiered
 def check_owner_table(table) -> Verdict:
     """``table``: {buffer: dict(budget_gb=float, lifetime='run'|'step'|'rare',
     owner='gpu'|'cpu'|'both', allocator='device'|'managed'|'pinned')} for every buffer."""
     if table is None:
-        return failed("owner_table is None: start from nb08.empty_owner_table().")
+        return _table_no("owner_table is None: start from nb08.empty_owner_table().")
     if not isinstance(table, dict):
-        return failed(f"owner_table must be a dict of rows, not {type(table).__name__}.")
+        return _table_no(f"owner_table must be a dict of rows, not {type(table).__name__}.")
     missing = [k for k in BUFFERS if k not in table]
     if missing:
-        return failed(f"rows missing: {missing}.")
+        return _table_no(f"rows missing: {missing}.")
     for k in BUFFERS:
         row = table[k]
         if not isinstance(row, dict):
-            return failed(f"{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., allocator=...).")
+            return _table_no(f"{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., "
+                             "allocator=...).")
         for field, allowed in (("lifetime", LIFETIMES), ("owner", OWNERS), ("allocator", ALLOCATORS)):
             v = row.get(field)
             if v is None:
-                return failed(f"{k}: {field} is still None (one of {allowed}).")
+                return _table_no(f"{k}: {field} is still None (one of {allowed}).")
             if v not in allowed:
-                return failed(f"{k}: {field}={v!r} is not one of {allowed}.")
+                return _table_no(f"{k}: {field}={v!r} is not one of {allowed}.")
         b = row.get("budget_gb")
         if b is None:
-            return failed(f"{k}: budget_gb is still None. Work it out from the description "
-                          f"(GB = 10^9 bytes): {BUFFERS[k]}")
+            return _table_no(f"{k}: budget_gb is still None. Work it out from the description "
+                             f"(GB = 10^9 bytes): {BUFFERS[k]}")
         try:
             b = float(b)
         except (TypeError, ValueError):
-            return failed(f"{k}: budget_gb={b!r} must be a number of GB.")
+            return _table_no(f"{k}: budget_gb={b!r} must be a number of GB.")
         want = _EXPECT[k]["budget"]
         if not (abs(b - want) <= 0.1 * want or (want < 1e-3 and 0 < b < 1e-3)):
-            return failed(f"{k}: budget {b:g} GB? Count again: {BUFFERS[k]}")
+            return _table_no(f"{k}: budget {b:g} GB? Count again: {BUFFERS[k]}", k)
+    # the judgement fields: say how many rows need another look and which to reconsider first,
+    # not what the right value is (that is hint=3)
+    wrong = []
     for k in BUFFERS:
         row, e = table[k], _EXPECT[k]
         if row["owner"] not in e["owner"]:
-            return failed(f"{k}: owner {row['owner']!r}? The access owner is who touches it on the "
-                          f"hot path: {_OWNER_WHY[k]}.")
-        if row["allocator"] not in e["allocator"]:
+            wrong.append((k, "owner", f"owner {row['owner']!r}? The access owner is who touches it "
+                                      "on the hot path, every step"))
+        elif row["allocator"] not in e["allocator"]:
             special = _ALLOC_SPECIAL.get((k, row["allocator"]))
-            if special:
-                return failed(f"{k}: allocator {row['allocator']!r}? {special}")
-            return failed(f"{k}: allocator {row['allocator']!r} doesn't match its owner "
-                          f"({row['owner']}): {_ALLOC_WHY[row['owner']]}.")
-        if row["lifetime"] not in e["lifetime"]:
-            return failed(f"{k}: lifetime {row['lifetime']!r}? Read its description again: "
-                          f"{BUFFERS[k]}")
+            wrong.append((k, "allocator",
+                          f"allocator {row['allocator']!r} doesn't fit this buffer"
+                          + (f" with owner {row['owner']!r}" if not special else
+                             ": weigh its size and how often each side touches it")))
+        elif row["lifetime"] not in e["lifetime"]:
+            wrong.append((k, "lifetime", f"lifetime {row['lifetime']!r}? Read its description "
+                                         f"again: {BUFFERS[k]}"))
+    if wrong:
+        k, field, what = wrong[0]
+        more = (f" ({len(wrong)} rows to reconsider; start with this one)" if len(wrong) > 1
+                else "")
+        special = _ALLOC_SPECIAL.get((k, table[k]["allocator"])) if field == "allocator" else None
+        answer = _table_answer([w[0] for w in wrong])
+        if special:
+            answer = f"{k}: {special} | " + answer
+        return failed(f"{k}: {what}.{more}", TABLE_CONCEPT, answer)
     dev = sum(float(table[k]["budget_gb"]) for k in BUFFERS if table[k]["allocator"] == "device")
     if dev > VRAM_GB:
-        return failed(f"the device-memory buffers add up to {dev:g} GB, more than the {VRAM_GB} GB card.")
+        return _table_no(f"the device-memory buffers add up to {dev:g} GB, more than the {VRAM_GB} GB card.")
     return passed(f"every buffer has a budget, a lifetime and an access owner, and its allocator "
                   f"follows from them; {dev:g} GB of the {VRAM_GB} GB card is device memory, the "
                   "rest is activations' headroom. Same table, both platforms.")

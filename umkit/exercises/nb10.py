@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from . import Verdict, failed, passed
+from . import Verdict, failed, passed, tiered
 from .nb05 import sim_sandbox
 
 PARAMS_BYTES = 64 << 20
@@ -43,44 +43,68 @@ def record(step_fn, name: str = "your loop"):
 
 
 # -- exercise: keep the statistic, lose the spikes --------------------------------------------------
+CONCEPT = ("§4.3 and §7: a CPU that reads GPU-resident managed pages makes the driver migrate them "
+           "to the host, and the next kernel faults them back -- the spikes of the memory ECG "
+           "(显存心电图). Compute the statistic where the weights live and let only the answer "
+           "cross the link; keep the step's other work (batch written by the CPU, read and "
+           "weights updated by the GPU) as it was")
+ANSWER = ("def fixed_step(params, batch, i):\n"
+          "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
+          "    umkit.touch(batch, 4)                    # the GPU reads it\n"
+          "    umkit.increment(params)                  # and updates the weights\n"
+          "    if i % 10 == 9:\n"
+          "        sink = umkit.device_array(1)\n"
+          "        umkit.fill(sink, 0.0)\n"
+          "        umkit.touch(params, 4096, sink=sink)    # one weight per 4 KiB, summed on the GPU\n"
+          "        total = float(umkit.read_back(sink)[0]) # 4 bytes travel, not 64 MiB\n"
+          "        sink.free()\n"
+          "        return total / (params.nbytes // 4096)\n"
+          "    umkit.synchronize()")
+
+
+def _no(message: str) -> Verdict:
+    return failed(message, CONCEPT, ANSWER)
+
+
+@tiered
 def check_fixed_step(step_fn) -> Verdict:
     """``step_fn(params, batch, i)``: the same training step (CPU writes the batch, the GPU
     reads it and updates the weights) that every LOG_EVERY-th step returns the mean of the
     weights -- with a flat ECG."""
     if step_fn is None:
-        return failed("fixed_step is still None: write a function fixed_step(params, batch, i).")
+        return _no("fixed_step is still None: write a function fixed_step(params, batch, i).")
     if not callable(step_fn):
-        return failed(f"fixed_step must be a function, not {type(step_fn).__name__}.")
+        return _no(f"fixed_step must be a function, not {type(step_fn).__name__}.")
     try:
         r, values = record(step_fn, "your fix")
     except Exception as e:  # noqa: BLE001 - the learner's code: say what went wrong
-        return failed(f"your step raised {type(e).__name__}: {e}")
+        return _no(f"your step raised {type(e).__name__}: {e}")
     for i, v in enumerate(values):
         if i % LOG_EVERY != LOG_EVERY - 1:
             continue
         want = expected_statistic(i)
         if v is None:
-            return failed(f"step {i} returned None: every {LOG_EVERY}th step must return the "
-                          f"weights' mean (here {want}).")
+            return _no(f"step {i} returned None: every {LOG_EVERY}th step must return the "
+                       f"weights' mean (here {want}).")
         try:
             v = float(v)
         except (TypeError, ValueError):
-            return failed(f"step {i} returned {v!r}, not a number.")
+            return _no(f"step {i} returned {v!r}, not a number.")
         if not math.isfinite(v) or abs(v - want) > 1e-3 * want:
-            return failed(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
-                          "still update the weights (umkit.increment) and wait for the GPU "
-                          "before reading the answer?")
+            return _no(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
+                       "still update the weights (umkit.increment) and wait for the GPU "
+                       "before reading the answer?")
     kernels = [s.counters.get("kernels", 0) for s in r.steps]
     if min(kernels) < 2:
-        return failed(f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the "
-                      "step must still read the batch and update the weights on the GPU.")
+        return _no(f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the "
+                   "step must still read the batch and update the weights on the GPU.")
     row = r.summary()
     if row["verdict"] != "flat":
         worst = 1 + max(range(len(r.step_ms) - 1), key=lambda k: r.step_ms[k + 1])
         c = r.steps[worst].counters
-        return failed(f"the ECG is still spiky (max/median {row['max_over_median']}): step "
-                      f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
-                      f"faults and {c.get('gpu_faults', 0)} GPU faults. Compute the statistic "
-                      "where the weights live and bring back only the answer.")
+        return _no(f"the ECG is still spiky (max/median {row['max_over_median']}): step "
+                   f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
+                   f"faults and {c.get('gpu_faults', 0)} GPU faults: something on the CPU still "
+                   "touches the weights' pages.")
     return passed(f"flat (max/median {row['max_over_median']}) and the statistic is right: the "
                   "answer travelled, the weights stayed on the GPU.")
