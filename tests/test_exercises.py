@@ -77,6 +77,30 @@ def test_nb00_wrong_answers():
     assert nb00.check_prefetch_time(right)
 
 
+def test_nb00_code_exercise():
+    """The code exercise: the formula as a function, checked on several cards, sizes and both
+    directions -- a number typed in can't pass it."""
+    from umkit.exercises import nb00
+    import runpy
+    sol = runpy.run_path(str(SOLUTIONS / "00_start_here.py"), run_name="solution")
+    assert nb00.check_prefetch_model(sol["prefetch_ms"])
+    _not_yet(nb00.check_prefetch_model(None), "None")
+    _not_yet(nb00.check_prefetch_model(3.0), "function")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_one_direction"]), "to_gpu=False",
+             "host->GPU bandwidth")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_no_latency"]), "per-call cost")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_megabytes"]), "10**6")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_seconds"]), "seconds")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_calls_the_model"]), "parameters")
+    _not_yet(nb00.check_prefetch_model(lambda p, mib, to_gpu=True: 50.0), "too long")
+    # the one number of the old exercise, typed in, passes the first case only
+    right = nb00.expected_prefetch_ms()
+    assert not nb00.check_prefetch_model(lambda p, mib, to_gpu=True: right)
+    _not_yet(nb00.check_prefetch_model(lambda p, mib, to_gpu=True: None), "returned None")
+    v = nb00.check_prefetch_model(sol["wrong_no_latency"], hint=3)
+    assert "prefetch_d2h_bw" in repr(v) and "def prefetch_ms" in repr(v)
+
+
 # -- notebook 01 -----------------------------------------------------------------------------
 def test_nb01_wrong_answers():
     from umkit.exercises import nb01

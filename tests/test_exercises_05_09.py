@@ -171,6 +171,27 @@ def test_07_wrong_answers_fail():
     not_yet(nb07.check_placement(dict(s.placement, checkpoint="gpu")), "not an allocator")
 
 
+def test_07_breathing_code_exercise():
+    """Exercise 2 (code): a breathing plan on the MI250X model meets the time budget; the plans
+    that let the driver evict the managed heart, or inhale more than VRAM holds, do not."""
+    s = load("07_choosing_a_strategy")
+    v = nb07.check_breathing(s.plan)
+    ok(v)
+    assert "mi250x-xnack1" in v.message and "the heart stayed in VRAM" in v.message
+    ok(nb07.check_breathing(s.plan_read_in_place))
+    for wrong in (s.wrong_plan_inhale_only, s.wrong_plan_inhale_all, s.wrong_plan_nothing):
+        v = nb07.check_breathing(wrong)
+        not_yet(v, "over the budget", "heart evicted")
+        assert "prefetch('cpu'" not in repr(v) and "prefetch('cpu'" in repr(
+            nb07.check_breathing(wrong, hint=3))
+    not_yet(nb07.check_breathing(lambda i, cold, stream: cold[9]), "raised IndexError")
+    not_yet(nb07.check_breathing(3), "function")
+    # the check runs on its own simulator and gives the learner's backend back
+    before = umkit.backend()
+    nb07.check_breathing(s.wrong_plan_nothing)
+    assert umkit.backend() is before
+
+
 # -- 08 ---------------------------------------------------------------------------------------------
 def test_08_solutions_pass():
     s = load("08_porting_cuda_to_hip")
@@ -224,6 +245,7 @@ def test_09_wrong_answers_fail():
 # -- the committed stubs ----------------------------------------------------------------------------
 @pytest.mark.parametrize("check", [
     nb05.check_pingpong_fix, nb05.check_ipc, nb06.check_epoch_loop, nb07.check_placement,
+    nb07.check_breathing,
     nb08.check_port, nb08.check_owner_table, nb09.check_diagnosis, nb09.check_spikes,
 ], ids=lambda f: f"{f.__module__.rsplit('.', 1)[-1]}.{f.__name__}")
 def test_stub_is_deterministic_not_yet(check):

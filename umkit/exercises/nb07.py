@@ -101,3 +101,117 @@ def check_placement(plan) -> Verdict:
     return passed("every buffer has the allocator that matches who touches it and how often: the "
                   "heart in device memory, sparse / dynamic / rare data managed, the tiny "
                   "every-step CPU read pinned.")
+
+
+# -- exercise 2 (write code): a breathing plan that meets a time budget on the MI250X ---------------
+BREATH_PROFILE = "mi250x-xnack1"   # AMD MI250X, XNACK on: amdkfd migrates 2 MiB ranges on a fault
+BREATH_VRAM_MIB = 256              # VRAM shrunk so that the job oversubscribes it, as in section 2b
+HEART_MIB = 128                    # the heart: managed (a framework allocated it), updated every step
+COLD_MIB = 64                      # each cold layer; the GPU reads one per step, in rotation
+N_COLD = 4
+BREATH_STEPS = 16
+BREATH_SLACK = 1.25                # the budget: this much over the job with the heart in device memory
+
+BREATH_CONCEPT = ("§2.3 the breathing analogy: inhale = prefetch into VRAM, exhale = move cold "
+                  "data out to the host; §2.1: let cold parameters breathe out. When VRAM is full "
+                  "the driver must evict something before it can bring a page in, and it picks "
+                  "least-recently-migrated memory (section 2b) -- it doesn't know which pages are "
+                  "the heart (§6.1). Decide yourself what leaves VRAM and when, or let a cold "
+                  "layer be read where it is (§3.2, §4.4: advice, then prefetch)")
+BREATH_ANSWER = ("def plan(i, cold, stream):\n"
+                 "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # exhale last "
+                 "step's layer\n"
+                 "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this "
+                 "step's\n"
+                 "(also within budget on this card: leave the cold layers on the host and let the "
+                 "GPU read them across the link -- at i == 0, for every layer: "
+                 "c.advise('preferred_location', 'cpu'); c.advise('accessed_by', 'gpu'). Each "
+                 "layer is read once per visit, and amdkfd's migration runs at only ~6 GB/s)")
+
+
+def _breath_run(plan, heart_kind: str):
+    """Run the section-2b job on a private simulator of BREATH_PROFILE; ``plan(i, cold, stream)``
+    is called before each step.  Returns (step ms list, counters delta, the number of steps that began with part of the heart
+    evicted,
+    heart values ok) or raises what the plan raised."""
+    import numpy as np
+
+    import umkit
+    from .nb05 import sim_sandbox
+    mib = 1 << 20
+    with sim_sandbox(profile=BREATH_PROFILE, vram=BREATH_VRAM_MIB * mib):
+        heart = umkit.empty(HEART_MIB * mib // 4, kind=heart_kind)
+        sink = umkit.device_array(1)
+        cold = [umkit.managed(COLD_MIB * mib // 4) for _ in range(N_COLD)]
+        try:
+            for c in cold:
+                c.host[:] = 1.0                          # the CPU built the layers
+            s = umkit.Stream()
+            umkit.fill(heart, 0.5, stream=s)
+            s.synchronize()
+            c0, ms, hit = umkit.counters(), [], 0
+            for i in range(BREATH_STEPS):
+                t0 = umkit.now()
+                if plan is not None:
+                    plan(i, list(cold), s)
+                if heart_kind == "managed":              # did part of the heart leave VRAM?
+                    hit += (umkit.residency(heart).summary().get("gpu") or 0.0) < 1.0
+                umkit.increment(heart, stream=s)         # the heart: every step
+                umkit.touch(cold[i % N_COLD], 4, stream=s, sink=sink)   # this step's cold layer
+                s.synchronize()
+                ms.append((umkit.now() - t0) * 1e3)
+            c1 = umkit.counters()
+            delta = {k: c1[k] - c0.get(k, 0) for k in c1}
+            values = umkit.read_back(heart)
+            ok = bool(np.allclose(values[:: 1 << 16], 0.5 + BREATH_STEPS))
+        finally:
+            for x in [heart, sink, *cold]:
+                try:
+                    x.free()
+                except Exception:  # noqa: BLE001 - already freed by the plan: reported elsewhere
+                    pass
+    return ms, delta, hit, ok
+
+
+def _inhale_this(i, cold, stream):
+    cold[i % len(cold)].prefetch("gpu", stream=stream)
+
+
+@tiered
+def check_breathing(plan) -> Verdict:
+    """Exercise 07b (code): ``plan(i, cold, stream)`` is called before step ``i`` of section 2b's
+    job on the AMD MI250X (XNACK on) model with 256 MiB of VRAM: a 128 MiB *managed* heart that
+    the GPU updates every step and four 64 MiB managed cold layers, of which step ``i`` reads
+    ``cold[i % 4]``.  Your plan may prefetch (inhale, exhale) and advise the cold layers.  Passes
+    when the 16 steps take at most BREATH_SLACK x the model time of the same job with the heart in
+    device memory (which the driver can't evict) and the best single-layer inhale."""
+    def no(message: str) -> Verdict:
+        return failed(message, BREATH_CONCEPT, BREATH_ANSWER)
+    if plan is None:
+        return no("plan is still None: write def plan(i, cold, stream): ... (prefetch / advise "
+                  "the cold layers before step i)")
+    if not callable(plan):
+        return no(f"plan should be a function (i, cold, stream), got {type(plan).__name__}")
+    ref_ms, _, _, _ = _breath_run(_inhale_this, "device")
+    budget = BREATH_SLACK * sum(ref_ms)
+    try:
+        ms, d, hit, ok = _breath_run(plan, "managed")
+    except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+        return no(f"plan raised {type(e).__name__}: {str(e).splitlines()[0]}")
+    if not ok:
+        return no("the heart's values are wrong after the run: the plan must leave the work of "
+                  "each step as it is (prefetch and advise the cold layers only)")
+    total = sum(ms)
+    if total <= budget:
+        how = ("the cold layers stayed on the host and the GPU read them in place"
+               if d.get("remote_bytes", 0) > d.get("bytes_h2d", 0) else
+               "only the cold layers breathed, and the heart stayed in VRAM")
+        return passed(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE} "
+                      f"(budget {budget:.1f} ms; the heart in device memory: {sum(ref_ms):.1f} "
+                      f"ms): {how}. {d.get('evictions', 0)} evictions by the driver, "
+                      f"{d.get('gpu_faults', 0)} GPU faults.")
+    return no(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE}, over the "
+              f"budget of {budget:.1f} ms. The driver evicted {d.get('evicted_bytes', 0) >> 20} MiB "
+              f"({d.get('evictions', 0)} evictions), the GPU took {d.get('gpu_faults', 0)} page "
+              f"faults, {d.get('bytes_h2d', 0) >> 20} MiB moved to the GPU, and {hit} of the "
+              f"{BREATH_STEPS} steps began with part of the heart evicted.")

@@ -1,0 +1,259 @@
+"""Issue 13: every exercise check gives tiered hints -- tier 1 says what is wrong *without* the
+answer, tier 2 (hint=2) points at the concept and the article section, tier 3 (hint=3) gives the
+answer -- and a label pick can't be brute-forced from its failure messages."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import umkit
+from umkit.exercises import Verdict
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
+MODULES = [f"nb{i:02d}" for i in range(11)]
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True)
+
+
+def solution(stem: str):
+    path = SOLUTIONS / f"{stem}.py"
+    spec = importlib.util.spec_from_file_location(f"hints_solution_{stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def all_checks():
+    out = []
+    for name in MODULES:
+        mod = importlib.import_module(f"umkit.exercises.{name}")
+        for fname, f in inspect.getmembers(mod, inspect.isfunction):
+            if fname.startswith("check_") and f.__module__ == mod.__name__:
+                out.append(pytest.param(f, id=f"{name}.{fname}"))
+    return out
+
+
+def test_every_notebook_has_checks():
+    found = {p.id.split(".")[0] for p in all_checks()}
+    assert found == set(MODULES)
+
+
+@pytest.mark.parametrize("check", all_checks())
+def test_every_check_is_tiered_and_the_stub_has_all_three_tiers(check):
+    assert getattr(check, "tiered", False), f"{check.__name__} is not @tiered"
+    v = check(None)
+    assert isinstance(v, Verdict) and not v.ok
+    assert v.concept and "§" in v.concept, f"tier 2 must cite the article: {v.concept!r}"
+    assert v.answer, "tier 3 (the answer) is empty"
+    assert v.answer not in v.message
+    one, two, three = repr(check(None)), repr(check(None, hint=2)), repr(check(None, hint=3))
+    assert "concept:" not in one and "answer:" not in one
+    assert "concept:" in two and "answer:" not in two
+    assert "answer:" in three
+    bad = check(None, hint=7)
+    assert not bad.ok and "hint=7" in bad.message
+
+
+def _leak_cases():
+    """(id, make the verdict, fragments the tier-1 message must not contain, a fragment of the
+    answer tier)."""
+    from umkit.exercises import (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09,
+                                 nb10)
+
+    def managed_prefetch(data):
+        a = umkit.managed(data.size)
+        a.host[:] = data
+        a.prefetch("gpu")
+        return a
+
+    def prefetch_only(a):
+        a.prefetch("gpu")
+
+    def device_sync(a, stream):
+        umkit.increment(a, stream=stream)
+        umkit.synchronize()
+        return float(a.host.sum())
+
+    def no_sync(a, stream):
+        umkit.increment(a, stream=stream)
+        return float(a.host.sum())
+
+    def no_prefetch(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        a.host[:] = 1.0
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        for _ in range(epochs):
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum()))
+        for x in (a, b, out):
+            x.free()
+        return sums
+
+    right00 = nb00.expected_prefetch_ms()
+    s05 = solution("05_concurrent_access_pingpong")
+    s06 = solution("06_training_data_loading")
+    s07 = solution("07_choosing_a_strategy")
+    s08 = solution("08_porting_cuda_to_hip")
+    s09 = solution("09_troubleshooting_and_ecg")
+    s10 = solution("10_your_own_loop")
+    return [
+        ("nb00.prefetch_time", lambda **k: nb00.check_prefetch_time(right00 * 3, **k),
+         [f"{right00:.3f}", f"{right00:.2f}"], f"{right00:.3f}"),
+        ("nb00.prefetch_model.direction",
+         lambda **k: nb00.check_prefetch_model(
+             lambda p, mib, to_gpu=True: (p.prefetch_latency + mib * 2**20 / p.prefetch_h2d_bw) * 1e3,
+             **k),
+         ["prefetch_latency +", "* 2**20 /"], "def prefetch_ms"),
+        ("nb01.layers", lambda **k: nb01.check_layers({op: "umd" for op in nb01.LAYERS}, **k),
+         ["kmd", "KMD", "fault_batch", "advise"], "is KMD"),
+        ("nb01.transitions", lambda **k: nb01.check_transitions(lambda n, b: n // b, **k),
+         ["-(-", "ceil", "math."], "-(-n_faults // batch_max)"),
+        ("nb02.allocators",
+         lambda **k: nb02.check_allocators({b: "managed" for b in nb02.BUFFERS}, **k),
+         ["device", "pinned", "pageable", "lr_schedule", "vocab"], "lr_schedule -> pinned"),
+        ("nb02.load", lambda **k: nb02.check_load(managed_prefetch, **k),
+         ["umkit.copy", "device_array", "pinned"], "umkit.copy"),
+        ("nb03.prepare", lambda **k: nb03.check_prepare(prefetch_only, **k),
+         ["read_mostly", "accessed_by", "advise("], "a.advise('read_mostly')"),
+        ("nb04.step.device_sync", lambda **k: nb04.check_step(device_sync, **k),
+         ["stream.synchronize", "Event()", "event"], "stream.synchronize()"),
+        ("nb04.step.race", lambda **k: nb04.check_step(no_sync, **k),
+         ["stream.synchronize", "Event()", "event"], "stream.synchronize()"),
+        ("nb05.pingpong", lambda **k: nb05.check_pingpong_fix("managed+advice", **k),
+         ["mixed", "memory='", "device memory"], "memory='mixed'"),
+        ("nb05.ipc.all", lambda **k: nb05.check_ipc(set("abcde"), **k),
+         ["'b'", "'d'", "b and d", "IPC handle", "mmap"], "b and d work"),
+        ("nb05.ipc.one", lambda **k: nb05.check_ipc({"b"}, **k),
+         ["'d'", "file", "mmap", "shared memory"], "b and d work"),
+        ("nb05.statistic", lambda **k: nb05.check_statistic(s05.statistic_on_cpu, **k),
+         [".device", "mean()"], ".device"),
+        ("nb06.epoch.no_prefetch", lambda **k: nb06.check_epoch_loop(no_prefetch, **k),
+         [".prefetch(", "read_back"], "x.prefetch('gpu', stream=s)"),
+        ("nb06.epoch.race", lambda **k: nb06.check_epoch_loop(s06.wrong_epoch_loop, **k),
+         ["s.synchronize()", "synchronize the stream"], "s.synchronize()"),
+        ("nb07.placement",
+         lambda **k: nb07.check_placement(dict(s07.placement, fc_weights="managed"), **k),
+         ["device", "heart"], "fc_weights -> device"),
+        ("nb07.breathing",
+         lambda **k: nb07.check_breathing(lambda i, cold, stream: cold[i % len(cold)].prefetch(
+             "gpu", stream=stream), **k),
+         ["prefetch('cpu'", "\"cpu\"", "exhale the", "accessed_by"], "prefetch('cpu'"),
+        ("nb08.port.name", lambda **k: nb08.check_port(s08.wrong_sources[2], **k),
+         ["hipFree"], "hipFree"),
+        ("nb08.port.host", lambda **k: nb08.check_port(s08.wrong_sources[4], **k),
+         ["hipCpuDeviceId", "-1", "hipMemLocationTypeHost"], "hipCpuDeviceId"),
+        ("nb08.port.flags", lambda **k: nb08.check_port(s08.wrong_sources[3], **k),
+         ["(ptr, bytes, device, stream)", "no flags"], "no flags argument"),
+        ("nb08.table.owner", lambda **k: nb08.check_owner_table(s08.wrong_tables[0], **k),
+         ["'gpu'", "owner=gpu", "device"], "owner=gpu"),
+        ("nb08.table.alloc", lambda **k: nb08.check_owner_table(s08.wrong_tables[2], **k),
+         ["pinned", "hipHostMalloc"], "allocator=pinned"),
+        ("nb09.diagnosis", lambda **k: nb09.check_diagnosis({c: 1 for c in nb09.CASES}, **k),
+         ["fix 4", "fix 3", "fix 2", "fix 5", "-> fix"], "A -> fix 4"),
+        ("nb09.spikes", lambda **k: nb09.check_spikes(s09.wrong_find_spikes, **k),
+         ["np.median", "3 *", "t[1:]"], "np.median"),
+        ("nb10.fixed_step", lambda **k: nb10.check_fixed_step(s10.wrong_host_statistic, **k),
+         ["touch(params", "read_back", ".device"], "touch(params, 4096"),
+    ]
+
+
+_CASES = None
+
+
+def leak_cases():
+    global _CASES
+    if _CASES is None:
+        _CASES = {c[0]: c for c in _leak_cases()}
+    return _CASES
+
+
+LEAK_IDS = ["nb00.prefetch_time", "nb00.prefetch_model.direction", "nb01.layers",
+            "nb01.transitions", "nb02.allocators", "nb02.load", "nb03.prepare",
+            "nb04.step.device_sync", "nb04.step.race", "nb05.pingpong", "nb05.ipc.all",
+            "nb05.ipc.one", "nb05.statistic", "nb06.epoch.no_prefetch", "nb06.epoch.race",
+            "nb07.placement", "nb07.breathing", "nb08.port.name", "nb08.port.host",
+            "nb08.port.flags", "nb08.table.owner", "nb08.table.alloc", "nb09.diagnosis",
+            "nb09.spikes", "nb10.fixed_step"]
+
+
+#: every check function -> the leak case(s) that test it (a new check must add one)
+COVER = {
+    "nb00.check_prefetch_time": ["nb00.prefetch_time"],
+    "nb00.check_prefetch_model": ["nb00.prefetch_model.direction"],
+    "nb01.check_layers": ["nb01.layers"],
+    "nb01.check_transitions": ["nb01.transitions"],
+    "nb02.check_allocators": ["nb02.allocators"],
+    "nb02.check_load": ["nb02.load"],
+    "nb03.check_prepare": ["nb03.prepare"],
+    "nb04.check_step": ["nb04.step.device_sync", "nb04.step.race"],
+    "nb05.check_pingpong_fix": ["nb05.pingpong"],
+    "nb05.check_ipc": ["nb05.ipc.all", "nb05.ipc.one"],
+    "nb05.check_statistic": ["nb05.statistic"],
+    "nb06.check_epoch_loop": ["nb06.epoch.no_prefetch", "nb06.epoch.race"],
+    "nb07.check_placement": ["nb07.placement"],
+    "nb07.check_breathing": ["nb07.breathing"],
+    "nb08.check_port": ["nb08.port.name", "nb08.port.host", "nb08.port.flags"],
+    "nb08.check_owner_table": ["nb08.table.owner", "nb08.table.alloc"],
+    "nb09.check_diagnosis": ["nb09.diagnosis"],
+    "nb09.check_spikes": ["nb09.spikes"],
+    "nb10.check_fixed_step": ["nb10.fixed_step"],
+}
+
+
+def test_the_leak_cases_cover_every_check():
+    assert set(COVER) == {p.id for p in all_checks()}
+    assert sorted(i for ids in COVER.values() for i in ids) == sorted(LEAK_IDS)
+    assert set(LEAK_IDS) == set(leak_cases())
+
+
+@pytest.mark.parametrize("case", LEAK_IDS)
+def test_tier_one_does_not_give_the_answer_away(case):
+    _, make, leaks, in_answer = leak_cases()[case]
+    v = make()
+    assert isinstance(v, Verdict) and not v.ok, v
+    for frag in leaks:
+        assert frag not in v.message, (case, frag, v.message)
+        assert frag not in repr(v), (case, frag, repr(v))
+    assert v.concept and re.search(r"§\d", v.concept), (case, v.concept)
+    assert in_answer in v.answer, (case, in_answer, v.answer)
+    assert in_answer not in repr(make(hint=2)), "tier 2 is the concept, not the answer"
+    assert in_answer in repr(make(hint=3))
+
+
+# -- label picks: not brute-forceable from the messages -----------------------------------------------
+def test_label_picks_name_one_item_not_the_list():
+    """A check that listed every wrong item would turn two tries into the answer: flip the listed
+    ones.  The label picks say how many are wrong and which one to reconsider first."""
+    from umkit.exercises import nb01, nb02, nb07, nb09
+    v = nb01.check_layers({op: "umd" for op in nb01.LAYERS})
+    named = [op for op in nb01.LAYERS if op in v.message]
+    assert len(named) == 1 and re.search(r"\b5 of your 7\b", v.message), v.message
+    v = nb02.check_allocators({b: "managed" for b in nb02.BUFFERS})
+    named = [b for b in nb02.BUFFERS if b in v.message]
+    assert len(named) == 1 and "4 of your 6" in v.message, v.message
+    v = nb07.check_placement({b: "managed" for b in nb07.BUFFERS})
+    named = [b for b in nb07.BUFFERS if re.search(rf"\b{b}\b", v.message)]
+    assert len(named) == 1 and "more to reconsider" in v.message, v.message
+    v = nb09.check_diagnosis({c: 1 for c in nb09.CASES})
+    assert "4 of 5" in v.message and "case A" in v.message and "case B" not in v.message
+
+
+def test_ipc_needs_more_than_two_tries():
+    """Choosing all five options names one wrong option at most, not which ones work."""
+    from umkit.exercises import nb05
+    v = nb05.check_ipc(set("abcde"))
+    assert "3 of your 5" in v.message
+    assert sum(f"'{x}'" in v.message for x in "abcde") == 1
