@@ -289,3 +289,42 @@ def test_incomplete_steps_are_named_and_sim_has_none():
                                  "gpu_faults": 38}
     back = umkit.recorder.RecordResult.from_dict(d)
     assert list(back.incomplete()) == [1] and "40 MiB" in back.incomplete()[1]
+
+
+# -- declared capabilities, not attribute probes ---------------------------------------------------
+def _counting_backend(monkeypatch, features):
+    """sim made to look like a GPU with hardware counters: no model time, the given features,
+    and a timestamped counter log (counters_clock/counters_log) that records its calls."""
+    b = umkit.use("sim", quiet=True)
+    calls = []
+    monkeypatch.setattr(b, "features", frozenset(features), raising=False)
+    monkeypatch.setattr(b, "counters_clock", lambda: len(calls), raising=False)
+
+    def counters_log(on, stamps=None):
+        calls.append((on, None if stamps is None else list(stamps)))
+        return None if on else [{"gpu_faults": 10 + i} for i in range(len(stamps))]
+    monkeypatch.setattr(b, "counters_log", counters_log, raising=False)
+    return b, calls
+
+
+def test_recorder_uses_the_counter_log_only_where_declared(monkeypatch):
+    b, calls = _counting_backend(monkeypatch, {"counters", "counters_log"})
+    a = umkit.managed(1 << 16)
+    with umkit.ecg.recorder("log") as rec:
+        for _ in range(3):
+            umkit.increment(a)
+            rec.step()
+    assert [on for on, _ in calls] == [True, False] and len(calls[1][1]) == 3
+    assert [st.counters for st in rec.result().steps] == [{"gpu_faults": 10 + i} for i in range(3)]
+    assert not rec.result().model_time and rec.result().profile is None
+
+
+def test_recorder_ignores_a_counter_log_the_backend_does_not_declare(monkeypatch):
+    b, calls = _counting_backend(monkeypatch, {"counters"})   # the methods exist, undeclared
+    a = umkit.managed(1 << 16)
+    with umkit.ecg.recorder("no log") as rec:
+        for _ in range(3):
+            umkit.increment(a)
+            rec.step()
+    assert calls == []
+    assert len(rec.result().steps) == 3 and rec.result().steps[0].counters.get("gpu_faults", 0) > 0

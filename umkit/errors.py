@@ -29,7 +29,10 @@ class UmkitError(Exception):
 
 
 def _rebuild(cls, args, state):
-    err = cls.__new__(cls)
+    try:
+        err = cls.__new__(cls)
+    except TypeError:      # two built-in bases (MemoryError and RuntimeError): "is not safe"
+        err = BaseException.__new__(cls)
     Exception.__init__(err, *args)
     err.__dict__.update(state)
     return err
@@ -57,13 +60,15 @@ class BackendUnavailable(UmkitError, RuntimeError):
 
 class OutOfMemory(UmkitError, MemoryError):
     """Not enough memory, or a managed allocation refused by the oversubscription guard.
-    The numbers are fields: ``requested``, ``free``, ``total`` (bytes, None where unknown) and
-    ``device``."""
+    The numbers are fields: ``requested``, ``free``, ``total`` (bytes, None where unknown),
+    ``kind`` ('managed', 'device', 'pinned') and ``device``."""
 
     def __init__(self, message: str, *, hint: str = "", requested: int | None = None,
-                 free: int | None = None, total: int | None = None, device: int | None = None):
+                 free: int | None = None, total: int | None = None, device: int | None = None,
+                 kind: str | None = None):
         super().__init__(message, hint=hint)
         self.requested, self.free, self.total, self.device = requested, free, total, device
+        self.kind = kind
 
 
 class UseAfterFree(UmkitError, RuntimeError):
@@ -93,9 +98,19 @@ class BackendOutOfMemory(OutOfMemory, BackendError):
     ``MemoryError``) that also carries the runtime's ``call``, ``code`` and ``name``."""
 
     def __init__(self, call: str, code: int, name: str, message: str = "", *, hint: str = "",
-                 requested: int | None = None, device: int | None = None):
+                 requested: int | None = None, free: int | None = None,
+                 total: int | None = None, kind: str | None = None, device: int | None = None):
         BackendError.__init__(self, call, code, name, message, hint=hint)
-        self.requested, self.free, self.total, self.device = requested, None, None, device
+        self.requested, self.free, self.total, self.device = requested, free, total, device
+        self.kind = kind
+        if requested is not None:       # CuPy's wording first, the runtime's after it
+            gib = 1 << 30
+            where = "host" if kind == "pinned" else f"gpu{device}"
+            room = (f"; {free / gib:.2f} GiB of {total / gib:.2f} GiB free"
+                    if free is not None and total is not None else "")
+            self.message = (f"Out of memory allocating {requested:,} bytes of "
+                            f"{kind or 'GPU'} memory on {where}{room} ({self.message})")
+            self.args = (self.message,)
 
 
 class DLPackUnsupported(UmkitError, BufferError):

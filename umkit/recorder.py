@@ -177,9 +177,9 @@ class Recorder:
         # GPUs with hardware counters: per-step counts from the records' timestamps (one flush at
         # the end) instead of reading the counters -- a forced CUPTI flush -- at every step
         self._stamps = None
-        log = getattr(b, "counters_log", None)
-        if self._count and self._lag and log is not None and b.counters_clock() is not None:
-            log(True)
+        if self._count and self._lag and b.supports("counters_log") and \
+                b.counters_clock() is not None:
+            b.counters_log(True)
             self._stamps = []
         self._free: list = []
         self._pending: list = []          # (event, note, counters-at-step or None)
@@ -234,13 +234,12 @@ class Recorder:
                 self._resolve(0)
         finally:
             self._active = False
-            destroy = getattr(self._b, "event_destroy", None)   # GPU events hold driver objects
+            destroy = self._b.event_destroy       # GPU events hold driver objects
             for ev in self._free + [self._prev] + [p[0] for p in self._pending]:
-                if destroy is not None:
-                    try:
-                        destroy(ev)
-                    except Exception:  # noqa: BLE001 - cleanup must not hide the loop's error
-                        pass
+                try:
+                    destroy(ev)
+                except Exception:  # noqa: BLE001 - cleanup must not hide the loop's error
+                    pass
             self._free, self._pending = [], []
             b = self._b
             if self._stamps is not None:
@@ -252,7 +251,7 @@ class Recorder:
             self._result = RecordResult(
                 strategy=self.name, pattern="your loop", nbytes=None, backend=b.name,
                 steps=self._steps, counters=total, stopped=exc[0] is not None,
-                device=_device_name(b), profile=getattr(prof, "name", None),
+                device=_device_name(b), profile=None if prof is None else prof.name,
                 model_time=bool(b.supports("model_time")))
         return False
 

@@ -365,6 +365,10 @@ def test_hip_errors_become_backend_errors(hip_backend):
     e = ei.value
     assert isinstance(e, OutOfMemory) and isinstance(e, BackendError)
     assert (e.call, e.code, e.name) == ("hipMallocManaged", 2, "hipErrorOutOfMemory")
+    assert (e.requested, e.free, e.total, e.kind, e.device) == \
+        (3 << 30, 8 << 30, 16 << 30, "managed", 0)
+    assert str(e).startswith("Out of memory allocating 3,221,225,472 bytes of managed memory "
+                             "on gpu0; 8.00 GiB of 16.00 GiB free (hipMallocManaged failed")
     p = b.malloc(4096, "managed", 0)
     with pytest.raises(BackendError) as ei:
         b.prefetch(p, 12345, gpu(0))

@@ -8,11 +8,9 @@ checks the call forms (wrong arity or types raise TypeError first).
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -248,94 +246,7 @@ def test_cuda_signatures_match_the_adapter():
 
 
 # -- the whole GPU backend over cuda-bindings, with the driver's answers canned ------------------
-def _driver_present() -> bool:
-    err, _ = rt.cudaGetDeviceCount()
-    return int(err) != int(rt.cudaError_t.cudaErrorInsufficientDriver)
-
-
-class CheckedCuda:
-    """``cuda.bindings.runtime`` whose functions are really called (so cuda-bindings converts and
-    type-checks every argument), then answered from ``canned`` because no driver is here."""
-
-    PASS_THROUGH = {"cudaGetErrorName", "cudaGetErrorString"}
-
-    def __init__(self, canned):
-        self.calls: list[tuple[str, tuple]] = []
-        self.canned = canned
-
-    def __getattr__(self, name):
-        obj = getattr(rt, name)
-        if not name.startswith("cuda") or isinstance(obj, type) or not callable(obj) \
-                or name in self.PASS_THROUGH:
-            return obj
-
-        def checked(*args):
-            self.calls.append((name, args))
-            res = obj(*args)  # TypeError here = the adapter's call form is wrong
-            # no driver: the call fails after converting its arguments (a few, such as
-            # cudaDriverGetVersion, succeed and report 0)
-            assert int(res[0]) in (int(rt.cudaError_t.cudaErrorInsufficientDriver), 0), \
-                (name, res)
-            return self.canned(name, args)
-        return checked
-
-    def called(self, name):
-        return [a for n, a in self.calls if n == name]
-
-
-_addresses = itertools.count(1)
-
-
-def cuda_canned(name, args):
-    ok = rt.cudaError_t.cudaSuccess
-    A = rt.cudaMemRangeAttribute
-    table = {
-        "cudaGetDeviceCount": (ok, 2),
-        "cudaMemGetInfo": (ok, 8 << 30, 16 << 30),
-        "cudaDriverGetVersion": (ok, 13000),
-        "cudaRuntimeGetVersion": (ok, 13000),
-        "cudaGetDeviceProperties": (ok, SimpleNamespace(name=b"NVIDIA Test GPU\0\0")),
-        "cudaStreamCreate": (ok, rt.cudaStream_t(0x5000)),
-        "cudaEventCreate": (ok, rt.cudaEvent_t(0x6000)),
-        "cudaGetDevice": (ok, 0),
-        "cudaEventElapsedTime": (ok, 2.5),
-    }
-    if name in ("cudaMallocManaged", "cudaMalloc", "cudaHostAlloc"):
-        if args[0] == 3 << 30:
-            return (rt.cudaError_t.cudaErrorMemoryAllocation, None)
-        return (ok, 0x10000000 + (next(_addresses) << 32))
-    if name == "cudaDeviceGetAttribute":
-        on = {"cudaDevAttrManagedMemory", "cudaDevAttrConcurrentManagedAccess",
-              "cudaDevAttrPageableMemoryAccess"}
-        return (ok, 1 if args[0].name in on else 0)
-    if name == "cudaMemRangeGetAttribute":
-        size, attr = args[0], args[1]
-        if attr == A.cudaMemRangeAttributeReadMostly:
-            return (ok, 1)
-        if attr == A.cudaMemRangeAttributePreferredLocation:
-            return (ok, 0)
-        if attr == A.cudaMemRangeAttributeLastPrefetchLocation:
-            return (ok, -1)
-        if attr == A.cudaMemRangeAttributeAccessedBy:
-            return (ok, ([0, -1] + [-2] * 8)[: size // 4])
-        raise AssertionError(attr)
-    if name == "cudaMemPrefetchAsync" and args[1] == 12345:
-        return (rt.cudaError_t.cudaErrorInvalidValue,)
-    return table.get(name, (ok,))
-
-
-@pytest.fixture
-def cuda_backend(monkeypatch):
-    if rt is None:
-        pytest.skip("cuda-bindings not installed (pip install 'cuda-bindings==13.*')")
-    if _driver_present():
-        pytest.skip("a CUDA driver is present: these tests answer for a missing one")
-    from umkit.backends import gpu
-    from umkit.backends.cuda import CudaBackend
-    monkeypatch.delenv(gpu.ENV_ALLOW_OVERSUBSCRIPTION, raising=False)
-    b = CudaBackend()
-    b.rt.rt = CheckedCuda(cuda_canned)
-    return b
+# (the fake low layer is in cuda_fake.py, the ``cuda_backend`` fixture in conftest.py)
 
 
 def test_cuda_backend_call_forms(cuda_backend):
@@ -430,6 +341,31 @@ def test_cuda_errors_become_backend_errors(cuda_backend):
     err = ei.value
     assert isinstance(err, BackendError) and isinstance(err, OutOfMemory)
     assert (err.call, err.code, err.name) == ("cudaMalloc", 2, "cudaErrorMemoryAllocation")
+    # CuPy-style fields, not text to parse: what was asked, what the GPU had, which memory, where
+    assert (err.requested, err.free, err.total, err.kind, err.device) == \
+        (3 << 30, 8 << 30, 16 << 30, "device", 0)
+    assert isinstance(err, MemoryError) and str(err).startswith(
+        "Out of memory allocating 3,221,225,472 bytes of device memory on gpu0; "
+        "8.00 GiB of 16.00 GiB free (cudaMalloc failed: cudaErrorMemoryAllocation (2)")
+    assert err.hint                              # the article's hint from the error table
+    with pytest.raises(RuntimeOutOfMemory) as ei:
+        b.malloc(3 << 30, "pinned", 0)           # host memory: the GPU's free bytes don't apply
+    assert (ei.value.call, ei.value.requested, ei.value.free, ei.value.kind) == \
+        ("cudaHostAlloc", 3 << 30, None, "pinned")
+    assert "bytes of pinned memory on host" in str(ei.value)
+    b.allow_oversubscription = True              # past the guard, the runtime refuses
+    with pytest.raises(RuntimeOutOfMemory) as ei:
+        b.malloc(3 << 30, "managed", 1)
+    assert (ei.value.call, ei.value.kind, ei.value.device) == ("cudaMallocManaged", "managed", 1)
+    b.allow_oversubscription = False
+    with pytest.raises(OutOfMemory) as ei:       # the guard's refusal has the same fields
+        b.malloc(9 << 30, "managed", 0)
+    assert (ei.value.requested, ei.value.free, ei.value.kind, ei.value.device) == \
+        (9 << 30, 8 << 30, "managed", 0)
+    import pickle
+    back = pickle.loads(pickle.dumps(err))
+    assert (type(back), back.requested, back.kind, str(back)) == \
+        (type(err), err.requested, err.kind, str(err))
     p = b.malloc(1 << 20, "managed", 0)
     with pytest.raises(BackendError) as ei:
         b.prefetch(p, 12345, gpu(0))             # canned: cudaErrorInvalidValue

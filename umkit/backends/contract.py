@@ -2,7 +2,8 @@
 
 A backend is four small protocols -- :class:`DeviceQueries`, :class:`Memory`,
 :class:`Migration`, :class:`Execution` -- plus, optionally, the *instrumented* capabilities it
-declares in :attr:`Backend.features` (:data:`FEATURES`: counters, trace, snapshot, model_time)
+declares in :attr:`Backend.features` (:data:`FEATURES`: counters, counters_log, trace, snapshot,
+model_time)
 and implements from :class:`Instrumented`.  Callers ask ``backend.supports("counters")``, never
 ``hasattr``.  ``interface_version`` says which version of this contract a backend implements
 (as numba-cuda's ``BaseCUDAMemoryManager.interface_version`` does for memory managers).
@@ -30,8 +31,10 @@ INTERFACE_VERSION = 1
 
 ADVICE = ("read_mostly", "preferred_location", "accessed_by", "coarse_grain")
 KINDS = ("managed", "device", "pinned")
-#: optional capabilities a backend may declare (see :class:`Instrumented`)
-FEATURES = ("counters", "trace", "snapshot", "model_time")
+#: optional capabilities a backend may declare (see :class:`Instrumented`); ``counters_log``:
+#: counters kept as timestamped records, binned per interval afterwards (CUPTI), so a per-step
+#: reading needs no flush at every step
+FEATURES = ("counters", "counters_log", "trace", "snapshot", "model_time")
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,16 @@ class Instrumented:
 
     def counters_stop(self) -> None:
         """Turn hardware counters off again (nothing to do where counting is free)."""
+
+    def counters_clock(self):
+        """'counters_log': the records' clock now (a step's end, for :meth:`counters_log`)."""
+        raise NotImplementedError("counters_log")
+
+    def counters_log(self, on: bool, stamps=None):
+        """'counters_log': start keeping the records (``on=True``); or stop (``on=False``) and
+        return the counters of each interval ending at ``stamps`` (times of
+        :meth:`counters_clock`)."""
+        raise NotImplementedError("counters_log")
 
     def trace(self, last: int | None = None) -> list[dict]:
         """'trace': the recent driver events (each tagged 'umd' or 'kmd'), oldest first."""

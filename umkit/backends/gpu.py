@@ -185,8 +185,9 @@ class GPUBackend(Backend):
 
     @property
     def features(self) -> frozenset:
-        """'counters' while the hardware counters are on (umkit.counters_on())."""
-        return frozenset({"counters"}) if self.counters_enabled() else frozenset()
+        """'counters' (and 'counters_log', their timestamped records) while the hardware
+        counters are on (umkit.counters_on())."""
+        return frozenset({"counters", "counters_log"}) if self.counters_enabled() else frozenset()
     #: let managed allocations exceed free GPU memory (set through umkit.allow_oversubscription)
     allow_oversubscription = False
 
@@ -291,19 +292,38 @@ class GPUBackend(Backend):
         if nbytes <= 0:
             raise InvalidArgument(f"nbytes must be positive, not {nbytes}")
         self._use(device)
-        if kind == "managed":
-            self._guard_oversubscription(nbytes, device)
-            ptr = self.rt.call("cudaMallocManaged", nbytes, self.rt.value("cudaMemAttachGlobal"))
-        elif kind == "device":
-            ptr = self.rt.call("cudaMalloc", nbytes)
-        else:  # pinned, mapped into every GPU's address space
-            flags = int(self.rt.value("cudaHostAllocMapped")) | int(
-                self.rt.value("cudaHostAllocPortable"))
-            ptr = self.rt.call("cudaHostAlloc", nbytes, flags)
+        try:
+            if kind == "managed":
+                self._guard_oversubscription(nbytes, device)
+                ptr = self.rt.call("cudaMallocManaged", nbytes,
+                                   self.rt.value("cudaMemAttachGlobal"))
+            elif kind == "device":
+                ptr = self.rt.call("cudaMalloc", nbytes)
+            else:  # pinned, mapped into every GPU's address space
+                flags = int(self.rt.value("cudaHostAllocMapped")) | int(
+                    self.rt.value("cudaHostAllocPortable"))
+                ptr = self.rt.call("cudaHostAlloc", nbytes, flags)
+        except RuntimeOutOfMemory as e:         # the one place a runtime allocation fails
+            raise self._out_of_memory(e, nbytes, kind, device) from None
         p = int(ptr)
         self._allocs[p] = (kind, nbytes, device)
         self._freed.discard(p)
         return p
+
+    def _out_of_memory(self, e: RuntimeOutOfMemory, nbytes: int, kind: str,
+                       device: int) -> RuntimeOutOfMemory:
+        """The runtime's out-of-memory error with CuPy-style fields: ``requested``, ``free``
+        and ``total`` (of the GPU; None for pinned host memory, or if the runtime cannot say),
+        ``kind``, ``device``, besides the runtime's ``call``, ``code`` and ``name``."""
+        free = total = None
+        if kind != "pinned":
+            try:
+                free, total = self.mem_info(device)
+            except Exception:  # noqa: BLE001 - the sizes are a courtesy; the error is the news
+                pass
+        return RuntimeOutOfMemory(e.call, e.code, e.name, e.detail, hint=e.hint,
+                                  requested=nbytes, free=free, total=total, kind=kind,
+                                  device=device)
 
     def _guard_oversubscription(self, nbytes: int, device: int) -> None:
         """Refuse, before any runtime allocation, managed memory beyond what the GPU has free."""
@@ -320,7 +340,7 @@ class GPUBackend(Backend):
                 "the driver evict and re-fault pages without end, and on a shared or headless "
                 "GPU it can hang the GPU itself, not only this program. If you mean it, opt in "
                 f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.",
-                requested=nbytes, free=free, total=total, device=device)
+                requested=nbytes, free=free, total=total, kind="managed", device=device)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
         ptr = int(ptr)

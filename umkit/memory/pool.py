@@ -4,11 +4,17 @@ Composed like RMM's resources (see :mod:`umkit.memory.resources`)::
 
     MemoryPool = TrackingResource(PoolingResource(UpstreamResource(backend, kind, device)))
 
-and usable like CuPy's ``MemoryPool(allocator)``: :meth:`MemoryPool.malloc` is an allocator
+and usable like CuPy's ``MemoryPool(allocator)``: :attr:`MemoryPool.malloc` is an allocator
 callable returning a ``cupy.cuda.MemoryPointer`` (``cupy.cuda.set_allocator(pool.malloc)``, or
-``with pool.as_cupy_allocator():`` which uses CuPy's per-thread ``using_allocator``).  ``with
-pool:`` makes umkit's own allocations of the pool's kind and device come from it, in this
-thread.  Thread-safe: each resource takes its own lock.
+``with pool.as_cupy_allocator():`` which uses CuPy's per-thread ``using_allocator``).  It is the
+``malloc`` of a ``cupy.cuda.MemoryPool`` whose upstream allocator is this pool -- CuPy's own
+design, one layer up: CuPy's compiled pool hands out and takes back its cached blocks, and this
+pool's Python runs only when CuPy's pool needs a new chunk (a miss).  Each chunk is a block in
+the registry (owner ``"cupy"``), so the stats count what CuPy holds from this pool; the CuPy
+pool's own split of used and cached bytes is in ``stats["cupy_used_bytes"]`` and
+``stats["cupy_cached_bytes"]``.  ``with pool:`` makes umkit's own allocations of the pool's kind
+and device come from it, in this thread.  Thread-safe: each resource takes its own lock, and
+CuPy's pool takes its own.
 """
 from __future__ import annotations
 
@@ -20,10 +26,13 @@ from dataclasses import dataclass, field
 from .. import validators as V
 from ..backends.contract import Backend
 from ..context import RUNTIME
-from ..errors import BackendUnavailable, InvalidType, UseAfterFree
-from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource, round_up
+from ..errors import BackendUnavailable, InvalidType, OutOfMemory, UseAfterFree
+from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource
 
-__all__ = ["MemoryPool", "BlockInfo", "ROUND"]
+__all__ = ["MemoryPool", "BlockInfo", "ROUND", "CUPY_OWNER"]
+
+#: the registry's owner label of the chunks CuPy's pool holds from a umkit pool
+CUPY_OWNER = "cupy"
 
 
 @dataclass
@@ -37,17 +46,27 @@ class BlockInfo:
 
 
 class _Owner:
-    """Keeps a CuPy allocation's block alive; returns it to the pool when CuPy drops it."""
-    __slots__ = ("free", "ptr")
+    """Keeps a chunk handed to CuPy alive; gives it back (``give_back(ptr)``) when CuPy drops it."""
+    __slots__ = ("give_back", "ptr")
 
-    def __init__(self, free, ptr):
-        self.free, self.ptr = free, ptr
+    def __init__(self, give_back, ptr):
+        self.give_back, self.ptr = give_back, ptr
 
     def __del__(self):
         try:
-            self.free(self.ptr)
-        except Exception:  # noqa: BLE001 - the pool was closed first: nothing to give back
+            self.give_back(self.ptr)
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
+
+
+def _chunk_returner(tracking, pooling, closed: threading.Event):
+    """What a CuPy chunk calls when CuPy lets it go: back into the pool, and on to the backend
+    if the pool was closed meanwhile.  Holds no reference to the MemoryPool (no cycle)."""
+    def give_back(ptr):
+        tracking.deallocate(ptr)
+        if closed.is_set():
+            pooling.release()
+    return give_back
 
 
 class MemoryPool:
@@ -68,15 +87,22 @@ class MemoryPool:
         self.tracking = TrackingResource(self.pooling)
         self._arrays: dict[int, weakref.ref] = {}      # ptr -> the umkit.Array on the block
         self._arrays_lock = threading.Lock()
-        self._closed = False
+        self._closed = threading.Event()
         self._tokens = threading.local()          # this thread's `with pool:` tokens
+        self._cupy_pool = None                    # cupy.cuda.MemoryPool over this pool (malloc)
+        self._cupy_lock = threading.Lock()
 
     @property
     def stats(self) -> dict:
+        """Byte counts and call counts.  ``current_bytes`` counts every live block, the chunks
+        CuPy's pool holds included; of those, ``cupy_used_bytes`` are in CuPy arrays now and
+        ``cupy_cached_bytes`` are cached by CuPy's pool (both 0 before the first ``malloc``)."""
         t, p = self.tracking, self.pooling
+        used, cached = self._cupy_bytes()
         return dict(current_bytes=t.current, peak_bytes=t.peak, cached_bytes=p.cached,
                     allocs=t.allocs, frees=t.frees, upstream_allocs=p.upstream_allocs,
-                    upstream_frees=p.upstream_frees)
+                    upstream_frees=p.upstream_frees, cupy_used_bytes=used,
+                    cupy_cached_bytes=cached)
 
     # -- the allocator ------------------------------------------------------------------------------
     def allocate(self, nbytes: int, owner: str = "") -> int:
@@ -101,13 +127,21 @@ class MemoryPool:
             self._arrays[ptr] = weakref.ref(array)
 
     def release(self) -> int:
-        """Give every cached (free) block back to the backend; returns bytes released."""
+        """Give every cached (free) block back to the backend -- the blocks CuPy's pool caches
+        from this pool too; returns bytes released."""
+        self._cupy_free_all_blocks()
         return self.pooling.release()
 
     def close(self) -> None:
         """Free everything, live blocks included: arrays from this pool become freed
         (``a.freed`` is True, using them raises UseAfterFree).  A block an old view still
-        points at goes back to the backend when that view is gone."""
+        points at goes back to the backend when that view is gone; so does a chunk that a CuPy
+        array still uses (CuPy's cached chunks go back at once)."""
+        self._closed.set()
+        self._cupy_free_all_blocks()
+        # forget CuPy's pool: the chunks CuPy arrays still use come back when those die (a
+        # CuPy pool that is gone takes nothing back); a later malloc makes a fresh one
+        self._cupy_pool = None
         with self._arrays_lock:
             arrays = [(p, r()) for p, r in self._arrays.items()]
             self._arrays.clear()
@@ -119,11 +153,11 @@ class MemoryPool:
                 if tok is not None:      # a view is alive: free when it dies
                     deferred.add(p)
                     weakref.finalize(tok, self._free_late, p)
-        for p in list(self.tracking.live):
-            if p not in deferred:
+        t = self.tracking
+        for p in list(t.live):
+            if p not in deferred and t.owner.get(p) != CUPY_OWNER:
                 self.free(p)
-        self.release()
-        self._closed = True
+        self.pooling.release()
 
     def _free_late(self, ptr):
         try:
@@ -161,37 +195,95 @@ class MemoryPool:
         return ptr in self.tracking.live
 
     # -- CuPy's allocator convention ---------------------------------------------------------------------
-    _MemoryPointer = _Unowned = None        # CuPy's classes, bound on first use
+    @property
+    def malloc(self):
+        """CuPy's allocator convention: ``cupy.cuda.set_allocator(pool.malloc)`` or
+        ``cupy.cuda.using_allocator(pool.malloc)``.  This is the ``malloc`` of a
+        ``cupy.cuda.MemoryPool`` made once per pool over :meth:`_cupy_chunk`, so a CuPy
+        allocation costs what it costs on CuPy's own pool; the pool's Python runs on a miss.
+        On sim (no CuPy) calling it raises :class:`~umkit.BackendUnavailable`."""
+        cp = self._cupy_pool
+        if cp is None:
+            try:
+                cp = self._bind_cupy()
+            except BackendUnavailable as e:
+                message, hint = e.message, e.hint
 
-    def malloc(self, nbytes: int):
-        """``cupy.cuda.set_allocator(pool.malloc)``: hand CuPy memory with an explicit device id
-        (hipPointerGetAttributes does not describe managed memory on ROCm).  The hot path:
-        one tracked, pooled allocation and CuPy's two wrapper objects."""
-        mp = self._MemoryPointer
-        if mp is None:
-            mp = self._bind_cupy()
-        size = round_up(nbytes) if nbytes > 0 else ROUND
-        ptr = self.tracking.allocate(size)
-        return mp(self._Unowned(ptr, size, _Owner(self.tracking.deallocate, ptr), self.device), 0)
+                def unavailable(nbytes):
+                    raise BackendUnavailable(message, hint=hint)
+                return unavailable
+        return cp.malloc
+
+    @property
+    def cupy_pool(self):
+        """The ``cupy.cuda.MemoryPool`` behind :attr:`malloc` (made on first use; its
+        ``used_bytes()``, ``free_bytes()``, ``free_all_blocks()`` work as in CuPy)."""
+        return self._cupy_pool if self._cupy_pool is not None else self._bind_cupy()
+
+    def _cupy_chunk(self, nbytes: int):
+        """CuPy's pool missed: a new chunk of ``nbytes`` (CuPy rounds to 512 B) from this pool,
+        as a ``MemoryPointer`` with an explicit device id (hipPointerGetAttributes does not
+        describe managed memory on ROCm).  Out of memory, it does what CuPy's pool does on a
+        failed cudaMalloc -- give the cached blocks back and try once more -- and then lets the
+        backend's :class:`~umkit.OutOfMemory` (requested, free, kind, device) through."""
+        try:
+            ptr = self.tracking.allocate(nbytes, CUPY_OWNER)
+        except OutOfMemory:
+            self.release()
+            ptr = self.tracking.allocate(nbytes, CUPY_OWNER)
+        return self._MemoryPointer(self._Unowned(ptr, nbytes, _Owner(self._give_back, ptr),
+                                                 self.device), 0)
 
     def _bind_cupy(self):
-        try:
-            import cupy
-        except ImportError:
-            raise BackendUnavailable("the CuPy allocator needs CuPy and a GPU backend",
-                                     hint="on sim, allocate umkit arrays inside `with pool:`") from None
-        if self.backend.name == "sim":
-            raise BackendUnavailable("the CuPy allocator needs a GPU backend, not sim",
-                                     hint="on sim, allocate umkit arrays inside `with pool:`")
-        self._Unowned, self._MemoryPointer = cupy.cuda.UnownedMemory, cupy.cuda.MemoryPointer
-        return self._MemoryPointer
+        """Make the CuPy pool behind :attr:`malloc` (once; thread-safe)."""
+        with self._cupy_lock:
+            if self._cupy_pool is not None:
+                return self._cupy_pool
+            if self.backend.name == "sim":
+                raise BackendUnavailable("the CuPy allocator needs a GPU backend, not sim",
+                                         hint="on sim, allocate umkit arrays inside `with pool:`")
+            try:
+                import cupy
+            except ImportError:
+                raise BackendUnavailable("the CuPy allocator needs CuPy and a GPU backend",
+                                         hint="install CuPy for this backend (umkit doctor says "
+                                              "which wheel)") from None
+            cuda = cupy.cuda
+            self._Unowned, self._MemoryPointer = cuda.UnownedMemory, cuda.MemoryPointer
+            self._give_back = _chunk_returner(self.tracking, self.pooling, self._closed)
+            self._cupy_device = cuda.Device
+            self._cupy_pool = cuda.MemoryPool(self._cupy_chunk)
+            return self._cupy_pool
+
+    def _cupy_devices(self):
+        """CuPy's MemoryPool keeps one sub-pool per *current* device: visit each."""
+        n = self.backend.device_count()
+        for d in range(n):
+            with self._cupy_device(d):
+                yield d
+
+    def _cupy_free_all_blocks(self) -> None:
+        cp = self._cupy_pool
+        if cp is not None:
+            for _ in self._cupy_devices():
+                cp.free_all_blocks()
+
+    def _cupy_bytes(self) -> tuple[int, int]:
+        cp = self._cupy_pool
+        if cp is None:
+            return 0, 0
+        used = cached = 0
+        for _ in self._cupy_devices():
+            used += int(cp.used_bytes())
+            cached += int(cp.free_bytes())
+        return used, cached
 
     def as_cupy_allocator(self):
         """Context manager: CuPy allocates from this pool inside the ``with`` block, in this
         thread (CuPy's ``using_allocator``)."""
-        self._MemoryPointer or self._bind_cupy()
+        cp = self.cupy_pool
         import cupy
-        return cupy.cuda.using_allocator(self.malloc)
+        return cupy.cuda.using_allocator(cp.malloc)
 
     def __enter__(self):
         """``with pool:`` -- umkit arrays of this pool's kind and device are allocated from it

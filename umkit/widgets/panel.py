@@ -116,7 +116,7 @@ def current_profile() -> str:
         b = backend()
     except Exception:                                   # pragma: no cover - reporting only
         return ""
-    return getattr(getattr(b, "profile", None), "name", "") if b.name == "sim" else ""
+    return b.model_profile().name if b.supports("model_time") else ""
 
 
 def profile_provenance(name: str) -> tuple[int, int]:
