@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
               "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py",
-              "umkit/custom.py", "benchmarks/unified_memory_perf.py"]
+              "umkit/custom.py", "benchmarks/unified_memory_perf.py", "benchmarks/pool_bench.py"]
 
 
 def code_hash() -> str:
@@ -55,6 +55,8 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
         rc, t = v.split(":")
         st[k] = dict(rc=int(rc), seconds=float(t))
     bench = _load(res / "core_bench.json") or {}
+    pool = (_load(res / "pool_bench.json") or {}).get("results") or {}     # umkit vs CuPy's pool
+    bench.update({f"poolbench_{k}": v for k, v in pool.items() if isinstance(v, dict) and "met" in v})
     comp = _load(res / "calibrate_compare.json") or {}
     leak = abs(free0 - free1)
     s = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), backend=b.name,
