@@ -96,7 +96,8 @@ def test_records_are_binned_into_steps_by_timestamp():
             (11, "CPU_PAGE_FAULT_COUNT", 0, "UNKNOWN"), (25, "BYTES_TRANSFER_DTOH", 8192, "USER"),
             (99, "BYTES_TRANSFER_HTOD", 1, "USER")]
     per = cupti.bin_records(recs, [10, 20, 30])
-    assert per == [{"bytes_h2d": 4096, "gpu_faults": 1, "gpu_fault_groups": 2}, {"cpu_faults": 1},
+    assert per == [{"bytes_h2d": 4096, "fault_bytes_h2d": 4096, "gpu_faults": 1,
+                    "gpu_fault_groups": 2}, {"cpu_faults": 1},
                    {"bytes_d2h": 8192, "prefetch_bytes_d2h": 8192, "bytes_h2d": 1,
                     "prefetch_bytes_h2d": 1}]
     assert cupti.bin_records(recs, []) == []
