@@ -56,7 +56,8 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
         st[k] = dict(rc=int(rc), seconds=float(t))
     bench = _load(res / "core_bench.json") or {}
     pool = (_load(res / "pool_bench.json") or {}).get("results") or {}     # umkit vs CuPy's pool
-    bench.update({f"poolbench_{k}": v for k, v in pool.items() if isinstance(v, dict) and "met" in v})
+    bench.update({f"poolbench_{k}": {x: y for x, y in v.items() if x != "raw_us"}
+                  for k, v in pool.items() if isinstance(v, dict) and "met" in v})
     comp = _load(res / "calibrate_compare.json") or {}
     leak = abs(free0 - free1)
     s = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), backend=b.name,

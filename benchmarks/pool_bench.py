@@ -14,8 +14,10 @@ allocator against CuPy's pool over ``cupy.cuda.malloc_managed``:
 3. ``threads_1mib``: the same 1 MiB cycle from 4 threads at once (reported).
 
 Apples to apples: the same inputs, the same steps, each timed run synchronizes the GPU before it
-starts and before it stops, the two allocators alternate run by run (and which goes first), and
-each number is the median of ``RUNS`` runs after a warm-up that fills both pools.  ``misses`` is
+starts and before it stops, the allocators alternate run by run (and which goes first), and
+each number is the median of ``RUNS`` runs after a warm-up that fills the pools.  A second CuPy
+pool (``cupy_again``, the same code as ``cupy``) is the A/A control: its ratio to ``cupy`` is the
+noise floor of this machine; ``paired_ratio`` is the median of the per-round ratios.  ``misses`` is
 how often umkit's Python ran, warm-up included (CuPy's pool asked the umkit pool for a
 chunk); on a hit none of umkit runs.
 
@@ -40,8 +42,10 @@ MiB = 1 << 20
 RUNS = 15
 
 
-def _paired(fns: dict, n: int, runs: int = RUNS, sync=lambda: None) -> dict:
-    """Median microseconds per op of each ``fns[name](n)``, the names alternating run by run."""
+def _paired(fns: dict, n: int, runs: int = RUNS, sync=lambda: None, raw: dict | None = None
+            ) -> dict:
+    """Median microseconds per op of each ``fns[name](n)``, the names alternating run by run
+    (``raw``, if given, receives every run's time per name)."""
     names = list(fns)
     for name in names:
         fns[name](min(n, 200))                        # warm up (and fill the pools)
@@ -53,7 +57,14 @@ def _paired(fns: dict, n: int, runs: int = RUNS, sync=lambda: None) -> dict:
             fns[name](n)
             sync()
             times[name].append((time.perf_counter() - t0) / n * 1e6)
+    if raw is not None:
+        raw.update(times)
     return {name: float(statistics.median(ts)) for name, ts in times.items()}
+
+
+def _paired_ratio(raw: dict, a: str, b: str) -> float:
+    """Median over rounds of a's time / b's time in the same round (the pair ran back to back)."""
+    return float(statistics.median(x / y for x, y in zip(raw[a], raw[b])))
 
 
 def temporaries(cupy, malloc):
@@ -92,7 +103,10 @@ def gpu(out: dict) -> dict:
     import cupy
     pool = umkit.MemoryPool(kind="managed")
     cp_pool = cupy.cuda.MemoryPool(cupy.cuda.malloc_managed)
-    allocators = {"umkit": pool.malloc, "cupy": cp_pool.malloc}
+    # an A/A control: a second CuPy pool, the same code as "cupy" -- how far apart two equal
+    # allocators come out on this machine (the noise the umkit/cupy ratio is read against)
+    cp_pool2 = cupy.cuda.MemoryPool(cupy.cuda.malloc_managed)
+    allocators = {"umkit": pool.malloc, "cupy": cp_pool.malloc, "cupy_again": cp_pool2.malloc}
     sync = cupy.cuda.Device().synchronize
     cases = {"temporaries": (lambda m: temporaries(cupy, m), 1000, "us_per_step", 1.05),
              "cycle_1mib": (cycle, 20000, "us_per_cycle", 1.1),
@@ -100,9 +114,13 @@ def gpu(out: dict) -> dict:
     res = {}
     for name, (make, n, unit, target) in cases.items():
         before = pool.stats["allocs"]
-        med = _paired({who: make(m) for who, m in allocators.items()}, n, sync=sync)
+        raw: dict = {}
+        med = _paired({who: make(m) for who, m in allocators.items()}, n, sync=sync, raw=raw)
         row = {f"{who}_{unit}": t for who, t in med.items()}
         row["ratio_umkit_over_cupy"] = round(med["umkit"] / med["cupy"], 4)
+        row["paired_ratio_umkit_over_cupy"] = round(_paired_ratio(raw, "umkit", "cupy"), 4)
+        row["control_ratio_cupy_again_over_cupy"] = round(_paired_ratio(raw, "cupy_again", "cupy"), 4)
+        row["raw_us"] = {k: [round(x, 3) for x in v] for k, v in raw.items()}
         row["target"] = target
         row["met"] = None if target is None else row["ratio_umkit_over_cupy"] <= target
         row["umkit_misses"] = pool.stats["allocs"] - before
@@ -111,6 +129,7 @@ def gpu(out: dict) -> dict:
     res["umkit_pool_stats"] = pool.stats
     pool.close()
     cp_pool.free_all_blocks()
+    cp_pool2.free_all_blocks()
     return res
 
 
