@@ -1,6 +1,8 @@
 """Checks for notebook 07 -- choosing a strategy (the article's §6.1-6.3)."""
 from __future__ import annotations
 
+import functools
+
 from . import Verdict, failed, passed, tiered
 
 KINDS = ("device", "managed", "pinned")
@@ -130,16 +132,14 @@ BREATH_ANSWER = ("def plan(i, cold, stream):\n"
 
 
 def _breath_run(plan, heart_kind: str):
-    """Run the section-2b job on a private simulator of BREATH_PROFILE; ``plan(i, cold, stream)``
-    is called before each step.  Returns (step ms list, counters delta, the number of steps that began with part of the heart
-    evicted,
-    heart values ok) or raises what the plan raised."""
-    import numpy as np
-
+    """Run the section-2b job on a private simulator of BREATH_PROFILE (model time only: no
+    arithmetic); ``plan(i, cold, stream)`` is called before each step.  Returns (step ms list,
+    counters delta, the number of steps that began with part of the heart evicted) or raises what
+    the plan raised."""
     import umkit
     from .nb05 import sim_sandbox
     mib = 1 << 20
-    with sim_sandbox(profile=BREATH_PROFILE, vram=BREATH_VRAM_MIB * mib):
+    with sim_sandbox(profile=BREATH_PROFILE, vram=BREATH_VRAM_MIB * mib, compute=False):
         heart = umkit.empty(HEART_MIB * mib // 4, kind=heart_kind)
         sink = umkit.device_array(1)
         cold = [umkit.managed(COLD_MIB * mib // 4) for _ in range(N_COLD)]
@@ -162,19 +162,24 @@ def _breath_run(plan, heart_kind: str):
                 ms.append((umkit.now() - t0) * 1e3)
             c1 = umkit.counters()
             delta = {k: c1[k] - c0.get(k, 0) for k in c1}
-            values = umkit.read_back(heart)
-            ok = bool(np.allclose(values[:: 1 << 16], 0.5 + BREATH_STEPS))
         finally:
             for x in [heart, sink, *cold]:
                 try:
                     x.free()
                 except Exception:  # noqa: BLE001 - already freed by the plan: reported elsewhere
                     pass
-    return ms, delta, hit, ok
+    return ms, delta, hit
 
 
 def _inhale_this(i, cold, stream):
     cold[i % len(cold)].prefetch("gpu", stream=stream)
+
+
+@functools.lru_cache(maxsize=1)
+def _breath_reference_ms() -> float:
+    """The budget's yardstick: the job with the heart in device memory, each layer inhaled just
+    before its step (deterministic model time, so measured once per process)."""
+    return sum(_breath_run(_inhale_this, "device")[0])
 
 
 @tiered
@@ -192,22 +197,19 @@ def check_breathing(plan) -> Verdict:
                   "the cold layers before step i)")
     if not callable(plan):
         return no(f"plan should be a function (i, cold, stream), got {type(plan).__name__}")
-    ref_ms, _, _, _ = _breath_run(_inhale_this, "device")
-    budget = BREATH_SLACK * sum(ref_ms)
+    ref = _breath_reference_ms()
+    budget = BREATH_SLACK * ref
     try:
-        ms, d, hit, ok = _breath_run(plan, "managed")
+        ms, d, hit = _breath_run(plan, "managed")
     except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
         return no(f"plan raised {type(e).__name__}: {str(e).splitlines()[0]}")
-    if not ok:
-        return no("the heart's values are wrong after the run: the plan must leave the work of "
-                  "each step as it is (prefetch and advise the cold layers only)")
     total = sum(ms)
     if total <= budget:
         how = ("the cold layers stayed on the host and the GPU read them in place"
                if d.get("remote_bytes", 0) > d.get("bytes_h2d", 0) else
                "only the cold layers breathed, and the heart stayed in VRAM")
         return passed(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE} "
-                      f"(budget {budget:.1f} ms; the heart in device memory: {sum(ref_ms):.1f} "
+                      f"(budget {budget:.1f} ms; the heart in device memory: {ref:.1f} "
                       f"ms): {how}. {d.get('evictions', 0)} evictions by the driver, "
                       f"{d.get('gpu_faults', 0)} GPU faults.")
     return no(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE}, over the "
