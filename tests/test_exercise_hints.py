@@ -257,3 +257,38 @@ def test_ipc_needs_more_than_two_tries():
     v = nb05.check_ipc(set("abcde"))
     assert "3 of your 5" in v.message
     assert sum(f"'{x}'" in v.message for x in "abcde") == 1
+
+
+# -- every notebook has an exercise where the learner writes code --------------------------------------
+#: notebook -> the check of its code-writing exercise (a function, or for 08 a C++ port) -- not a
+#: label or a number
+CODE_EXERCISES = {
+    "00_start_here": "nb00.check_prefetch_model(prefetch_ms",
+    "01_umd_and_kmd": "nb01.check_transitions(transitions",
+    "02_allocation": "nb02.check_load(load",
+    "03_migration_prefetch_advice": "nb03.check_prepare(prepare",
+    "04_synchronization": "nb04.check_step(step",
+    "05_concurrent_access_pingpong": "nb05.check_statistic(statistic",
+    "06_training_data_loading": "nb06.check_epoch_loop(my_epoch_loop",
+    "07_choosing_a_strategy": "nb07.check_breathing(plan",
+    "08_porting_cuda_to_hip": "nb08.check_port(hip_source",
+    "09_troubleshooting_and_ecg": "nb09.check_spikes(find_spikes",
+    "10_your_own_loop": "nb10.check_fixed_step(fixed_step",
+}
+
+
+@pytest.mark.parametrize("stem", sorted(CODE_EXERCISES))
+def test_every_notebook_has_a_code_exercise(stem):
+    import nbformat
+    nb = nbformat.read(str(SOLUTIONS.parent / f"{stem}.ipynb"), as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    call = CODE_EXERCISES[stem]
+    assert any(call in src for src in code), f"{stem}: no cell calls {call}...)"
+    check = getattr(importlib.import_module(f"umkit.exercises.{call[:4]}"),
+                    call.split(".")[1].split("(")[0])
+    # a label, a number or a dict is refused before anything runs: the exercise takes code
+    for not_code in (1.0, "managed", {"a": 1}):
+        if stem == "08_porting_cuda_to_hip" and isinstance(not_code, str):
+            continue                      # the port is C++ source text
+        v = check(not_code)
+        assert not v.ok, (stem, not_code)

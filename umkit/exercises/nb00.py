@@ -1,4 +1,5 @@
-"""Checks for notebook 00 (start here): read a profile, predict a prefetch time."""
+"""Checks for notebook 00 (start here): read a profile -- the prefetch formula as code
+(check_prefetch_model, the notebook's exercise), or one number from it (check_prefetch_time)."""
 from __future__ import annotations
 
 import math
