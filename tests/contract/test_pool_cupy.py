@@ -260,6 +260,20 @@ def test_chunk_dropped_after_close_goes_back_to_the_backend(cuda_backend, cupy):
     assert b.allocations() == []
 
 
+def test_a_pool_dropped_without_close_gives_the_memory_back(cuda_backend, cupy):
+    b = cuda_backend
+    pool = MemoryPool(b, kind="managed")
+    live = pool.malloc(8192)                      # a CuPy array outlives the pool object
+    cached = pool.malloc(4096)
+    del cached
+    del pool
+    gc.collect()                                  # the pool <-> CuPy pool cycle goes
+    assert [a.nbytes for a in b.allocations()] == [8192]
+    del live
+    gc.collect()
+    assert b.allocations() == []
+
+
 def test_out_of_memory_reaches_cupy_code_as_umkit_error_with_fields(cuda_backend, cupy):
     b = cuda_backend
     canned, held = budget(64 << 20)
@@ -345,7 +359,8 @@ def test_as_cupy_allocator_uses_the_pools_malloc(cuda_backend, cupy):
 
 
 def test_on_sim_malloc_says_why_it_cannot(cupy):
-    pool = MemoryPool(umkit.use("sim", quiet=True).__class__(), kind="managed")
+    from umkit.sim.backend import SimBackend
+    pool = MemoryPool(SimBackend(), kind="managed")      # not umkit.use: leave the process's backend
     malloc = pool.malloc                          # CuPy's convention still reads fine ...
     with pytest.raises(BackendUnavailable, match="GPU backend"):
         malloc(1024)                              # ... but sim has no CuPy memory to give

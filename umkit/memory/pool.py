@@ -69,6 +69,14 @@ def _chunk_returner(tracking, pooling, closed: threading.Event):
     return give_back
 
 
+def _dropped(pooling, closed: threading.Event) -> None:
+    closed.set()
+    try:
+        pooling.release()
+    except Exception:  # noqa: BLE001 - a finalizer must not raise (the backend may be gone)
+        pass
+
+
 class MemoryPool:
     """A pool of one kind of memory on one device of a backend (the active one by default)."""
 
@@ -91,6 +99,9 @@ class MemoryPool:
         self._tokens = threading.local()          # this thread's `with pool:` tokens
         self._cupy_pool = None                    # cupy.cuda.MemoryPool over this pool (malloc)
         self._cupy_lock = threading.Lock()
+        # a pool dropped without close() gives its cached blocks back, as CuPy's does (chunks
+        # CuPy arrays still use follow when those die); not at interpreter exit
+        weakref.finalize(self, _dropped, self.pooling, self._closed).atexit = False
 
     @property
     def stats(self) -> dict:
