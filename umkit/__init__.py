@@ -10,7 +10,8 @@ usable, over three backends: ``hip``, ``cuda`` and ``sim`` (a calibrated CPU mod
 """
 __version__ = "0.1.0"
 
-from .backends.contract import CPU, Location, gpu  # noqa: E402
+from .backends.contract import CPU, Location  # noqa: E402
+from .memory.locations import gpu  # noqa: E402
 from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType,  # noqa: E402
                      NotManaged, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
 from .memory.array import Array  # noqa: E402

@@ -191,7 +191,7 @@ def reset_counters():
 
 # -- kernels from kernels/ -----------------------------------------------------------------------------
 def _f32(x: Array, name: str) -> Array:
-    x = require_array(x, name)
+    x = require_array(x, name, name)
     if x.dtype != np.float32:
         raise InvalidType(f"{name} must be float32 (got {x.dtype})", argument=name,
                           hint="allocate with dtype='float32' (the kernels in kernels/ are float32)")
@@ -201,6 +201,7 @@ def _f32(x: Array, name: str) -> Array:
 def kernel_device(x: Array, stream: "Stream | None" = None) -> int:
     """The GPU a kernel on ``x`` runs on: ``stream``'s device if given, else ``x``'s device."""
     x = require_array(x, "kernel_device")
+    stream_handle(stream, x.backend)
     return stream.device if isinstance(stream, Stream) else x.device_id
 
 
@@ -307,7 +308,7 @@ def read_back(x: Array, *, out=None, stream: Stream | None = None) -> np.ndarray
     b = x.backend
     h = stream_handle(stream, b)
     if isinstance(out, Array):
-        out = require_array(out, "read_back out")
+        out = require_array(out, "read_back out", "out")
         if out.kind != "pinned" or out.nbytes < x.nbytes or out.dtype != x.dtype:
             raise InvalidArgument("out must be a pinned umkit.Array of x's dtype, at least as "
                                   "large as x", argument="out",
@@ -383,7 +384,8 @@ def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
                                   argument="src", hint="use numpy.copyto(dst, src)")
         arr = dst if isinstance(src, np.ndarray) else src
         host = src if isinstance(src, np.ndarray) else dst
-        arr = require_array(arr, "copy dst" if arr is dst else "copy src")
+        arr = require_array(arr, "copy dst" if arr is dst else "copy src",
+                            "dst" if arr is dst else "src")
         if not host.flags.c_contiguous or (host is dst and not host.flags.writeable):
             raise InvalidArgument("the NumPy side of a copy must be C-contiguous (and writeable "
                                   "when it is the destination)",
@@ -391,7 +393,7 @@ def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
                                   hint="np.ascontiguousarray(x)")
         limit = min(arr.nbytes, host.nbytes)
     else:
-        dst, src = require_array(dst, "copy dst"), require_array(src, "copy src")
+        dst, src = require_array(dst, "copy dst", "dst"), require_array(src, "copy src", "src")
         _same_backend(dst, src=src)
         limit = min(dst.nbytes, src.nbytes)
     n = limit if nbytes is None else V.integer(nbytes, "nbytes", lo=1, hi=limit,

@@ -54,6 +54,19 @@ class InvalidType(UmkitError, TypeError):
         self.argument = argument
 
 
+class NotInTable(InvalidArgument, KeyError):
+    """A name that umkit's CUDA<->HIP table (``umkit.names``) does not hold; also a
+    ``KeyError``, as a lookup in a table is."""
+
+    def __str__(self) -> str:                  # KeyError would quote the message
+        return UmkitError.__str__(self)
+
+
+class NoCounterpart(UmkitError, LookupError):
+    """A name in umkit's CUDA<->HIP table that the other runtime lacks (the table's note
+    says why)."""
+
+
 class BackendUnavailable(UmkitError, RuntimeError):
     """The requested backend cannot run here (no driver, no device, package missing)."""
 

@@ -126,10 +126,11 @@ def source_dir() -> Path:
 def _check_name(name) -> Example:
     if not isinstance(name, str):
         raise InvalidType(f"name must be a str, one of {', '.join(_BY_NAME)}, not "
-                          f"{type(name).__name__}")
+                          f"{type(name).__name__}", argument="name",
+                          hint="see umkit.examples.list()")
     if name not in _BY_NAME:
         raise InvalidArgument(f"name must be one of {', '.join(_BY_NAME)} (umkit.examples.list()), "
-                              f"not {name!r}")
+                              f"not {name!r}", argument="name", hint="see umkit.examples.list()")
     return _BY_NAME[name]
 
 
@@ -186,8 +187,10 @@ def kit_kernel_sources() -> builtins.list[Path]:
 
 # -- build commands -------------------------------------------------------------------------------
 def _check_vendor(vendor) -> str:
-    if vendor not in VENDORS:
-        raise InvalidArgument(f"vendor must be 'amd' or 'nvidia', not {vendor!r}")
+    if not isinstance(vendor, str) or vendor not in VENDORS:
+        raise (InvalidArgument if isinstance(vendor, str) else InvalidType)(
+            f"vendor must be 'amd' or 'nvidia', not {vendor!r}", argument="vendor",
+            hint="vendor='amd' (hipcc) or vendor='nvidia' (nvcc)")
     return vendor
 
 
@@ -217,9 +220,14 @@ def build_command(name: str, vendor: str = "amd", *, arch: Optional[str] = None,
     file (``-c``) instead of a program.  These are the commands ``python -m umkit.examples
     build/run`` execute.  ``cuda_original=True`` (NVIDIA only): the plain nvcc line for the
     CUDA 13 original (:func:`cuda_original`), no header needed."""
+    from . import validators as V
     _check_name(name)
     _check_vendor(vendor)
-    if cuda_original:
+    V.optional_string(arch, "arch", hint="e.g. 'gfx90a' or 'sm_90'")
+    for n, v in (("src_dir", src_dir), ("out_dir", out_dir), ("include_dir", include_dir)):
+        V.text(v, n, hint="a folder path")
+    V.flag(compile_only, "compile_only")
+    if V.flag(cuda_original, "cuda_original"):
         if vendor != "nvidia":
             raise InvalidArgument("cuda_original=True builds the CUDA original: vendor must be "
                                   "'nvidia'")
@@ -285,7 +293,10 @@ def check_output(name: str, stdout: str, returncode: int = 0) -> Checked:
     expected key printed with the value :func:`expected` computes (a key printed on several
     lines must have that value on each), no ``mismatches`` other than 0, and exactly one
     ``RESULT <name> ok``."""
+    from . import validators as V
     want = expected(name)
+    V.string(stdout, "stdout", hint="the program's standard output, as text")
+    returncode = V.integer(returncode, "returncode", hint="the exit status, e.g. 0")
     problems: builtins.list[str] = []
     seen: dict[str, builtins.list[float]] = {}
     if returncode != 0:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import validators as V
+
 STATE_COLORS = {0: "#dddddd", 1: "#4c78a8", 2: "#f58518", 3: "#54a24b", 4: "#b279a2"}
 STATE_NAMES = {0: "unpopulated", 1: "CPU", 2: "GPU", 3: "both (read-mostly)", 4: "mixed"}
 
@@ -22,11 +24,34 @@ NOTE_CAUSES = {"cpu statistics": "the CPU reads the statistics",
                "cpu edits": "the CPU edits the data"}
 
 
+def _axes(ax):
+    """None (a new figure) or a matplotlib Axes."""
+    if ax is None:
+        return None
+    from matplotlib.axes import Axes
+    if not isinstance(ax, Axes):
+        from .errors import InvalidType
+        raise InvalidType(f"ax={ax!r} is not a matplotlib Axes", argument="ax",
+                          hint="leave it out (a new figure), or pass fig, ax = plt.subplots()")
+    return ax
+
+
+def _codes(codes, name="codes"):
+    from .errors import InvalidType
+    if not isinstance(codes, np.ndarray) or codes.ndim != 1 or codes.dtype.kind not in "iu" \
+            or codes.size == 0:
+        raise InvalidType(f"{name} must be a 1-D integer NumPy array of page codes", argument=name,
+                          hint="pass umkit.residency(arr).codes")
+    return codes
+
+
 def coinciding(curves: dict, rtol: float = 1e-9) -> dict:
     """``{name: earlier name}`` for every curve identical (within ``rtol``) to one drawn before it."""
+    V.mapping(curves, "curves", hint="{name: [step ms, ...]}")
+    rtol = V.real(rtol, "rtol", lo=0.0, hint="a relative tolerance, e.g. 1e-9")
     seen, same = [], {}
     for name, c in curves.items():
-        arr = np.asarray(c, dtype=float)
+        arr = np.asarray(V.reals(c, f"curves[{name!r}]"), dtype=float)
         for other, o in seen:
             if o.shape == arr.shape and np.allclose(arr, o, rtol=rtol, atol=0):
                 same[name] = other
@@ -41,6 +66,11 @@ def ecg(ecg: dict, ax=None, log: bool = True, fontsize: float = 12):
     style and marker; a curve identical to another is drawn dashed over it and the legend says so;
     the steps where the CPU touches the data are shaded and the tallest spike names its cause;
     the legend sits outside the plot.  Sized to be read when projected."""
+    from .ecg import _check_ecg
+    ecg = _check_ecg(ecg)
+    ax = _axes(ax)
+    log = V.flag(log, "log")
+    fontsize = V.real(fontsize, "fontsize", lo=4, hi=72, hint="points, e.g. fontsize=12")
     plt = _plt()
     fig = None
     if ax is None:
@@ -104,6 +134,14 @@ def ecg(ecg: dict, ax=None, log: bool = True, fontsize: float = 12):
 def step_bars(runs: list, ax=None):
     """Runs side by side: one bar per step, one colour per run (the panel's static fallback).
     ``runs``: RunResults, or dicts with ``label``, ``step_ms`` and optionally ``color``."""
+    from .workloads import RunResult
+    ax = _axes(ax)
+    for r in V.sequence(runs, "runs", hint="a list of RunResults"):
+        if not isinstance(r, RunResult):
+            V.mapping(r, "runs item", ("label", "step_ms"),
+                      hint="RunResults, or dicts with label, step_ms (and color)")
+            V.reals(r["step_ms"], "runs item step_ms")
+            V.string(r["label"], "runs item label")
     plt = _plt()
     fig = None
     if ax is None:
@@ -124,6 +162,8 @@ def step_bars(runs: list, ax=None):
 
 def aggregate(codes: np.ndarray, cells: int) -> np.ndarray:
     """Fold per-page codes into at most ``cells`` cells (4 = a cell of mixed states)."""
+    codes = _codes(codes)
+    cells = V.integer(cells, "cells", lo=1, hi=1 << 24, hint="e.g. cells=4096")
     if codes.size <= cells:
         return codes.astype(np.int8)
     per = -(-codes.size // cells)
@@ -138,6 +178,9 @@ def residency(codes: np.ndarray, ax=None, cells: int = 4096, title: str = "", pa
     """Where each page lives, as a grid of cells (pages aggregated for big arrays)."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
+    codes, ax = _codes(codes), _axes(ax)
+    V.string(title, "title")
+    page_bytes = V.integer(page_bytes, "page_bytes", lo=1, hi=1 << 40, hint="e.g. 4096")
     plt = _plt()
     fig = None
     if ax is None:

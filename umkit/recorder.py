@@ -33,9 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import api
+from . import validators as V
 from .errors import InvalidArgument, InvalidType
 from .runtime import backend
 from .workloads import RunResult, StepRecord, _delta
+
+MAX_FILE = 64 << 20       # a recorded run is a few KiB; refuse to read a huge file
 
 
 @dataclass
@@ -101,12 +104,13 @@ class RecordResult(RunResult):
 
     def save(self, path) -> Path:
         """Write the run as JSON (``RecordResult.load`` reads it back)."""
-        p = Path(path)
+        p = V.output_path(path, "path", (".json",))
         p.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
         return p
 
     @classmethod
     def from_dict(cls, d: dict) -> "RecordResult":
+        V.mapping(d, "d", ("steps", "backend"), hint="pass what RecordResult.to_dict() returned")
         try:
             steps = [StepRecord(int(s["step"]), float(s["ms"]), dict(s.get("counters") or {}),
                                 s.get("note", "")) for s in d["steps"]]
@@ -115,19 +119,27 @@ class RecordResult(RunResult):
                        counters=dict(d.get("counters") or {}), stopped=bool(d.get("stopped")),
                        device=d.get("device", ""), profile=d.get("profile"),
                        model_time=bool(d.get("model_time")), meta=dict(d.get("meta") or {}))
-        except (KeyError, TypeError, ValueError) as e:
-            raise InvalidArgument(f"not a recorded run ({type(e).__name__}: {e})",
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+            raise InvalidArgument(f"not a recorded run ({type(e).__name__}: {e})", argument="d",
                                   hint="pass what RecordResult.to_dict() / .save() wrote") from None
 
     @classmethod
     def load(cls, path) -> "RecordResult":
-        p = Path(path)
+        p = V.path(path, "path", hint="pass the path .save() wrote")
         if not p.is_file():
-            raise InvalidArgument(f"{p} does not exist", hint="pass the path .save() wrote")
+            raise InvalidArgument(f"path={str(p)!r}: no such file", argument="path",
+                                  hint="pass the path .save() wrote")
+        if p.stat().st_size > MAX_FILE:
+            raise InvalidArgument(f"path={str(p)!r} is larger than {MAX_FILE >> 20} MiB: not a "
+                                  "recorded run", argument="path", hint="pass the path .save() wrote")
         try:
-            d = json.loads(p.read_text())
-        except json.JSONDecodeError as e:
-            raise InvalidArgument(f"{p} is not JSON ({e})", hint="pass the path .save() wrote") from None
+            d = json.loads(p.read_bytes().decode("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+            raise InvalidArgument(f"path={str(p)!r} is not JSON ({type(e).__name__})",
+                                  argument="path", hint="pass the path .save() wrote") from None
+        except OSError as e:
+            raise InvalidArgument(f"path={str(p)!r} cannot be read ({e.strerror})",
+                                  argument="path", hint="pass the path .save() wrote") from None
         return cls.from_dict(d)
 
     def _repr_pretty_(self, p, cycle):
@@ -147,17 +159,12 @@ class Recorder:
 
     def __init__(self, name: str = "your loop", *, stream=None, counters: bool = True,
                  on_step=None):
-        if not isinstance(name, str) or not name:
-            raise InvalidType(f"name={name!r} must be a non-empty string",
-                              hint="e.g. umkit.ecg.recorder('my training loop')")
+        V.text(name, "name", hint="e.g. umkit.ecg.recorder('my training loop')")
         if stream is not None and not isinstance(stream, api.Stream):
-            raise InvalidType(f"stream={stream!r} is not a umkit.Stream",
+            raise InvalidType(f"stream={stream!r} is not a umkit.Stream", argument="stream",
                               hint="leave it out (default stream) or pass umkit.Stream()")
-        if not isinstance(counters, bool):
-            raise InvalidType(f"counters={counters!r} must be True or False")
-        if on_step is not None and not callable(on_step):
-            raise InvalidType(f"on_step={on_step!r} is not callable",
-                              hint="pass a function taking one StepRecord, or None")
+        V.flag(counters, "counters")
+        V.callback(on_step, "on_step")
         self.name, self.stream, self.want_counters, self.on_step = name, stream, counters, on_step
         self._result: RecordResult | None = None
         self._active = False
@@ -197,8 +204,7 @@ class Recorder:
         if not self._active:
             raise InvalidArgument("rec.step() called outside its `with` block",
                                   hint="call rec.step() inside `with umkit.ecg.recorder() as rec:`")
-        if not isinstance(note, str):
-            raise InvalidType(f"note={note!r} must be a string")
+        V.string(note, "note", hint="a label for this step, e.g. note='cpu stats'")
         ev = self._event()
         self._b.event_record(ev, self._h)
         # sim (lag 0): counters now are exactly this step's; GPUs: read once the event is reached
@@ -286,10 +292,11 @@ def load(path) -> RecordResult:
 def combine(runs, title: str | None = None) -> dict:
     """Several recorded runs as one ECG dict (one curve each): for :func:`umkit.plots.ecg`,
     :func:`umkit.ecg.table` and the ECG widget's summary."""
-    runs = list(runs)
+    runs = V.sequence(runs, "runs", hint="e.g. [rec.result() for rec in recorders]")
     if not runs or not all(isinstance(r, RecordResult) for r in runs):
-        raise InvalidType("combine() takes a non-empty list of RecordResult",
+        raise InvalidType("combine() takes a non-empty list of RecordResult", argument="runs",
                           hint="e.g. [rec.result() for rec in recorders]")
+    V.optional_string(title, "title")
     first = runs[0]
     unit = "model time" if first.model_time else "device events"
     return dict(backend=first.backend, device=first.device, profile=first.profile,

@@ -292,7 +292,7 @@ def as_tensor(arr):
     """A umkit Array as a torch tensor on its GPU, sharing the memory (DLPack, no copy)."""
     from .memory.array import require_array
     torch = _torch()
-    arr = require_array(arr, "as_tensor")
+    arr = require_array(arr, "as_tensor", "arr")
     if arr.backend.supports("model_time"):
         return torch.from_numpy(arr.host)          # sim: the host view (CPU tensor, same bytes)
     return torch.from_dlpack(arr)

@@ -60,6 +60,11 @@ def flag(value, name: str) -> bool:
     return bool(value)
 
 
+def optional_flag(value, name: str) -> bool | None:
+    """None (auto) or a real bool."""
+    return None if value is None else flag(value, name)
+
+
 def real(value, name: str, *, finite: bool = True, lo: float | None = None,
          hi: float | None = None, hint: str = "") -> float:
     """A real number (int or float, Python or NumPy, not bool) as a float."""
@@ -87,10 +92,74 @@ def string(value, name: str, *, hint: str = "") -> str:
     return value
 
 
+def optional_string(value, name: str, *, hint: str = "") -> str | None:
+    return None if value is None else string(value, name, hint=hint)
+
+
+def text(value, name: str, *, hint: str = "") -> str:
+    """A non-empty string."""
+    v = string(value, name, hint=hint)
+    if not v.strip():
+        raise InvalidArgument(f"{name}={value!r} is empty", argument=name,
+                              hint=hint or f"pass {name} as non-empty text")
+    return v
+
+
+def sequence(value, name: str, *, hint: str = "") -> list:
+    """A list or tuple (or a 1-D NumPy array) -- not a string, not a lazy iterable whose own
+    code would run inside umkit."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return list(value)
+    if not isinstance(value, (list, tuple)):
+        raise InvalidType(f"{name}={_short(value)} must be a list or tuple", argument=name,
+                          hint=hint or f"pass {name} as a list, e.g. [...]")
+    return list(value)
+
+
+def reals(value, name: str, *, hint: str = "") -> list[float]:
+    """A list/tuple of finite real numbers (step times, ...)."""
+    out = []
+    for v in sequence(value, name, hint=hint):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or \
+                not math.isfinite(float(v)):
+            raise InvalidType(f"{name} holds {_short(v)}: not a finite number", argument=name,
+                              hint=hint or f"{name} is a list of numbers")
+        out.append(float(v))
+    return out
+
+
+def mapping(value, name: str, keys=(), *, hint: str = "") -> dict:
+    """A dict holding at least ``keys``."""
+    if not isinstance(value, dict):
+        raise InvalidType(f"{name}={_short(value)} must be a dict", argument=name,
+                          hint=hint or f"pass the dict umkit made for {name}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise InvalidArgument(f"{name} lacks {missing}", argument=name,
+                              hint=hint or f"pass the dict umkit made for {name}")
+    return value
+
+
+def path(value, name: str, *, hint: str = ""):
+    """A file or folder path: a non-empty str or os.PathLike."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value:
+        raise InvalidType(f"{name}={_short(value)} must be a path", argument=name,
+                          hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
+    return Path(value)
+
+
+def _short(value) -> str:
+    r = repr(value) if not isinstance(value, np.ndarray) else \
+        f"ndarray({value.dtype}{list(value.shape)})"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def choice(value, name: str, options, *, hint: str = ""):
     """One of ``options`` (strings), by equality."""
     if not isinstance(value, str):
-        raise InvalidType(f"{name}={value!r} must be a string", argument=name,
+        raise InvalidType(f"{name}={_short(value)} must be a string", argument=name,
                           hint=hint or f"use one of {tuple(options)}")
     if value not in options:
         raise InvalidArgument(f"{name}={value!r} is unknown", argument=name,
@@ -121,6 +190,9 @@ def callback(value, name: str):
 
 # -- memory ------------------------------------------------------------------------------------------
 def dtype(value) -> np.dtype:
+    if value is None or isinstance(value, (bool, np.bool_, int, float, bytes)):
+        raise InvalidType(f"dtype={value!r} is not a dtype", argument="dtype",   # None: float64
+                          hint="use e.g. 'float32', np.float16, 'int64'")
     try:
         dt = np.dtype(value)
     except (TypeError, ValueError) as e:
@@ -138,11 +210,12 @@ def shape(value) -> tuple[int, ...]:
                           hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
     if isinstance(value, Integral):
         value = (int(value),)
-    try:
-        value = tuple(value)
-    except TypeError:
-        raise InvalidType(f"shape={value!r} is not a size", argument="shape",
-                          hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)") from None
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = tuple(value.tolist())
+    if not isinstance(value, (tuple, list)):
+        raise InvalidType(f"shape={_short(value)} is not a size", argument="shape",
+                          hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
+    value = tuple(value)
     if not value:
         raise InvalidArgument("shape=() would hold a single scalar", argument="shape",
                               hint="use shape=1")

@@ -22,7 +22,8 @@ MEMORY = ("device", "managed", "pinned", "mixed")
 PREFETCH = ("off", "gpu", "gpu+back")
 ADVICE = ("none", "read_mostly", "preferred_gpu", "preferred_cpu_accessed_by")
 PATTERNS = ("gpu_only", "cpu_stats", "cpu_edits")
-STATS_STRIDE = 65536        # the CPU statistic reads one float every 64 KiB of parameters
+STATS_STRIDE = 65536
+MAX_STEPS = 1_000_000       # a bound on one run (the ECG and the panel bound theirs lower)        # the CPU statistic reads one float every 64 KiB of parameters
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,10 @@ class Strategy:
     advice: str = "none"        # none | read_mostly | preferred_gpu | preferred_cpu_accessed_by
 
     def __post_init__(self):
+        from . import validators as V
+        V.text(self.name, "name", hint="a label for the strategy, e.g. 'managed+prefetch'")
         for k, allowed in (("memory", MEMORY), ("prefetch", PREFETCH), ("advice", ADVICE)):
-            if getattr(self, k) not in allowed:
-                raise InvalidArgument(f"strategy {k}={getattr(self, k)!r} is unknown",
-                                      hint=f"use one of {allowed}")
+            V.choice(getattr(self, k), k, allowed)
 
 
 STRATEGIES = {
@@ -51,13 +52,20 @@ STRATEGIES = {
 
 
 def strategy(s) -> Strategy:
+    """A strategy by name (one of :data:`STRATEGIES`), or a :class:`Strategy` as it is."""
+    return _strategy(s, "s")
+
+
+def _strategy(s, argument: str) -> Strategy:
     if isinstance(s, Strategy):
         return s
     if not isinstance(s, str):
-        raise InvalidType(f"strategy {s!r} must be a name or a umkit.workloads.Strategy",
-                          argument="strategy", hint=f"use one of {list(STRATEGIES)}")
+        from .validators import _short
+        raise InvalidType(f"strategy {_short(s)} must be a name or a umkit.workloads.Strategy "
+                          f"({argument})", argument=argument, hint=f"use one of {list(STRATEGIES)}")
     if s not in STRATEGIES:
-        raise InvalidArgument(f"strategy {s!r} is unknown", hint=f"use one of {list(STRATEGIES)}")
+        raise InvalidArgument(f"strategy {s!r} is unknown ({argument})", argument=argument,
+                              hint=f"use one of {list(STRATEGIES)}")
     return STRATEGIES[s]
 
 
@@ -67,18 +75,30 @@ class Pattern:
     every: int = 10             # cpu_stats: every k steps
 
     def __post_init__(self):
-        if self.name not in PATTERNS:
-            raise InvalidArgument(f"pattern {self.name!r} is unknown", hint=f"use one of {PATTERNS}")
-        if isinstance(self.every, bool) or not isinstance(self.every, int) or self.every < 1:
-            raise InvalidArgument(f"every={self.every!r} must be an int >= 1")
+        from . import validators as V
+        V.choice(self.name, "name", PATTERNS, hint=f"a pattern: one of {PATTERNS}")
+        object.__setattr__(self, "every", V.integer(self.every, "every", lo=1, hi=MAX_EVERY,
+                                                    hint="e.g. every=10"))
+
+
+MAX_EVERY = 1_000_000
 
 
 def pattern(p) -> Pattern:
+    """A pattern by name (one of :data:`PATTERNS`), or a :class:`Pattern` as it is."""
+    return _pattern(p, "p")
+
+
+def _pattern(p, argument: str) -> Pattern:
     if isinstance(p, Pattern):
         return p
     if not isinstance(p, str):
-        raise InvalidType(f"pattern {p!r} must be a name or a umkit.workloads.Pattern",
-                          argument="pattern", hint=f"use one of {PATTERNS}")
+        from .validators import _short
+        raise InvalidType(f"pattern {_short(p)} must be a name or a umkit.workloads.Pattern "
+                          f"({argument})", argument=argument, hint=f"use one of {PATTERNS}")
+    if p not in PATTERNS:
+        raise InvalidArgument(f"pattern {p!r} is unknown ({argument})", argument=argument,
+                              hint=f"use one of {PATTERNS}")
     return Pattern(p)
 
 
@@ -128,10 +148,11 @@ class TrainingStep:
     """The buffers of a small training job, laid out by a strategy, and one step over them."""
 
     def __init__(self, strat, patt="gpu_only", nbytes: int = 64 << 20, device: int = 0):
-        self.strategy, self.pattern = strategy(strat), pattern(patt)
-        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < (1 << 20):
-            raise InvalidArgument(f"nbytes={nbytes!r} must be an int >= 1 MiB",
-                                  hint="e.g. 64 << 20 for 64 MiB")
+        from . import validators as V
+        self.strategy, self.pattern = _strategy(strat, "strat"), _pattern(patt, "patt")
+        nbytes = V.integer(nbytes, "nbytes", lo=1 << 20, hi=V.MAX_BYTES,
+                           hint="e.g. 64 << 20 for 64 MiB (at least 1 MiB)")
+        device = V.device(device, backend())
         s, d = self.strategy, device
         n_params = (nbytes * 3 // 4) // 4
         n_batch = (nbytes // 4) // 4
@@ -229,7 +250,7 @@ def run(strat, patt="gpu_only", steps: int = 50, nbytes: int = 64 << 20, *, devi
     """Run ``steps`` training-style steps; ``on_step(record)`` is called after each one (live
     bars); ``should_stop()`` returning True ends the run early (Stop button)."""
     from . import validators as V
-    steps = V.integer(steps, "steps", lo=1, hint="e.g. steps=50")
+    steps = V.integer(steps, "steps", lo=1, hi=MAX_STEPS, hint=f"e.g. steps=50 (1..{MAX_STEPS})")
     V.callback(on_step, "on_step")
     V.callback(should_stop, "should_stop")
     b = backend()
@@ -257,6 +278,10 @@ def epoch_loop(n: int = 1 << 20, epochs: int = 3, use_prefetch: bool = True,
                cpu_edit: bool = False) -> dict:
     """The article's §4.2 program: three managed arrays; CPU fills a, b; each epoch prefetch
     a, b (and out) to the GPU, add_kernel, synchronize, CPU sums out."""
+    from . import validators as V
+    n = V.integer(n, "n", lo=4, hi=1 << 34, hint="elements per array, e.g. n=1 << 20")
+    epochs = V.integer(epochs, "epochs", lo=1, hi=MAX_STEPS, hint="e.g. epochs=3")
+    use_prefetch, cpu_edit = V.flag(use_prefetch, "use_prefetch"), V.flag(cpu_edit, "cpu_edit")
     a, b, out = api.managed(n), api.managed(n), api.managed(n)
     try:
         a.host[:] = 1.0

@@ -36,6 +36,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple, Optional
 
+from ..errors import InvalidArgument, InvalidType, NoCounterpart, NotInTable
+
 KINDS = ("function", "enum", "attribute", "constant", "type", "macro")
 BACKENDS = ("cuda", "hip")
 
@@ -288,17 +290,28 @@ _BY_HIP = _index("hip")
 
 
 def row(name: str) -> Row:
-    """The row that has ``name`` in its CUDA or HIP column (KeyError if none)."""
+    """The row that has ``name`` in its CUDA or HIP column (:class:`~umkit.errors.NotInTable`,
+    a KeyError, if none)."""
+    _name(name)
     r = _BY_CUDA.get(name) or _BY_HIP.get(name)
     if r is None:
-        raise KeyError(f"{name!r} is not in umkit's CUDA<->HIP table (umkit.backends.names)")
+        raise NotInTable(f"name={name!r} is not in umkit's CUDA<->HIP table (umkit.names)",
+                         argument="name", hint="see umkit.names.as_markdown() for the table")
     return r
+
+
+def _name(name) -> str:
+    if not isinstance(name, str):
+        raise InvalidType(f"name={name!r} must be a CUDA or HIP name (a string)", argument="name",
+                          hint="e.g. 'cudaMallocManaged' or 'hipMemPrefetchAsync'")
+    return name
 
 
 def cuda_to_hip(name: str) -> Optional[str]:
     """The HIP spelling of a CUDA name; ``None`` when HIP has no counterpart (see the note)."""
-    if name not in _BY_CUDA:
-        raise KeyError(f"{name!r} is not a CUDA name in umkit's table")
+    if _name(name) not in _BY_CUDA:
+        raise NotInTable(f"name={name!r} is not a CUDA name in umkit's table", argument="name",
+                         hint="CUDA names start with cuda/CU; see umkit.names.as_markdown()")
     return _BY_CUDA[name].hip
 
 
@@ -307,8 +320,9 @@ def hip_to_cuda(name: str) -> Optional[str]:
 
     One HIP call can stand for two CUDA calls (hipHostMalloc for cudaMallocHost and
     cudaHostAlloc); the first row in :data:`TABLE` wins."""
-    if name not in _BY_HIP:
-        raise KeyError(f"{name!r} is not a HIP name in umkit's table")
+    if _name(name) not in _BY_HIP:
+        raise NotInTable(f"name={name!r} is not a HIP name in umkit's table", argument="name",
+                         hint="HIP names start with hip; see umkit.names.as_markdown()")
     return _BY_HIP[name].cuda
 
 
@@ -316,12 +330,15 @@ def for_backend(backend: str, name: str) -> str:
     """The spelling of ``name`` (given in either runtime's spelling) in ``backend``.
 
     Raises :class:`LookupError` (with the table's note) when that runtime lacks it."""
-    if backend not in BACKENDS:
-        raise KeyError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise (NotInTable if isinstance(backend, str) else InvalidType)(
+            f"backend={backend!r} must be one of {BACKENDS}", argument="backend",
+            hint="'cuda' or 'hip'")
     r = row(name)
     out = getattr(r, backend)
     if out is None:
-        raise LookupError(f"{name} has no {backend.upper()} counterpart: {r.note}")
+        raise NoCounterpart(f"{name} has no {backend.upper()} counterpart: {r.note}",
+                            hint="see the row's note: umkit.names.row(name).note")
     return out
 
 
@@ -329,8 +346,9 @@ def rows(kind: Optional[str] = None) -> tuple[Row, ...]:
     """All rows, or those of one kind (one of :data:`KINDS`)."""
     if kind is None:
         return TABLE
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise (InvalidArgument if isinstance(kind, str) else InvalidType)(
+            f"kind={kind!r} must be one of {KINDS}", argument="kind", hint=f"one of {KINDS}")
     return tuple(r for r in TABLE if r.kind == kind)
 
 
@@ -339,9 +357,14 @@ def resolve(module, backend: str, name: str):
     ``hip.hip``): a function, a constant, or an enum member found through the row's enum type."""
     r = row(name)
     own = for_backend(backend, name)
-    if r.enum is None:
-        return getattr(module, own)
-    return getattr(getattr(module, for_backend(backend, r.enum)), own)
+    try:
+        if r.enum is None:
+            return getattr(module, own)
+        return getattr(getattr(module, for_backend(backend, r.enum)), own)
+    except AttributeError:
+        raise InvalidArgument(f"module={module!r} has no {own}", argument="module",
+                              hint="pass the runtime module: cuda.bindings.runtime or "
+                                   "hip.hip") from None
 
 
 def as_markdown(kind: Optional[str] = None) -> str:
@@ -508,7 +531,9 @@ def cuda_header() -> str:
 def write_cuda_header(include_dir) -> Path:
     """Write :func:`cuda_header` as ``<include_dir>/hip/hip_runtime.h`` (so that a source's own
     ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path."""
-    path = Path(include_dir) / "hip" / "hip_runtime.h"
+    from ..validators import path as _path
+    path = _path(include_dir, "include_dir", hint="a folder, e.g. 'build/hip_on_cuda'") / "hip" \
+        / "hip_runtime.h"
     path.parent.mkdir(parents=True, exist_ok=True)
     text = cuda_header()
     if not path.is_file() or path.read_text(encoding="utf-8") != text:

@@ -85,17 +85,23 @@ class Verdict:
 
 
 def passed(message: str) -> Verdict:
-    return Verdict(True, message)
+    from .. import validators as V
+    return Verdict(True, V.string(message, "message"))
 
 
 def failed(message: str, concept: str = "", answer: str = "") -> Verdict:
     """A failed check: ``message`` says what is wrong (never the answer); ``concept`` points at
     the idea to reread; ``answer`` is shown only when the learner asks (hint=3)."""
-    return Verdict(False, message, concept, answer)
+    from .. import validators as V
+    return Verdict(False, V.string(message, "message"), V.string(concept, "concept"),
+                   V.string(answer, "answer"))
 
 
 def tiered(check):
     """Give a check function a ``hint=`` keyword (1, 2 or 3): how many hint tiers to show."""
+    from .. import validators as V
+    if not callable(check):
+        V.callback(check, "check")
     @functools.wraps(check)
     def wrapper(*args, hint: int = 1, **kwargs):
         if isinstance(hint, bool) or not isinstance(hint, int) or hint not in (1, 2, 3):
@@ -184,20 +190,27 @@ def _compare(guess, measured) -> str:
 def predict(name: str, guesses: dict, unit: str = "") -> Prediction:
     """Keep ``guesses`` (a dict: what -> your guess, None where you have none) under ``name``,
     before you run the measurement."""
+    from .. import validators as V
+    V.text(name, "name", hint="a name for the prediction, e.g. predict('faults', {...})")
     if not isinstance(guesses, dict):
         from ..errors import InvalidType
         raise InvalidType(f"guesses should be a dict like {{'what': your_guess}}, got "
-                          f"{type(guesses).__name__}",
+                          f"{type(guesses).__name__}", argument="guesses",
                           hint="write predict('name', {'what': your_guess, ...})")
-    p = Prediction(str(name), dict(guesses), unit)
+    V.string(unit, "unit", hint="e.g. unit='ms'")
+    p = Prediction(name, dict(guesses), unit)
     _PREDICTIONS[p.name] = p
     return p
 
 
 def reveal(name_or_prediction, measured: dict) -> Prediction:
     """Show the kept prediction beside ``measured`` (a dict with the same keys)."""
+    from .. import validators as V
+    V.mapping(measured, "measured", hint="a dict with the prediction's keys: {'what': value}")
     p = name_or_prediction
     if not isinstance(p, Prediction):
+        V.string(p, "name_or_prediction", hint="the name given to predict(...), or what it "
+                                               "returned")
         p = _PREDICTIONS.get(str(p))
         if p is None:
             p = Prediction(str(name_or_prediction), {})

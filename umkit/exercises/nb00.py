@@ -21,6 +21,9 @@ MIB_EXERCISE = 16
 
 def expected_prefetch_ms(profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> float:
     """What the model charges for one host->GPU prefetch of ``mib`` MiB on ``profile`` (ms)."""
+    from .. import validators as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
     p = _profile(profile)
     return (p.prefetch_latency + mib * MIB / p.prefetch_h2d_bw) * 1e3
 
@@ -39,6 +42,9 @@ CONCEPT = ("§3.2 as a formula: one prefetch costs a fixed per-call latency plus
 def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> Verdict:
     """Exercise 00: the model time (ms) of one ``hipMemPrefetchAsync`` of ``mib`` MiB from the
     host to the GPU on ``profile``, computed from the profile's parameters (§3.2)."""
+    from .. import validators as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
     p = _profile(profile)
     nbytes = mib * MIB
     want = expected_prefetch_ms(profile, mib)
@@ -51,7 +57,10 @@ def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERC
     if isinstance(ms, bool) or not isinstance(ms, Real):
         return failed(f"ms should be a number of milliseconds, got {type(ms).__name__} {ms!r}",
                       concept, answer)
-    ms = float(ms)
+    try:
+        ms = float(ms)
+    except OverflowError:          # an int past float range (10**400)
+        ms = math.inf
     if not math.isfinite(ms) or ms <= 0:
         return failed(f"ms={ms!r}: a prefetch takes a positive, finite time", concept, answer)
     if _close(ms, want):

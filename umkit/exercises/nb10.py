@@ -25,6 +25,8 @@ def setup():
 def expected_statistic(i: int) -> float:
     """Every weight starts at 0.5 and gains 1 per step: after step i (0-based) their mean is
     0.5 + i + 1."""
+    from .. import validators as V
+    i = V.integer(i, "i", lo=0, hi=STEPS - 1, hint=f"a step number, 0..{STEPS - 1}")
     return 0.5 + i + 1
 
 

@@ -228,18 +228,20 @@ class Array:
                 f"{self.nbytes} B, {self.backend.name}, {state})")
 
 
-def require_array(x, what: str) -> Array:
+def require_array(x, what: str, argument: str = "x") -> Array:
+    """``x`` as a live umkit.Array; ``what`` (the call) and ``argument`` (its parameter) name
+    it in the error."""
     from ..errors import InvalidType
     if not isinstance(x, Array):
-        raise InvalidType(f"{what} needs a umkit.Array, got {type(x).__name__}",
+        raise InvalidType(f"{what} needs a umkit.Array, got {type(x).__name__}", argument=argument,
                           hint="allocate with umkit.managed(...), umkit.device_array(...) or umkit.pinned(...)")
     x._alive(what)
     return x
 
 
-def require_managed(x, what: str) -> Array:
+def require_managed(x, what: str, argument: str = "x") -> Array:
     from ..errors import NotManaged
-    x = require_array(x, what)
+    x = require_array(x, what, argument)
     if x.kind != "managed":
         raise NotManaged(f"{what} needs managed memory; this array is {x.kind} memory",
                          hint="only hipMallocManaged memory migrates: allocate with umkit.managed(...)")

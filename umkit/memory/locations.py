@@ -5,7 +5,8 @@ import re
 
 import numpy as np
 
-from ..backends.contract import CPU, Location, gpu
+from ..backends.contract import CPU, Location
+from ..backends.contract import gpu as _gpu
 from ..errors import InvalidArgument, InvalidType
 
 _HOST = {"cpu", "host", "hipcpudeviceid", "cudacpudeviceid"}
@@ -40,4 +41,10 @@ def _check(i: int, argument: str) -> Location:
     if i < 0:
         raise InvalidArgument(f"{argument}: device {i} does not exist",
                               hint="device numbers start at 0; -1 means the CPU")
-    return gpu(i)
+    return _gpu(i)
+
+
+def gpu(i: int = 0) -> Location:
+    """The location of GPU ``i`` (``umkit.gpu(1)``), for prefetch/advise targets."""
+    from ..validators import integer
+    return _gpu(integer(i, "i", lo=0, hi=1 << 16, hint="a device number, e.g. umkit.gpu(0)"))

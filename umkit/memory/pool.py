@@ -45,6 +45,12 @@ class BlockInfo:
     last_prefetch: str | None = None
 
 
+def _ptr(ptr) -> int:
+    if ptr.__class__ is int:
+        return ptr
+    return V.integer(ptr, "ptr", hint="a pointer this pool handed out (pool.allocate())")
+
+
 class _Owner:
     """Keeps a chunk handed to CuPy alive; gives it back (``give_back(ptr)``) when CuPy drops it."""
     __slots__ = ("give_back", "ptr")
@@ -134,6 +140,9 @@ class MemoryPool:
 
     def attach(self, ptr: int, array) -> None:
         """Remember the umkit.Array on block ``ptr`` (close() marks it freed)."""
+        ptr = _ptr(ptr)
+        from .array import require_array
+        require_array(array, "pool.attach", "array")
         with self._arrays_lock:
             self._arrays[ptr] = weakref.ref(array)
 
@@ -179,6 +188,8 @@ class MemoryPool:
 
     # -- the registry ----------------------------------------------------------------------------------
     def info(self, ptr: int) -> BlockInfo | None:
+        """The registry's record of live block ``ptr`` (None if it is not one)."""
+        ptr = _ptr(ptr)
         t = self.tracking
         size = t.live.get(ptr)
         if size is None:
@@ -191,6 +202,12 @@ class MemoryPool:
 
     def note(self, ptr: int, *, advice=None, last_prefetch=None) -> None:
         """Record advice / the last prefetch target of a live block (the API calls this)."""
+        ptr = _ptr(ptr)
+        if advice is not None and not isinstance(advice, (set, frozenset, list, tuple)):
+            raise InvalidType(f"advice={advice!r} must be a set of advice names",
+                              argument="advice", hint="e.g. advice={'read_mostly'}")
+        if last_prefetch is not None:
+            V.string(last_prefetch, "last_prefetch", hint="a location, e.g. 'gpu0'")
         t = self.tracking
         with t.lock:
             if ptr not in t.live:
@@ -203,7 +220,7 @@ class MemoryPool:
                 t.requested.setdefault(ptr, t.live[ptr])
 
     def owns(self, ptr: int) -> bool:
-        return ptr in self.tracking.live
+        return _ptr(ptr) in self.tracking.live
 
     # -- CuPy's allocator convention ---------------------------------------------------------------------
     @property

@@ -140,7 +140,8 @@ def _read_profile_file(path: Path, shown: str) -> dict:
     try:
         st = os.stat(path)          # stat does not open: a FIFO or a device can't block us here
     except OSError as e:
-        raise InvalidArgument(f"profile {shown!r} not found ({e.strerror})", hint=hint_file) from None
+        raise InvalidArgument(f"profile {shown!r} not found ({e.strerror})", argument="profile",
+                              hint=hint_file) from None
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
             else "a device or socket"

@@ -39,6 +39,11 @@ class ECGView:
     def __init__(self, steps: int = 50, nbytes: int = 64 << 20, pattern: str = "cpu_stats",
                  every: int = 10, strategies=ECG_STRATEGIES, *, static: bool | None = None):
         import ipywidgets as W
+
+        from .. import validators as V
+        steps, nbytes, strategies, pattern, every = _ecg._check_args(steps, nbytes, strategies,
+                                                                    pattern, every)
+        static = V.optional_flag(static, "static")
         self.kwargs = dict(steps=steps, nbytes=nbytes, strategies=tuple(strategies),
                            pattern=pattern, every=every)
         self.static = (not has_frontend()) if static is None else bool(static)

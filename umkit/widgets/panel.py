@@ -224,6 +224,14 @@ class PanelRun:
         return r.summary()
 
 
+def _settings_dict(settings) -> dict:
+    if not isinstance(settings, dict) or not all(isinstance(k, str) for k in settings):
+        raise InvalidType(f"settings={settings!r} must be a dict of panel settings",
+                          argument="settings", hint=f"e.g. {{'memory': 'device'}}; names: "
+                                                    f"{list(SETTINGS)}")
+    return settings
+
+
 class PanelModel:
     """The panel's state and logic, with no widgets: runs, the running flag, the last error, and
     control values -> :class:`umkit.workloads.Strategy` / :class:`~umkit.workloads.Pattern`."""
@@ -243,23 +251,25 @@ class PanelModel:
         """DEFAULTS with ``overrides``; unknown names are an error."""
         unknown = sorted(set(overrides) - set(SETTINGS))
         if unknown:
-            raise InvalidArgument(f"unknown panel setting(s) {unknown}", hint=f"use {list(SETTINGS)}")
+            raise InvalidArgument(f"unknown panel setting(s) {unknown}", argument=unknown[0],
+                                  hint=f"use {list(SETTINGS)}")
         return {**DEFAULTS, **overrides}
 
     @staticmethod
     def build(settings: dict):
         """``(Strategy, Pattern, nbytes, steps)`` from control values; raises a readable
         :class:`umkit.UmkitError` for a bad value."""
-        s = PanelModel.settings(**settings)
+        s = PanelModel.settings(**_settings_dict(settings))
         for key, lo, hi, unit in (("size_mib", 1, MAX_MIB, "MiB"), ("steps", 1, MAX_STEPS, "steps")):
             v = s[key]
             if isinstance(v, float) and v.is_integer():
                 v = int(v)
             if isinstance(v, bool) or not isinstance(v, int):
-                raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}")
+                raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}",
+                                  argument=key, hint=f"use {lo} to {hi} {unit}")
             if not lo <= v <= hi:
                 what = f"buffer size {v} MiB" if key == "size_mib" else f"{v} steps"
-                raise InvalidArgument(f"{what} is out of range",
+                raise InvalidArgument(f"{what} is out of range ({key})", argument=key,
                                       hint=f"use {lo} to {hi} {unit}")
             s[key] = v
         strat = workloads.Strategy(strategy_name(s["memory"], s["prefetch"], s["advice"]),
@@ -270,7 +280,7 @@ class PanelModel:
     @staticmethod
     def notes(settings: dict) -> list[str]:
         """What a learner may not expect from these settings (hints only apply to managed)."""
-        s = PanelModel.settings(**settings)
+        s = PanelModel.settings(**_settings_dict(settings))
         out = []
         if s["memory"] in ("device", "pinned") and (s["prefetch"] != "off" or s["advice"] != "none"):
             out.append(f"prefetch and advice only act on managed memory: with {s['memory']} "
@@ -285,6 +295,10 @@ class PanelModel:
         ``on_end(run)`` let a view redraw; ``pace`` seconds are waited after each step (so a
         fast model run can be watched).  Returns the RunResult, or None on error (the message
         is in ``self.error`` and on the run)."""
+        from .. import validators as V
+        for n, f in (("on_start", on_start), ("on_step", on_step), ("on_end", on_end)):
+            V.callback(f, n)
+        pace = V.real(pace, "pace", lo=0.0, hi=10.0, hint="seconds after each step, e.g. 0.05")
         with self._lock:
             if self.running:
                 self.error = "a run is already going: press Stop first"
@@ -610,6 +624,16 @@ class StrategyPanel:
                  threaded: bool = True, why: str | None = None, profile: str | None = None,
                  **defaults):
         import ipywidgets as W
+
+        from .. import validators as V
+        static = V.optional_flag(static, "static")
+        if pace is not None:
+            pace = V.real(pace, "pace", lo=0.0, hi=10.0, hint="seconds after each step, e.g. 0.05")
+        threaded = V.flag(threaded, "threaded")
+        V.optional_string(why, "why")
+        V.optional_string(profile, "profile", hint="a sim profile name, e.g. 'h200-pcie5'")
+        start = PanelModel.settings(**defaults)
+        PanelModel.build(start)         # a bad starting value: a typed error, not a TraitError
         self.model = PanelModel()
         if profile is not None:                          # start on this modelled card
             self.use_profile(profile)
@@ -619,8 +643,6 @@ class StrategyPanel:
         self._thread: threading.Thread | None = None
         self._last_draw = 0.0
         self.min_redraw_s = 0.05                        # unpaced runs: redraw at most this often
-        start = PanelModel.settings(**defaults)
-        PanelModel.build(start)         # a bad starting value: a typed error, not a TraitError
         self._why = why if why is not None else _why()
         self.backend_text = backend_description(self._why)
         self._gpu_backend = backend_name() if backend_name() != "sim" else None
@@ -712,14 +734,25 @@ class StrategyPanel:
         """Switch the sim backend to hardware profile ``name`` (the public API:
         ``umkit.use('sim', profile=name)``, model-only timing like the rest of the panel); ""
         goes back to this machine's GPU backend.  Refused while a run is going."""
+        from .. import validators as V
+        V.string(name, "name", hint="a sim profile name, e.g. 'h200-pcie5' ('' for the GPU)")
         if self.model.running:
             self.model.error = "stop the run before switching the hardware"
             return False
         gpu = getattr(self, "_gpu_backend", None)
         if name == "" and gpu:
             use(gpu, quiet=True)
+        elif name == "":
+            raise InvalidArgument("name='' means this machine's GPU, and this panel runs on sim",
+                                  argument="name", hint="pick a sim profile, e.g. 'h200-pcie5'")
         else:
-            use("sim", profile=name, compute=False, quiet=True)
+            try:
+                use("sim", profile=name, compute=False, quiet=True)
+            except UmkitError as e:                     # the profile's own error, for `name`
+                if getattr(e, "argument", None) in (None, "profile"):
+                    raise InvalidArgument(f"name={name!r}: {e.message}", argument="name",
+                                          hint=e.hint) from None
+                raise
         self.model.error = None
         if hasattr(self, "backend_label"):
             if self.profile_picker.value != name:
@@ -773,6 +806,8 @@ class StrategyPanel:
         """Run once with the controls' values overridden by ``settings`` (the controls are set
         to them too); synchronous, redrawing after each step.  Returns the RunResult, or None
         with the message in ``.error``.  ``on_step(run, record)`` is an extra hook."""
+        from .. import validators as V
+        V.callback(on_step, "on_step")
         try:
             if settings:
                 self.set(**settings)
@@ -942,12 +977,20 @@ def panel(*, run=None, static: bool | None = None, **kwargs) -> StrategyPanel:
     each one over the starting settings; by default one run with the starting settings, so the
     picture shows something.  Either way
     the returned panel holds the data: ``.results`` (RunResults), ``.model.summary_rows()``."""
+    from .. import validators as V
+    if isinstance(run, dict):
+        run = [run]
+    if run is not None:
+        for s in V.sequence(run, "run", hint="a settings dict, or a list of them"):
+            V.mapping(s, "run", hint="a settings dict, e.g. {'memory': 'device'}")
+            unknown = sorted(str(k) for k in set(s) - set(SETTINGS))
+            if unknown:
+                raise InvalidArgument(f"run has unknown setting(s) {unknown}", argument="run",
+                                      hint=f"use {list(SETTINGS)}")
     p = StrategyPanel(static=static, **kwargs)
     start = p.settings()
     if run is None and p.static:
         run = [{}]
-    if isinstance(run, dict):
-        run = [run]
     for s in run or []:
         p.run_once(**{**start, **s})                   # each run: the starting values + its own
     return p

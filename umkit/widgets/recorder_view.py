@@ -23,7 +23,11 @@ class RecorderView:
     """Live bars (one per step, redrawn every ``every`` steps) and the final ECG."""
 
     def __init__(self, name: str = "your loop", *, every: int = 1, static: bool | None = None):
-        self.name, self.every = name, max(1, int(every))
+        from .. import validators as V
+        V.text(name, "name", hint="e.g. umkit.widgets.recorder_view('my training loop')")
+        every = V.integer(every, "every", lo=1, hi=1_000_000, hint="redraw every k steps, e.g. 1")
+        static = V.optional_flag(static, "static")
+        self.name, self.every = name, every
         self.static = (not has_frontend()) if static is None else bool(static)
         self.steps: list[float] = []
         self.notes: dict[int, str] = {}

@@ -73,9 +73,13 @@ class ResidencyMap:
 
     def __init__(self, arr, *, cells: int = CELLS, static: bool | None = None, title: str = ""):
         import ipywidgets as W
-        if isinstance(cells, bool) or not isinstance(cells, int) or cells < 1:
-            from ..errors import InvalidArgument
-            raise InvalidArgument(f"cells={cells!r} must be an int >= 1", hint="e.g. 2048")
+
+        from .. import validators as V
+        from ..memory.array import require_array
+        require_array(arr, "residency_map", "arr")
+        cells = V.integer(cells, "cells", lo=1, hi=1 << 20, hint="e.g. cells=2048")
+        V.string(title, "title")
+        static = V.optional_flag(static, "static")
         self.arr, self.limit, self.title = arr, cells, title
         self.static = (not has_frontend()) if static is None else bool(static)
         self.residency: Residency | None = None

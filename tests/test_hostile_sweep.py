@@ -1,0 +1,577 @@
+"""The hostile-input sweep (issue 10): every public callable, every parameter, a battery of hostile
+values -- generated from the signatures, so a new public function is covered without writing a
+case for it.
+
+For each callable a *baseline* call is made of valid arguments (from :data:`PROVIDE`, by parameter
+name, or the parameter's default); then each parameter in turn is replaced by each hostile value.
+Acceptable outcomes:
+
+* a umkit error (a subclass of :class:`umkit.UmkitError`); an ``InvalidArgument``/``InvalidType``
+  must name the argument (its ``argument`` field, or the name in the message);
+* a result -- but a value the parameter's type rules out (a bool where an int is wanted, a string
+  where an Array is, a freed array, ...) must be refused, not silently used ("lenient");
+* an exercise check (``umkit.exercises.nbNN.check_*``) may also answer with a failed Verdict
+  (that is how it grades); it must never pass on hostile input.
+
+Never: a raw Python error out of the library, a hang (every call runs under a timer: a
+``BaseException`` from SIGALRM, so no ``except Exception`` inside umkit can swallow it).
+
+The only exceptions are in :data:`ALLOW` (callable, parameter) or :data:`SKIP` (callable), each with
+its reason.  The CLI's subcommands and options are swept the same way (in-process, ``main(argv)``).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import io
+import math
+import os
+import signal
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import umkit
+from umkit.errors import InvalidArgument, InvalidType, UmkitError
+
+TIMEOUT_S = 20.0         # one call; the sweep as a whole is bounded in test_sweep_is_fast
+
+
+class Hang(BaseException):
+    """Raised by the timer inside a call that ran past TIMEOUT_S."""
+
+
+class Boom(RuntimeError):
+    """What the raising objects raise (a user's own error)."""
+
+
+class BadIndex:
+    def __index__(self):
+        raise Boom("__index__")
+
+    __int__ = __index__
+
+
+class BadFloat:
+    def __float__(self):
+        raise Boom("__float__")
+
+
+class BadLen:
+    def __len__(self):
+        raise Boom("__len__")
+
+    def __iter__(self):
+        raise Boom("__iter__")
+
+
+def _ro():
+    x = np.zeros(1024, np.float32)
+    x.flags.writeable = False
+    return x
+
+
+def _freed():
+    a = umkit.managed(1024)
+    a.free()
+    return a
+
+
+def _other_backend():
+    with umkit.using("sim"):
+        return umkit.managed(1024)
+
+
+# (label, factory, category): categories say which parameter types may accept the value
+#   int: a whole number (Python or NumPy, not bool); float: a real number; bool; str; none;
+#   array: a live umkit.Array of this backend; other: nothing umkit takes
+HOSTILE = [
+    ("None", lambda: None, "none"),
+    ("True", lambda: True, "bool"),
+    ("False", lambda: False, "bool"),
+    ("np.bool_", lambda: np.bool_(True), "bool"),
+    ("-1", lambda: -1, "int"),
+    ("0", lambda: 0, "int"),
+    ("2**64", lambda: 2**64, "huge"),
+    ("10**400", lambda: 10**400, "huge"),
+    ("nan", lambda: float("nan"), "nonfinite"),
+    ("inf", lambda: float("inf"), "nonfinite"),
+    ("-inf", lambda: float("-inf"), "nonfinite"),
+    ("1.5", lambda: 1.5, "float"),
+    ("np.uint8(4)", lambda: np.uint8(4), "int"),
+    ("np.int64(-1)", lambda: np.int64(-1), "int"),
+    ("np.float32(1.5)", lambda: np.float32(1.5), "float"),
+    ("''", lambda: "", "str"),
+    ("'x'", lambda: "x", "str"),
+    ("b'4'", lambda: b"4", "other"),
+    ("[]", lambda: [], "other"),
+    ("[1]", lambda: [1], "other"),
+    ("{}", lambda: {}, "other"),
+    ("{'a': 1}", lambda: {"a": 1}, "other"),
+    ("object()", lambda: object(), "other"),
+    ("BadIndex", BadIndex, "other"),
+    ("BadFloat", BadFloat, "other"),
+    ("BadLen", BadLen, "other"),
+    ("nd-f64", lambda: np.zeros(1024), "ndarray"),
+    ("nd-i32", lambda: np.zeros(1024, np.int32), "ndarray"),
+    ("nd-F", lambda: np.zeros((32, 32), np.float32, order="F"), "ndarray"),
+    ("nd-strided", lambda: np.zeros(2048, np.float32)[::2], "ndarray"),
+    ("nd-readonly", _ro, "ndarray"),
+    ("nd-0d", lambda: np.array(1.5, np.float32), "ndarray"),
+    ("freed", _freed, "freed"),
+    ("other-backend", _other_backend, "foreign"),
+    ("device", lambda: umkit.device_array(1024), "array"),
+    ("pinned", lambda: umkit.pinned(1024), "array"),
+    ("managed-i32-2d", lambda: umkit.managed((32, 32), "int32"), "array"),
+]
+
+
+# -- what each parameter's type accepts ---------------------------------------------------------------
+ACCEPTS = {      # parameter type -> categories a result is acceptable for (others must be refused)
+    "int": {"int", "huge"},         # a huge int is an int: taken, it must give a right result
+    "float": {"int", "float"},
+    "bool": {"bool"},
+    "str": {"str"},
+    "array": {"array"},
+    "stream": set(),
+    "callable": set(),
+}
+
+
+def param_type(name: str, p: inspect.Parameter) -> str | None:
+    """The type a parameter wants (from its annotation, default and name), or None (any)."""
+    ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+    ann = str(ann).replace("Optional[", "").replace("]", "").replace(" | None", "").strip("'\" ")
+    d = p.default
+    if name in TYPES:
+        return TYPES[name]
+    if name in ("static",):
+        return "bool"
+    if ann == "bool" or isinstance(d, bool):
+        return "bool"
+    if ann == "int" or (type(d) is int):
+        return "int"
+    if ann == "float" or type(d) is float:
+        return "float"
+    if ann == "Array":
+        return "array"
+    if ann in ("Stream", "Stream | None") or name == "stream":
+        return "stream"
+    if ann == "str" or type(d) is str:
+        return "str"
+    return None
+
+
+TYPES = {        # by parameter name, where annotations don't say (None: any value may do)
+    "to": None, "where": None,      # locations: 'gpu', 'cpu', 1, -1 (hipCpuDeviceId), umkit.CPU
+    "dtype": None,                  # anything np.dtype() reads as a numeric dtype
+    "on_step": "callable", "progress": "callable", "should_stop": "callable",
+    "on_start": "callable", "on_end": "callable",
+}
+
+
+def optional(p: inspect.Parameter) -> bool:
+    return p.default is None or "None" in str(p.annotation) or "Optional" in str(p.annotation)
+
+
+# -- the callables -----------------------------------------------------------------------------------
+def _arr(n=1024, dt="float32"):
+    return lambda: umkit.managed(n, dt)
+
+
+def _ecg_dict():
+    return umkit.ecg.record(steps=2, nbytes=1 << 20, strategies=("device",), pattern="gpu_only")
+
+
+def _record_result():
+    rec = umkit.ecg.recorder("r")
+    with rec:
+        rec.step()
+        rec.step()
+    return rec.result()
+
+
+def _saved_run(tmp):
+    return str(_record_result().save(os.path.join(tmp, "run.json")))
+
+
+PROVIDE = {      # valid values for required parameters, by (callable, parameter) or parameter
+    "x": _arr(), "a": _arr(), "b": _arr(), "arr": _arr(), "out": _arr(),
+    "dst": _arr(), "src": _arr(),
+    "shape": lambda: 16,
+    "advice": lambda: "read_mostly",
+    "strat": lambda: "managed", "patt": lambda: "gpu_only",
+    "s": lambda: "managed", "p": lambda: "gpu_only",
+    "ecg": _ecg_dict,
+    "runs": lambda: [_record_result()],
+    "step_ms": lambda: [1.0, 2.0, 1.0],
+    "row": lambda: {"median_ms": 1.0, "max_over_median": 2.0},
+    "error_or_code": lambda: "hipErrorOutOfMemory",
+    "name": lambda: "cudaMallocManaged",
+    "backend": lambda: "hip",
+    "vendor": lambda: "amd",
+    "i": lambda: 0,
+    "ptr": lambda: 0,
+    "nbytes": lambda: 4096,
+    "ms": lambda: 1.0,
+    "note": lambda: "",
+    "key": lambda: "pingpong",
+    "action": lambda: "inhale",
+    "value": lambda: 1.0,
+    "end": lambda: umkit.Event().record(),
+    "d": lambda: _record_result().to_dict(),
+    "path": lambda: "run.json",
+    "codes": lambda: np.array([0, 1, 2, 3] * 8, np.int8),
+    "cells": lambda: 8,
+    "curves": lambda: {"a": [1.0, 2.0], "b": [1.0, 2.0]},
+    "obj": lambda: _torch_tensor(), "t": lambda: _torch_tensor(),
+    # exercises: a learner's (wrong) answer of the right shape; each check grades it
+    "answers": lambda: {}, "fn": lambda: (lambda *a: None), "choice": lambda: "x",
+    "strategy": lambda: "managed", "answer": lambda: "x", "plan": lambda: {},
+    "hip_source": lambda: "", "table": lambda: {}, "step_fn": lambda: (lambda *a: None),
+    "message": lambda: "m", "ok": lambda: False, "check": lambda: (lambda **k: None),
+    "guesses": lambda: {"a": 1.0}, "measured": lambda: {"a": 1.0},
+    "name_or_prediction": lambda: "p",
+}
+
+
+def _torch_tensor():
+    torch = pytest.importorskip("torch")
+    return torch.zeros(4)
+PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone is ambiguous
+    ("umkit.examples.info", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.path", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.source", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.expected", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.check_output", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.check_output", "stdout"): lambda: "",
+    ("umkit.examples.build_command", "name"): lambda: umkit.examples.list()[0],
+    ("umkit.examples.cuda_original", "name"): lambda: umkit.examples.originals()[0],
+    ("umkit.names.for_backend", "backend"): lambda: "hip",
+    ("umkit.Kernel", "name"): lambda: "scale",
+    ("umkit.kernel", "name"): lambda: "scale",
+    ("umkit.recorder.load", "path"): "tmp_run",
+    ("umkit.MemoryPool.attach", "array"): _arr(),
+    ("umkit.MemoryPool.attach", "ptr"): lambda: 0,
+}
+
+
+def _public(mod) -> list[str]:
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    return [n for n in names if callable(getattr(mod, n, None))
+            and not inspect.ismodule(getattr(mod, n))]
+
+
+def _module(name: str):
+    """A module by the name a learner types (``umkit.names`` is an attribute of umkit)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError:
+        head, _, tail = name.rpartition(".")
+        return getattr(_module(head), tail)
+
+
+def _is_error_class(obj) -> bool:
+    return inspect.isclass(obj) and issubclass(obj, BaseException)
+
+
+def targets() -> list[tuple[str, object]]:
+    """(qualified name, callable) of every public callable the sweep covers."""
+    out = []
+    seen = set()
+
+    def add(qn, fn):
+        if qn in SKIP or id(fn) in seen and qn not in METHOD_HOSTS:
+            return
+        seen.add(id(fn))
+        out.append((qn, fn))
+
+    for modname in MODULES:
+        mod = _module(modname)
+        for n in _public(mod):
+            obj = getattr(mod, n)
+            mod_of = getattr(obj, "__module__", "") or ""
+            if not mod_of.startswith("umkit") or _is_error_class(obj):
+                continue                # re-exports of NumPy etc.; exception classes take text
+            add(f"{modname}.{n}", obj)
+    for qn, make in METHOD_HOSTS.items():
+        inst_cls = CLASSES[qn]
+        for n, member in inspect.getmembers(inst_cls):
+            if n.startswith("_") or not callable(member) or isinstance(
+                    inspect.getattr_static(inst_cls, n), property):
+                continue
+            add(f"{qn}.{n}", (make, n))
+    return out
+
+
+MODULES = ["umkit", "umkit.ecg", "umkit.recorder", "umkit.workloads", "umkit.memory.pool",
+           "umkit.widgets", "umkit.exercises", *[f"umkit.exercises.nb{i:02d}" for i in range(11)],
+           "umkit.examples", "umkit.names", "umkit.torch", "umkit.plots"]
+
+
+def _pool():
+    return umkit.MemoryPool()
+
+
+def _stream():
+    return umkit.Stream()
+
+
+def _event():
+    return umkit.Event().record()
+
+
+def _panel():
+    from umkit.widgets import StrategyPanel
+    return StrategyPanel(static=True, threaded=False, steps=2, size_mib=1)
+
+
+METHOD_HOSTS = {   # instances whose public methods are swept too: qualified name -> factory
+    "umkit.Array": _arr(),
+    "umkit.MemoryPool": _pool,
+    "umkit.Stream": _stream,
+    "umkit.Event": _event,
+    "umkit.widgets.StrategyPanel": _panel,
+    "umkit.recorder.RecordResult": _record_result,
+}
+
+
+def _classes():
+    from umkit import recorder, widgets
+    return {"umkit.Array": umkit.Array, "umkit.MemoryPool": umkit.MemoryPool,
+            "umkit.Stream": umkit.Stream, "umkit.Event": umkit.Event,
+            "umkit.widgets.StrategyPanel": widgets.StrategyPanel,
+            "umkit.recorder.RecordResult": recorder.RecordResult}
+
+
+CLASSES = _classes()
+
+_RECORD = "a record (dataclass) that umkit fills in; its fields are not checked on construction"
+SKIP = {   # callable -> why it is not swept
+    **{qn: _RECORD for qn in (
+        "umkit.Residency", "umkit.recorder.RunResult", "umkit.recorder.StepRecord",
+        "umkit.recorder.RecordResult", "umkit.memory.pool.BlockInfo", "umkit.widgets.PanelRun",
+        "umkit.examples.Example", "umkit.examples.Checked", "umkit.examples.Built",
+        "umkit.examples.Ran", "umkit.names.Row", "umkit.workloads.StepRecord",
+        "umkit.workloads.RunResult", "umkit.exercises.Verdict", "umkit.exercises.Prediction")},
+    "umkit.Location": "a plain (kind, id) record, checked where it is used (as_location); "
+                      "test_bad_input's loc-bad-location-object",
+    "umkit.Array": "made by umkit.empty/managed/...; the constructor is the memory layer's "
+                   "(it asserts)",
+    "umkit.examples.build": "runs a compiler (hipcc/nvcc); its arguments are checked in "
+                            "test_examples.py",
+    "umkit.examples.run": "builds and runs the compiled programs (GPU CI)",
+    "umkit.examples.main": "the examples command line: argv, swept by test_examples.py",
+    "umkit.doctor": "runs external tools (nvidia-smi, rocminfo); backend= is swept through "
+                    "the CLI's --backend",
+    "umkit.use": "switches the process backend: its arguments are swept by test_use_sweep",
+    "umkit.using": "as umkit.use (test_use_sweep)",
+    "umkit.widgets.Workshop": "builds the full dashboard (an ECG run): swept via its parts",
+    "umkit.widgets.workshop": "as Workshop",
+    "umkit.widgets.StrategyPanel.start": "the Run button (a thread): run_once is swept",
+    "umkit.widgets.StrategyPanel.wait": "waits for the Run button's thread",
+    "umkit.recorder.RecordResult.plot": "draws (matplotlib); plots.ecg is swept",
+    "umkit.recorder.published": "reads committed GPU results: results_dir is a path",
+    "umkit.torch.managed": "needs a GPU build of PyTorch (CUDA allocator)",
+    "umkit.torch.managed_allocator": "needs a GPU build of PyTorch",
+    "umkit.torch.managed_pool": "needs a GPU build of PyTorch",
+    "umkit.torch.shim_path": "compiles the allocator shim with a C++ compiler",
+    "umkit.torch.compiler": "looks for a C++ compiler, no arguments",
+    "umkit.torch.cache_dir": "no arguments",
+    "umkit.MemoryPool.malloc": "CuPy's allocator convention (GPU backends; sim raises "
+                               "BackendUnavailable) -- swept on the GPU CI's pool step",
+    "umkit.MemoryPool.as_cupy_allocator": "as malloc",
+    "umkit.MemoryPool.close": "no arguments",
+    "umkit.MemoryPool.release": "no arguments",
+    "umkit.names.write_cuda_header": "writes a header file: include_dir is a path",
+    "umkit.examples.amd_arches": "runs hipcc/rocminfo",
+    "umkit.examples.find_compiler": "searches PATH for hipcc/nvcc",
+}
+
+ALLOW = {   # (callable, parameter) -> the documented reason its value is taken as given
+    ("umkit.fill", "value"): "fill writes any float32 value, nan and inf included "
+                             "(documented: V.real(finite=False))",
+    ("umkit.explain", "error_or_code"): "explain takes anything (an error, a code, a name, "
+                                        "text) and says what it knows",
+    ("umkit.exercises.nb01.check_layers", "*"): "a check grades any answer (a failed Verdict)",
+}
+
+
+def _grading(qn: str) -> bool:
+    return qn.startswith("umkit.exercises.nb") and qn.rsplit(".", 1)[1].startswith("check_")
+
+
+# -- running one call ------------------------------------------------------------------------------
+def _on_alarm(signum, frame):
+    raise Hang()
+
+
+@contextlib.contextmanager
+def _timer(seconds):
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+SMALL = {        # parameters with defaults that make a call slow: the baseline uses these
+    "steps": 2, "nbytes": 1 << 20, "n": 1024, "epochs": 1, "strategies": ("device",),
+    "ecg_steps": 2, "pattern": "gpu_only",
+}
+SMALL_KW = {     # **kwargs of callables that take settings that way
+    "umkit.widgets.panel": dict(steps=2, size_mib=1),
+    "umkit.widgets.StrategyPanel": dict(steps=2, size_mib=1),
+}
+
+
+def _provide(qn, pname, tmp):
+    f = PROVIDE_AT.get((qn, pname), PROVIDE.get(pname))
+    if f == "tmp_run":
+        return _saved_run(tmp)
+    return f() if f is not None else None
+
+
+def _resolve(qn, target):
+    if isinstance(target, tuple):      # (instance factory, method name)
+        make, n = target
+        return getattr(make(), n)
+    return target
+
+
+def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
+    """Call ``qn`` with each hostile value in each parameter; returns (calls, findings)."""
+    try:
+        fn = _resolve(qn, target)
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return 0, []
+    params = [(n, p) for n, p in sig.parameters.items()
+              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    missing = [n for n, p in params if p.default is p.empty
+               and PROVIDE_AT.get((qn, n), PROVIDE.get(n)) is None]
+    if missing:
+        return 0, [f"{qn}: no valid value for required {missing}: add one to PROVIDE"]
+    calls, findings = 0, []
+    for pname, p in params:
+        if (qn, pname) in ALLOW or (qn, "*") in ALLOW:
+            continue
+        want = param_type(pname, p)
+        for label, make, cat in HOSTILE:
+            try:
+                fn = _resolve(qn, target)            # a fresh instance per call
+                kwargs = {n: _provide(qn, n, tmp) for n, q in params
+                          if q.default is q.empty and n != pname}
+                value = make()
+            except Exception as e:  # noqa: BLE001
+                findings.append(f"{qn}: setting up the call failed: {type(e).__name__}: {e}")
+                return calls, findings
+            if os.environ.get("SWEEP_TRACE"):
+                print(qn, pname, label, file=sys.__stderr__, flush=True)
+            args, kw = [], {}
+            for n, q in params:
+                if n != pname and n not in kwargs and n in SMALL and q.default is not q.empty \
+                        and type(q.default) is type(SMALL[n]):
+                    kwargs[n] = SMALL[n]
+                v = value if n == pname else kwargs.get(n, q.default)
+                if n != pname and n not in kwargs:
+                    continue
+                if q.kind == q.POSITIONAL_ONLY:
+                    args.append(v)
+                else:
+                    kw[n] = v
+            for n, v in SMALL_KW.get(qn, {}).items():
+                kw.setdefault(n, v)
+            calls += 1
+            out = io.StringIO()
+            t0 = time.perf_counter()
+            try:
+                with _timer(TIMEOUT_S), contextlib.redirect_stdout(out), \
+                        contextlib.redirect_stderr(out), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = fn(*args, **kw)
+            except Hang:
+                findings.append(f"{qn}({pname}={label}): hangs (> {TIMEOUT_S} s)")
+                continue
+            except UmkitError as e:
+                if isinstance(e, (InvalidArgument, InvalidType)):
+                    named = getattr(e, "argument", None)
+                    peers = {n for n, _ in params} if cat == "foreign" else set()
+                    if named != pname and named not in peers and not _names(str(e), pname):
+                        findings.append(f"{qn}({pname}={label}): {type(e).__name__} does not "
+                                        f"name {pname!r} (argument={named!r}): {e.message}")
+                elif cat not in ("freed", "foreign", "array") and want not in (None, "array"):
+                    pass
+                continue
+            except Boom:
+                findings.append(f"{qn}({pname}={label}): the object's own error escaped "
+                                "(umkit called a dunder on a value of the wrong type)")
+                continue
+            except Exception as e:  # noqa: BLE001
+                findings.append(f"{qn}({pname}={label}): raw {type(e).__name__}: {e}"[:300])
+                continue
+            finally:
+                if time.perf_counter() - t0 > TIMEOUT_S:
+                    pass
+            # a result: was the value one this parameter may take?
+            if _grading(qn):
+                if getattr(result, "ok", False) is True and want is None:
+                    findings.append(f"{qn}({pname}={label}): a check PASSED on hostile input")
+                continue
+            ok_cats = ACCEPTS.get(want)
+            if ok_cats is None:
+                continue
+            if cat == "none" and optional(p):
+                continue
+            if cat == "foreign" and want == "array":
+                continue            # an Array keeps its backend: alone, it works there
+            if cat in ("freed", "foreign") and want == "array":
+                findings.append(f"{qn}({pname}={label}): a {cat} array was used, not refused")
+            elif cat in ("freed", "foreign"):
+                if "array" not in ok_cats:
+                    findings.append(f"{qn}({pname}={label}): lenient -- a {want} parameter "
+                                    f"took an Array")
+            elif cat not in ok_cats:
+                findings.append(f"{qn}({pname}={label}): lenient -- a {want} parameter took "
+                                f"{label} ({cat})")
+    return calls, findings
+
+
+def _names(text: str, pname: str) -> bool:
+    import re
+    return re.search(rf"(?<![A-Za-z_]){re.escape(pname)}(?![A-Za-z_])", text) is not None
+
+
+# -- the tests --------------------------------------------------------------------------------------
+@pytest.fixture
+def sim(monkeypatch, tmp_path):
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    monkeypatch.setenv("UMKIT_WIDGETS", "static")
+    monkeypatch.chdir(tmp_path)
+    umkit.use("sim")
+    yield str(tmp_path)
+    umkit.allow_oversubscription(False)
+    umkit.use("sim")
+
+
+_STATS = {"calls": 0, "callables": 0}
+
+
+_TARGETS = dict(targets())
+
+
+@pytest.mark.parametrize("qn", list(_TARGETS))
+def test_hostile(sim, qn):
+    target = _TARGETS[qn]
+    calls, findings = sweep_one(qn, target, sim)
+    _STATS["calls"] += calls
+    _STATS["callables"] += 1
+    assert not findings, "\n".join(findings)
