@@ -37,6 +37,27 @@ def explain(error_or_code, **kwargs):
 from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.doctor is the function)
 
 
+__all__ = [
+    # memory
+    "Array", "MemoryPool", "empty", "managed", "device_array", "pinned", "pageable", "copy",
+    "read_back", "fill", "increment", "add", "touch", "kernel", "Kernel", "kernel_device",
+    # migration
+    "prefetch", "advise", "attributes", "residency", "Residency", "CPU", "gpu", "Location",
+    # streams, events, time
+    "Stream", "Event", "synchronize", "timer", "now",
+    # devices and backends
+    "use", "using", "backend", "backend_name", "why", "capabilities", "mem_info",
+    "device_count", "array_module", "allow_oversubscription", "sim_profile", "doctor",
+    # the driver's view
+    "counters", "counters_on", "counters_off", "reset_counters", "trace", "explain",
+    # errors and warnings
+    "UmkitError", "InvalidArgument", "InvalidType", "BackendUnavailable", "BackendError",
+    "OutOfMemory", "UseAfterFree", "NotManaged", "RaceDetected", "RaceWarning",
+    # modules
+    "names", "workloads", "ecg", "plots", "recorder", "widgets", "examples", "torch",
+]
+
+
 def __getattr__(name):
     if name in ("widgets", "examples", "torch"):  # imported on first use (ipywidgets and
         import importlib               # PyTorch are heavy; examples also runs as

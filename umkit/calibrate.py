@@ -469,16 +469,19 @@ def main(args) -> int:
     if args.compare:
         measured = None
         if getattr(args, "measured", None):
-            raw = json.loads(Path(args.measured).read_text())
-            measured = raw.get("measured", raw)
-            if "validation" not in measured:
+            raw = getattr(args, "measured_doc", None)
+            if raw is None:
+                raw = json.loads(Path(args.measured).read_text())
+            measured = raw.get("measured", raw) if isinstance(raw, dict) else None
+            if not isinstance(measured, dict) or "validation" not in measured:
                 raise InvalidArgument(f"--measured {args.measured}: no raw measurements in it",
                                       hint="pass the JSON that calibrate --compare --out wrote")
         elif b.name == "sim":
             print("umkit calibrate --compare: the active backend is sim -- there is nothing to "
                   "measure (comparing sim with itself would prove nothing).\n"
                   "Run it where a GPU is (--backend cuda|hip), or pass --measured RESULTS.json "
-                  "from a GPU run (benchmarks/results/) to re-predict those measurements.")
+                  "from a GPU run (benchmarks/results/) to re-predict those measurements.",
+                  file=sys.stderr)
             return 2
         c = compare(args.profile, size, progress=None if measured else text_progress(),
                     measured=measured)

@@ -49,9 +49,9 @@ def cmd_ecg(args) -> int:
             strategies = V.names(names, "--strategies", ecg.ECG_STRATEGIES)
         else:
             strategies = ecg.ECG_STRATEGIES
-        if args.json:
+        if args.json is not None:
             V.output_path(args.json, "--json", (".json",))
-        if args.out:
+        if args.out is not None:
             V.output_path(args.out, "--out", (".png", ".svg", ".pdf"))
     except UmkitError as err:
         print(f"umkit ecg: {err}", file=sys.stderr)
@@ -78,7 +78,40 @@ def cmd_ecg(args) -> int:
 
 def cmd_calibrate(args) -> int:
     from . import calibrate
+    from . import validators as V
+    from .errors import UmkitError
+    try:             # every argument and path before a measurement starts
+        V.integer(args.size, "--size", lo=1, hi=1 << 16, hint="--size in MiB, 1 to 65536")
+        if args.out is not None:
+            V.output_path(args.out, "--out", (".json",))
+        if args.measured is not None:
+            args.measured_doc = _read_json(args.measured, "--measured")
+    except UmkitError as err:
+        print(f"umkit calibrate: {err}", file=sys.stderr)
+        return 2
     return calibrate.main(args)
+
+
+def _read_json(path: str, name: str, limit: int = 64 << 20):
+    """A JSON file the user named: a regular file, at most ``limit`` bytes, UTF-8 JSON."""
+    import os
+
+    from . import validators as V
+    p = V.path(path, name)
+    if not p.is_file():
+        raise V.InvalidArgument(f"{name} {path!r}: no such file (or not a regular file)",
+                                argument=name, hint="pass the JSON an earlier run wrote")
+    if os.path.getsize(p) > limit:
+        raise V.InvalidArgument(f"{name} {path!r} is larger than {limit >> 20} MiB",
+                                argument=name, hint="pass the JSON an earlier run wrote")
+    try:
+        return json.loads(p.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise V.InvalidArgument(f"{name} {path!r} is not JSON ({type(e).__name__})",
+                                argument=name, hint="pass the JSON an earlier run wrote") from None
+    except OSError as e:
+        raise V.InvalidArgument(f"{name} {path!r} cannot be read ({e.strerror})",
+                                argument=name, hint="pass the JSON an earlier run wrote") from None
 
 
 def cmd_workspace(args) -> int:
@@ -86,8 +119,8 @@ def cmd_workspace(args) -> int:
     return workspace.main(args)
 
 
-def main(argv=None) -> int:
-    from .errors import UmkitError
+def parser() -> argparse.ArgumentParser:
+    """The command line's parser (subcommands doctor, ecg, calibrate, workspace)."""
     p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("doctor", help="environment report: backend, versions, capabilities")
@@ -121,7 +154,12 @@ def main(argv=None) -> int:
     w.add_argument("--dest", default="workspace", help="the copies (default: workspace)")
     w.add_argument("--quiet", action="store_true", help="print only when an edited copy is kept")
     w.set_defaults(func=cmd_workspace)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None) -> int:
+    from .errors import UmkitError
+    args = parser().parse_args(argv)
     try:
         return args.func(args)
     except UmkitError as err:

@@ -71,7 +71,7 @@ class Runtime:
                                   hint="umkit.use('cuda', counters=True) starts CUPTI's counters")
         if chosen == "sim":
             from .sim.backend import SimBackend
-            b = SimBackend(**options)
+            b = SimBackend(**_sim_options(options))
         else:
             if options:
                 raise InvalidArgument(f"options {sorted(options)} only apply to the sim backend",
@@ -159,6 +159,20 @@ class Runtime:
             if obj is None:
                 obj = per[key] = factory(backend)
             return obj
+
+
+def _sim_options(options: dict) -> dict:
+    """``umkit.use('sim', ...)``'s options, checked here (the simulator below only asserts);
+    profile overrides (``vram=...``) are checked field by field by the profile loader."""
+    from . import validators as V
+    out = dict(options)
+    if "gpus" in out:
+        out["gpus"] = V.integer(out["gpus"], "gpus", lo=1, hi=7,
+                                hint="pass gpus= between 1 and 7, e.g. umkit.use('sim', gpus=2)")
+    for k in ("strict", "prefetcher", "compute"):
+        if k in out:
+            out[k] = V.flag(out[k], k)
+    return out
 
 
 #: the one runtime context of this process

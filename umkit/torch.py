@@ -200,7 +200,7 @@ def tensors(obj) -> list:
                 walk(v)
     walk(obj)
     if not out and not isinstance(obj, (torch.nn.Module, torch.optim.Optimizer, list, tuple, dict)):
-        raise InvalidType(f"{type(obj).__name__} holds no tensors",
+        raise InvalidType(f"obj: {type(obj).__name__} holds no tensors", argument="obj",
                           hint="pass a tensor, a torch.nn.Module, an optimizer, or a list of them")
     return out
 
@@ -229,8 +229,9 @@ def _gpu_backend():
     from .runtime import backend
     b = backend()
     if b.supports("model_time"):
-        raise InvalidArgument("umkit.torch talks to a real GPU; the active backend is sim",
-                              hint="umkit.use('cuda') first")
+        from .errors import BackendUnavailable
+        raise BackendUnavailable("umkit.torch talks to a real GPU; the active backend is sim",
+                                 hint="umkit.use('cuda') first")
     return b
 
 
@@ -261,8 +262,9 @@ def prefetch(obj, to="gpu", *, stream=None) -> int:
     ``stream``: a umkit.Stream, or None (the default stream)."""
     from . import api
     from .memory.locations import as_location
-    b = _gpu_backend()
     loc = as_location(to, "to")
+    api.stream_handle(stream)
+    b = _gpu_backend()
     h = api.stream_handle(stream, b)
     total = 0
     for p, n in storage_ranges(obj):
@@ -276,10 +278,10 @@ def advise(obj, advice: str, where="gpu", *, unset: bool = False) -> int:
     """cudaMemAdvise on the storages behind ``obj`` (see umkit.advise); returns bytes."""
     from .memory.locations import as_location
     from .validators import advice as check_advice, flag
-    b = _gpu_backend()
     a = check_advice(advice)
     unset = flag(unset, "unset")
     loc = as_location(where, "where")
+    b = _gpu_backend()
     total = 0
     for p, n in storage_ranges(obj):
         _check_managed(b, p, n, "advise")
@@ -306,9 +308,15 @@ def as_array(t, kind: str | None = None):
     from .memory.array import Array
     torch = _torch()
     if not isinstance(t, torch.Tensor):
-        raise InvalidType(f"{type(t).__name__} is not a torch.Tensor", hint="pass a CUDA tensor")
+        raise InvalidType(f"t: {type(t).__name__} is not a torch.Tensor", argument="t",
+                          hint="pass a CUDA tensor")
+    if kind is not None and (not isinstance(kind, str) or kind not in ("managed", "device")):
+        raise (InvalidArgument if isinstance(kind, str) else InvalidType)(
+            f"kind={kind!r} must be 'managed' or 'device'", argument="kind",
+            hint="or leave it out: the driver is asked")
     if not t.is_contiguous():
-        raise InvalidArgument("the tensor is not contiguous", hint="pass t.contiguous()")
+        raise InvalidArgument("the tensor t is not contiguous", argument="t",
+                              hint="pass t.contiguous()")
     b = _gpu_backend()
     if t.device.type != "cuda":
         raise InvalidArgument(f"the tensor is on {t.device}, not CUDA",

@@ -145,9 +145,17 @@ def path(value, name: str, *, hint: str = ""):
     if isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str) or not value:
-        raise InvalidType(f"{name}={_short(value)} must be a path", argument=name,
-                          hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
-    return Path(value)
+        raise (InvalidArgument if isinstance(value, str) else InvalidType)(
+            f"{name}={_short(value)} must be a path", argument=name,
+            hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
+    p = Path(value)
+    try:
+        p.exists()                 # a name too long, a NUL byte, a loop of links: refused here
+    except (OSError, ValueError) as e:
+        raise InvalidArgument(f"{name}={_short(value)} is not a usable path "
+                              f"({getattr(e, 'strerror', None) or e})", argument=name,
+                              hint=hint or "pick a shorter, plain path") from None
+    return p
 
 
 def _short(value) -> str:
@@ -314,9 +322,10 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
     """A file path we can write, checked before any work: an existing folder, not a directory,
     a known extension, and a file that accepts bytes (``/dev/full`` does not)."""
     if not isinstance(value, (str, os.PathLike)) or not str(value):
-        raise InvalidType(f"{name}={value!r} must be a file path", argument=name,
-                          hint=f"e.g. {name}=out{suffixes[0]}")
-    p = Path(value)
+        raise (InvalidArgument if isinstance(value, str) else InvalidType)(
+            f"{name}={_short(value)} must be a file path", argument=name,
+            hint=f"e.g. {name}=out{suffixes[0]}")
+    p = path(value, name, hint=f"e.g. {name}=out{suffixes[0]}")
     if p.is_dir() or str(value).endswith(("/", os.sep)):
         raise InvalidArgument(f"{name}={str(value)!r} is a directory, not a file", argument=name,
                               hint=f"name a file in it, e.g. {p / ('ecg' + suffixes[0])}")

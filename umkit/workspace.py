@@ -83,14 +83,22 @@ def sync(src="notebooks", dest="workspace") -> SyncReport:
     """Make or refresh ``dest`` from the notebooks under ``src`` (outputs cleared).  New copies are
     written; a copy still exactly as written last time is refreshed when its source changed; a
     copy the learner changed is kept as it is.  Returns a :class:`SyncReport`."""
-    src, dest = Path(src), Path(dest)
+    from . import validators as V
+    src, dest = V.path(src, "src"), V.path(dest, "dest")
     if not src.is_dir():
-        raise InvalidArgument(f"src={str(src)!r} is not a directory",
+        raise InvalidArgument(f"src={str(src)!r} is not a directory", argument="src",
                               hint="run from the repository root, or pass src='path/to/notebooks'")
     if dest.resolve() == src.resolve() or src.resolve() in dest.resolve().parents:
         raise InvalidArgument(f"dest={str(dest)!r} must lie outside src={str(src)!r}",
-                              hint="e.g. dest='workspace'")
-    dest.mkdir(parents=True, exist_ok=True)
+                              argument="dest", hint="e.g. dest='workspace'")
+    if dest.exists() and not dest.is_dir():
+        raise InvalidArgument(f"dest={str(dest)!r} exists and is not a directory",
+                              argument="dest", hint="e.g. dest='workspace'")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InvalidArgument(f"dest={str(dest)!r} cannot be made ({e.strerror})",
+                              argument="dest", hint="pick a folder you can write") from None
     mpath = dest / MANIFEST
     try:
         manifest = json.loads(mpath.read_text()) if mpath.exists() else {}

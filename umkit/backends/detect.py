@@ -131,7 +131,8 @@ def choose(requested: str | None = None) -> tuple[str, str]:
             requested = None
         elif want not in NAMES:
             raise InvalidArgument(f"{source}={requested!r} is not a backend; valid: "
-                                  f"{', '.join(NAMES)} (or auto)")
+                                  f"{', '.join(NAMES)} (or auto)",
+                                  argument="name" if source == "requested" else source)
         else:
             ok, reason = probe(want)
             if not ok:

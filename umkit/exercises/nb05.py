@@ -148,7 +148,7 @@ def check_ipc(answer) -> Verdict:
         answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
     try:
         got = {str(x).strip().lower() for x in answer}
-    except TypeError:
+    except Exception:  # noqa: BLE001 - the learner's object: grade it, don't crash
         return failed(f"give a set of letters such as {{'a'}}, not {answer!r}", IPC_CONCEPT,
                       _ipc_answer())
     unknown = got - set(IPC_OPTIONS)
@@ -201,6 +201,9 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
     step, and passes when every value is right and the memory ECG's rule finds the step-time
     curve flat (no spike: max/median <= 3, or the worst step less than 1 ms above the median)."""
     import umkit
+
+    from .. import validators as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
     if fn is None:
         return _stat_no("statistic is None: write def statistic(params): ... and return a float")
     if not callable(fn):

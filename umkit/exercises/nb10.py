@@ -34,6 +34,11 @@ def record(step_fn, name: str = "your loop"):
     """Run ``step_fn(params, batch, i)`` for STEPS steps under the recorder on a fresh sim;
     returns (RecordResult, the values it returned)."""
     import umkit
+
+    from .. import validators as V
+    if not callable(step_fn):
+        V.callback(step_fn if step_fn is not None else 0, "step_fn")
+    V.text(name, "name", hint="a label for the curve, e.g. 'your loop'")
     with sim_sandbox():
         params, batch = setup()
         values = []

@@ -208,6 +208,14 @@ def _number(v, what: str, hint: str) -> float:
     return v
 
 
+def _float(v) -> float:
+    """float(v), or inf for an int too large for a float (10**400)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf
+
+
 def np_bool_types() -> tuple:
     try:
         import numpy as np
@@ -222,9 +230,10 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
     ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription).
     Every value is checked (a finite number >= 0 with a known unit and a source; known mode,
     vendor; whole-number sizes that nest); a bad one is a typed umkit error naming the field."""
-    name_or_path = name_or_path or DEFAULT_PROFILE
-    if not isinstance(name_or_path, (str, Path)):
+    name_or_path = DEFAULT_PROFILE if name_or_path is None else name_or_path
+    if not isinstance(name_or_path, (str, Path)) or not str(name_or_path):
         raise InvalidType(f"profile={name_or_path!r} must be a profile name or a JSON path",
+                          argument="profile",
                           hint=f"use one of {available_profiles()}")
     path = Path(name_or_path)
     if not path.suffix:
@@ -283,7 +292,7 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
         if k not in si:
             raise InvalidArgument(f"unknown profile override {k!r}", hint=f"valid: {REQUIRED}")
         if isinstance(v, (bool, np_bool_types())) or not isinstance(v, Real) \
-                or not math.isfinite(float(v)) or v < 0:
+                or not math.isfinite(_float(v)) or v < 0:
             raise InvalidArgument(f"profile override {k}={v!r} must be a finite number >= 0",
                                   hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)

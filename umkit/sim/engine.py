@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InvalidArgument, InvalidType, OutOfMemory, RaceDetected, UseAfterFree
+from ..errors import InvalidArgument, OutOfMemory, RaceDetected, UseAfterFree
 from .costs import Profile
 from .pages import CPU_BIT, CPU_ID, Allocation, gpu_bit, loc_bit
 from .policy import policy_for
@@ -126,15 +126,10 @@ class Engine:
 
     def __init__(self, profile: Profile, gpus: int = 1, strict: bool = False,
                  prefetcher: bool = True, trace: int = 2000):
-        if isinstance(gpus, bool) or not isinstance(gpus, (int, np.integer)):
-            raise InvalidType(f"gpus={gpus!r} must be an int", hint="e.g. umkit.use('sim', gpus=2)")
-        if not 1 <= gpus <= 7:
-            raise InvalidArgument(f"gpus={gpus!r}: the simulator models 1 to 7 GPUs",
-                                  hint="pass gpus= between 1 and 7")
-        for flag, v in (("strict", strict), ("prefetcher", prefetcher)):
-            if not isinstance(v, (bool, np.bool_)):
-                raise InvalidType(f"{flag}={v!r} must be True or False",
-                                  hint=f"e.g. umkit.use('sim', {flag}=True)")
+        # checked at the public API (umkit.use: context._sim_options); here only asserted
+        assert not isinstance(gpus, bool) and isinstance(gpus, (int, np.integer)) \
+            and 1 <= gpus <= 7, f"gpus={gpus!r}"
+        assert isinstance(strict, (bool, np.bool_)) and isinstance(prefetcher, (bool, np.bool_))
         gpus, strict, prefetcher = int(gpus), bool(strict), bool(prefetcher)
         self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
         #: the vendor semantics (umkit/sim/policy.py): the engine asks it, never the vendor name
