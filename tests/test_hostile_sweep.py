@@ -228,7 +228,7 @@ PROVIDE = {      # valid values for required parameters, by (callable, parameter
     "codes": lambda: np.array([0, 1, 2, 3] * 8, np.int8),
     "cells": lambda: 8,
     "curves": lambda: {"a": [1.0, 2.0], "b": [1.0, 2.0]},
-    "obj": lambda: _torch_tensor(), "t": lambda: _torch_tensor(),
+    "obj": lambda: _torch_module(), "t": lambda: _torch_tensor(),
     # exercises: a learner's (wrong) answer of the right shape; each check grades it
     "answers": lambda: {}, "fn": lambda: (lambda *a: None), "choice": lambda: "x",
     "strategy": lambda: "managed", "answer": lambda: "x", "plan": lambda: {},
@@ -237,6 +237,12 @@ PROVIDE = {      # valid values for required parameters, by (callable, parameter
     "guesses": lambda: {"a": 1.0}, "measured": lambda: {"a": 1.0},
     "name_or_prediction": lambda: "p",
 }
+
+
+def _torch_module():
+    """A CPU module: valid wherever umkit.torch takes 'obj' (no GPU storage to act on)."""
+    torch = pytest.importorskip("torch")
+    return torch.nn.Linear(2, 2)
 
 
 def _torch_tensor():

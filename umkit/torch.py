@@ -215,8 +215,8 @@ def storage_ranges(obj) -> list[tuple[int, int]]:
         if t.device.type != "cuda" and not isinstance(obj, torch.Tensor):
             continue          # e.g. Adam's 'step' counters: CPU scalars, not GPU memory
         if t.device.type != "cuda":
-            raise InvalidArgument(f"a tensor of {tuple(t.shape)} is on {t.device}, not CUDA",
-                                  hint="move the model to the GPU (inside umkit.torch.managed())")
+            raise InvalidArgument(f"obj: a tensor of {tuple(t.shape)} is on {t.device}, not "
+                                  "CUDA", argument="obj", hint="move the model to the GPU (inside umkit.torch.managed())")
         s = t.untyped_storage()
         p, n = int(s.data_ptr()), int(s.nbytes())
         if n and p not in seen:
@@ -238,10 +238,11 @@ def _gpu_backend():
 def is_managed(obj) -> bool:
     """True when every storage behind ``obj`` is managed memory (cudaMemRangeGetAttribute
     answers only for managed ranges)."""
+    ranges = storage_ranges(obj)
     b = _gpu_backend()
     from .errors import BackendError
     try:
-        for p, n in storage_ranges(obj):
+        for p, n in ranges:
             b.range_attributes(p, n)
     except BackendError:
         return False
@@ -264,10 +265,11 @@ def prefetch(obj, to="gpu", *, stream=None) -> int:
     from .memory.locations import as_location
     loc = as_location(to, "to")
     api.stream_handle(stream)
+    ranges = storage_ranges(obj)          # the arguments first, then what the backend can do
     b = _gpu_backend()
     h = api.stream_handle(stream, b)
     total = 0
-    for p, n in storage_ranges(obj):
+    for p, n in ranges:
         _check_managed(b, p, n, "prefetch")
         b.prefetch(p, n, loc, h)
         total += n
@@ -281,9 +283,10 @@ def advise(obj, advice: str, where="gpu", *, unset: bool = False) -> int:
     a = check_advice(advice)
     unset = flag(unset, "unset")
     loc = as_location(where, "where")
+    ranges = storage_ranges(obj)
     b = _gpu_backend()
     total = 0
-    for p, n in storage_ranges(obj):
+    for p, n in ranges:
         _check_managed(b, p, n, "advise")
         b.advise(p, n, a, loc, unset)
         total += n

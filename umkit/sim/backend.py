@@ -238,7 +238,8 @@ class SimBackend(Backend):
         # what the copy engine reads and writes while the copy is in flight (for races)
         accesses = [Access(sa, sa.page_range(so, so + nbytes), False, nbytes),
                     Access(da, da.page_range(do, do + nbytes), True, nbytes)]
-        da.data[do:do + nbytes] = sa.data[so:so + nbytes]
+        self.engine.device_writes(accesses, lambda: da.data.__setitem__(
+            slice(do, do + nbytes), sa.data[so:so + nbytes]))
         if da.kind == "managed":
             pages = da.page_range(do, do + nbytes)
             da.where[pages] = np.where(da.where[pages] == 0, CPU_BIT if direction[-1] == "h"
@@ -273,7 +274,8 @@ class SimBackend(Backend):
             raise InvalidArgument(f"copy of {nbytes} B runs past the allocation")
         raw = host.reshape(-1).view(np.uint8)
         if to_array:
-            a.data[off:off + nbytes] = raw[:nbytes]
+            eng.device_writes([Access(a, a.page_range(off, off + nbytes), True, nbytes)],
+                              lambda: a.data.__setitem__(slice(off, off + nbytes), raw[:nbytes]))
         else:
             raw[:nbytes] = a.data[off:off + nbytes]
         on_gpu = a.kind == "device" or (a.kind == "managed" and np.count_nonzero(
@@ -302,7 +304,7 @@ class SimBackend(Backend):
         accesses, run = twin(self.engine.find, *args)
         dur = self.engine.gpu_access(accesses, s.device)
         if self.compute:
-            run()
+            self.engine.device_writes(accesses, run)
         self.engine.counters["kernels"] += 1
         self.engine.enqueue(s, dur, kernel, accesses)
 
@@ -334,7 +336,7 @@ class SimBackend(Backend):
                     views.append(a.data[off:off + x.nbytes].view(x.dtype).reshape(x.shape))
                 else:
                     views.append(x)
-            k.twin(*views)
+            eng.device_writes(accesses, lambda: k.twin(*views))
         eng.counters["kernels"] += 1
         eng.enqueue(s, dur, k.name, accesses)
 

@@ -693,6 +693,10 @@ class Engine:
         self._live_work()
         view = Access(alloc, pages, False, 0)
         how = None
+        if not alloc.kept:
+            how = use()
+            if how == "kept":           # h = a.host: work launched later is watched for it
+                alloc.kept = True
         for k in self.inflight:
             for ka in k.accesses:
                 both = self._overlap(ka, view)
@@ -708,6 +712,33 @@ class Engine:
                     hp = alloc.host_page
                     lo, hi = int(both[0]) * hp, min(int(both[-1] + 1) * hp, alloc.nbytes)
                     self._watches.append((k, alloc, lo, alloc.data[lo:hi].copy(), ka))
+
+    @locked
+    def device_writes(self, accesses, apply) -> None:
+        """Run ``apply``: a kernel's or a copy's effect on the bytes (the model's data is real).
+        The host-write watches must not take those bytes for the host's: they are compared
+        before and remembered again after."""
+        if self._watches:
+            self._check_watches()
+        apply()
+        if self._watches:
+            written = {id(ac.alloc) for ac in accesses if ac.write}
+            self._watches = [(k, al, lo, al.data[lo:lo + before.size].copy()
+                              if id(al) in written else before, ka)
+                             for k, al, lo, before, ka in self._watches]
+
+    def _watch_kept(self, op: InFlight) -> None:
+        """``op`` reads allocations a host view was kept of (``h = a.host`` before the launch):
+        a write through ``h`` by a path with no hook (``rng.random(out=h)``, a memoryview)
+        while ``op`` runs changes bytes nobody saw -- remember them, compare at the next
+        engine call (:meth:`_check_watches`)."""
+        for ka in op.accesses:
+            al = ka.alloc
+            if ka.write or not al.kept or al.freed or not len(ka.pages):
+                continue
+            hp = al.host_page
+            lo, hi = int(ka.pages[0]) * hp, min(int(ka.pages[-1] + 1) * hp, al.nbytes)
+            self._watches.append((op, al, lo, al.data[lo:hi].copy(), ka))
 
     def _check_watches(self):
         """Host writes nobody saw (see :meth:`host_handout`): compare the remembered bytes."""
@@ -781,6 +812,7 @@ class Engine:
             if not s.default:
                 self._check_gpu_races(op)
             self.inflight.append(op)
+            self._watch_kept(op)
         self._log(name, "umd", f"enqueued on stream {s.id}")
         return s.ready
 

@@ -44,6 +44,7 @@ class Allocation:
         self.nregions = -(-self.npages // self.pages_per_region)
         self.region_stamp = np.full(self.nregions, t)   # LRU: last allocation/migration time
         self.freed = False
+        self.kept = False          # a host view was stored (h = a.host): see Engine._watch_kept
 
     def page_range(self, start: int, stop: int) -> np.ndarray:
         """Host pages covering bytes [start, stop)."""

@@ -11,6 +11,23 @@ Every Python-level way in is checked: indexing, ufuncs (``__array_ufunc__``, inc
 ``nonzero``, ``sort``, ...), iteration, scalar conversion, pickling and copying.  Paths with no
 Python hook at all -- ``np.array(v)``, ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``
 -- are checked when the view is handed out (``Engine.host_handout``).
+
+A view *kept* from before a launch (``h = a.host``; then a kernel; then C code uses ``h``):
+
+* writes through it (``rng.random(out=h)``, a memoryview) while a kernel that reads those
+  bytes runs are found: the allocation is marked when a view of it is stored, launches that
+  read it remember the bytes they read, and a change at the next engine call is flagged
+  (``Engine._watch_kept``; the kernel's and copies' own writes are excluded,
+  ``Engine.device_writes``);
+* reads of it by C code (``np.array(h)``, ``bytes(h)``, ``memoryview(h).tobytes()``) while a
+  kernel that writes those bytes runs are **not** flagged.  NumPy copies an ndarray (subclass
+  or not) in C without calling any Python method, the buffer protocol of an ndarray subclass
+  cannot be overridden from Python before 3.12 (PEP 688), and a read leaves no trace to compare
+  afterwards; catching it would need ``a.host`` to return a non-ndarray proxy (breaking
+  ``isinstance(a.host, np.ndarray)`` and NumPy's C paths everywhere) or page protection on the
+  model's memory (a segfault instead of a message).  What is flagged instead: the same read
+  through any Python path on the kept view (indexing, ufuncs, NumPy functions, methods,
+  iteration, pickling), and ``np.array(a.host)`` / ``bytes(a.host)`` taken after the launch.
 """
 from __future__ import annotations
 
