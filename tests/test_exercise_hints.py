@@ -292,3 +292,21 @@ def test_every_notebook_has_a_code_exercise(stem):
             continue                      # the port is C++ source text
         v = check(not_code)
         assert not v.ok, (stem, not_code)
+
+
+def test_a_number_past_float_range_is_graded_not_raised():
+    """A learner's function that returns 10**400 gets a NOT YET, not an OverflowError."""
+    from umkit.exercises import nb00, nb04, nb06, nb08
+    big = 10**400
+
+    def step(a, stream):
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        return big
+
+    table = nb08.empty_owner_table()
+    table["weights"] = dict(budget_gb=big, lifetime="run", owner="gpu", allocator="device")
+    for v in (nb00.check_prefetch_model(lambda p, mib, to_gpu=True: big), nb04.check_step(step),
+              nb06.check_epoch_loop(lambda n, epochs: [big] * epochs),
+              nb08.check_owner_table(table)):
+        assert isinstance(v, Verdict) and not v.ok, v

@@ -170,7 +170,10 @@ def check_prefetch_model(fn) -> Verdict:
             return no(f"{call} raised {type(e).__name__}: {e}")
         if isinstance(got, bool) or not isinstance(got, Real):
             return no(f"{call} returned {got!r}; return a number of milliseconds")
-        got = float(got)
+        try:
+            got = float(got)
+        except OverflowError:          # an int past float range
+            got = math.inf
         if not math.isfinite(got) or got <= 0:
             return no(f"{call} returned {got!r}: a prefetch takes a positive, finite time")
         want = prof.prefetch_cost(mib * MIB, to_gpu) * 1e3

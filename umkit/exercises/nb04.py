@@ -69,7 +69,10 @@ def check_step(fn) -> Verdict:
         return _no("step returned None: return the CPU's sum of a, e.g. float(a.host.sum())")
     if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
         return _no(f"step returned {got!r}; return a number (the sum)")
-    got = float(got)
+    try:
+        got = float(got)
+    except (TypeError, ValueError, OverflowError):
+        return _no(f"step returned {got!r}; return a number (the sum)")
     flagged = c1.get("race_flags", 0) - c0.get("race_flags", 0) if c1 else 0
     if races or flagged:
         return _no("the CPU read a while the kernel could still be writing it (a race, "

@@ -231,7 +231,7 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
                 try:
                     if abs(float(got) - want) > 1e-3 * want:
                         wrong.append((step, got, want))
-                except (TypeError, ValueError):
+                except (TypeError, ValueError, OverflowError):
                     params.free()
                     return _stat_no(f"statistic(params) returned {got!r}; return a float")
             umkit.synchronize()

@@ -58,7 +58,7 @@ def check_epoch_loop(fn) -> Verdict:
         return _no("your function returned None: return the list of per-epoch sums.")
     try:
         sums = [float(x) for x in sums]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return _no(f"return a list of numbers (one sum per epoch), not {type(sums).__name__}.")
     if len(sums) != EPOCHS:
         return _no(f"called with epochs={EPOCHS}, your function returned {len(sums)} sums.")

@@ -373,7 +373,7 @@ def check_owner_table(table) -> Verdict:
                              f"(GB = 10^9 bytes): {BUFFERS[k]}")
         try:
             b = float(b)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return _table_no(f"{k}: budget_gb={b!r} must be a number of GB.")
         want = _EXPECT[k]["budget"]
         if not (abs(b - want) <= 0.1 * want or (want < 1e-3 and 0 < b < 1e-3)):

@@ -72,7 +72,7 @@ def check_diagnosis(answers) -> Verdict:
     for k in CASES:
         try:
             v = int(got[k])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return _diag_no(f"case {k}: {got[k]!r} is not a fix number (1-{len(FIXES)}).")
         if v not in FIXES:
             return _diag_no(f"case {k}: there is no fix {v}; choose 1-{len(FIXES)}.")
@@ -147,7 +147,7 @@ def check_spikes(fn) -> Verdict:
             return _spike_no(f"on the '{name}' curve your function raised {type(e).__name__}: {e}")
         try:
             got = sorted(int(i) for i in got)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return _spike_no(f"return a list of step indices (ints), not {type(got).__name__}.")
         if got != want:
             extra, miss = sorted(set(got) - set(want)), sorted(set(want) - set(got))

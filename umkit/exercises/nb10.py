@@ -95,7 +95,7 @@ def check_fixed_step(step_fn) -> Verdict:
                        f"weights' mean (here {want}).")
         try:
             v = float(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return _no(f"step {i} returned {v!r}, not a number.")
         if not math.isfinite(v) or abs(v - want) > 1e-3 * want:
             return _no(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
