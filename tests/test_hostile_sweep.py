@@ -169,6 +169,7 @@ def param_type(name: str, p: inspect.Parameter) -> str | None:
 TYPES = {        # by parameter name, where annotations don't say (None: any value may do)
     "to": None, "where": None,      # locations: 'gpu', 'cpu', 1, -1 (hipCpuDeviceId), umkit.CPU
     "dtype": None,                  # anything np.dtype() reads as a numeric dtype
+    "flops": "float",               # a count of operations, documented as a real number
     "on_step": "callable", "progress": "callable", "should_stop": "callable",
     "on_start": "callable", "on_end": "callable",
 }
@@ -236,6 +237,8 @@ PROVIDE = {      # valid values for required parameters, by (callable, parameter
     "message": lambda: "m", "ok": lambda: False, "check": lambda: (lambda **k: None),
     "guesses": lambda: {"a": 1.0}, "measured": lambda: {"a": 1.0},
     "name_or_prediction": lambda: "p",
+    "record": lambda: umkit.workloads.StepRecord(0, 1.0, {}),
+    "result": _record_result,
 }
 
 
@@ -265,6 +268,9 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.recorder.load", "path"): "tmp_run",
     ("umkit.MemoryPool.attach", "array"): _arr(),
     ("umkit.MemoryPool.attach", "ptr"): lambda: 0,
+    ("umkit.Kernel.__call__", "grid"): lambda: 1,
+    ("umkit.Kernel.__call__", "block"): lambda: 32,
+    ("umkit.Kernel.__call__", "args"): lambda: (umkit.managed(64),),
 }
 
 
@@ -316,6 +322,9 @@ def targets() -> list[tuple[str, object]]:
     for qn, make in METHOD_HOSTS.items():
         inst_cls = CLASSES[qn]
         for n, member in inspect.getmembers(inst_cls):
+            if n == "__call__" and "__call__" in vars(inst_cls):
+                add(f"{qn}.__call__", (make, n))
+                continue
             if n.startswith("_") or not callable(member) or isinstance(
                     inspect.getattr_static(inst_cls, n), property):
                 continue
@@ -345,6 +354,31 @@ def _panel():
     return StrategyPanel(static=True, threaded=False, steps=2, size_mib=1)
 
 
+def _workshop():
+    from umkit.widgets import Workshop
+    return Workshop(ecg_steps=2)
+
+
+def _residency_map():
+    from umkit.widgets import ResidencyMap
+    return ResidencyMap(umkit.managed(1024), static=True)
+
+
+def _recorder_view():
+    from umkit.widgets import RecorderView
+    return RecorderView(static=True)
+
+
+def _ecg_view():
+    from umkit.widgets import ECGView
+    return ECGView(steps=2, nbytes=1 << 20, strategies=("device",), pattern="gpu_only",
+                   static=True)
+
+
+def _kernel():
+    return umkit.kernel("scale", sim=lambda x: None)
+
+
 METHOD_HOSTS = {   # instances whose public methods are swept too: qualified name -> factory
     "umkit.Array": _arr(),
     "umkit.MemoryPool": _pool,
@@ -352,12 +386,21 @@ METHOD_HOSTS = {   # instances whose public methods are swept too: qualified nam
     "umkit.Event": _event,
     "umkit.widgets.StrategyPanel": _panel,
     "umkit.recorder.RecordResult": _record_result,
+    "umkit.widgets.Workshop": _workshop,
+    "umkit.Kernel": _kernel,
+    "umkit.widgets.ResidencyMap": _residency_map,
+    "umkit.widgets.RecorderView": _recorder_view,
+    "umkit.widgets.ECGView": _ecg_view,
 }
+SHARED = {"umkit.widgets.Workshop"}   # one instance per swept method (it is slow to build)
 
 
 def _classes():
     from umkit import recorder, widgets
-    return {"umkit.Array": umkit.Array, "umkit.MemoryPool": umkit.MemoryPool,
+    return {"umkit.widgets.Workshop": widgets.Workshop, "umkit.Kernel": umkit.Kernel,
+            "umkit.widgets.ResidencyMap": widgets.ResidencyMap,
+            "umkit.widgets.RecorderView": widgets.RecorderView,
+            "umkit.widgets.ECGView": widgets.ECGView,"umkit.Array": umkit.Array, "umkit.MemoryPool": umkit.MemoryPool,
             "umkit.Stream": umkit.Stream, "umkit.Event": umkit.Event,
             "umkit.widgets.StrategyPanel": widgets.StrategyPanel,
             "umkit.recorder.RecordResult": recorder.RecordResult}
@@ -385,8 +428,9 @@ SKIP = {   # callable -> why it is not swept
                     "the CLI's --backend",
     "umkit.use": "switches the process backend: its arguments are swept by test_use_sweep",
     "umkit.using": "as umkit.use (test_use_sweep)",
-    "umkit.widgets.Workshop": "builds the full dashboard (an ECG run): swept via its parts",
-    "umkit.widgets.workshop": "as Workshop",
+    "umkit.widgets.Workshop.record_ecg": "runs the full ECG (6 strategies x ecg_steps); "
+                                         "ecg.record is swept",
+    "umkit.widgets.Workshop.reset": "no arguments",
     "umkit.widgets.StrategyPanel.start": "the Run button (a thread): run_once is swept",
     "umkit.widgets.StrategyPanel.wait": "waits for the Run button's thread",
     "umkit.recorder.RecordResult.plot": "draws (matplotlib); plots.ecg is swept",
@@ -453,9 +497,19 @@ def _provide(qn, pname, tmp):
     return f() if f is not None else None
 
 
+_shared: dict = {}
+
+
 def _resolve(qn, target):
     if isinstance(target, tuple):      # (instance factory, method name)
         make, n = target
+        host = qn.rsplit(".", 1)[0]
+        if host in SHARED:
+            key = (host, id(umkit.backend()))
+            if key not in _shared:
+                _shared.clear()
+                _shared[key] = make()
+            return getattr(_shared[key], n)
         return getattr(make(), n)
     return target
 

@@ -52,40 +52,48 @@ class Kernel:
         return f"umkit.kernel({self.name!r})"
 
     def __call__(self, grid, block, args, *, stream=None, reads=None, writes=(), flops=0):
+        grid, block = _dims(grid, "grid"), _dims(block, "block")
+        from . import validators as V
         if not isinstance(args, (tuple, list)):
-            raise InvalidType("args must be a tuple of umkit Arrays and numbers",
+            raise InvalidType("args must be a tuple of umkit Arrays and numbers", argument="args",
                               hint="e.g. (C, A, B, np.uint32(n))")
         arrays = [a for a in args if isinstance(a, Array)]
         for a in args:
-            if not isinstance(a, (Array, numbers.Number, np.generic)):
-                raise InvalidType(f"kernel argument {a!r} is neither a umkit Array nor a number",
-                                  hint="pass umkit arrays (they become pointers) and numbers")
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (Array, numbers.Number,
+                                                                       np.generic)):
+                raise InvalidType(f"kernel argument {V._short(a)} is neither a umkit Array nor a "
+                                  "number", argument="args",
+                                  hint="pass umkit arrays (they become pointers) and numbers; "
+                                       "booleans as np.int32(0/1)")
         if not arrays:
-            raise InvalidArgument("a kernel needs at least one umkit Array argument")
+            raise InvalidArgument("a kernel needs at least one umkit Array argument in args",
+                                  argument="args", hint="e.g. (C, A, B, np.uint32(n))")
         for a in arrays:
             a._alive(f"kernel {self.name}")
         b = arrays[0].backend
         if any(a.backend is not b for a in arrays):
-            raise InvalidArgument("the arrays belong to different backends",
+            raise InvalidArgument("the arrays in args belong to different backends",
+                                  argument="args",
                                   hint="allocate them all after the last umkit.use(...)")
-        writes = list(writes or ())
+        if isinstance(writes, Array):
+            writes = (writes,)
+        writes = list(V.sequence(writes, "writes", hint="writes=(C,): the Arrays the kernel "
+                                                        "writes"))
         if any(not isinstance(w, Array) or all(w is not a for a in arrays) for w in writes):
-            raise InvalidArgument("writes= must list Arrays that are arguments of the kernel")
+            raise InvalidArgument("writes= must list Arrays that are arguments of the kernel",
+                                  argument="writes", hint="e.g. writes=(C,)")
         if reads is None:
             reads = {}
         if not isinstance(reads, dict):
-            raise InvalidType("reads= must be a dict {array: times read}",
+            raise InvalidType("reads= must be a dict {array: times read}", argument="reads",
                               hint="e.g. reads={A: n / 32, B: n / 32}")
         for a, times in reads.items():
             if all(a is not x for x in arrays):
-                raise InvalidArgument("reads= names an Array that is not a kernel argument")
-            if isinstance(times, bool) or not isinstance(times, numbers.Real) or not times >= 0 \
-                    or not np.isfinite(times):
-                raise InvalidArgument(f"reads times={times!r} must be a finite number >= 0")
-        if isinstance(flops, bool) or not isinstance(flops, numbers.Real) or not flops >= 0 \
-                or not np.isfinite(flops):
-            raise InvalidArgument(f"flops={flops!r} must be a finite number >= 0",
-                                  hint="the kernel's arithmetic, e.g. 2 * n**3 for a matmul")
+                raise InvalidArgument("reads= names an Array that is not a kernel argument",
+                                      argument="reads", hint="e.g. reads={A: n / 32}")
+            V.real(times, "reads", lo=0.0, hint="times each array is read, e.g. reads={A: 2}")
+        flops = V.real(flops, "flops", lo=0.0,
+                       hint="the kernel's arithmetic, e.g. 2 * n**3 for a matmul")
         # what each array costs: (array, times read, written?)
         cost = []
         for a in _unique(arrays):
@@ -106,6 +114,18 @@ class Kernel:
         b.launch_user(UserKernel(self.name, self.source, self.sim, grid, block, kargs,
                                  tuple((_buffer(a), r, w) for a, r, w in cost), float(flops)),
                       handle)
+
+
+def _dims(d, name: str) -> tuple[int, ...]:
+    """A launch dimension: an int, or a tuple/list of 1 to 3 ints, each 1 .. 2**31 - 1."""
+    from . import validators as V
+    hint = f"e.g. {name}=256 or {name}=(16, 16)"
+    if isinstance(d, (tuple, list)):
+        if not 1 <= len(d) <= 3:
+            raise InvalidArgument(f"{name}={d!r} must have 1 to 3 dimensions", argument=name,
+                                  hint=hint)
+        return tuple(V.integer(x, name, lo=1, hi=2**31 - 1, hint=hint) for x in d)
+    return (V.integer(d, name, lo=1, hi=2**31 - 1, hint=hint),)
 
 
 def _unique(arrays):

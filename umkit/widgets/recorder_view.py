@@ -44,6 +44,11 @@ class RecorderView:
     # -- fed by the recorder ------------------------------------------------------------------------
     def add(self, record) -> None:
         """on_step callback: one finished step (a StepRecord)."""
+        from ..errors import InvalidType
+        from ..workloads import StepRecord
+        if not isinstance(record, StepRecord):
+            raise InvalidType(f"record={record!r} is not a StepRecord", argument="record",
+                              hint="pass view.add as a recorder's on_step, or use view.recorder()")
         self.steps.append(record.ms)
         if record.note:
             self.notes[record.step] = record.note
@@ -65,6 +70,12 @@ class RecorderView:
     def finish(self, result) -> None:
         """Draw the recorded run as the ECG (picture + summary table)."""
         import matplotlib.pyplot as plt
+
+        from ..errors import InvalidType
+        from ..recorder import RecordResult
+        if not isinstance(result, RecordResult):
+            raise InvalidType(f"result={result!r} is not a RecordResult", argument="result",
+                              hint="pass rec.result() of a finished recorder")
         self.result = result
         self.fig = result.plot()
         if self.static:

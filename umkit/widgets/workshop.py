@@ -70,10 +70,13 @@ CSS = """<style>
 
 
 def preset(key: str) -> Preset:
+    from .. import validators as V
+    V.string(key, "key", hint=f"a preset: one of {[p.key for p in PRESETS]}")
     for p in PRESETS:
         if p.key == key:
             return p
-    raise InvalidArgument(f"preset {key!r} is unknown", hint=f"use one of {[p.key for p in PRESETS]}")
+    raise InvalidArgument(f"preset {key!r} is unknown", argument="key",
+                          hint=f"use one of {[p.key for p in PRESETS]}")
 
 
 class Workshop:
@@ -83,7 +86,13 @@ class Workshop:
 
     def __init__(self, *, why: str | None = None, ecg_steps: int = 30):
         import ipywidgets as W
+
+        from .. import ecg as _ecg
+        from .. import validators as V
         from .residency_map import ResidencyMap
+        V.optional_string(why, "why")
+        ecg_steps = V.integer(ecg_steps, "ecg_steps", lo=1, hi=_ecg.MAX_STEPS,
+                              hint="steps of the ECG button's run, e.g. 30")
         self._gpu = backend_name() if backend_name() != "sim" else None
         self.why = why
         self.ecg_steps = ecg_steps
@@ -178,6 +187,8 @@ class Workshop:
         self._new_array()
 
     def projector(self, on: bool = True):
+        from .. import validators as V
+        on = V.flag(on, "on")
         (self.widget.add_class if on else self.widget.remove_class)("umk-projector")
         if self.projector_toggle.value != bool(on):
             self.projector_toggle.value = bool(on)
@@ -199,6 +210,9 @@ class Workshop:
 
     def breathe(self, action: str):
         import umkit
+
+        from .. import validators as V
+        V.choice(action, "action", ("gpu", "prefetch", "cpu", "back"))
         a = self._arr
         if action == "gpu":
             umkit.increment(a)
@@ -209,7 +223,7 @@ class Workshop:
         elif action == "back":
             a.prefetch("cpu")
         else:
-            raise InvalidArgument(f"action {action!r} is unknown",
+            raise InvalidArgument(f"action {action!r} is unknown", argument="action",
                                   hint="use 'gpu', 'prefetch', 'cpu' or 'back'")
         umkit.synchronize()
         return self.rmap.update(dict(gpu="the GPU touched it", prefetch="prefetched to the GPU",
@@ -217,7 +231,8 @@ class Workshop:
 
     # -- ECG ---------------------------------------------------------------------------------------
     def record_ecg(self, threaded: bool = False):
-        if threaded:
+        from .. import validators as V
+        if V.flag(threaded, "threaded"):
             t = threading.Thread(target=self.record_ecg, name="umkit-ecg", daemon=True)
             t.start()
             return t
@@ -251,4 +266,6 @@ class Workshop:
 
 def workshop(*, why: str | None = None) -> Workshop:
     """The workshop dashboard (it displays itself as a cell's last expression)."""
+    from .. import validators as V
+    V.optional_string(why, "why")
     return Workshop(why=why)
