@@ -424,8 +424,6 @@ SKIP = {   # callable -> why it is not swept
                             "test_examples.py",
     "umkit.examples.run": "builds and runs the compiled programs (GPU CI)",
     "umkit.examples.main": "the examples command line: argv, swept by test_examples.py",
-    "umkit.doctor": "runs external tools (nvidia-smi, rocminfo); backend= is swept through "
-                    "the CLI's --backend",
     "umkit.use": "switches the process backend: its arguments are swept by test_use_sweep",
     "umkit.using": "as umkit.use (test_use_sweep)",
     "umkit.widgets.Workshop.record_ecg": "runs the full ECG (6 strategies x ecg_steps); "

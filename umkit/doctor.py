@@ -647,6 +647,10 @@ def format_report(rep: dict) -> str:
 def doctor(backend=None, file=None) -> int:
     """Print the environment report (see :func:`report`) and return an exit code: 0 when umkit
     can run, 1 when the backend asked for (argument or ``UMKIT_BACKEND``) can't."""
+    if file is not None and not callable(getattr(file, "write", None)):
+        from .errors import InvalidType
+        raise InvalidType(f"file={file!r} is not a text stream", argument="file",
+                          hint="leave it out (stdout), or pass sys.stderr / an open text file")
     rep = report(backend)
     print(format_report(rep), file=file if file is not None else sys.stdout)
     return 0 if rep["ok"] else 1
