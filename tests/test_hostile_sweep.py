@@ -25,11 +25,9 @@ import contextlib
 import importlib
 import inspect
 import io
-import math
 import os
 import signal
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -539,7 +537,7 @@ def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
             except Exception as e:  # noqa: BLE001
                 findings.append(f"{qn}: setting up the call failed: {type(e).__name__}: {e}")
                 return calls, findings
-            if os.environ.get("SWEEP_TRACE"):
+            if os.environ.get("SWEEP_TRACE"):       # which call is running (a crash, a hang)
                 print(qn, pname, label, file=sys.__stderr__, flush=True)
             args, kw = [], {}
             for n, q in params:
@@ -557,7 +555,6 @@ def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
                 kw.setdefault(n, v)
             calls += 1
             out = io.StringIO()
-            t0 = time.perf_counter()
             try:
                 with _timer(TIMEOUT_S), contextlib.redirect_stdout(out), \
                         contextlib.redirect_stderr(out), warnings.catch_warnings():
@@ -573,8 +570,6 @@ def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
                     if named != pname and named not in peers and not _names(str(e), pname):
                         findings.append(f"{qn}({pname}={label}): {type(e).__name__} does not "
                                         f"name {pname!r} (argument={named!r}): {e.message}")
-                elif cat not in ("freed", "foreign", "array") and want not in (None, "array"):
-                    pass
                 continue
             except Boom:
                 findings.append(f"{qn}({pname}={label}): the object's own error escaped "
@@ -583,9 +578,6 @@ def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
             except Exception as e:  # noqa: BLE001
                 findings.append(f"{qn}({pname}={label}): raw {type(e).__name__}: {e}"[:300])
                 continue
-            finally:
-                if time.perf_counter() - t0 > TIMEOUT_S:
-                    pass
             # a result: was the value one this parameter may take?
             if _grading(qn):
                 if getattr(result, "ok", False) is True and want is None:
