@@ -119,6 +119,7 @@ class SimBackend(Backend):
         a, pages = self._range(ptr, nbytes, "prefetch")
         dest = CPU_ID if to.kind == "host" else self._dev(to.id)
         s = self._stream(stream)
+        self.engine.now += self.profile.host_op("prefetch_submit")   # the call's host time
         dur = self.engine.prefetch(a, pages, dest)
         self.engine.enqueue(s, dur, f"prefetch->{to}")
 
@@ -211,6 +212,9 @@ class SimBackend(Backend):
 
     def event_record(self, event, stream) -> None:
         s = self._stream(stream)
+        # the host's time to create and record an event (profile event_overhead): an idle
+        # stream stamps the event when the call reaches it
+        self.engine.now += self.profile.host_op("event_overhead")
         event.time = max(self.engine.now, s.ready)
 
     def event_elapsed_ms(self, start, end) -> float:
@@ -252,6 +256,7 @@ class SimBackend(Backend):
             key = {"h2d": "bytes_h2d", "d2h": "bytes_d2h"}.get(direction)
             if key:
                 self.engine.counters[key] += nbytes
+        self.engine.now += self.profile.host_op("copy_submit")      # the call's host time
         self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses)
 
     def pageable(self, nbytes: int):
@@ -265,9 +270,10 @@ class SimBackend(Backend):
         return v
 
     def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
-        """A copy to/from pageable host memory: the driver stages it through pinned buffers --
-        modelled (an estimate of the mechanism) as the pinned copy plus the host-side copy into
-        the staging buffer at the host's memcpy rate; the host waits for it."""
+        """A copy to/from pageable host memory: the driver stages it through pinned buffers in
+        chunks, the CPU's memcpy into staging overlapping the DMA -- modelled as the slower of
+        the pinned copy and the host-side copy at the host's memcpy rate, plus the copy's fixed
+        cost; the host waits for it."""
         eng, p = self.engine, self.profile
         a, off = eng.find(ptr)
         if off + nbytes > a.nbytes:
@@ -285,11 +291,15 @@ class SimBackend(Backend):
             a.where[pages] = np.where(a.where[pages] == 0, CPU_BIT, a.where[pages])
         if on_gpu:
             direction = "h2d" if to_array else "d2h"
-            dur = p.copy_latency_s() + p.copy_cost(nbytes, direction) + nbytes / p.host_rate(True)
+            # the driver stages the copy through pinned buffers chunk by chunk, so the CPU's
+            # memcpy into the staging buffers and the DMA overlap: the slower of the two
+            dur = p.copy_latency_s() + max(p.copy_cost(nbytes, direction),
+                                           nbytes / p.host_rate(True, nbytes))
             eng.counters["bytes_" + direction] += nbytes
         else:
-            dur = nbytes / p.host_rate(True)
+            dur = nbytes / p.host_rate(True, nbytes)
         s = self._stream(stream)
+        eng.now += p.host_op("copy_submit")
         end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}",
                           [Access(a, a.page_range(off, off + nbytes), bool(to_array), nbytes)])
         eng.now = max(eng.now, end)
@@ -311,7 +321,7 @@ class SimBackend(Backend):
     def _submit(self):
         """The host's time to submit one kernel (Python + driver; profile ``launch_overhead``):
         the host is busy, and an idle GPU waits for the kernel to arrive."""
-        self.engine.now += self.profile.p.get("launch_overhead", 0.0)
+        self.engine.now += self.profile.host_op("launch_overhead")
 
     def launch_user(self, k: UserKernel, stream) -> None:
         """A learner's kernel (umkit.kernel): ``k.cost`` = [(buffer, times read, written?)];

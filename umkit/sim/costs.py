@@ -42,7 +42,10 @@ REQUIRED = (
     "sync_event", "vram", "map_cost_per_mib", "peer_bw", "first_touch_latency",
 )
 #: parameters a profile may have (the model does without them when absent)
-OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "launch_overhead")
+OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "launch_overhead",
+            "event_overhead", "copy_submit", "prefetch_submit", "prefetch_gpu_latency",
+            "host_cache_bytes", "host_cache_bw", "host_cache_copy_bw", "free_managed",
+            "free_device", "free_pinned", "dup_refault_latency")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
@@ -99,7 +102,13 @@ class Profile:
 
     def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
         bw = self.prefetch_h2d_bw if to_gpu else self.prefetch_d2h_bw
-        return self.prefetch_latency + nbytes / bw
+        return self.prefetch_fixed(to_gpu) + nbytes / bw
+
+    def prefetch_fixed(self, to_gpu: bool) -> float:
+        """Fixed device-side cost of one prefetch: ``prefetch_gpu_latency`` toward a GPU (where
+        present), ``prefetch_latency`` otherwise."""
+        return self.p.get("prefetch_gpu_latency", self.prefetch_latency) if to_gpu \
+            else self.prefetch_latency
 
     def cpu_fault_cost(self, n_faults: int, n_regions: int, nbytes: int) -> float:
         """CPU faults on GPU-resident pages: per fault, per region, and the bytes back."""
@@ -116,10 +125,23 @@ class Profile:
         prefetch call's)."""
         return self.p.get("copy_latency", self.prefetch_latency)
 
-    def host_rate(self, streaming: bool) -> float:
+    def host_rate(self, streaming: bool, span: float | None = None) -> float:
         """The CPU's rate over host-resident memory: ``host_copy_bw`` for memset/memcpy-like
-        work (fills, copies, assignments), ``host_mem_bw`` for computing over it (a sum)."""
-        return self.p.get("host_copy_bw", self.host_mem_bw) if streaming else self.host_mem_bw
+        work (fills, copies, assignments), ``host_mem_bw`` for computing over it (a sum).  An
+        access whose pages span at most ``host_cache_bytes`` stays in the CPU's caches and
+        runs at ``host_cache_copy_bw`` / ``host_cache_bw`` (where the profile has them)."""
+        p = self.p
+        if span is not None and "host_cache_bytes" in p and span <= p["host_cache_bytes"]:
+            if streaming and "host_cache_copy_bw" in p:
+                return p["host_cache_copy_bw"]
+            if not streaming and "host_cache_bw" in p:
+                return p["host_cache_bw"]
+        return p.get("host_copy_bw", self.host_mem_bw) if streaming else self.host_mem_bw
+
+    def host_op(self, key: str) -> float:
+        """The host's own time for one API call (``launch_overhead``, ``event_overhead``,
+        ``copy_submit``, ``prefetch_submit``, ``free_managed`` ...; 0 where absent)."""
+        return self.p.get(key, 0.0)
 
     def copy_cost(self, nbytes: int, direction: str) -> float:
         bw = {"h2d": self.pinned_h2d_bw, "d2h": self.pinned_d2h_bw,

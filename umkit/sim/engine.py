@@ -247,6 +247,9 @@ class Engine:
                 k.accesses = [acc for acc in k.accesses if acc.alloc is not a]
         if self._watches:
             self._watches = [w for w in self._watches if w[1] is not a]
+        # the host's time in the free call: unmapping and releasing the range (profile
+        # free_managed / free_device / free_pinned; 0 where the profile has none)
+        self.now += self.profile.host_op("free_" + a.kind)
         self._log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
         return a
 
@@ -498,6 +501,13 @@ class Engine:
             t += (pe1 + pe2) / p.peer_bw
         b0, f0 = c["fault_batches"], c["gpu_faults"]
         t += self._charge_faults(a, need, moved, self._dup(a, need, write))
+        lost = need[a.dup_lost[need]]
+        if lost.size:
+            # read-mostly pages whose GPU copy a CPU write invalidated come back one host page
+            # per fault (the write split the GPU's big-page mapping), each at
+            # dup_refault_latency on top of the fault batch
+            t += lost.size * p.host_op("dup_refault_latency")
+            a.dup_lost[lost] = False
         nf, batches = c["gpu_faults"] - f0, c["fault_batches"] - b0
         self._log("fault_batch", "kmd", f"{nf} faults in {batches} batches, "
                   f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
@@ -540,7 +550,6 @@ class Engine:
         """The CPU touches ``accesses`` now.  Flags races, charges CPU faults, advances time.
         ``streaming``: memset/memcpy-like work (fills, copies), not arithmetic over the data."""
         p, c, pol = self.profile, self.counters, self.policy
-        host_bw = p.host_rate(streaming)
         if self._watches:
             self._check_watches()
         self._check_races(accesses, where)
@@ -588,10 +597,15 @@ class Engine:
                     both = pages[((a.where[pages] & CPU_BIT) != 0) & ((a.where[pages] & ~CPU_BIT) != 0)]
                     if both.size:
                         a.where[both] = CPU_BIT
+                        # the GPU's copies of exactly these host pages are gone: a later GPU
+                        # read duplicates them again page by page (see _fault_in)
+                        a.dup_lost[both] = True
                         c["invalidations"] += both.size
                         t += both.size * p.cpu_fault_latency
-            # reading pages that just arrived costs no extra pass: the copy brought them in
-            t += acc.nbytes * (1 - fetched / pages.size) / host_bw
+            # reading pages that just arrived costs no extra pass: the copy brought them in;
+            # the rest streams at the host's rate for an access of this span (cache or DRAM)
+            t += acc.nbytes * (1 - fetched / pages.size) / p.host_rate(
+                streaming, pages.size * a.host_page)
         self.now += t
         return t
 
@@ -768,7 +782,7 @@ class Engine:
         bit = loc_bit(dest)
         a.last_prefetch[pages] = dest
         pages = pages[(a.where[pages] & bit) == 0]
-        t = p.prefetch_latency
+        t = p.prefetch_fixed(dest != CPU_ID)
         if dest != CPU_ID:
             t += self._make_room(dest, pages.size * a.host_page,
                                  {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})

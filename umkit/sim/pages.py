@@ -40,6 +40,8 @@ class Allocation:
         self.accessed_by = np.zeros(self.npages, dtype=np.uint8)
         self.coarse_grain = np.zeros(self.npages, dtype=bool)
         self.last_prefetch = np.full(self.npages, NO_LOC, dtype=np.int8)
+        #: read-mostly pages whose GPU copy a CPU write invalidated (re-duplicated page by page)
+        self.dup_lost = np.zeros(self.npages, dtype=bool)
         self.pages_per_region = max(1, region // host_page)
         self.nregions = -(-self.npages // self.pages_per_region)
         self.region_stamp = np.full(self.nregions, t)   # LRU: last allocation/migration time
