@@ -1,27 +1,42 @@
-"""Refit the ``h200-pcie5`` profile on FIT data only, then report fit and validation apart.
+"""Refit the ``h200-pcie5`` profile on FIT data only; then report fit and validation apart.
 
-    python benchmarks/refit_h200_profile.py RUN_DIR [--write]
+    python benchmarks/refit_h200_profile.py RUN_DIR [--small-bench SMALL_BENCH.json] [--write]
 
-FIT data: the 20 workloads of ``umkit.calibrate`` measured in RUN_DIR/calibrate_compare.json
-("measured" -> "fit") and the size sweeps of RUN_DIR/small_bench.json (benchmarks/small_bench.py).
+FIT data, and nothing else:
+
+* the 20 workloads of ``umkit.calibrate`` measured in RUN_DIR/calibrate_compare.json
+  ("measured" -> "fit");
+* the size sweeps and fit-only microbenchmarks of ``benchmarks/small_bench.py``
+  (RUN_DIR/small_bench.json, or ``--small-bench`` from a later fit-data run).
+
 The validation workloads of ``umkit.validation`` (RUN_DIR/calibrate_compare.json "measured" ->
-"validation") are never read by the fit: they are only re-predicted afterwards.
+"validation") and the UnifiedMemoryPerf tables (umperf.json) are never read here: they are
+re-predicted afterwards (``benchmarks/evaluate_model.py``), only to be reported.
 
-What is fitted from what (each source is written into the profile):
+Each parameter is read off the measurement that isolates it, in the model's own terms (the
+formulas are those of ``umkit/sim/costs.py`` and ``engine.py``):
 
-* fault path (per batch, per unmapping batch, per fault, per 2 MiB region, bytes at
-  ``fault_bw``): relative non-negative least squares over the fit set's GPU fault reads and
-  the sweep's fault reads of fresh CPU-written buffers, 4 KiB .. 256 MiB;
-* ``copy_latency``: the pinned-copy sweep's intercept (sizes <= 1 MiB, after subtracting the
-  bytes at the 256 MiB bandwidths);
-* ``host_copy_bw``: the sweep's CPU fill and copy of pageable and pinned memory (>= 16 MiB);
-* everything else as ``umkit.calibrate.fit`` and benchmarks/fit_h200_profile.py take it.
+* host time per call: ``launch_overhead`` (100 kernel submits, host-timed), ``event_overhead``
+  (events around nothing), ``copy_submit`` (100 copy submits), ``prefetch_submit`` (the prefetch
+  call's own time); ``kernel_launch`` = one kernel + synchronize minus its submit;
+* device rates and fixed costs from size sweeps: an event-timed operation takes
+  ``submit + max(event_overhead, fixed + bytes / rate)`` (the end event is recorded while it
+  runs), so ``hbm_bw``, ``copy_latency``, ``prefetch_latency`` / ``prefetch_gpu_latency`` and
+  the prefetch rates come from the sweep points that the rate dominates;
+* the GPU fault path (per batch, per unmapping batch, per fault, per 2 MiB region, bytes at
+  ``fault_bw``): relative non-negative least squares over the fit set's fault reads and the
+  sweep's fault reads of fresh CPU-written buffers;
+* the CPU fault path as ``umkit.calibrate.fit``; host rates in and out of the CPU's cache from
+  the host sweep; ``first_touch_latency`` from the fit set's first CPU write;
+* ``dup_refault_latency``: the slope, per 4 KiB page, of the GPU re-read of a read-mostly
+  buffer after the CPU wrote k bytes of it (the read-mostly sweep);
+* ``free_*`` and ``alloc_*`` from the alloc/free microbenchmark, ``fp32_flops`` from the
+  UnifiedMemoryPerf kernel on device memory at sizes the sample does not use.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -32,12 +47,93 @@ import umkit  # noqa: E402
 from umkit import calibrate  # noqa: E402
 from umkit.sim.costs import PROFILE_DIR  # noqa: E402
 
-MiB = 1 << 20
+KiB, MiB = 1 << 10, 1 << 20
+US, MS = 1e-6, 1e-3
 
 
-def fault_rows(m: dict, sb: dict, p: dict, B=256 * MiB, batch=256, hp=4096, gp=65536, region=2 * MiB):
-    """Rows [batches, unmap batches, faults, regions, bytes] -> seconds of fault service."""
-    launch = p["kernel_launch"] * 1e-6
+def _k(d: dict, size: int):
+    return d.get(str(size), d.get(size))
+
+
+def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) -> tuple[dict, dict]:
+    """(values in the profile's units, source per parameter)."""
+    v, src = {}, {}
+    fit_src = f"the fit set of umkit calibrate (benchmarks/results/{run_name}/calibrate_compare.json)"
+    sb_src = f"benchmarks/small_bench.py (benchmarks/results/{sb_name}/small_bench.json)"
+    who = f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), {date}"
+
+    def put(key, value, how, data):
+        v[key] = float(value)
+        src[key] = f"fitted: {how}; {who}, {data}"
+
+    ls = sb["launch_sync"]
+    sync = cur["sync_device"] * US
+    L = ls["touch_4k_x100_host_ms"] * MS / 100
+    put("launch_overhead", L / US, "host time per kernel submit (100 touches of 4 KiB, host-timed)", sb_src)
+    K = ls["touch_4k_plus_sync_host_ms"] * MS - L - sync
+    put("kernel_launch", K / US, "one 4 KiB touch + synchronize, host-timed, minus its submit and the "
+        "synchronize", sb_src)
+    cp = sb["copies"]
+    tm = sb.get("timer", {})
+    if "empty_timer_ms" in tm:
+        E = tm["empty_timer_ms"] * MS
+        put("event_overhead", E / US, "device events around nothing (umkit.timer with an empty block): "
+            "the host's time between the two event records", sb_src)
+    else:
+        E = _k(cp, 4 * KiB)["device_read_ms"] * MS - L
+        put("event_overhead", E / US, "event-timed touch of 4 KiB of device memory minus the kernel "
+            "submit (the kernel ends before the end event is recorded)", sb_src)
+    S_c = tm["copy_16k_x100_host_ms"] * MS / 100 if "copy_16k_x100_host_ms" in tm else 0.0
+    if "copy_16k_x100_host_ms" in tm:
+        put("copy_submit", S_c / US, "host time per copy submit (100 async 16 KiB copies)", sb_src)
+    pf = [tm[k] * MS for k in tm if k.startswith("prefetch_call_")]
+    S_p = float(np.median(pf)) if pf else 0.0
+    if pf:
+        put("prefetch_submit", S_p / US, "host time of the prefetch call itself (128 KiB and 8 MiB, "
+            "no wait)", sb_src)
+
+    # -- HBM: the device-memory read sweep where the bytes dominate (>= 64 MiB)
+    big = [(s, _k(cp, s)["device_read_ms"] * MS) for s in (64 * MiB, 256 * MiB)]
+    rates = [s / (t - L - K) for s, t in big]
+    hbm = rates[-1]
+    put("hbm_bw", hbm / 1e9, "event-timed streaming read of 256 MiB of device memory minus submit and "
+        "kernel launch", sb_src)
+
+    # -- copies: fixed cost + bytes/rate, relative least squares over the pinned-copy sweep
+    #    (>= 1 MiB, where the copy outlasts the end event's record) and the fit set's 256 MiB
+    B = 256 * MiB
+    lats = []
+    for d in ("h2d", "d2h"):
+        rows = [(s, _k(cp, s)[f"pinned_{d}_ms"] * MS - S_c) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+        rows.append((B, m[f"pinned_{d}"] * MS - S_c))
+        A = np.array([[1.0, s] for s, _ in rows])
+        y = np.array([t for _, t in rows])
+        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+        lats.append(x[0])
+        put(f"pinned_{d}_bw", (1 / x[1]) / 1e9, f"relative least squares, fixed + bytes/rate, over the "
+            f"pinned {d} copy sweep 1-256 MiB and the fit set's 256 MiB copy (events), minus the submit",
+            f"{sb_src}; {fit_src}")
+    put("copy_latency", float(np.mean(lats)) / US, "the fixed part of the same fits (mean of h2d and d2h)",
+        f"{sb_src}; {fit_src}")
+    zc = B / (m["accessed_by"] * MS - L - K)
+    put("zero_copy_bw", zc / 1e9, "GPU read of 256 MiB of CPU-preferred, accessed-by memory in place "
+        "(events), minus submit and kernel launch", fit_src)
+
+    # -- prefetch: relative least squares over the sweep (>= 1 MiB) and the fit set's 256 MiB rows
+    ms_ = sb["managed"]
+    for d, key_lat, key_bw in (("h2d", "prefetch_gpu_latency", "prefetch_h2d_bw"),
+                               ("d2h", "prefetch_latency", "prefetch_d2h_bw")):
+        rows = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS - S_p) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+        rows.append((B, m[f"prefetch_{d}"] * MS - S_p))
+        A = np.array([[1.0, s] for s, _ in rows])
+        y = np.array([t for _, t in rows])
+        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+        put(key_lat, x[0] / US, f"relative least squares, fixed + bytes/rate, over the prefetch {d} sweep "
+            "1-256 MiB and the fit set's 256 MiB prefetch, minus the call's host time", f"{sb_src}; {fit_src}")
+        put(key_bw, (1 / x[1]) / 1e9, f"as {key_lat}", f"{sb_src}; {fit_src}")
+
+    # -- GPU fault path
+    batch, hp, gp, region = 256, 4096, 65536, 2 * MiB
     rows, y, names = [], [], []
 
     def nb(f):
@@ -47,81 +143,159 @@ def fault_rows(m: dict, sb: dict, p: dict, B=256 * MiB, batch=256, hp=4096, gp=6
             ("gpu_touch_64k", B // gp, B, 1, B // region),
             ("gpu_touch_2m", B // region, (B // region) * gp, 1, B // region),
             ("read_mostly_first", B // hp, B, 0, B // region)):
-        if key in m:
-            rows.append([nb(faults), nb(faults) * unmap, faults, regions, nbyt])
-            y.append(m[key] * 1e-3 - launch)
-            names.append(key)
-    for size, r in sorted((int(k), v) for k, v in sb["managed"].items()):
-        faults = max(1, size // hp)
-        rows.append([nb(faults), nb(faults), faults, max(1, -(-size // region)), max(size, gp)])
-        y.append(r["fault_read_ms"] * 1e-3 - launch)
-        names.append(f"sweep_fault_read_{size}")
-    return np.array(rows, float), np.array(y), names
+        rows.append([1.0, nb(faults), nb(faults) * unmap, faults, regions, nbyt])
+        y.append(m[key] * MS - L - K - B / hbm)
+        names.append(key)
+    for s in sorted(int(k) for k in ms_):
+        faults = max(1, s // hp)
+        rows.append([1.0, nb(faults), nb(faults), faults, max(1, -(-s // region)), max(s, gp)])
+        y.append(_k(ms_, s)["fault_read_ms"] * MS - L - K - s / hbm)
+        names.append(f"sweep_fault_read_{s}")
+    A, y = np.array(rows, float), np.array(y)
+    G, Lb, U, f1, R, inv_bw = calibrate._nnls(A / y[:, None], np.ones_like(y))
+    how = ("relative non-negative least squares (per kernel that faults, per batch, per unmapping "
+           "batch, per fault, per 2 MiB region, bytes) over the fit set's GPU fault reads and the fault-read sweep 4 KiB - 256 MiB, "
+           "minus submit, launch and the local read")
+    for key, val in (("fault_group_latency", G / US), ("fault_batch_latency", Lb / US), ("fault_unmap_latency", U / US),
+                     ("fault_latency", f1 / US), ("fault_region_latency", R / US),
+                     ("fault_bw", (1 / inv_bw) / 1e9 if inv_bw > 0 else 1e3)):
+        put(key, val, how, f"{fit_src}; {sb_src}")
+    pred = A @ np.array([G, Lb, U, f1, R, inv_bw])
+    fault_fit = [(n_, yy * 1e3, pp * 1e3) for n_, yy, pp in zip(names, y, pred)]
+
+    # -- host rates: the host sweep, out of cache (>= 64 MiB) and in it (1-16 MiB)
+    hs = sb["host"]
+    host_ms0 = 2 * sync
+
+    def rate(sizes, keys):
+        return float(np.median([s / (_k(hs, s)[k] * MS - host_ms0) for s in sizes for k in keys]))
+    dram, cache = (64 * MiB, 256 * MiB), (MiB, 4 * MiB, 16 * MiB)
+    reads = ("pageable_sum_ms", "pinned_sum_ms")
+    fills, copies = ("pageable_fill_ms", "pinned_fill_ms"), ("pageable_copy_ms", "pinned_copy_ms")
+    put("host_mem_bw", rate(dram, reads) / 1e9, "CPU sum of 64 and 256 MiB of pageable and pinned memory "
+        "(NumPy, one thread), median", sb_src)
+    put("host_copy_bw", rate(dram, copies) / 1e9, "CPU copy (np.copyto from a NumPy array) into 64 and "
+        "256 MiB of pageable and pinned memory, median", sb_src)
+    put("host_fill_bw", rate(dram, fills) / 1e9, "CPU fill (a scalar stored) of 64 and 256 MiB of "
+        "pageable and pinned memory, median", sb_src)
+    put("host_cache_bw", rate(cache, reads) / 1e9, "CPU sum of 1-16 MiB (fits in the CPU's caches), median",
+        sb_src)
+    put("host_cache_copy_bw", rate(cache, copies) / 1e9, "CPU copy into 1-16 MiB, median", sb_src)
+    put("host_cache_fill_bw", rate(cache, fills) / 1e9, "CPU fill of 1-16 MiB, median", sb_src)
+    hv = sb.get("host_verify", {})
+    knee = 16 * MiB
+    if hv and _k(hv, 32 * MiB) and _k(hv, 8 * MiB):
+        r8 = 8 * MiB / (_k(hv, 8 * MiB)["pinned_copy_in_ms"] * MS)
+        r32 = 32 * MiB / (_k(hv, 32 * MiB)["pinned_copy_in_ms"] * MS)
+        if r32 > 0.75 * r8:
+            knee = 32 * MiB
+    put("host_cache_bytes", knee, "the largest size of the host sweep (and the 32 MiB copy-in of "
+        "host_verify, when measured) that still ran at the in-cache rate", sb_src)
+    hm, hc = v["host_mem_bw"] * 1e9, v["host_fill_bw"] * 1e9
+    ft = (m["cpu_first_touch"] * MS - (B // hp) * hp / hm - B / hc) / (B // hp)
+    put("first_touch_latency", max(0.0, ft) / US, "the fit set's first CPU write (a fill) of 256 MiB of "
+        "fresh managed memory minus a zero-fill pass at host_mem_bw and the fill at host_fill_bw, per "
+        "4 KiB page", fit_src)
+
+    # -- CPU fault path (as umkit.calibrate.fit: one fault per 64 KiB block, per region, bytes at
+    #    the device->host migration rate the prefetch measures)
+    cbw = v["prefetch_d2h_bw"] * 1e9
+    blocks = B // gp
+    rows, y = [], []
+    for key, faults, nbyt, extra in (("cpu_read_full", blocks, B, 0.0), ("cpu_touch_64k", blocks, B, 0.0),
+                                     ("cpu_touch_2m", B // region, (B // region) * gp, 0.0)):
+        rows.append([faults, B // region, nbyt])
+        y.append(m[key] * MS - extra)
+    A, y = np.array(rows, float), np.array(y)
+    w = 1 / y
+    lat, Rc = calibrate._nnls(A[:, :2] * w[:, None], (y - A[:, 2] / cbw) * w)
+    put("cpu_fault_latency", lat / US, "relative least squares over the fit set's CPU reads of "
+        "GPU-resident memory (all of it, one float per 64 KiB, per 2 MiB), bytes at prefetch_d2h_bw", fit_src)
+    put("cpu_region_latency", Rc / US, "as cpu_fault_latency", fit_src)
+    put("cpu_fault_bw", cbw / 1e9, "the device->host prefetch rate (the rate CPU-fault migration is "
+        "modelled at)", f"{sb_src}; {fit_src}")
+
+    # -- read-mostly: the GPU re-reading its duplicates (the fit set's 256 MiB re-read)
+    put("dup_read_bw", B / (m["read_mostly_reread"] * MS - L - K) / 1e9, "the fit set's GPU re-read of "
+        "256 MiB of read-mostly duplicates (events) minus submit and kernel launch", fit_src)
+    # -- read-mostly: GPU re-read after the CPU wrote k bytes of a duplicated 16 MiB buffer
+    rm = sb.get("read_mostly_16MiB", {})
+    if rm:
+        pts = sorted((min(int(k), 16 * MiB) // hp, r["reread_after_cpu_write_ms"] * MS - r["reread_ms"] * MS)
+                     for k, r in rm.items())
+        A = np.array([[1.0, n] for n, _ in pts])
+        yy = np.array([d for _, d in pts])
+        x = calibrate._nnls(A / yy[:, None], np.ones_like(yy))
+        put("dup_refault_latency", x[1] / US, "slope per 4 KiB page of the GPU re-read of a read-mostly "
+            "16 MiB buffer after the CPU wrote 4 KiB - 16 MiB of it, minus the re-read without the "
+            "write (relative least squares, with a fixed part)", sb_src)
+
+    # -- allocation and free, and the kernel's arithmetic
+    sm = sb.get("small_managed", {})
+    af = sm.get("alloc_free", {})
+    for kind in ("managed", "device", "pinned"):
+        rowsk = [(int(k.split("_")[1]), r) for k, r in af.items() if k.startswith(kind + "_")]
+        if not rowsk:
+            continue
+        if kind == "pinned":
+            per_mib = np.median([(r["alloc_ms"] * MS) / max(1.0, s / MiB) for s, r in rowsk])
+            put("alloc_pinned_per_mib", per_mib / US, "cudaHostAlloc of 16 KiB, 512 KiB, 8 MiB (20 each, "
+                "host-timed) per MiB (at least one MiB)", sb_src)
+        else:
+            put(f"alloc_{kind}", np.median([r["alloc_ms"] for _, r in rowsk]) * MS / US,
+                f"{kind} allocation of 16 KiB, 512 KiB, 8 MiB (20 each, host-timed), median", sb_src)
+        put(f"free_{kind}", np.median([r["free_ms"] for _, r in rowsk]) * MS / US,
+            f"free of {kind} allocations of 16 KiB, 512 KiB, 8 MiB (20 each, host-timed), median", sb_src)
+    if not af and "alloc_free_managed_64k_x100_host_ms" in ls:
+        put("free_managed", ls["alloc_free_managed_64k_x100_host_ms"] * MS / 100 / US - cur["alloc_managed"],
+            "100 allocate+free pairs of 64 KiB managed memory, host-timed, minus alloc_managed", sb_src)
+    mm = sb.get("matmul", {})
+    if mm:
+        big_n = max(int(n) for n in mm)
+        r = _k(mm, big_n)
+        put("fp32_flops", r["flops"] / ((r["kernel_ms"] * MS) - L) / 1e12,
+            f"achieved rate of the UnifiedMemoryPerf tiled SGEMM (32x32 shared-memory tiles) on device "
+            f"memory, n = {big_n}, event-timed, minus the submit: what a kernel that declares its flops "
+            "reaches (the datasheet peak is 67 TFLOP/s)", sb_src)
+    return v, src, fault_fit
+
+
+UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "prefetch_submit": "us",
+         "copy_latency": "us", "fault_latency": "us", "prefetch_gpu_latency": "us", "host_copy_bw": "GB/s",
+         "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s", "host_cache_bytes": "B",
+         "free_managed": "us", "fault_group_latency": "us", "free_device": "us", "free_pinned": "us", "dup_refault_latency": "us",
+         "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
+         "dup_read_bw": "GB/s"}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("run")
-    ap.add_argument("--microbench", default="benchmarks/results/2026-11-29-h200-microbench.json")
+    ap.add_argument("run", help="GPU CI results dir with calibrate_compare.json (fit set rows)")
+    ap.add_argument("--small-bench", help="small_bench.json (default: RUN/small_bench.json)")
     ap.add_argument("--write", action="store_true", help="rewrite umkit/sim/profiles/h200-pcie5.json")
     a = ap.parse_args(argv)
     run = Path(a.run)
-    comp = json.loads((run / "calibrate_compare.json").read_text())
-    meas = comp["measured"]
+    meas = json.loads((run / "calibrate_compare.json").read_text())["measured"]
     m = meas["fit"]                                   # FIT set only
-    sb = json.loads((run / "small_bench.json").read_text())
-    src_run = f"umkit team, lent NVIDIA H200, {meas.get('date')}: benchmarks/results/{run.name}"
+    sbp = Path(a.small_bench) if a.small_bench else run / "small_bench.json"
+    sb = json.loads(sbp.read_text())
     prof_path = PROFILE_DIR / "h200-pcie5.json"
     doc = json.loads(prof_path.read_text())
-    cur = {k: v["value"] for k, v in doc["params"].items()}
-    new, src = {}, {}
-
-    # -- fault path: relative NNLS over fit-set fault reads + the fault-read sweep
-    A, y, names = fault_rows(m, sb, cur, B=meas.get("nbytes", 256 * MiB))
-    w = 1 / y
-    L, U, f, R, inv_bw = calibrate._nnls(A * w[:, None], np.ones_like(y))
-    for k, v in (("fault_batch_latency", L / 1e-6), ("fault_unmap_latency", U / 1e-6),
-                 ("fault_latency", f / 1e-6), ("fault_region_latency", R / 1e-6),
-                 ("fault_bw", (1 / inv_bw) / 1e9 if inv_bw > 0 else 1e3)):
-        new[k] = v
-        src[k] = ("fitted (relative non-negative least squares: per batch, per unmapping batch, per "
-                  "fault, per 2 MiB region, bytes) to the fit set's GPU fault reads and the "
-                  f"fault-read size sweep 4 KiB - 256 MiB (benchmarks/small_bench.py) of {src_run}")
-    pred = A @ np.array([L, U, f, R, inv_bw])
-    print("fault-path fit (measured ms, fitted ms):")
-    for n_, yy, pp in zip(names, y, pred):
-        print(f"  {n_:<28}{yy * 1e3:>10.4f}{pp * 1e3:>10.4f}{pp / yy:>8.2f}")
-
-    # -- copy latency: the small pinned copies minus their bytes at the large-size rates
-    cp = sb["copies"]
-    big = cp[str(256 * MiB)]
-    bw_h2d, bw_d2h = 256 * MiB / (big["pinned_h2d_ms"] * 1e-3), 256 * MiB / (big["pinned_d2h_ms"] * 1e-3)
-    lat = [cp[str(s)]["pinned_h2d_ms"] * 1e-3 - s / bw_h2d for s in (4096, 65536, 262144, MiB)] + \
-          [cp[str(s)]["pinned_d2h_ms"] * 1e-3 - s / bw_d2h for s in (4096, 65536, 262144, MiB)]
-    new["copy_latency"] = float(np.median(lat)) / 1e-6
-    src["copy_latency"] = ("measured: median over 4 KiB - 1 MiB pinned copies (h2d and d2h, events) "
-                           f"of the time beyond their bytes at the 256 MiB rates; {src_run}, small_bench.json")
-
-    # -- host memcpy/memset rate
-    hs = sb["host"]
-    rates = [s / (hs[str(s)][k] * 1e-3) for s in (16 * MiB, 64 * MiB, 256 * MiB)
-             for k in ("pageable_fill_ms", "pinned_fill_ms", "pageable_copy_ms", "pinned_copy_ms")]
-    new["host_copy_bw"] = float(np.median(rates)) / 1e9
-    src["host_copy_bw"] = ("measured: median rate of the CPU filling and copying 16 - 256 MiB of "
-                           f"pageable and pinned memory (NumPy, one thread); {src_run}, small_bench.json")
-
-    for k, v in new.items():
-        unit = {"fault_latency": "us", "copy_latency": "us", "host_copy_bw": "GB/s"}.get(k) \
-            or doc["params"][k]["unit"]
-        print(f"{k:<24}{cur.get(k, float('nan')):>12.4f} -> {v:>12.4f} {unit}")
+    cur = {k: e["value"] for k, e in doc["params"].items()}
+    date = str(meas.get("date"))
+    v, src, fault_fit = fit(m, sb, cur, run.name, sbp.parent.name, date)
+    print("fault path (measured ms beyond submit/launch/read, fitted ms):")
+    for n_, yy, pp in fault_fit:
+        print(f"  {n_:<28}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")
+    for k, val in v.items():
+        unit = UNITS.get(k) or doc["params"][k]["unit"]
+        print(f"{k:<24}{cur.get(k, float('nan')):>12.4f} -> {val:>12.4f} {unit}")
         if a.write:
-            doc["params"][k] = {"value": round(float(v), 4), "unit": unit, "source": src[k]}
+            doc["params"][k] = {"value": round(val, 4) if k != "host_cache_bytes" else int(val),
+                                "unit": unit, "source": src[k]}
     if a.write:
-        prof_path.write_text(json.dumps(doc, indent=1) + "\n")
-        print(f"wrote {prof_path}")
-        umkit.use("sim", quiet=True)
-        c = calibrate.compare(measured=meas)
-        print(calibrate.compare_table(c))
+        prof_path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {prof_path.relative_to(Path(__file__).resolve().parents[1])}")
     return 0
 
 

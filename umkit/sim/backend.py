@@ -121,7 +121,7 @@ class SimBackend(Backend):
         s = self._stream(stream)
         self.engine.now += self.profile.host_op("prefetch_submit")   # the call's host time
         dur = self.engine.prefetch(a, pages, dest)
-        self.engine.enqueue(s, dur, f"prefetch->{to}")
+        self.engine.enqueue(s, dur, f"prefetch->{to}", link="d2h" if dest == CPU_ID else "h2d")
 
     def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
         assert advice in ADVICE and isinstance(unset, bool), (advice, unset)
@@ -257,7 +257,8 @@ class SimBackend(Backend):
             if key:
                 self.engine.counters[key] += nbytes
         self.engine.now += self.profile.host_op("copy_submit")      # the call's host time
-        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses)
+        link = "peer" if peer else direction if direction in ("h2d", "d2h") else None
+        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses, link=link)
 
     def pageable(self, nbytes: int):
         """Ordinary (pageable, malloc'd) host memory as a NumPy array whose CPU reads and writes
@@ -301,7 +302,8 @@ class SimBackend(Backend):
         s = self._stream(stream)
         eng.now += p.host_op("copy_submit")
         end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}",
-                          [Access(a, a.page_range(off, off + nbytes), bool(to_array), nbytes)])
+                          [Access(a, a.page_range(off, off + nbytes), bool(to_array), nbytes)],
+                          link=("h2d" if to_array else "d2h") if on_gpu else None)
         eng.now = max(eng.now, end)
 
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:

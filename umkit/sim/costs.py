@@ -45,7 +45,8 @@ REQUIRED = (
 OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "launch_overhead",
             "event_overhead", "copy_submit", "prefetch_submit", "prefetch_gpu_latency",
             "host_cache_bytes", "host_cache_bw", "host_cache_copy_bw", "free_managed",
-            "free_device", "free_pinned", "dup_refault_latency")
+            "free_device", "free_pinned", "dup_refault_latency", "fault_group_latency",
+            "host_fill_bw", "host_cache_fill_bw", "dup_read_bw")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
@@ -125,18 +126,26 @@ class Profile:
         prefetch call's)."""
         return self.p.get("copy_latency", self.prefetch_latency)
 
-    def host_rate(self, streaming: bool, span: float | None = None) -> float:
-        """The CPU's rate over host-resident memory: ``host_copy_bw`` for memset/memcpy-like
-        work (fills, copies, assignments), ``host_mem_bw`` for computing over it (a sum).  An
-        access whose pages span at most ``host_cache_bytes`` stays in the CPU's caches and
-        runs at ``host_cache_copy_bw`` / ``host_cache_bw`` (where the profile has them)."""
+    def host_rate(self, streaming: bool | str, span: float | None = None) -> float:
+        """The CPU's rate over host-resident memory: ``host_fill_bw`` for a memset (a scalar
+        stored into a range, ``streaming="fill"``), ``host_copy_bw`` for memcpy-like work
+        (copies, assignments from arrays), ``host_mem_bw`` for computing over the data (a
+        sum).  An access whose pages span at most ``host_cache_bytes`` stays in the CPU's
+        caches and runs at the ``host_cache_*`` rates (where the profile has them)."""
         p = self.p
-        if span is not None and "host_cache_bytes" in p and span <= p["host_cache_bytes"]:
-            if streaming and "host_cache_copy_bw" in p:
-                return p["host_cache_copy_bw"]
-            if not streaming and "host_cache_bw" in p:
-                return p["host_cache_bw"]
-        return p.get("host_copy_bw", self.host_mem_bw) if streaming else self.host_mem_bw
+        kind = "fill" if streaming == "fill" else "copy" if streaming else "mem"
+        cached = span is not None and "host_cache_bytes" in p and span <= p["host_cache_bytes"]
+        order = {"fill": ("host_fill_bw", "host_copy_bw"), "copy": ("host_copy_bw",),
+                 "mem": ()}[kind]
+        if cached:
+            for k in tuple("host_cache_" + o[len("host_"):] for o in order) + (
+                    () if kind != "mem" else ("host_cache_bw",)):
+                if k in p:
+                    return p[k]
+        for k in order:
+            if k in p:
+                return p[k]
+        return self.host_mem_bw
 
     def host_op(self, key: str) -> float:
         """The host's own time for one API call (``launch_overhead``, ``event_overhead``,

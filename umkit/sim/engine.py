@@ -148,6 +148,7 @@ class Engine:
         self.streams[0] = self._stream0
         self._next_stream = 1
         self._horizon = 0.0          # the latest end of any work ever enqueued
+        self._links: dict = {}       # transfer direction -> when the link is free again
         self.races: list[dict] = []
         self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
         #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
@@ -361,6 +362,7 @@ class Engine:
         profile's compute rate) after its faults."""
         p, bit, c, pol = self.profile, gpu_bit(g), self.counters, self.policy
         t_fault = t_stream = t_remote = t_extra = 0.0
+        faults0 = c["gpu_faults"]
         for acc in accesses:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
@@ -434,7 +436,19 @@ class Engine:
                     self._log("invalidate", "kmd", f"{dup.size} read-mostly copies dropped")
             if need.size:
                 t_fault += self._fault_in(a, need, g, acc.write)
-            t_stream += acc.nbytes / p.hbm_bw
+            dup_bw = p.p.get("dup_read_bw")
+            if dup_bw and not acc.write and pol.read_mostly_duplicates and a.read_mostly[pages].any():
+                # read-mostly duplicates are mapped page by page, not in the large pages device
+                # memory gets: the GPU reads them at dup_read_bw
+                w2 = a.where[pages]
+                frac = np.count_nonzero(((w2 & bit) != 0) & ((w2 & ~bit) != 0)) / pages.size
+                t_stream += acc.nbytes * (frac / dup_bw + (1 - frac) / p.hbm_bw)
+            else:
+                t_stream += acc.nbytes / p.hbm_bw
+        if c["gpu_faults"] > faults0:
+            # the kernel's first fault wakes the driver's fault service: once per kernel that
+            # faults, however many batches follow (profile fault_group_latency)
+            t_fault += p.p.get("fault_group_latency", 0.0)
         t_mem = t_stream + t_remote
         rate = p.p.get("fp32_flops")
         if flops and rate:
@@ -812,11 +826,18 @@ class Engine:
             self.inflight = [k for k in self.inflight if k.end > self.now]
 
     @locked
-    def enqueue(self, s: SimStream, duration: float, name: str, accesses=()) -> float:
-        """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait)."""
+    def enqueue(self, s: SimStream, duration: float, name: str, accesses=(),
+                link: str | None = None) -> float:
+        """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait).
+        ``link``: the transfer direction it occupies (``"h2d"``, ``"d2h"``, ``"peer"``): the
+        link has one bandwidth per direction, so transfers in the same direction on different
+        streams run one after the other, not side by side."""
         if self._watches:
             self._check_watches()
         start = max(self.now, s.ready)
+        if link is not None:
+            start = max(start, self._links.get(link, 0.0))
+            self._links[link] = start + duration
         s.ready = start + duration
         if s.ready > self._horizon:
             self._horizon = s.ready

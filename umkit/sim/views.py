@@ -161,7 +161,7 @@ def charge(reads: list, writes: list, name: str):
         eng = info.engine
         with eng.lock:
             if info.side == "cpu":
-                eng.cpu_access(accs, streaming=name in STREAMING)
+                eng.cpu_access(accs, streaming="fill" if name == "fill" else name in STREAMING)
             else:
                 dur = eng.gpu_access(accs, info.side)
                 eng.counters["kernels"] += 1
@@ -272,7 +272,9 @@ class TrackedView(np.ndarray):
         _collect(value, reads)
         if self._umk is not None:
             target = self._target(key)
-            charge(reads, [target] if target is not None else [], "setitem")
+            # a scalar stored into a range is a memset (a fill); an array is a memcpy
+            charge(reads, [target] if target is not None else [],
+                   "fill" if np.ndim(value) == 0 else "setitem")
         np.ndarray.__setitem__(self.view(np.ndarray), key, _plain(value))
 
     def _target(self, key):
