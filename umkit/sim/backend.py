@@ -314,7 +314,7 @@ class SimBackend(Backend):
         s = self._stream(stream)
         self._submit()
         accesses, run = twin(self.engine.find, *args)
-        dur = self.engine.gpu_access(accesses, s.device)
+        dur = self.engine.gpu_access(accesses, s.device, start=max(self.engine.now, s.ready))
         if self.compute:
             self.engine.device_writes(accesses, run)
         self.engine.counters["kernels"] += 1
@@ -339,7 +339,7 @@ class SimBackend(Backend):
             pages = a.page_range(off, off + buf.nbytes)
             nbytes = int(buf.nbytes * (times + (1 if written else 0)))
             accesses.append(Access(a, pages, bool(written), nbytes))
-        dur = eng.gpu_access(accesses, s.device, flops=k.flops)
+        dur = eng.gpu_access(accesses, s.device, flops=k.flops, start=max(eng.now, s.ready))
         if self.compute:
             views = []
             for x in k.args:

@@ -149,6 +149,9 @@ class Engine:
         self._next_stream = 1
         self._horizon = 0.0          # the latest end of any work ever enqueued
         self._links: dict = {}       # transfer direction -> when the link is free again
+        self._kfaults = None         # the faults of the kernel being costed (gpu_access)
+        self._t = (0.0, 0.0, 0.0)
+        self._fault_done = -1.0      # when the fault service last finished (model time)
         self.races: list[dict] = []
         self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
         #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
@@ -352,17 +355,56 @@ class Engine:
         nf, nr = self._count_faults(a, pages)
         moving = nf if copying is None else self._count_faults(a, pages[~copying])[0]
         self.counters["gpu_faults"] += nf
+        if self._kfaults is not None:
+            # inside a kernel: its faults on every allocation share the fault batches (the
+            # fault buffer is per GPU); gpu_access charges them once, at the end
+            k = self._kfaults
+            k[0] += nf
+            k[1] += nr
+            k[2] += nbytes
+            k[3] += moving
+            return 0.0
         self.counters["fault_batches"] += -(-nf // self.profile.fault_batch_max)
         return self.profile.fault_cost(nf, nr, nbytes, moving)
 
     @locked
-    def gpu_access(self, accesses: list[Access], g: int, flops: float = 0.0) -> float:
+    def gpu_access(self, accesses: list[Access], g: int, flops: float = 0.0,
+                   start: float | None = None) -> float:
         """Cost of one kernel on GPU ``g`` touching ``accesses``; updates residency.
         ``flops``: its declared arithmetic -- the kernel takes max(memory time, flops / the
         profile's compute rate) after its faults."""
         p, bit, c, pol = self.profile, gpu_bit(g), self.counters, self.policy
         t_fault = t_stream = t_remote = t_extra = 0.0
-        faults0 = c["gpu_faults"]
+        self._kfaults = [0, 0, 0, 0]        # faults, regions, bytes, moving faults (all arrays)
+        try:
+            t_fault = self._gpu_touch(accesses, g, bit)
+            t_stream, t_remote, t_extra = self._t
+        finally:
+            nf, nr, nbytes, moving = self._kfaults
+            self._kfaults = None
+        if nf:
+            c["fault_batches"] += -(-nf // p.fault_batch_max)
+            t_fault += p.fault_cost(nf, nr, nbytes, moving)
+            # the kernel's first fault wakes the driver's fault service (fault_wakeup_latency)
+            # -- unless the kernel waited in its queue behind work that faulted less than
+            # fault_idle_window before it starts: then the service is still awake
+            t0 = self.now if start is None else start
+            window = p.p.get("fault_idle_window")
+            queued = t0 > self.now
+            if window is None or not queued or t0 - self._fault_done > window:
+                t_fault += p.p.get("fault_wakeup_latency", 0.0)
+            self._fault_done = t0 + p.kernel_launch + t_fault
+        t_mem = t_stream + t_remote
+        rate = p.p.get("fp32_flops")
+        if flops and rate:
+            t_mem = max(t_mem, flops / rate)
+        return p.kernel_launch + t_fault + t_mem + t_extra
+
+    def _gpu_touch(self, accesses: list[Access], g: int, bit) -> float:
+        """The accesses of one kernel: residency changes, fault counts (into ``_kfaults``),
+        the time of what is not a fault batch; streaming times go to ``self._t``."""
+        p, c, pol = self.profile, self.counters, self.policy
+        t_fault = t_stream = t_remote = t_extra = 0.0
         for acc in accesses:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
@@ -445,15 +487,8 @@ class Engine:
                 t_stream += acc.nbytes * (frac / dup_bw + (1 - frac) / p.hbm_bw)
             else:
                 t_stream += acc.nbytes / p.hbm_bw
-        if c["gpu_faults"] > faults0:
-            # the kernel's first fault wakes the driver's fault service: once per kernel that
-            # faults, however many batches follow (profile fault_group_latency)
-            t_fault += p.p.get("fault_group_latency", 0.0)
-        t_mem = t_stream + t_remote
-        rate = p.p.get("fp32_flops")
-        if flops and rate:
-            t_mem = max(t_mem, flops / rate)
-        return p.kernel_launch + t_fault + t_mem + t_extra
+        self._t = (t_stream, t_remote, t_extra)
+        return t_fault
 
     def _in_place_on_fault(self, a: Allocation, pages, w, resident, remote, bit) -> np.ndarray:
         """AMD (amdkfd svm_range_best_restore_location): which non-resident pages a GPU fault
@@ -513,7 +548,7 @@ class Engine:
             h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
-        b0, f0 = c["fault_batches"], c["gpu_faults"]
+        f0 = c["gpu_faults"]
         t += self._charge_faults(a, need, moved, self._dup(a, need, write))
         lost = need[a.dup_lost[need]]
         if lost.size:
@@ -522,8 +557,9 @@ class Engine:
             # dup_refault_latency on top of the fault batch
             t += lost.size * p.host_op("dup_refault_latency")
             a.dup_lost[lost] = False
-        nf, batches = c["gpu_faults"] - f0, c["fault_batches"] - b0
-        self._log("fault_batch", "kmd", f"{nf} faults in {batches} batches, "
+        nf = c["gpu_faults"] - f0
+        batches = -(-nf // p.fault_batch_max)
+        self._log("fault_batch", "kmd", f"{nf} faults (~{batches} batches), "
                   f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
         if self.prefetcher and self.policy.density_prefetcher:
             t += self._density_prefetch(a, uniq(blocks * ppb // a.pages_per_region), g)

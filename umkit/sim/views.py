@@ -163,7 +163,8 @@ def charge(reads: list, writes: list, name: str):
             if info.side == "cpu":
                 eng.cpu_access(accs, streaming="fill" if name == "fill" else name in STREAMING)
             else:
-                dur = eng.gpu_access(accs, info.side)
+                st = info.backend.default_stream(info.side)
+                dur = eng.gpu_access(accs, info.side, start=max(eng.now, st.ready))
                 eng.counters["kernels"] += 1
                 eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
 
