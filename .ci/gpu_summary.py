@@ -17,7 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
               "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py",
-              "umkit/custom.py", "benchmarks/unified_memory_perf.py", "benchmarks/pool_bench.py"]
+              "umkit/custom.py", "umkit/umperf.py", "benchmarks/unified_memory_perf.py",
+              "benchmarks/pool_bench.py"]
 
 
 def code_hash() -> str:

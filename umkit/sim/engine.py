@@ -550,7 +550,7 @@ class Engine:
             t += (pe1 + pe2) / p.peer_bw
         f0 = c["gpu_faults"]
         t += self._charge_faults(a, need, moved, self._dup(a, need, write))
-        lost = need[a.dup_lost[need]]
+        lost = need[a.dup_lost[need]] if a.dup_lost.any() else need[:0]
         if lost.size:
             # read-mostly pages whose GPU copy a CPU write invalidated come back one host page
             # per fault (the write split the GPU's big-page mapping), each at
