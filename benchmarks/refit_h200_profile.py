@@ -153,8 +153,8 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
         names.append(f"sweep_fault_read_{s}")
     A, y = np.array(rows, float), np.array(y)
     G, Lb, U, f1, R, inv_bw = calibrate._nnls(A / y[:, None], np.ones_like(y))
-    how = ("relative non-negative least squares (per kernel that faults after the fault service "
-           "was idle, per batch, per unmapping "
+    how = ("relative non-negative least squares (per kernel that faults starting on an idle GPU "
+           "-- every fault read of the fit data does --, per batch, per unmapping "
            "batch, per fault, per 2 MiB region, bytes) over the fit set's GPU fault reads and the fault-read sweep 4 KiB - 256 MiB, "
            "minus submit, launch and the local read")
     for key, val in (("fault_wakeup_latency", G / US), ("fault_batch_latency", Lb / US), ("fault_unmap_latency", U / US),
@@ -162,16 +162,6 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
                      ("fault_bw", (1 / inv_bw) / 1e9 if inv_bw > 0 else 1e3)):
         put(key, val, how, f"{fit_src}; {sb_src}")
     pred = A @ np.array([G, Lb, U, f1, R, inv_bw])
-    v["fault_idle_window"] = 200.0
-    src["fault_idle_window"] = (
-        "estimate: how long the fault service stays awake after its last batch for a kernel "
-        "queued behind it. The isolated fault reads of the fit data (event-timed, after a "
-        "synchronize, the GPU idle) each pay fault_wakeup_latency; kernels queued back to back "
-        "behind faulting work do not. 200 us is Linux's default "
-        "guest halt-polling time (guest_halt_poll_ns, Documentation/virt/guest-halt-polling.rst): "
-        "the lent H200 is a KVM guest (lscpu: Hypervisor vendor KVM, "
-        "benchmarks/results/2026-11-29-h200-microbench.json), whose idle vCPU must be woken "
-        "by the fault interrupt once it has halted")
     fault_fit = [(n_, yy * 1e3, pp * 1e3) for n_, yy, pp in zip(names, y, pred)]
 
     # -- host rates: the host sweep, out of cache (>= 64 MiB) and in it (1-16 MiB)
@@ -274,7 +264,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
 UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "prefetch_submit": "us",
          "copy_latency": "us", "fault_latency": "us", "prefetch_gpu_latency": "us", "host_copy_bw": "GB/s",
          "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s", "host_cache_bytes": "B",
-         "free_managed": "us", "fault_wakeup_latency": "us", "fault_idle_window": "us", "free_device": "us", "free_pinned": "us", "dup_refault_latency": "us",
+         "free_managed": "us", "fault_wakeup_latency": "us", "free_device": "us", "free_pinned": "us", "dup_refault_latency": "us",
          "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
          "dup_read_bw": "GB/s"}
 

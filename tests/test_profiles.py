@@ -53,7 +53,11 @@ REQUIRED_PARAMS = [
 # (its source says so: AMD's fit charges everything per 2 MiB fault; the H200 fit found no
 # per-fault CPU cost beyond the per-region one).
 ZERO_ALLOWED = {"map_cost_per_mib", "fault_unmap_latency", "fault_region_latency",
-                "cpu_region_latency", "cpu_fault_latency"}
+                "cpu_region_latency", "cpu_fault_latency",
+                # fitted by non-negative least squares: a cost the data does not need is 0
+                "fault_batch_latency", "fault_latency", "copy_latency", "prefetch_latency",
+                "prefetch_gpu_latency", "copy_submit", "prefetch_submit", "free_managed",
+                "free_device", "free_pinned"}
 VENDORS = {"nvidia", "amd"}
 MODES = {"migrate", "zero_copy", "apu"}
 TEACHING_FILE = "teaching.json"
@@ -73,7 +77,12 @@ SCHEMA = readme_schema()
 SCHEMA_UNITS = {k: v["unit"] for k, v in SCHEMA["params"].items()}
 #: optional parameters (umkit.sim.costs.OPTIONAL) and their README units
 OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw": "GB/s",
-                  "fault_latency": "us", "launch_overhead": "us"}
+                  "fault_latency": "us", "launch_overhead": "us", "event_overhead": "us",
+                  "copy_submit": "us", "prefetch_submit": "us", "prefetch_gpu_latency": "us",
+                  "host_cache_bytes": "B", "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s",
+                  "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s", "free_managed": "us",
+                  "free_device": "us", "free_pinned": "us", "dup_refault_latency": "us",
+                  "fault_wakeup_latency": "us", "dup_read_bw": "GB/s"}
 
 
 def profile_files() -> list[Path]:

@@ -151,7 +151,6 @@ class Engine:
         self._links: dict = {}       # transfer direction -> when the link is free again
         self._kfaults = None         # the faults of the kernel being costed (gpu_access)
         self._t = (0.0, 0.0, 0.0)
-        self._fault_done = -1.0      # when the fault service last finished (model time)
         self.races: list[dict] = []
         self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
         #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
@@ -385,15 +384,12 @@ class Engine:
         if nf:
             c["fault_batches"] += -(-nf // p.fault_batch_max)
             t_fault += p.fault_cost(nf, nr, nbytes, moving)
-            # the kernel's first fault wakes the driver's fault service (fault_wakeup_latency)
-            # -- unless the kernel waited in its queue behind work that faulted less than
-            # fault_idle_window before it starts: then the service is still awake
-            t0 = self.now if start is None else start
-            window = p.p.get("fault_idle_window")
-            queued = t0 > self.now
-            if window is None or not queued or t0 - self._fault_done > window:
+            # a kernel that starts on an idle GPU wakes the driver's fault service with its
+            # first fault (fault_wakeup_latency); kernels queued back to back behind it find
+            # the service awake
+            queued = start is not None and start > self.now
+            if not queued:
                 t_fault += p.p.get("fault_wakeup_latency", 0.0)
-            self._fault_done = t0 + p.kernel_launch + t_fault
         t_mem = t_stream + t_remote
         rate = p.p.get("fp32_flops")
         if flops and rate:
