@@ -1,21 +1,30 @@
 """The cost model, read as the article's §3.2 paragraph.
 
 A kernel that touches pages not resident on its GPU *faults*, one fault per ``fault_granularity``
-bytes touched.  The driver services faults in *batches* (at most ``fault_batch_max`` per batch);
-each batch costs ``fault_batch_latency`` (plus ``fault_unmap_latency`` when it takes pages away
-from the CPU -- a read-mostly *copy* leaves the CPU's mapping alone), each 2 MiB ``region`` costs
-``fault_region_latency``, and the faulted ``gpu_page`` blocks migrate at the fault-path bandwidth
-``fault_bw``.
-``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``,
-which differ a lot by direction.  The CPU touching GPU-resident pages takes a CPU fault per ``gpu_page`` block
-(``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and migrates it back at
-``cpu_fault_bw``.  Pages mapped remotely
-(accessed-by advice, pinned host memory, AMD with XNACK off) are read over the link at
-``zero_copy_bw`` with no migration.  Resident pages stream at ``hbm_bw`` (GPU) or ``host_mem_bw``
-(CPU).  A kernel runs on the GPU of its array unless a stream says otherwise; pages on another
-GPU fault across at ``peer_bw``.  A learner's own kernel (``umkit.kernel``) declares what it costs
-beyond one pass over its arrays -- how often it re-reads its inputs and its ``flops`` -- and takes
-whichever is longer: its memory traffic, or its arithmetic at the profile's ``fp32_flops``.
+bytes touched.  The driver services a kernel's faults in *batches* (at most ``fault_batch_max``
+per batch, across all the arrays it touches); each batch costs ``fault_batch_latency`` (plus
+``fault_unmap_latency`` when it takes pages away from the CPU -- a read-mostly *copy* leaves
+the CPU's mapping alone), each 2 MiB ``region`` costs ``fault_region_latency``, and the faulted
+``gpu_page`` blocks migrate at the fault-path bandwidth ``fault_bw``.  A kernel that starts on an
+idle GPU first wakes the driver's fault service (``fault_wakeup_latency``); kernels queued back to
+back behind it find it awake.  A CPU write to a read-mostly page drops the GPU's copy of it; the
+next GPU read duplicates such pages again one by one (``dup_refault_latency`` each), and reads
+duplicates at ``dup_read_bw``.
+``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``
+after a fixed ``prefetch_gpu_latency`` / ``prefetch_latency``; copies and prefetches in one
+direction share the link, one after the other.  The CPU touching GPU-resident pages takes a CPU
+fault per ``gpu_page`` block (``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and
+migrates it back at ``cpu_fault_bw``.  Pages mapped remotely (accessed-by advice, pinned host
+memory, AMD with XNACK off) are read over the link at ``zero_copy_bw`` with no migration.
+Resident pages stream at ``hbm_bw`` (GPU) or, on the CPU, at ``host_mem_bw`` when computed over,
+``host_copy_bw`` when copied and ``host_fill_bw`` when filled -- faster (``host_cache_*``) when
+the access fits in the CPU's cache (``host_cache_bytes``).  A kernel runs on the GPU of its array
+unless a stream says otherwise; pages on another GPU fault across at ``peer_bw``.  A learner's own
+kernel (``umkit.kernel``) declares what it costs beyond one pass over its arrays -- how often it
+re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memory traffic, or its
+arithmetic at the achieved ``fp32_flops``.  The host's own time per call counts too: submitting a
+kernel (``launch_overhead``), a copy (``copy_submit``), a prefetch (``prefetch_submit``), recording
+an event (``event_overhead``), freeing memory (``free_*``) -- an idle GPU waits for it.
 Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
