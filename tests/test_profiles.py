@@ -57,7 +57,7 @@ ZERO_ALLOWED = {"map_cost_per_mib", "fault_unmap_latency", "fault_region_latency
                 # fitted by non-negative least squares: a cost the data does not need is 0
                 "fault_batch_latency", "fault_latency", "copy_latency", "prefetch_latency",
                 "prefetch_gpu_latency", "copy_submit", "prefetch_submit", "free_managed",
-                "free_device", "free_pinned"}
+                "free_device", "free_pinned_per_mib"}
 VENDORS = {"nvidia", "amd"}
 MODES = {"migrate", "zero_copy", "apu"}
 TEACHING_FILE = "teaching.json"
@@ -81,7 +81,7 @@ OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw":
                   "copy_submit": "us", "prefetch_submit": "us", "prefetch_gpu_latency": "us",
                   "host_cache_bytes": "B", "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s",
                   "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s", "free_managed": "us",
-                  "free_device": "us", "free_pinned": "us", "dup_refault_latency": "us",
+                  "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
                   "fault_wakeup_latency": "us", "dup_read_bw": "GB/s"}
 
 

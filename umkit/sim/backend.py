@@ -119,9 +119,10 @@ class SimBackend(Backend):
         a, pages = self._range(ptr, nbytes, "prefetch")
         dest = CPU_ID if to.kind == "host" else self._dev(to.id)
         s = self._stream(stream)
-        self.engine.now += self.profile.host_op("prefetch_submit")   # the call's host time
-        dur = self.engine.prefetch(a, pages, dest)
-        self.engine.enqueue(s, dur, f"prefetch->{to}", link="d2h" if dest == CPU_ID else "h2d")
+        eng = self.engine
+        eng.now += self.profile.host_op("prefetch_submit")   # the call's host time
+        dur = eng.prefetch(a, pages, dest)
+        eng.enqueue(s, dur, f"prefetch->{to}", link="d2h" if dest == CPU_ID else "h2d")
 
     def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
         assert advice in ADVICE and isinstance(unset, bool), (advice, unset)

@@ -54,7 +54,7 @@ REQUIRED = (
 OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "launch_overhead",
             "event_overhead", "copy_submit", "prefetch_submit", "prefetch_gpu_latency",
             "host_cache_bytes", "host_cache_bw", "host_cache_copy_bw", "free_managed",
-            "free_device", "free_pinned", "dup_refault_latency", "fault_wakeup_latency",
+            "free_device", "free_pinned_per_mib", "dup_refault_latency", "fault_wakeup_latency",
             "host_fill_bw", "host_cache_fill_bw", "dup_read_bw")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",

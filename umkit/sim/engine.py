@@ -251,8 +251,9 @@ class Engine:
         if self._watches:
             self._watches = [w for w in self._watches if w[1] is not a]
         # the host's time in the free call: unmapping and releasing the range (profile
-        # free_managed / free_device / free_pinned; 0 where the profile has none)
-        self.now += self.profile.host_op("free_" + a.kind)
+        # free_managed / free_device / free_pinned_per_mib; 0 where the profile has none)
+        self.now += self.profile.host_op("free_" + a.kind) if a.kind != "pinned" else \
+            self.profile.host_op("free_pinned_per_mib") * max(1.0, a.nbytes / 2**20)
         self._log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
         return a
 
@@ -648,10 +649,12 @@ class Engine:
                         a.dup_lost[both] = True
                         c["invalidations"] += both.size
                         t += both.size * p.cpu_fault_latency
-            # reading pages that just arrived costs no extra pass: the copy brought them in;
-            # the rest streams at the host's rate for an access of this span (cache or DRAM)
-            t += acc.nbytes * (1 - fetched / pages.size) / p.host_rate(
-                streaming, pages.size * a.host_page)
+            # pages that just arrived were copied in one gpu_page block at a time, right before
+            # the CPU's access resumed: they are in the CPU's cache (span of one block); the
+            # rest streams at the host's rate for an access of this span (cache or DRAM)
+            arrived = acc.nbytes * fetched / pages.size
+            t += arrived / p.host_rate(streaming, p.gpu_page) + (acc.nbytes - arrived) / \
+                p.host_rate(streaming, pages.size * a.host_page)
         self.now += t
         return t
 
