@@ -1,6 +1,6 @@
 """Re-predict a recorded GPU run with the current sim model, offline (no GPU needed).
 
-    python benchmarks/evaluate_model.py RUN_DIR [--profile NAME] [--no-umperf] [--json OUT]
+    python benchmarks/evaluate_model.py RUN_DIR [--umperf-run RUN_DIR2] [--profile NAME] [--no-umperf] [--json OUT]
 
 RUN_DIR is a ``.ci/gpu`` results directory (benchmarks/results/...).  From its
 ``calibrate_compare.json`` the *measured* fit set and validation set are taken and predicted
@@ -22,7 +22,8 @@ import umkit  # noqa: E402
 from umkit import calibrate  # noqa: E402
 
 
-def evaluate(run: Path, profile: str | None = None, umperf: bool = True) -> dict:
+def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
+             umperf_run: Path | None = None) -> dict:
     out: dict = {"run": run.name}
     comp = run / "calibrate_compare.json"
     if comp.exists():
@@ -31,9 +32,10 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True) -> dict
         c = calibrate.compare(profile, measured=measured)
         out["calibrate"] = c
         out["calibrate_lines"] = calibrate.summary_lines(c)
-    up = run / "umperf.json"
+    up = (umperf_run or run) / "umperf.json"
+    out["umperf_run"] = (umperf_run or run).name
     if umperf and up.exists():
-        import unified_memory_perf as u
+        from umkit import umperf as u
         rec = json.loads(up.read_text())
         real = rec["measured"]
         with umkit.using("sim", compute=False, **({"profile": profile} if profile else {})):
@@ -51,16 +53,19 @@ def main(argv=None) -> int:
     ap.add_argument("run")
     ap.add_argument("--profile")
     ap.add_argument("--no-umperf", action="store_true")
+    ap.add_argument("--umperf-run", help="take umperf.json from this run instead")
     ap.add_argument("--json")
     ap.add_argument("--quiet", action="store_true", help="summaries only")
     a = ap.parse_args(argv)
-    r = evaluate(Path(a.run), a.profile, not a.no_umperf)
-    print(f"offline evaluation of the current sim model against the recorded run {r['run']}")
+    r = evaluate(Path(a.run), a.profile, not a.no_umperf,
+                 Path(a.umperf_run) if a.umperf_run else None)
+    print(f"offline evaluation of the current sim model against recorded GPU data: calibrate from "
+          f"{r['run']}, UnifiedMemoryPerf from {r['umperf_run']} (no new measurement)")
     if "calibrate" in r and not a.quiet:
         print(calibrate.compare_table(r["calibrate"]))
     if "umperf" in r and not a.quiet:
-        import unified_memory_perf as u
-        print(u.table_md(r["umperf"]["real"], "recorded card"))
+        from umkit import umperf as u
+        print(u.table_md(r["umperf"]["real"], f"recorded card ({r['umperf_run']})"))
         print(u.table_md(r["umperf"]["sim"], "sim now"))
         print(u.ratio_md(r["umperf"]["real"], r["umperf"]["comparison"]))
     for ln in r.get("calibrate_lines", []):

@@ -20,8 +20,8 @@ formulas are those of ``umkit/sim/costs.py`` and ``engine.py``):
   (events around nothing), ``copy_submit`` (100 copy submits), ``prefetch_submit`` (the prefetch
   call's own time); ``kernel_launch`` = one kernel + synchronize minus its submit;
 * device rates and fixed costs from size sweeps: an event-timed operation takes
-  ``submit + max(event_overhead, fixed + bytes / rate)`` (the end event is recorded while it
-  runs), so ``hbm_bw``, ``copy_latency``, ``prefetch_latency`` / ``prefetch_gpu_latency`` and
+  ``event_overhead + submit + fixed + bytes / rate`` (the start event is stamped, then the host
+  finishes the record call and submits the work), so ``hbm_bw``, ``copy_latency``, ``prefetch_latency`` / ``prefetch_gpu_latency`` and
   the prefetch rates come from the sweep points that the rate dominates;
 * the GPU fault path (per batch, per unmapping batch, per fault, per 2 MiB region, bytes at
   ``fault_bw``): relative non-negative least squares over the fit set's fault reads and the
@@ -73,7 +73,9 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
     """(values in the profile's units, source per parameter)."""
     v, src = {}, {}
     fit_src = f"the fit set of umkit calibrate (benchmarks/results/{run_name}/calibrate_compare.json)"
-    sb_src = f"benchmarks/small_bench.py (benchmarks/results/{sb_name}/small_bench.json)"
+    sb_src = "benchmarks/small_bench.py (" + ", ".join(
+        f"benchmarks/results/{n}/small_bench.json" for n in sb_name.split(",")) + \
+        (", pooled: each number the mean over the runs that measured it)" if "," in sb_name else ")")
     who = f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), {date}"
 
     def put(key, value, how, data):
@@ -94,9 +96,9 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
         put("event_overhead", E / US, "device events around nothing (umkit.timer with an empty block): "
             "the host's time between the two event records", sb_src)
     else:
-        E = _k(cp, 4 * KiB)["device_read_ms"] * MS - L
+        E = _k(cp, 4 * KiB)["device_read_ms"] * MS - L - K
         put("event_overhead", E / US, "event-timed touch of 4 KiB of device memory minus the kernel "
-            "submit (the kernel ends before the end event is recorded)", sb_src)
+            "submit and launch", sb_src)
     S_c = tm["copy_16k_x100_host_ms"] * MS / 100 if "copy_16k_x100_host_ms" in tm else 0.0
     if "copy_16k_x100_host_ms" in tm:
         put("copy_submit", S_c / US, "host time per copy submit (100 async 16 KiB copies)", sb_src)
@@ -107,30 +109,31 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
 
     # -- HBM: the device-memory read sweep where the bytes dominate (>= 64 MiB)
     big = [(s, _k(cp, s)["device_read_ms"] * MS) for s in (64 * MiB, 256 * MiB)]
-    rates = [s / (t - L - K) for s, t in big]
+    rates = [s / (t - E - L - K) for s, t in big]
     hbm = rates[-1]
-    put("hbm_bw", hbm / 1e9, "event-timed streaming read of 256 MiB of device memory minus submit and "
-        "kernel launch", sb_src)
+    put("hbm_bw", hbm / 1e9, "event-timed streaming read of 256 MiB of device memory minus the event "
+        "record, submit and kernel launch", sb_src)
 
     # -- copies: fixed cost + bytes/rate, relative least squares over the pinned-copy sweep
-    #    (>= 1 MiB, where the copy outlasts the end event's record) and the fit set's 256 MiB
+    #    (>= 4 MiB, where the bytes dominate the host's call times) and the fit set's 256 MiB
     B = 256 * MiB
     lats = []
     for d in ("h2d", "d2h"):
-        rows = [(s, _k(cp, s)[f"pinned_{d}_ms"] * MS - S_c) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
-        rows.append((B, m[f"pinned_{d}"] * MS - S_c))
+        rows = [(s, _k(cp, s)[f"pinned_{d}_ms"] * MS - E - S_c) for s in (4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+        rows.append((B, m[f"pinned_{d}"] * MS - E - S_c))
         A = np.array([[1.0, s] for s, _ in rows])
         y = np.array([t for _, t in rows])
         x = calibrate._nnls(A / y[:, None], np.ones_like(y))
         lats.append(x[0])
         put(f"pinned_{d}_bw", (1 / x[1]) / 1e9, f"relative least squares, fixed + bytes/rate, over the "
-            f"pinned {d} copy sweep 1-256 MiB and the fit set's 256 MiB copy (events), minus the submit",
+            f"pinned {d} copy sweep 4-256 MiB and the fit set's 256 MiB copy (events), minus the event "
+            "record and the submit",
             f"{sb_src}; {fit_src}")
     put("copy_latency", float(np.mean(lats)) / US, "the fixed part of the same fits (mean of h2d and d2h)",
         f"{sb_src}; {fit_src}")
-    zc = B / (m["accessed_by"] * MS - L - K)
+    zc = B / (m["accessed_by"] * MS - E - L - K)
     put("zero_copy_bw", zc / 1e9, "GPU read of 256 MiB of CPU-preferred, accessed-by memory in place "
-        "(events), minus submit and kernel launch", fit_src)
+        "(events), minus event record, submit and kernel launch", fit_src)
 
     # -- GPU fault path
     ms_ = sb["managed"]
@@ -145,19 +148,19 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
             ("gpu_touch_2m", B // region, (B // region) * gp, 1, B // region),
             ("read_mostly_first", B // hp, B, 0, B // region)):
         rows.append([1.0, nb(faults), nb(faults) * unmap, faults, regions, nbyt])
-        y.append(m[key] * MS - L - K - B / hbm)
+        y.append(m[key] * MS - E - L - K - B / hbm)
         names.append(key)
     for s in sorted(int(k) for k in ms_):
         faults = max(1, s // hp)
         rows.append([1.0, nb(faults), nb(faults), faults, max(1, -(-s // region)), max(s, gp)])
-        y.append(_k(ms_, s)["fault_read_ms"] * MS - L - K - s / hbm)
+        y.append(_k(ms_, s)["fault_read_ms"] * MS - E - L - K - s / hbm)
         names.append(f"sweep_fault_read_{s}")
     A, y = np.array(rows, float), np.array(y)
     G, Lb, U, f1, R, inv_bw = calibrate._nnls(A / y[:, None], np.ones_like(y))
     how = ("relative non-negative least squares (per kernel that faults starting on an idle GPU "
            "-- every fault read of the fit data does --, per batch, per unmapping "
            "batch, per fault, per 2 MiB region, bytes) over the fit set's GPU fault reads and the fault-read sweep 4 KiB - 256 MiB, "
-           "minus submit, launch and the local read")
+           "minus event record, submit, launch and the local read")
     for key, val in (("fault_wakeup_latency", G / US), ("fault_batch_latency", Lb / US), ("fault_unmap_latency", U / US),
                      ("fault_latency", f1 / US), ("fault_region_latency", R / US),
                      ("fault_bw", (1 / inv_bw) / 1e9 if inv_bw > 0 else 1e3)):
@@ -168,8 +171,8 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
     # -- prefetch: relative least squares over the sweep (>= 1 MiB) and the fit set's 256 MiB rows
     for d, key_lat, key_bw in (("h2d", "prefetch_gpu_latency", "prefetch_h2d_bw"),
                                ("d2h", "prefetch_latency", "prefetch_d2h_bw")):
-        rows = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS - S_p) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
-        rows.append((B, m[f"prefetch_{d}"] * MS - S_p))
+        rows = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS - E - S_p) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+        rows.append((B, m[f"prefetch_{d}"] * MS - E - S_p))
         A = np.array([[1.0, s] for s, _ in rows])
         y = np.array([t for _, t in rows])
         x = calibrate._nnls(A / y[:, None], np.ones_like(y))
@@ -233,8 +236,8 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
         "modelled at)", f"{sb_src}; {fit_src}")
 
     # -- read-mostly: the GPU re-reading its duplicates (the fit set's 256 MiB re-read)
-    put("dup_read_bw", B / (m["read_mostly_reread"] * MS - L - K) / 1e9, "the fit set's GPU re-read of "
-        "256 MiB of read-mostly duplicates (events) minus submit and kernel launch", fit_src)
+    put("dup_read_bw", B / (m["read_mostly_reread"] * MS - E - L - K) / 1e9, "the fit set's GPU re-read of "
+        "256 MiB of read-mostly duplicates (events) minus event record, submit and kernel launch", fit_src)
     # -- read-mostly: GPU re-read after the CPU wrote k bytes of a duplicated 16 MiB buffer
     rm = sb.get("read_mostly_16MiB", {})
     if rm:
@@ -272,9 +275,9 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
     if mm:
         big_n = max(int(n) for n in mm)
         r = _k(mm, big_n)
-        put("fp32_flops", r["flops"] / ((r["kernel_ms"] * MS) - L) / 1e12,
+        put("fp32_flops", r["flops"] / ((r["kernel_ms"] * MS) - E - L - K) / 1e12,
             f"achieved rate of the UnifiedMemoryPerf tiled SGEMM (32x32 shared-memory tiles) on device "
-            f"memory, n = {big_n}, event-timed, minus the submit: what a kernel that declares its flops "
+            f"memory, n = {big_n}, event-timed, minus event record, submit and launch: what a kernel that declares its flops "
             "reaches (the datasheet peak is 67 TFLOP/s)", sb_src)
     return v, src, fault_fit
 
@@ -303,7 +306,7 @@ def main(argv=None) -> int:
     doc = json.loads(prof_path.read_text())
     cur = {k: e["value"] for k, e in doc["params"].items()}
     date = str(meas.get("date"))
-    v, src, fault_fit = fit(m, sb, cur, run.name, " and ".join(x.parent.name for x in sbps), date)
+    v, src, fault_fit = fit(m, sb, cur, run.name, ",".join(x.parent.name for x in sbps), date)
     print("fault path (measured ms beyond submit/launch/read, fitted ms):")
     for n_, yy, pp in fault_fit:
         print(f"  {n_:<28}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")

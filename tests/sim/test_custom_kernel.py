@@ -39,10 +39,10 @@ def _ms(fn):
 def test_result_is_computed_and_cost_follows_declared_rereads_and_flops(sim):
     p = umkit.sim_profile()
     sub = p.p.get("launch_overhead", 0.0)       # the host submits the kernel; the GPU waits
-    ev = p.p.get("event_overhead", 0.0)         # the timer's end event: recorded while it runs
+    ev = p.p.get("event_overhead", 0.0)         # the host finishes the start event's record
 
-    def timed(work):        # submit, then the kernel or the end event's record, whichever is later
-        return (sub + max(ev, p.kernel_launch + work)) * 1e3
+    def timed(work):        # stamped start, the record's rest, the submit, then the kernel
+        return (ev + sub + p.kernel_launch + work) * 1e3
     n = 256
     A, B, C = _device_mats(n)
     k = umkit.kernel("mm", sim=_matmul)
@@ -57,7 +57,8 @@ def test_result_is_computed_and_cost_follows_declared_rereads_and_flops(sim):
     heavy = _ms(lambda: k((8, 8), (32, 32), (C, A, B, np.uint32(n)), writes=[C], flops=flops))
     assert heavy == pytest.approx(timed(flops / p.fp32_flops), rel=1e-6)
     assert heavy > 10 * reread                  # the arithmetic, not the memory, bounds it
-    assert p.sources["fp32_flops"].startswith("peak")
+    # the rate is what the UnifiedMemoryPerf kernel achieved on device memory, not the datasheet peak
+    assert "achieved" in p.sources["fp32_flops"] and p.fp32_flops < 67e12
 
 
 def test_rereads_do_not_fault_twice_and_zero_copy_pays_every_reread(sim):

@@ -213,10 +213,10 @@ class SimBackend(Backend):
 
     def event_record(self, event, stream) -> None:
         s = self._stream(stream)
-        # the host's time to create and record an event (profile event_overhead): an idle
-        # stream stamps the event when the call reaches it
-        self.engine.now += self.profile.host_op("event_overhead")
+        # an idle stream stamps the event when the call reaches it; then the host spends the
+        # rest of the call (profile event_overhead) before it can do anything else
         event.time = max(self.engine.now, s.ready)
+        self.engine.now += self.profile.host_op("event_overhead")
 
     def event_elapsed_ms(self, start, end) -> float:
         if start.time is None or end.time is None:
