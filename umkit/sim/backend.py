@@ -213,10 +213,12 @@ class SimBackend(Backend):
 
     def event_record(self, event, stream) -> None:
         s = self._stream(stream)
-        # an idle stream stamps the event when the call reaches it; then the host spends the
-        # rest of the call (profile event_overhead) before it can do anything else
         event.time = max(self.engine.now, s.ready)
-        self.engine.now += self.profile.host_op("event_overhead")
+
+    def charge_host(self, key: str) -> None:
+        """The host spends the profile's ``key`` (a host-side call time, e.g. ``event_overhead``:
+        what ``umkit.timer`` costs between its start event and the timed block)."""
+        self.engine.now += self.profile.host_op(key)
 
     def event_elapsed_ms(self, start, end) -> float:
         if start.time is None or end.time is None:

@@ -23,8 +23,9 @@ unless a stream says otherwise; pages on another GPU fault across at ``peer_bw``
 kernel (``umkit.kernel``) declares what it costs beyond one pass over its arrays -- how often it
 re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memory traffic, or its
 arithmetic at the achieved ``fp32_flops``.  The host's own time per call counts too: submitting a
-kernel (``launch_overhead``), a copy (``copy_submit``), a prefetch (``prefetch_submit``), recording
-an event (``event_overhead``), freeing memory (``free_*``) -- an idle GPU waits for it.
+kernel (``launch_overhead``), a copy (``copy_submit``), a prefetch (``prefetch_submit``),
+``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
+memory (``free_*``) -- an idle GPU waits for it.
 Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
