@@ -302,7 +302,8 @@ def published(results_dir=None) -> dict | None:
     dims, cells) -- or None when no run has been recorded (then nothing is shown, nothing is
     made up)."""
     root = Path(results_dir) if results_dir is not None else RESULTS
-    for path in sorted(root.glob("*/umperf.json"), reverse=True):   # dated names sort by date
+    found = []
+    for path in root.glob("*/umperf.json"):
         try:
             doc = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as e:
@@ -310,14 +311,20 @@ def published(results_dir=None) -> dict | None:
                                   hint="it is written by benchmarks/unified_memory_perf.py") from None
         m = doc.get("measured") if isinstance(doc, dict) else None
         if isinstance(m, dict) and m.get("backend") != "sim" and "cells" in m:
-            return dict(path=str(path.relative_to(root.parent.parent)) if root == RESULTS
-                        else str(path), run=path.parent.name, measured=m)
-    return None
+            # newest by the date the run recorded ("YYYY-MM-DD HH:MM UTC"), then by folder
+            found.append((str(m.get("date", "")), path.parent.name, path, m))
+    if not found:
+        return None
+    _, run, path, m = max(found, key=lambda f: f[:2])
+    return dict(path=str(path.relative_to(root.parent.parent)) if root == RESULTS else str(path),
+                run=run, measured=m)
 
 
-def side_by_side(rec: dict | None = None, runs: int = 3, profile: str | None = None) -> dict | None:
+def side_by_side(rec: dict | None = None, runs: int | None = None,
+                 profile: str | None = None) -> dict | None:
     """The recorded card table (:func:`published`, or ``rec``) beside the same program run on sim
-    now (``runs`` iterations per cell: sim's time is deterministic, so a few suffice), with
+    now (``runs`` iterations per cell, by default as many as the card ran: the first iteration
+    of a cell differs from the rest, so the means compare only over the same count), with
     sim/real per cell and the order of the strategies per size.  None when nothing is recorded.
     The active backend is restored afterwards."""
     from .runtime import using
@@ -326,7 +333,7 @@ def side_by_side(rec: dict | None = None, runs: int = 3, profile: str | None = N
         return None
     real = rec["measured"]
     with using("sim", compute=False, **({"profile": profile} if profile else {})):
-        sim = run_all(runs, tuple(real["dims"]), progress=False)
+        sim = run_all(runs or int(real.get("runs", 20)), tuple(real["dims"]), progress=False)
     c = compare(real, sim)
     return dict(run=rec.get("run"), real=real, sim=sim, comparison=c,
                 text="\n\n".join([table_md(real, f"measured on the card ({rec.get('run')}, {real['date']})"),

@@ -1,0 +1,76 @@
+"""umkit.umperf: the UnifiedMemoryPerf port as a library -- the committed GPU run it loads, and the
+same program on sim beside it."""
+import json
+
+import numpy as np
+import pytest
+
+import umkit
+from umkit import umperf
+from umkit.errors import InvalidArgument
+
+
+def _run(dims=(32, 64)):
+    cells = {f"{n * n * 4}:{s}": {"overall": 0.1 * (i + 1) * n / 32, "cpu": 0.0}
+             for n in dims for i, s in enumerate(umperf.STRATEGIES)}
+    return dict(backend="cuda", device="NVIDIA H200", runs=20, dims=list(dims),
+                strategies=list(umperf.STRATEGIES), cells=cells)
+
+
+def _write(root, name, measured):
+    d = root / name
+    d.mkdir()
+    (d / "umperf.json").write_text(json.dumps({"measured": measured}))
+
+
+def test_published_is_none_when_nothing_was_recorded(tmp_path):
+    assert umperf.published(tmp_path) is None
+    _write(tmp_path, "a-sim-run", dict(_run(), backend="sim", date="2026-12-02 00:00 UTC"))
+    assert umperf.published(tmp_path) is None          # a sim run is not a measurement
+
+
+def test_published_takes_the_newest_gpu_run_by_its_recorded_date(tmp_path):
+    _write(tmp_path, "2026-12-01-h200-gpu-ci-run8", dict(_run(), date="2026-12-01 03:12 UTC"))
+    _write(tmp_path, "2026-12-01-h200-fitdata-run10", dict(_run(), date="2026-12-01 03:59 UTC"))
+    rec = umperf.published(tmp_path)
+    assert rec["run"] == "2026-12-01-h200-fitdata-run10"      # not the name that sorts last
+    assert rec["measured"]["date"] == "2026-12-01 03:59 UTC"
+
+
+def test_published_names_a_broken_file(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "umperf.json").write_text("{not json")
+    with pytest.raises(InvalidArgument, match="not a umperf result"):
+        umperf.published(tmp_path)
+
+
+def test_side_by_side_runs_the_same_program_on_sim_and_restores_the_backend():
+    umkit.use("sim", quiet=True)
+    before = umkit.backend()
+    rec = dict(run="fake", measured=dict(_run((32, 64)), date="2026-12-01 00:00 UTC"))
+    sbs = umperf.side_by_side(rec, runs=2)
+    assert umkit.backend() is before
+    assert sbs["sim"]["backend"] == "sim" and sbs["sim"]["dims"] == [32, 64]
+    ratios = sbs["comparison"]["ratio"]
+    assert set(ratios) == set(rec["measured"]["cells"])
+    for key, r in ratios.items():
+        want = sbs["sim"]["cells"][key]["overall"] / rec["measured"]["cells"][key]["overall"]
+        assert r == pytest.approx(want, rel=1e-2)
+    # the sim side is the model's: explicit pinned copies beat managed memory without hints
+    sim = sbs["sim"]["cells"]
+    assert sim["4096:CpPglAs"]["overall"] < sim["4096:UMeasy"]["overall"]
+    assert "measured on the card" in sbs["text"] and "on sim now" in sbs["text"]
+
+
+def test_the_port_checks_the_product_exactly_on_sim():
+    umkit.use("sim", quiet=True)                # with arithmetic: the check must pass
+    rng = np.random.default_rng(1)
+    n = 64
+    X = rng.uniform(0, 10, n * n).astype(np.float32)
+    Y = rng.uniform(0, 10, n * n).astype(np.float32)
+    ref = umperf.reference(X, Y, n)
+    assert np.array_equal(ref, (X.reshape(n, n) @ Y.reshape(n, n)).ravel())
+    cell = umperf.run_cell(n, "CpPglAs", 2, X, Y, ref, check=True)
+    assert cell["overall"] > 0
+    with pytest.raises(AssertionError, match="wrong product"):
+        umperf.run_cell(n, "CpPglAs", 1, X, Y, ref + 1, check=True)
