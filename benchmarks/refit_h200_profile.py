@@ -168,17 +168,25 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
     pred = A @ np.array([G, Lb, U, f1, R, inv_bw])
     fault_fit = [(n_, yy * 1e3, pp * 1e3) for n_, yy, pp in zip(names, y, pred)]
 
-    # -- prefetch: relative least squares over the sweep (>= 1 MiB) and the fit set's 256 MiB rows
-    for d, key_lat, key_bw in (("h2d", "prefetch_gpu_latency", "prefetch_h2d_bw"),
-                               ("d2h", "prefetch_latency", "prefetch_d2h_bw")):
-        rows = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS - E - S_p) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
-        rows.append((B, m[f"prefetch_{d}"] * MS - E - S_p))
-        A = np.array([[1.0, s] for s, _ in rows])
-        y = np.array([t for _, t in rows])
-        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
-        put(key_lat, x[0] / US, f"relative least squares, fixed + bytes/rate, over the prefetch {d} sweep "
-            "1-256 MiB and the fit set's 256 MiB prefetch (events)", f"{sb_src}; {fit_src}")
-        put(key_bw, (1 / x[1]) / 1e9, f"as {key_lat}", f"{sb_src}; {fit_src}")
+    # -- prefetch: one fixed cost per call (both directions) + bytes at each direction's rate,
+    #    relative least squares over the prefetch sweeps (>= 1 MiB) and the fit set's 256 MiB
+    rows, y = [], []
+    for d, col in (("h2d", 1), ("d2h", 2)):
+        pts = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+        pts.append((B, m[f"prefetch_{d}"] * MS))
+        for s, t in pts:
+            r = [1.0, 0.0, 0.0]
+            r[col] = s
+            rows.append(r)
+            y.append(t - E - S_p)
+    A, y = np.array(rows), np.array(y)
+    x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+    how = ("relative least squares, one fixed cost per call + bytes at each direction's rate, over "
+           "the prefetch sweeps 1-256 MiB both ways and the fit set's 256 MiB prefetches (events), "
+           "minus the timer")
+    put("prefetch_latency", x[0] / US, how, f"{sb_src}; {fit_src}")
+    put("prefetch_h2d_bw", (1 / x[1]) / 1e9, how, f"{sb_src}; {fit_src}")
+    put("prefetch_d2h_bw", (1 / x[2]) / 1e9, how, f"{sb_src}; {fit_src}")
 
     # -- host rates: the host sweep, out of cache (>= 64 MiB) and in it (1-16 MiB)
     hs = sb["host"]

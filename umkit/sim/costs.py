@@ -11,8 +11,8 @@ back behind it find it awake.  A CPU write to a read-mostly page drops the GPU's
 next GPU read duplicates such pages again one by one (``dup_refault_latency`` each), and reads
 duplicates at ``dup_read_bw``.
 ``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``
-after a fixed ``prefetch_gpu_latency`` / ``prefetch_latency``; copies and prefetches in one
-direction share the link, one after the other.  The CPU touching GPU-resident pages takes a CPU
+after a fixed ``prefetch_latency``; copies and prefetches in one direction share the link, one
+after the other.  The CPU touching GPU-resident pages takes a CPU
 fault per ``gpu_page`` block (``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and
 migrates it back at ``cpu_fault_bw``.  Pages mapped remotely (accessed-by advice, pinned host
 memory, AMD with XNACK off) are read over the link at ``zero_copy_bw`` with no migration.
