@@ -277,6 +277,7 @@ def test_incomplete_steps_are_named_and_sim_has_none():
     a = umkit.managed(1 << 20)
     with umkit.ecg.recorder("whole") as rec:
         for _ in range(3):
+            umkit.synchronize()             # the last step's kernel is done before the CPU writes
             a.host[:] = 1.0
             umkit.increment(a)
             rec.step()
