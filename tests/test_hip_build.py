@@ -79,6 +79,18 @@ def test_kit_kernels_compile_as_hip_only_with_the_runtime_header_in_front(amd_bu
 
 
 @needs_hipcc
+def test_the_amd_build_leaves_nothing_in_the_temp_dir(tmp_path, monkeypatch):
+    import tempfile
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    built = examples.build("amd", tmp_path / "out", which=["first_touch"], kit_kernels=False)
+    assert [b.ok for b in built] == [True], [b.log for b in built]
+    assert list(scratch.iterdir()) == []
+
+
+@needs_hipcc
 def test_a_compile_error_fails_the_amd_build(tmp_path):
     bad = tmp_path / "bad.hip"
     bad.write_text("#include <hip/hip_runtime.h>\n"

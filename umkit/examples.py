@@ -386,8 +386,14 @@ def _compile(name, src, out, vendor, arches, include_dir, compile_only, compiler
                  None if include_dir is None else str(include_dir), compile_only,
                  force_include, compiler)
     t0 = time.monotonic()
+    import tempfile
     try:
-        r = subprocess.run(argv, env=_env(vendor), capture_output=True, text=True, timeout=600)
+        # the compiler's own scratch files in a folder that goes away with the build (Debian's
+        # hipcc 5.2 leaves an empty <source>-XXXXXX directory in $TMPDIR per compile)
+        with tempfile.TemporaryDirectory(prefix="umkit-build-") as scratch:
+            env = _env(vendor)
+            env["TMPDIR"] = scratch
+            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
         ok, log = r.returncode == 0 and Path(out).is_file(), r.stdout + r.stderr
         if r.returncode == 0 and not ok:
             log += f"\n(the compiler exited 0 but wrote no {out})"
