@@ -55,7 +55,8 @@ def test_out_of_memory_only_when_device_allocations_alone_exceed_vram():
     with pytest.raises(OutOfMemory, match="exceeds the simulated VRAM") as e:
         umkit.device_array(8 * MiB // F32)               # 10 + 8 MiB of device memory > 16
     err = e.value
-    assert (err.requested, err.free, err.total, err.device) == (8 * MiB, 6 * MiB, 16 * MiB, 0)
+    assert (err.requested, err.free, err.total, err.device, err.kind) == (8 * MiB, 6 * MiB, 16 * MiB,
+                                                                      0, "device")
     assert "managed memory" in err.hint
     d1.free()
     umkit.device_array(8 * MiB // F32)                   # after the free it fits

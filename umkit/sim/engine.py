@@ -191,7 +191,8 @@ class Engine:
             raise OutOfMemory(f"{kind} allocation of {nbytes} B: the simulator keeps every byte "
                               "in this machine's RAM and could not get that much",
                               hint="the sim backend models small buffers: use MiB, not GiB, "
-                                   "and lower vram= to show oversubscription") from None
+                                   "and lower vram= to show oversubscription",
+                              requested=nbytes, kind=kind, device=device) from None
         if kind == "device":
             # VRAM is one budget.  Device memory (and nothing else) is unevictable; managed
             # pages on the GPU are evicted to make room for a device allocation, as both
@@ -209,7 +210,8 @@ class Engine:
                     f"device allocation of {nbytes} B exceeds the simulated VRAM "
                     f"({held} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
                     hint="device memory never breathes out: use managed memory for cold data",
-                    requested=need, free=int(p.vram) - held, total=int(p.vram), device=device)
+                    requested=need, free=int(p.vram) - held, total=int(p.vram), device=device,
+                    kind="device")
             t = self._make_room(device, need, set())    # managed pages move out first
             self.now += p.alloc_device + t
             self._log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped"
