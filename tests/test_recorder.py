@@ -240,7 +240,7 @@ def test_recorded_widget_live_draws_each_step():
     assert view.image.value not in images          # the final ECG picture replaced the bars
 
 
-def _fake_published(tmp_path, date_dir, variants=("device", "managed")):
+def _fake_published(tmp_path, date_dir, variants=("device", "managed"), date=None):
     d = tmp_path / date_dir / "torch_training"
     d.mkdir(parents=True)
     results = {}
@@ -251,7 +251,8 @@ def _fake_published(tmp_path, date_dir, variants=("device", "managed")):
                    steps=steps, counters={}, device="NVIDIA H200", model_time=False)
         results[v] = dict(summary={}, run=run)
     (d / "torch_training.json").write_text(json.dumps(dict(env=dict(device="NVIDIA H200",
-                                                                    date=date_dir, torch="2.11"),
+                                                                    date=date or date_dir,
+                                                                    torch="2.11"),
                                                            results=results)))
 
 
@@ -267,6 +268,11 @@ def test_published_reads_the_newest_run_and_combines_it(tmp_path):
     assert list(e["curves"]) == ["device", "managed"] and len(e["summary"]) == 2
     assert "NVIDIA H200" in e["title"] and e["summary"][1]["verdict"] == "spiky"
     assert "memory ECG of a PyTorch training loop" in umkit.ecg.table(e)
+    # run 13 is newer than run 9 though its name sorts first (by the date it recorded, then by
+    # the folder's numbers as numbers)
+    _fake_published(tmp_path, "2026-12-02-h200-gpu-ci-run9", ("device",), "2026-12-02 03:13 UTC")
+    _fake_published(tmp_path, "2026-12-02-h200-gpu-ci-run13", ("managed",), "2026-12-02 05:37 UTC")
+    assert list(umkit.recorder.published(results_dir=tmp_path)["runs"]) == ["managed"]
     with pytest.raises(umkit.InvalidArgument):
         umkit.recorder.published("../etc", results_dir=tmp_path)
     with pytest.raises(umkit.InvalidType):

@@ -29,6 +29,7 @@ may be counted in the earlier step.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,15 +324,27 @@ def published(kind: str = "torch_training", results_dir=None) -> dict | None:
         raise InvalidArgument(f"kind={kind!r} is not a benchmark name",
                               hint="e.g. 'torch_training'")
     root = Path(results_dir) if results_dir is not None else RESULTS
-    found = sorted(root.glob(f"*/{kind}/{kind}.json"))
+    found = []
+    for path in root.glob(f"*/{kind}/{kind}.json"):
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise InvalidArgument(f"{path} is not a {kind} result ({type(e).__name__}: {e})",
+                                  hint="it is written by benchmarks/torch_training.py") from None
+        env = doc.get("env") if isinstance(doc, dict) else None
+        date = str(env.get("date", "")) if isinstance(env, dict) else ""
+        # newest by the date the run recorded, then by folder with its numbers compared as
+        # numbers (run13 after run9)
+        name = path.parent.parent.name
+        natural = [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+        found.append(((date, natural), path, doc))
     if not found:
         return None
-    path = found[-1]                                   # dated directory names sort by date
+    _, path, doc = max(found, key=lambda f: f[0])
     try:
-        doc = json.loads(path.read_text())
         runs = {v: RecordResult.from_dict(x["run"]) for v, x in doc["results"].items()
                 if isinstance(x, dict) and "run" in x}
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+    except (KeyError, TypeError, AttributeError) as e:
         raise InvalidArgument(f"{path} is not a {kind} result ({type(e).__name__}: {e})",
                               hint="it is written by benchmarks/torch_training.py") from None
     if not runs:
