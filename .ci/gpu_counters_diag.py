@@ -28,6 +28,7 @@ VARIANTS = {"ci": (0.0, True, [256, 256, 64]), "sleep": (1.0, False, [256, 256, 
 def child(variant: str) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import umkit
+    from umkit import fidelity
     from umkit.backends.cupti import COLLECTOR
     umkit.use("cuda")
     pause, warm, sizes = VARIANTS[variant]
@@ -54,7 +55,7 @@ def child(variant: str) -> dict:
         time.sleep(0.2)
         recs = COLLECTOR.log_stop()
         after = umkit.counters()
-        d = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+        d = fidelity._delta(before, after)
         h2d = [r for r in recs if r[1] == "BYTES_TRANSFER_HTOD"]
         faults = [r for r in recs if r[1] == "GPU_PAGE_FAULT"]
         ts = [r[0] for r in recs if r[0]]

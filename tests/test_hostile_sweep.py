@@ -765,21 +765,14 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
             i = base.index(opt)
             del base[i:i + 2]
         argv = [cmd, *base, opt, value]
-        err, out = io.StringIO(), io.StringIO()
         try:
-            with _timer(TIMEOUT_S), contextlib.redirect_stderr(err), \
-                    contextlib.redirect_stdout(out), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                rc = cli.main(argv)
-        except SystemExit as e:          # argparse: usage error (2), the message names the option
-            rc = e.code
+            rc, text = run(argv)
         except Hang:
             findings.append(f"{argv}: hangs")
             continue
         except BaseException as e:  # noqa: BLE001
             findings.append(f"{argv}: raw {type(e).__name__}: {e}"[:300])
             continue
-        text = err.getvalue()
         if rc not in (0, None) and base_rc not in (0, None) and (rc, text) == (base_rc, base_err):
             continue
         if rc not in (0, None) and opt not in text and opt.lstrip("-") not in text:
