@@ -66,12 +66,18 @@ def pool(docs: list[dict]):
         return {k: pool([d.get(k) for d in docs if k in d]) for k in keys}
     if all(isinstance(d, (int, float)) and not isinstance(d, bool) for d in docs):
         return float(np.mean(docs))
+    if all(isinstance(d, list) for d in docs) and len({len(d) for d in docs}) == 1 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for d in docs for x in d):
+        return [float(np.mean(col)) for col in zip(*docs)]
     return docs[-1]
 
 
-def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) -> tuple[dict, dict]:
+def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
+        fp: dict | None = None, fp_name: str = "") -> tuple[dict, dict]:
     """(values in the profile's units, source per parameter)."""
     v, src = {}, {}
+    fp_src = "benchmarks/fit_probe.py (" + ", ".join(
+        f"benchmarks/results/{n}" for n in fp_name.split(",") if n) + ", pooled)"
     fit_src = f"the fit set of umkit calibrate (benchmarks/results/{run_name}/calibrate_compare.json)"
     sb_src = "benchmarks/small_bench.py (" + ", ".join(
         f"benchmarks/results/{n}/small_bench.json" for n in sb_name.split(",")) + \
@@ -170,52 +176,71 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
 
     # -- prefetch: one fixed cost per call (both directions) + bytes at each direction's rate,
     #    relative least squares over the prefetch sweeps (>= 1 MiB) and the fit set's 256 MiB
-    rows, y = [], []
-    for d, col in (("h2d", 1), ("d2h", 2)):
-        pts = [(s, _k(ms_, s)[f"prefetch_{d}_ms"] * MS) for s in (MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB)]
+    # (each direction has its own fixed cost: at 4-64 KiB a prefetch to the GPU took ~0.12 ms
+    #  and one to the CPU ~0.06 ms, events included -- one shared intercept fitted >= 1 MiB
+    #  made small prefetches to the CPU 1.7x too slow)
+    how = ("relative least squares, a fixed cost per call and bytes at the direction's rate, over "
+           "the prefetch sweep 4 KiB - 256 MiB of that direction and the fit set's 256 MiB "
+           "prefetch (events), minus the timer")
+    for d, lat_key in (("h2d", "prefetch_gpu_latency"), ("d2h", "prefetch_latency")):
+        pts = [(int(s), _k(ms_, s)[f"prefetch_{d}_ms"] * MS) for s in sorted(int(k) for k in ms_)]
         pts.append((B, m[f"prefetch_{d}"] * MS))
-        for s, t in pts:
-            r = [1.0, 0.0, 0.0]
-            r[col] = s
-            rows.append(r)
-            y.append(t - E - S_p)
-    A, y = np.array(rows), np.array(y)
-    x = calibrate._nnls(A / y[:, None], np.ones_like(y))
-    how = ("relative least squares, one fixed cost per call + bytes at each direction's rate, over "
-           "the prefetch sweeps 1-256 MiB both ways and the fit set's 256 MiB prefetches (events), "
-           "minus the timer")
-    put("prefetch_latency", x[0] / US, how, f"{sb_src}; {fit_src}")
-    put("prefetch_h2d_bw", (1 / x[1]) / 1e9, how, f"{sb_src}; {fit_src}")
-    put("prefetch_d2h_bw", (1 / x[2]) / 1e9, how, f"{sb_src}; {fit_src}")
+        A = np.array([[1.0, s_] for s_, _ in pts])
+        y = np.array([t - E - S_p for _, t in pts])
+        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+        put(lat_key, x[0] / US, how, f"{sb_src}; {fit_src}")
+        put(f"prefetch_{d}_bw", (1 / x[1]) / 1e9, how, f"{sb_src}; {fit_src}")
 
-    # -- host rates: the host sweep, out of cache (>= 64 MiB) and in it (1-16 MiB)
-    hs = sb["host"]
+    # -- host: the host's own time per NumPy call (the 4 KiB points, where bytes take ~0.3 us),
+    #    then rates out of cache (64, 256 MiB) and in it (256 KiB up to the knee), per kind; the
+    #    sweep of small_bench and fit_probe's in-between sizes (128 KiB - 32 MiB) together
+    hs = dict(sb["host"])
+    for k_, r_ in (fp or {}).get("host", {}).items():
+        hs.setdefault(k_, r_)
+    sizes = sorted(int(k) for k in hs)
     host_ms0 = 2 * sync
-
-    def rate(sizes, keys):
-        return float(np.median([s / (_k(hs, s)[k] * MS - host_ms0) for s in sizes for k in keys]))
-    dram, cache = (64 * MiB, 256 * MiB), (MiB, 4 * MiB, 16 * MiB)
     reads = ("pageable_sum_ms", "pinned_sum_ms")
     fills, copies = ("pageable_fill_ms", "pinned_fill_ms"), ("pageable_copy_ms", "pinned_copy_ms")
-    put("host_mem_bw", rate(dram, reads) / 1e9, "CPU sum of 64 and 256 MiB of pageable and pinned memory "
-        "(NumPy, one thread), median", sb_src)
-    put("host_copy_bw", rate(dram, copies) / 1e9, "CPU copy (np.copyto from a NumPy array) into 64 and "
-        "256 MiB of pageable and pinned memory, median", sb_src)
-    put("host_fill_bw", rate(dram, fills) / 1e9, "CPU fill (a scalar stored) of 64 and 256 MiB of "
-        "pageable and pinned memory, median", sb_src)
-    put("host_cache_bw", rate(cache, reads) / 1e9, "CPU sum of 1-16 MiB (fits in the CPU's caches), median",
+    hcl = float(np.median([_k(hs, 4 * KiB)[k] * MS - host_ms0 for k in reads + fills + copies]))
+    put("host_call_latency", hcl / US, "the host's time for one NumPy call on a 4 KiB view "
+        "(fill, copy, sum; pageable and pinned; host-timed, minus the two synchronizes), median",
         sb_src)
-    put("host_cache_copy_bw", rate(cache, copies) / 1e9, "CPU copy into 1-16 MiB, median", sb_src)
-    put("host_cache_fill_bw", rate(cache, fills) / 1e9, "CPU fill of 1-16 MiB, median", sb_src)
-    hv = sb.get("host_verify", {})
-    knee = 16 * MiB
-    if hv and _k(hv, 32 * MiB) and _k(hv, 8 * MiB):
-        r8 = 8 * MiB / (_k(hv, 8 * MiB)["pinned_copy_in_ms"] * MS)
-        r32 = 32 * MiB / (_k(hv, 32 * MiB)["pinned_copy_in_ms"] * MS)
-        if r32 > 0.75 * r8:
-            knee = 32 * MiB
-    put("host_cache_bytes", knee, "the largest size of the host sweep (and the 32 MiB copy-in of "
-        "host_verify, when measured) that still ran at the in-cache rate", sb_src)
+
+    def rate(sz, keys):
+        return float(np.median([s_ / (_k(hs, s_)[k] * MS - host_ms0 - hcl) for s_ in sz for k in keys]))
+    dram = [s_ for s_ in sizes if s_ >= 64 * MiB]
+    best = None
+    for knee in (8 * MiB, 16 * MiB, 32 * MiB):
+        cache = [s_ for s_ in sizes if 256 * KiB <= s_ <= knee]
+        rates = {kind: (rate(cache, keys), rate(dram, keys)) for kind, keys in
+                 (("mem", reads), ("copy", copies), ("fill", fills))}
+        err = 0.0
+        for s_ in sizes:
+            if s_ < 128 * KiB:
+                continue
+            for kind, keys in (("mem", reads), ("copy", copies), ("fill", fills)):
+                r_ = rates[kind][0 if s_ <= knee else 1]
+                for k in keys:
+                    err += np.log((hcl + s_ / r_) / (_k(hs, s_)[k] * MS - host_ms0)) ** 2
+        if best is None or err < best[0]:
+            best = (err, knee, rates, cache)
+    _, knee, rates, cache = best
+    cs = f"{cache[0] // KiB} KiB - {cache[-1] // MiB} MiB"
+    put("host_mem_bw", rates["mem"][1] / 1e9, "CPU sum of 64 and 256 MiB of pageable and pinned "
+        "memory (NumPy, one thread) minus the call's own time, median", sb_src)
+    put("host_copy_bw", rates["copy"][1] / 1e9, "CPU copy (np.copyto from a NumPy array) into 64 and "
+        "256 MiB of pageable and pinned memory minus the call's own time, median", sb_src)
+    put("host_fill_bw", rates["fill"][1] / 1e9, "CPU fill (a scalar stored) of 64 and 256 MiB of "
+        "pageable and pinned memory minus the call's own time, median", sb_src)
+    fpn = f"{sb_src}; {fp_src}" if fp else sb_src
+    put("host_cache_bw", rates["mem"][0] / 1e9, f"CPU sum of {cs} (in the CPU's caches) minus the "
+        "call's own time, median", fpn)
+    put("host_cache_copy_bw", rates["copy"][0] / 1e9, f"CPU copy into {cs} minus the call's own "
+        "time, median", fpn)
+    put("host_cache_fill_bw", rates["fill"][0] / 1e9, f"CPU fill of {cs} minus the call's own "
+        "time, median", fpn)
+    put("host_cache_bytes", knee, "the cache size (8, 16 or 32 MiB) that fits the host sweep's "
+        "fills, copies and sums from 128 KiB to 256 MiB best (least squares of log ratios)", fpn)
     hm, hc = v["host_mem_bw"] * 1e9, v["host_fill_bw"] * 1e9
     ft = (m["cpu_first_touch"] * MS - (B // hp) * hp / hm - B / hc) / (B // hp)
     put("first_touch_latency", max(0.0, ft) / US, "the fit set's first CPU write (a fill) of 256 MiB of "
@@ -290,10 +315,119 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str) ->
     return v, src, fault_fit
 
 
+# -- the parameters no single measurement isolates: fitted through the simulator itself ----------------
+#: fitted by running the fit workloads on sim (model time is linear in each of them)
+SIM_FIT = ("fault_wakeup_latency", "fault_batch_latency", "fault_unmap_latency", "fault_latency",
+           "fault_region_latency", "fault_bw", "fault_range_latency", "map_flush_latency",
+           "unmap_flush_latency", "stream_first_latency", "copy_handoff_latency",
+           "prefetch_handoff_latency", "prefetch_gpu_latency", "prefetch_latency", "prefetch_submit",
+           "cpu_map_latency", "fault_split_latency")
+#: the UnifiedMemoryPerf stages the fit reads (fit_probe's sizes, never the sample's)
+UMPERF_STAGES = (("UMhint", "to_gpu"), ("UMhint", "kernel"), ("UMhint", "from_gpu"),
+                 ("UMhntAs", "sync"), ("UMeasy", "kernel"), ("UMhint", "cpu"))
+
+
+def _observations(m: dict, sb: dict, fp: dict | None):
+    """(name, measured seconds, key into the sim run's flat results) for the fit workloads that
+    exercise the fault path, the deferred mapping work and fresh streams."""
+    obs = []
+    for k in ("gpu_fault_read", "gpu_touch_4k", "gpu_touch_64k", "gpu_touch_2m", "read_mostly_first"):
+        obs.append((f"fitset/{k}", m[k] * MS, ("fit", k)))
+    for k in ("prefetch_h2d", "prefetch_d2h", "pingpong"):
+        if k in m:
+            obs.append((f"fitset/{k}", m[k] * MS, ("fit", k)))
+    for s_ in sorted(int(k) for k in sb["managed"]):
+        for col in ("fault_read_ms", "prefetch_h2d_ms", "prefetch_d2h_ms"):
+            obs.append((f"sweep/{col[:-3]}/{s_}", _k(sb["managed"], s_)[col] * MS,
+                        ("sweep", s_, col)))
+    if fp:
+        for cfg, r in fp["packing"].items():
+            for i, t in enumerate(r["each_event_ms"]):
+                obs.append((f"packing/{cfg}/{i}", t * MS, ("packing", cfg, i)))
+        for s_, r in fp["fresh"].items():
+            for k, t in r.items():
+                obs.append((f"fresh/{s_}/{k}", t * MS, ("fresh", int(s_), k)))
+        for cfg, r in fp["pingpong"].items():
+            obs.append((f"pingpong/{cfg}/gpu_increment", r["gpu_increment_ms"] * MS,
+                        ("pingpong", cfg)))
+        cells = fp["umperf"]["cells"]
+        for n in (int(x) for x in fp["umperf"]["dims"]):
+            for strat, stage in UMPERF_STAGES:
+                key = f"{n * n * 4}:{strat}"
+                obs.append((f"umperf/{key}/{stage}", cells[key][stage] * MS, ("umperf", key, stage)))
+    return obs
+
+
+def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
+    """The fit workloads on sim with ``doc``'s parameters, ``values`` (profile units) replacing
+    some: {key tuple: seconds}."""
+    import tempfile
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import fit_probe
+    import small_bench
+    d = json.loads(json.dumps(doc))
+    for k, val in values.items():
+        d["params"].setdefault(k, {"unit": UNITS.get(k, "us"), "source": "fit in progress"})
+        d["params"][k]["value"] = val
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "h200-fit.json"
+        path.write_text(json.dumps(d))
+        out = {}
+        with umkit.using("sim", profile=str(path), compute=False):
+            for k, t in calibrate.run_workloads().items():
+                out[("fit", k)] = t * MS
+            for s_, r in small_bench.sweep_managed().items():
+                for col, t in r.items():
+                    out[("sweep", int(s_), col)] = t * MS
+            if with_fp:
+                for cfg, r in fit_probe.packing().items():
+                    for i, t in enumerate(r["each_event_ms"]):
+                        out[("packing", cfg, i)] = t * MS
+                for s_, r in fit_probe.fresh().items():
+                    for k, t in r.items():
+                        out[("fresh", int(s_), k)] = t * MS
+                for cfg, r in fit_probe.pingpong().items():
+                    out[("pingpong", cfg)] = r["gpu_increment_ms"] * MS
+                up = fit_probe.umperf()
+                for key, cell in up["cells"].items():
+                    for stage, t in cell.items():
+                        out[("umperf", key, stage)] = t * MS
+    return out
+
+
+def sim_fit(doc: dict, v: dict, m: dict, sb: dict, fp: dict | None):
+    """Relative non-negative least squares over the fault-path observations, each parameter's
+    contribution read off sim runs with that parameter alone at one unit (1 us, or 1 GB/s for
+    fault_bw, whose contribution goes as 1/rate)."""
+    base = {k: doc["params"][k]["value"] for k in doc["params"]}
+    base.update(v)
+    zero = {k: 0.0 for k in SIM_FIT}
+    zero["fault_bw"] = 1e12
+    obs = _observations(m, sb, fp)
+    r0 = _sim_run(doc, {**base, **zero}, fp is not None)
+    cols = []
+    for k in SIM_FIT:
+        r1 = _sim_run(doc, {**base, **zero, k: 1.0}, fp is not None)
+        cols.append([r1[key] - r0[key] for _, _, key in obs])
+    F = np.array(cols).T
+    y = np.array([t for _, t, _ in obs])
+    t0 = np.array([r0[key] for _, _, key in obs])
+    use = np.abs(F).sum(axis=1) > 0          # observations the parameters act on
+    x = calibrate._nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
+    vals = {k: (1.0 / xi if k == "fault_bw" and xi > 0 else xi) for k, xi in zip(SIM_FIT, x)}
+    if vals["fault_bw"] == 0:
+        vals["fault_bw"] = 1e3
+    pred = t0 + F @ x
+    rows = [(o[0], o[1] * 1e3, pp * 1e3) for o, pp, u in zip(obs, pred, use) if u]
+    return vals, rows
+
+
 UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "prefetch_submit": "us",
          "copy_latency": "us", "fault_latency": "us", "prefetch_gpu_latency": "us", "host_copy_bw": "GB/s",
          "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s", "host_cache_bytes": "B",
-         "free_managed": "us", "fault_wakeup_latency": "us", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
+         "free_managed": "us", "fault_wakeup_latency": "us", "fault_range_latency": "us",
+         "map_flush_latency": "us", "unmap_flush_latency": "us", "stream_first_latency": "us", "copy_handoff_latency": "us", "prefetch_handoff_latency": "us", "cpu_map_latency": "us", "fault_split_latency": "us",
+         "host_call_latency": "us", "managed_arena_bytes": "B", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
          "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
          "dup_read_bw": "GB/s"}
 
@@ -303,6 +437,7 @@ def main(argv=None) -> int:
     ap.add_argument("run", help="GPU CI results dir with calibrate_compare.json (fit set rows)")
     ap.add_argument("--small-bench", nargs="+", help="small_bench.json of one or more runs, pooled "
                     "(default: RUN/small_bench.json)")
+    ap.add_argument("--fit-probe", nargs="+", help="fit_probe.json of one or more runs, pooled")
     ap.add_argument("--write", action="store_true", help="rewrite umkit/sim/profiles/h200-pcie5.json")
     a = ap.parse_args(argv)
     run = Path(a.run)
@@ -314,10 +449,34 @@ def main(argv=None) -> int:
     doc = json.loads(prof_path.read_text())
     cur = {k: e["value"] for k, e in doc["params"].items()}
     date = str(meas.get("date"))
-    v, src, fault_fit = fit(m, sb, cur, run.name, ",".join(x.parent.name for x in sbps), date)
-    print("fault path (measured ms beyond submit/launch/read, fitted ms):")
-    for n_, yy, pp in fault_fit:
-        print(f"  {n_:<28}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")
+    fps = [Path(x) for x in a.fit_probe] if a.fit_probe else []
+    fp = pool([json.loads(x.read_text()) for x in fps]) if fps else None
+    fp_name = ",".join(sorted({f"{x.parent.name}/{x.name}" for x in fps}))
+    v, src, fault_fit = fit(m, sb, cur, run.name, ",".join(x.parent.name for x in sbps), date,
+                            fp, fp_name)
+    # the fault path, the deferred mapping work and fresh streams, through the simulator
+    sv, rows = sim_fit(doc, v, m, sb, fp)
+    sb_src = "benchmarks/small_bench.py (" + ", ".join(
+        f"benchmarks/results/{x.parent.name}/{x.name}" for x in sbps) + ")"
+    fp_src = "benchmarks/fit_probe.py (" + ", ".join(
+        f"benchmarks/results/{x}" for x in fp_name.split(",") if x) + ", pooled: each number the mean over the runs)"
+    who = f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), {date}"
+    how = ("fitted through the simulator: relative non-negative least squares over the fit "
+           "workloads that fault or follow an allocation, a free or a new stream -- the fit set's "
+           "GPU fault reads, the fault-read sweep 4 KiB - 256 MiB, and fit_probe's packed small "
+           "buffers read one by one and fresh-buffer reads (zero copy, copy + read, fault, "
+           "prefetch + read; fresh or kept sink and stream) at 8 KiB, 512 KiB and 8 MiB -- each "
+           "parameter's share read off sim runs with it alone at one unit")
+    for k, val in sv.items():
+        v[k] = float(val)
+        src[k] = f"{how}; {who}, the fit set of umkit calibrate (benchmarks/results/{run.name}/calibrate_compare.json); {sb_src}; {fp_src}"
+    v["managed_arena_bytes"] = 32 * MiB
+    src["managed_arena_bytes"] = ("estimate: the size of the arena small managed allocations are packed "
+                                  "into; at least 16 MiB seen contiguous (8 consecutive 2 MiB "
+                                  "allocations, small_bench address_delta, " + who + ")")
+    print("fault path through sim (measured ms, fitted ms, ratio):")
+    for n_, yy, pp in rows:
+        print(f"  {n_:<48}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")
     for k, val in v.items():
         unit = UNITS.get(k) or doc["params"][k]["unit"]
         print(f"{k:<24}{cur.get(k, float('nan')):>12.4f} -> {val:>12.4f} {unit}")

@@ -383,11 +383,13 @@ def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
                 "(comparing sim with itself would prove nothing)",
                 hint="run it on a machine with a GPU (--backend cuda|hip), or pass --measured "
                      "RESULTS.json from a GPU run to re-predict those measurements")
+        raw_runs: dict = {}
         measured = dict(backend=runtime.backend_name(), device=real.device_name(0),
                         device_count=real.device_count(), nbytes=nbytes,
                         date=_dt.date.today().isoformat(),
                         fit=run_workloads(nbytes, progress),
-                        validation=validation.run_validation(progress),
+                        validation=validation.run_validation(progress, raw=raw_runs),
+                        validation_runs=raw_runs, validation_repeats=validation.REPEATS,
                         skipped=validation.skipped(real.device_count()))
         measured["counters"] = _counter_axis(profile, nbytes)   # the second fidelity axis
     nbytes = measured.get("nbytes", nbytes)

@@ -122,7 +122,8 @@ class SimBackend(Backend):
         eng = self.engine
         eng.now += self.profile.host_op("prefetch_submit")   # the call's host time
         dur = eng.prefetch(a, pages, dest)
-        eng.enqueue(s, dur, f"prefetch->{to}", link="d2h" if dest == CPU_ID else "h2d")
+        eng.enqueue(s, dur, f"prefetch->{to}", link="d2h" if dest == CPU_ID else "h2d",
+                    kind="prefetch" if eng.last_prefetch_bytes else "prefetch_noop")
 
     def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
         assert advice in ADVICE and isinstance(unset, bool), (advice, unset)
@@ -261,7 +262,8 @@ class SimBackend(Backend):
                 self.engine.counters[key] += nbytes
         self.engine.now += self.profile.host_op("copy_submit")      # the call's host time
         link = "peer" if peer else direction if direction in ("h2d", "d2h") else None
-        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses, link=link)
+        self.engine.enqueue(self._stream(stream), dur, f"memcpy {direction}", accesses, link=link,
+                            kind="copy")
 
     def pageable(self, nbytes: int):
         """Ordinary (pageable, malloc'd) host memory as a NumPy array whose CPU reads and writes
@@ -306,7 +308,7 @@ class SimBackend(Backend):
         eng.now += p.host_op("copy_submit")
         end = eng.enqueue(s, dur, f"memcpy pageable {'h2d' if to_array else 'd2h'}",
                           [Access(a, a.page_range(off, off + nbytes), bool(to_array), nbytes)],
-                          link=("h2d" if to_array else "d2h") if on_gpu else None)
+                          link=("h2d" if to_array else "d2h") if on_gpu else None, kind="copy")
         eng.now = max(eng.now, end)
 
     def launch(self, kernel: str, grid: int, block: int, args: tuple, stream) -> None:
@@ -341,7 +343,7 @@ class SimBackend(Backend):
             a, off = eng.find(buf.ptr)
             pages = a.page_range(off, off + buf.nbytes)
             nbytes = int(buf.nbytes * (times + (1 if written else 0)))
-            accesses.append(Access(a, pages, bool(written), nbytes))
+            accesses.append(Access(a, pages, bool(written), nbytes, passes=max(1.0, float(times))))
         dur = eng.gpu_access(accesses, s.device, flops=k.flops, start=max(eng.now, s.ready))
         if self.compute:
             views = []

@@ -56,7 +56,10 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "event_overhead", "copy_submit", "prefetch_submit", "prefetch_gpu_latency",
             "host_cache_bytes", "host_cache_bw", "host_cache_copy_bw", "free_managed",
             "free_device", "free_pinned_per_mib", "dup_refault_latency", "fault_wakeup_latency",
-            "host_fill_bw", "host_cache_fill_bw", "dup_read_bw")
+            "host_fill_bw", "host_cache_fill_bw", "dup_read_bw", "fault_range_latency",
+            "map_flush_latency", "unmap_flush_latency", "managed_arena_bytes",
+            "host_call_latency", "stream_first_latency", "copy_handoff_latency",
+            "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
@@ -100,13 +103,18 @@ class Profile:
             raise AttributeError(key) from None
 
     # -- the §3.2 paragraph, as code ---------------------------------------------------------
-    def fault_cost(self, n_faults: int, n_regions: int, nbytes: int, n_moving: int | None = None) -> float:
+    def fault_cost(self, n_faults: int, n_regions: int, nbytes: int, n_moving: int | None = None,
+                   min_batches: int = 1) -> float:
         """GPU faults serviced in batches, region by region, then migrated on the fault path.
-        ``n_moving``: how many of the faults take the page away from the CPU (default all)."""
+        ``n_moving``: how many of the faults take the page away from the CPU (default all);
+        ``min_batches``: the waves the faults arrive in (a kernel that walks its inputs k
+        times faults in k waves), each at least one batch."""
         if n_faults <= 0:
             return 0.0
-        batches = math.ceil(n_faults / self.fault_batch_max)
-        moving = batches if n_moving is None else math.ceil(n_moving / self.fault_batch_max)
+        waves = max(1, min(int(min_batches), n_faults))
+        batches = max(math.ceil(n_faults / self.fault_batch_max), waves)
+        moving = batches if n_moving is None else (
+            max(math.ceil(n_moving / self.fault_batch_max), waves) if n_moving else 0)
         return (batches * self.fault_batch_latency + moving * self.fault_unmap_latency
                 + n_faults * self.p.get("fault_latency", 0.0)
                 + n_regions * self.fault_region_latency + nbytes / self.fault_bw)

@@ -8,6 +8,7 @@ migration) -- for the article's §1.
 from __future__ import annotations
 
 import bisect
+import math
 import functools
 import threading
 import warnings
@@ -28,7 +29,21 @@ COUNTERS = (
     "prefetcher_bytes", "evictions", "evicted_bytes", "remote_bytes", "duplicates",
     "invalidations", "race_flags", "umd_ops", "kmd_ops",
 )
-PREFETCH_THRESHOLD = 0.51   # NVIDIA's density prefetcher: >51% of a region resident (see profiles)
+PREFETCH_THRESHOLD = 51     # NVIDIA's prefetcher: a subregion is >51% resident (see profiles)
+BIG_PAGE = 65536            # the tree's fault-granularity growth unit (uvm_perf_prefetch.c)
+
+
+class Range:
+    """A GPU-visible address range as the driver sees it: one large managed allocation, or one
+    arena that small managed allocations are packed into (``Policy.pack_small_managed``).
+    ``faulted``: the GPUs that have taken a fault in it since it was created (the first one pays
+    ``fault_range_latency``)."""
+
+    __slots__ = ("base", "end", "next", "live", "faulted")
+
+    def __init__(self, base: int, end: int):
+        self.base, self.end, self.next, self.live = base, end, base, 0
+        self.faulted: set = set()
 
 
 def uniq(sorted_ints: np.ndarray) -> np.ndarray:
@@ -92,6 +107,11 @@ class SimStream:
     #: a device's default stream: the *legacy* default stream of CUDA/HIP, which waits for
     #: the other (blocking) streams of its device and they for it -- so it never races them
     default: bool = False
+    #: no work was submitted to it yet (its first operation pays ``stream_first_latency``)
+    fresh: bool = True
+    #: the kind of its last operation ("kernel", "copy", "prefetch"): a kernel queued behind a
+    #: copy or a prefetch waits for that engine's completion (``*_handoff_latency``)
+    after: str | None = None
 
 
 @dataclass(eq=False)
@@ -108,6 +128,9 @@ class Access:
     write: bool
     nbytes: int                # bytes actually read/written (for streaming cost)
     atomic: bool = False       # atomicAdd-style updates: two of them never race each other
+    #: how many times the kernel walks over it (a learner's kernel declares its re-reads): its
+    #: GPU faults come in that many waves, each serviced and replayed before the next
+    passes: float = 1.0
 
 
 @dataclass(eq=False)
@@ -149,7 +172,14 @@ class Engine:
         self._next_stream = 1
         self._horizon = 0.0          # the latest end of any work ever enqueued
         self._links: dict = {}       # transfer direction -> when the link is free again
+        self._arena: Range | None = None     # the open arena for small managed allocations
+        #: per GPU: the deferred page-table work an allocation or a free left for it
+        #: (kind -> seconds); its next operation does it first, a device synchronize does it
+        self._flush: dict = {}
         self._kfaults = None         # the faults of the kernel being costed (gpu_access)
+        self._fault_gpu = 0          # the GPU whose faults are being costed
+        self._passes = 1.0           # passes of the access whose faults are being costed
+        self.last_prefetch_bytes = 0     # what the last prefetch moved (a no-op needs no fence)
         self._t = (0.0, 0.0, 0.0)
         self.races: list[dict] = []
         self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
@@ -229,8 +259,29 @@ class Engine:
             else:
                 self._log("malloc_managed", "umd", f"{nbytes} B of address range recorded; "
                           "no physical page yet")
-        ptr = self._next
-        self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
+        if kind == "managed" and self.policy.pack_small_managed and nbytes <= p.region:
+            # small managed allocations are carved out of one arena, back to back (measured on
+            # the H200: consecutive allocations of 4 KiB - 2 MiB lie exactly their size apart),
+            # so they share the driver's 2 MiB VA blocks and its prefetcher's decisions
+            size = -(-max(nbytes, 1) // p.host_page) * p.host_page
+            ar = self._arena
+            if ar is None or ar.next + size > ar.end:
+                cap = int(p.p.get("managed_arena_bytes", 32 << 20))
+                ar = self._arena = Range(self._next, self._next + cap)
+                self._next += -(-cap // p.region) * p.region + p.region
+            ptr = ar.next
+            ar.next += size
+        else:
+            ptr = self._next
+            self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
+            ar = Range(ptr, ptr + max(nbytes, 1))
+        ar.live += 1
+        a.range = ar
+        a.ptr = ptr
+        if kind in ("device", "pinned"):
+            # mapping new memory into the GPUs' page tables: deferred work for their next op
+            for g in ([device] if kind == "device" else range(self.gpus)):
+                self._defer(g, "map_flush_latency")
         a.region_stamp[:] = self.now
         a.mapped = np.zeros(a.npages, dtype=np.uint8)   # remote mappings established by faults
         self.allocs[ptr] = a
@@ -245,6 +296,21 @@ class Engine:
                                hint="free each buffer once; umkit arrays free themselves")
         del self._starts[bisect.bisect_left(self._starts, ptr)]
         a.freed = True
+        ar = getattr(a, "range", None)
+        if ar is not None:
+            ar.live -= 1
+            if ar.live == 0 and ar is self._arena:
+                self._arena = None          # an emptied arena is released: the next one is new
+        # unmapping from the GPUs' page tables: deferred work for their next op
+        if a.kind == "device":
+            self._defer(a.device, "unmap_flush_latency")
+        elif a.kind == "pinned":
+            for g in range(self.gpus):
+                self._defer(g, "unmap_flush_latency")
+        elif a.kind == "managed":
+            for g in range(self.gpus):
+                if ((a.where & gpu_bit(g)) != 0).any() or ((a.mapped & gpu_bit(g)) != 0).any():
+                    self._defer(g, "unmap_flush_latency")
         # work in flight on it no longer needs its pages: drop those references now, so the
         # allocation's bytes go when the last view of them goes, not at the next synchronize
         for k in self.inflight:
@@ -258,6 +324,21 @@ class Engine:
             self.profile.host_op("free_pinned_per_mib") * max(1.0, a.nbytes / 2**20)
         self._log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
         return a
+
+    def _defer(self, g: int, key: str) -> None:
+        """Leave ``key``'s deferred page-table work (profile seconds; none where absent) for
+        GPU ``g``'s next operation."""
+        t = self.profile.p.get(key, 0.0)
+        if t > 0:
+            f = self._flush.setdefault(g, {})
+            f[key] = t
+
+    def _take_flush(self, g: int) -> float:
+        """The deferred work GPU ``g`` does before its next operation, now done: each pending
+        kind once (any number of frees is one unmapping flush, any number of allocations one
+        mapping flush)."""
+        f = self._flush.pop(g, None)
+        return sum(f.values()) if f else 0.0
 
     @locked
     def device_bytes(self, g: int) -> int:
@@ -287,6 +368,7 @@ class Engine:
         else:
             h2d, peer = n_cpu * hp, (n_pop - n_cpu) * hp
         a.where[pages] = (w | bit) if dup else bit
+        a.cpu_unmapped[pages] = False       # (a prefetch to the CPU sets it again after this)
         if dup:
             self.counters["duplicates"] += n_pop
         if dest != CPU_ID:
@@ -357,6 +439,13 @@ class Engine:
         nf, nr = self._count_faults(a, pages)
         moving = nf if copying is None else self._count_faults(a, pages[~copying])[0]
         self.counters["gpu_faults"] += nf
+        # the first GPU fault in an address range (a large allocation, or an arena of small
+        # ones) since it was created sets the range up for that GPU: fault_range_latency
+        new_range = 0
+        ar, g = a.range, self._fault_gpu
+        if nf and ar is not None and g not in ar.faulted:
+            ar.faulted.add(g)
+            new_range = 1
         if self._kfaults is not None:
             # inside a kernel: its faults on every allocation share the fault batches (the
             # fault buffer is per GPU); gpu_access charges them once, at the end
@@ -365,9 +454,13 @@ class Engine:
             k[1] += nr
             k[2] += nbytes
             k[3] += moving
+            k[4] += new_range
+            if nf:
+                k[5] = max(k[5], min(nf, math.ceil(self._passes)))
             return 0.0
         self.counters["fault_batches"] += -(-nf // self.profile.fault_batch_max)
-        return self.profile.fault_cost(nf, nr, nbytes, moving)
+        return self.profile.fault_cost(nf, nr, nbytes, moving) \
+            + new_range * self.profile.host_op("fault_range_latency")
 
     @locked
     def gpu_access(self, accesses: list[Access], g: int, flops: float = 0.0,
@@ -377,16 +470,23 @@ class Engine:
         profile's compute rate) after its faults."""
         p, bit, c, pol = self.profile, gpu_bit(g), self.counters, self.policy
         t_fault = t_stream = t_remote = t_extra = 0.0
-        self._kfaults = [0, 0, 0, 0]        # faults, regions, bytes, moving faults (all arrays)
+        # faults, regions, bytes, moving faults (all arrays), new ranges, fault waves
+        self._kfaults = [0, 0, 0, 0, 0, 1]
+        self._fault_gpu = g
         try:
             t_fault = self._gpu_touch(accesses, g, bit)
             t_stream, t_remote, t_extra = self._t
         finally:
-            nf, nr, nbytes, moving = self._kfaults
+            nf, nr, nbytes, moving, new_ranges, waves = self._kfaults
             self._kfaults = None
         if nf:
-            c["fault_batches"] += -(-nf // p.fault_batch_max)
-            t_fault += p.fault_cost(nf, nr, nbytes, moving)
+            # a kernel that walks its inputs several times (a tiled matrix multiply reaches
+            # each new strip of B on its next pass) faults in that many waves: each wave is a
+            # fault batch of its own, serviced and replayed before the warps go on
+            batches = max(-(-nf // p.fault_batch_max), waves)
+            c["fault_batches"] += batches
+            t_fault += p.fault_cost(nf, nr, nbytes, moving, min_batches=waves) \
+                + new_ranges * p.host_op("fault_range_latency")
             # a kernel that starts on an idle GPU wakes the driver's fault service with its
             # first fault (fault_wakeup_latency); kernels queued back to back behind it find
             # the service awake
@@ -408,6 +508,7 @@ class Engine:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
                 continue
+            self._passes = acc.passes
             per_page = acc.nbytes / pages.size
             if a.kind == "device":
                 if a.device != g:
@@ -513,6 +614,14 @@ class Engine:
         p, c = self.profile, self.counters
         ppb = max(1, p.gpu_page // a.host_page)
         blocks = uniq_div(need, ppb)
+        t_split = 0.0
+        if p.p.get("fault_split_latency"):
+            # a 2 MiB region the GPU already holds other pages of (the CPU took some back):
+            # its mapping is rebuilt around the returning pages, region by region
+            regs = uniq_div(need, a.pages_per_region)
+            ppr = a.pages_per_region
+            held = [bool(((a.where[r * ppr:(r + 1) * ppr] & gpu_bit(g)) != 0).any()) for r in regs]
+            t_split = sum(held) * p.fault_split_latency
         # migrate whole gpu_page blocks (the GPU's migration granularity)
         if contiguous(blocks):
             pages = np.arange(int(blocks[0]) * ppb, min((int(blocks[-1]) + 1) * ppb, a.npages))
@@ -561,36 +670,90 @@ class Engine:
         self._log("fault_batch", "kmd", f"{nf} faults (~{batches} batches), "
                   f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
         if self.prefetcher and self.policy.density_prefetcher:
-            t += self._density_prefetch(a, uniq(blocks * ppb // a.pages_per_region), g)
-        return t
+            t += self._tree_prefetch(a, need, g)
+        return t + t_split
 
-    def _density_prefetch(self, a: Allocation, regions: np.ndarray, g: int) -> float:
-        """NVIDIA-style prefetcher: once more than half of a 2 MiB region is resident on the
-        GPU, pull in the rest of it (no extra fault batches)."""
+    def _block_segments(self, blk: int):
+        """The managed allocations overlapping absolute 2 MiB VA block ``blk``: (allocation,
+        first page in it, first leaf, number of pages)."""
+        p = self.profile
+        lo_b, hi_b = blk * p.region, (blk + 1) * p.region
+        i = max(0, bisect.bisect_right(self._starts, lo_b) - 1)
+        out = []
+        while i < len(self._starts) and self._starts[i] < hi_b:
+            b = self.allocs[self._starts[i]]
+            i += 1
+            if b.kind != "managed" or b.ptr + b.npages * b.host_page <= lo_b:
+                continue
+            first = max(lo_b, b.ptr)
+            last = min(hi_b, b.ptr + b.npages * b.host_page)
+            out.append((b, (first - b.ptr) // b.host_page, (first - lo_b) // b.host_page,
+                        (last - first) // b.host_page))
+        return out
+
+    def _tree_prefetch(self, a: Allocation, faulted: np.ndarray, g: int) -> float:
+        """NVIDIA UVM's prefetcher (kernel-open/nvidia-uvm/uvm_perf_prefetch.c,
+        uvm_perf_prefetch_prenotify_fault_migrations): per 2 MiB VA block, a bitmap tree over
+        its 4 KiB pages holds the pages resident on the faulting GPU plus the faulted ones,
+        grown to whole 64 KiB big pages (grow_fault_granularity); for each faulted page,
+        compute_prefetch_region walks from the leaf up and keeps the largest subregion whose
+        count is > 51% of its pages; those subregions are migrated too.  A VA block may hold
+        several small allocations (packed in one arena): the prefetch then brings neighbours."""
         p, bit = self.profile, gpu_bit(g)
-        ppr = a.pages_per_region
-        on_all = (a.where & bit) != 0
-        padded = np.zeros(a.nregions * ppr, dtype=bool)
-        padded[:a.npages] = on_all
-        n_on = padded.reshape(a.nregions, ppr).sum(axis=1)[regions]
-        size = np.minimum((regions + 1) * ppr, a.npages) - regions * ppr
-        hot = regions[(n_on < size) & (n_on > PREFETCH_THRESHOLD * size)]
+        hp = a.host_page
+        leaves = p.region // hp
+        big = max(1, BIG_PAGE // hp)
+        abs_pages = (a.ptr // hp) + faulted.astype(np.int64)
         t = 0.0
-        for r in hot:
-            lo, hi = r * ppr, min((r + 1) * ppr, a.npages)
-            on = on_all[lo:hi]
-            rest = np.arange(lo, hi)[~on]
-            rest = rest[(a.accessed_by[rest] & bit) == 0]
-            if rest.size == 0:
+        for blk in np.unique(abs_pages // leaves):
+            segs = self._block_segments(int(blk))
+            tree = np.zeros(leaves, dtype=bool)
+            for b, pg0, leaf0, n in segs:
+                tree[leaf0:leaf0 + n] = (b.where[pg0:pg0 + n] & bit) != 0
+            f = (abs_pages[abs_pages // leaves == blk] - blk * leaves).astype(np.intp)
+            tree[f] = True
+            grown = np.unique(f // big)
+            tree.reshape(-1, big)[grown] = True
+            want = np.zeros(leaves, dtype=bool)
+            counts = {}
+            size = 1
+            while size <= leaves:
+                counts[size] = tree.reshape(-1, size).sum(axis=1)
+                size *= 2
+            for leaf in np.unique(f):
+                best = None
+                for size, cnt in counts.items():
+                    j = leaf // size
+                    if cnt[j] * 100 > size * PREFETCH_THRESHOLD:
+                        best = (j * size, (j + 1) * size)
+                if best is not None:
+                    want[best[0]:best[1]] = True
+                    if best[1] == leaves:
+                        break
+            want[f] = False
+            if not want.any():
                 continue
-            t += self._make_room(g, rest.size * a.host_page, {(a.ptr, int(r))})
-            rest = self._fit(a, rest)
-            if rest.size == 0:
-                continue
-            h, _, pe = self._move(a, rest, g, dup=False)
-            self.counters["prefetcher_bytes"] += h + pe
-            t += h / p.fault_bw + pe / p.peer_bw
-            self._log("density_prefetch", "kmd", f"region {r}: +{rest.size} pages", bytes=h + pe)
+            for b, pg0, leaf0, n in segs:
+                sel = np.nonzero(want[leaf0:leaf0 + n])[0] + pg0
+                sel = sel[((b.where[sel] & bit) == 0) & ((b.accessed_by[sel] & bit) == 0)]
+                if b is a:
+                    # the faulting allocation's own 64 KiB blocks migrated with the fault
+                    sel = sel[(a.where[sel] & bit) == 0]
+                if sel.size == 0:
+                    continue
+                t += self._make_room(g, sel.size * hp, {(b.ptr, int(r)) for r in
+                                                         uniq_div(sel, b.pages_per_region)})
+                sel = self._fit(b, sel)
+                if sel.size == 0:
+                    continue
+                dup = self._dup(b, sel, False)
+                h1, _, pe1 = self._move(b, sel[dup], g, dup=True)
+                h2, _, pe2 = self._move(b, sel[~dup], g, dup=False)
+                h, pe = h1 + h2, pe1 + pe2
+                self.counters["prefetcher_bytes"] += h + pe
+                t += h / p.fault_bw + pe / p.peer_bw
+                self._log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} pages",
+                          bytes=h + pe)
         return t
 
     # -- host access ---------------------------------------------------------------------------------
@@ -602,7 +765,8 @@ class Engine:
         if self._watches:
             self._check_watches()
         self._check_races(accesses, where)
-        t = 0.0
+        # the host's own time for one NumPy call on a view (dispatch, not bytes)
+        t = p.host_op("host_call_latency") if any(acc.pages.size for acc in accesses) else 0.0
         for acc in accesses:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
@@ -618,6 +782,12 @@ class Engine:
                 c["first_touch_pages"] += fresh.size
                 t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
+            if a.kind == "managed" and a.cpu_unmapped.any():
+                # pages a prefetch brought back: the CPU maps each 4 KiB page on first touch
+                um = pages[a.cpu_unmapped[pages]]
+                if um.size:
+                    a.cpu_unmapped[um] = False
+                    t += um.size * p.host_op("cpu_map_latency")
             fetched = 0                 # touched pages that arrive by migration just now
             if a.kind == "managed" and pol.cpu_touch_of_gpu_pages == "migrate_block":
                 # The CPU cannot read GPU memory in place over PCIe (measured on the H200:
@@ -827,6 +997,7 @@ class Engine:
         p, c = self.profile, self.counters
         if a.kind != "managed":
             return 0.0
+        self.last_prefetch_bytes = 0
         if not self.policy.prefetch_migrates:
             self._log("prefetch_ignored", "umd", "APU: one memory, nothing to move")
             return p.prefetch_latency
@@ -834,6 +1005,11 @@ class Engine:
         a.last_prefetch[pages] = dest
         pages = pages[(a.where[pages] & bit) == 0]
         t = p.prefetch_fixed(dest != CPU_ID)
+        ar = a.range
+        if dest != CPU_ID and ar is not None and dest not in ar.faulted and pages.size:
+            # the first GPU operation on a range -- a fault or this prefetch -- sets it up
+            ar.faulted.add(dest)
+            t += p.host_op("fault_range_latency")
         if dest != CPU_ID:
             t += self._make_room(dest, pages.size * a.host_page,
                                  {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})
@@ -842,6 +1018,9 @@ class Engine:
         h1, d1, pe1 = self._move(a, pages[dup], dest, dup=True)
         h2, d2, pe2 = self._move(a, pages[~dup], dest, dup=False)
         h, d, pe = h1 + h2, d1 + d2, pe1 + pe2
+        self.last_prefetch_bytes = h + d + pe
+        if dest == CPU_ID and p.p.get("cpu_map_latency"):
+            a.cpu_unmapped[pages] = True       # migrated, not yet mapped for the CPU
         c["prefetch_bytes_h2d"] += h + pe
         c["prefetch_bytes_d2h"] += d
         t += h / p.prefetch_h2d_bw + d / p.prefetch_d2h_bw + pe / p.peer_bw
@@ -864,7 +1043,7 @@ class Engine:
 
     @locked
     def enqueue(self, s: SimStream, duration: float, name: str, accesses=(),
-                link: str | None = None) -> float:
+                link: str | None = None, kind: str = "kernel") -> float:
         """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait).
         ``link``: the transfer direction it occupies (``"h2d"``, ``"d2h"``, ``"peer"``): the
         link has one bandwidth per direction, so transfers in the same direction on different
@@ -872,6 +1051,21 @@ class Engine:
         if self._watches:
             self._check_watches()
         start = max(self.now, s.ready)
+        if s.fresh:
+            # a created stream is set up by the driver at its first operation
+            s.fresh = False
+            if not s.default:
+                start += self.profile.host_op("stream_first_latency")
+        if kind == "kernel" and s.after in ("copy", "prefetch"):
+            start += self.profile.host_op(s.after + "_handoff_latency")
+        s.after = kind
+        flush = self._take_flush(s.device) if self._flush else 0.0
+        if flush:
+            # the deferred page-table work of earlier allocations / frees runs first (inside a
+            # timer whose start event was already stamped)
+            start += flush
+            self._log("mapping_flush", "kmd", f"{flush * 1e6:.0f} us of deferred page-table "
+                      f"work on GPU{s.device}")
         if link is not None:
             start = max(start, self._links.get(link, 0.0))
             self._links[link] = start + duration
@@ -894,8 +1088,10 @@ class Engine:
         if self._watches:
             self._check_watches()
         if what is None:
-            # every stream's work ends by _horizon, live streams and dropped ones alike: O(1)
-            self.now = max(self.now, self._horizon) + p.sync_device
+            # every stream's work ends by _horizon, live streams and dropped ones alike: O(1);
+            # a device synchronize also waits for deferred page-table work
+            flush = max((self._take_flush(g) for g in list(self._flush)), default=0.0)
+            self.now = max(self.now, self._horizon) + flush + p.sync_device
         elif isinstance(what, SimStream):
             self.now = max(self.now, what.ready) + p.sync_stream
         elif isinstance(what, SimEvent):

@@ -42,10 +42,15 @@ class Allocation:
         self.last_prefetch = np.full(self.npages, NO_LOC, dtype=np.int8)
         #: read-mostly pages whose GPU copy a CPU write invalidated (re-duplicated page by page)
         self.dup_lost = np.zeros(self.npages, dtype=bool)
+        #: pages a prefetch brought to the CPU: the CPU maps each on its first touch
+        self.cpu_unmapped = np.zeros(self.npages, dtype=bool)
         self.pages_per_region = max(1, region // host_page)
         self.nregions = -(-self.npages // self.pages_per_region)
         self.region_stamp = np.full(self.nregions, t)   # LRU: last allocation/migration time
         self.freed = False
+        #: the driver's address range it lies in (Engine.malloc sets it; small managed
+        #: allocations may share one arena)
+        self.range = None
         self.kept = False          # a host view was stored (h = a.host): see Engine._watch_kept
 
     def page_range(self, start: int, stop: int) -> np.ndarray:

@@ -52,6 +52,7 @@ class Policy:
     one_memory: Rule
     fault_migrates_granule: Rule
     density_prefetcher: Rule
+    pack_small_managed: Rule
     prefetch_migrates: Rule
     preferred_cpu_new_pages_on_cpu: Rule
     accessed_by: Rule
@@ -91,8 +92,16 @@ class NvidiaPolicy(Policy):
     fault_migrates_granule = Rule(False, "UVM migrates 64 KiB big pages per fault "
                                   "(uvm_va_block_types.h UVM_MIN_BIG_PAGE_SIZE; "
                                   "uvm_perf_prefetch.c grow_fault_granularity)")
-    density_prefetcher = Rule(True, "uvm_perf_prefetch.c: UVM_PREFETCH_THRESHOLD_DEFAULT 51 -- "
-                              "the rest of a 2 MiB VA block once >51% of it is resident")
+    density_prefetcher = Rule(True, "uvm_perf_prefetch.c uvm_perf_prefetch_prenotify_fault_"
+                              "migrations: a bitmap tree per 2 MiB VA block of the pages "
+                              "resident on the faulting GPU plus the faulted ones, grown to 64 "
+                              "KiB big pages; compute_prefetch_region keeps the largest "
+                              "subregion > 51% full (UVM_PREFETCH_THRESHOLD_DEFAULT 51)")
+    pack_small_managed = Rule(True, "measured on the H200 (benchmarks/results, small_bench "
+                              "address_delta): consecutive cudaMallocManaged allocations of 4 KiB "
+                              "- 2 MiB lie exactly their size apart, so small allocations share "
+                              "2 MiB VA blocks; which ones the prefetcher then brings along was "
+                              "measured too (fit_probe 'packing', fit data)")
     prefetch_migrates = Rule(True, "cudaMemPrefetchAsync migrates in bulk (measured on the H200)")
     preferred_cpu_new_pages_on_cpu = Rule(False, "umkit H200 model: CPU-preferred pages that are "
                                           "populated fault once and are mapped remotely; "
@@ -131,6 +140,9 @@ class AmdXnackOn(Policy):
                                   "svm_range_set_default_attributes)")
     density_prefetcher = Rule(False, "amdkfd has no access-density prefetcher: the unit is the "
                               "fixed granule (kfd_svm.c svm_range_restore_pages)")
+    pack_small_managed = Rule(False, "ROCm/clr rocmemory.cpp: each hipMallocManaged is its own "
+                              "SVM range (one KFD SVM ioctl per allocation); the fault unit is "
+                              "the range's granule, so packing would not change the model")
     prefetch_migrates = Rule(True, "kfd_svm.c svm_range_trigger_migration: PREFETCH_LOC migrates "
                              "the range to svm_range_best_prefetch_location; "
                              "svm_range_is_same_attrs: 'Prefetch should always trigger a "

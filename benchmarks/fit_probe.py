@@ -1,0 +1,230 @@
+"""Fit-only probes for the mechanisms the model lacked (issue 11, 2026-12-01, second pass).
+
+FIT data, like ``small_bench.py``: every size here is one the validation set
+(``umkit/validation.py``) and the UnifiedMemoryPerf table (4 KB .. 16 MB per matrix, n = 32 ..
+2048) do not use.  Sections:
+
+* ``packing``: small managed buffers allocated back to back, CPU-written, then read by the GPU
+  one by one in allocation order, each read event-timed -- which of them fault (if the driver
+  packs small allocations into one VA block, its prefetcher brings neighbours in with the first
+  faults and the later buffers need none) -- and the same as one host-timed loop;
+* ``fresh``: the validation set's pattern -- allocate, CPU-write, read once -- with a fresh
+  one-element sink and stream per read vs kept ones, for zero-copy, copy+read, fault and
+  prefetch reads: what the first use of freshly allocated memory costs;
+* ``host``: the CPU filling / copying / summing pinned and pageable memory at sizes between the
+  small_bench sweep's (128 KiB .. 32 MiB): where the CPU's caches end;
+* ``partial``: prefetch a fraction of a buffer to the GPU, then read all of it (16, 256 MiB);
+* ``pingpong``: the GPU increments a managed buffer, the CPU reads one float per stride;
+* ``umperf``: the UnifiedMemoryPerf port at matrix sizes the sample does not use
+  (n = 96, 192, 352, 736, 1504: 36 KB .. 8.6 MB).
+
+    python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import umkit  # noqa: E402
+from small_bench import gpu_ms, host_ms, med  # noqa: E402
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+def _cpu_written(nb):
+    a = umkit.managed(max(1, nb // 4))
+    a.host[:] = 1.0
+    umkit.synchronize()
+    return a
+
+
+def packing():
+    out = {}
+    sink = umkit.device_array(1)
+    for count, nb in ((32, 8 * KiB), (32, 32 * KiB), (32, 128 * KiB), (16, 1 * MiB)):
+        reps = []
+        for _ in range(3):
+            bufs = [umkit.managed(nb // 4) for _ in range(count)]
+            for b in bufs:
+                b.host[:] = 1.0
+            umkit.synchronize()
+            reps.append([gpu_ms(lambda: umkit.touch(b, 4, sink=sink)) for b in bufs])
+            for b in bufs:
+                b.free()
+        loops = []
+        for _ in range(3):
+            bufs = [umkit.managed(nb // 4) for _ in range(count * 4)]
+            for b in bufs:
+                b.host[:] = 1.0
+            umkit.synchronize()
+            loops.append(host_ms(lambda: [umkit.touch(b, 4, sink=sink) for b in bufs]))
+            for b in bufs:
+                b.free()
+        out[f"{count}x{nb}"] = dict(each_event_ms=[float(np.median(c)) for c in zip(*reps)],
+                                    loop_count=count * 4, loop_host_ms=float(np.median(loops)))
+    sink.free()
+    return out
+
+
+def fresh():
+    out = {}
+    for nb in (8 * KiB, 512 * KiB, 8 * MiB):
+        n = nb // 4
+        r: dict = {}
+        keep = umkit.device_array(1)
+        kst = umkit.Stream()
+        for _ in range(3):
+            for sink_kind in ("fresh", "kept"):
+                def sink():
+                    return umkit.device_array(1) if sink_kind == "fresh" else keep
+
+                h = umkit.pinned(n)
+                h.host[:] = 1.0
+                s = sink()
+                r.setdefault(f"zero_copy_{sink_kind}_sink_ms", []).append(
+                    gpu_ms(lambda: umkit.touch(h, 4, sink=s)))
+                if s is not keep:
+                    s.free()
+                d = umkit.device_array(n)
+                s = sink()
+                r.setdefault(f"copy_read_{sink_kind}_sink_ms", []).append(
+                    gpu_ms(lambda: (umkit.copy(d, h), umkit.touch(d, 4, sink=s))))
+                r.setdefault(f"copy_read_again_{sink_kind}_sink_ms", []).append(
+                    gpu_ms(lambda: (umkit.copy(d, h), umkit.touch(d, 4, sink=s))))
+                if s is not keep:
+                    s.free()
+                d.free()
+                h.free()
+                a = _cpu_written(nb)
+                s = sink()
+                r.setdefault(f"fault_read_{sink_kind}_sink_ms", []).append(
+                    gpu_ms(lambda: umkit.touch(a, 4, sink=s)))
+                if s is not keep:
+                    s.free()
+                a.free()
+            for st_kind in ("fresh", "kept"):
+                a = _cpu_written(nb)
+                st = umkit.Stream() if st_kind == "fresh" else kst
+
+                def go():
+                    a.prefetch("gpu", stream=st)
+                    umkit.touch(a, 4, sink=keep, stream=st)
+                r.setdefault(f"prefetch_read_{st_kind}_stream_ms", []).append(gpu_ms(go, st))
+                a.free()
+        keep.free()
+        out[nb] = {k: float(np.median(v)) for k, v in r.items()}
+    return out
+
+
+def host():
+    out = {}
+    for nb in (128 * KiB, 512 * KiB, 2 * MiB, 8 * MiB, 32 * MiB):
+        n = nb // 4
+        src = np.ones(n, np.float32)
+        pg = umkit.pageable(n)
+        p = umkit.pinned(n)
+        ph = p.host
+        pg[:] = 0.0
+        ph[:] = 0.0
+        r = {}
+        for name, h in (("pageable", pg), ("pinned", ph)):
+            r[f"{name}_fill_ms"] = med(lambda: host_ms(lambda: h.__setitem__(slice(None), 2.0)))
+            r[f"{name}_copy_ms"] = med(lambda: host_ms(lambda: np.copyto(h, src)))
+            r[f"{name}_sum_ms"] = med(lambda: host_ms(lambda: float(h.sum())))
+        p.free()
+        out[nb] = r
+    return out
+
+
+def partial():
+    out = {}
+    for nb in (16 * MiB, 256 * MiB):
+        r = {}
+        for frac in (0.0, 0.25, 0.5, 1.0):
+            vals = []
+            for _ in range(3):
+                a = _cpu_written(nb)
+                st = umkit.Stream()
+                sink = umkit.device_array(1)
+                part = int(nb * frac) // 65536 * 65536
+
+                def go():
+                    if part:
+                        umkit.prefetch(a, "gpu", stream=st, offset=0, nbytes=part)
+                    umkit.touch(a, 4, sink=sink, stream=st)
+                vals.append(gpu_ms(go, st))
+                sink.free()
+                a.free()
+            r[f"prefetch_{frac}_then_read_ms"] = float(np.median(vals))
+        out[nb] = r
+    return out
+
+
+def pingpong():
+    out = {}
+    for nb, stride in ((16 * MiB, 256 * KiB), (16 * MiB, 64 * KiB), (256 * MiB, 4 * MiB),
+                       (256 * MiB, 512 * KiB)):
+        a = _cpu_written(nb)
+        h = a.host
+
+        def one():
+            umkit.increment(a)
+            umkit.synchronize()
+            float(h[::stride // 4].sum())
+        one()
+        gpu_part = []
+
+        def gpu_only():
+            umkit.increment(a)
+            umkit.synchronize()
+        cpu_part = []
+        for _ in range(3):
+            gpu_part.append(host_ms(gpu_only))
+            cpu_part.append(host_ms(lambda: float(h[::stride // 4].sum())))
+        out[f"{nb}_stride_{stride}"] = dict(iter_ms=med(lambda: host_ms(one), 3),
+                                            gpu_increment_ms=float(np.median(gpu_part)),
+                                            cpu_read_ms=float(np.median(cpu_part)))
+        a.free()
+    return out
+
+
+def umperf(quick=False):
+    from umkit import umperf as u
+    # multiples of the kernel's 32-wide tile that are not the sample's powers of two
+    dims = (96, 192) if quick else (96, 192, 352, 736, 1504)
+    return u.run_all(5 if quick else 20, dims, progress=False)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--quick", action="store_true", help="smaller umperf part (tests)")
+    a = ap.parse_args(argv)
+    b = umkit.backend()
+    if b.name == "sim":
+        umkit.use("sim", quiet=True, compute=False)
+        b = umkit.backend()
+    res = dict(benchmark="umkit fit_probe", backend=umkit.backend_name(), device=b.device_name(0),
+               date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               note="FIT data (sizes neither the validation set nor UnifiedMemoryPerf uses); "
+                    "host_ms: umkit.now() around a synchronized region; gpu ms: events; medians",
+               )
+    for name, fn in (("packing", packing), ("fresh", fresh), ("host", host), ("partial", partial),
+                     ("pingpong", pingpong), ("umperf", lambda: umperf(a.quick))):
+        res[name] = fn()
+        if a.out:               # section by section: a later failure keeps what was measured
+            Path(a.out).write_text(json.dumps(res, indent=1))
+    if not a.out:
+        print(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
