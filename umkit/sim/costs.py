@@ -7,12 +7,23 @@ per batch, across all the arrays it touches); each batch costs ``fault_batch_lat
 the CPU's mapping alone), each 2 MiB ``region`` costs ``fault_region_latency``, and the faulted
 ``gpu_page`` blocks migrate at the fault-path bandwidth ``fault_bw``.  A kernel that starts on an
 idle GPU first wakes the driver's fault service (``fault_wakeup_latency``); kernels queued back to
-back behind it find it awake.  A CPU write to a read-mostly page drops the GPU's copy of it; the
+back behind it find it awake.  The first GPU fault or prefetch in an address range sets the range
+up (``fault_range_latency``); small managed allocations share one range, an arena, and its 2 MiB
+VA blocks, so the driver's prefetcher -- a bitmap tree per VA block that takes in any subregion
+more than 51% resident, grown to 64 KiB big pages -- brings neighbouring buffers along with a
+fault.  A kernel that walks its inputs k times (a tiled matrix multiply) faults in k waves, each
+at least one batch; a fault into a 2 MiB region whose other pages the GPU still holds rebuilds
+its mapping (``fault_split_latency``).  A CPU write to a read-mostly page drops the GPU's copy of it; the
 next GPU read duplicates such pages again one by one (``dup_refault_latency`` each), and reads
 duplicates at ``dup_read_bw``.
-``prefetch`` (hipMemPrefetchAsync) moves pages in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw``
-after a fixed ``prefetch_latency``; copies and prefetches in one direction share the link, one
-after the other.  The CPU touching GPU-resident pages takes a CPU
+``prefetch`` (hipMemPrefetchAsync) holds the host in the call (``prefetch_submit``) and moves pages
+in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw`` after a fixed ``prefetch_gpu_latency`` /
+``prefetch_latency``; copies and prefetches in one direction share the link, one after the other;
+a kernel queued behind a copy or a prefetch that moved pages waits for that engine
+(``copy_handoff_latency``, ``prefetch_handoff_latency``); pages a prefetch brings to the CPU are
+mapped on the CPU's first touch, page by page (``cpu_map_latency``).  Allocating or freeing
+GPU-mapped memory leaves page-table work for that GPU's next operation (``map_flush_latency``,
+``unmap_flush_latency``), which a device synchronize does instead.  The CPU touching GPU-resident pages takes a CPU
 fault per ``gpu_page`` block (``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and
 migrates it back at ``cpu_fault_bw``.  Pages mapped remotely (accessed-by advice, pinned host
 memory, AMD with XNACK off) are read over the link at ``zero_copy_bw`` with no migration.
@@ -25,7 +36,8 @@ re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memo
 arithmetic at the achieved ``fp32_flops``.  The host's own time per call counts too: submitting a
 kernel (``launch_overhead``), a copy (``copy_submit``), a prefetch (``prefetch_submit``),
 ``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
-memory (``free_*``) -- an idle GPU waits for it.
+memory (``free_*``), one NumPy call on a host view (``host_call_latency``) -- an idle GPU waits
+for it.
 Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
