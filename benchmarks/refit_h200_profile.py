@@ -182,13 +182,16 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
     how = ("relative least squares, a fixed cost per call and bytes at the direction's rate, over "
            "the prefetch sweep 4 KiB - 256 MiB of that direction and the fit set's 256 MiB "
            "prefetch (events), minus the timer")
-    for d, lat_key in (("h2d", "prefetch_gpu_latency"), ("d2h", "prefetch_latency")):
+    # (starting values: the fixed part is refitted through the simulator below, with the
+    #  prefetch call's host time and the range's set-up beside it)
+    for d, lat_key in (("h2d", None), ("d2h", "prefetch_latency")):
         pts = [(int(s), _k(ms_, s)[f"prefetch_{d}_ms"] * MS) for s in sorted(int(k) for k in ms_)]
         pts.append((B, m[f"prefetch_{d}"] * MS))
         A = np.array([[1.0, s_] for s_, _ in pts])
         y = np.array([t - E - S_p for _, t in pts])
         x = calibrate._nnls(A / y[:, None], np.ones_like(y))
-        put(lat_key, x[0] / US, how, f"{sb_src}; {fit_src}")
+        if lat_key:
+            put(lat_key, x[0] / US, how, f"{sb_src}; {fit_src}")
         put(f"prefetch_{d}_bw", (1 / x[1]) / 1e9, how, f"{sb_src}; {fit_src}")
 
     # -- host: the host's own time per NumPy call (the 4 KiB points, where bytes take ~0.3 us),
@@ -320,11 +323,15 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
 SIM_FIT = ("fault_wakeup_latency", "fault_batch_latency", "fault_unmap_latency", "fault_latency",
            "fault_region_latency", "fault_bw", "fault_range_latency", "map_flush_latency",
            "unmap_flush_latency", "stream_first_latency", "copy_handoff_latency",
-           "prefetch_handoff_latency", "prefetch_gpu_latency", "prefetch_latency", "prefetch_submit",
-           "cpu_map_latency", "fault_split_latency")
+           "prefetch_handoff_latency", "prefetch_latency", "prefetch_submit",
+           "cpu_map_latency", "fault_split_latency", "cpu_fault_latency", "cpu_region_latency",
+           "user_launch_overhead", "pageable_copy_latency")
 #: the UnifiedMemoryPerf stages the fit reads (fit_probe's sizes, never the sample's)
 UMPERF_STAGES = (("UMhint", "to_gpu"), ("UMhint", "kernel"), ("UMhint", "from_gpu"),
-                 ("UMhntAs", "sync"), ("UMeasy", "kernel"), ("UMhint", "cpu"))
+                 ("UMhntAs", "sync"), ("UMeasy", "kernel"), ("UMhint", "cpu"),
+                 ("CpPglAs", "kernel"), ("CpAsync", "kernel"), ("MemCopy", "kernel"),
+                 ("0Copy", "kernel"), ("MemCopy", "to_gpu"), ("MemCopy", "from_gpu"),
+                 ("CpHpglk", "to_gpu"))
 
 
 def _observations(m: dict, sb: dict, fp: dict | None):
@@ -333,7 +340,8 @@ def _observations(m: dict, sb: dict, fp: dict | None):
     obs = []
     for k in ("gpu_fault_read", "gpu_touch_4k", "gpu_touch_64k", "gpu_touch_2m", "read_mostly_first"):
         obs.append((f"fitset/{k}", m[k] * MS, ("fit", k)))
-    for k in ("prefetch_h2d", "prefetch_d2h", "pingpong"):
+    for k in ("prefetch_h2d", "prefetch_d2h", "pingpong", "cpu_read_full", "cpu_touch_64k",
+              "cpu_touch_2m"):
         if k in m:
             obs.append((f"fitset/{k}", m[k] * MS, ("fit", k)))
     for s_ in sorted(int(k) for k in sb["managed"]):
@@ -347,9 +355,16 @@ def _observations(m: dict, sb: dict, fp: dict | None):
         for s_, r in fp["fresh"].items():
             for k, t in r.items():
                 obs.append((f"fresh/{s_}/{k}", t * MS, ("fresh", int(s_), k)))
+        for n_, r in sb.get("matmul", {}).items():
+            if int(n_) <= 768:            # launch-bound sizes (the larger ones fit fp32_flops)
+                obs.append((f"matmul/{n_}", r["kernel_ms"] * MS, ("matmul", int(n_))))
+        for s_, r in sb.get("copies", {}).items():
+            for col in ("pageable_h2d_host_ms", "read_back_device_host_ms"):
+                obs.append((f"copies/{col[:-3]}/{s_}", r[col] * MS, ("copies", int(s_), col)))
         for cfg, r in fp["pingpong"].items():
             obs.append((f"pingpong/{cfg}/gpu_increment", r["gpu_increment_ms"] * MS,
                         ("pingpong", cfg)))
+            obs.append((f"pingpong/{cfg}/cpu_read", r["cpu_read_ms"] * MS, ("pingpong_cpu", cfg)))
         cells = fp["umperf"]["cells"]
         for n in (int(x) for x in fp["umperf"]["dims"]):
             for strat, stage in UMPERF_STAGES:
@@ -379,6 +394,11 @@ def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
             for s_, r in small_bench.sweep_managed().items():
                 for col, t in r.items():
                     out[("sweep", int(s_), col)] = t * MS
+            for n_, r in small_bench.matmul_rates().items():
+                out[("matmul", int(n_))] = r["kernel_ms"] * MS
+            for s_, r in small_bench.sweep_copies().items():
+                for col, t in r.items():
+                    out[("copies", int(s_), col)] = t * MS
             if with_fp:
                 for cfg, r in fit_probe.packing().items():
                     for i, t in enumerate(r["each_event_ms"]):
@@ -388,6 +408,7 @@ def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
                         out[("fresh", int(s_), k)] = t * MS
                 for cfg, r in fit_probe.pingpong().items():
                     out[("pingpong", cfg)] = r["gpu_increment_ms"] * MS
+                    out[("pingpong_cpu", cfg)] = r["cpu_read_ms"] * MS
                 up = fit_probe.umperf()
                 for key, cell in up["cells"].items():
                     for stage, t in cell.items():
@@ -426,7 +447,7 @@ UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "
          "copy_latency": "us", "fault_latency": "us", "prefetch_gpu_latency": "us", "host_copy_bw": "GB/s",
          "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s", "host_cache_bytes": "B",
          "free_managed": "us", "fault_wakeup_latency": "us", "fault_range_latency": "us",
-         "map_flush_latency": "us", "unmap_flush_latency": "us", "stream_first_latency": "us", "copy_handoff_latency": "us", "prefetch_handoff_latency": "us", "cpu_map_latency": "us", "fault_split_latency": "us",
+         "map_flush_latency": "us", "unmap_flush_latency": "us", "stream_first_latency": "us", "copy_handoff_latency": "us", "prefetch_handoff_latency": "us", "cpu_map_latency": "us", "fault_split_latency": "us", "user_launch_overhead": "us", "pageable_copy_latency": "us",
          "host_call_latency": "us", "managed_arena_bytes": "B", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
          "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
          "dup_read_bw": "GB/s"}
@@ -470,10 +491,6 @@ def main(argv=None) -> int:
     for k, val in sv.items():
         v[k] = float(val)
         src[k] = f"{how}; {who}, the fit set of umkit calibrate (benchmarks/results/{run.name}/calibrate_compare.json); {sb_src}; {fp_src}"
-    v["managed_arena_bytes"] = 32 * MiB
-    src["managed_arena_bytes"] = ("estimate: the size of the arena small managed allocations are packed "
-                                  "into; at least 16 MiB seen contiguous (8 consecutive 2 MiB "
-                                  "allocations, small_bench address_delta, " + who + ")")
     print("fault path through sim (measured ms, fitted ms, ratio):")
     for n_, yy, pp in rows:
         print(f"  {n_:<48}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")

@@ -82,7 +82,12 @@ OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw":
                   "host_cache_bytes": "B", "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s",
                   "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s", "free_managed": "us",
                   "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
-                  "fault_wakeup_latency": "us", "dup_read_bw": "GB/s"}
+                  "fault_wakeup_latency": "us", "dup_read_bw": "GB/s", "host_call_latency": "us",
+                  "fault_range_latency": "us", "fault_split_latency": "us", "map_flush_latency": "us",
+                  "unmap_flush_latency": "us", "stream_first_latency": "us",
+                  "copy_handoff_latency": "us", "prefetch_handoff_latency": "us",
+                  "cpu_map_latency": "us", "user_launch_overhead": "us",
+                  "pageable_copy_latency": "us"}
 
 
 def profile_files() -> list[Path]:

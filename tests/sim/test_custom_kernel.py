@@ -38,7 +38,7 @@ def _ms(fn):
 
 def test_result_is_computed_and_cost_follows_declared_rereads_and_flops(sim):
     p = umkit.sim_profile()
-    sub = p.p.get("launch_overhead", 0.0)       # the host submits the kernel; the GPU waits
+    sub = p.p.get("user_launch_overhead", p.p.get("launch_overhead", 0.0))  # the host submits it
     ev = p.p.get("event_overhead", 0.0)         # the host finishes the start event's record
 
     def timed(work):        # stamped start, the record's rest, the submit, then the kernel

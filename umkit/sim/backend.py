@@ -299,8 +299,8 @@ class SimBackend(Backend):
             direction = "h2d" if to_array else "d2h"
             # the driver stages the copy through pinned buffers chunk by chunk, so the CPU's
             # memcpy into the staging buffers and the DMA overlap: the slower of the two
-            dur = p.copy_latency_s() + max(p.copy_cost(nbytes, direction),
-                                           nbytes / p.host_rate(True, nbytes))
+            dur = p.copy_latency_s() + p.host_op("pageable_copy_latency") + max(
+                p.copy_cost(nbytes, direction), nbytes / p.host_rate(True, nbytes))
             eng.counters["bytes_" + direction] += nbytes
         else:
             dur = nbytes / p.host_rate(True, nbytes)
@@ -336,7 +336,10 @@ class SimBackend(Backend):
         from .engine import Access
         assert k.twin is not None, k.name
         s = self._stream(stream)
-        self._submit()
+        # a learner's kernel: umkit.kernel's launch path (arguments, declared costs, the
+        # compiled module's launch) takes the host longer than a built-in kernel's
+        self.engine.now += self.profile.p.get("user_launch_overhead",
+                                              self.profile.host_op("launch_overhead"))
         eng = self.engine
         accesses = []
         for buf, times, written in k.cost:

@@ -34,7 +34,8 @@ unless a stream says otherwise; pages on another GPU fault across at ``peer_bw``
 kernel (``umkit.kernel``) declares what it costs beyond one pass over its arrays -- how often it
 re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memory traffic, or its
 arithmetic at the achieved ``fp32_flops``.  The host's own time per call counts too: submitting a
-kernel (``launch_overhead``), a copy (``copy_submit``), a prefetch (``prefetch_submit``),
+kernel (``launch_overhead``; a learner's ``umkit.kernel``: ``user_launch_overhead``), a copy
+(``copy_submit``; from pageable memory, staged: ``pageable_copy_latency`` more), a prefetch (``prefetch_submit``),
 ``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
 memory (``free_*``), one NumPy call on a host view (``host_call_latency``) -- an idle GPU waits
 for it.
@@ -69,9 +70,10 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "host_cache_bytes", "host_cache_bw", "host_cache_copy_bw", "free_managed",
             "free_device", "free_pinned_per_mib", "dup_refault_latency", "fault_wakeup_latency",
             "host_fill_bw", "host_cache_fill_bw", "dup_read_bw", "fault_range_latency",
-            "map_flush_latency", "unmap_flush_latency", "managed_arena_bytes",
+            "map_flush_latency", "unmap_flush_latency",
             "host_call_latency", "stream_first_latency", "copy_handoff_latency",
-            "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency")
+            "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency",
+            "user_launch_overhead", "pageable_copy_latency")
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",

@@ -31,6 +31,7 @@ COUNTERS = (
 )
 PREFETCH_THRESHOLD = 51     # NVIDIA's prefetcher: a subregion is >51% resident (see profiles)
 BIG_PAGE = 65536            # the tree's fault-granularity growth unit (uvm_perf_prefetch.c)
+ARENA_SPAN = 1 << 40        # address space an arena of small managed allocations may grow into
 
 
 class Range:
@@ -176,6 +177,7 @@ class Engine:
         #: per GPU: the deferred page-table work an allocation or a free left for it
         #: (kind -> seconds); its next operation does it first, a device synchronize does it
         self._flush: dict = {}
+        self._flush_ready: dict = {}         # per GPU: when the deferred work started is done
         self._kfaults = None         # the faults of the kernel being costed (gpu_access)
         self._fault_gpu = 0          # the GPU whose faults are being costed
         self._passes = 1.0           # passes of the access whose faults are being costed
@@ -263,12 +265,14 @@ class Engine:
             # small managed allocations are carved out of one arena, back to back (measured on
             # the H200: consecutive allocations of 4 KiB - 2 MiB lie exactly their size apart),
             # so they share the driver's 2 MiB VA blocks and its prefetcher's decisions
+            # (the arena grows while any allocation in it is live; when the last one is freed
+            # the next small allocation opens a new one, at a fresh 2 MiB-aligned address)
             size = -(-max(nbytes, 1) // p.host_page) * p.host_page
             ar = self._arena
-            if ar is None or ar.next + size > ar.end:
-                cap = int(p.p.get("managed_arena_bytes", 32 << 20))
-                ar = self._arena = Range(self._next, self._next + cap)
-                self._next += -(-cap // p.region) * p.region + p.region
+            if ar is None:
+                # reserve address space for it: other allocations go elsewhere meanwhile
+                ar = self._arena = Range(self._next, self._next + ARENA_SPAN)
+                self._next += ARENA_SPAN
             ptr = ar.next
             ar.next += size
         else:
@@ -699,7 +703,8 @@ class Engine:
         compute_prefetch_region walks from the leaf up and keeps the largest subregion whose
         count is > 51% of its pages; those subregions are migrated too.  A VA block may hold
         several small allocations (packed in one arena): the prefetch then brings neighbours."""
-        p, bit = self.profile, gpu_bit(g)
+        p, bit = self.profile, loc_bit(g)
+        to_cpu = g == CPU_ID
         hp = a.host_page
         leaves = p.region // hp
         big = max(1, BIG_PAGE // hp)
@@ -735,11 +740,22 @@ class Engine:
                 continue
             for b, pg0, leaf0, n in segs:
                 sel = np.nonzero(want[leaf0:leaf0 + n])[0] + pg0
-                sel = sel[((b.where[sel] & bit) == 0) & ((b.accessed_by[sel] & bit) == 0)]
-                if b is a:
-                    # the faulting allocation's own 64 KiB blocks migrated with the fault
-                    sel = sel[(a.where[sel] & bit) == 0]
+                if to_cpu:
+                    # toward the CPU: only pages that live on a GPU alone (populated, no CPU copy)
+                    w = b.where[sel]
+                    sel = sel[(w != 0) & ((w & CPU_BIT) == 0)]
+                else:
+                    sel = sel[((b.where[sel] & bit) == 0) & ((b.accessed_by[sel] & bit) == 0)]
                 if sel.size == 0:
+                    continue
+                if to_cpu:
+                    dup = self._dup(b, sel, False)
+                    _, d1, _ = self._move(b, sel[dup], CPU_ID, dup=True)
+                    _, d2, _ = self._move(b, sel[~dup], CPU_ID, dup=False)
+                    self.counters["prefetcher_bytes"] += d1 + d2
+                    t += (d1 + d2) / p.cpu_fault_bw
+                    self._log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} "
+                              "pages to the CPU", bytes=d1 + d2)
                     continue
                 t += self._make_room(g, sel.size * hp, {(b.ptr, int(r)) for r in
                                                          uniq_div(sel, b.pages_per_region)})
@@ -800,16 +816,36 @@ class Engine:
                     # one CPU fault per gpu_page block; the whole block comes back
                     ppb = max(1, p.gpu_page // a.host_page)
                     blocks = uniq_div(need, ppb)
-                    blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
-                    blk = blk[blk < a.npages]
-                    wb = a.where[blk]
-                    blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
-                    dup = self._dup(a, blk, acc.write)
-                    _, d1, _ = self._move(a, blk[dup], CPU_ID, dup=True)
-                    _, d2, _ = self._move(a, blk[~dup], CPU_ID, dup=False)
+                    def back(blocks):
+                        blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+                        blk = blk[blk < a.npages]
+                        wb = a.where[blk]
+                        blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
+                        dup = self._dup(a, blk, acc.write)
+                        _, d1, _ = self._move(a, blk[dup], CPU_ID, dup=True)
+                        _, d2, _ = self._move(a, blk[~dup], CPU_ID, dup=False)
+                        return d1 + d2
+                    t_pf, moved = 0.0, 0
+                    if self.prefetcher and pol.density_prefetcher:
+                        # the CPU faults one block at a time, and the prefetcher answers each
+                        # fault before the next: blocks it brought along fault no more
+                        faulted = []
+                        for bk in blocks:
+                            lo = int(bk) * ppb
+                            wb = a.where[lo:min(lo + ppb, a.npages)]
+                            if not ((wb != 0) & ((wb & CPU_BIT) == 0)).any():
+                                continue
+                            faulted.append(bk)
+                            moved += back(np.array([bk], dtype=np.intp))
+                            t_pf += self._tree_prefetch(a, np.arange(lo, min(lo + ppb, a.npages)),
+                                                        CPU_ID)
+                        blocks = np.array(faulted, dtype=np.intp)
+                    else:
+                        moved = back(blocks)
                     nr = uniq(blocks * ppb // a.pages_per_region).size
                     c["cpu_faults"] += blocks.size
-                    t += p.cpu_fault_cost(blocks.size, nr, d1 + d2)
+                    t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf
+                    d1, d2 = moved, 0
                     self._log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {d1 + d2} B "
                               "migrated to CPU", faults=int(blocks.size))
                 if acc.write:
@@ -893,11 +929,14 @@ class Engine:
                         self._flag(k, ka, ha.alloc, both, ha.write, where, self._HOST_HINT)
 
     def _check_gpu_races(self, op: InFlight):
-        """GPU work on one stream against work on another stream that overlaps it in time: two
-        streams are unordered (unless one is the legacy default stream, which orders itself
-        against the others), so a write on either side is a race."""
+        """GPU work on one stream against work on another stream that overlaps it in time, or
+        that had not finished when this work was submitted: two streams are unordered (unless
+        one is the legacy default stream, which orders itself against the others), so a write
+        on either side is a race -- whatever the model's timing happened to be."""
         for k in self.inflight:
-            if k.stream == op.stream or k.default or k.end <= op.start or op.end <= k.start:
+            if k.stream == op.stream or k.default or op.default:
+                continue
+            if (k.end <= op.start or op.end <= k.start) and k.end <= self.now:
                 continue
             for ka in k.accesses:
                 for oa in op.accesses:
@@ -1061,11 +1100,14 @@ class Engine:
         s.after = kind
         flush = self._take_flush(s.device) if self._flush else 0.0
         if flush:
-            # the deferred page-table work of earlier allocations / frees runs first (inside a
-            # timer whose start event was already stamped)
-            start += flush
+            # the deferred page-table work of earlier allocations / frees starts with the next
+            # operation on that GPU (inside a timer whose start event was already stamped);
+            # copies and prefetches run alongside it, a kernel waits for it to finish
+            self._flush_ready[s.device] = max(self._flush_ready.get(s.device, 0.0), start) + flush
             self._log("mapping_flush", "kmd", f"{flush * 1e6:.0f} us of deferred page-table "
                       f"work on GPU{s.device}")
+        if kind == "kernel" and self._flush_ready:
+            start = max(start, self._flush_ready.get(s.device, 0.0))
         if link is not None:
             start = max(start, self._links.get(link, 0.0))
             self._links[link] = start + duration
