@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
               "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py",
               "umkit/custom.py", "umkit/umperf.py", "benchmarks/unified_memory_perf.py",
-              "benchmarks/pool_bench.py"]
+              "benchmarks/pool_bench.py",
+              # the model the calibrate / umperf comparison predicts with (issue 11)
+              "umkit/sim", "umkit/sim/profiles/h200-pcie5.json"]
 
 
 def code_hash() -> str:
