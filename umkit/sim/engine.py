@@ -624,8 +624,10 @@ class Engine:
             # its mapping is rebuilt around the returning pages, region by region
             regs = uniq_div(need, a.pages_per_region)
             ppr = a.pages_per_region
-            held = [bool(((a.where[r * ppr:(r + 1) * ppr] & gpu_bit(g)) != 0).any()) for r in regs]
-            t_split = sum(held) * p.fault_split_latency
+            on = np.zeros(a.nregions * ppr, dtype=bool)
+            on[:a.npages] = (a.where & gpu_bit(g)) != 0
+            held = on.reshape(a.nregions, ppr).any(axis=1)[regs]
+            t_split = int(np.count_nonzero(held)) * p.fault_split_latency
         # migrate whole gpu_page blocks (the GPU's migration granularity)
         if contiguous(blocks):
             pages = np.arange(int(blocks[0]) * ppb, min((int(blocks[-1]) + 1) * ppb, a.npages))
@@ -709,32 +711,48 @@ class Engine:
         leaves = p.region // hp
         big = max(1, BIG_PAGE // hp)
         abs_pages = (a.ptr // hp) + faulted.astype(np.int64)
+        if abs_pages.size and abs_pages[0] // leaves == abs_pages[-1] // leaves:
+            groups = [(0, abs_pages.size)]          # one VA block (a CPU fault: always)
+            blks = abs_pages // leaves
+        else:                       # (``faulted`` comes sorted: pages of a sorted access)
+            blks = abs_pages // leaves
+            cuts = (np.flatnonzero(np.diff(blks)) + 1).tolist()
+            groups = list(zip([0] + cuts, cuts + [int(blks.size)]))
         t = 0.0
-        for blk in np.unique(abs_pages // leaves):
-            segs = self._block_segments(int(blk))
+        for lo_i, hi_i in groups:
+            blk = int(blks[lo_i])
+            f = (abs_pages[lo_i:hi_i] - blk * leaves).astype(np.intp)
+            if f.size == leaves:
+                continue                    # the whole block faulted: nothing left to prefetch
+            segs = self._block_segments(blk)
             tree = np.zeros(leaves, dtype=bool)
             for b, pg0, leaf0, n in segs:
                 tree[leaf0:leaf0 + n] = (b.where[pg0:pg0 + n] & bit) != 0
-            f = (abs_pages[abs_pages // leaves == blk] - blk * leaves).astype(np.intp)
             tree[f] = True
             grown = np.unique(f // big)
             tree.reshape(-1, big)[grown] = True
+            if tree.all():
+                continue                    # every page is resident or faulted: nothing more
+            # compute_prefetch_region for each faulted page: its largest ancestor subregion
+            # with more than 51% of its pages counted.  Every faulted page's 64 KiB big page is
+            # full (grown), so only the levels from one big page up can widen the region: they
+            # are walked over per-big-page counts (a 2 MiB block has 32), in plain Python
+            bp = tree.reshape(-1, big).sum(axis=1).tolist()
+            pre = [0]
+            for c_ in bp:
+                pre.append(pre[-1] + c_)
+            nbp = len(bp)
             want = np.zeros(leaves, dtype=bool)
-            counts = {}
-            size = 1
-            while size <= leaves:
-                counts[size] = tree.reshape(-1, size).sum(axis=1)
-                size *= 2
-            for leaf in np.unique(f):
-                best = None
-                for size, cnt in counts.items():
-                    j = leaf // size
-                    if cnt[j] * 100 > size * PREFETCH_THRESHOLD:
-                        best = (j * size, (j + 1) * size)
+            for j in sorted(set((f // big).tolist())):
+                best, k = None, 1
+                while k <= nbp:
+                    lo = (j // k) * k
+                    if (pre[lo + k] - pre[lo]) * 100 > k * big * PREFETCH_THRESHOLD:
+                        best = lo
+                        best_k = k
+                    k *= 2
                 if best is not None:
-                    want[best[0]:best[1]] = True
-                    if best[1] == leaves:
-                        break
+                    want[best * big:(best + best_k) * big] = True
             want[f] = False
             if not want.any():
                 continue
@@ -817,8 +835,12 @@ class Engine:
                     ppb = max(1, p.gpu_page // a.host_page)
                     blocks = uniq_div(need, ppb)
                     def back(blocks):
-                        blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
-                        blk = blk[blk < a.npages]
+                        if blocks.size == 1:
+                            lo = int(blocks[0]) * ppb
+                            blk = np.arange(lo, min(lo + ppb, a.npages))
+                        else:
+                            blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+                            blk = blk[blk < a.npages]
                         wb = a.where[blk]
                         blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
                         dup = self._dup(a, blk, acc.write)
