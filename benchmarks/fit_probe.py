@@ -23,7 +23,6 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -33,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import umkit  # noqa: E402
-from small_bench import gpu_ms, host_ms, med  # noqa: E402
+from small_bench import gpu_ms, header, host_ms, med, sweep_host  # noqa: E402
 
 KiB, MiB = 1 << 10, 1 << 20
 
@@ -124,24 +123,9 @@ def fresh():
 
 
 def host():
-    out = {}
-    for nb in (128 * KiB, 512 * KiB, 2 * MiB, 8 * MiB, 32 * MiB):
-        n = nb // 4
-        src = np.ones(n, np.float32)
-        pg = umkit.pageable(n)
-        p = umkit.pinned(n)
-        ph = p.host
-        pg[:] = 0.0
-        ph[:] = 0.0
-        r = {}
-        for name, h in (("pageable", pg), ("pinned", ph)):
-            r[f"{name}_fill_ms"] = med(lambda: host_ms(lambda: h.__setitem__(slice(None), 2.0)))
-            r[f"{name}_copy_ms"] = med(lambda: host_ms(lambda: np.copyto(h, src)))
-            r[f"{name}_sum_ms"] = med(lambda: host_ms(lambda: float(h.sum())))
-        p.free()
-        out[nb] = r
-    return out
-
+    # small_bench's host sweep at the sizes between its own (run 14 stored a scalar with
+    # h[:] = 2.0 where small_bench calls h.fill(2.0): the same memset)
+    return sweep_host((128 * KiB, 512 * KiB, 2 * MiB, 8 * MiB, 32 * MiB))
 
 def partial():
     out = {}
@@ -207,15 +191,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="smaller umperf part (tests)")
     a = ap.parse_args(argv)
-    b = umkit.backend()
-    if b.name == "sim":
-        umkit.use("sim", quiet=True, compute=False)
-        b = umkit.backend()
-    res = dict(benchmark="umkit fit_probe", backend=umkit.backend_name(), device=b.device_name(0),
-               date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               note="FIT data (sizes neither the validation set nor UnifiedMemoryPerf uses); "
-                    "host_ms: umkit.now() around a synchronized region; gpu ms: events; medians",
-               )
+    res = header("umkit fit_probe", "FIT data (sizes neither the validation set nor "
+                 "UnifiedMemoryPerf uses); host_ms: umkit.now() around a synchronized region; "
+                 "gpu ms: events; medians")
     for name, fn in (("packing", packing), ("fresh", fresh), ("host", host), ("partial", partial),
                      ("pingpong", pingpong), ("umperf", lambda: umperf(a.quick))):
         res[name] = fn()

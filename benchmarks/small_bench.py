@@ -61,9 +61,9 @@ def med(fn, n=5):
     return float(np.median([fn() for _ in range(n)]))
 
 
-def sweep_host():
+def sweep_host(sizes=SIZES):
     out = {}
-    for nb in SIZES:
+    for nb in sizes:
         n = nb // 4
         src = np.ones(n, np.float32)
         pg = umkit.pageable(n)
@@ -316,19 +316,23 @@ def host_verify():
     return out
 
 
+def header(name: str, note: str) -> dict:
+    """The results' first fields (on sim: model time needs no arithmetic, the matmuls are big)."""
+    b = umkit.backend()
+    if b.name == "sim":
+        umkit.use("sim", quiet=True, compute=False)
+        b = umkit.backend()
+    return dict(benchmark=name, backend=umkit.backend_name(), device=b.device_name(0),
+                date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), note=note)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     a = ap.parse_args(argv)
-    b = umkit.backend()
-    if b.name == "sim":                 # model time needs no arithmetic (the matmuls are big)
-        umkit.use("sim", quiet=True, compute=False)
-        b = umkit.backend()
-    res = dict(benchmark="umkit small_bench", backend=umkit.backend_name(), device=b.device_name(0),
-               date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               note="host_ms: umkit.now() around a synchronized region (wall clock on GPUs); "
-                    "gpu ms: events; medians",
-               host=sweep_host(), copies=sweep_copies(), managed=sweep_managed(),
+    res = header("umkit small_bench", "host_ms: umkit.now() around a synchronized region (wall "
+                 "clock on GPUs); gpu ms: events; medians")
+    res.update(host=sweep_host(), copies=sweep_copies(), managed=sweep_managed(),
                launch_sync=launch_sync(), read_mostly_16MiB=read_mostly_writes(),
                timer=timer_floor(), first_use=first_use(), small_managed=small_managed(),
                matmul=matmul_rates(), host_verify=host_verify())
