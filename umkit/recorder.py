@@ -29,13 +29,13 @@ may be counted in the earlier step.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import api
 from . import validators as V
 from .errors import InvalidArgument, InvalidType
+from .results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from .runtime import backend
 from .workloads import RunResult, StepRecord, _delta
 
@@ -311,10 +311,6 @@ def combine(runs, title: str | None = None) -> dict:
                                f" ({first.device}, {unit})")
 
 
-#: where a source checkout keeps GPU results (benchmarks/results/<dated run>/...)
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-
-
 def published(kind: str = "torch_training", results_dir=None) -> dict | None:
     """The newest committed GPU run of ``benchmarks/<kind>.py`` (the GPU CI writes it to
     ``<run>/<kind>/<kind>.json``; the lead commits runs under ``benchmarks/results/``), as
@@ -323,24 +319,15 @@ def published(kind: str = "torch_training", results_dir=None) -> dict | None:
     if not isinstance(kind, str) or not kind.replace("_", "").isalnum():
         raise InvalidArgument(f"kind={kind!r} is not a benchmark name",
                               hint="e.g. 'torch_training'")
-    root = Path(results_dir) if results_dir is not None else RESULTS
-    found = []
-    for path in root.glob(f"*/{kind}/{kind}.json"):
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise InvalidArgument(f"{path} is not a {kind} result ({type(e).__name__}: {e})",
-                                  hint="it is written by benchmarks/torch_training.py") from None
+
+    def pick(doc):
         env = doc.get("env") if isinstance(doc, dict) else None
-        date = str(env.get("date", "")) if isinstance(env, dict) else ""
-        # newest by the date the run recorded, then by folder with its numbers compared as
-        # numbers (run13 after run9)
-        name = path.parent.parent.name
-        natural = [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
-        found.append(((date, natural), path, doc))
-    if not found:
+        return (env.get("date", "") if isinstance(env, dict) else ""), doc
+    hit = newest(f"*/{kind}/{kind}.json", pick, results_dir, kind,
+                 "it is written by benchmarks/torch_training.py")
+    if hit is None:
         return None
-    _, path, doc = max(found, key=lambda f: f[0])
+    shown, _, doc, path = hit
     try:
         runs = {v: RecordResult.from_dict(x["run"]) for v, x in doc["results"].items()
                 if isinstance(x, dict) and "run" in x}
@@ -352,5 +339,4 @@ def published(kind: str = "torch_training", results_dir=None) -> dict | None:
     env = doc.get("env", {})
     title = (f"memory ECG of a PyTorch training loop on {env.get('device', '?')} "
              f"({env.get('date', '?')}, torch {env.get('torch', '?')})")
-    return dict(path=str(path.relative_to(root.parent.parent)) if root == RESULTS else str(path),
-                env=env, runs=runs, ecg=combine(list(runs.values()), title))
+    return dict(path=shown, env=env, runs=runs, ecg=combine(list(runs.values()), title))

@@ -42,16 +42,13 @@ The command-line run (the GPU CI's umperf step) is ``benchmarks/unified_memory_p
 """
 from __future__ import annotations
 
-
 import datetime as dt
-import json
-from pathlib import Path
 
 import numpy as np
 
 from . import api as umkit
 from .custom import kernel as _kernel
-from .errors import InvalidArgument
+from .results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from .runtime import backend as _backend, backend_name as _backend_name
 
 TILE = 32
@@ -291,33 +288,23 @@ def ratio_md(real, c) -> str:
     return "\n".join(lines)
 
 
-#: where a source checkout keeps GPU results (benchmarks/results/<dated run>/umperf.json)
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-
-
 def published(results_dir=None) -> dict | None:
     """The newest committed UnifiedMemoryPerf run measured on a GPU (``<run>/umperf.json`` under
     ``benchmarks/results/``, written by the GPU CI's umperf step), as
     ``dict(path, run, measured)`` -- ``measured`` holds the card's table (device, date, runs,
     dims, cells) -- or None when no run has been recorded (then nothing is shown, nothing is
     made up)."""
-    root = Path(results_dir) if results_dir is not None else RESULTS
-    found = []
-    for path in root.glob("*/umperf.json"):
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise InvalidArgument(f"{path} is not a umperf result ({type(e).__name__}: {e})",
-                                  hint="it is written by benchmarks/unified_memory_perf.py") from None
+    def pick(doc):
         m = doc.get("measured") if isinstance(doc, dict) else None
         if isinstance(m, dict) and m.get("backend") != "sim" and "cells" in m:
-            # newest by the date the run recorded ("YYYY-MM-DD HH:MM UTC"), then by folder
-            found.append((str(m.get("date", "")), path.parent.name, path, m))
-    if not found:
+            return m.get("date", ""), m          # a card's table ("YYYY-MM-DD HH:MM UTC")
         return None
-    _, run, path, m = max(found, key=lambda f: f[:2])
-    return dict(path=str(path.relative_to(root.parent.parent)) if root == RESULTS else str(path),
-                run=run, measured=m)
+    hit = newest("*/umperf.json", pick, results_dir, "umperf",
+                 "it is written by benchmarks/unified_memory_perf.py")
+    if hit is None:
+        return None
+    shown, run, m, _ = hit
+    return dict(path=shown, run=run, measured=m)
 
 
 def side_by_side(rec: dict | None = None, runs: int | None = None,

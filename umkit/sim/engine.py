@@ -37,13 +37,14 @@ ARENA_SPAN = 1 << 40        # address space an arena of small managed allocation
 class Range:
     """A GPU-visible address range as the driver sees it: one large managed allocation, or one
     arena that small managed allocations are packed into (``Policy.pack_small_managed``).
+    ``next``: where an arena's next allocation goes; ``live``: its allocations not yet freed;
     ``faulted``: the GPUs that have taken a fault in it since it was created (the first one pays
     ``fault_range_latency``)."""
 
-    __slots__ = ("base", "end", "next", "live", "faulted")
+    __slots__ = ("next", "live", "faulted")
 
-    def __init__(self, base: int, end: int):
-        self.base, self.end, self.next, self.live = base, end, base, 0
+    def __init__(self, base: int):
+        self.next, self.live = base, 0
         self.faulted: set = set()
 
 
@@ -271,14 +272,14 @@ class Engine:
             ar = self._arena
             if ar is None:
                 # reserve address space for it: other allocations go elsewhere meanwhile
-                ar = self._arena = Range(self._next, self._next + ARENA_SPAN)
+                ar = self._arena = Range(self._next)
                 self._next += ARENA_SPAN
             ptr = ar.next
             ar.next += size
         else:
             ptr = self._next
             self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
-            ar = Range(ptr, ptr + max(nbytes, 1))
+            ar = Range(ptr)
         ar.live += 1
         a.range = ar
         a.ptr = ptr
@@ -300,7 +301,7 @@ class Engine:
                                hint="free each buffer once; umkit arrays free themselves")
         del self._starts[bisect.bisect_left(self._starts, ptr)]
         a.freed = True
-        ar = getattr(a, "range", None)
+        ar = a.range
         if ar is not None:
             ar.live -= 1
             if ar.live == 0 and ar is self._arena:
@@ -867,8 +868,7 @@ class Engine:
                     nr = uniq(blocks * ppb // a.pages_per_region).size
                     c["cpu_faults"] += blocks.size
                     t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf
-                    d1, d2 = moved, 0
-                    self._log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {d1 + d2} B "
+                    self._log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {moved} B "
                               "migrated to CPU", faults=int(blocks.size))
                 if acc.write:
                     both = pages[((a.where[pages] & CPU_BIT) != 0) & ((a.where[pages] & ~CPU_BIT) != 0)]
