@@ -16,7 +16,16 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
 * ``partial``: prefetch a fraction of a buffer to the GPU, then read all of it (16, 256 MiB);
 * ``pingpong``: the GPU increments a managed buffer, the CPU reads one float per stride;
 * ``umperf``: the UnifiedMemoryPerf port at matrix sizes the sample does not use
-  (n = 96, 192, 352, 736, 1504: 36 KB .. 8.6 MB).
+  (n = 96, 192, 352, 736, 1504: 36 KB .. 8.6 MB);
+* ``back`` (third pass): GPU-resident managed memory at 8 and 128 MiB read by the CPU after a
+  prefetch of a quarter or all of it back to the CPU (the prefetch and the read timed apart),
+  by faults alone, by faults with preferred location GPU, and CPU-resident memory summed in the
+  same lease (the host's rate there);
+* ``edits``: an 8 MiB GPU-resident managed buffer; the CPU writes its first 256 KiB or 1 MiB,
+  then the GPU reads it by faults, after a prefetch of the written part, after a prefetch of
+  the whole buffer; a prefetch of an already resident buffer (nothing to move) timed alone;
+* ``fresh_pinned``: zero-copy vs copy + read at 8 and 512 KiB where the pinned buffer itself is
+  freshly allocated (``fresh`` reuses the zero-copy read's pinned buffer for its copy).
 
     python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
@@ -179,6 +188,100 @@ def pingpong():
     return out
 
 
+def back():
+    out = {}
+    for nb in (8 * MiB, 128 * MiB):
+        r: dict = {}
+        for _ in range(3):
+            for case in ("back_0.25", "back_1.0", "faults", "preferred_gpu", "resident"):
+                a = _cpu_written(nb)
+                h = a.host
+                if case == "preferred_gpu":
+                    a.advise("preferred_location", "gpu")
+                if case != "resident":
+                    a.prefetch("gpu")
+                umkit.synchronize()
+                t0 = umkit.now()
+                if case.startswith("back_"):
+                    part = int(nb * float(case[5:])) // 65536 * 65536
+                    umkit.prefetch(a, "cpu", offset=0, nbytes=part)
+                    umkit.synchronize()
+                t1 = umkit.now()
+                float(h.sum())
+                t2 = umkit.now()
+                if case.startswith("back_"):
+                    r.setdefault(f"{case}_prefetch_ms", []).append((t1 - t0) * 1e3)
+                r.setdefault(f"{case}_read_ms", []).append((t2 - t1) * 1e3)
+                a.free()
+        out[nb] = {k: float(np.median(v)) for k, v in r.items()}
+    return out
+
+
+def edits():
+    out = {}
+    nb = 8 * MiB
+    sink = umkit.device_array(1)
+    st = umkit.Stream()
+    for part in (256 * KiB, MiB):
+        r: dict = {}
+        for _ in range(3):
+            for case in ("faults", "prefetch_part", "prefetch_whole"):
+                a = _cpu_written(nb)
+                a.prefetch("gpu", stream=st)
+                umkit.touch(a, 4, sink=sink, stream=st)
+                st.synchronize()
+                h = a.host
+                r.setdefault(f"{case}_cpu_write_ms", []).append(
+                    host_ms(lambda: h.__setitem__(slice(0, part // 4), 2.0)))
+
+                def go():
+                    if case == "prefetch_part":
+                        umkit.prefetch(a, "gpu", stream=st, offset=0, nbytes=part)
+                    elif case == "prefetch_whole":
+                        a.prefetch("gpu", stream=st)
+                    umkit.touch(a, 4, sink=sink, stream=st)
+                r.setdefault(f"{case}_read_ms", []).append(gpu_ms(go, st))
+                if case == "prefetch_whole":
+                    # everything is on the GPU now: a prefetch with nothing to move
+                    r.setdefault("prefetch_resident_host_ms", []).append(
+                        host_ms(lambda: a.prefetch("gpu", stream=st)))
+                    r.setdefault("prefetch_resident_event_ms", []).append(
+                        gpu_ms(lambda: a.prefetch("gpu", stream=st), st))
+                a.free()
+        out[part] = {k: float(np.median(v)) for k, v in r.items()}
+    st.synchronize()
+    sink.free()
+    return out
+
+
+def fresh_pinned():
+    out = {}
+    for nb in (8 * KiB, 512 * KiB):
+        n = nb // 4
+        r: dict = {}
+        for i in range(6):
+            for case in (("zero_copy", "copy_read") if i % 2 else ("copy_read", "zero_copy")):
+                h = umkit.pinned(n)
+                h.host[:] = 1.0
+                d = umkit.device_array(n) if case == "copy_read" else None
+                s = umkit.device_array(1)
+                if d is None:
+                    r.setdefault(case + "_ms", []).append(
+                        gpu_ms(lambda: umkit.touch(h, 4, sink=s)))
+                else:
+                    r.setdefault(case + "_ms", []).append(
+                        gpu_ms(lambda: (umkit.copy(d, h), umkit.touch(d, 4, sink=s))))
+                    d.free()
+                s.free()
+                h.free()
+        out[nb] = {k: float(np.median(v)) for k, v in r.items()}
+    return out
+
+
+SECTIONS = ("packing", "fresh", "host", "partial", "pingpong", "umperf", "back", "edits",
+            "fresh_pinned")
+
+
 def umperf(quick=False):
     from umkit import umperf as u
     # multiples of the kernel's 32-wide tile that are not the sample's powers of two
@@ -190,13 +293,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="smaller umperf part (tests)")
+    ap.add_argument("--only", help=f"comma-separated sections (default: all of {', '.join(SECTIONS)})")
     a = ap.parse_args(argv)
+    only = SECTIONS if not a.only else tuple(x.strip() for x in a.only.split(","))
+    bad = [x for x in only if x not in SECTIONS]
+    if bad:
+        ap.error(f"--only: unknown section(s) {', '.join(bad)}; choose from {', '.join(SECTIONS)}")
     res = header("umkit fit_probe", "FIT data (sizes neither the validation set nor "
                  "UnifiedMemoryPerf uses); host_ms: umkit.now() around a synchronized region; "
                  "gpu ms: events; medians")
-    for name, fn in (("packing", packing), ("fresh", fresh), ("host", host), ("partial", partial),
-                     ("pingpong", pingpong), ("umperf", lambda: umperf(a.quick))):
-        res[name] = fn()
+    fns = dict(packing=packing, fresh=fresh, host=host, partial=partial, pingpong=pingpong,
+               umperf=lambda: umperf(a.quick), back=back, edits=edits, fresh_pinned=fresh_pinned)
+    for name in only:
+        res[name] = fns[name]()
         if a.out:               # section by section: a later failure keeps what was measured
             Path(a.out).write_text(json.dumps(res, indent=1))
     if not a.out:
