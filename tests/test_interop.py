@@ -133,7 +133,14 @@ def test_incomplete_flags_fault_bytes_without_fault_records():
     lost = {"bytes_h2d": 227811328, "fault_bytes_h2d": 17 << 20, "prefetcher_bytes": 210518016}
     why = cupti.incomplete(lost)
     assert why and "17 MiB" in why and "128 MiB" in why
-    assert cupti.incomplete({**lost, "gpu_faults": 111}) is None        # a whole window
+    # fault records present but over 128 MiB moved by faults: may be short (2x H200: a 512 MiB
+    # read came back as 382 MiB with 97 fault records)
+    part = {"gpu_faults": 97, "bytes_h2d": 400867328, "fault_bytes_h2d": 31514624,
+            "prefetcher_bytes": 369352704}
+    assert "382 MiB" in cupti.incomplete(part) and "may be too low" in cupti.incomplete(part)
+    whole = {"gpu_faults": 34, "bytes_h2d": 64 << 20, "fault_bytes_h2d": 6074368,
+             "prefetcher_bytes": 61034496}                              # run 20's 64 MiB read
+    assert cupti.incomplete(whole) is None
     assert cupti.incomplete({"bytes_h2d": 1 << 28, "prefetch_bytes_h2d": 1 << 28}) is None
     assert cupti.incomplete({}) is None                                 # sim keys, nothing moved
 

@@ -93,6 +93,6 @@ def kernel_stream(stream, x):
     array, unless a stream says otherwise.  No stream: the default stream of x's device."""
     if stream is not None:
         return stream_handle(stream, x.backend)
-    if x.device_id == 0:
-        return None
+    # GPU 0 too: "no stream" must not mean "whichever device is current" (2x H200: a GPU 0
+    # array's kernel ran on GPU 1 after an allocation there made GPU 1 current)
     return x.backend.default_stream(x.device_id)

@@ -50,6 +50,9 @@ class CheckedCuda:
 
 
 _addresses = itertools.count(1)
+#: addresses another allocator (not umkit) holds now: cudaPointerGetAttributes says managed
+FOREIGN: set[int] = set()
+_current = [0]
 
 
 def cuda_canned(name, args):
@@ -63,7 +66,7 @@ def cuda_canned(name, args):
         "cudaGetDeviceProperties": (ok, SimpleNamespace(name=b"NVIDIA Test GPU\0\0")),
         "cudaStreamCreate": (ok, rt.cudaStream_t(0x5000)),
         "cudaEventCreate": (ok, rt.cudaEvent_t(0x6000)),
-        "cudaGetDevice": (ok, 0),
+        "cudaGetDevice": (ok, _current[0]),
         "cudaEventElapsedTime": (ok, 2.5),
     }
     if name in ("cudaMallocManaged", "cudaMalloc", "cudaHostAlloc"):
@@ -85,6 +88,11 @@ def cuda_canned(name, args):
         if attr == A.cudaMemRangeAttributeAccessedBy:
             return (ok, ([0, -1] + [-2] * 8)[: size // 4])
         raise AssertionError(attr)
+    if name == "cudaSetDevice":             # the thread's current device, as the runtime keeps it
+        _current[0] = int(args[0])
+        return (ok,)
+    if name == "cudaPointerGetAttributes":
+        return (ok, SimpleNamespace(type=3 if int(args[0]) in FOREIGN else 0))
     if name == "cudaMemPrefetchAsync" and args[1] == 12345:
         return (rt.cudaError_t.cudaErrorInvalidValue,)
     return table.get(name, (ok,))
@@ -99,5 +107,6 @@ def make_cuda_backend(monkeypatch):
     from umkit.backends.cuda import CudaBackend
     monkeypatch.delenv(gpu.ENV_ALLOW_OVERSUBSCRIPTION, raising=False)
     b = CudaBackend()
+    _current[0] = 0
     b.rt.rt = CheckedCuda(cuda_canned)
     return b

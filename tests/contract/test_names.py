@@ -387,7 +387,51 @@ def test_not_managed_and_use_after_free(cuda_backend):
     b.free(d)
     with pytest.raises(UseAfterFree):
         b.free(d)
+    m = b.malloc(4096, "managed", 0)
+    b.free(m)
+    with pytest.raises(UseAfterFree):
+        b.range_attributes(m, 4096)
+
+
+def test_freed_address_handed_to_another_allocator(cuda_backend):
+    # 2x H200, GPU CI: PyTorch's allocator (umkit.torch's shim) got an address umkit had freed
+    # earlier, and umkit.torch.is_managed() on that tensor was refused as a use after free
+    from umkit.errors import UseAfterFree
+    from cuda_fake import FOREIGN
+    b = cuda_backend
+    m = b.malloc(4096, "managed", 0)
+    b.free(m)
+    FOREIGN.add(m)                              # the driver now hands m to someone else
+    try:
+        attrs = b.range_attributes(m, 4096)     # not ours, live: the runtime answers
+        assert attrs["read_mostly"] in (0, 1)
+        b.prefetch(m, 4096, gpu(0))
+        assert b.rt.rt.called("cudaPointerGetAttributes")
+    finally:
+        FOREIGN.discard(m)
+    b.prefetch(m, 4096, gpu(0))                 # the stale record went: the runtime judges
+    d = b.malloc(4096, "device", 0)
+    b.free(d)
+    with pytest.raises(UseAfterFree):           # nobody holds d: still a use after free
+        b.free(d)
     with pytest.raises(InvalidArgument):
         b.malloc(0, "managed", 0)
     with pytest.raises(InvalidArgument):
         b.malloc(16, "shared", 0)
+
+
+def test_calls_on_another_gpu_give_the_current_device_back(cuda_backend):
+    # 2x H200, GPU CI: allocating on GPU 1 left GPU 1 current, and the next stream-less kernel
+    # on a GPU 0 array ran on GPU 1 (cudaErrorIllegalAddress: GPU 0 memory, no peer access)
+    from types import SimpleNamespace
+
+    from umkit.backends.gpu import GpuStream
+    from umkit.streams import kernel_stream
+    b, log = cuda_backend, cuda_backend.rt.rt
+    for call in (lambda: b.malloc(4096, "device", 1), lambda: b.malloc(4096, "managed", 1),
+                 lambda: b.stream_create(1), lambda: b.event_create(1), lambda: b.mem_info(1)):
+        call()
+        assert log.called("cudaSetDevice")[-2:] == [(1,), (0,)]
+    # and a kernel on an array of GPU 0 with no stream names GPU 0, not "the current device"
+    s = kernel_stream(None, SimpleNamespace(device_id=0, backend=b))
+    assert isinstance(s, GpuStream) and (s.handle, s.device) == (0, 0)

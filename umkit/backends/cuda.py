@@ -52,6 +52,20 @@ class CudaRuntime(RuntimeAdapter):
                           nbytes)
         return [int(v) for v in value] if isinstance(value, (list, tuple)) else [int(value)]
 
+    def holds(self, ptr: int) -> bool | None:
+        # cudaPointerGetAttributes(ptr) -> (err, attributes): an address nobody holds is
+        # cudaMemoryTypeUnregistered (0) since CUDA 11.  (The HIP adapter answers None:
+        # hip-python's form takes the struct to fill, and what ROCm reports for managed
+        # memory there was not checked on an AMD GPU.)
+        try:
+            err, attrs = self.rt.cudaPointerGetAttributes(int(ptr))
+        except Exception:  # noqa: BLE001 - no answer is "don't know", never a crash
+            return None
+        if int(err) != 0:
+            return False
+        kind = getattr(attrs, "type", None)
+        return None if kind is None else int(kind) != 0
+
     def arch_capabilities(self, device: int, caps: dict) -> dict:
         pageable = caps["pageable_memory_access"]
         host_tables = caps["pageable_memory_access_uses_host_page_tables"]

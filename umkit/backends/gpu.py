@@ -15,6 +15,8 @@ whole port is that table plus the few methods in which the two adapters differ:
 """
 from __future__ import annotations
 
+import contextlib
+
 import ctypes
 import os
 from dataclasses import dataclass
@@ -157,6 +159,11 @@ class RuntimeAdapter:
             return None
         return rest[0] if len(rest) == 1 else rest
 
+    def holds(self, ptr: int) -> bool | None:
+        """Does the runtime know ``ptr`` as live memory now?  None: it cannot say (the
+        default; the CUDA adapter asks cudaPointerGetAttributes)."""
+        return None
+
     def error(self, call: str, err) -> BackendError:
         """The exception for a failed call, with the article's hint from errors.py's table."""
         name = self.error_name(err)
@@ -212,13 +219,31 @@ class GPUBackend(Backend):
             raise InvalidType(f"device must be an int (a GPU ordinal), not {type(device).__name__}")
         self.rt.call("cudaSetDevice", int(device))
 
+    @contextlib.contextmanager
+    def _on(self, device: int):
+        """Run a call on ``device`` and give the thread its current device back after it.
+        (Allocating on GPU 1 used to leave GPU 1 current: a later stream-less call on a GPU 0
+        array then ran on GPU 1 -- on 2x H200 a kernel wrote GPU 0 memory from GPU 1 without
+        peer access, cudaErrorIllegalAddress.)"""
+        if not isinstance(device, int) or isinstance(device, bool):
+            raise InvalidType(f"device must be an int (a GPU ordinal), not {type(device).__name__}")
+        cur = int(self.rt.call("cudaGetDevice"))
+        if cur == int(device):
+            yield
+            return
+        self._use(device)
+        try:
+            yield
+        finally:
+            self._use(cur)
+
     def device_name(self, device: int = 0) -> str:
         props = self.rt.call("cudaGetDeviceProperties", int(device))
         return _text(props.name)
 
     def mem_info(self, device: int = 0) -> tuple[int, int]:
-        self._use(device)
-        free, total = self.rt.call("cudaMemGetInfo")
+        with self._on(device):
+            free, total = self.rt.call("cudaMemGetInfo")
         return int(free), int(total)
 
     def _attr(self, cuda_attr: str, device: int) -> int:
@@ -291,24 +316,26 @@ class GPUBackend(Backend):
             raise InvalidType(f"nbytes must be an int, not {type(nbytes).__name__}")
         if nbytes <= 0:
             raise InvalidArgument(f"nbytes must be positive, not {nbytes}")
-        self._use(device)
         try:
-            if kind == "managed":
-                self._guard_oversubscription(nbytes, device)
-                ptr = self.rt.call("cudaMallocManaged", nbytes,
-                                   self.rt.value("cudaMemAttachGlobal"))
-            elif kind == "device":
-                ptr = self.rt.call("cudaMalloc", nbytes)
-            else:  # pinned, mapped into every GPU's address space
-                flags = int(self.rt.value("cudaHostAllocMapped")) | int(
-                    self.rt.value("cudaHostAllocPortable"))
-                ptr = self.rt.call("cudaHostAlloc", nbytes, flags)
+            with self._on(device):
+                ptr = self._malloc_here(nbytes, kind, device)
         except RuntimeOutOfMemory as e:         # the one place a runtime allocation fails
             raise self._out_of_memory(e, nbytes, kind, device) from None
         p = int(ptr)
         self._allocs[p] = (kind, nbytes, device)
         self._freed.discard(p)
         return p
+
+    def _malloc_here(self, nbytes: int, kind: str, device: int):
+        """The runtime's allocation call on the current device (``device``)."""
+        if kind == "managed":
+            self._guard_oversubscription(nbytes, device)
+            return self.rt.call("cudaMallocManaged", nbytes, self.rt.value("cudaMemAttachGlobal"))
+        if kind == "device":
+            return self.rt.call("cudaMalloc", nbytes)
+        # pinned, mapped into every GPU's address space
+        flags = int(self.rt.value("cudaHostAllocMapped")) | int(self.rt.value("cudaHostAllocPortable"))
+        return self.rt.call("cudaHostAlloc", nbytes, flags)
 
     def _out_of_memory(self, e: RuntimeOutOfMemory, nbytes: int, kind: str,
                        device: int) -> RuntimeOutOfMemory:
@@ -345,7 +372,7 @@ class GPUBackend(Backend):
     def free(self, ptr: int, kind: str | None = None) -> None:
         ptr = int(ptr)
         known = self._allocs.get(ptr)
-        if known is None and ptr in self._freed:
+        if known is None and self._was_freed(ptr):
             raise UseAfterFree(f"{ptr:#x} was already freed (double free)")
         if kind is None:
             if known is None:
@@ -380,10 +407,23 @@ class GPUBackend(Backend):
                 return kind, n, dev
         return None
 
+    def _was_freed(self, ptr: int) -> bool:
+        """``ptr`` is an address umkit freed and nobody holds since.  Another allocator (a
+        PyTorch tensor through umkit.torch's shim, CuPy's pool) can be handed the same address
+        later (seen on 2x H200): then the runtime knows it again and it is not a use after
+        free; the stale record goes."""
+        ptr = int(ptr)
+        if ptr not in self._freed:
+            return False
+        if self.rt.holds(ptr):
+            self._freed.discard(ptr)
+            return False
+        return True
+
     def _check_managed(self, what: str, ptr: int) -> None:
         a = self.allocation(ptr)
         if a is None:
-            if int(ptr) in self._freed:
+            if self._was_freed(ptr):
                 raise UseAfterFree(f"{what} of {int(ptr):#x}, which was freed")
             return  # not ours: let the runtime judge
         if a[0] != "managed":
@@ -456,7 +496,7 @@ class GPUBackend(Backend):
         if a is not None and a[0] == "device":
             raise InvalidArgument(f"{int(ptr):#x} is device memory (cudaMalloc/hipMalloc): the "
                                   "CPU cannot read it. Use memcpy, or allocate managed memory.")
-        if int(ptr) in self._freed and a is None:
+        if a is None and self._was_freed(ptr):
             raise UseAfterFree(f"host_view of {int(ptr):#x}, which was freed")
         nbytes = int(nbytes)
         if nbytes == 0:
@@ -466,7 +506,7 @@ class GPUBackend(Backend):
 
     def device_view(self, ptr: int, nbytes: int, device: int = 0, owner=None):
         cp = self.rt.cupy()
-        if int(ptr) in self._freed and self.allocation(ptr) is None:
+        if self.allocation(ptr) is None and self._was_freed(ptr):
             raise UseAfterFree(f"device_view of {int(ptr):#x}, which was freed")
         dev = self.rt.cupy_device_id(int(ptr), device)
         mem = cp.cuda.UnownedMemory(int(ptr), int(nbytes), self if owner is None else owner,
@@ -476,8 +516,8 @@ class GPUBackend(Backend):
 
     # -- streams, events, copies ---------------------------------------------------------------
     def stream_create(self, device: int = 0) -> GpuStream:
-        self._use(device)
-        return GpuStream(self.rt.call("cudaStreamCreate"), int(device))
+        with self._on(device):
+            return GpuStream(self.rt.call("cudaStreamCreate"), int(device))
 
     def stream_destroy(self, stream) -> None:
         handle = self._stream_handle(stream)
@@ -509,9 +549,10 @@ class GPUBackend(Backend):
             self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
 
     def event_create(self, device: int | None = None) -> GpuEvent:
-        if device is not None:
-            self._use(device)
-        return GpuEvent(self.rt.call("cudaEventCreate"), int(self.rt.call("cudaGetDevice")))
+        if device is None:
+            return GpuEvent(self.rt.call("cudaEventCreate"), int(self.rt.call("cudaGetDevice")))
+        with self._on(device):
+            return GpuEvent(self.rt.call("cudaEventCreate"), int(device))
 
     def event_record(self, event: GpuEvent, stream=None) -> None:
         dev = stream.device if isinstance(stream, GpuStream) else int(self.rt.call("cudaGetDevice"))

@@ -220,6 +220,11 @@ TABLE: tuple[Row, ...] = (
        "(data, data_size, attribute, ptr, count) -> (err,): you pass the output buffer."),
     _f("read several attributes of a managed range", "cudaMemRangeGetAttributes",
        "hipMemRangeGetAttributes"),
+    _f("what memory an address is (unregistered, host, device, managed)",
+       "cudaPointerGetAttributes", "hipPointerGetAttributes",
+       "-> (err, attributes) with .type; an address nobody holds is 'unregistered' (CUDA 11+). "
+       "umkit asks it before calling a once-freed address a use after free: another allocator "
+       "(PyTorch's, a shim) may have been handed the same address since."),
     _t("range attribute enum", "cudaMemRangeAttribute", "hipMemRangeAttribute"),
     _a("is the range read-mostly (int 0/1)", "cudaMemRangeAttributeReadMostly",
        "hipMemRangeAttributeReadMostly", "cudaMemRangeAttribute", "CUDA 1, HIP 1."),
