@@ -365,6 +365,12 @@ def _observations(m: dict, sb: dict, fp: dict | None):
             obs.append((f"pingpong/{cfg}/gpu_increment", r["gpu_increment_ms"] * MS,
                         ("pingpong", cfg)))
             obs.append((f"pingpong/{cfg}/cpu_read", r["cpu_read_ms"] * MS, ("pingpong_cpu", cfg)))
+        # third pass (2x H200 lease, run 21): reads after a prefetch back to the CPU, a small
+        # CPU write then fault vs prefetch reads, copies from freshly pinned buffers
+        for sec in ("back", "edits", "fresh_pinned"):
+            for size, r in fp.get(sec, {}).items():
+                for k, t in r.items():
+                    obs.append((f"{sec}/{size}/{k}", t * MS, (sec, int(size), k)))
         cells = fp["umperf"]["cells"]
         for n in (int(x) for x in fp["umperf"]["dims"]):
             for strat, stage in UMPERF_STAGES:
@@ -409,6 +415,10 @@ def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
                 for cfg, r in fit_probe.pingpong().items():
                     out[("pingpong", cfg)] = r["gpu_increment_ms"] * MS
                     out[("pingpong_cpu", cfg)] = r["cpu_read_ms"] * MS
+                for sec in ("back", "edits", "fresh_pinned"):
+                    for size, r in getattr(fit_probe, sec)().items():
+                        for k, t in r.items():
+                            out[(sec, int(size), k)] = t * MS
                 up = fit_probe.umperf()
                 for key, cell in up["cells"].items():
                     for stage, t in cell.items():
@@ -498,7 +508,9 @@ def main(argv=None) -> int:
            "workloads that fault or follow an allocation, a free or a new stream -- the fit set's "
            "GPU fault reads, the fault-read sweep 4 KiB - 256 MiB, and fit_probe's packed small "
            "buffers read one by one and fresh-buffer reads (zero copy, copy + read, fault, "
-           "prefetch + read; fresh or kept sink and stream) at 8 KiB, 512 KiB and 8 MiB -- each "
+           "prefetch + read; fresh or kept sink and stream) at 8 KiB, 512 KiB and 8 MiB, CPU "
+           "reads after a prefetch back at 8 and 128 MiB, a small CPU write then fault or "
+           "prefetch reads of an 8 MiB buffer, copies from freshly pinned buffers -- each "
            "parameter's share read off sim runs with it alone at one unit")
     for k, val in sv.items():
         v[k] = float(val)

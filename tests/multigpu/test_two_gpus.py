@@ -77,3 +77,22 @@ def test_events_time_work_on_the_second_gpu(two):
     assert t.ms >= 0
     assert float(umkit.read_back(a).sum()) == 2.0 * (1 << 20)
     a.free()
+
+
+def test_work_on_gpu1_does_not_move_gpu0_kernels(two):
+    # 2x H200 (GPU CI, 2026-12-01): allocating on GPU 1 left GPU 1 current, and the next
+    # stream-less kernel on GPU 0 arrays ran on GPU 1 -> cudaErrorIllegalAddress
+    a = umkit.managed(1 << 16, device=0)
+    a.host[:] = 1.0
+    d1 = umkit.device_array(1 << 10, device=1)
+    s1 = umkit.Stream(device=1)
+    sink = umkit.device_array(1, device=0)
+    umkit.fill(sink, 0.0)
+    umkit.touch(a, 4, sink=sink)                 # GPU 0's array, GPU 0's sink, no stream
+    umkit.increment(a)
+    umkit.synchronize()
+    assert float(umkit.read_back(sink)[0]) == float(1 << 16)
+    assert np.all(np.asarray(a.host) == 2.0)
+    s1.synchronize()
+    for x in (a, d1, sink):
+        x.free()
