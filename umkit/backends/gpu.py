@@ -16,7 +16,6 @@ whole port is that table plus the few methods in which the two adapters differ:
 from __future__ import annotations
 
 import contextlib
-
 import ctypes
 import os
 from dataclasses import dataclass
@@ -214,10 +213,14 @@ class GPUBackend(Backend):
     def device_count(self) -> int:
         return int(self.rt.call("cudaGetDeviceCount"))
 
-    def _use(self, device: int) -> None:
+    @staticmethod
+    def _ordinal(device) -> int:
         if not isinstance(device, int) or isinstance(device, bool):
             raise InvalidType(f"device must be an int (a GPU ordinal), not {type(device).__name__}")
-        self.rt.call("cudaSetDevice", int(device))
+        return device
+
+    def _use(self, device: int) -> None:
+        self.rt.call("cudaSetDevice", self._ordinal(device))
 
     @contextlib.contextmanager
     def _on(self, device: int):
@@ -225,10 +228,8 @@ class GPUBackend(Backend):
         (Allocating on GPU 1 used to leave GPU 1 current: a later stream-less call on a GPU 0
         array then ran on GPU 1 -- on 2x H200 a kernel wrote GPU 0 memory from GPU 1 without
         peer access, cudaErrorIllegalAddress.)"""
-        if not isinstance(device, int) or isinstance(device, bool):
-            raise InvalidType(f"device must be an int (a GPU ordinal), not {type(device).__name__}")
         cur = int(self.rt.call("cudaGetDevice"))
-        if cur == int(device):
+        if cur == self._ordinal(device):
             yield
             return
         self._use(device)
@@ -557,13 +558,9 @@ class GPUBackend(Backend):
     def event_record(self, event: GpuEvent, stream=None) -> None:
         dev = stream.device if isinstance(stream, GpuStream) else int(self.rt.call("cudaGetDevice"))
         if dev != event.device:             # re-create the event on the stream's device
-            cur = int(self.rt.call("cudaGetDevice"))
-            self._use(dev)
-            try:
+            with self._on(dev):
                 self.rt.call("cudaEventDestroy", event.handle)
                 event.handle, event.device = self.rt.call("cudaEventCreate"), dev
-            finally:
-                self._use(cur)
         self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
 
     def event_elapsed_ms(self, start: GpuEvent, end: GpuEvent) -> float:
