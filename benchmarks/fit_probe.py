@@ -25,7 +25,13 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
   then the GPU reads it by faults, after a prefetch of the written part, after a prefetch of
   the whole buffer; a prefetch of an already resident buffer (nothing to move) timed alone;
 * ``fresh_pinned``: zero-copy vs copy + read at 8 and 512 KiB where the pinned buffer itself is
-  freshly allocated (``fresh`` reuses the zero-copy read's pinned buffer for its copy).
+  freshly allocated (``fresh`` reuses the zero-copy read's pinned buffer for its copy);
+* ``cycles`` (fourth pass): three managed buffers of 1.5 or 6 MiB taken round the
+  UnifiedMemoryPerf loop six times -- the CPU writes two from a NumPy array and sums the third,
+  all three are prefetched to the GPU, touched there, prefetched back -- each step timed apart;
+  the first lap (fresh buffers) and the median of the later laps (buffers that have been round
+  the loop) are kept apart; the same CPU steps on managed buffers that never left the CPU and
+  on pinned buffers, for the host's rates in the same lease.
 
     python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
@@ -278,8 +284,58 @@ def fresh_pinned():
     return out
 
 
+def cycles(laps=6):
+    out = {}
+    st = umkit.Stream()
+    sink = umkit.device_array(1)
+    for nb in (3 * MiB // 2, 6 * MiB):
+        n = nb // 4
+        X = np.arange(n, dtype=np.float32)
+        r: dict = {}
+        for kind in ("managed", "resident", "pinned"):
+            bufs = [umkit.empty(n, "float32", "pinned" if kind == "pinned" else "managed")
+                    for _ in range(3)]
+            hA, hB, hC = (b.host for b in bufs)
+            for h in (hA, hB, hC):
+                h[:] = 0.0
+            umkit.synchronize()
+            steps: dict = {}
+            for lap in range(laps):
+                def write():
+                    hA[:] = X
+                    hB[:] = X
+                steps.setdefault("cpu_write", []).append(host_ms(write))
+                steps.setdefault("cpu_sum", []).append(host_ms(lambda: float(hC.sum())))
+                if kind == "managed":
+                    def to_gpu():
+                        for b in bufs:
+                            b.prefetch("gpu", stream=st)
+                        st.synchronize()
+
+                    def touch():
+                        for b in bufs:
+                            umkit.touch(b, 4, sink=sink, stream=st)
+                        st.synchronize()
+
+                    def back():
+                        for b in bufs:
+                            b.prefetch("cpu", stream=st)
+                        st.synchronize()
+                    steps.setdefault("to_gpu", []).append(host_ms(to_gpu))
+                    steps.setdefault("touch", []).append(host_ms(touch))
+                    steps.setdefault("back", []).append(host_ms(back))
+            for k, v in steps.items():
+                r[f"{kind}_{k}_first_ms"] = float(v[0])
+                r[f"{kind}_{k}_later_ms"] = float(np.median(v[1:]))
+            for b in bufs:
+                b.free()
+        out[nb] = r
+    sink.free()
+    return out
+
+
 SECTIONS = ("packing", "fresh", "host", "partial", "pingpong", "umperf", "back", "edits",
-            "fresh_pinned")
+            "fresh_pinned", "cycles")
 
 
 def umperf(quick=False):
@@ -303,7 +359,8 @@ def main(argv=None) -> int:
                  "UnifiedMemoryPerf uses); host_ms: umkit.now() around a synchronized region; "
                  "gpu ms: events; medians")
     fns = dict(packing=packing, fresh=fresh, host=host, partial=partial, pingpong=pingpong,
-               umperf=lambda: umperf(a.quick), back=back, edits=edits, fresh_pinned=fresh_pinned)
+               umperf=lambda: umperf(a.quick), back=back, edits=edits, fresh_pinned=fresh_pinned,
+               cycles=cycles)
     for name in only:
         res[name] = fns[name]()
         if a.out:               # section by section: a later failure keeps what was measured
