@@ -199,6 +199,32 @@ def test_prefetch_takes_the_profiles_time():
     assert t_d2h.ms == pytest.approx((timer + call + p.prefetch_cost(nbytes, False)) * 1e3, rel=1e-9)
 
 
+def test_pages_prefetched_back_read_as_resident_but_the_first_write_costs_per_page():
+    """fit_probe 'cycles' on the H200 (run 23): the CPU reads pages a prefetch brought back as
+    fast as pages that never left; its first write to each 4 KiB page costs more
+    (``cpu_map_latency``), later writes do not."""
+    b = sim()
+    p = b.profile
+    nbytes = 2 * MiB
+    home, back = cpu_populated(nbytes), cpu_populated(nbytes)
+    back.prefetch("gpu")
+    back.prefetch("cpu")
+    umkit.synchronize()
+
+    def took(fn):
+        t0 = umkit.now()
+        fn()
+        return umkit.now() - t0
+    assert took(lambda: float(back.host.sum())) == pytest.approx(took(lambda: float(home.host.sum())))
+    resident_write = took(lambda: home.host.__setitem__(slice(None), 2.0))
+    first = took(lambda: back.host.__setitem__(slice(None), 2.0))
+    again = took(lambda: back.host.__setitem__(slice(None), 3.0))
+    assert p.host_op("cpu_map_latency") > 0
+    assert first == pytest.approx(resident_write + (nbytes // p.host_page) * p.host_op("cpu_map_latency"))
+    assert again == pytest.approx(resident_write)
+    assert counters()["cpu_faults"] == 0
+
+
 def test_prefetch_of_resident_pages_moves_nothing():
     sim()
     a = cpu_populated(2 * MiB)

@@ -20,8 +20,9 @@ duplicates at ``dup_read_bw``.
 in bulk at ``prefetch_h2d_bw`` / ``prefetch_d2h_bw`` after a fixed ``prefetch_gpu_latency`` /
 ``prefetch_latency``; copies and prefetches in one direction share the link, one after the other;
 a kernel queued behind a copy or a prefetch that moved pages waits for that engine
-(``copy_handoff_latency``, ``prefetch_handoff_latency``, after any deferred mapping work); pages a prefetch brings to the CPU are
-mapped on the CPU's first touch, page by page (``cpu_map_latency``).  Allocating or freeing
+(``copy_handoff_latency``, ``prefetch_handoff_latency``, after any deferred mapping work); the CPU reads pages a prefetch brought
+back at the resident rate, but its first write to each 4 KiB page of them costs
+``cpu_map_latency``.  Allocating or freeing
 GPU-mapped memory leaves page-table work for that GPU's next operation (``map_flush_latency``,
 ``unmap_flush_latency``), which a device synchronize does instead.  The CPU touching GPU-resident pages takes a CPU
 fault per ``gpu_page`` block (``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and

@@ -817,8 +817,10 @@ class Engine:
                 c["first_touch_pages"] += fresh.size
                 t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
                 self._log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
-            if a.kind == "managed" and a.cpu_unmapped.any():
-                # pages a prefetch brought back: the CPU maps each 4 KiB page on first touch
+            if a.kind == "managed" and acc.write and a.cpu_unmapped.any():
+                # pages a prefetch brought back: the CPU reads them at the resident rate, but its
+                # first write to each 4 KiB page costs cpu_map_latency (measured, fit_probe
+                # 'cycles': writes ~2x a resident page's, reads the same)
                 um = pages[a.cpu_unmapped[pages]]
                 if um.size:
                     a.cpu_unmapped[um] = False
@@ -1081,7 +1083,7 @@ class Engine:
         h, d, pe = h1 + h2, d1 + d2, pe1 + pe2
         self.last_prefetch_bytes = h + d + pe
         if dest == CPU_ID and p.p.get("cpu_map_latency"):
-            a.cpu_unmapped[pages] = True       # migrated, not yet mapped for the CPU
+            a.cpu_unmapped[pages] = True       # migrated: the CPU's first write costs more
         c["prefetch_bytes_h2d"] += h + pe
         c["prefetch_bytes_d2h"] += d
         t += h / p.prefetch_h2d_bw + d / p.prefetch_d2h_bw + pe / p.peer_bw
