@@ -71,10 +71,13 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
              benchmarks={k: {kk: v.get(kk) for kk in ("speed_ratio", "ratio_umkit_over_cupy", "target", "met", "error")
                              if kk in v} for k, v in bench.items() if isinstance(v, dict) and k != "versions"},
              calibrate=dict(within=comp.get("within"), total=comp.get("total"), profile=comp.get("profile"),
+                            host_speed=comp.get("host_speed"), host=comp.get("host"),
                             **{k: {kk: comp[k].get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
-                               for k in ("fit", "validation") if isinstance(comp.get(k), dict)}),
+                               for k in ("fit", "validation") if isinstance(comp.get(k), dict)},
+                            as_stored={k: {kk: v.get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
+                                       for k, v in (comp.get("as_stored") or {}).items()}),
              umperf=_load(res / "umperf.json") and {k: v for k, v in _load(res / "umperf.json").items()
-                                                    if k in ("summary", "device")})
+                                                    if k in ("summary", "device", "host_speed")})
     (res / "summary.json").write_text(json.dumps(s, indent=1, default=str))
     lines = [f"# GPU CI run: {s['device']} ({s['backend']}), {s['date']}", "",
              f"- devices: {s['device_count']}; versions: {s['versions']}; python {s['python']}",
@@ -90,11 +93,19 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
         sections = [(k, comp[k]) for k in ("fit", "validation") if isinstance(comp.get(k), dict)] \
             or [("fit", comp)]
         lines += [""]
-        for name, sec in sections:       # the summary lines first, then one table per set
+        if comp.get("host"):
+            h = comp["host"]
+            lines.append(f"- calibrate host speed: {comp['host_speed']:.3f} (this lease's host-side "
+                         f"times over the profile's; {h.get('source', '')}; fit msle "
+                         f"{h.get('msle_at_1', float('nan')):.4f} at 1.0 -> {h.get('msle', float('nan')):.4f})")
+        stored = comp.get("as_stored") or {}
+        for name, sec in sections + [(f"{k} (profile as stored, host speed 1.0)", v)
+                                     for k, v in stored.items()]:   # summary lines, then tables
             o = sec.get("ordering") or {}
             lines.append(f"- calibrate {name}: {sec.get('within')}/{sec.get('total')} within x/÷1.25, "
                          f"{sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5; strategy "
-                         f"ordering {o.get('right', '?')} right, {o.get('wrong', '?')} wrong")
+                         f"ordering {o.get('right', '?')} right, {o.get('wrong', '?')} wrong, "
+                         f"{o.get('unsettled', 0)} not settled by the card's own repeats")
         for name, sec in sections:
             lines += ["", f"## calibrate --compare, {name} set ({sec.get('within')}/{sec.get('total')} "
                       f"within x/÷1.25, {sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5)", "",
@@ -105,6 +116,8 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
                       for r in sec.get("rows", [])]
             for p in (sec.get("ordering") or {}).get("wrong_pairs", []):
                 lines.append(f"- ordering wrong: the card has {p}")
+            for p in (sec.get("ordering") or {}).get("unsettled_pairs", []):
+                lines.append(f"- not counted, the card's repeats overlap: {p}")
     um = _load(res / "umperf.json") or {}
     if um.get("summary"):
         lines += ["", f"- {um['summary']}"]

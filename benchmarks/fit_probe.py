@@ -32,6 +32,9 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
   the first lap (fresh buffers) and the median of the later laps (buffers that have been round
   the loop) are kept apart; the same CPU steps on managed buffers that never left the CPU and
   on pinned buffers, for the host's rates in the same lease.
+* ``duplex`` (fifth pass): zero-copy kernels on pinned memory that only read, only write, or
+  read and write (increment) 6 and 48 MiB, and the same on device memory: whether the link
+  carries a kernel's reads and writes one after the other or in its two directions at once.
 
     python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
@@ -334,8 +337,33 @@ def cycles(laps=6):
     return out
 
 
+def duplex(reps=5):
+    """Zero-copy kernels on pinned memory that only read (touch), only write (fill), or read
+    and write every element (increment), at 6 and 48 MiB, and the same kernels on device memory
+    (HBM baseline): whether the link carries a kernel's reads and its writes one after the other
+    (increment = read + fill) or at once, in its two directions (increment ~ max(read, fill))."""
+    out = {}
+    for nb in (6 * MiB, 48 * MiB):
+        n = nb // 4
+        r: dict = {}
+        for kind in ("pinned", "device"):
+            a = umkit.empty(n, "float32", kind)
+            sink = umkit.device_array(1)
+            umkit.fill(a, 1.0)
+            umkit.synchronize()
+            for i in range(reps):
+                for case, fn in (("read", lambda: umkit.touch(a, 4, sink=sink)),
+                                 ("write", lambda: umkit.fill(a, 2.0)),
+                                 ("read_write", lambda: umkit.increment(a))):
+                    r.setdefault(f"{kind}_{case}_ms", []).append(gpu_ms(fn))
+            a.free()
+            sink.free()
+        out[nb] = {k: float(np.median(v)) for k, v in r.items()}
+    return out
+
+
 SECTIONS = ("packing", "fresh", "host", "partial", "pingpong", "umperf", "back", "edits",
-            "fresh_pinned", "cycles")
+            "fresh_pinned", "cycles", "duplex")
 
 
 def umperf(quick=False):
@@ -360,7 +388,7 @@ def main(argv=None) -> int:
                  "gpu ms: events; medians")
     fns = dict(packing=packing, fresh=fresh, host=host, partial=partial, pingpong=pingpong,
                umperf=lambda: umperf(a.quick), back=back, edits=edits, fresh_pinned=fresh_pinned,
-               cycles=cycles)
+               cycles=cycles, duplex=duplex)
     for name in only:
         res[name] = fns[name]()
         if a.out:               # section by section: a later failure keeps what was measured

@@ -1,9 +1,13 @@
 """NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.umperf).
 
     python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
+        [--host-speed-from calibrate_compare.json | --host-speed X]
 
 Runs the port on the active backend; ``--compare-sim`` then runs the same program on sim and
-prints both tables, sim/real per cell and the order of the strategies per size.
+prints both tables, sim/real per cell and the order of the strategies per size.  sim runs with
+the host speed ``umkit calibrate --compare`` fitted on the same lease's fit set
+(``--host-speed-from`` its JSON; none given: the profile's own host, 1.0), and the comparison
+with the profile as stored (host speed 1.0) is kept beside it.
 """
 from __future__ import annotations
 
@@ -27,7 +31,20 @@ def main(argv=None) -> int:
     ap.add_argument("--compare-sim", action="store_true",
                     help="after the active backend, run the same program on sim and compare")
     ap.add_argument("--profile", help="sim profile for --compare-sim / the sim run")
+    ap.add_argument("--host-speed", type=float, help="sim's host speed for --compare-sim")
+    ap.add_argument("--host-speed-from", help="take sim's host speed from this calibrate "
+                    "--compare JSON (fitted there on the fit set)")
     a = ap.parse_args(argv)
+    host, host_src = 1.0, "the profile's own host (no host speed given)"
+    if a.host_speed is not None:
+        host, host_src = a.host_speed, "given on the command line"
+    elif a.host_speed_from:
+        p = Path(a.host_speed_from)
+        if p.exists():
+            host = float(json.loads(p.read_text()).get("host_speed", 1.0))
+            host_src = f"fitted by calibrate --compare on the fit set ({p.name})"
+        else:
+            host_src = f"{p.name} not found: the profile's own host"
     dims = tuple(n for n in DIMS if n * n * 4 <= a.max_mb << 20)
     b = umkit.backend()
     if b.name == "sim" and a.profile:
@@ -38,14 +55,24 @@ def main(argv=None) -> int:
     out = dict(measured=res)
     md = [table_md(res, "UnifiedMemoryPerf port")]
     if a.compare_sim and res["backend"] != "sim":
-        umkit.use("sim", quiet=True, compute=False, **({"profile": a.profile} if a.profile else {}))
-        simres = run_all(a.runs, dims)
-        c = compare(res, simres)
-        out.update(sim=simres, comparison=c,
-                   summary=f"umperf: sim within x/÷1.5 in {c['within']}/{c['total']} cells >= 256 KB; "
-                           f"strategy order per size: {c['ordering_right']} pairs right, "
-                           f"{c['ordering_wrong']} wrong")
-        md += [table_md(simres, "the same program on sim"), ratio_md(res, c)]
+        prof = {"profile": a.profile} if a.profile else {}
+        umkit.use("sim", quiet=True, compute=False, **prof)
+        stored = run_all(a.runs, dims)
+        cs = compare(res, stored)
+        simres, c = stored, cs
+        if host != 1.0:
+            umkit.use("sim", quiet=True, compute=False, host_speed=host, **prof)
+            simres = run_all(a.runs, dims)
+            c = compare(res, simres)
+        out.update(sim=simres, comparison=c, host_speed=host, host_speed_source=host_src,
+                   sim_as_stored=stored, comparison_as_stored=cs,
+                   summary=f"umperf: sim (host speed {host:.3f}) within x/÷1.5 in {c['within']}/"
+                           f"{c['total']} cells >= 256 KB; strategy order per size: "
+                           f"{c['ordering_right']} pairs right, {c['ordering_wrong']} wrong; "
+                           f"the profile as stored: {cs['within']}/{cs['total']} cells, "
+                           f"{cs['ordering_wrong']} pairs wrong")
+        md += [table_md(simres, f"the same program on sim, host speed {host:.3f} ({host_src})"),
+               ratio_md(res, c)]
         for n in dims:
             nb = n * n * 4
             md.append(f"- {_size(nb)} order, card: {' < '.join(order(res, nb))}; "

@@ -331,10 +331,22 @@ def _rows(measured: dict, predicted: dict) -> list[dict]:
     return rows
 
 
-def ordering(measured: dict, predicted: dict, groups: dict) -> dict:
-    """Strategy ordering: for each pair in a group that the card separates by more than
-    ``ORDER_MARGIN``, does sim put them in the same order?"""
-    right, wrong, close = [], [], []
+def _separated(faster: list | None, slower: list | None) -> bool:
+    """The card's own repeats agree on the order: every run of the faster workload is below
+    every run of the slower one (True when the repeats are not known)."""
+    if not faster or not slower:
+        return True
+    return max(faster) < min(slower)
+
+
+def ordering(measured: dict, predicted: dict, groups: dict, runs: dict | None = None) -> dict:
+    """Strategy ordering: for each pair in a group that the card separates -- medians more than
+    ``ORDER_MARGIN`` apart and, where ``runs`` holds each workload's repeats, every repeat of
+    the faster one below every repeat of the slower one -- does sim put them in the same order?
+    Pairs the card itself does not settle are listed as ``close`` (within the margin) or
+    ``unsettled`` (repeats overlap): the card gives no order to check there."""
+    runs = runs or {}
+    right, wrong, close, unsettled = [], [], [], []
     for g, names in groups.items():
         names = [n for n in names if n in measured and n in predicted]
         for i, x in enumerate(names):
@@ -345,35 +357,129 @@ def ordering(measured: dict, predicted: dict, groups: dict) -> dict:
                     close.append(f"{x} ~ {y}")
                     continue
                 faster = x if mx < my else y
-                pair = f"{faster} < {y if faster == x else x}"
+                slower = y if faster == x else x
+                pair = f"{faster} < {slower}"
+                if not _separated(runs.get(faster), runs.get(slower)):
+                    unsettled.append(pair)
+                    continue
                 (right if (mx < my) == (px < py) else wrong).append(pair)
     return dict(right=len(right), wrong=len(wrong), close=len(close), wrong_pairs=wrong,
-                close_pairs=close)
+                close_pairs=close, unsettled=len(unsettled), unsettled_pairs=unsettled)
 
 
-def section(measured: dict, predicted: dict, groups: dict) -> dict:
+def section(measured: dict, predicted: dict, groups: dict, runs: dict | None = None) -> dict:
     rows = _rows(measured, predicted)
     return dict(rows=rows, total=len(rows), within=sum(r["within"] for r in rows),
                 within_1_5=sum(r["within_1_5"] for r in rows),
-                ordering=ordering(measured, predicted, groups))
+                ordering=ordering(measured, predicted, groups, runs))
 
 
-def predict(measured_keys, profile: str | None, gpus: int, nbytes: int, progress=None) -> dict:
-    """The same workloads on sim (``gpus`` simulated GPUs); the active backend is restored."""
+def _sim_options(profile: str | None, host_speed: float) -> dict:
+    o = {"profile": profile} if profile else {}
+    if host_speed != 1.0:
+        o["host_speed"] = host_speed
+    return o
+
+
+def predict(measured_keys, profile: str | None, gpus: int, nbytes: int, progress=None,
+            host_speed: float = 1.0) -> dict:
+    """The same workloads on sim (``gpus`` simulated GPUs, the host ``host_speed`` times slower
+    than the profile's); the active backend is restored."""
     from . import validation
-    with runtime.using("sim", gpus=max(1, min(gpus, 7)),
-                       **({"profile": profile} if profile else {})) as sim:
+    with runtime.using("sim", gpus=max(1, min(gpus, 7)), **_sim_options(profile, host_speed)) as sim:
         prof_name = sim.model_profile().name
         fit_p = run_workloads(nbytes)
         val_p = validation.run_validation(progress, only=set(measured_keys))
-    return dict(profile=prof_name, fit=fit_p, validation=val_p)
+    return dict(profile=prof_name, host_speed=host_speed, fit=fit_p, validation=val_p)
+
+
+#: the host speeds searched (x slower than the profile's host); the profile's own is 1.0
+HOST_SPEED_SEARCH = (0.5, 2.5)
+
+
+def _msle(measured: dict, predicted: dict) -> float:
+    """Mean squared log ratio, predicted over measured: the relative error the fit minimises."""
+    logs = [np.log(predicted[k] / v) for k, v in measured.items()
+            if v > 0 and predicted.get(k, 0) > 0]
+    return float(np.mean(np.square(logs))) if logs else float("nan")
+
+
+def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int = 256 * MiB,
+                   gpus: int = 1, tol: float = 0.01) -> dict:
+    """The one number a lent machine's host adds to the profile: how many times slower its CPU
+    is than the profile's (``host_speed``; see ``umkit.sim.costs.HOST_TIMES``), fitted on the
+    *fit set only* by a golden-section search of the mean squared log error over
+    :data:`HOST_SPEED_SEARCH`.  The validation set is never read."""
+    cache: dict = {}
+
+    def err(h):
+        h = round(float(h), 4)
+        if h not in cache:
+            with runtime.using("sim", gpus=max(1, min(gpus, 7)), **_sim_options(profile, h)):
+                cache[h] = _msle(measured_fit, run_workloads(nbytes))
+        return cache[h]
+    lo, hi = np.log(HOST_SPEED_SEARCH[0]), np.log(HOST_SPEED_SEARCH[1])
+    g = (np.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    while hi - lo > tol:
+        if err(np.exp(a)) < err(np.exp(b)):
+            hi, b = b, a
+            a = hi - g * (hi - lo)
+        else:
+            lo, a = a, b
+            b = lo + g * (hi - lo)
+    h = round(float(np.exp((lo + hi) / 2)), 3)
+    return dict(host_speed=h, msle=round(err(h), 5), msle_at_1=round(err(1.0), 5),
+                evaluations=len(cache),
+                source="fitted on this run's fit set only (golden-section search of the mean "
+                       "squared log error; the validation set is not read)")
+
+
+#: GPU runs take the fit set and the validation set in turns, this many rounds, and report each
+#: workload's median: a lent host that slows down for a while then weighs on both sets alike
+#: (GPU CI run 23: the host was slow for part of the lease, and the fit set, taken first, had
+#: seen less of it than the validation set).  sim is deterministic: once.
+ROUNDS = 3
+
+
+def measure(nbytes: int = 256 * MiB, progress=None, rounds: int | None = None) -> dict:
+    """Both sets on the active backend, interleaved: each round runs the fit set once, then
+    every validation workload once (fresh buffers each time); medians per workload, and every
+    round's value in ``fit_runs`` / ``validation_runs``."""
+    from . import validation
+    from . import validators as V
+    real = runtime.backend()
+    if rounds is None:
+        rounds = 1 if real.name == "sim" else ROUNDS
+    rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=3")
+    fit_runs: dict = {}
+    val_runs: dict = {}
+    for r in range(rounds):
+        for k, v in run_workloads(nbytes).items():
+            fit_runs.setdefault(k, []).append(v)
+        raw: dict = {}
+        validation.run_validation(progress, repeats=1, raw=raw)
+        for k, v in raw.items():
+            val_runs.setdefault(k, []).extend(v)
+    med = lambda d: {k: round(float(np.median(v)), 6) for k, v in d.items()}  # noqa: E731
+    return dict(backend=runtime.backend_name(), device=real.device_name(0),
+                device_count=real.device_count(), nbytes=nbytes,
+                date=_dt.date.today().isoformat(),
+                fit=med(fit_runs), fit_runs=fit_runs,
+                validation=med(val_runs), validation_runs=val_runs,
+                validation_repeats=rounds, rounds=rounds, interleaved=True,
+                skipped=validation.skipped(real.device_count()))
 
 
 def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
-            measured: dict | None = None) -> dict:
-    """Run the fit set and the validation set on the active (real) backend -- or take
-    ``measured`` from an earlier run's JSON -- and predict both with sim; per workload
-    predicted/measured, counts within x/÷1.25 and x/÷1.5, and the strategy ordering pairs."""
+            measured: dict | None = None, host_speed: float | None = None) -> dict:
+    """Run the fit set and the validation set on the active (real) backend, interleaved
+    (:func:`measure`) -- or take ``measured`` from an earlier run's JSON -- and predict both with
+    sim twice: with the profile as stored, and with this run's host speed fitted on the fit set
+    (:func:`fit_host_speed`; or ``host_speed`` as given).  Per workload predicted/measured,
+    counts within x/÷1.25 and x/÷1.5, and the strategy ordering pairs, fit and validation apart.
+    The top-level ``fit`` / ``validation`` are the model with the fitted host; ``as_stored``
+    holds the same sections for the profile alone."""
     from . import validation
     if measured is None:
         real = runtime.backend()
@@ -383,27 +489,35 @@ def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
                 "(comparing sim with itself would prove nothing)",
                 hint="run it on a machine with a GPU (--backend cuda|hip), or pass --measured "
                      "RESULTS.json from a GPU run to re-predict those measurements")
-        raw_runs: dict = {}
-        measured = dict(backend=runtime.backend_name(), device=real.device_name(0),
-                        device_count=real.device_count(), nbytes=nbytes,
-                        date=_dt.date.today().isoformat(),
-                        fit=run_workloads(nbytes, progress),
-                        validation=validation.run_validation(progress, raw=raw_runs),
-                        validation_runs=raw_runs, validation_repeats=validation.REPEATS,
-                        skipped=validation.skipped(real.device_count()))
+        measured = measure(nbytes, progress)
         measured["counters"] = _counter_axis(profile, nbytes)   # the second fidelity axis
     nbytes = measured.get("nbytes", nbytes)
-    pred = predict(measured["validation"], profile, measured.get("device_count", 1), nbytes)
-    fit = section(measured["fit"], pred["fit"], FIT_GROUPS)
-    val = section(measured["validation"], pred["validation"], validation.groups())
+    gpus = measured.get("device_count", 1)
+    if host_speed is None:
+        host = fit_host_speed(measured["fit"], profile, nbytes, gpus)
+    else:
+        from . import validators as V
+        host = dict(host_speed=V.real(host_speed, "host_speed", lo=HOST_SPEED_SEARCH[0],
+                                      hi=HOST_SPEED_SEARCH[1]), source="given by the caller")
+    fruns, vruns = measured.get("fit_runs"), measured.get("validation_runs")
+    groups = validation.groups()
+    stored = predict(measured["validation"], profile, gpus, nbytes)
+    pred = stored if host["host_speed"] == 1.0 else predict(
+        measured["validation"], profile, gpus, nbytes, host_speed=host["host_speed"])
+    fit = section(measured["fit"], pred["fit"], FIT_GROUPS, fruns)
+    val = section(measured["validation"], pred["validation"], groups, vruns)
+    as_stored = dict(fit=section(measured["fit"], stored["fit"], FIT_GROUPS, fruns),
+                     validation=section(measured["validation"], stored["validation"], groups, vruns))
     return dict(date=measured.get("date"), compared=_dt.date.today().isoformat(),
                 backend=measured["backend"], device=measured["device"],
-                device_count=measured.get("device_count", 1), profile=pred["profile"],
+                device_count=gpus, profile=pred["profile"],
                 nbytes=nbytes, tolerance=TOLERANCE, tolerance_validation=TOLERANCE_VAL,
-                fit=fit, validation=val, skipped=measured.get("skipped", []),
+                host_speed=host["host_speed"], host=host,
+                fit=fit, validation=val, as_stored=as_stored, skipped=measured.get("skipped", []),
                 # kept for readers of the earlier format: the fit set
                 rows=fit["rows"], within=fit["within"], total=fit["total"],
-                measured=measured, predicted=pred, counters=measured.get("counters"))
+                measured=measured, predicted=pred, predicted_as_stored=stored,
+                counters=measured.get("counters"))
 
 
 def _counter_axis(profile, nbytes) -> dict:
@@ -417,15 +531,26 @@ def _counter_axis(profile, nbytes) -> dict:
         return dict(available=False, why=f"{type(e).__name__}: {e}")
 
 
+def _set_line(label: str, s: dict) -> str:
+    o = s["ordering"]
+    return (f"{label}: {s['within']}/{s['total']} within x/÷{TOLERANCE}, "
+            f"{s['within_1_5']}/{s['total']} within x/÷{TOLERANCE_VAL}; strategy ordering "
+            f"{o['right']} right, {o['wrong']} wrong ({o['close']} pairs within 10% on the card, "
+            f"{o.get('unsettled', 0)} its repeats do not settle)")
+
+
 def summary_lines(c: dict) -> list[str]:
-    """One line per set, as .ci/gpu_summary.py puts them into summary.md."""
-    out = []
-    for name in ("fit", "validation"):
-        s = c[name]
-        o = s["ordering"]
-        out.append(f"calibrate {name}: {s['within']}/{s['total']} within x/÷{TOLERANCE}, "
-                   f"{s['within_1_5']}/{s['total']} within x/÷{TOLERANCE_VAL}; strategy ordering "
-                   f"{o['right']} right, {o['wrong']} wrong ({o['close']} pairs within 10% on the card)")
+    """One line per set, as .ci/gpu_summary.py puts them into summary.md: the model with this
+    run's host speed (fitted on the fit set) first, then the profile as stored."""
+    out = [_set_line(f"calibrate {name}", c[name]) for name in ("fit", "validation")]
+    if c.get("as_stored"):
+        host = c.get("host", {})
+        fitted = (f", fitted on the fit set only (fit msle {host['msle_at_1']:.4f} at 1.0 -> "
+                  f"{host['msle']:.4f})") if "msle" in host else f" ({host.get('source', '')})"
+        out.insert(0, f"calibrate host speed: {c['host_speed']:.3f} (this host's CPU-side "
+                      f"times over the profile's){fitted}")
+        out += [_set_line(f"calibrate {name} (profile as stored, host speed 1.0)",
+                          c["as_stored"][name]) for name in ("fit", "validation")]
     cnt = c.get("counters") or {}
     if cnt.get("available"):
         out.append(f"calibrate counters: {cnt['within']}/{cnt['total']} byte counts within "
@@ -435,7 +560,9 @@ def summary_lines(c: dict) -> list[str]:
 
 def compare_table(c: dict) -> str:
     lines = [f"calibrate --compare: {c['device']} ({c['backend']}, {c['device_count']} GPU(s)) "
-             f"vs sim profile {c['profile']}"]
+             f"vs sim profile {c['profile']} with this run's host speed "
+             f"{c.get('host_speed', 1.0):.3f} (fitted on the fit set; the profile as stored: "
+             f"the summary's last lines)"]
     for name, title in (("fit", f"FIT set (the profile is fitted to these), {c['nbytes'] >> 20} MiB"),
                         ("validation", "VALIDATION set (never used for fitting)")):
         s = c[name]
@@ -452,6 +579,8 @@ def compare_table(c: dict) -> str:
                      f"within x/÷{TOLERANCE_VAL}; ordering pairs right {o['right']}, wrong {o['wrong']}")
         for p in o["wrong_pairs"]:
             lines.append(f"  ordering WRONG: the card has {p}")
+        for p in o.get("unsettled_pairs", []):
+            lines.append(f"  not counted (the card's repeats overlap): {p}")
     if c.get("skipped"):
         lines.append(f"\nskipped (need more GPUs): {', '.join(c['skipped'])}")
     if c.get("counters"):
@@ -486,7 +615,7 @@ def main(args) -> int:
                   file=sys.stderr)
             return 2
         c = compare(args.profile, size, progress=None if measured else text_progress(),
-                    measured=measured)
+                    measured=measured, host_speed=getattr(args, "host_speed", None))
         print(compare_table(c))
         if args.out:
             Path(args.out).write_text(json.dumps(c, indent=1))

@@ -147,6 +147,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--size", type=int, default=256, help="MiB per micro-benchmark")
     c.add_argument("--measured", help="with --compare: re-predict the raw measurements of an "
                    "earlier GPU run (its --out JSON) instead of measuring")
+    c.add_argument("--host-speed", type=float, default=None,
+                   help="with --compare: predict with this host speed (x the profile's host-side "
+                        "times) instead of fitting it on the fit set")
     c.set_defaults(func=cmd_calibrate)
     w = sub.add_parser("workspace", help="copy the notebooks, outputs cleared, into a learner "
                                          "workspace (edited copies are kept)")

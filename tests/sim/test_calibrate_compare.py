@@ -60,6 +60,19 @@ def test_ordering_counts_pairs():
     assert o["wrong_pairs"] == ["a < c"]
 
 
+def test_ordering_needs_the_cards_repeats_to_agree():
+    """A pair whose repeats overlap on the card has no order to check: it is 'unsettled', not
+    right or wrong; one whose repeats separate counts."""
+    meas = {"a": 1.0, "b": 1.5, "c": 3.0}
+    pred = {"a": 2.0, "b": 1.0, "c": 4.0}
+    runs = {"a": [0.9, 1.0, 1.6], "b": [1.4, 1.5, 1.55], "c": [2.9, 3.0, 3.1]}
+    o = calibrate.ordering(meas, pred, {"g": ["a", "b", "c"]}, runs)
+    assert o["unsettled_pairs"] == ["a < b"]               # a's 1.6 is above b's 1.4
+    assert (o["right"], o["wrong"], o["unsettled"]) == (2, 0, 1)
+    o = calibrate.ordering(meas, pred, {"g": ["a", "b", "c"]})     # no repeats: medians decide
+    assert (o["right"], o["wrong"], o["unsettled"]) == (2, 1, 0)
+
+
 def test_compare_remeasured_json_reports_both_sets(tmp_path, capsys):
     """Measurements taken on another 'card' (sim with slower fault batches, two GPUs) are
     re-predicted by the default profile: both sets, their counts, the summary lines."""
@@ -79,9 +92,84 @@ def test_compare_remeasured_json_reports_both_sets(tmp_path, capsys):
     c = json.loads(out.read_text())
     assert c["validation"]["total"] == len(only) and c["fit"]["total"] == 20
     assert c["measured"]["validation"] == meas["validation"]        # the raw numbers kept
-    faults = next(r for r in c["validation"]["rows"] if r["workload"] == "read_faults_4m")
+    stored = c["as_stored"]["validation"]
+    faults = next(r for r in stored["rows"] if r["workload"] == "read_faults_4m")
     assert faults["ratio"] < 1                 # the default profile has faster batches
-    copy = next(r for r in c["validation"]["rows"] if r["workload"] == "pinned_h2d_1m")
-    assert copy["ratio"] == 1.0 and copy["within"]
+    copy = next(r for r in stored["rows"] if r["workload"] == "pinned_h2d_1m")
+    assert copy["ratio"] == 1.0 and copy["within"]   # a pinned copy involves no fault batch
+    # the host speed is fitted on the fit set; slower fault batches are not a slower host,
+    # so it stays near the profile's own
+    assert 0.8 < c["host_speed"] < 1.25 and c["host"]["evaluations"] >= 5
     assert "VALIDATION set" in text and "FIT set" in text
     assert "SUMMARY calibrate validation:" in text and "SUMMARY calibrate fit:" in text
+    assert "SUMMARY calibrate host speed:" in text
+    assert "SUMMARY calibrate validation (profile as stored, host speed 1.0):" in text
+
+
+def test_host_speed_is_fitted_on_the_fit_set_and_carries_to_the_validation_set():
+    """A 'card' whose host is 1.4x slower than the profile's (sim with host_speed=1.4): the
+    host speed fitted on its fit set alone comes back near 1.4, and the validation set -- never
+    read by the fit -- is then predicted almost exactly, where the profile as stored misses."""
+    only = {"cpu_fill_managed_1m", "alloc_free_200_managed_1m", "pinned_h2d_4m",
+            "roundtrip_cpu_faults_4m", "train_managed_cpu_edits_16m"}
+    with umkit.using("sim", host_speed=1.4):
+        meas = dict(backend="other", device="card", device_count=1, nbytes=16 * MiB, date="d",
+                    fit=calibrate.run_workloads(16 * MiB),
+                    validation=validation.run_validation(only=only), skipped=[])
+    # fit_host_speed takes the fit set alone (it has no argument for the validation set)
+    assert calibrate.fit_host_speed(meas["fit"], nbytes=16 * MiB)["host_speed"] == \
+        pytest.approx(1.4, abs=0.02)
+    c = calibrate.compare(measured=meas)
+    assert c["host_speed"] == pytest.approx(1.4, abs=0.02)
+    assert c["host"]["msle"] < c["host"]["msle_at_1"]
+    ratios = {r["workload"]: r["ratio"] for r in c["validation"]["rows"]}
+    assert all(abs(v - 1) < 0.03 for v in ratios.values()), ratios
+    stored = {r["workload"]: r["ratio"] for r in c["as_stored"]["validation"]["rows"]}
+    assert stored["cpu_fill_managed_1m"] < 0.8          # host work: the stored profile is fast
+    assert stored["pinned_h2d_4m"] > 0.9                # the card's copy engine: unchanged
+
+
+def test_host_speed_scales_only_the_hosts_numbers():
+    from umkit.sim.costs import HOST_RATES, HOST_TIMES, load_profile
+    from umkit.errors import InvalidArgument, InvalidType
+    a, b = load_profile(), load_profile(host_speed=2.0)
+    for k in a.p:
+        if k in HOST_TIMES:
+            assert b.p[k] == pytest.approx(2 * a.p[k]), k
+        elif k in HOST_RATES:
+            assert b.p[k] == pytest.approx(a.p[k] / 2), k
+        else:
+            assert b.p[k] == a.p[k], k           # the card: HBM, link, copy engines, faults
+    assert b.host_speed == 2.0 and "host_speed" in b.sources["host_mem_bw"]
+    for bad, err in ((0.0, InvalidArgument), (-1, InvalidArgument), (float("nan"), InvalidArgument),
+                     ("fast", InvalidType), (True, InvalidType), (100, InvalidArgument)):
+        with pytest.raises(err) as e:
+            umkit.use("sim", quiet=True, host_speed=bad)
+        assert "host_speed" in str(e.value)
+    umkit.use("sim", quiet=True)
+
+
+def test_measure_interleaves_rounds_and_keeps_every_value():
+    """Each round runs the fit set, then the validation set: every round's value is kept, and
+    the reported number is the median."""
+    umkit.use("sim", quiet=True)
+    calls = []
+    real_fit, real_val = calibrate.run_workloads, validation.run_validation
+
+    def fit_spy(nbytes, progress=None):
+        calls.append("fit")
+        return {"a": float(len(calls))}
+
+    def val_spy(progress=None, only=None, repeats=None, raw=None):
+        calls.append("val")
+        raw["w"] = [float(len(calls))]
+        return {"w": float(len(calls))}
+    try:
+        calibrate.run_workloads, validation.run_validation = fit_spy, val_spy
+        m = calibrate.measure(MiB, rounds=3)
+    finally:
+        calibrate.run_workloads, validation.run_validation = real_fit, real_val
+    assert calls == ["fit", "val"] * 3
+    assert m["fit_runs"] == {"a": [1.0, 3.0, 5.0]} and m["fit"] == {"a": 3.0}
+    assert m["validation_runs"] == {"w": [2.0, 4.0, 6.0]} and m["validation"] == {"w": 4.0}
+    assert m["rounds"] == 3 and m["interleaved"]

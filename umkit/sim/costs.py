@@ -40,6 +40,10 @@ kernel (``launch_overhead``; a learner's ``umkit.kernel``: ``user_launch_overhea
 ``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
 memory (``free_*``), one NumPy call on a host view (``host_call_latency``) -- an idle GPU waits
 for it.
+A host whose CPU runs slower than the one a profile was measured with (a lent machine's host
+varies from lease to lease; its card does not) multiplies every host-side time and divides every
+host-side rate by ``host_speed`` -- ``umkit calibrate --compare`` fits that one number on a run's
+fit set.
 Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
@@ -75,6 +79,22 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "host_call_latency", "stream_first_latency", "copy_handoff_latency",
             "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency",
             "user_launch_overhead", "pageable_copy_latency")
+#: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
+#: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
+#: nothing else.  Times are multiplied by it ...
+HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_per_mib",
+              "sync_device", "sync_stream", "sync_event", "first_touch_latency",
+              "cpu_fault_latency", "cpu_region_latency", "launch_overhead", "event_overhead",
+              "copy_submit", "free_managed", "free_device", "free_pinned_per_mib",
+              "host_call_latency", "prefetch_submit", "cpu_map_latency", "user_launch_overhead",
+              "pageable_copy_latency", "stream_first_latency", "map_flush_latency",
+              "unmap_flush_latency")
+#: ... and rates divided by it (the device->host migration rates: the CPU populates and maps
+#: the pages it receives)
+HOST_RATES = ("host_mem_bw", "host_copy_bw", "host_fill_bw", "host_cache_bw",
+              "host_cache_copy_bw", "host_cache_fill_bw", "prefetch_d2h_bw", "cpu_fault_bw")
+#: the range ``host_speed`` may take
+HOST_SPEED_RANGE = (0.25, 4.0)
 #: parameters the model divides by (or counts in): must be > 0
 POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "prefetch_h2d_bw",
             "prefetch_d2h_bw", "cpu_fault_bw", "zero_copy_bw", "pinned_h2d_bw", "pinned_d2h_bw",
@@ -100,6 +120,9 @@ class Profile:
     #: where the numbers come from, in words a learner can be shown (profile JSON
     #: "provenance"; "measured" when no parameter is an estimate)
     provenance: str = ""
+    #: how many times slower this host's CPU is than the profile's (1.0: as measured;
+    #: see :data:`HOST_TIMES`, :data:`HOST_RATES`)
+    host_speed: float = 1.0
 
     def is_estimate(self, key: str) -> bool:
         """True when parameter ``key`` is not a published number (its source says
@@ -288,10 +311,16 @@ def np_bool_types() -> tuple:
         return ()
 
 
-def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile:
+def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 1.0,
+                 **overrides) -> Profile:
     """Load a profile by name (see :func:`available_profiles`) or from a JSON path.
 
     ``overrides`` replace SI values (e.g. ``vram=2**30`` to demonstrate oversubscription).
+    ``host_speed`` says how many times slower the host's CPU is than the one the profile was
+    measured with: every host-side time (:data:`HOST_TIMES`) is multiplied by it and every
+    host-side rate (:data:`HOST_RATES`) divided by it, after the overrides; the card's own
+    numbers stay.  ``umkit calibrate --compare`` fits it on a run's fit set (a lent machine's
+    host varies from lease to lease; the card does not).
     Every value is checked (a finite number >= 0 with a known unit and a source; known mode,
     vendor; whole-number sizes that nest); a bad one is a typed umkit error naming the field."""
     name_or_path = DEFAULT_PROFILE if name_or_path is None else name_or_path
@@ -361,6 +390,19 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
                                   hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)
         src[k] = "override by the caller"
+    from ..validators import real
+    host_speed = real(host_speed, "host_speed", lo=HOST_SPEED_RANGE[0], hi=HOST_SPEED_RANGE[1],
+                      hint="host_speed=1.3 models a host CPU 1.3x slower than the profile's "
+                           f"(between {HOST_SPEED_RANGE[0]} and {HOST_SPEED_RANGE[1]})")
+    if host_speed != 1.0:
+        for k in HOST_TIMES:
+            if k in si:
+                si[k] *= host_speed
+                src[k] += f" [x{host_speed:.3g}: host_speed]"
+        for k in HOST_RATES:
+            if k in si:
+                si[k] /= host_speed
+                src[k] += f" [/{host_speed:.3g}: host_speed]"
     for k in POSITIVE:
         if not si[k] > 0:
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be > 0",
@@ -376,7 +418,8 @@ def load_profile(name_or_path: str | Path | None = None, **overrides) -> Profile
                               f"({si['host_page']}) | gpu_page ({si['gpu_page']}) | region "
                               f"({si['region']})", hint="e.g. 4096, 65536, 2097152")
     prof = Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
-                   raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src)
+                   raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src,
+                   host_speed=host_speed)
     prov = raw.get("provenance")
     if prov is not None and (not isinstance(prov, str) or not prov.strip()):
         raise InvalidArgument(f"profile {path.name}: provenance must be a non-empty string",
