@@ -1,13 +1,15 @@
 """NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.umperf).
 
     python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
-        [--host-speed-from calibrate_compare.json | --host-speed X]
+        [--rounds 3 | --host-speed-from calibrate_compare.json | --host-speed X]
 
 Runs the port on the active backend; ``--compare-sim`` then runs the same program on sim and
-prints both tables, sim/real per cell and the order of the strategies per size.  sim runs with
-the host speed ``umkit calibrate --compare`` fitted on the same lease's fit set
-(``--host-speed-from`` its JSON; none given: the profile's own host, 1.0), and the comparison
-with the profile as stored (host speed 1.0) is kept beside it.
+prints both tables, sim/real per cell and the order of the strategies per size.  With
+``--rounds N`` (the GPU CI: 3) the table is taken N times in turns with ``umkit calibrate``'s fit
+set, each cell the median, and sim's host speed is fitted on that fit set (the table itself is
+never read by the fit); else sim runs with the host speed of ``--host-speed-from`` (a calibrate
+--compare JSON) or ``--host-speed``, or the profile's own host (1.0).  The comparison with the
+profile as stored (host speed 1.0) is kept beside it.
 """
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ def main(argv=None) -> int:
     ap.add_argument("--compare-sim", action="store_true",
                     help="after the active backend, run the same program on sim and compare")
     ap.add_argument("--profile", help="sim profile for --compare-sim / the sim run")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="take the table this many times in turns with calibrate's fit set; cells "
+                         "are the medians, and sim's host speed is fitted on that fit set")
     ap.add_argument("--host-speed", type=float, help="sim's host speed for --compare-sim")
     ap.add_argument("--host-speed-from", help="take sim's host speed from this calibrate "
                     "--compare JSON (fitted there on the fit set)")
@@ -51,8 +56,21 @@ def main(argv=None) -> int:
         umkit.use("sim", quiet=True, profile=a.profile, compute=False)
     elif b.name == "sim":
         umkit.use("sim", quiet=True, compute=False)     # model time needs no arithmetic
-    res = run_all(a.runs, dims)
+    fitted = None
+    if a.rounds > 1 and b.name != "sim":
+        from umkit import calibrate
+        from umkit.umperf import measure_with_fit
+        mw = measure_with_fit(a.runs, dims, rounds=a.rounds, progress=True)
+        res = mw["table"]
+        fitted = calibrate.fit_host_speed(mw["fit"], a.profile, mw["fit_nbytes"])
+        host = fitted["host_speed"]
+        host_src = (f"fitted on calibrate's fit set taken in turns with the table ({a.rounds} rounds; "
+                    "the table is not read)")
+    else:
+        res = run_all(a.runs, dims)
     out = dict(measured=res)
+    if fitted is not None:
+        out.update(rounds=mw["rounds"], fit=mw["fit"], fit_runs=mw["fit_runs"], host=fitted)
     md = [table_md(res, "UnifiedMemoryPerf port")]
     if a.compare_sim and res["backend"] != "sim":
         prof = {"profile": a.profile} if a.profile else {}

@@ -86,7 +86,7 @@ OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw":
                   "fault_range_latency": "us", "fault_split_latency": "us", "map_flush_latency": "us",
                   "unmap_flush_latency": "us", "stream_first_latency": "us",
                   "copy_handoff_latency": "us", "prefetch_handoff_latency": "us",
-                  "cpu_map_latency": "us", "user_launch_overhead": "us",
+                  "cpu_map_latency": "us", "user_launch_overhead": "us", "link_duplex": "fraction",
                   "pageable_copy_latency": "us"}
 
 

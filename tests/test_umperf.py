@@ -74,3 +74,39 @@ def test_the_port_checks_the_product_exactly_on_sim():
     assert cell["overall"] > 0
     with pytest.raises(AssertionError, match="wrong product"):
         umperf.run_cell(n, "CpPglAs", 1, X, Y, ref + 1, check=True)
+
+
+def test_tables_taken_in_rounds_report_each_cells_median():
+    a = dict(_run((32,)), date="x")
+    b = json.loads(json.dumps(a))
+    c = json.loads(json.dumps(a))
+    for t, f in ((a, 1.0), (b, 3.0), (c, 2.0)):
+        for cell in t["cells"].values():
+            cell["overall"] = f
+    m = umperf.median_tables([a, b, c])
+    assert {v["overall"] for v in m["cells"].values()} == {2.0} and m["rounds"] == 3
+
+
+def test_measure_with_fit_takes_the_fit_set_in_turns_with_the_table():
+    umkit.use("sim", quiet=True, compute=False)
+    mw = umperf.measure_with_fit(2, (32,), rounds=2, fit_nbytes=4 << 20)
+    assert len(mw["rounds"]) == 2 and all(len(v) == 2 for v in mw["fit_runs"].values())
+    assert set(mw["fit"]) >= {"pinned_h2d", "host_read", "epoch_loop"}
+    assert mw["table"]["rounds"] == 2 and set(mw["table"]["cells"]) == set(mw["rounds"][0]["cells"])
+    umkit.use("sim", quiet=True)
+
+
+def test_published_carries_the_runs_host_speed(tmp_path):
+    _write(tmp_path, "run-a", dict(_run(), date="2026-12-01 03:12 UTC"))
+    assert umperf.published(tmp_path)["host_speed"] == 1.0        # none recorded
+    doc = json.loads((tmp_path / "run-a" / "umperf.json").read_text())
+    doc["host_speed"] = 1.3
+    (tmp_path / "run-a" / "umperf.json").write_text(json.dumps(doc))
+    rec = umperf.published(tmp_path)
+    assert rec["host_speed"] == 1.3 and "fit set" in rec["host_speed_source"]
+    umkit.use("sim", quiet=True)
+    rec["measured"] = dict(_run((32,)), date="x")
+    slow = umperf.side_by_side(rec, runs=2)
+    fast = umperf.side_by_side(rec, runs=2, host_speed=1.0)
+    assert slow["host_speed"] == 1.3 and "host speed 1.30" in slow["text"]
+    assert slow["sim"]["cells"]["4096:MemCopy"]["overall"] > fast["sim"]["cells"]["4096:MemCopy"]["overall"]

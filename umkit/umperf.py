@@ -43,6 +43,8 @@ The command-line run (the GPU CI's umperf step) is ``benchmarks/unified_memory_p
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -225,6 +227,36 @@ def run_all(runs: int, dims=DIMS, progress=True) -> dict:
                 dims=list(dims), strategies=list(STRATEGIES), cells=table)
 
 
+def median_tables(tables: list[dict]) -> dict:
+    """One table from several rounds of :func:`run_all`: each cell's stages, median over the
+    rounds (each round's own table kept by the caller)."""
+    first = tables[0]
+    cells = {k: {st: round(float(np.median([t["cells"][k][st] for t in tables])), 5)
+                 for st in v} for k, v in first["cells"].items()}
+    return dict(first, cells=cells, rounds=len(tables),
+                date=tables[-1]["date"], note=f"median of {len(tables)} rounds per cell")
+
+
+def measure_with_fit(runs: int, dims=DIMS, rounds: int = 3, fit_nbytes: int = 256 << 20,
+                     progress=False) -> dict:
+    """The card's table taken in turns with ``umkit calibrate``'s fit set: each round runs the
+    fit set once, then the whole table; cells are the median over the rounds.  The fit set's
+    medians, taken over the same minutes, are what sim's host speed is fitted on
+    (:func:`umkit.calibrate.fit_host_speed`), so a lent host that slows down for a while weighs
+    on both alike."""
+    from . import calibrate
+    from . import validators as V
+    rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=3")
+    tables, fit_runs = [], {}
+    for _ in range(rounds):
+        for k, v in calibrate.run_workloads(fit_nbytes).items():
+            fit_runs.setdefault(k, []).append(v)
+        tables.append(run_all(runs, dims, progress=progress))
+    fit = {k: round(float(np.median(v)), 6) for k, v in fit_runs.items()}
+    return dict(table=median_tables(tables), rounds=tables, fit=fit, fit_runs=fit_runs,
+                fit_nbytes=fit_nbytes)
+
+
 def _size(nbytes):
     return f"{nbytes >> 10} KB" if nbytes < (1 << 20) else f"{nbytes >> 20} MB"
 
@@ -303,26 +335,48 @@ def published(results_dir=None) -> dict | None:
                  "it is written by benchmarks/unified_memory_perf.py")
     if hit is None:
         return None
-    shown, run, m, _ = hit
-    return dict(path=shown, run=run, measured=m)
+    shown, run, m, path = hit
+    return dict(path=shown, run=run, measured=m, **_host_speed_of(Path(path)))
+
+
+def _host_speed_of(umperf_json: Path) -> dict:
+    """The host speed sim should run with beside a recorded card table: the one its run's
+    ``calibrate --compare`` fitted on the fit set (kept in umperf.json since it was measured in
+    the same lease, or in calibrate_compare.json beside it); 1.0 when none was recorded."""
+    for p, key in ((umperf_json, "host_speed"), (umperf_json.parent / "calibrate_compare.json",
+                                                 "host_speed")):
+        try:
+            v = json.loads(p.read_text()).get(key)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(v, (int, float)) and v > 0:
+            return dict(host_speed=float(v),
+                        host_speed_source=f"fitted by calibrate --compare on that run's fit set")
+    return dict(host_speed=1.0, host_speed_source="the profile's own host (none recorded)")
 
 
 def side_by_side(rec: dict | None = None, runs: int | None = None,
-                 profile: str | None = None) -> dict | None:
+                 profile: str | None = None, host_speed: float | None = None) -> dict | None:
     """The recorded card table (:func:`published`, or ``rec``) beside the same program run on sim
     now (``runs`` iterations per cell, by default as many as the card ran: the first iteration
     of a cell differs from the rest, so the means compare only over the same count), with
-    sim/real per cell and the order of the strategies per size.  None when nothing is recorded.
-    The active backend is restored afterwards."""
+    sim/real per cell and the order of the strategies per size.  sim runs with the host speed
+    recorded for that lease (``rec['host_speed']``; ``host_speed`` overrides it, 1.0 is the
+    profile's own host).  None when nothing is recorded.  The active backend is restored
+    afterwards."""
     from .runtime import using
     rec = rec if rec is not None else published()
     if rec is None:
         return None
     real = rec["measured"]
-    with using("sim", compute=False, **({"profile": profile} if profile else {})):
+    host = float(rec.get("host_speed", 1.0)) if host_speed is None else float(host_speed)
+    opts = dict({"profile": profile} if profile else {}, **({"host_speed": host} if host != 1.0 else {}))
+    with using("sim", compute=False, **opts):
         sim = run_all(runs or int(real.get("runs", 20)), tuple(real["dims"]), progress=False)
     c = compare(real, sim)
-    return dict(run=rec.get("run"), real=real, sim=sim, comparison=c,
+    how = (f"host speed {host:.2f}: {rec.get('host_speed_source', 'given')}" if host != 1.0
+           else "the profile's own host")
+    return dict(run=rec.get("run"), real=real, sim=sim, comparison=c, host_speed=host,
                 text="\n\n".join([table_md(real, f"measured on the card ({rec.get('run')}, {real['date']})"),
-                                   table_md(sim, "the same program on sim now (the model's prediction)"),
+                                   table_md(sim, f"the same program on sim now (the model's prediction; {how})"),
                                    ratio_md(real, c)]))

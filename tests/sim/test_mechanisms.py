@@ -225,6 +225,32 @@ def test_pages_prefetched_back_read_as_resident_but_the_first_write_costs_per_pa
     assert counters()["cpu_faults"] == 0
 
 
+def test_zero_copy_reads_and_writes_cross_the_link_in_its_two_directions():
+    """fit_probe 'duplex' on the H200 (run 24): a zero-copy increment of pinned memory (each
+    element read and written) takes the write alone (a fill) plus (1 - link_duplex) of the read;
+    link_duplex=0 sends them one after the other."""
+    def kernel_time(**opts):
+        sim(**opts)
+        a = cpu_populated(8 * MiB, kind="pinned")
+        out = {}
+        for name, fn in (("write", lambda: umkit.fill(a, 2.0)),
+                         ("read_write", lambda: umkit.increment(a))):
+            with umkit.timer() as t:
+                fn()
+            out[name] = t.ms
+        assert umkit.counters()["gpu_faults"] == 0        # pinned: nothing faults, nothing moves
+        return out
+    d = umkit.sim.costs.load_profile().p["link_duplex"]
+    assert 0.5 < d < 1
+    full = kernel_time()
+    serial = kernel_time(link_duplex=0.0)
+    wire = 8 * MiB / umkit.sim.costs.load_profile().zero_copy_bw * 1e3      # ms, one direction
+    assert serial["read_write"] - serial["write"] == pytest.approx(wire, rel=1e-3)
+    assert full["read_write"] - full["write"] == pytest.approx((1 - d) * wire, rel=1e-3)
+    assert full["write"] == pytest.approx(serial["write"])     # one direction: no change
+    umkit.use("sim", quiet=True)
+
+
 def test_prefetch_of_resident_pages_moves_nothing():
     sim()
     a = cpu_populated(2 * MiB)

@@ -27,7 +27,9 @@ GPU-mapped memory leaves page-table work for that GPU's next operation (``map_fl
 ``unmap_flush_latency``), which a device synchronize does instead.  The CPU touching GPU-resident pages takes a CPU
 fault per ``gpu_page`` block (``cpu_fault_latency``, plus ``cpu_region_latency`` per region) and
 migrates it back at ``cpu_fault_bw``.  Pages mapped remotely (accessed-by advice, pinned host
-memory, AMD with XNACK off) are read over the link at ``zero_copy_bw`` with no migration.
+memory, AMD with XNACK off) are read over the link at ``zero_copy_bw`` with no migration; a
+kernel's reads and writes there go opposite ways, ``link_duplex`` of the smaller alongside the
+larger.
 Resident pages stream at ``hbm_bw`` (GPU) or, on the CPU, at ``host_mem_bw`` when computed over,
 ``host_copy_bw`` when copied and ``host_fill_bw`` when filled -- faster (``host_cache_*``) when
 the access fits in the CPU's cache (``host_cache_bytes``).  A kernel runs on the GPU of its array
@@ -78,7 +80,7 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "map_flush_latency", "unmap_flush_latency",
             "host_call_latency", "stream_first_latency", "copy_handoff_latency",
             "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency",
-            "user_launch_overhead", "pageable_copy_latency")
+            "user_launch_overhead", "pageable_copy_latency", "link_duplex")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...
@@ -88,7 +90,15 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               "copy_submit", "free_managed", "free_device", "free_pinned_per_mib",
               "host_call_latency", "prefetch_submit", "cpu_map_latency", "user_launch_overhead",
               "pageable_copy_latency", "stream_first_latency", "map_flush_latency",
-              "unmap_flush_latency")
+              "unmap_flush_latency",
+              # GPU faults are serviced by the driver on the CPU: NVIDIA UVM's interrupt top half
+              # (uvm_gpu_isr.c, uvm_isr_top_half_entry) queues a kernel-thread bottom half
+              # (replayable_faults_isr_bottom_half_entry) that calls
+              # uvm_parent_gpu_service_replayable_faults (uvm_gpu_replayable_faults.c); the
+              # pages themselves move on the GPU's copy engines (fault_bw stays the card's)
+              "fault_batch_latency", "fault_unmap_latency", "fault_region_latency",
+              "fault_wakeup_latency", "fault_latency", "fault_range_latency",
+              "fault_split_latency", "dup_refault_latency")
 #: ... and rates divided by it (the device->host migration rates: the CPU populates and maps
 #: the pages it receives)
 HOST_RATES = ("host_mem_bw", "host_copy_bw", "host_fill_bw", "host_cache_bw",
@@ -104,7 +114,7 @@ VENDORS = ("nvidia", "amd")
 #: the largest profile file read (the shipped ones are ~10 KiB)
 MAX_PROFILE_BYTES = 1 << 20
 _UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0,
-         "TFLOP/s": 1e12}
+         "TFLOP/s": 1e12, "fraction": 1.0}
 
 
 @dataclass
@@ -176,6 +186,14 @@ class Profile:
 
     def remote_cost(self, nbytes: int) -> float:
         return nbytes / self.zero_copy_bw
+
+    def link_cost(self, read: int, written: int) -> float:
+        """One kernel's zero-copy traffic: ``read`` bytes come host->device, ``written`` go
+        device->host.  The link is full duplex: a fraction ``link_duplex`` of the smaller
+        direction travels alongside the larger (0, or absent: one after the other)."""
+        d = self.p.get("link_duplex", 0.0)
+        hi, lo = max(read, written), min(read, written)
+        return (hi + (1.0 - d) * lo) / self.zero_copy_bw
 
     def copy_latency_s(self) -> float:
         """Fixed cost of one copy-engine copy (``copy_latency``; profiles without it use the
@@ -403,6 +421,11 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
             if k in si:
                 si[k] /= host_speed
                 src[k] += f" [/{host_speed:.3g}: host_speed]"
+    if si.get("link_duplex", 0.0) > 1.0:
+        raise InvalidArgument(f"profile {path.name}: link_duplex={si['link_duplex']:g} must be "
+                              "a fraction between 0 and 1",
+                              hint="0: reads and writes cross the link one after the other; "
+                                   "1: at once, in its two directions")
     for k in POSITIVE:
         if not si[k] > 0:
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be > 0",

@@ -133,6 +133,15 @@ class Access:
     #: how many times the kernel walks over it (a learner's kernel declares its re-reads): its
     #: GPU faults come in that many waves, each serviced and replayed before the next
     passes: float = 1.0
+    #: of ``nbytes``, the bytes written (None: all of them when ``write``, else none) -- an
+    #: increment reads and writes each element; over the link the two go opposite ways
+    written: int | None = None
+
+    @property
+    def written_bytes(self) -> int:
+        if self.written is not None:
+            return self.written
+        return self.nbytes if self.write else 0
 
 
 @dataclass(eq=False)
@@ -509,6 +518,7 @@ class Engine:
         the time of what is not a fault batch; streaming times go to ``self._t``."""
         p, c, pol = self.profile, self.counters, self.policy
         t_fault = t_stream = t_remote = t_extra = 0.0
+        link = [0, 0]           # bytes over the link to host memory: GPU reads, GPU writes
         for acc in accesses:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
@@ -532,7 +542,7 @@ class Engine:
                 local = np.count_nonzero(a.where[pages] & bit) if a.kind == "managed" else 0
                 rb = int(acc.nbytes * (pages.size - local) / pages.size)
                 c["remote_bytes"] += rb
-                t_remote += p.remote_cost(rb)
+                self._link(link, acc, rb)
                 t_stream += (acc.nbytes - rb) / p.hbm_bw
                 continue
             if pol.one_memory:
@@ -571,7 +581,7 @@ class Engine:
             if remote.any():
                 rb = int(per_page * remote.sum())
                 c["remote_bytes"] += rb
-                t_remote += p.remote_cost(rb)
+                self._link(link, acc, rb)
             need = pages[~resident & ~remote]
             # writes to duplicated (read-mostly) pages invalidate the other copies
             if acc.write and pol.read_mostly_duplicates:
@@ -592,8 +602,16 @@ class Engine:
                 t_stream += acc.nbytes * (frac / dup_bw + (1 - frac) / p.hbm_bw)
             else:
                 t_stream += acc.nbytes / p.hbm_bw
+        t_remote += p.link_cost(*link)
         self._t = (t_stream, t_remote, t_extra)
         return t_fault
+
+    @staticmethod
+    def _link(link: list, acc: Access, rb: int):
+        """Split ``rb`` remote bytes of ``acc`` into the link's two directions."""
+        wb = int(rb * acc.written_bytes / acc.nbytes) if acc.nbytes else 0
+        link[0] += rb - wb
+        link[1] += wb
 
     def _in_place_on_fault(self, a: Allocation, pages, w, resident, remote, bit) -> np.ndarray:
         """AMD (amdkfd svm_range_best_restore_location): which non-resident pages a GPU fault

@@ -60,7 +60,7 @@ def increment_kernel(find, a, n):
     """a[i] += 1 (reads and writes every element)."""
     aa, ao = find(a)
     n = int(n)
-    acc = [Access(aa, aa.page_range(ao, ao + n * F32), True, 2 * n * F32)]
+    acc = [Access(aa, aa.page_range(ao, ao + n * F32), True, 2 * n * F32, written=n * F32)]
 
     def run():
         _f32(aa, ao, n)[:] += np.float32(1)
