@@ -429,6 +429,8 @@ def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int =
             lo, a = a, b
             b = lo + g * (hi - lo)
     h = round(float(np.exp((lo + hi) / 2)), 3)
+    if err(1.0) <= err(h):          # the profile's own host fits as well: keep it
+        h = 1.0
     return dict(host_speed=h, msle=round(err(h), 5), msle_at_1=round(err(1.0), 5),
                 evaluations=len(cache),
                 source="fitted on this run's fit set only (golden-section search of the mean "
