@@ -5,8 +5,8 @@
 
 Runs the port on the active backend; ``--compare-sim`` then runs the same program on sim and
 prints both tables, sim/real per cell and the order of the strategies per size.  With
-``--rounds N`` (the GPU CI: 3) the table is taken N times in turns with ``umkit calibrate``'s fit
-set, each cell the median, and sim's host speed is fitted on that fit set (the table itself is
+``--rounds N`` (the GPU CI: 4) the table is taken N times in turns with ``umkit calibrate``'s fit
+set, each cell its fastest round (as calibrate's own statistic), and sim's host speed is fitted on that fit set (the table itself is
 never read by the fit); else sim runs with the host speed of ``--host-speed-from`` (a calibrate
 --compare JSON) or ``--host-speed``, or the profile's own host (1.0).  The comparison with the
 profile as stored (host speed 1.0) is kept beside it.
@@ -64,8 +64,8 @@ def main(argv=None) -> int:
         res = mw["table"]
         fitted = calibrate.fit_host_speed(mw["fit"], a.profile, mw["fit_nbytes"])
         host = fitted["host_speed"]
-        host_src = (f"fitted on calibrate's fit set taken in turns with the table ({a.rounds} rounds; "
-                    "the table is not read)")
+        host_src = (f"fitted on calibrate's fit set taken in turns with the table ({a.rounds} rounds, "
+                    f"{mw['statistic']} of each; the table is not read)")
     else:
         res = run_all(a.runs, dims)
     out = dict(measured=res)

@@ -76,15 +76,19 @@ def test_the_port_checks_the_product_exactly_on_sim():
         umperf.run_cell(n, "CpPglAs", 1, X, Y, ref + 1, check=True)
 
 
-def test_tables_taken_in_rounds_report_each_cells_median():
+def test_tables_taken_in_rounds_report_each_cells_fastest_round_or_median():
     a = dict(_run((32,)), date="x")
     b = json.loads(json.dumps(a))
     c = json.loads(json.dumps(a))
-    for t, f in ((a, 1.0), (b, 3.0), (c, 2.0)):
+    for t, f in ((a, 1.5), (b, 3.0), (c, 2.0)):
         for cell in t["cells"].values():
             cell["overall"] = f
-    m = umperf.median_tables([a, b, c])
-    assert {v["overall"] for v in m["cells"].values()} == {2.0} and m["rounds"] == 3
+            cell["cpu"] = 4.0 - f
+    m = umperf.combine_tables([a, b, c])
+    assert {v["overall"] for v in m["cells"].values()} == {1.5} and m["rounds"] == 3
+    assert {v["cpu"] for v in m["cells"].values()} == {1.0}      # stage by stage
+    m = umperf.combine_tables([a, b, c], "median")
+    assert {v["overall"] for v in m["cells"].values()} == {2.0}
 
 
 def test_measure_with_fit_takes_the_fit_set_in_turns_with_the_table():

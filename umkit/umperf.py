@@ -227,34 +227,37 @@ def run_all(runs: int, dims=DIMS, progress=True) -> dict:
                 dims=list(dims), strategies=list(STRATEGIES), cells=table)
 
 
-def median_tables(tables: list[dict]) -> dict:
-    """One table from several rounds of :func:`run_all`: each cell's stages, median over the
-    rounds (each round's own table kept by the caller)."""
+def combine_tables(tables: list[dict], how: str = "min") -> dict:
+    """One table from several rounds of :func:`run_all`: each cell's stages combined over the
+    rounds by ``how`` ("min": the fastest round, as ``umkit.calibrate.STATISTIC``; or
+    "median"); each round's own table is kept by the caller."""
+    f = {"min": np.min, "median": np.median}[how]
     first = tables[0]
-    cells = {k: {st: round(float(np.median([t["cells"][k][st] for t in tables])), 5)
-                 for st in v} for k, v in first["cells"].items()}
-    return dict(first, cells=cells, rounds=len(tables),
-                date=tables[-1]["date"], note=f"median of {len(tables)} rounds per cell")
+    cells = {k: {st: round(float(f([t["cells"][k][st] for t in tables])), 5) for st in v}
+             for k, v in first["cells"].items()}
+    return dict(first, cells=cells, rounds=len(tables), date=tables[-1]["date"],
+                note=f"{'fastest' if how == 'min' else 'median'} of {len(tables)} rounds per cell")
 
 
-def measure_with_fit(runs: int, dims=DIMS, rounds: int = 3, fit_nbytes: int = 256 << 20,
+def measure_with_fit(runs: int, dims=DIMS, rounds: int = 4, fit_nbytes: int = 256 << 20,
                      progress=False) -> dict:
     """The card's table taken in turns with ``umkit calibrate``'s fit set: each round runs the
-    fit set once, then the whole table; cells are the median over the rounds.  The fit set's
-    medians, taken over the same minutes, are what sim's host speed is fitted on
+    fit set once, then the whole table; each cell and each fit workload is combined over the
+    rounds as ``calibrate`` combines its own (:data:`umkit.calibrate.STATISTIC`, the fastest
+    round).  The fit set, taken over the same minutes, is what sim's host speed is fitted on
     (:func:`umkit.calibrate.fit_host_speed`), so a lent host that slows down for a while weighs
     on both alike."""
     from . import calibrate
     from . import validators as V
-    rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=3")
+    rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=4")
     tables, fit_runs = [], {}
     for _ in range(rounds):
         for k, v in calibrate.run_workloads(fit_nbytes).items():
             fit_runs.setdefault(k, []).append(v)
         tables.append(run_all(runs, dims, progress=progress))
-    fit = {k: round(float(np.median(v)), 6) for k, v in fit_runs.items()}
-    return dict(table=median_tables(tables), rounds=tables, fit=fit, fit_runs=fit_runs,
-                fit_nbytes=fit_nbytes)
+    return dict(table=combine_tables(tables, calibrate.STATISTIC), rounds=tables,
+                fit=calibrate.combine(fit_runs), fit_runs=fit_runs, fit_nbytes=fit_nbytes,
+                statistic=calibrate.STATISTIC)
 
 
 def _size(nbytes):
