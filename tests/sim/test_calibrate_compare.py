@@ -139,7 +139,7 @@ def test_host_speed_scales_only_the_hosts_numbers():
         elif k in HOST_RATES:
             assert b.p[k] == pytest.approx(a.p[k] / 2), k
         else:
-            assert b.p[k] == a.p[k], k           # the card: HBM, link, copy engines, faults
+            assert b.p[k] == a.p[k], k           # the card: HBM, link, copy engines, fault_bw
     assert b.host_speed == 2.0 and "host_speed" in b.sources["host_mem_bw"]
     for bad, err in ((0.0, InvalidArgument), (-1, InvalidArgument), (float("nan"), InvalidArgument),
                      ("fast", InvalidType), (True, InvalidType), (100, InvalidArgument)):
@@ -149,12 +149,11 @@ def test_host_speed_scales_only_the_hosts_numbers():
     umkit.use("sim", quiet=True)
 
 
-def test_measure_interleaves_rounds_and_keeps_every_value():
+def test_measure_interleaves_rounds_and_keeps_every_value(monkeypatch):
     """Each round runs the fit set, then the validation set: every round's value is kept, and
     the reported number is the fastest round (the median is kept beside it)."""
     umkit.use("sim", quiet=True)
     calls = []
-    real_fit, real_val = calibrate.run_workloads, validation.run_validation
 
     def fit_spy(nbytes, progress=None):
         calls.append("fit")
@@ -164,11 +163,9 @@ def test_measure_interleaves_rounds_and_keeps_every_value():
         calls.append("val")
         raw["w"] = [float(len(calls))]
         return {"w": float(len(calls))}
-    try:
-        calibrate.run_workloads, validation.run_validation = fit_spy, val_spy
-        m = calibrate.measure(MiB, rounds=3)
-    finally:
-        calibrate.run_workloads, validation.run_validation = real_fit, real_val
+    monkeypatch.setattr(calibrate, "run_workloads", fit_spy)
+    monkeypatch.setattr(validation, "run_validation", val_spy)
+    m = calibrate.measure(MiB, rounds=3)
     assert calls == ["fit", "val"] * 3
     assert m["fit_runs"] == {"a": [1.0, 3.0, 5.0]} and m["fit"] == {"a": 1.0}
     assert m["validation_runs"] == {"w": [2.0, 4.0, 6.0]} and m["validation"] == {"w": 2.0}
