@@ -93,19 +93,11 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
         sections = [(k, comp[k]) for k in ("fit", "validation") if isinstance(comp.get(k), dict)] \
             or [("fit", comp)]
         lines += [""]
-        if comp.get("host"):
-            h = comp["host"]
-            lines.append(f"- calibrate host speed: {comp['host_speed']:.3f} (this lease's host-side "
-                         f"times over the profile's; {h.get('source', '')}; fit msle "
-                         f"{h.get('msle_at_1', float('nan')):.4f} at 1.0 -> {h.get('msle', float('nan')):.4f})")
-        stored = comp.get("as_stored") or {}
-        for name, sec in sections + [(f"{k} (profile as stored, host speed 1.0)", v)
-                                     for k, v in stored.items()]:   # summary lines, then tables
-            o = sec.get("ordering") or {}
-            lines.append(f"- calibrate {name}: {sec.get('within')}/{sec.get('total')} within x/÷1.25, "
-                         f"{sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5; strategy "
-                         f"ordering {o.get('right', '?')} right, {o.get('wrong', '?')} wrong, "
-                         f"{o.get('unsettled', 0)} not settled by the card's own repeats")
+        if all(isinstance(comp.get(k), dict) and "ordering" in comp[k] for k in ("fit", "validation")):
+            from umkit import calibrate          # the same lines `umkit calibrate --compare` prints
+            lines += [f"- {x}" for x in calibrate.summary_lines(comp)]
+        else:                                    # a comparison without the two sets
+            lines.append(f"- calibrate: {comp.get('within')}/{comp.get('total')} within x/÷1.25")
         for name, sec in sections:
             lines += ["", f"## calibrate --compare, {name} set ({sec.get('within')}/{sec.get('total')} "
                       f"within x/÷1.25, {sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5)", "",

@@ -40,8 +40,7 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
         real = rec["measured"]
         # sim with the host speed fitted on the same run's fit set (1.0 without a calibrate file)
         host = float(out["calibrate"]["host_speed"]) if "calibrate" in out else 1.0
-        opts = dict({"profile": profile} if profile else {}, **({"host_speed": host} if host != 1.0 else {}))
-        with umkit.using("sim", compute=False, **opts):
+        with umkit.using("sim", compute=False, host_speed=host, **({"profile": profile} if profile else {})):
             sim = u.run_all(real["runs"], tuple(real["dims"]), progress=False)
         c = u.compare(real, sim)
         out["umperf"] = dict(sim=sim, comparison=c, real=real, host_speed=host,

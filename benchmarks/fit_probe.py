@@ -35,6 +35,15 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
 * ``duplex`` (fifth pass): zero-copy kernels on pinned memory that only read, only write, or
   read and write (increment) 6 and 48 MiB, and the same on device memory: whether the link
   carries a kernel's reads and writes one after the other or in its two directions at once.
+* ``loop`` (sixth pass): ``edits`` repeated -- an 8 MiB GPU-resident managed buffer, the CPU
+  writes its first 256 KiB or 1 MiB, the GPU reads the whole buffer by faults or after a
+  prefetch of the written part, 8 rounds -- back to back, and with 2 ms of host sleep between
+  the rounds (past NVIDIA UVM's thrashing lapse, 500 us: ``uvm_perf_thrashing.c``,
+  ``UVM_PERF_THRASHING_LAPSE_USEC_DEFAULT``; a page migrated again within it counts a
+  thrashing event, and 3 of them start the driver's thrashing mitigation).  Each round's CPU
+  write (host) and GPU read (events) apart; then the same loops again with the driver's
+  unified-memory counters on (cuda: CUPTI -- thrashing, throttling, remote maps, faults) per
+  round, where the backend has them (the timed pass runs without them: recording costs time).
 
     python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
@@ -362,8 +371,67 @@ def duplex(reps=5):
     return out
 
 
+def loop(rounds=8, gap_s=0.002):
+    """See the module docstring (``loop``)."""
+    import time
+    out = {}
+    nb = 8 * MiB
+    sink = umkit.device_array(1)
+    st = umkit.Stream()
+    model_time = umkit.backend().supports("model_time")
+
+    def one(part, case, gap, counted):
+        a = _cpu_written(nb)
+        a.prefetch("gpu", stream=st)
+        umkit.touch(a, 4, sink=sink, stream=st)
+        st.synchronize()
+        h = a.host
+        r: dict = {}
+        for _ in range(rounds):
+            if gap and not model_time:      # (sim: the model's clock does not see the host sleep)
+                time.sleep(gap)
+            c0 = umkit.counters() if counted else None
+            r.setdefault("cpu_write_ms", []).append(
+                host_ms(lambda: h.__setitem__(slice(0, part // 4), 2.0)))
+
+            def go():
+                if case == "prefetch":
+                    umkit.prefetch(a, "gpu", stream=st, offset=0, nbytes=part)
+                umkit.touch(a, 4, sink=sink, stream=st)
+            r.setdefault("read_ms", []).append(gpu_ms(go, st))
+            if counted:
+                c1 = umkit.counters()
+                for k in ("thrashing", "throttling", "remote_maps", "gpu_faults", "cpu_faults",
+                          "bytes_h2d", "bytes_d2h"):
+                    r.setdefault(k, []).append(int(c1.get(k, 0)) - int(c0.get(k, 0)))
+        a.free()
+        return r
+
+    counted = False
+    if umkit.backend().name != "sim":       # sim counts always, but has no thrashing counters
+        try:
+            umkit.counters_on()
+            counted = True
+            umkit.counters_off()
+        except umkit.UmkitError as e:
+            out["counters_unavailable"] = f"{type(e).__name__}: {e}"
+    for part in (256 * KiB, MiB):
+        for case in ("faults", "prefetch"):
+            for gap in (0.0, gap_s):
+                key = f"{part}_{case}_{'spaced' if gap else 'tight'}"
+                out[key] = one(part, case, gap, False)
+                if counted:
+                    umkit.counters_on()
+                    out[key]["counted"] = one(part, case, gap, True)
+                    umkit.counters_off()
+    st.synchronize()
+    sink.free()
+    out["counters"] = counted
+    return out
+
+
 SECTIONS = ("packing", "fresh", "host", "partial", "pingpong", "umperf", "back", "edits",
-            "fresh_pinned", "cycles", "duplex")
+            "fresh_pinned", "cycles", "duplex", "loop")
 
 
 def umperf(quick=False):
@@ -388,7 +456,7 @@ def main(argv=None) -> int:
                  "gpu ms: events; medians")
     fns = dict(packing=packing, fresh=fresh, host=host, partial=partial, pingpong=pingpong,
                umperf=lambda: umperf(a.quick), back=back, edits=edits, fresh_pinned=fresh_pinned,
-               cycles=cycles, duplex=duplex)
+               cycles=cycles, duplex=duplex, loop=loop)
     for name in only:
         res[name] = fns[name]()
         if a.out:               # section by section: a later failure keeps what was measured

@@ -1,7 +1,7 @@
 """NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.umperf).
 
     python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
-        [--rounds 3 | --host-speed-from calibrate_compare.json | --host-speed X]
+        [--rounds 4 | --host-speed-from calibrate_compare.json | --host-speed X]
 
 Runs the port on the active backend; ``--compare-sim`` then runs the same program on sim and
 prints both tables, sim/real per cell and the order of the strategies per size.  With
@@ -34,8 +34,9 @@ def main(argv=None) -> int:
                     help="after the active backend, run the same program on sim and compare")
     ap.add_argument("--profile", help="sim profile for --compare-sim / the sim run")
     ap.add_argument("--rounds", type=int, default=1,
-                    help="take the table this many times in turns with calibrate's fit set; cells "
-                         "are the medians, and sim's host speed is fitted on that fit set")
+                    help="take the table this many times in turns with calibrate's fit set; each "
+                         "cell is its fastest round (calibrate's statistic), and sim's host speed is "
+                         "fitted on that fit set")
     ap.add_argument("--host-speed", type=float, help="sim's host speed for --compare-sim")
     ap.add_argument("--host-speed-from", help="take sim's host speed from this calibrate "
                     "--compare JSON (fitted there on the fit set)")
@@ -77,8 +78,8 @@ def main(argv=None) -> int:
         umkit.use("sim", quiet=True, compute=False, **prof)
         stored = run_all(a.runs, dims)
         cs = compare(res, stored)
-        simres, c = stored, cs
-        if host != 1.0:
+        simres, c = stored, cs              # the profile as stored is host speed 1.0
+        if host != 1.0:                     # (else the same run: not taken twice)
             umkit.use("sim", quiet=True, compute=False, host_speed=host, **prof)
             simres = run_all(a.runs, dims)
             c = compare(res, simres)

@@ -33,6 +33,12 @@ def test_fit_probe_quick_on_sim(tmp_path):
     # the more of a buffer was prefetched, the faster the read that follows
     p = r["partial"]["16777216"]
     assert p["prefetch_0.0_then_read_ms"] > p["prefetch_0.5_then_read_ms"] > p["prefetch_1.0_then_read_ms"]
+    # the edits loop: every round kept; on sim the fault-back of the written part costs more
+    # than a prefetch of it, and no driver counters are read (sim has no thrashing heuristics)
+    lp = r["loop"]
+    assert lp["counters"] is False and all(len(lp[k]["read_ms"]) == 8 for k in lp if k != "counters")
+    for part in ("262144", "1048576"):
+        assert np.median(lp[f"{part}_faults_tight"]["read_ms"]) > np.median(lp[f"{part}_prefetch_tight"]["read_ms"])
 
 
 def test_validation_reports_the_median_and_keeps_every_run():

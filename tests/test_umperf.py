@@ -89,6 +89,9 @@ def test_tables_taken_in_rounds_report_each_cells_fastest_round_or_median():
     assert {v["cpu"] for v in m["cells"].values()} == {1.0}      # stage by stage
     m = umperf.combine_tables([a, b, c], "median")
     assert {v["overall"] for v in m["cells"].values()} == {2.0}
+    with pytest.raises(umkit.InvalidArgument) as e:             # one reducer map, typed errors
+        umperf.combine_tables([a, b, c], "mean")
+    assert e.value.argument == "how" and "median" in str(e.value)
 
 
 def test_measure_with_fit_takes_the_fit_set_in_turns_with_the_table():
@@ -108,6 +111,13 @@ def test_published_carries_the_runs_host_speed(tmp_path):
     (tmp_path / "run-a" / "umperf.json").write_text(json.dumps(doc))
     rec = umperf.published(tmp_path)
     assert rec["host_speed"] == 1.3 and "fit set" in rec["host_speed_source"]
+    # none in umperf.json: the calibrate --compare file of the same run
+    del doc["host_speed"]
+    (tmp_path / "run-a" / "umperf.json").write_text(json.dumps(doc))
+    (tmp_path / "run-a" / "calibrate_compare.json").write_text(json.dumps({"host_speed": 0.9}))
+    assert umperf.published(tmp_path)["host_speed"] == 0.9
+    (tmp_path / "run-a" / "calibrate_compare.json").write_text("[1, 2]")   # not a comparison
+    assert umperf.published(tmp_path)["host_speed"] == 1.0
     umkit.use("sim", quiet=True)
     rec["measured"] = dict(_run((32,)), date="x")
     slow = umperf.side_by_side(rec, runs=2)

@@ -374,19 +374,13 @@ def section(measured: dict, predicted: dict, groups: dict, runs: dict | None = N
                 ordering=ordering(measured, predicted, groups, runs))
 
 
-def _sim_options(profile: str | None, host_speed: float) -> dict:
-    o = {"profile": profile} if profile else {}
-    if host_speed != 1.0:
-        o["host_speed"] = host_speed
-    return o
-
-
 def predict(measured_keys, profile: str | None, gpus: int, nbytes: int, progress=None,
             host_speed: float = 1.0) -> dict:
     """The same workloads on sim (``gpus`` simulated GPUs, the host ``host_speed`` times slower
     than the profile's); the active backend is restored."""
     from . import validation
-    with runtime.using("sim", gpus=max(1, min(gpus, 7)), **_sim_options(profile, host_speed)) as sim:
+    with runtime.using("sim", gpus=max(1, min(gpus, 7)), host_speed=host_speed,
+                       **({"profile": profile} if profile else {})) as sim:
         prof_name = sim.model_profile().name
         fit_p = run_workloads(nbytes)
         val_p = validation.run_validation(progress, only=set(measured_keys))
@@ -415,7 +409,8 @@ def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int =
     def err(h):
         h = round(float(h), 4)
         if h not in cache:
-            with runtime.using("sim", gpus=max(1, min(gpus, 7)), **_sim_options(profile, h)):
+            with runtime.using("sim", gpus=max(1, min(gpus, 7)), host_speed=h,
+                               **({"profile": profile} if profile else {})):
                 cache[h] = _msle(measured_fit, run_workloads(nbytes))
         return cache[h]
     lo, hi = np.log(HOST_SPEED_SEARCH[0]), np.log(HOST_SPEED_SEARCH[1])
@@ -448,11 +443,22 @@ ROUNDS = 4
 #: how the rounds are combined: "min" (the uncontended machine, as ``timeit`` advises) or
 #: "median"; both are kept in the measurement
 STATISTIC = "min"
+#: the ways rounds can be combined (here and in ``umkit.umperf.combine_tables``)
+STATISTICS = {"min": np.min, "median": np.median}
+
+
+def reducer(how: str):
+    """The function :data:`STATISTICS` names ``how`` by; anything else is a typed error."""
+    if how not in STATISTICS:
+        raise InvalidArgument(f"how={how!r}: rounds are combined by one of {sorted(STATISTICS)}",
+                              argument="how",
+                              hint='pass how="min" (the fastest round) or how="median"')
+    return STATISTICS[how]
 
 
 def combine(runs: dict, how: str = STATISTIC) -> dict:
     """{name: [round values]} -> {name: one value} by ``how`` ("min" or "median")."""
-    f = {"min": np.min, "median": np.median}[how]
+    f = reducer(how)
     return {k: round(float(f(v)), 6) for k, v in runs.items()}
 
 

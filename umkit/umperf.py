@@ -231,7 +231,8 @@ def combine_tables(tables: list[dict], how: str = "min") -> dict:
     """One table from several rounds of :func:`run_all`: each cell's stages combined over the
     rounds by ``how`` ("min": the fastest round, as ``umkit.calibrate.STATISTIC``; or
     "median"); each round's own table is kept by the caller."""
-    f = {"min": np.min, "median": np.median}[how]
+    from .calibrate import reducer
+    f = reducer(how)
     first = tables[0]
     cells = {k: {st: round(float(f([t["cells"][k][st] for t in tables])), 5) for st in v}
              for k, v in first["cells"].items()}
@@ -332,29 +333,32 @@ def published(results_dir=None) -> dict | None:
     def pick(doc):
         m = doc.get("measured") if isinstance(doc, dict) else None
         if isinstance(m, dict) and m.get("backend") != "sim" and "cells" in m:
-            return m.get("date", ""), m          # a card's table ("YYYY-MM-DD HH:MM UTC")
+            return m.get("date", ""), doc        # a card's table ("YYYY-MM-DD HH:MM UTC")
         return None
     hit = newest("*/umperf.json", pick, results_dir, "umperf",
                  "it is written by benchmarks/unified_memory_perf.py")
     if hit is None:
         return None
-    shown, run, m, path = hit
-    return dict(path=shown, run=run, measured=m, **_host_speed_of(Path(path)))
+    shown, run, doc, path = hit
+    return dict(path=shown, run=run, measured=doc["measured"], **_host_speed_of(doc, Path(path)))
 
 
-def _host_speed_of(umperf_json: Path) -> dict:
+def _host_speed_of(doc: dict, umperf_json: Path) -> dict:
     """The host speed sim should run with beside a recorded card table: the one its run's
-    ``calibrate --compare`` fitted on the fit set (kept in umperf.json since it was measured in
-    the same lease, or in calibrate_compare.json beside it); 1.0 when none was recorded."""
-    for p, key in ((umperf_json, "host_speed"), (umperf_json.parent / "calibrate_compare.json",
-                                                 "host_speed")):
+    ``calibrate --compare`` fitted on the fit set (kept in the umperf document ``doc`` since it
+    was measured in the same lease, or in calibrate_compare.json beside it); 1.0 when none was
+    recorded."""
+    def beside() -> dict:
         try:
-            v = json.loads(p.read_text()).get(key)
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(v, (int, float)) and v > 0:
+            d = json.loads((umperf_json.parent / "calibrate_compare.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        return d if isinstance(d, dict) else {}
+    for source in (lambda: doc, beside):
+        v = source().get("host_speed")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
             return dict(host_speed=float(v),
-                        host_speed_source=f"fitted by calibrate --compare on that run's fit set")
+                        host_speed_source="fitted by calibrate --compare on that run's fit set")
     return dict(host_speed=1.0, host_speed_source="the profile's own host (none recorded)")
 
 
@@ -373,8 +377,7 @@ def side_by_side(rec: dict | None = None, runs: int | None = None,
         return None
     real = rec["measured"]
     host = float(rec.get("host_speed", 1.0)) if host_speed is None else float(host_speed)
-    opts = dict({"profile": profile} if profile else {}, **({"host_speed": host} if host != 1.0 else {}))
-    with using("sim", compute=False, **opts):
+    with using("sim", compute=False, host_speed=host, **({"profile": profile} if profile else {})):
         sim = run_all(runs or int(real.get("runs", 20)), tuple(real["dims"]), progress=False)
     c = compare(real, sim)
     how = (f"host speed {host:.2f}: {rec.get('host_speed_source', 'given')}" if host != 1.0

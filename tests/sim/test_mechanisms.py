@@ -262,6 +262,25 @@ def test_prefetch_of_resident_pages_moves_nothing():
     assert counters()["prefetch_bytes_h2d"] == 0 and counters()["bytes_h2d"] == 0
 
 
+def test_a_prefetch_with_nothing_to_move_costs_its_host_call_alone():
+    # no copy is pushed (uvm_va_block_make_resident_copy copies only non-resident pages): the
+    # device-side fixed cost is not charged; one page left on the CPU brings it back
+    b = sim()
+    p = b.profile
+    a = cpu_populated(2 * MiB)
+    a.prefetch("gpu")
+    umkit.synchronize()
+    timer, call = p.p.get("event_overhead", 0.0), p.p.get("prefetch_submit", 0.0)
+    with umkit.timer() as noop:
+        a.prefetch("gpu")
+    assert noop.ms == pytest.approx((timer + call) * 1e3, rel=1e-9)
+    a.host[:1] = 3.0                                      # one page back on the CPU
+    umkit.synchronize()
+    with umkit.timer() as one:
+        a.prefetch("gpu")
+    assert one.ms > noop.ms + 0.9 * p.prefetch_fixed(True) * 1e3
+
+
 # -- read-mostly ---------------------------------------------------------------------------------------------
 def test_read_mostly_duplicates_once_then_cpu_reads_are_free():
     b = sim()
