@@ -104,6 +104,7 @@ def main(argv=None) -> int:
         return s
 
     results, ok = {}, True
+    torch.manual_seed(1)                 # the same 8 batches every run (and every variant)
     x_all = torch.randn(8, a.batch, a.width, device="cuda")
     y_all = torch.randn(8, a.batch, 1, device="cuda")
     for variant in [v for v in a.variants.split(",") if v]:
@@ -140,7 +141,11 @@ def main(argv=None) -> int:
             r = rec.result()
             losses = [float(v) for v in losses]
             finite = all(math.isfinite(v) for v in losses)
-            decreasing = sum(losses[-5:]) < sum(losses[:5])
+            # the last pass over the 8 batches against the first pass over the same 8 (the
+            # first 5 against the last 5 compared different batches, and failed by chance:
+            # GPU CI run 30, device variant 0.89 -> 1.00 on random targets)
+            k = min(8, len(losses) // 2)
+            decreasing = sum(losses[-k:]) < sum(losses[:k]) if k else False
             r.meta.update(params_bytes=params_bytes, optimizer_state_bytes=opt_bytes,
                           managed=managed, loss_first=losses[0], loss_last=losses[-1])
             if a.per_run_files:
