@@ -51,6 +51,15 @@ def cpu_populated(nbytes: int, value: float = 1.0, kind: str = "managed") -> umk
     return a
 
 
+def gpu_resident(nbytes: int) -> tuple:
+    """(profile, array): a fresh sim, ``nbytes`` the CPU wrote and then prefetched to the GPU."""
+    p = sim().profile
+    a = cpu_populated(nbytes)
+    a.prefetch("gpu")
+    umkit.synchronize()
+    return p, a
+
+
 def codes(a: umkit.Array) -> np.ndarray:
     return umkit.residency(a).codes
 
@@ -265,11 +274,7 @@ def test_prefetch_of_resident_pages_moves_nothing():
 def test_a_prefetch_with_nothing_to_move_costs_its_host_call_alone():
     # no copy is pushed (uvm_va_block_make_resident_copy copies only non-resident pages): the
     # device-side fixed cost is not charged; one page left on the CPU brings it back
-    b = sim()
-    p = b.profile
-    a = cpu_populated(2 * MiB)
-    a.prefetch("gpu")
-    umkit.synchronize()
+    p, a = gpu_resident(2 * MiB)
     timer, call = p.p.get("event_overhead", 0.0), p.p.get("prefetch_submit", 0.0)
     with umkit.timer() as noop:
         a.prefetch("gpu")
@@ -443,11 +448,7 @@ def test_cpu_read_of_gpu_resident_pages_faults_them_back():
 
 
 def test_cpu_read_of_one_page_brings_back_its_block():
-    b = sim()
-    p = b.profile
-    a = cpu_populated(4 * MiB)
-    a.prefetch("gpu")
-    umkit.synchronize()
+    p, a = gpu_resident(4 * MiB)
     umkit.reset_counters()
     float(a.host[0])                                      # one float
     c = counters()
