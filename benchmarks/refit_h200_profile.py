@@ -334,6 +334,14 @@ UMPERF_STAGES = (("UMhint", "to_gpu"), ("UMhint", "kernel"), ("UMhint", "from_gp
                  ("CpHpglk", "to_gpu"))
 
 
+def _loop_rows(loop: dict) -> dict:
+    """fit_probe 'loop' as fit rows, {(loop, column): seconds}: the back-to-back loops only, each
+    column the median of its later rounds (the first is the single-shot edits case)."""
+    return {(key, col): float(np.median(r[col][1:])) * MS
+            for key, r in loop.items() if isinstance(r, dict) and key.endswith("_tight")
+            for col in ("cpu_write_ms", "read_ms")}
+
+
 def _observations(m: dict, sb: dict, fp: dict | None):
     """(name, measured seconds, key into the sim run's flat results) for the fit workloads that
     exercise the fault path, the deferred mapping work and fresh streams."""
@@ -383,11 +391,8 @@ def _observations(m: dict, sb: dict, fp: dict | None):
         # host sleep between rounds) are left out: everything, prefetches too, is slower after
         # the idle gap, and the model has no idle-gap mechanism for them to fit -- other
         # parameters would absorb it
-        for key, r in fp.get("loop", {}).items():
-            if isinstance(r, dict) and key.endswith("_tight"):
-                for col in ("cpu_write_ms", "read_ms"):
-                    obs.append((f"loop/{key}/{col}", float(np.median(r[col][1:])) * MS,
-                                ("loop", key, col)))
+        for (key, col), t in _loop_rows(fp.get("loop", {})).items():
+            obs.append((f"loop/{key}/{col}", t, ("loop", key, col)))
         cells = fp["umperf"]["cells"]
         for n in (int(x) for x in fp["umperf"]["dims"]):
             for strat, stage in UMPERF_STAGES:
@@ -436,10 +441,8 @@ def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
                     for size, r in getattr(fit_probe, sec)().items():
                         for k, t in r.items():
                             out[(sec, int(size), k)] = t * MS
-                for key, r in fit_probe.loop().items():
-                    if isinstance(r, dict) and key.endswith("_tight"):
-                        for col in ("cpu_write_ms", "read_ms"):
-                            out[("loop", key, col)] = float(np.median(r[col][1:])) * MS
+                for (key, col), t in _loop_rows(fit_probe.loop()).items():
+                    out[("loop", key, col)] = t
                 up = fit_probe.umperf()
                 for key, cell in up["cells"].items():
                     for stage, t in cell.items():
