@@ -324,7 +324,8 @@ SIM_FIT = ("fault_wakeup_latency", "fault_batch_latency", "fault_unmap_latency",
            "fault_region_latency", "fault_bw", "fault_range_latency", "map_flush_latency",
            "unmap_flush_latency", "copy_handoff_latency",
            "prefetch_handoff_latency", "prefetch_latency", "prefetch_submit",
-           "cpu_map_latency", "fault_split_latency", "cpu_fault_latency", "cpu_region_latency",
+           "cpu_map_latency", "fault_split_latency", "dirty_refault_latency", "cpu_fault_latency",
+           "cpu_region_latency",
            "user_launch_overhead", "pageable_copy_latency")
 #: the UnifiedMemoryPerf stages the fit reads (fit_probe's sizes, never the sample's)
 UMPERF_STAGES = (("UMhint", "to_gpu"), ("UMhint", "kernel"), ("UMhint", "from_gpu"),
@@ -482,7 +483,7 @@ UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "
          "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s", "host_cache_bytes": "B",
          "free_managed": "us", "fault_wakeup_latency": "us", "fault_range_latency": "us",
          "map_flush_latency": "us", "unmap_flush_latency": "us", "stream_first_latency": "us", "copy_handoff_latency": "us", "prefetch_handoff_latency": "us", "cpu_map_latency": "us", "fault_split_latency": "us", "user_launch_overhead": "us", "pageable_copy_latency": "us",
-         "host_call_latency": "us", "managed_arena_bytes": "B", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us",
+         "host_call_latency": "us", "managed_arena_bytes": "B", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us", "dirty_refault_latency": "us",
          "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
          "dup_read_bw": "GB/s"}
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.umperf import (DIMS, STRATEGIES, compare, matmul, order, ratio_md, reference,  # noqa: E402,F401
-                          run_all, run_cell, table_md, _size)
+from umkit.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order,  # noqa: E402,F401
+                          ratio_md, reference, run_all, run_cell, table_md, _size)
 
 
 def main(argv=None) -> int:
@@ -45,12 +45,8 @@ def main(argv=None) -> int:
     if a.host_speed is not None:
         host, host_src = a.host_speed, "given on the command line"
     elif a.host_speed_from:
-        p = Path(a.host_speed_from)
-        if p.exists():
-            host = float(json.loads(p.read_text()).get("host_speed", 1.0))
-            host_src = f"fitted by calibrate --compare on the fit set ({p.name})"
-        else:
-            host_src = f"{p.name} not found: the profile's own host"
+        hs = host_speed_from(a.host_speed_from)
+        host, host_src = hs["host_speed"], hs["host_speed_source"]
     dims = tuple(n for n in DIMS if n * n * 4 <= a.max_mb << 20)
     b = umkit.backend()
     if b.name == "sim" and a.profile:

@@ -462,6 +462,19 @@ def combine(runs: dict, how: str = STATISTIC) -> dict:
     return {k: round(float(f(v)), 6) for k, v in runs.items()}
 
 
+def in_turns(rounds: int, nbytes: int, then) -> tuple[dict, list]:
+    """``rounds`` rounds, each the fit set once (:func:`run_workloads`), then ``then()``: a
+    lent host that slows down for a while weighs on both alike.  Returns every fit workload's
+    value per round, ``{name: [ms, ...]}``, and ``then()``'s result per round."""
+    fit_runs: dict = {}
+    outs = []
+    for _ in range(rounds):
+        for k, v in run_workloads(nbytes).items():
+            fit_runs.setdefault(k, []).append(v)
+        outs.append(then())
+    return fit_runs, outs
+
+
 def measure(nbytes: int = 256 * MiB, progress=None, rounds: int | None = None) -> dict:
     """Both sets on the active backend, interleaved: each round runs the fit set once, then
     every validation workload once (fresh buffers each time); per workload the fastest round
@@ -473,13 +486,14 @@ def measure(nbytes: int = 256 * MiB, progress=None, rounds: int | None = None) -
     if rounds is None:
         rounds = 1 if real.name == "sim" else ROUNDS
     rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=3")
-    fit_runs: dict = {}
-    val_runs: dict = {}
-    for r in range(rounds):
-        for k, v in run_workloads(nbytes).items():
-            fit_runs.setdefault(k, []).append(v)
+
+    def one_validation_round() -> dict:
         raw: dict = {}
         validation.run_validation(progress, repeats=1, raw=raw)
+        return raw
+    fit_runs, raws = in_turns(rounds, nbytes, one_validation_round)
+    val_runs: dict = {}
+    for raw in raws:
         for k, v in raw.items():
             val_runs.setdefault(k, []).extend(v)
     return dict(backend=runtime.backend_name(), device=real.device_name(0),

@@ -50,6 +50,7 @@ import numpy as np
 
 from . import api as umkit
 from .custom import kernel as _kernel
+from .errors import InvalidArgument
 from .results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from .runtime import backend as _backend, backend_name as _backend_name
 
@@ -251,11 +252,7 @@ def measure_with_fit(runs: int, dims=DIMS, rounds: int = 4, fit_nbytes: int = 25
     from . import calibrate
     from . import validators as V
     rounds = V.integer(rounds, "rounds", lo=1, hi=100, hint="e.g. rounds=4")
-    tables, fit_runs = [], {}
-    for _ in range(rounds):
-        for k, v in calibrate.run_workloads(fit_nbytes).items():
-            fit_runs.setdefault(k, []).append(v)
-        tables.append(run_all(runs, dims, progress=progress))
+    fit_runs, tables = calibrate.in_turns(rounds, fit_nbytes, lambda: run_all(runs, dims, progress=progress))
     return dict(table=combine_tables(tables, calibrate.STATISTIC), rounds=tables,
                 fit=calibrate.combine(fit_runs), fit_runs=fit_runs, fit_nbytes=fit_nbytes,
                 statistic=calibrate.STATISTIC)
@@ -343,6 +340,10 @@ def published(results_dir=None) -> dict | None:
     return dict(path=shown, run=run, measured=doc["measured"], **_host_speed_of(doc, Path(path)))
 
 
+def _valid_host_speed(v) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
 def _host_speed_of(doc: dict, umperf_json: Path) -> dict:
     """The host speed sim should run with beside a recorded card table: the one its run's
     ``calibrate --compare`` fitted on the fit set (kept in the umperf document ``doc`` since it
@@ -355,11 +356,32 @@ def _host_speed_of(doc: dict, umperf_json: Path) -> dict:
             return {}
         return d if isinstance(d, dict) else {}
     for source in (lambda: doc, beside):
-        v = source().get("host_speed")
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-            return dict(host_speed=float(v),
+        v = _valid_host_speed(source().get("host_speed"))
+        if v is not None:
+            return dict(host_speed=v,
                         host_speed_source="fitted by calibrate --compare on that run's fit set")
     return dict(host_speed=1.0, host_speed_source="the profile's own host (none recorded)")
+
+
+def host_speed_from(path) -> dict:
+    """The host speed a ``calibrate --compare`` JSON fitted on its fit set, as
+    ``{host_speed, host_speed_source}``; 1.0 (and a source that says why) when the file is
+    missing.  A file that is not such a JSON object, or holds no usable host speed, is an
+    :class:`~umkit.errors.InvalidArgument` naming ``path``."""
+    p = Path(path)
+    if not p.exists():
+        return dict(host_speed=1.0, host_speed_source=f"{p.name} not found: the profile's own host")
+    try:
+        d = json.loads(p.read_text())
+    except (OSError, ValueError) as e:
+        raise InvalidArgument(f"host speed from {p.name}: not readable JSON ({e})",
+                              hint="pass the calibrate_compare.json of a GPU run") from None
+    v = _valid_host_speed(d.get("host_speed")) if isinstance(d, dict) else None
+    if v is None:
+        raise InvalidArgument(f"host speed from {p.name}: no positive 'host_speed' in it "
+                              "(it is not a calibrate --compare JSON)",
+                              hint="pass the calibrate_compare.json of a GPU run, or --host-speed X")
+    return dict(host_speed=v, host_speed_source=f"fitted by calibrate --compare on the fit set ({p.name})")
 
 
 def side_by_side(rec: dict | None = None, runs: int | None = None,

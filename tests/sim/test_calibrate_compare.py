@@ -130,9 +130,12 @@ def test_host_speed_is_fitted_on_the_fit_set_and_carries_to_the_validation_set()
 
 
 def test_host_speed_scales_only_the_hosts_numbers():
-    from umkit.sim.costs import HOST_RATES, HOST_TIMES, load_profile
+    from umkit.sim.costs import GPU_FAULT_SERVICE, HOST_RATES, HOST_TIMES, load_profile
     from umkit.errors import InvalidArgument, InvalidType
     a, b = load_profile(), load_profile(host_speed=2.0)
+    # the GPU fault service stays the card's (slow leases had fast fault reads: costs.py)
+    assert not set(GPU_FAULT_SERVICE) & set(HOST_TIMES)
+    assert all(b.p[k] == a.p[k] for k in GPU_FAULT_SERVICE if k in a.p)
     for k in a.p:
         if k in HOST_TIMES:
             assert b.p[k] == pytest.approx(2 * a.p[k]), k

@@ -286,6 +286,48 @@ def test_a_prefetch_with_nothing_to_move_costs_its_host_call_alone():
     assert one.ms > noop.ms + 0.9 * p.prefetch_fixed(True) * 1e3
 
 
+def _back_on_cpu(part: int, write: bool, **options):
+    """An 8 MiB buffer resident on the GPU whose first ``part`` bytes the CPU then wrote (or
+    only read): its pages came back by CPU faults.  Returns (profile, array)."""
+    p = sim(**options).profile
+    a = cpu_populated(8 * MiB)
+    a.prefetch("gpu")
+    umkit.synchronize()
+    if write:
+        a.host[:part // F32] = 2.0
+    else:
+        float(a.host[:part // F32].sum())
+    return p, a
+
+
+@pytest.mark.parametrize("how", ["faults", "prefetch"])
+def test_pages_the_cpu_wrote_after_a_cpu_fault_cost_more_to_fault_back_not_to_prefetch(how):
+    """fit_probe 'edits' and 'loop' on the H200 (run 29): the GPU fault-back of pages the CPU
+    wrote after a CPU fault took them back costs dirty_refault_latency per 4 KiB page on top of
+    pages the CPU only read (fit_probe 'pingpong'); a prefetch of them costs the same either way."""
+    part = 256 * KiB
+
+    def gpu_read(write: bool, **options) -> tuple[float, dict]:
+        p, a = _back_on_cpu(part, write, **options)
+        umkit.reset_counters()
+        t0 = umkit.now()
+        if how == "prefetch":
+            a.prefetch("gpu")
+        umkit.touch(a, 4)
+        umkit.synchronize()
+        return umkit.now() - t0, counters()
+    p = sim().profile
+    cost = p.host_op("dirty_refault_latency")
+    assert cost > 0
+    (t_w, c_w), (t_r, c_r) = gpu_read(True), gpu_read(False)
+    assert c_w["bytes_h2d"] == c_r["bytes_h2d"] > 0             # the same pages come back
+    extra = (part // p.host_page) * cost if how == "faults" else 0.0
+    assert t_w - t_r == pytest.approx(extra, abs=1e-12)
+    t0_w, _ = gpu_read(True, dirty_refault_latency=0.0)
+    assert t0_w == pytest.approx(t_r, abs=1e-12)
+    umkit.use("sim", quiet=True)
+
+
 # -- read-mostly ---------------------------------------------------------------------------------------------
 def test_read_mostly_duplicates_once_then_cpu_reads_are_free():
     b = sim()

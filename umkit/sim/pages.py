@@ -44,6 +44,9 @@ class Allocation:
         self.dup_lost = np.zeros(self.npages, dtype=bool)
         #: pages a prefetch brought to the CPU: the CPU maps each on its first touch
         self.cpu_unmapped = np.zeros(self.npages, dtype=bool)
+        #: pages a CPU fault took back from a GPU and the CPU then wrote: a GPU fault returns
+        #: each one at dirty_refault_latency (a prefetch moves them at no extra cost)
+        self.cpu_dirty = np.zeros(self.npages, dtype=bool)
         self.pages_per_region = max(1, region // host_page)
         self.nregions = -(-self.npages // self.pages_per_region)
         self.region_stamp = np.full(self.nregions, t)   # LRU: last allocation/migration time
