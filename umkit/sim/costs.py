@@ -102,7 +102,7 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
 #: 256 MiB GPU fault read at 21-27 ms in runs 18, 19, 23 and 31 -- as fast as on fast leases
 #: (20-32 ms) -- and slower (35 ms) only in run 24.  What varies from lease to lease is the
 #: host's memory-bound work, not the fault service; scaling it too fitted the fit set worse
-#: (offline, runs 23-32: 83 against 85 of 100 fit workloads within x/÷1.25).
+#: (offline, runs 23, 24 and 30-32: 83 against 85 of 100 fit workloads within x/÷1.25).
 GPU_FAULT_SERVICE = ("fault_batch_latency", "fault_unmap_latency", "fault_region_latency",
                      "fault_wakeup_latency", "fault_latency", "fault_range_latency",
                      "fault_split_latency", "dup_refault_latency", "dirty_refault_latency")
