@@ -87,7 +87,7 @@ OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw":
                   "unmap_flush_latency": "us", "stream_first_latency": "us",
                   "copy_handoff_latency": "us", "prefetch_handoff_latency": "us",
                   "cpu_map_latency": "us", "user_launch_overhead": "us", "link_duplex": "fraction",
-                  "pageable_copy_latency": "us"}
+                  "pageable_copy_latency": "us", "dirty_refault_latency": "us"}
 
 
 def profile_files() -> list[Path]:
