@@ -1,6 +1,7 @@
 """Refit the ``h200-pcie5`` profile on FIT data only; then report fit and validation apart.
 
-    python benchmarks/refit_h200_profile.py RUN_DIR [--small-bench SMALL_BENCH.json] [--write]
+    python benchmarks/refit_h200_profile.py RUN_DIR [RUN_DIR ...] [--small-bench SMALL_BENCH.json ...]
+        [--fit-probe FIT_PROBE.json ...] [--write | --out PATH]
 
 FIT data, and nothing else:
 
@@ -78,7 +79,9 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
     v, src = {}, {}
     fp_src = "benchmarks/fit_probe.py (" + ", ".join(
         f"benchmarks/results/{n}" for n in fp_name.split(",") if n) + ", pooled)"
-    fit_src = f"the fit set of umkit calibrate (benchmarks/results/{run_name}/calibrate_compare.json)"
+    fit_src = "the fit set of umkit calibrate (" + ", ".join(
+        f"benchmarks/results/{n}/calibrate_compare.json" for n in run_name.split(",")) + \
+        (", pooled: each workload the mean over the runs)" if "," in run_name else ")")
     sb_src = "benchmarks/small_bench.py (" + ", ".join(
         f"benchmarks/results/{n}/small_bench.json" for n in sb_name.split(",")) + \
         (", pooled: each number the mean over the runs that measured it)" if "," in sb_name else ")")
@@ -490,15 +493,20 @@ UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("run", help="GPU CI results dir with calibrate_compare.json (fit set rows)")
+    ap.add_argument("run", nargs="+", help="GPU CI results dir(s) with calibrate_compare.json (fit set "
+                    "rows; several are pooled: each workload the mean over the runs)")
     ap.add_argument("--small-bench", nargs="+", help="small_bench.json of one or more runs, pooled "
                     "(default: RUN/small_bench.json)")
     ap.add_argument("--fit-probe", nargs="+", help="fit_probe.json of one or more runs, pooled")
     ap.add_argument("--write", action="store_true", help="rewrite umkit/sim/profiles/h200-pcie5.json")
+    ap.add_argument("--out", help="write the refit profile here instead (an offline experiment: "
+                    "evaluate_model.py --profile PATH re-predicts recorded runs with it)")
     a = ap.parse_args(argv)
-    run = Path(a.run)
-    meas = json.loads((run / "calibrate_compare.json").read_text())["measured"]
-    m = meas["fit"]                                   # FIT set only
+    runs = [Path(x) for x in a.run]
+    meass = [json.loads((r / "calibrate_compare.json").read_text())["measured"] for r in runs]
+    meas = meass[-1]
+    m = pool([x["fit"] for x in meass])               # FIT set only
+    run_names = ",".join(r.name for r in runs)
     sbps = [Path(x) for x in a.small_bench] if a.small_bench else [run / "small_bench.json"]
     sb = pool([json.loads(x.read_text()) for x in sbps])
     prof_path = PROFILE_DIR / "h200-pcie5.json"
@@ -508,7 +516,7 @@ def main(argv=None) -> int:
     fps = [Path(x) for x in a.fit_probe] if a.fit_probe else []
     fp = pool([json.loads(x.read_text()) for x in fps]) if fps else None
     fp_name = ",".join(sorted({f"{x.parent.name}/{x.name}" for x in fps}))
-    v, src, fault_fit = fit(m, sb, cur, run.name, ",".join(x.parent.name for x in sbps), date,
+    v, src, fault_fit = fit(m, sb, cur, run_names, ",".join(x.parent.name for x in sbps), date,
                             fp, fp_name)
     # a created stream's first operation: read off directly (fresh minus kept stream, the same
     # prefetch + read); in the simulator fit it would be one more per-call constant beside the
@@ -541,17 +549,22 @@ def main(argv=None) -> int:
            "parameter's share read off sim runs with it alone at one unit")
     for k, val in sv.items():
         v[k] = float(val)
-        src[k] = f"{how}; {who}, the fit set of umkit calibrate (benchmarks/results/{run.name}/calibrate_compare.json); {sb_src}; {fp_src}"
+        fit_src = "the fit set of umkit calibrate (" + ", ".join(
+            f"benchmarks/results/{r.name}/calibrate_compare.json" for r in runs) + ")"
+        src[k] = f"{how}; {who}, {fit_src}; {sb_src}; {fp_src}"
     print("fault path through sim (measured ms, fitted ms, ratio):")
     for n_, yy, pp in rows:
         print(f"  {n_:<48}{yy:>10.4f}{pp:>10.4f}{pp / yy:>8.2f}")
     for k, val in v.items():
         unit = UNITS.get(k) or doc["params"][k]["unit"]
         print(f"{k:<24}{cur.get(k, float('nan')):>12.4f} -> {val:>12.4f} {unit}")
-        if a.write:
+        if a.write or a.out:
             doc["params"][k] = {"value": round(val, 4) if k != "host_cache_bytes" else int(val),
                                 "unit": unit, "source": src[k]}
-    if a.write:
+    if a.out:
+        Path(a.out).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {a.out}")
+    elif a.write:
         prof_path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {prof_path.relative_to(Path(__file__).resolve().parents[1])}")
     return 0

@@ -124,3 +124,21 @@ def test_published_carries_the_runs_host_speed(tmp_path):
     fast = umperf.side_by_side(rec, runs=2, host_speed=1.0)
     assert slow["host_speed"] == 1.3 and "host speed 1.30" in slow["text"]
     assert slow["sim"]["cells"]["4096:MemCopy"]["overall"] > fast["sim"]["cells"]["4096:MemCopy"]["overall"]
+
+
+def test_host_speed_from_a_calibrate_file_or_a_typed_error(tmp_path):
+    """unified_memory_perf --host-speed-from: the host speed a calibrate --compare JSON fitted;
+    a missing file means the profile's own host; anything else that is not such a JSON is an
+    InvalidArgument naming the file (it was a bare AttributeError on a JSON list)."""
+    f = tmp_path / "calibrate_compare.json"
+    missing = umperf.host_speed_from(f)
+    assert missing["host_speed"] == 1.0 and "not found" in missing["host_speed_source"]
+    f.write_text(json.dumps({"host_speed": 0.93, "fit": {}}))
+    got = umperf.host_speed_from(str(f))
+    assert got["host_speed"] == 0.93 and f.name in got["host_speed_source"]
+    for bad in ("[1, 2]", "{not json", json.dumps({"fit": {}}), json.dumps({"host_speed": -1}),
+                json.dumps({"host_speed": True})):
+        f.write_text(bad)
+        with pytest.raises(InvalidArgument) as e:
+            umperf.host_speed_from(f)
+        assert f.name in str(e.value)
