@@ -73,15 +73,20 @@ def pool(docs: list[dict]):
     return docs[-1]
 
 
+def _fit_source(run_names: str) -> str:
+    """Where the fit set came from: one run's calibrate_compare.json, or several pooled."""
+    return "the fit set of umkit calibrate (" + ", ".join(
+        f"benchmarks/results/{n}/calibrate_compare.json" for n in run_names.split(",")) + \
+        (", pooled: each workload the mean over the runs)" if "," in run_names else ")")
+
+
 def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         fp: dict | None = None, fp_name: str = "") -> tuple[dict, dict]:
     """(values in the profile's units, source per parameter)."""
     v, src = {}, {}
     fp_src = "benchmarks/fit_probe.py (" + ", ".join(
         f"benchmarks/results/{n}" for n in fp_name.split(",") if n) + ", pooled)"
-    fit_src = "the fit set of umkit calibrate (" + ", ".join(
-        f"benchmarks/results/{n}/calibrate_compare.json" for n in run_name.split(",")) + \
-        (", pooled: each workload the mean over the runs)" if "," in run_name else ")")
+    fit_src = _fit_source(run_name)
     sb_src = "benchmarks/small_bench.py (" + ", ".join(
         f"benchmarks/results/{n}/small_bench.json" for n in sb_name.split(",")) + \
         (", pooled: each number the mean over the runs that measured it)" if "," in sb_name else ")")
@@ -496,7 +501,7 @@ def main(argv=None) -> int:
     ap.add_argument("run", nargs="+", help="GPU CI results dir(s) with calibrate_compare.json (fit set "
                     "rows; several are pooled: each workload the mean over the runs)")
     ap.add_argument("--small-bench", nargs="+", help="small_bench.json of one or more runs, pooled "
-                    "(default: RUN/small_bench.json)")
+                    "(default: each RUN's small_bench.json)")
     ap.add_argument("--fit-probe", nargs="+", help="fit_probe.json of one or more runs, pooled")
     ap.add_argument("--write", action="store_true", help="rewrite umkit/sim/profiles/h200-pcie5.json")
     ap.add_argument("--out", help="write the refit profile here instead (an offline experiment: "
@@ -507,7 +512,7 @@ def main(argv=None) -> int:
     meas = meass[-1]
     m = pool([x["fit"] for x in meass])               # FIT set only
     run_names = ",".join(r.name for r in runs)
-    sbps = [Path(x) for x in a.small_bench] if a.small_bench else [run / "small_bench.json"]
+    sbps = [Path(x) for x in a.small_bench] if a.small_bench else [r / "small_bench.json" for r in runs]
     sb = pool([json.loads(x.read_text()) for x in sbps])
     prof_path = PROFILE_DIR / "h200-pcie5.json"
     doc = json.loads(prof_path.read_text())
@@ -547,10 +552,9 @@ def main(argv=None) -> int:
            "taken round the UnifiedMemoryPerf loop (CPU write and sum, prefetch there and back), the "
            "small-CPU-write-then-fault-or-prefetch pattern repeated back to back -- each "
            "parameter's share read off sim runs with it alone at one unit")
+    fit_src = _fit_source(run_names)
     for k, val in sv.items():
         v[k] = float(val)
-        fit_src = "the fit set of umkit calibrate (" + ", ".join(
-            f"benchmarks/results/{r.name}/calibrate_compare.json" for r in runs) + ")"
         src[k] = f"{how}; {who}, {fit_src}; {sb_src}; {fp_src}"
     print("fault path through sim (measured ms, fitted ms, ratio):")
     for n_, yy, pp in rows:
