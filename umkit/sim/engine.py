@@ -85,6 +85,16 @@ def contiguous(sorted_unique: np.ndarray) -> bool:
     return sorted_unique.size > 0 and int(sorted_unique[-1] - sorted_unique[0]) + 1 == sorted_unique.size
 
 
+def as_index(sorted_unique: np.ndarray):
+    """``sorted_unique`` as an index into a page table: a slice (a view, no gather) where it is
+    one contiguous run, else the array itself.  Reads through it are views: copy before the
+    table changes if the old values are still wanted."""
+    if contiguous(sorted_unique):
+        lo = int(sorted_unique[0])
+        return slice(lo, lo + sorted_unique.size)
+    return sorted_unique
+
+
 def locked(fn):
     """Run an :class:`Engine` method under the engine's lock (one re-entrant lock guards all of
     the engine's shared state: the allocation table, page tables, counters, streams, work in
@@ -372,7 +382,8 @@ class Engine:
         if pages.size == 0:
             return 0, 0, 0
         hp, bit = a.host_page, loc_bit(dest)
-        w = a.where[pages]
+        ix = as_index(pages)
+        w = a.where[ix]
         populated = w != 0
         from_cpu = populated & ((w & CPU_BIT) != 0)
         n_pop, n_cpu = int(populated.sum()), int(from_cpu.sum())
@@ -381,13 +392,12 @@ class Engine:
             d2h = n_pop * hp
         else:
             h2d, peer = n_cpu * hp, (n_pop - n_cpu) * hp
-        a.where[pages] = (w | bit) if dup else bit
-        a.cpu_unmapped[pages] = False       # (a prefetch to the CPU sets it again after this)
-        if dest != CPU_ID:
-            a.cpu_dirty[pages] = False
+        a.where[ix] = (w | bit) if dup else bit
+        a.cpu_unmapped[ix] = False          # (a prefetch to the CPU sets it again after this)
         if dup:
             self.counters["duplicates"] += n_pop
         if dest != CPU_ID:
+            a.cpu_dirty[ix] = False
             regions = uniq_div(pages, a.pages_per_region)
             a.region_stamp[regions] = self.now
         self.counters["bytes_h2d"] += h2d
@@ -557,18 +567,19 @@ class Engine:
                 t_stream += acc.nbytes / p.hbm_bw
                 continue
             # -- migrate mode: the §3.2 paragraph -------------------------------------------
-            w = a.where[pages]
+            ix = as_index(pages)                  # (a slice where the pages are one run)
+            w = a.where[ix].copy()
             resident = (w & bit) != 0
             if pol.accessed_by == "mapped":       # NVIDIA: the mapping exists, no fault
                 # accessed-by maps *host* pages for this GPU; pages on another GPU fault across
                 # (2x H200, issue 11: accessed-by toward the peer GPU did not stop the faults)
-                remote = ~resident & ((a.accessed_by[pages] & bit) != 0) & ((w & CPU_BIT) != 0) \
-                    & ~a.read_mostly[pages]
-                remote |= ~resident & ((a.mapped[pages] & bit) != 0)
-                prefer_cpu = ~resident & ~remote & (a.preferred[pages] == CPU_ID) & (w != 0) \
-                    & ~a.read_mostly[pages]
+                remote = ~resident & ((a.accessed_by[ix] & bit) != 0) & ((w & CPU_BIT) != 0) \
+                    & ~a.read_mostly[ix]
+                remote |= ~resident & ((a.mapped[ix] & bit) != 0)
+                prefer_cpu = ~resident & ~remote & (a.preferred[ix] == CPU_ID) & (w != 0) \
+                    & ~a.read_mostly[ix]
             else:                                 # AMD: the fault decides where to map
-                remote = ~resident & ((a.mapped[pages] & bit) != 0)
+                remote = ~resident & ((a.mapped[ix] & bit) != 0)
                 prefer_cpu = self._in_place_on_fault(a, pages, w, resident, remote, bit)
             if prefer_cpu.any():            # fault once, then map remotely (no migration)
                 pc = pages[prefer_cpu]
@@ -631,7 +642,7 @@ class Engine:
         """Which of ``pages`` a read would duplicate (read-mostly advice) instead of moving."""
         if not self.policy.read_mostly_duplicates or write:
             return np.zeros(pages.size, dtype=bool)
-        return a.read_mostly[pages].copy()
+        return a.read_mostly[as_index(pages)].copy()
 
     def _fault_in(self, a: Allocation, need: np.ndarray, g: int, write: bool) -> float:
         """GPU faults on ``need`` pages: batches, migration of gpu_page blocks, the density
@@ -641,7 +652,8 @@ class Engine:
         blocks = uniq_div(need, ppb)
         t_split = 0.0
         split, dirty_cost = p.p.get("fault_split_latency"), p.p.get("dirty_refault_latency")
-        if split or (dirty_cost and a.cpu_dirty[need].any()):
+        dirty_cost = dirty_cost if dirty_cost and a.cpu_dirty[need].any() else 0.0
+        if split or dirty_cost:
             # the 2 MiB regions the GPU already holds other pages of (the CPU took some back)
             ppr = a.pages_per_region
             on = np.zeros(a.nregions * ppr, dtype=bool)
@@ -658,15 +670,16 @@ class Engine:
                 # and pages the CPU only read come back at the ordinary rate, fit_probe
                 # 'pingpong'; which driver step costs this is not identified)
                 dirty = need[a.cpu_dirty[need] & held[need // ppr] & ~self._dup(a, need, write)]
-                t_split += dirty.size * p.host_op("dirty_refault_latency")
+                t_split += dirty.size * dirty_cost
         # migrate whole gpu_page blocks (the GPU's migration granularity)
         if contiguous(blocks):
             pages = np.arange(int(blocks[0]) * ppb, min((int(blocks[-1]) + 1) * ppb, a.npages))
         else:
             pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
             pages = pages[pages < a.npages]
-        pages = pages[(a.where[pages] & gpu_bit(g)) == 0]
+        pages = pages[(a.where[as_index(pages)] & gpu_bit(g)) == 0]
         dup = self._dup(a, pages, write)
+        any_dup = bool(dup.any())
         t = 0.0
         chunk_pages = max(a.pages_per_region, int(p.vram // a.host_page // 4))
         moved = 0
@@ -689,12 +702,16 @@ class Engine:
                 self._log("vram_full", "kmd", f"{rest.size} pages left in system memory and "
                           f"mapped for GPU{g}: VRAM is held by device memory", bytes=rb)
                 chunk, cdup = fit, cdup[:fit.size]
-            h1, _, pe1 = self._move(a, chunk[cdup], g, dup=True)
-            h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
+            if any_dup:
+                h1, _, pe1 = self._move(a, chunk[cdup], g, dup=True)
+                h2, _, pe2 = self._move(a, chunk[~cdup], g, dup=False)
+            else:
+                (h1, _, pe1), (h2, _, pe2) = (0, 0, 0), self._move(a, chunk, g, dup=False)
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
         f0 = c["gpu_faults"]
-        t += self._charge_faults(a, need, moved, self._dup(a, need, write))
+        copying = self._dup(a, need, write)
+        t += self._charge_faults(a, need, moved, copying if copying.any() else None)
         lost = need[a.dup_lost[need]] if a.dup_lost.any() else need[:0]
         if lost.size:
             # read-mostly pages whose GPU copy a CPU write invalidated come back one host page
@@ -741,20 +758,34 @@ class Engine:
         hp = a.host_page
         leaves = p.region // hp
         big = max(1, BIG_PAGE // hp)
-        abs_pages = (a.ptr // hp) + faulted.astype(np.int64)
-        if abs_pages.size and abs_pages[0] // leaves == abs_pages[-1] // leaves:
-            groups = [(0, abs_pages.size)]          # one VA block (a CPU fault: always)
-            blks = abs_pages // leaves
+        base = a.ptr // hp
+        if faulted.size == 0:
+            return 0.0
+        if contiguous(faulted):
+            # one run of pages (a whole-array access): its VA blocks by arithmetic
+            first, last = base + int(faulted[0]), base + int(faulted[-1])
+            spans = [(max(first, b * leaves), min(last, (b + 1) * leaves - 1))
+                     for b in range(first // leaves, last // leaves + 1)]
+            groups = [(lo - first, hi - first + 1, lo // leaves) for lo, hi in spans]
+            abs_pages = None
         else:                       # (``faulted`` comes sorted: pages of a sorted access)
+            abs_pages = base + faulted.astype(np.int64)
             blks = abs_pages // leaves
-            cuts = (np.flatnonzero(np.diff(blks)) + 1).tolist()
-            groups = list(zip([0] + cuts, cuts + [int(blks.size)]))
+            if abs_pages[0] // leaves == abs_pages[-1] // leaves:
+                groups = [(0, abs_pages.size, int(blks[0]))]
+            else:
+                cuts = (np.flatnonzero(np.diff(blks)) + 1).tolist()
+                groups = [(lo, hi, int(blks[lo])) for lo, hi in
+                          zip([0] + cuts, cuts + [int(blks.size)])]
         t = 0.0
-        for lo_i, hi_i in groups:
-            blk = int(blks[lo_i])
-            f = (abs_pages[lo_i:hi_i] - blk * leaves).astype(np.intp)
-            if f.size == leaves:
+        for lo_i, hi_i, blk in groups:
+            if hi_i - lo_i == leaves:
                 continue                    # the whole block faulted: nothing left to prefetch
+            if abs_pages is None:
+                f0 = first + lo_i - blk * leaves
+                f = np.arange(f0, f0 + hi_i - lo_i, dtype=np.intp)
+            else:
+                f = (abs_pages[lo_i:hi_i] - blk * leaves).astype(np.intp)
             segs = self._block_segments(blk)
             tree = np.zeros(leaves, dtype=bool)
             for b, pg0, leaf0, n in segs:
