@@ -809,3 +809,64 @@ def test_arena_first_fault_pays_the_range_cost_once():
         return t.ms
     tx, tz = ms(x), ms(z)
     assert tx - tz == pytest.approx(p.fault_range_latency * 1e3, rel=1e-6)
+
+
+# -- the CPU's cache as a working set ----------------------------------------------------------------------
+def _cpu_sum_ms(x) -> float:
+    umkit.synchronize()
+    t0 = umkit.now()
+    float(x.host.sum())
+    return (umkit.now() - t0) * 1e3
+
+
+@pytest.mark.parametrize("each_mib, cached", [(6, True), (16, False)])
+def test_cpu_cache_holds_a_working_set_not_one_buffer(each_mib, cached):
+    """fit_probe 'cycles' (H200, run 23): a 6 MiB pinned buffer summed after two other 6 MiB
+    buffers were written ran at the cache rate (18 MiB between two uses); three 16 MiB buffers
+    in turn (UnifiedMemoryPerf's 16 MB loop, 48 MiB) do not fit, though each alone would."""
+    b = sim()
+    p = b.profile
+    cache = p.p["host_cache_bytes"]
+    assert 16 * MiB <= cache < 3 * 16 * MiB and 3 * 6 * MiB <= cache
+    n = each_mib * MiB // F32
+    bufs = [umkit.pinned(n) for _ in range(3)]
+    for x in bufs[::-1]:
+        x.host[:] = 1.0
+    alone = _cpu_sum_ms(bufs[0])              # just touched: its own span only
+    bufs[1].host[:] = 2.0
+    bufs[2].host[:] = 3.0
+    after = _cpu_sum_ms(bufs[0])              # two other buffers touched in between
+    call = p.host_op("host_call_latency") * 1e3
+    nbytes = each_mib * MiB
+    assert alone == pytest.approx(call + nbytes / p.host_rate(False, nbytes) * 1e3, rel=1e-9)
+    rate = p.host_rate(False, nbytes) if cached else p.host_mem_bw
+    assert after == pytest.approx(call + nbytes / rate * 1e3, rel=1e-9)
+    if cached:
+        assert after == pytest.approx(alone, rel=1e-9)
+    else:
+        assert after > alone * 1.3            # DRAM rate, not the cache's
+    for x in bufs:
+        x.free()
+    umkit.use("sim", quiet=True)
+
+
+def test_cpu_cache_forgets_what_aged_out():
+    """Touching more than a cache's worth of other buffers pushes a buffer out, however often
+    it was used before; the bookkeeping stays bounded."""
+    b = sim()
+    p = b.profile
+    n = 4 * MiB // F32
+    keep = umkit.pinned(n)
+    keep.host[:] = 1.0
+    warm = _cpu_sum_ms(keep)
+    others = [umkit.pinned(n) for _ in range(int(p.p["host_cache_bytes"]) // (4 * MiB) + 40)]
+    for x in others:
+        x.host[:] = 1.0
+    cold = _cpu_sum_ms(keep)
+    assert cold == pytest.approx(p.host_op("host_call_latency") * 1e3
+                                 + 4 * MiB / p.host_mem_bw * 1e3, rel=1e-9)
+    assert cold > warm
+    assert len(b.engine._host_lru) <= 33
+    for x in others + [keep]:
+        x.free()
+    umkit.use("sim", quiet=True)

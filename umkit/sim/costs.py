@@ -34,7 +34,8 @@ kernel's reads and writes there go opposite ways, ``link_duplex`` of the smaller
 larger.
 Resident pages stream at ``hbm_bw`` (GPU) or, on the CPU, at ``host_mem_bw`` when computed over,
 ``host_copy_bw`` when copied and ``host_fill_bw`` when filled -- faster (``host_cache_*``) when
-the access fits in the CPU's cache (``host_cache_bytes``).  A kernel runs on the GPU of its array
+the access fits in the CPU's cache (``host_cache_bytes``, held as a working set: the access's own
+bytes plus those of the other allocations touched since it was last used).  A kernel runs on the GPU of its array
 unless a stream says otherwise; pages on another GPU fault across at ``peer_bw``.  A learner's own
 kernel (``umkit.kernel``) declares what it costs beyond one pass over its arrays -- how often it
 re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memory traffic, or its
@@ -211,8 +212,10 @@ class Profile:
         """The CPU's rate over host-resident memory: ``host_fill_bw`` for a memset (a scalar
         stored into a range, ``streaming="fill"``), ``host_copy_bw`` for memcpy-like work
         (copies, assignments from arrays), ``host_mem_bw`` for computing over the data (a
-        sum).  An access whose pages span at most ``host_cache_bytes`` stays in the CPU's
-        caches and runs at the ``host_cache_*`` rates (where the profile has them)."""
+        sum).  An access whose working set ``span`` (the engine's ``_host_span``: its own bytes
+        plus the other allocations' touched since its last use) is at most ``host_cache_bytes``
+        stays in the CPU's caches and runs at the ``host_cache_*`` rates (where the profile has
+        them)."""
         p = self.p
         kind = "fill" if streaming == "fill" else "copy" if streaming else "mem"
         cached = span is not None and "host_cache_bytes" in p and span <= p["host_cache_bytes"]

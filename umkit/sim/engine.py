@@ -13,7 +13,7 @@ import functools
 import threading
 import warnings
 import weakref
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -192,6 +192,9 @@ class Engine:
         self.streams[0] = self._stream0
         self._next_stream = 1
         self._horizon = 0.0          # the latest end of any work ever enqueued
+        #: the CPU's cache as a working set: allocation ptr -> bytes of its last CPU access,
+        #: least recently touched first (see _host_span)
+        self._host_lru: OrderedDict = OrderedDict()
         self._links: dict = {}       # transfer direction -> when the link is free again
         self._arena: Range | None = None     # the open arena for small managed allocations
         #: per GPU: the deferred page-table work an allocation or a free left for it
@@ -947,12 +950,52 @@ class Engine:
                         t += both.size * p.cpu_fault_latency
             # pages that just arrived were copied in one gpu_page block at a time, right before
             # the CPU's access resumed: they are in the CPU's cache (span of one block); the
-            # rest streams at the host's rate for an access of this span (cache or DRAM)
+            # rest streams at the host's rate for an access of this working set (cache or DRAM)
             arrived = acc.nbytes * fetched / pages.size
             t += arrived / p.host_rate(streaming, p.gpu_page) + (acc.nbytes - arrived) / \
-                p.host_rate(streaming, pages.size * a.host_page)
+                p.host_rate(streaming, self._host_span(a, pages.size * a.host_page))
         self.now += t
         return t
+
+    def _host_span(self, a: Allocation, span: int) -> float:
+        """The working set a CPU access of ``span`` bytes of ``a`` runs in, for the cache test
+        of :meth:`Profile.host_rate`: its own bytes plus the bytes of the other allocations
+        the CPU has touched since it last touched ``a`` (an LRU cache of ``host_cache_bytes``:
+        data stays cached until that much other data has been touched).  The first access to
+        an allocation counts its own span only; one whose last access has aged out of the
+        bookkeeping is out of the cache.  Records this access.
+
+        Fit data behind it (umkit team, lent NVIDIA H200, 2026-12-01): the host sweep's single
+        buffers run at cache rates up to 16 MiB and fill at DRAM rate at 32 MiB (small_bench,
+        fit_probe 'host', run 14), while fit_probe 'cycles' (run 23) summed a 6 MiB pinned
+        buffer at cache rate after two other 6 MiB buffers were written: 18 MiB touched
+        between two uses.  Bytes the GPU or a DMA engine writes to host memory are not
+        counted."""
+        lru, cache = self._host_lru, self.profile.p.get("host_cache_bytes")
+        ptr = a.ptr
+        if cache is None:
+            dist = span
+        elif ptr in lru:
+            dist = span
+            for other in reversed(lru):
+                if other == ptr or dist > cache:
+                    break
+                dist += lru[other]
+        else:
+            dist = math.inf if a.host_seen else span
+        a.host_seen = True
+        lru[ptr] = span
+        lru.move_to_end(ptr)
+        if cache is not None and len(lru) > 32:
+            # forget what lies more than a cache's worth of bytes back: it is out of the cache
+            acc, drop = 0, []
+            for other in reversed(lru):
+                if acc > cache:
+                    drop.append(other)
+                acc += lru[other]
+            for other in drop:
+                del lru[other]
+        return dist
 
     def _cpu_reads_device_memory(self, acc: Access) -> float:
         """The CPU dereferences device (hipMalloc) memory: refused where the vendor refuses it

@@ -55,6 +55,7 @@ class Allocation:
         #: allocations may share one arena)
         self.range = None
         self.kept = False          # a host view was stored (h = a.host): see Engine._watch_kept
+        self.host_seen = False     # the CPU has touched it (Engine._host_span)
 
     def page_range(self, start: int, stop: int) -> np.ndarray:
         """Host pages covering bytes [start, stop)."""
