@@ -1,0 +1,167 @@
+"""The learner server of umkit's JupyterHub: one Jupyter server per learner, on this machine.
+
+``UmkitSpawner`` starts each learner's ``jupyterhub-singleuser`` as the hub's own system user (no
+system accounts to create for a workshop), in a home of its own under the hub's state folder, with
+a fresh learner workspace (``umkit workspace``: the notebooks with outputs cleared; edited copies
+are kept across restarts) as its root and ``00_start_here`` as its start page.
+
+Per-learner memory and CPU limits are enforced with a control group of the learner's own when this
+machine lets the hub make one (cgroup v2, or v1's ``memory`` and ``cpu`` controllers, writable:
+root in most containers and VMs); otherwise the hub logs once that the limits are not enforced
+and serves the learner anyway.  The spawner isolates learners' files by folder only: every server
+runs as the same system user, which suits a workshop on a machine set up for it, not a shared
+multi-tenant host (use Kubernetes, ``deploy/k8s/``, for that).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+from traitlets import Unicode
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+CPU_PERIOD_US = 100_000
+
+
+def _own_cgroups(proc_cgroup="/proc/self/cgroup"):
+    """{controller: path} of this process's cgroups ('' is the v2 unified one)."""
+    out = {}
+    with open(proc_cgroup) as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            for c in (ctrls.split(",") if ctrls else [""]):
+                out[c] = path
+    return out
+
+
+class CgroupLimits:
+    """A learner's control group: memory (bytes) and CPU (cores) caps, joined by the learner's
+    server before it starts (``join`` runs in the child), removed when the server stops."""
+
+    def __init__(self, name: str, mem_bytes: int | None, cpus: float | None, root=CGROUP_ROOT):
+        if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", name):
+            raise ValueError(f"cgroup name {name!r}: letters, digits, '.', '_', '-' only")
+        self.name, self.mem, self.cpus, self.root = name, mem_bytes, cpus, root
+        self.dirs: list[str] = []      # the cgroup folders made (to join and to remove)
+        self.applied: dict = {}        # what was written, for the log and the tests
+
+    def _v2(self, own):
+        base = os.path.join(self.root, own[""].lstrip("/"), "umkit-hub")
+        os.makedirs(base, exist_ok=True)
+        d = os.path.join(base, self.name)
+        os.makedirs(d, exist_ok=True)
+        self.dirs = [d]
+        if self.mem:
+            with open(os.path.join(d, "memory.max"), "w") as f:
+                f.write(str(self.mem))
+            self.applied["memory_bytes"] = self.mem
+        if self.cpus:
+            with open(os.path.join(d, "cpu.max"), "w") as f:
+                f.write(f"{int(self.cpus * CPU_PERIOD_US)} {CPU_PERIOD_US}")
+            self.applied["cpus"] = self.cpus
+
+    def _v1(self, own):
+        for ctrl, want in (("memory", self.mem), ("cpu", self.cpus)):
+            if not want or ctrl not in own:
+                continue
+            d = os.path.join(self.root, ctrl, own[ctrl].lstrip("/"), "umkit-hub", self.name)
+            os.makedirs(d, exist_ok=True)
+            self.dirs.append(d)
+            if ctrl == "memory":
+                with open(os.path.join(d, "memory.limit_in_bytes"), "w") as f:
+                    f.write(str(self.mem))
+                self.applied["memory_bytes"] = self.mem
+            else:
+                with open(os.path.join(d, "cpu.cfs_period_us"), "w") as f:
+                    f.write(str(CPU_PERIOD_US))
+                with open(os.path.join(d, "cpu.cfs_quota_us"), "w") as f:
+                    f.write(str(int(self.cpus * CPU_PERIOD_US)))
+                self.applied["cpus"] = self.cpus
+
+    def create(self) -> str | None:
+        """Make the group; None when it worked, else why the limits are not enforced."""
+        if not (self.mem or self.cpus):
+            return None
+        try:
+            own = _own_cgroups()
+            if os.path.exists(os.path.join(self.root, "cgroup.controllers")) and "" in own:
+                self._v2(own)
+            else:
+                self._v1(own)
+        except OSError as err:
+            self.remove()
+            self.applied = {}
+            return f"cannot make a control group ({err.strerror}: {err.filename})"
+        if not self.dirs:
+            return "this machine has no memory or cpu control group to use"
+        return None
+
+    def join(self):
+        """In the child, before exec: move this process into the group (children follow)."""
+        for d in self.dirs:
+            with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+
+    def remove(self):
+        for d in self.dirs:
+            try:
+                os.rmdir(d)   # empty once the server's processes have exited
+            except OSError:
+                pass
+        self.dirs = []
+
+
+class UmkitSpawner(SimpleLocalProcessSpawner):
+    """A learner's server: their own home and workspace, the kit's notebooks, optional limits."""
+
+    notebooks_src = Unicode(help="the kit's notebooks/ folder (the workspace is made from it)",
+                            config=True)
+    umkit_python = Unicode(sys.executable, help="the Python that has umkit installed",
+                           config=True)
+
+    _limits: CgroupLimits | None = None
+
+    def _make_workspace(self) -> str:
+        ws = os.path.join(self.home_dir, "workspace")
+        os.makedirs(self.home_dir, 0o755, exist_ok=True)
+        r = subprocess.run([self.umkit_python, "-m", "umkit.cli", "workspace", "--src",
+                            self.notebooks_src, "--dest", ws, "--quiet"],
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"umkit workspace failed for {self.user.name}: "
+                               f"{(r.stderr or r.stdout).strip()[-500:]}")
+        if r.stdout.strip():
+            self.log.info("workspace of %s: %s", self.user.name, r.stdout.strip())
+        return ws
+
+    def make_preexec_fn(self, name):
+        base = super().make_preexec_fn(name)
+        limits = self._limits
+
+        def preexec():
+            base()
+            if limits is not None and limits.dirs:
+                limits.join()
+        return preexec
+
+    async def start(self):
+        self.notebook_dir = self._make_workspace()
+        self._limits = CgroupLimits(f"learner-{self.user.id}", self.mem_limit or None,
+                                    self.cpu_limit or None)
+        why = self._limits.create()
+        if why:
+            self.log.warning("limits for %s not enforced: %s", self.user.name, why)
+        else:
+            self.log.info("limits for %s: %s", self.user.name, json.dumps(self._limits.applied))
+        return await super().start()
+
+    async def stop(self, now=False):
+        try:
+            await super().stop(now=now)
+        finally:
+            if self._limits is not None:
+                self._limits.remove()
