@@ -8,6 +8,10 @@
 #   bash run.sh voila [OPTIONS]  the workshop dashboard (notebooks/workshop/dashboard.ipynb) in Voila,
 #                                offline (no CDN fetches)
 #   bash run.sh ecg [OPTIONS]    the memory ECG headless -> artifacts/ecg.png + artifacts/ecg.json
+#   bash run.sh hub [OPTIONS]    JupyterHub for a room: each learner signs in with the room's password
+#                                and gets their own server and workspace (deploy/jupyterhub/README.md);
+#                                --mem 2G --cpu 1 --idle 3600 per learner; other options go to
+#                                jupyterhub (--ip 0.0.0.0 to serve the room's network, --port 8000)
 #   bash run.sh doctor           the environment report (also: calibrate, workspace; see `umkit -h`)
 #   bash run.sh help             this text
 #
@@ -19,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup_venv.sh
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }   # the header comment
 
 cmd=${1:-lab}
 [ $# -gt 0 ] && shift
@@ -28,7 +32,9 @@ case "$cmd" in
   -*) set -- "$cmd" "$@"; cmd=lab ;;            # `bash run.sh --port 9000`: options for lab
 esac
 
-setup_venv lab auto
+EXTRAS=lab
+[ "$cmd" = hub ] && EXTRAS=lab,hub
+setup_venv "$EXTRAS" auto
 V=$UMKIT_VENV/bin
 ROOT_OPT=()
 [ "$(id -u)" = 0 ] && ROOT_OPT=(--allow-root)   # JupyterLab refuses root without it
@@ -44,6 +50,29 @@ case "$cmd" in
   voila)
     # Voila's standalone server has no root check (and no --allow-root option)
     exec "$V/voila" notebooks/workshop/dashboard.ipynb "$@" ;;
+  hub)
+    . scripts/setup_hub.sh
+    setup_proxy || exit 1
+    HUB_ARGS=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --mem|--cpu|--idle)
+          [ $# -ge 2 ] || { echo "umkit hub: $1 needs a value (e.g. --mem 2G, --cpu 1, --idle 3600)" >&2; exit 2; }
+          case "$1" in --mem) export UMKIT_HUB_MEM=$2 ;; --cpu) export UMKIT_HUB_CPU=$2 ;;
+                       --idle) export UMKIT_HUB_IDLE=$2 ;; esac
+          shift 2 ;;
+        *) HUB_ARGS+=("$1"); shift ;;
+      esac
+    done
+    mkdir -p .hub && chmod 700 .hub
+    if [ -z "${UMKIT_HUB_PASSWORD:-}" ]; then    # one password for the room, kept across restarts
+      [ -s .hub/password ] || (umask 077; "$V/python" -c "import secrets; print(secrets.token_urlsafe(9))" >.hub/password)
+      UMKIT_HUB_PASSWORD=$(cat .hub/password)
+    fi
+    export UMKIT_HUB_PASSWORD UMKIT_HUB_STATE="$PWD/.hub"
+    echo "umkit hub: learners sign in with any user name and the room's password: $UMKIT_HUB_PASSWORD"
+    echo "umkit hub: (set UMKIT_HUB_PASSWORD to choose it; it is kept in .hub/password)"
+    exec "$V/jupyterhub" -f deploy/jupyterhub/jupyterhub_config.py "${HUB_ARGS[@]}" ;;
   ecg)
     mkdir -p artifacts
     exec "$V/python" -m umkit.cli ecg --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;

@@ -1,0 +1,206 @@
+"""The workshop hub for real: ``bash run.sh hub`` on a copy of the repository starts JupyterHub and
+its proxy; two learners sign in through the login form, their own servers start and land on
+00_start_here, a notebook runs in each learner's own kernel with the committed outputs, and
+everything shuts down.  Bounded in time; skipped (with the reason) only where the proxy cannot be
+had (no npm)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub"))
+
+pytest.importorskip("jupyterhub")
+import hubclient  # noqa: E402
+from umkit_hub import CgroupLimits  # noqa: E402
+
+PASSWORD = "room-pass-1234"
+
+
+def _proxy(tmp_path):
+    cmd = hubclient.proxy_command()
+    if cmd:
+        return cmd
+    if shutil.which("npm") is None:
+        pytest.skip("configurable-http-proxy is missing and npm is not installed to fetch it")
+    r = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                        "--prefix", str(ROOT / ".hub" / "proxy"), "configurable-http-proxy@5.3.0"],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        pytest.skip(f"npm could not install configurable-http-proxy: {r.stderr[-300:]}")
+    return hubclient.proxy_command()
+
+
+def _copy_repo(dst: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        s = ROOT / f
+        if s.is_file():
+            (dst / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, dst / f)
+    return dst
+
+
+def _text_outputs(outputs):
+    """What nbval compares, in text: stream text and text/plain results, images left out."""
+    out = []
+    for o in outputs:
+        if o["output_type"] == "stream":
+            out.append(("stream", o["text"] if isinstance(o["text"], str) else "".join(o["text"])))
+        elif o["output_type"] == "execute_result":
+            t = o["data"].get("text/plain", "")
+            out.append(("result", t if isinstance(t, str) else "".join(t)))
+        elif o["output_type"] == "error":
+            out.append(("error", o.get("ename", "")))
+    return out
+
+
+def _checked_cells(nb_path: Path):
+    """The committed outputs of the code cells nbval checks exactly (no NBVAL_IGNORE_OUTPUT)."""
+    nb = json.loads(nb_path.read_text())
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    return {i: _text_outputs(c["outputs"]) for i, c in enumerate(cells)
+            if "NBVAL_IGNORE_OUTPUT" not in "".join(c["source"])}
+
+
+@pytest.mark.slow
+def test_run_sh_hub_serves_two_learners(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to copy the repository's files")
+    proxy = _proxy(tmp_path)
+    repo = _copy_repo(tmp_path / "repo")
+    venv = Path(sys.executable).parent.parent
+    hub = hubclient.Hub(tmp_path / "unused", password=PASSWORD)   # a port and a token
+    env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
+    env.update(UMKIT_VENV=str(venv), UMKIT_SKIP_INSTALL="1", UMKIT_HUB_PASSWORD=PASSWORD,
+               UMKIT_HUB_SERVICE_TOKEN=hub.token, UMKIT_HUB_PROXY=proxy, UMKIT_BACKEND="sim",
+               HOME=str(tmp_path / "home"), PYTHONHASHSEED="0")
+    log = open(tmp_path / "hub.log", "w+")
+    proc = subprocess.Popen(["bash", "run.sh", "hub", "--ip", "127.0.0.1", "--port", str(hub.port),
+                             "--mem", "2G", "--cpu", "1", "--idle", "600"],
+                            cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    hub.log_path = str(tmp_path / "hub.log")
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"run.sh hub exited with {proc.returncode}:\n{hub.log_tail()}")
+            assert time.monotonic() < deadline, hub.log_tail()
+            try:
+                if hub.http.get(hub.url + "/hub/api/", timeout=2).status_code == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.3)
+        # a wrong password is refused; the room's password lets anyone in under their own name
+        with pytest.raises(hubclient.HubError, match="refused"):
+            hub.login("mallory", "not-the-password")
+        learners = {name: hub.login(name) for name in ("ada", "grace")}
+        for name, s in learners.items():          # as a browser: /hub/spawn, then the redirects
+            s.get(hub.url + "/hub/spawn", timeout=120)
+        for name, s in learners.items():
+            hub.wait_ready(name, timeout=120)
+            landed = s.get(f"{hub.url}/user/{name}/", timeout=60)
+            assert landed.status_code == 200
+            assert landed.url.endswith(f"/user/{name}/lab/tree/00_start_here.ipynb"), landed.url
+        # each learner's own workspace: the notebooks with outputs cleared, in their own home
+        for name in learners:
+            nb = hub.contents(name, "00_start_here.ipynb")["content"]
+            code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+            assert code and all(not c["outputs"] for c in code)
+            assert (repo / ".hub" / "users" / name / "workspace" / "00_start_here.ipynb").exists()
+        # a notebook in each learner's kernel gives the committed outputs
+        expected = _checked_cells(repo / "notebooks" / "00_start_here.ipynb")
+        assert len(expected) >= 5
+        for name in learners:
+            res = hub.run_notebook(name, "00_start_here.ipynb", timeout=180)
+            assert res["error"] is None, res["error"]
+            for i, want in expected.items():
+                assert _text_outputs(res["cells"][i]) == want, (name, i)
+        # the users the hub knows, and the password printed for the presenter
+        names = {u["name"] for u in hub.api("GET", "/users")}
+        assert {"ada", "grace"} <= names and "mallory" not in names
+        assert PASSWORD in (tmp_path / "hub.log").read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        log.close()
+    # nothing left behind: no learner server still running from this hub
+    left = subprocess.run(["pgrep", "-f", str(repo / ".hub")], capture_output=True, text=True)
+    assert left.stdout.strip() == "", left.stdout
+
+
+# -- the per-learner limits, on a control-group tree laid out in a temporary folder ---------------
+def _fake_cgroup_v2(root: Path, own: str):
+    (root / own.lstrip("/")).mkdir(parents=True)
+    (root / "cgroup.controllers").write_text("cpu memory\n")
+
+
+def test_limits_in_cgroup_v2(tmp_path, monkeypatch):
+    root = tmp_path / "cg"
+    _fake_cgroup_v2(root, "/box")
+    monkeypatch.setattr("umkit_hub._own_cgroups", lambda: {"": "/box"})
+    lim = CgroupLimits("learner-3", 2 << 30, 1.5, root=str(root))
+    assert lim.create() is None
+    d = root / "box" / "umkit-hub" / "learner-3"
+    assert (d / "memory.max").read_text() == str(2 << 30)
+    assert (d / "cpu.max").read_text() == "150000 100000"
+    assert lim.applied == {"memory_bytes": 2 << 30, "cpus": 1.5}
+    for f in d.iterdir():        # a real cgroup folder holds only kernel files; rmdir removes it
+        f.unlink()
+    lim.remove()
+    assert not d.exists() and lim.dirs == []
+
+
+def test_limits_in_cgroup_v1(tmp_path, monkeypatch):
+    root = tmp_path / "cg"
+    for ctrl in ("memory", "cpu"):
+        (root / ctrl / "svc").mkdir(parents=True)
+    monkeypatch.setattr("umkit_hub._own_cgroups", lambda: {"memory": "/svc", "cpu": "/svc"})
+    lim = CgroupLimits("learner-1", 1 << 30, 0.5, root=str(root))
+    assert lim.create() is None
+    mem = root / "memory" / "svc" / "umkit-hub" / "learner-1"
+    cpu = root / "cpu" / "svc" / "umkit-hub" / "learner-1"
+    assert (mem / "memory.limit_in_bytes").read_text() == str(1 << 30)
+    assert (cpu / "cpu.cfs_quota_us").read_text() == "50000"
+    assert (cpu / "cpu.cfs_period_us").read_text() == "100000"
+
+
+def test_limits_not_enforced_say_why(tmp_path, monkeypatch):
+    root = tmp_path / "cg"
+    root.mkdir()
+    (root / "cgroup.controllers").write_text("")
+    monkeypatch.setattr("umkit_hub._own_cgroups", lambda: {"": "/box"})
+    os.chmod(root, 0o500)
+    try:
+        lim = CgroupLimits("learner-2", 1 << 30, None, root=str(root))
+        why = lim.create()
+        if os.geteuid() == 0:     # root writes anyway: the group is made
+            assert why is None
+            lim.remove()
+        else:
+            assert why and "cannot make a control group" in why and lim.applied == {}
+    finally:
+        os.chmod(root, 0o700)
+    assert CgroupLimits("learner-2", None, None, root=str(root)).create() is None   # no limits asked
+
+
+def test_limits_refuse_a_name_that_is_a_path(tmp_path):
+    with pytest.raises(ValueError, match="letters, digits"):
+        CgroupLimits("../escape", 1 << 30, None, root=str(tmp_path))
