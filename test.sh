@@ -11,9 +11,11 @@ setup_venv test,lab
 #   chromium  the browser tests drive it (no browser download)
 #   hipcc     a real HIP compiler (HIP 5.2, LLVM 15): tests/test_hip_build.py compiles kernels/hip/*.hip
 #             and kernels/*.cu for AMD gfx90a with it
+#   npm       installs the hub's proxy, configurable-http-proxy, into .hub/proxy/ (tests/deploy)
 APT_WANT=()
 command -v chromium >/dev/null 2>&1 || APT_WANT+=(chromium)
 command -v hipcc >/dev/null 2>&1 || APT_WANT+=(hipcc)
+command -v npm >/dev/null 2>&1 || APT_WANT+=(npm)
 if [ ${#APT_WANT[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     apt-get update -qq || true
@@ -34,5 +36,7 @@ if [ ${#APT_WANT[@]} -gt 0 ]; then
          "them (browser: chromium; HIP compile: hipcc) will be skipped"
   fi
 fi
+. scripts/setup_hub.sh
+setup_proxy || echo "test.sh: no configurable-http-proxy: the hub test (tests/deploy) will be skipped"
 export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 exec "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider "$@"

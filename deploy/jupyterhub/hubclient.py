@@ -144,6 +144,17 @@ class Hub:
     def stop_server(self, name: str):
         return self.api("DELETE", f"/users/{name}/server", ok=(202, 204, 400))
 
+    def delete_user(self, name: str, timeout: float = 60):
+        """Stop the learner's server (waiting for it) and remove the learner."""
+        self.stop_server(name)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            srv = (self.api("GET", f"/users/{name}").get("servers") or {})
+            if not srv:
+                break
+            time.sleep(0.25)
+        self.api("DELETE", f"/users/{name}", ok=(204, 404))
+
     # --- a learner's own view -------------------------------------------------------------------
     def login(self, name: str, password: str | None = None) -> requests.Session:
         """Sign in through the hub's login form, as a browser does; the session keeps the cookie."""
@@ -164,9 +175,11 @@ class Hub:
             raise HubError(f"{name}: GET contents/{path}: {r.status_code} {r.text[:200]}")
         return r.json()
 
-    def run_notebook(self, name: str, path: str, timeout: float = 300) -> dict:
+    def run_notebook(self, name: str, path: str, timeout: float = 300, on_done=None) -> dict:
         """Run every code cell of the learner's copy of PATH in a kernel of their own server;
-        {'seconds', 'cells': [[output dicts] per code cell], 'error': None or text}."""
+        {'seconds', 'cells': [[output dicts] per code cell], 'error': None or text}.
+        ``on_done(name)``, if given, runs after the last cell while the kernel is still alive
+        (its value is returned as 'on_done')."""
         nb = self.contents(name, path)["content"]
         codes = [("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
                  for c in nb["cells"] if c["cell_type"] == "code"]
@@ -177,8 +190,10 @@ class Hub:
             raise HubError(f"{name}: cannot start a kernel: {r.status_code} {r.text[:200]}")
         sess = r.json()
         try:
-            return asyncio.run(asyncio.wait_for(
+            res = asyncio.run(asyncio.wait_for(
                 self._execute(name, sess["kernel"]["id"], codes), timeout))
+            res["on_done"] = on_done(name) if on_done else None
+            return res
         except asyncio.TimeoutError:
             raise HubError(f"{name}: {path} did not finish within {timeout:.0f} s") from None
         finally:
