@@ -126,6 +126,30 @@ def summarize(rounds, cores, stop_at):
             "rss_per_learner_bytes": rss, "uss_per_learner_bytes": uss, "room": need}
 
 
+def guide_table(doc) -> str:
+    """The presenter guide's table of the load test (notebooks/workshop/README.md quotes it
+    between its hub-load markers; a test checks it against the committed results)."""
+    s = doc["summary"]
+    mib = 2 ** 20
+    rows = [
+        "| measured (hub_load.py, %s, %d cores, sim backend) | |" % (doc["date"], s["cores"]),
+        "|---|---|",
+        "| learners held, all running notebook 03 at once | %d (%.1f per core; each notebook "
+        "within %.0f× the one-learner %.1f s) |" % (s["learners_held"], s["learners_per_core"],
+                                                   s["stop_at_x"], s["one_learner_notebook_s"]),
+        "| memory per learner (server + kernel) | %.0f MiB RSS, %.0f MiB of its own (USS) |"
+        % (s["rss_per_learner_bytes"] / mib, s["uss_per_learner_bytes"] / mib),
+        "| CPU per learner (server start + notebook 03) | %.1f core-seconds |"
+        % s["cpu_s_per_notebook_median"],
+    ]
+    for room, need in s["room"].items():
+        rows.append("| a room of %s | %.0f cores if everyone runs it at once, %.1f if each runs it "
+                    "once in 10 minutes; %.1f GiB of memory |"
+                    % (room, need["cores_all_run_at_once"], need["cores_each_once_in_10_min"],
+                       need["memory_gib"]))
+    return "\n".join(rows)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ramp", default="1,2,4,6,8,12,16", help="learners per round")

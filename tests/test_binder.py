@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from repo_tools import copy_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -34,21 +34,6 @@ nbformat.write(nb, out)
 """
 
 
-def _copy_repo(dst: Path) -> Path:
-    """A fresh copy of the repository's files (tracked and untracked-not-ignored), as a clone."""
-    try:
-        files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                               cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
-    except (OSError, subprocess.CalledProcessError):
-        shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(
-            ".git", ".venv", "*.egg-info", "__pycache__", ".pytest_cache", "build", "dist", ".whl"))
-        return dst
-    for f in filter(None, files):
-        s = ROOT / f
-        if s.is_file():
-            (dst / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(s, dst / f)
-    return dst
 
 
 def _text(output) -> str:
@@ -65,7 +50,7 @@ def _run(cmd, **kw):
 @pytest.mark.slow
 def test_binder_environment_runs_start_here(tmp_path):
     assert (BINDER / "requirements.txt").exists()
-    repo = _copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo")
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])              # clean: no system site-packages
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from repo_tools import copy_repo, stop_group
 
 from umkit import InvalidArgument, workspace
 
@@ -83,15 +83,6 @@ def test_bad_paths_are_typed_errors(tmp_path):
 
 
 # -- bash run.sh lab, on a fresh copy of the repository ---------------------------------------------------
-def _copy_repo(dst: Path) -> Path:
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
-    for f in filter(None, files):
-        s = ROOT / f
-        if s.is_file():
-            (dst / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(s, dst / f)
-    return dst
 
 
 def _free_port() -> int:
@@ -109,7 +100,7 @@ def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
     if shutil.which("git") is None:
         pytest.skip("git is needed to copy the repository's files")
     pytest.importorskip("jupyterlab")
-    repo = _copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo")
     venv = Path(sys.executable).parent.parent
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
@@ -145,11 +136,5 @@ def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
             assert code and all(not c["outputs"] and c["execution_count"] is None for c in code), name
         assert _outputs(repo / "notebooks" / "05_concurrent_access_pingpong.ipynb") > 0
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        stop_group(proc, grace=20)
         log.close()

@@ -14,10 +14,10 @@ multi-tenant host (use Kubernetes, ``deploy/k8s/``, for that).
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
-import subprocess
 import sys
 
 from jupyterhub.spawner import SimpleLocalProcessSpawner
@@ -25,6 +25,7 @@ from traitlets import Unicode
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 CPU_PERIOD_US = 100_000
+WORKSPACE_TIMEOUT_S = 120
 
 
 def _own_cgroups(proc_cgroup="/proc/self/cgroup"):
@@ -125,17 +126,27 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
 
     _limits: CgroupLimits | None = None
 
-    def _make_workspace(self) -> str:
+    async def _make_workspace(self) -> str:
+        """``umkit workspace`` for this learner, in a child process the hub's event loop does not
+        wait on (a room signing in at once must not stall the hub)."""
         ws = os.path.join(self.home_dir, "workspace")
         os.makedirs(self.home_dir, 0o755, exist_ok=True)
-        r = subprocess.run([self.umkit_python, "-m", "umkit.cli", "workspace", "--src",
-                            self.notebooks_src, "--dest", ws, "--quiet"],
-                           capture_output=True, text=True, timeout=120)
-        if r.returncode != 0:
-            raise RuntimeError(f"umkit workspace failed for {self.user.name}: "
-                               f"{(r.stderr or r.stdout).strip()[-500:]}")
-        if r.stdout.strip():
-            self.log.info("workspace of %s: %s", self.user.name, r.stdout.strip())
+        proc = await asyncio.create_subprocess_exec(
+            self.umkit_python, "-m", "umkit.cli", "workspace", "--src", self.notebooks_src,
+            "--dest", ws, "--quiet", stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), WORKSPACE_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
+            raise RuntimeError(f"umkit workspace for {self.user.name} took over "
+                               f"{WORKSPACE_TIMEOUT_S} s") from None
+        text = out.decode(errors="replace").strip()
+        if proc.returncode != 0:
+            raise RuntimeError(f"umkit workspace failed for {self.user.name}: {text[-500:]}")
+        if text:
+            self.log.info("workspace of %s: %s", self.user.name, text)
         return ws
 
     def make_preexec_fn(self, name):
@@ -149,7 +160,7 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
         return preexec
 
     async def start(self):
-        self.notebook_dir = self._make_workspace()
+        self.notebook_dir = await self._make_workspace()
         self._limits = CgroupLimits(f"learner-{self.user.id}", self.mem_limit or None,
                                     self.cpu_limit or None)
         why = self._limits.create()

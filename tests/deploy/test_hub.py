@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -18,10 +17,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
 from umkit_hub import CgroupLimits  # noqa: E402
+from repo_tools import copy_repo, stop_group  # noqa: E402
 
 PASSWORD = "room-pass-1234"
 
@@ -40,15 +41,6 @@ def _proxy(tmp_path):
     return hubclient.proxy_command()
 
 
-def _copy_repo(dst: Path) -> Path:
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
-    for f in filter(None, files):
-        s = ROOT / f
-        if s.is_file():
-            (dst / f).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(s, dst / f)
-    return dst
 
 
 def _text_outputs(outputs):
@@ -78,7 +70,7 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
     if shutil.which("git") is None:
         pytest.skip("git is needed to copy the repository's files")
     proxy = _proxy(tmp_path)
-    repo = _copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo")
     venv = Path(sys.executable).parent.parent
     hub = hubclient.Hub(tmp_path / "unused", password=PASSWORD)   # a port and a token
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
@@ -128,18 +120,15 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
             assert res["error"] is None, res["error"]
             for i, want in expected.items():
                 assert _text_outputs(res["cells"][i]) == want, (name, i)
+        # the dashboard through Voila on a learner's own server, as the presenter guide says
+        page = learners["ada"].get(f"{hub.url}/user/ada/voila/render/dashboard.ipynb", timeout=180)
+        assert page.status_code == 200 and "jupyter-widgets" in page.text, page.text[:500]
         # the users the hub knows, and the password printed for the presenter
         names = {u["name"] for u in hub.api("GET", "/users")}
         assert {"ada", "grace"} <= names and "mallory" not in names
         assert PASSWORD in (tmp_path / "hub.log").read_text()
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        stop_group(proc, grace=30)
         log.close()
     # nothing left behind: no learner server still running from this hub
     left = subprocess.run(["pgrep", "-f", str(repo / ".hub")], capture_output=True, text=True)

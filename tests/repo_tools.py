@@ -1,0 +1,43 @@
+"""A fresh copy of the repository's files, as a clone would have them: the tests that run
+``bash run.sh ...`` or build from the repository do so on a copy, never on the checkout."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def copy_repo(dst: Path) -> Path:
+    """The tracked and untracked-not-ignored files (git ls-files), else the tree less build
+    outputs and caches when git is missing."""
+    try:
+        files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                               cwd=ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        shutil.copytree(ROOT, dst, ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".hub", "*.egg-info", "__pycache__", ".pytest_cache", "build", "dist",
+            ".whl"))
+        return dst
+    for f in filter(None, files):
+        s = ROOT / f
+        if s.is_file():
+            (dst / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, dst / f)
+    return dst
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 30) -> None:
+    """End a command started with ``start_new_session=True`` and everything it started: SIGTERM
+    to its process group, SIGKILL after ``grace`` seconds."""
+    import os
+    import signal
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
