@@ -29,6 +29,7 @@ COUNTERS = (
     "prefetcher_bytes", "evictions", "evicted_bytes", "remote_bytes", "duplicates",
     "invalidations", "race_flags", "umd_ops", "kmd_ops",
 )
+RACE_EXAMPLES = 100         # races kept as examples (warn mode may flag one every step)
 PREFETCH_THRESHOLD = 51     # NVIDIA's prefetcher: a subregion is >51% resident (see profiles)
 BIG_PAGE = 65536            # the tree's fault-granularity growth unit (uvm_perf_prefetch.c)
 ARENA_SPAN = 1 << 40        # address space an arena of small managed allocations may grow into
@@ -206,7 +207,8 @@ class Engine:
         self._passes = 1.0           # passes of the access whose faults are being costed
         self.last_prefetch_bytes = 0     # what the last prefetch moved (a no-op needs no fence)
         self._t = (0.0, 0.0, 0.0)
-        self.races: list[dict] = []
+        self.races: list[dict] = []  # the first RACE_EXAMPLES races; races_seen counts all
+        self.races_seen = 0
         self._shortfall = 0          # set by _make_room: bytes that did not fit in VRAM
         #: host views handed out while a GPU op reads their pages: (op, alloc, lo, copy of the
         #: bytes) -- a host write through a path NumPy does not dispatch (``rng.random(out=)``,
@@ -224,6 +226,7 @@ class Engine:
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.trace.clear()
         self.races.clear()
+        self.races_seen = 0
 
     @locked
     def find(self, ptr: int) -> tuple[Allocation, int]:
@@ -1030,7 +1033,9 @@ class Engine:
                     bytes=(int(both[0]) * hp, int(both[-1] + 1) * hp),
                     host_write=write, kernel_write=ka.write, kernel_end=k.end, t=self.now,
                     **extra)
-        self.races.append(info)
+        self.races_seen += 1
+        if len(self.races) < RACE_EXAMPLES:     # the first examples; every race is counted
+            self.races.append(info)
         if alloc.ptr not in k.flagged:      # one race per (op in flight, allocation)
             k.flagged.add(alloc.ptr)
             self.counters["race_flags"] += 1

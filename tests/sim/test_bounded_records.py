@@ -1,0 +1,31 @@
+"""Structures that a long loop feeds stay bounded: the race records of warn mode keep the first
+examples and count the rest; a race every step for thousands of steps does not grow them."""
+from __future__ import annotations
+
+import warnings
+
+import umkit
+from umkit.sim.engine import RACE_EXAMPLES, RaceWarning
+
+
+def test_race_records_stay_bounded_in_warn_mode(monkeypatch):
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    umkit.use("sim", strict=False, quiet=True)
+    a = umkit.managed(1024)
+    a.host[:] = 1.0
+    umkit.synchronize()
+    s = umkit.Stream()
+    steps = 3 * RACE_EXAMPLES
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RaceWarning)
+        for _ in range(steps):     # the host reads what a kernel nobody waited for writes
+            umkit.increment(a, stream=s)
+            float(a.host[0])
+            s.synchronize()
+    eng = umkit.backend().engine
+    assert eng.races_seen >= steps                      # every race counted ...
+    assert len(eng.races) == RACE_EXAMPLES              # ... the first ones kept as examples
+    assert all(r["kernel"] == "increment_kernel" for r in eng.races)
+    assert umkit.counters()["race_flags"] >= steps
+    umkit.reset_counters()
+    assert eng.races == [] and eng.races_seen == 0
