@@ -87,6 +87,8 @@ class Runtime:
 
     def use(self, name: str | None = None, *, quiet: bool = False, **options) -> Backend:
         """Set the process-wide backend (see ``umkit.use``)."""
+        from . import validators as V
+        quiet = V.flag(quiet, "quiet")
         gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
         act = self._make(name, options)
         with self._lock:

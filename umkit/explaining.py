@@ -159,10 +159,16 @@ def _explain_code(code: int) -> str:
     return "\n".join(lines)
 
 
+MAX_CODE_CHARS = 24
+
+
 def _explain_text(text: str) -> str:
     s = text.strip()
-    if re.fullmatch(r"[+-]?(0x[0-9a-fA-F]+|\d+)", s):
-        return _explain_code(int(s, 0))
+    if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", s):
+        if len(s) > MAX_CODE_CHARS:      # no runtime's code is that long (and int() has limits)
+            return _usage(repr(text[:40] + "...")) + \
+                f"\n(an error code has at most {MAX_CODE_CHARS} characters)"
+        return _explain_code(int(s, 16) if "x" in s.lower() else int(s, 10))   # "0123" is 123
     row = lookup(s) or _find_in_text(s)
     if row is not None:
         return "\n".join(_render_row(row))

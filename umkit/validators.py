@@ -218,8 +218,11 @@ def shape(value) -> tuple[int, ...]:
                           hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
     if isinstance(value, Integral):
         value = (int(value),)
-    if isinstance(value, np.ndarray) and value.ndim == 1:
-        value = tuple(value.tolist())
+    if isinstance(value, np.ndarray):
+        raise InvalidType(f"shape= got a NumPy array {value.dtype}{list(value.shape)}: a shape is "
+                          "an int or a tuple of ints, not data", argument="shape",
+                          hint="to put data x in managed memory: a = umkit.managed(x.shape, "
+                               "x.dtype); a.host[:] = x")
     if not isinstance(value, (tuple, list)):
         raise InvalidType(f"shape={_short(value)} is not a size", argument="shape",
                           hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")

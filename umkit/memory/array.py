@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import InvalidArgument, UseAfterFree
+from ..errors import InvalidArgument, InvalidType, UseAfterFree
 
 
 class _Export:
@@ -221,6 +221,43 @@ class Array:
 
     def __len__(self):
         return self.shape[0]
+
+    # -- not a NumPy array: say which view to use instead of failing quietly or vaguely --------
+    def _not_an_ndarray(self, what: str):
+        raise InvalidType(
+            f"{what} on a umkit.Array: it is memory with two views, not an array of numbers",
+            argument="a", hint="use a.host (the CPU's NumPy view: a.host[0], a.host + 1, "
+                               "np.sum(a.host)) or a.device (the GPU's), or umkit.read_back(a) "
+                               "for a copy on the host")
+
+    def __array__(self, dtype=None, copy=None):
+        self._not_an_ndarray("np.asarray / np.array")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        self._not_an_ndarray(f"np.{ufunc.__name__}")
+
+    def __array_function__(self, func, types, args, kwargs):
+        self._not_an_ndarray(f"np.{func.__name__}")
+
+    def __getitem__(self, key):
+        self._not_an_ndarray("indexing (a[...])")
+
+    def __setitem__(self, key, value):
+        self._not_an_ndarray("assigning through an index (a[...] = ...)")
+
+    def __iter__(self):
+        self._not_an_ndarray("iterating")
+
+    def _arith(self, other):
+        self._not_an_ndarray("arithmetic")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arith
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _arith
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _arith
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _arith
+
+    def __neg__(self):
+        self._not_an_ndarray("arithmetic")
 
     def __repr__(self):
         state = "freed" if self.freed else f"{self.ptr:#x}"
