@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
+import os
+import stat
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,12 +42,16 @@ class SyncReport:
     updated: list = field(default_factory=list)     # untouched copies refreshed from a newer source
     kept: list = field(default_factory=list)        # edited by the learner: left alone
     same: list = field(default_factory=list)        # already up to date
+    problems: list = field(default_factory=list)    # (path, why): left alone, the rest synced
 
     def summary(self) -> str:
         parts = [f"{len(self.written)} new", f"{len(self.updated)} updated",
                  f"{len(self.same)} unchanged"]
         if self.kept:
             parts.append(f"{len(self.kept)} kept as you edited them ({', '.join(self.kept)})")
+        if self.problems:
+            parts.append(f"{len(self.problems)} skipped: " +
+                         "; ".join(f"{rel} ({why})" for rel, why in self.problems))
         return f"workspace {self.dest}: " + ", ".join(parts)
 
 
@@ -70,13 +77,54 @@ def _sha(text: str | bytes) -> str:
 
 def _sources(src: Path):
     for p in sorted(src.rglob("*")):
-        if not p.is_file() or SKIP_DIRS.intersection(p.relative_to(src).parts):
-            continue
+        rel_parts = p.relative_to(src).parts
+        if SKIP_DIRS.intersection(rel_parts) or p.is_symlink() or not p.is_file():
+            continue         # only regular files of the source tree itself (no links, no FIFOs)
         rel = p.relative_to(src).as_posix()
         if p.suffix == ".ipynb":
             yield rel, p, True
         elif _extra(p.relative_to(src)):
             yield rel, p, False
+
+
+def _kind(path: Path) -> str | None:
+    """None when nothing is at ``path``; 'file' for a regular file (not a link); else what is
+    there (a link, a directory, a FIFO...), which sync never opens or writes through."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def _write_atomic(out: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``out`` and rename it over ``out``: a write cut
+    short (a kill, a full disk) leaves the old file or none, never half of one."""
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Is ``path``'s folder, links resolved, inside ``root`` (resolved)?"""
+    try:
+        return path.parent.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
 
 
 def sync(src="notebooks", dest="workspace") -> SyncReport:
@@ -100,37 +148,75 @@ def sync(src="notebooks", dest="workspace") -> SyncReport:
         raise InvalidArgument(f"dest={str(dest)!r} cannot be made ({e.strerror})",
                               argument="dest", hint="pick a folder you can write") from None
     mpath = dest / MANIFEST
-    try:
-        manifest = json.loads(mpath.read_text()) if mpath.exists() else {}
-    except (OSError, ValueError):
-        manifest = {}
+    manifest = {}
+    if _kind(mpath) == "file":
+        try:
+            manifest = json.loads(mpath.read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        if not isinstance(manifest, dict):
+            manifest = {}
     rep = SyncReport(dest)
+    root = dest.resolve()
     for rel, path, is_nb in _sources(src):
-        new = cleared(path) if is_nb else path.read_bytes()
-        new_sha = _sha(new)
-        out = dest / rel
-        if not out.exists():
-            out.parent.mkdir(parents=True, exist_ok=True)
-            (out.write_text(new) if is_nb else shutil.copyfile(path, out))
-            manifest[rel] = new_sha
-            rep.written.append(rel)
-            continue
-        have = _sha(out.read_bytes())
-        if have == new_sha:
-            manifest[rel] = new_sha
-            rep.same.append(rel)
-        elif manifest.get(rel) == have:           # untouched since we wrote it: refresh
-            out.write_text(new) if is_nb else shutil.copyfile(path, out)
-            manifest[rel] = new_sha
-            rep.updated.append(rel)
-        else:
-            rep.kept.append(rel)
-    mpath.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        try:
+            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep)
+        except Exception as e:          # one bad file is reported; the others still sync
+            rep.problems.append((rel, _why(e)))
+    kind = _kind(mpath)
+    if kind not in (None, "file"):
+        rep.problems.append((MANIFEST, f"{kind}: the record of untouched copies was not saved"))
+    else:
+        try:
+            _write_atomic(mpath, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+        except OSError as e:
+            rep.problems.append((MANIFEST, _why(e)))
     return rep
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, OSError):
+        return e.strerror or type(e).__name__
+    return f"{type(e).__name__}: {str(e)[:120]}"
+
+
+def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: SyncReport):
+    if not _inside(out, root):
+        rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
+        return
+    kind = _kind(out)
+    if kind not in (None, "file"):
+        rep.problems.append((rel, f"{kind} is there: left alone"))
+        return
+    try:
+        new = cleared(path).encode() if is_nb else path.read_bytes()
+    except Exception as e:
+        rep.problems.append((rel, f"the source could not be read ({_why(e)})"))
+        return
+    new_sha = _sha(new)
+    if kind is None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not _inside(out, root):
+            rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
+            return
+        _write_atomic(out, new)
+        manifest[rel] = new_sha
+        rep.written.append(rel)
+        return
+    have = _sha(out.read_bytes())
+    if have == new_sha:
+        manifest[rel] = new_sha
+        rep.same.append(rel)
+    elif manifest.get(rel) == have:           # untouched since we wrote it: refresh
+        _write_atomic(out, new)
+        manifest[rel] = new_sha
+        rep.updated.append(rel)
+    else:
+        rep.kept.append(rel)
 
 
 def main(args) -> int:
     rep = sync(args.src, args.dest)
-    if not args.quiet or rep.kept:
-        print(rep.summary())
+    if not args.quiet or rep.kept or rep.problems:
+        print(rep.summary(), file=sys.stderr if rep.problems else sys.stdout)
     return 0
