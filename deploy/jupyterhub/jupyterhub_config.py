@@ -15,6 +15,8 @@ Settings (environment variables):
   UMKIT_HUB_CPU        CPU cores per learner, e.g. 1 (default 1; 0 = no limit)
   UMKIT_HUB_IDLE       seconds before an idle learner server is stopped (default 3600; 0 = never)
   UMKIT_HUB_PROXY      the configurable-http-proxy command (run.sh installs it with npm)
+  UMKIT_HUB_INTERNAL_PORT, UMKIT_HUB_PROXY_API_PORT  the hub's and the proxy's loopback ports
+                       (default: free ones picked at start)
   UMKIT_HUB_SERVICE_TOKEN  an API token for a "room" service with user/server admin rights
                        (the load test and the CI test use it; unset: no such service)
 """
@@ -39,6 +41,19 @@ bindir = os.path.dirname(sys.executable)
 c.JupyterHub.ip = env("UMKIT_HUB_IP", "127.0.0.1")
 c.JupyterHub.port = int(env("UMKIT_HUB_PORT", "8000"))
 c.JupyterHub.hub_ip = "127.0.0.1"
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# the hub's own port and the proxy's API port stay on loopback; free ones are picked at start so
+# that two hubs (a rehearsal beside the room's) never collide on JupyterHub's fixed defaults
+c.JupyterHub.hub_port = int(env("UMKIT_HUB_INTERNAL_PORT") or free_port())
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(env('UMKIT_HUB_PROXY_API_PORT') or free_port())}"
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(state, "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(state, "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = os.path.join(state, "jupyterhub.pid")
