@@ -39,7 +39,44 @@ from .results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from .runtime import backend
 from .workloads import RunResult, StepRecord, _delta
 
-MAX_FILE = 64 << 20       # a recorded run is a few KiB; refuse to read a huge file
+MAX_FILE = 128 << 20      # a recorded run is a few KiB to a few MiB; refuse to read a huge file
+
+
+def _steps_from(raw) -> list:
+    """The steps of a saved run, each checked: a step number (an int, not a bool) that grows
+    from step to step, a finite time >= 0 in ms, counters a mapping of names to numbers, a text
+    note.  Anything else is an InvalidArgument naming the step (not a crash in plot() later)."""
+    import math
+
+    def bad(i, why):
+        return InvalidArgument(f"not a recorded run: steps[{i}] {why}", argument="d",
+                               hint="pass what RecordResult.to_dict() / .save() wrote")
+    if not isinstance(raw, list):
+        raise InvalidArgument("not a recorded run: 'steps' is not a list", argument="d",
+                              hint="pass what RecordResult.to_dict() / .save() wrote")
+    out, last = [], -1
+    for i, s in enumerate(raw):
+        if not isinstance(s, dict):
+            raise bad(i, "is not an object")
+        n, ms = s.get("step"), s.get("ms")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise bad(i, f"has step={n!r}: a whole number >= 0")
+        if n <= last:
+            raise bad(i, f"has step={n} after step {last}: steps grow")
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not math.isfinite(ms) \
+                or ms < 0:
+            raise bad(i, f"has ms={ms!r}: a finite time >= 0")
+        note = s.get("note", "")
+        if not isinstance(note, str):
+            raise bad(i, f"has note={note!r}: a text")
+        counters = s.get("counters") or {}
+        if not isinstance(counters, dict) or not all(
+                isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                for k, v in counters.items()):
+            raise bad(i, "has counters that are not names -> numbers")
+        out.append(StepRecord(n, float(ms), dict(counters), note))
+        last = n
+    return out
 
 
 @dataclass
@@ -104,17 +141,22 @@ class RecordResult(RunResult):
         return d
 
     def save(self, path) -> Path:
-        """Write the run as JSON (``RecordResult.load`` reads it back)."""
+        """Write the run as JSON (``RecordResult.load`` reads it back: a run too large for it to
+        read is refused here, before anything is written)."""
         p = V.output_path(path, "path", (".json",))
-        p.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        text = json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
+        if len(text) > MAX_FILE:
+            raise InvalidArgument(f"this run is {len(text) >> 20} MiB as JSON; load() reads at most "
+                                  f"{MAX_FILE >> 20} MiB", argument="path",
+                                  hint="record fewer steps per run (e.g. one recorder per epoch)")
+        p.write_text(text)
         return p
 
     @classmethod
     def from_dict(cls, d: dict) -> "RecordResult":
         V.mapping(d, "d", ("steps", "backend"), hint="pass what RecordResult.to_dict() returned")
+        steps = _steps_from(d["steps"])
         try:
-            steps = [StepRecord(int(s["step"]), float(s["ms"]), dict(s.get("counters") or {}),
-                                s.get("note", "")) for s in d["steps"]]
             return cls(strategy=d.get("name") or d["strategy"], pattern=d.get("pattern", "your loop"),
                        nbytes=d.get("nbytes"), backend=d["backend"], steps=steps,
                        counters=dict(d.get("counters") or {}), stopped=bool(d.get("stopped")),
