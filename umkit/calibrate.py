@@ -625,6 +625,49 @@ def compare_table(c: dict) -> str:
     return "\n".join(lines)
 
 
+def check_measured(m: dict, name: str = "measured") -> dict:
+    """An earlier run's raw measurements, checked before anything is predicted: ``fit`` and
+    ``validation`` map workload names to times in ms (finite, > 0), the optional ``*_runs``
+    map names to lists of such times, ``backend`` / ``device`` are texts, ``nbytes`` and
+    ``device_count`` whole numbers in range.  A bad field is an InvalidArgument naming it."""
+    import math
+    hint = "pass the JSON that calibrate --compare --out wrote (benchmarks/results/*/)"
+
+    def bad(field, why):
+        return InvalidArgument(f"{name}: {field} {why}", argument=name, hint=hint)
+
+    def time_ok(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
+            and v > 0
+    for key in ("backend", "device"):
+        if not isinstance(m.get(key), str):
+            raise bad(f"'{key}'", "is missing or not a text")
+    for key in ("fit", "validation"):
+        sect = m.get(key)
+        if not isinstance(sect, dict) or not sect:
+            raise bad(f"'{key}'", "is missing or not a mapping of workload -> ms")
+        for w, v in sect.items():
+            if not time_ok(v):
+                raise bad(f"{key}[{w!r}]", f"= {v!r}: a time in ms, finite and > 0")
+    for key in ("fit_runs", "validation_runs"):
+        runs = m.get(key)
+        if runs is None:
+            continue
+        if not isinstance(runs, dict):
+            raise bad(f"'{key}'", "is not a mapping of workload -> list of ms")
+        for w, vs in runs.items():
+            if not isinstance(vs, list) or not vs or not all(time_ok(v) for v in vs):
+                raise bad(f"{key}[{w!r}]", "must be a list of times in ms, finite and > 0")
+    for key, lo, hi in (("nbytes", 1 << 20, 1 << 40), ("device_count", 1, 64)):
+        v = m.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi):
+            raise bad(f"'{key}'", f"= {v!r}: a whole number from {lo} to {hi}")
+    skipped = m.get("skipped", [])
+    if not isinstance(skipped, list) or not all(isinstance(x, str) for x in skipped):
+        raise bad("'skipped'", "must be a list of workload names")
+    return m
+
+
 def main(args) -> int:
     from .ecg import text_progress
     b = runtime.use(args.backend, quiet=True) if args.backend else runtime.backend()
@@ -642,6 +685,7 @@ def main(args) -> int:
             if not isinstance(measured, dict) or "validation" not in measured:
                 raise InvalidArgument(f"--measured {args.measured}: no raw measurements in it",
                                       hint="pass the JSON that calibrate --compare --out wrote")
+            check_measured(measured, f"--measured {args.measured}")
         elif b.name == "sim":
             print("umkit calibrate --compare: the active backend is sim -- there is nothing to "
                   "measure (comparing sim with itself would prove nothing).\n"
