@@ -84,6 +84,18 @@ class Verdict:
         return "\n".join(lines)
 
 
+def raised(e: BaseException) -> str:
+    """A learner's exception in one line: its type and the first line of its message (an
+    ``assert`` with no message has none: the type alone)."""
+    first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), "")
+    return f"{type(e).__name__}: {first}" if first else f"{type(e).__name__} (no message)"
+
+
+def close_to(got: float, want: float, rel: float = 1e-3) -> bool:
+    """``got`` within ``rel`` of ``want``; NaN and infinities are never close."""
+    return math.isfinite(got) and abs(got - want) <= rel * abs(want)
+
+
 def passed(message: str) -> Verdict:
     from .. import validators as V
     return Verdict(True, V.string(message, "message"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Verdict, failed, passed, tiered
+from . import Verdict, raised, failed, passed, tiered
 
 #: buffer -> (the allocator the article recommends, why)
 BUFFERS = {
@@ -110,7 +110,7 @@ def _load_run(fn, data):
         try:
             a = fn(data)
         except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-            return None, f"load(data) raised {type(e).__name__}: {str(e).splitlines()[0]}", None
+            return None, f"load(data) raised {raised(e)}", None
         if not isinstance(a, umkit.Array):
             return None, (f"load(data) returned {type(a).__name__}; return the umkit array the GPU "
                           "will read (umkit.device_array / managed / pinned)"), None

@@ -10,7 +10,7 @@ import contextlib
 
 import numpy as np
 
-from . import Verdict, failed, passed, tiered
+from . import Verdict, close_to, raised, failed, passed, tiered
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -64,7 +64,7 @@ def check_pingpong_fix(strategy) -> Verdict:
     try:
         s = workloads.strategy(strategy)
     except UmkitError as e:
-        return failed(f"that is not a strategy: {str(e).splitlines()[0]}", _FIX_CONCEPT,
+        return failed(f"that is not a strategy: {raised(e)}", _FIX_CONCEPT,
                       _FIX_ANSWER)
     if s.memory == "device":
         return failed("all-device memory does remove the ping-pong, but then the CPU can't touch "
@@ -225,11 +225,10 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
                     got = fn(params)
                 except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
                     params.free()
-                    return _stat_no(f"statistic(params) raised {type(e).__name__}: "
-                                    f"{str(e).splitlines()[0]}")
+                    return _stat_no(f"statistic(params) raised {raised(e)}")
                 want = 0.5 + step + 1                     # every element got +1 per step
                 try:
-                    if abs(float(got) - want) > 1e-3 * want:
+                    if not close_to(float(got), want):
                         wrong.append((step, got, want))
                 except (TypeError, ValueError, OverflowError):
                     params.free()

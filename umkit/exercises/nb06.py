@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from . import Verdict, failed, passed, tiered
+from . import Verdict, close_to, raised, failed, passed, tiered
 from .nb05 import sim_sandbox
 
 N = 1 << 16          # small, so the check is quick; your function must work for any n
@@ -50,7 +50,7 @@ def check_epoch_loop(fn) -> Verdict:
         try:
             sums = fn(N, EPOCHS)
         except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
-            return _no(f"your function raised {type(e).__name__}: {str(e).splitlines()[0]}")
+            return _no(f"your function raised {raised(e)}")
         c = umkit.counters()
         left = [a for a in b.allocations() if a.kind == "managed"]
     races = c.get("race_flags", 0) + sum("race" in str(w.message) for w in caught)
@@ -69,7 +69,7 @@ def check_epoch_loop(fn) -> Verdict:
         return _no("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
                    "nothing waited for the kernel before the CPU's sum.")
     want = 3.0 * N
-    bad = [i for i, x in enumerate(sums) if abs(x - want) > 1e-3 * want]
+    bad = [i for i, x in enumerate(sums) if not close_to(x, want)]
     if bad:
         return _no(f"epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected {want:g} (= n * (1.0 + 2.0)): "
                    "fill a with 1.0 and b with 2.0 on the CPU, and sum all of out.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from . import Verdict, failed, passed, tiered
+from . import Verdict, raised, failed, passed, tiered
 
 KINDS = ("device", "managed", "pinned")
 
@@ -202,7 +202,7 @@ def check_breathing(plan) -> Verdict:
     try:
         ms, d, hit = _breath_run(plan, "managed")
     except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-        return no(f"plan raised {type(e).__name__}: {str(e).splitlines()[0]}")
+        return no(f"plan raised {raised(e)}")
     total = sum(ms)
     if total <= budget:
         how = ("the cold layers stayed on the host and the GPU read them in place"

@@ -1,0 +1,38 @@
+"""A check always returns a verdict: a learner's bare ``assert`` (an exception with no message)
+is reported as such instead of crashing the grader with IndexError, and NaN never passes as the
+right number."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from umkit.exercises import close_to, nb02, nb05, nb06, nb07, raised
+
+
+# the learner's bare ``assert``, compiled outside pytest's assertion rewriting (which would give
+# it a message): an AssertionError whose text is empty, as in a notebook
+_ns: dict = {}
+exec(compile("def bare_assert(*args, **kwargs):\n    assert False\n", "<learner>", "exec"), _ns)
+_bare_assert = _ns["bare_assert"]
+
+
+@pytest.mark.parametrize("check", [nb02.check_load, nb05.check_statistic, nb06.check_epoch_loop,
+                                   nb07.check_breathing], ids=["nb02", "nb05", "nb06", "nb07"])
+def test_a_bare_assert_in_the_learners_code_gets_a_verdict(check, monkeypatch):
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    v = check(_bare_assert)
+    assert not v.ok and "AssertionError" in v.message
+
+
+def test_a_statistic_that_returns_nan_fails(monkeypatch):
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    v = nb05.check_statistic(lambda params: float("nan"))
+    assert not v.ok
+
+
+def test_raised_and_close_to():
+    assert raised(AssertionError()) == "AssertionError (no message)"
+    assert raised(ValueError("\n  bad value\nmore")) == "ValueError: bad value"
+    assert close_to(1.0005, 1.0) and not close_to(1.01, 1.0)
+    assert not close_to(math.nan, 1.0) and not close_to(math.inf, 1.0)
