@@ -46,7 +46,8 @@ case "$cmd" in
   lab)
     "$V/python" -m umkit.cli workspace --src notebooks --dest workspace --quiet
     exec "$V/jupyter" lab "${ROOT_OPT[@]}" --ServerApp.root_dir="$PWD/workspace" \
-      --ServerApp.default_url=/lab/tree/00_start_here.ipynb "$@" ;;
+      --ServerApp.default_url=/lab/tree/00_start_here.ipynb \
+      --LabApp.default_url=/lab/tree/00_start_here.ipynb "$@" ;;   # the URL it prints opens it too
   voila)
     # Voila's standalone server has no root check (and no --allow-root option)
     exec "$V/voila" notebooks/workshop/dashboard.ipynb "$@" ;;

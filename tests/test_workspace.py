@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -135,6 +136,13 @@ def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
             code = [c for c in nb["cells"] if c["cell_type"] == "code"]
             assert code and all(not c["outputs"] and c["execution_count"] is None for c in code), name
         assert _outputs(repo / "notebooks" / "05_concurrent_access_pingpong.ipynb") > 0
+        # the URL run.sh prints opens the first notebook, not the Launcher
+        log.flush()
+        printed = re.findall(rf"http://127\.0\.0\.1:{port}/\S*", (tmp_path / "lab.log").read_text())
+        assert printed and all(u.split("?")[0].endswith("/lab/tree/00_start_here.ipynb")
+                               for u in printed), printed
+        with urllib.request.urlopen(printed[0], timeout=10) as r:
+            assert r.status == 200 and b"JupyterLab" in r.read()
     finally:
         stop_group(proc, grace=20)
         log.close()
