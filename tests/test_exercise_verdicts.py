@@ -36,3 +36,18 @@ def test_raised_and_close_to():
     assert raised(ValueError("\n  bad value\nmore")) == "ValueError: bad value"
     assert close_to(1.0005, 1.0) and not close_to(1.01, 1.0)
     assert not close_to(math.nan, 1.0) and not close_to(math.inf, 1.0)
+
+
+def test_a_code_answer_keeps_its_lines_and_only_the_verdict_is_red():
+    import html as _html
+    import re
+    from umkit.exercises import failed
+    answer = "def prefetch_ms(nbytes, bw):\n    t = nbytes / bw\n    return t * 1e3"
+    v = failed("not yet", "read §3.2", answer)
+    v.level = 3
+    page = v._repr_html_()
+    pre = re.search(r"<pre[^>]*>(.*?)</pre>", page, re.S)
+    assert pre and _html.unescape(pre.group(1)) == answer      # copied, it is valid Python
+    compile(_html.unescape(pre.group(1)), "<answer>", "exec")
+    red = re.findall(r'<div style="color:#c62828;font-weight:600">(.*?)</div>', page, re.S)
+    assert len(red) == 1 and "not yet" in red[0] and "read" not in red[0]

@@ -62,18 +62,22 @@ class Verdict:
         return ""
 
     def _repr_html_(self):
+        """The verdict's line in its colour; the hint tiers below it in ordinary text, with the
+        answer's line breaks and indentation kept (a copied code answer stays valid Python)."""
         color = "#2e7d32" if self.ok else "#c62828"
         mark = "&#10004;" if self.ok else "&#10008;"
+        head = (f'<div style="color:{color};font-weight:600">{mark} '
+                f'{html.escape(self.message, quote=False)}</div>')
+        parts = [head]
+        for name, text in self._tiers()[1:]:
+            body = (f'<pre style="margin:2px 0 0 0;white-space:pre-wrap">{html.escape(text)}</pre>'
+                    if "\n" in text else html.escape(text))
+            parts.append(f'<div style="color:#222;font-weight:400;margin-top:2px">'
+                         f"<b>{name}:</b> {body}</div>")
         more = self._more()
-        if len(self._tiers()) == 1 and not more:
-            return f'<div style="color:{color};font-weight:600">{mark} {html.escape(self.message, quote=False)}</div>'
-        parts = []
-        for name, text in self._tiers():
-            label = f"<b>{name}:</b> " if name else ""
-            parts.append(f"<div>{label}{html.escape(text)}</div>")
         if more:
             parts.append(f'<div style="color:#666;font-weight:400">({html.escape(more)})</div>')
-        return (f'<div style="color:{color};font-weight:600">{mark} ' + "".join(parts) + "</div>")
+        return parts[0] if len(parts) == 1 else "<div>" + "".join(parts) + "</div>"
 
     def __repr__(self):
         lines = [("PASS: " if self.ok else "NOT YET: ") + self.message]
