@@ -17,7 +17,7 @@ def main(paths) -> int:
     if os.environ.get("UMKIT_BACKEND") != "sim" or os.environ.get("PYTHONHASHSEED") != "0":
         print("set UMKIT_BACKEND=sim PYTHONHASHSEED=0 (the outputs nbval compares)", file=sys.stderr)
         return 2
-    nbs = [Path(p) for p in paths] or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    nbs = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
     for p in nbs:
         nb = nbformat.read(p, as_version=4)
         NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,

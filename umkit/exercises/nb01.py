@@ -81,7 +81,8 @@ def check_layers(answers) -> Verdict:
         # per item, a list of the wrong ones would be the answer
         given = len(LAYERS) - len(missing)
         return failed(f"{len(bad)} of your {given} answers are wrong; reconsider {bad[0]} first "
-                      "(find its line in the trace above and ask what the call ends in)",
+                      "(find its line in the trace printed below the exercise, then ask what "
+                      "the call ends in)",
                       _RULE, _layers_answer(bad))
     if missing:
         return _layers_no(f"right so far; still None: {missing}")
