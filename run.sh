@@ -65,14 +65,40 @@ case "$cmd" in
         *) HUB_ARGS+=("$1"); shift ;;
       esac
     done
-    mkdir -p .hub && chmod 700 .hub
-    if [ -z "${UMKIT_HUB_PASSWORD:-}" ]; then    # one password for the room, kept across restarts
-      [ -s .hub/password ] || (umask 077; "$V/python" -c "import secrets; print(secrets.token_urlsafe(9))" >.hub/password)
-      UMKIT_HUB_PASSWORD=$(cat .hub/password)
+    STATE=${UMKIT_HUB_STATE:-$PWD/.hub}
+    mkdir -p "$STATE" && chmod 700 "$STATE"
+    if [ -s "$STATE/jupyterhub.pid" ] && kill -0 "$(cat "$STATE/jupyterhub.pid")" 2>/dev/null; then
+      echo "umkit hub: a hub is already running from $STATE (pid $(cat "$STATE/jupyterhub.pid")):" \
+           "stop it first, or give this one its own folder with UMKIT_HUB_STATE=DIR" >&2
+      exit 1
     fi
-    export UMKIT_HUB_PASSWORD UMKIT_HUB_STATE="$PWD/.hub"
-    echo "umkit hub: learners sign in with any user name and the room's password: $UMKIT_HUB_PASSWORD"
-    echo "umkit hub: (set UMKIT_HUB_PASSWORD to choose it; it is kept in .hub/password)"
+    ip=127.0.0.1; prev=""
+    for a in "${HUB_ARGS[@]}"; do
+      case "$a" in --ip=*) ip=${a#--ip=} ;; *) [ "$prev" = --ip ] && ip=$a ;; esac; prev=$a
+    done
+    if [ "$(id -u)" = 0 ]; then
+      echo "umkit hub: running as root, so every learner's server and notebook runs as root on this" \
+           "machine (they are kept apart by folder only): use a machine set up for the workshop" >&2
+      case "$ip" in
+        127.*|localhost|::1) ;;
+        *) if [ "${UMKIT_HUB_ROOT_OK:-0}" != 1 ]; then
+             echo "umkit hub: refusing to serve $ip as root: run it as an ordinary user, or set" \
+                  "UMKIT_HUB_ROOT_OK=1 on a throw-away workshop machine (deploy/jupyterhub/README.md)" >&2
+             exit 2
+           fi ;;
+      esac
+    fi
+    if [ -z "${UMKIT_HUB_PASSWORD:-}" ]; then    # one password for the room, kept across restarts
+      [ -s "$STATE/password" ] || (umask 077; "$V/python" -c "import secrets; print(secrets.token_urlsafe(9))" >"$STATE/password")
+      UMKIT_HUB_PASSWORD=$(cat "$STATE/password")
+      where="kept in $STATE/password; set UMKIT_HUB_PASSWORD to choose it"
+    else
+      where="from UMKIT_HUB_PASSWORD"
+    fi
+    export UMKIT_HUB_PASSWORD UMKIT_HUB_STATE="$STATE"
+    echo "umkit hub: learners sign in with a user name of their own and the room's password: $UMKIT_HUB_PASSWORD ($where)"
+    echo "umkit hub: names are case-insensitive, and the password opens any name: ask learners to pick" \
+         "distinct ones (an admin user, UMKIT_HUB_ADMIN, can stop servers at /hub/admin)"
     exec "$V/jupyterhub" -f deploy/jupyterhub/jupyterhub_config.py "${HUB_ARGS[@]}" ;;
   ecg)
     mkdir -p artifacts

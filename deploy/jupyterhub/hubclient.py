@@ -43,6 +43,20 @@ def proxy_command(repo=REPO) -> str | None:
     return which("configurable-http-proxy")
 
 
+def kill_leftover_proxy(state) -> None:
+    """The proxy runs in a process group of its own: if the hub was killed before it could stop
+    it, end it by its pid file (only if that process is still a configurable-http-proxy)."""
+    pidfile = os.path.join(str(state), "proxy.pid")
+    try:
+        pid = int(open(pidfile).read().strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"configurable-http-proxy" not in f.read():
+                return
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
 class Hub:
     """A real JupyterHub (its proxy included) on 127.0.0.1, in its own state folder."""
 
@@ -88,7 +102,7 @@ class Hub:
             time.sleep(0.3)
         raise HubError(f"the hub did not answer within {timeout:.0f} s: {self.log_tail()}")
 
-    def stop(self, timeout: float = 30) -> None:
+    def stop(self, timeout: float = 90) -> None:
         if self.proc is None:
             return
         if self.proc.poll() is None:
@@ -98,6 +112,7 @@ class Hub:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
+        kill_leftover_proxy(self.state)
         self._log.close()
         self.proc = None
 

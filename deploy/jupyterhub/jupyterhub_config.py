@@ -13,6 +13,7 @@ Settings (environment variables):
   UMKIT_HUB_STATE      the hub's folder: database, cookie secret, learners' homes (default .hub/)
   UMKIT_HUB_MEM        memory per learner, e.g. 2G (default 2G; 0 = no limit)
   UMKIT_HUB_CPU        CPU cores per learner, e.g. 1 (default 1; 0 = no limit)
+  UMKIT_HUB_MAX_SERVERS  learner servers running at once (default 40)
   UMKIT_HUB_IDLE       seconds before an idle learner server is stopped (default 3600; 0 = never)
   UMKIT_HUB_PROXY      the configurable-http-proxy command (run.sh installs it with npm)
   UMKIT_HUB_INTERNAL_PORT, UMKIT_HUB_PROXY_API_PORT  the hub's and the proxy's loopback ports
@@ -61,7 +62,12 @@ c.ConfigurableHTTPProxy.pid_file = os.path.join(state, "proxy.pid")
 if env("UMKIT_HUB_PROXY"):
     c.ConfigurableHTTPProxy.command = [env("UMKIT_HUB_PROXY")]
 c.JupyterHub.cleanup_servers = True
-c.JupyterHub.default_url = "/hub/home"
+# after sign-in a learner goes straight to their own server (started for them), which opens on
+# 00_start_here; at most UMKIT_HUB_MAX_SERVERS run at once (one password holder cannot fill the
+# machine with accounts), and they start a few at a time
+c.JupyterHub.redirect_to_server = True
+c.JupyterHub.active_server_limit = int(env("UMKIT_HUB_MAX_SERVERS", "40"))
+c.JupyterHub.concurrent_spawn_limit = 20
 
 # --- who may come in: one shared password for the room (JupyterHub's own authenticator) ------
 c.JupyterHub.authenticator_class = "shared-password"
@@ -78,12 +84,15 @@ c.JupyterHub.spawner_class = "umkit_hub.UmkitSpawner"
 c.UmkitSpawner.home_dir_template = os.path.join(state, "users", "{username}")
 c.UmkitSpawner.notebooks_src = os.path.join(repo, "notebooks")
 c.UmkitSpawner.umkit_python = sys.executable
+c.UmkitSpawner.group_prefix = "h" + __import__("hashlib").sha256(state.encode()).hexdigest()[:8]
 c.Spawner.cmd = [os.path.join(bindir, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab/tree/00_start_here.ipynb"
 c.Spawner.args = ["--ServerApp.terminals_enabled=False"]
 if os.geteuid() == 0:          # containers and cloud VMs: the servers run as the hub's user
     c.Spawner.args.append("--allow-root")
 c.Spawner.start_timeout = 120
+c.Spawner.interrupt_timeout = 5     # a stopping server: SIGINT, then SIGTERM, then SIGKILL
+c.Spawner.term_timeout = 3
 c.Spawner.http_timeout = 120
 mem, cpu = env("UMKIT_HUB_MEM", "2G"), env("UMKIT_HUB_CPU", "1")
 c.Spawner.mem_limit = None if mem in ("", "0") else mem

@@ -25,7 +25,7 @@ from traitlets import Unicode
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 CPU_PERIOD_US = 100_000
-WORKSPACE_TIMEOUT_S = 120
+WORKSPACE_TIMEOUT_S = 60      # below the hub's start timeout (120 s), so its message shows
 
 
 def _own_cgroups(proc_cgroup="/proc/self/cgroup"):
@@ -37,6 +37,14 @@ def _own_cgroups(proc_cgroup="/proc/self/cgroup"):
             for c in (ctrls.split(",") if ctrls else [""]):
                 out[c] = path
     return out
+
+
+def _procs(d: str) -> list[int]:
+    try:
+        with open(os.path.join(d, "cgroup.procs")) as f:
+            return [int(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 class CgroupLimits:
@@ -51,8 +59,15 @@ class CgroupLimits:
         self.applied: dict = {}        # what was written, for the log and the tests
 
     def _v2(self, own):
-        base = os.path.join(self.root, own[""].lstrip("/"), "umkit-hub")
+        parent = os.path.join(self.root, own[""].lstrip("/"))
+        base = os.path.join(parent, "umkit-hub")
         os.makedirs(base, exist_ok=True)
+        # a v2 group gets a controller only when every folder above it hands that controller
+        # down (cgroup.subtree_control); the hub's own group may refuse (it holds processes)
+        want = " ".join(f"+{c}" for c, on in (("memory", self.mem), ("cpu", self.cpus)) if on)
+        for d in (parent, base):
+            with open(os.path.join(d, "cgroup.subtree_control"), "w") as f:
+                f.write(want)
         d = os.path.join(base, self.name)
         os.makedirs(d, exist_ok=True)
         self.dirs = [d]
@@ -107,13 +122,34 @@ class CgroupLimits:
             with open(os.path.join(d, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
 
-    def remove(self):
+    def remove(self, grace: float = 5.0) -> list[str]:
+        """End whatever the learner left running in the group (a process started in a new
+        session outlives its server), then remove the group; the folders that could not be
+        removed are returned (and logged by the spawner)."""
+        import signal
+        import time
+        left = []
         for d in self.dirs:
-            try:
-                os.rmdir(d)   # empty once the server's processes have exited
-            except OSError:
-                pass
+            deadline = time.monotonic() + grace
+            while True:
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    pids = _procs(d)
+                    if time.monotonic() > deadline:
+                        left.append(d)
+                        break
+                    for pid in pids:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except OSError:
+                            pass
+                    time.sleep(0.1)
         self.dirs = []
+        return left
 
 
 class UmkitSpawner(SimpleLocalProcessSpawner):
@@ -123,6 +159,9 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
                             config=True)
     umkit_python = Unicode(sys.executable, help="the Python that has umkit installed",
                            config=True)
+
+    group_prefix = Unicode("hub", help="names this hub's control groups apart from another "
+                           "hub's on the same machine", config=True)
 
     _limits: CgroupLimits | None = None
 
@@ -137,9 +176,11 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
             stderr=asyncio.subprocess.STDOUT)
         try:
             out, _ = await asyncio.wait_for(proc.communicate(), WORKSPACE_TIMEOUT_S)
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
+        except (asyncio.TimeoutError, asyncio.CancelledError) as err:
+            proc.kill()          # the hub gave up on this start, or the copy hung: end it
+            await asyncio.shield(proc.wait())
+            if isinstance(err, asyncio.CancelledError):
+                raise
             raise RuntimeError(f"umkit workspace for {self.user.name} took over "
                                f"{WORKSPACE_TIMEOUT_S} s") from None
         text = out.decode(errors="replace").strip()
@@ -161,8 +202,8 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
 
     async def start(self):
         self.notebook_dir = await self._make_workspace()
-        self._limits = CgroupLimits(f"learner-{self.user.id}", self.mem_limit or None,
-                                    self.cpu_limit or None)
+        self._limits = CgroupLimits(f"{self.group_prefix}-learner-{self.user.id}",
+                                    self.mem_limit or None, self.cpu_limit or None)
         why = self._limits.create()
         if why:
             self.log.warning("limits for %s not enforced: %s", self.user.name, why)
@@ -175,4 +216,6 @@ class UmkitSpawner(SimpleLocalProcessSpawner):
             await super().stop(now=now)
         finally:
             if self._limits is not None:
-                self._limits.remove()
+                for d in self._limits.remove():
+                    self.log.warning("could not remove the control group %s of %s", d,
+                                     self.user.name)

@@ -99,13 +99,16 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
         with pytest.raises(hubclient.HubError, match="refused"):
             hub.login("mallory", "not-the-password")
         learners = {name: hub.login(name) for name in ("ada", "grace")}
-        for name, s in learners.items():          # as a browser: /hub/spawn, then the redirects
-            s.get(hub.url + "/hub/spawn", timeout=120)
+        for name, s in learners.items():          # as a browser: follow where sign-in leads
+            s.get(hub.url + "/hub/", timeout=120)   # the hub starts the learner's server
         for name, s in learners.items():
             hub.wait_ready(name, timeout=120)
-            landed = s.get(f"{hub.url}/user/{name}/", timeout=60)
+            landed = s.get(hub.url + "/hub/", timeout=60)      # signing in again: same place
             assert landed.status_code == 200
             assert landed.url.endswith(f"/user/{name}/lab/tree/00_start_here.ipynb"), landed.url
+        # names are case-insensitive: "ADA" is ada (the docs warn the presenter)
+        assert hub.login("ADA").get(hub.url + "/hub/", timeout=60).url.endswith(
+            "/user/ada/lab/tree/00_start_here.ipynb")
         # each learner's own workspace: the notebooks with outputs cleared, in their own home
         for name in learners:
             nb = hub.contents(name, "00_start_here.ipynb")["content"]
@@ -121,14 +124,29 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
             for i, want in expected.items():
                 assert _text_outputs(res["cells"][i]) == want, (name, i)
         # the dashboard through Voila on a learner's own server, as the presenter guide says
-        page = learners["ada"].get(f"{hub.url}/user/ada/voila/render/dashboard.ipynb", timeout=180)
+        page = learners["ada"].get(f"{hub.url}/user/ada/voila/render/workshop/dashboard.ipynb",
+                                   timeout=180)
         assert page.status_code == 200 and "jupyter-widgets" in page.text, page.text[:500]
+        assert "where should a training job&#x27;s buffers live" in page.text or \
+            "where should a training job's buffers live" in page.text   # the workshop one
+        # a second hub from the same folder is refused instead of taking over the first's proxy
+        second = subprocess.run(["bash", "run.sh", "hub", "--port", str(hubclient.free_port())],
+                                cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+        assert second.returncode == 1 and "already running" in second.stderr, second.stderr[-500:]
+        assert hub.http.get(hub.url + "/hub/api/", timeout=10).status_code == 200
+        # as root, serving beyond loopback needs the explicit opt-in
+        if os.geteuid() == 0:
+            other = dict(env, UMKIT_HUB_STATE=str(tmp_path / "state2"))
+            r = subprocess.run(["bash", "run.sh", "hub", "--ip", "0.0.0.0"], cwd=repo, env=other,
+                               capture_output=True, text=True, timeout=120)
+            assert r.returncode == 2 and "refusing" in r.stderr
         # the users the hub knows, and the password printed for the presenter
         names = {u["name"] for u in hub.api("GET", "/users")}
         assert {"ada", "grace"} <= names and "mallory" not in names
         assert PASSWORD in (tmp_path / "hub.log").read_text()
     finally:
-        stop_group(proc, grace=30)
+        stop_group(proc, grace=90)
+        hubclient.kill_leftover_proxy(repo / ".hub")
         log.close()
     # nothing left behind: no learner server still running from this hub
     left = subprocess.run(["pgrep", "-f", str(repo / ".hub")], capture_output=True, text=True)
