@@ -2,7 +2,9 @@
 ``bash run.sh ...`` or build from the repository do so on a copy, never on the checkout."""
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -31,8 +33,6 @@ def copy_repo(dst: Path) -> Path:
 def stop_group(proc: subprocess.Popen, grace: float = 30) -> None:
     """End a command started with ``start_new_session=True`` and everything it started: SIGTERM
     to its process group, SIGKILL after ``grace`` seconds."""
-    import os
-    import signal
     if proc.poll() is not None:
         return
     os.killpg(proc.pid, signal.SIGTERM)

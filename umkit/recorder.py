@@ -29,6 +29,7 @@ may be counted in the earlier step.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,6 @@ def _steps_from(raw) -> list:
     """The steps of a saved run, each checked: a step number (an int, not a bool) that grows
     from step to step, a finite time >= 0 in ms, counters a mapping of names to numbers, a text
     note.  Anything else is an InvalidArgument naming the step (not a crash in plot() later)."""
-    import math
 
     def bad(i, why):
         return InvalidArgument(f"not a recorded run: steps[{i}] {why}", argument="d",

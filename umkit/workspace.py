@@ -196,9 +196,6 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
     new_sha = _sha(new)
     if kind is None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        if not _inside(out, root):
-            rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
-            return
         _write_atomic(out, new)
         manifest[rel] = new_sha
         rep.written.append(rel)

@@ -11,13 +11,15 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
 
 import requests
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from umkit_hub import free_port  # noqa: E402,F401  (the client's callers use it too)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -26,12 +28,6 @@ CONFIG = os.path.join(HERE, "jupyterhub_config.py")
 
 class HubError(RuntimeError):
     """The hub, a learner's server or a kernel did not do what was asked in time."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def proxy_command(repo=REPO) -> str | None:
@@ -48,7 +44,8 @@ def kill_leftover_proxy(state) -> None:
     it, end it by its pid file (only if that process is still a configurable-http-proxy)."""
     pidfile = os.path.join(str(state), "proxy.pid")
     try:
-        pid = int(open(pidfile).read().strip())
+        with open(pidfile) as f:
+            pid = int(f.read().strip())
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             if b"configurable-http-proxy" not in f.read():
                 return

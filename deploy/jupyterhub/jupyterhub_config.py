@@ -43,13 +43,7 @@ c.JupyterHub.ip = env("UMKIT_HUB_IP", "127.0.0.1")
 c.JupyterHub.port = int(env("UMKIT_HUB_PORT", "8000"))
 c.JupyterHub.hub_ip = "127.0.0.1"
 
-
-def free_port() -> int:
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
+from umkit_hub import free_port  # noqa: E402  (this folder is on sys.path above)
 
 # the hub's own port and the proxy's API port stay on loopback; free ones are picked at start so
 # that two hubs (a rehearsal beside the room's) never collide on JupyterHub's fixed defaults

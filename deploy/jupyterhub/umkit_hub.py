@@ -7,8 +7,8 @@ are kept across restarts) as its root and ``00_start_here`` as its start page.
 
 Per-learner memory and CPU limits are enforced with a control group of the learner's own when this
 machine lets the hub make one (cgroup v2, or v1's ``memory`` and ``cpu`` controllers, writable:
-root in most containers and VMs); otherwise the hub logs once that the limits are not enforced
-and serves the learner anyway.  The spawner isolates learners' files by folder only: every server
+root in most containers and VMs); otherwise the hub logs, for each learner, that the limits are
+not enforced, and serves the learner anyway.  The spawner isolates learners' files by folder only: every server
 runs as the same system user, which suits a workshop on a machine set up for it, not a shared
 multi-tenant host (use Kubernetes, ``deploy/k8s/``, for that).
 """
@@ -26,6 +26,14 @@ from traitlets import Unicode
 CGROUP_ROOT = "/sys/fs/cgroup"
 CPU_PERIOD_US = 100_000
 WORKSPACE_TIMEOUT_S = 60      # below the hub's start timeout (120 s), so its message shows
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _own_cgroups(proc_cgroup="/proc/self/cgroup"):

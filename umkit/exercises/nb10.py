@@ -1,9 +1,7 @@
 """Checks for notebook 10 -- the memory ECG (显存心电图) of your own loop (the article's §7)."""
 from __future__ import annotations
 
-import math
-
-from . import Verdict, failed, passed, tiered
+from . import Verdict, close_to, failed, passed, tiered
 from .nb05 import sim_sandbox
 
 PARAMS_BYTES = 64 << 20
@@ -97,7 +95,7 @@ def check_fixed_step(step_fn) -> Verdict:
             v = float(v)
         except (TypeError, ValueError, OverflowError):
             return _no(f"step {i} returned {v!r}, not a number.")
-        if not math.isfinite(v) or abs(v - want) > 1e-3 * want:
+        if not close_to(v, want):
             return _no(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
                        "still update the weights (umkit.increment) and wait for the GPU "
                        "before reading the answer?")

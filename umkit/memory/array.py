@@ -253,8 +253,7 @@ class Array:
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arith
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _arith
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _arith
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = _arith
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _arith     # a += 1 falls back to __add__
 
     def __neg__(self):
         self._not_an_ndarray("arithmetic")
