@@ -12,7 +12,7 @@ Checks (exit 0 only when all hold; every check prints what it saw):
   5. CPU reads of GPU-resident pages: cpu_faults > 0 and bytes_d2h > 0;
   6. the recorder gets per-step counters on cuda;
   7. a 512 MiB fault-driven burst, which can overflow the driver's event queue to CUPTI: counted
-     exactly, or said to be incomplete by umkit.backends.cupti.incomplete (never silently low).
+     exactly, or said to be incomplete by umkit.backends.counters.cupti.incomplete (never silently low).
 Why 64 MiB per fault phase: benchmarks/results/2026-12-01-h200-counters-diag/ (64/128 MiB counted
 right 12 of 12 times in fresh CUPTI sessions, 256 MiB 5 of 15, 512 MiB 0 of 3).
 The same sequence is replayed on sim (h200-pcie5 profile) and both sets of counters are written
@@ -56,7 +56,7 @@ def main() -> int:
         except metadata.PackageNotFoundError:
             info[dist] = None
     print("versions:", json.dumps(info), flush=True)
-    from umkit.backends import cupti as ucupti
+    from umkit.backends.counters import cupti as ucupti
     info["libcupti_on_sys_path"] = ucupti.find_libcupti()
     print("libcupti copies on sys.path:", info["libcupti_on_sys_path"], flush=True)
     try:
@@ -80,7 +80,7 @@ def main() -> int:
         doc["counters_on_s"] = round(time.perf_counter() - t0, 4)
         check("counters_on", isinstance(first, dict) and "bytes_h2d" in first,
               f"keys {sorted(first)} in {doc['counters_on_s']} s")
-        from umkit import fidelity
+        from umkit.measure import fidelity
         gpu = fidelity.sequence(N)
         doc["cuda"] = gpu
         g = gpu["gpu_read"]
@@ -114,7 +114,7 @@ def main() -> int:
         check("recorder per-step counters on cuda", len(per) == 6 and any(per),
               f"step_ms={rr.step_ms} counters={per}")
         # a burst past what the driver's event queue holds: exact, or flagged -- never silently low
-        from umkit.backends.cupti import incomplete
+        from umkit.backends.counters.cupti import incomplete
         big = umkit.managed(BURST // 4)
         big.host[:] = 1.0
         umkit.synchronize()
@@ -137,14 +137,14 @@ def main() -> int:
     # sim, same sequence (the other side of the fidelity axis)
     try:
         umkit.use("sim", profile="h200-pcie5", quiet=True)
-        from umkit import fidelity
+        from umkit.measure import fidelity
         doc["sim"] = fidelity.sequence(N)
         print("sim:", json.dumps(doc["sim"]), flush=True)
     except Exception:  # noqa: BLE001
         doc["sim_error"] = traceback.format_exc()
         print(doc["sim_error"], flush=True)
     if "cuda" in doc and "sim" in doc:
-        from umkit.fidelity import counter_fidelity
+        from umkit.measure.fidelity import counter_fidelity
         doc["fidelity"] = counter_fidelity(doc["sim"], doc["cuda"])
         print("fidelity (sim / cuda):", json.dumps(doc["fidelity"], indent=1), flush=True)
     doc["checks"] = C.rows(limit=2000)

@@ -28,8 +28,8 @@ VARIANTS = {"ci": (0.0, True, [256, 256, 64]), "sleep": (1.0, False, [256, 256, 
 def child(variant: str) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import umkit
-    from umkit import fidelity
-    from umkit.backends.cupti import COLLECTOR
+    from umkit.measure import fidelity
+    from umkit.backends.counters.cupti import COLLECTOR
     umkit.use("cuda")
     pause, warm, sizes = VARIANTS[variant]
     umkit.counters_on()

@@ -94,7 +94,7 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
             or [("fit", comp)]
         lines += [""]
         if all(isinstance(comp.get(k), dict) and "ordering" in comp[k] for k in ("fit", "validation")):
-            from umkit import calibrate          # the same lines `umkit calibrate --compare` prints
+            from umkit.measure import calibrate          # the same lines `umkit calibrate --compare` prints
             lines += [f"- {x}" for x in calibrate.summary_lines(comp)]
         else:                                    # a comparison without the two sets
             lines.append(f"- calibrate: {comp.get('within')}/{comp.get('total')} within x/÷1.25")

@@ -37,7 +37,7 @@ def main() -> int:
     import numpy as np
     import torch
     import umkit
-    import umkit.torch as ut
+    import umkit.interop.torch as ut
     print(f"torch {torch.__version__}, cuda available {torch.cuda.is_available()}, "
           f"torch CUDA {torch.version.cuda}", flush=True)
     umkit.use(os.environ.get("UMKIT_BACKEND", "cuda"))

@@ -4,7 +4,7 @@
 
 RUN_DIR is a ``.ci/gpu`` results directory (benchmarks/results/...).  From its
 ``calibrate_compare.json`` the *measured* fit set and validation set are taken and predicted
-again by sim (``umkit.calibrate.compare(measured=...)``); from its ``umperf.json`` the card's
+again by sim (``umkit.measure.calibrate.compare(measured=...)``); from its ``umperf.json`` the card's
 UnifiedMemoryPerf table is taken and the same program is run again on sim.  The fit set and the
 validation set are reported apart, and the card's numbers are the ones recorded in RUN_DIR:
 this is an evaluation of the model against recorded data, not a new measurement.
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import umkit  # noqa: E402
-from umkit import calibrate  # noqa: E402
+from umkit.measure import calibrate  # noqa: E402
 
 
 def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
@@ -35,7 +35,7 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
     up = (umperf_run or run) / "umperf.json"
     out["umperf_run"] = (umperf_run or run).name
     if umperf and up.exists():
-        from umkit import umperf as u
+        from umkit.measure import umperf as u
         rec = json.loads(up.read_text())
         real = rec["measured"]
         # sim with the host speed fitted on the same run's fit set (1.0 without a calibrate file)
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     if "calibrate" in r and not a.quiet:
         print(calibrate.compare_table(r["calibrate"]))
     if "umperf" in r and not a.quiet:
-        from umkit import umperf as u
+        from umkit.measure import umperf as u
         print(u.table_md(r["umperf"]["real"], f"recorded card ({r['umperf_run']})"))
         print(u.table_md(r["umperf"]["sim"], "sim now"))
         print(u.ratio_md(r["umperf"]["real"], r["umperf"]["comparison"]))

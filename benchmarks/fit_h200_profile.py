@@ -2,8 +2,8 @@
 
     python benchmarks/fit_h200_profile.py benchmarks/results/2026-11-29-h200-microbench.json
 
-Maps the micro-benchmark JSON onto umkit.calibrate's workload names, fits the fault-path
-parameters with ``umkit.calibrate.fit`` (the same code ``umkit calibrate`` uses), takes the
+Maps the micro-benchmark JSON onto umkit.measure.calibrate's workload names, fits the fault-path
+parameters with ``umkit.measure.calibrate.fit`` (the same code ``umkit calibrate`` uses), takes the
 directly measured numbers as they are, and rewrites umkit/sim/profiles/h200-pcie5.json with every
 value's source.  Then predicts each workload on sim and prints predicted/measured.
 """
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import umkit
-from umkit import calibrate
+from umkit.measure import calibrate
 
 MiB = 1 << 20
 
@@ -68,7 +68,7 @@ def main(path, calib=None):
               "cpu_fault_latency", "cpu_region_latency"}
     for k, v in {**p, **direct}.items():
         how = ("measured (prefetch device->host bandwidth, the rate CPU-fault migration is modelled at): "
-               if k == "cpu_fault_bw" else "fitted by umkit.calibrate.fit (fault-path model, relative least squares) to " if k in fitted
+               if k == "cpu_fault_bw" else "fitted by umkit.measure.calibrate.fit (fault-path model, relative least squares) to " if k in fitted
                else "measured: ") + (src_cal if k in p else src)
         d["params"][k]["value"] = round(float(v), 4)
         d["params"][k]["source"] = how

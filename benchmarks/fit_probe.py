@@ -435,7 +435,7 @@ SECTIONS = ("packing", "fresh", "host", "partial", "pingpong", "umperf", "back",
 
 
 def umperf(quick=False):
-    from umkit import umperf as u
+    from umkit.measure import umperf as u
     # multiples of the kernel's 32-wide tile that are not the sample's powers of two
     dims = (96, 192) if quick else (96, 192, 352, 736, 1504)
     return u.run_all(5 if quick else 20, dims, progress=False)

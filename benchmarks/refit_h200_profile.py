@@ -5,12 +5,12 @@
 
 FIT data, and nothing else:
 
-* the 20 workloads of ``umkit.calibrate`` measured in RUN_DIR/calibrate_compare.json
+* the 20 workloads of ``umkit.measure.calibrate`` measured in RUN_DIR/calibrate_compare.json
   ("measured" -> "fit");
 * the size sweeps and fit-only microbenchmarks of ``benchmarks/small_bench.py``
   (RUN_DIR/small_bench.json, or ``--small-bench`` from a later fit-data run).
 
-The validation workloads of ``umkit.validation`` (RUN_DIR/calibrate_compare.json "measured" ->
+The validation workloads of ``umkit.measure.validation_set`` (RUN_DIR/calibrate_compare.json "measured" ->
 "validation") and the UnifiedMemoryPerf tables (umperf.json) are never read here: they are
 re-predicted afterwards (``benchmarks/evaluate_model.py``), only to be reported.
 
@@ -27,7 +27,7 @@ formulas are those of ``umkit/sim/costs.py`` and ``engine.py``):
 * the GPU fault path (per batch, per unmapping batch, per fault, per 2 MiB region, bytes at
   ``fault_bw``): relative non-negative least squares over the fit set's fault reads and the
   sweep's fault reads of fresh CPU-written buffers;
-* the CPU fault path as ``umkit.calibrate.fit``; host rates in and out of the CPU's cache from
+* the CPU fault path as ``umkit.measure.calibrate.fit``; host rates in and out of the CPU's cache from
   the host sweep; ``first_touch_latency`` from the fit set's first CPU write;
 * ``dup_refault_latency``: the slope, per 4 KiB page, of the GPU re-read of a read-mostly
   buffer after the CPU wrote k bytes of it (the read-mostly sweep);
@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit import calibrate  # noqa: E402
+from umkit.measure import calibrate  # noqa: E402
 from umkit.sim.costs import PROFILE_DIR  # noqa: E402
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -267,7 +267,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         "fresh managed memory minus a zero-fill pass at host_mem_bw and the fill at host_fill_bw, per "
         "4 KiB page", fit_src)
 
-    # -- CPU fault path (as umkit.calibrate.fit: one fault per 64 KiB block, per region, bytes at
+    # -- CPU fault path (as umkit.measure.calibrate.fit: one fault per 64 KiB block, per region, bytes at
     #    the device->host migration rate the prefetch measures)
     cbw = v["prefetch_d2h_bw"] * 1e9
     blocks = B // gp

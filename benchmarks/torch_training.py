@@ -15,8 +15,8 @@ Variants (one definition each, below):
   optstate->cpu     managed; Adam's state advised preferred_location=cpu, accessed_by=gpu (§4.4)
 
 Writes ``torch_training.json`` (summary, environment, and each run's RecordResult: notebook 10
-reads it with ``umkit.recorder.published()``) and ``torch_training.md`` into ``--out``; with
-``--per-run-files`` also ``recorded_<variant>.json`` per run (``umkit.recorder.load``).  Exit 0 when all variants ran with finite, decreasing losses.
+reads it with ``umkit.ecg.published()``) and ``torch_training.md`` into ``--out``; with
+``--per-run-files`` also ``recorded_<variant>.json`` per run (``umkit.ecg.load``).  Exit 0 when all variants ran with finite, decreasing losses.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def main(argv=None) -> int:
 
     import torch
     import umkit
-    import umkit.torch as ut
+    import umkit.interop.torch as ut
     if not torch.cuda.is_available():
         print("torch_training: PyTorch sees no CUDA GPU", file=sys.stderr)
         return 2

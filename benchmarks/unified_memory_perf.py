@@ -1,4 +1,4 @@
-"""NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.umperf).
+"""NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.measure.umperf).
 
     python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
         [--rounds 4 | --host-speed-from calibrate_compare.json | --host-speed X]
@@ -20,8 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order,  # noqa: E402,F401
-                          ratio_md, reference, run_all, run_cell, table_md, _size)
+from umkit.measure.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order, ratio_md, reference, run_all, run_cell, table_md, _size)
 
 
 def main(argv=None) -> int:
@@ -55,8 +54,8 @@ def main(argv=None) -> int:
         umkit.use("sim", quiet=True, compute=False)     # model time needs no arithmetic
     fitted = None
     if a.rounds > 1 and b.name != "sim":
-        from umkit import calibrate
-        from umkit.umperf import measure_with_fit
+        from umkit.measure import calibrate
+        from umkit.measure.umperf import measure_with_fit
         mw = measure_with_fit(a.runs, dims, rounds=a.rounds, progress=True)
         res = mw["table"]
         fitted = calibrate.fit_host_speed(mw["fit"], a.profile, mw["fit_nbytes"])

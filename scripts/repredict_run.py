@@ -17,7 +17,7 @@ def repredict(path):
     with open(path) as f:
         c = json.load(f)
     m = c["measured"]
-    from umkit import calibrate as cmp
+    from umkit.measure import calibrate as cmp
     pred = cmp.predict(m["validation"], c["profile"], m.get("device_count", 1),
                        m.get("nbytes", c["nbytes"]), host_speed=c["host_speed"])
     return dict(source=path.replace("\\", "/").split("benchmarks/")[-1], profile=pred["profile"],

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from umkit.backends import detect
+from umkit.backends import registry as detect
 from umkit.backends import gpu as gpumod
 from umkit.backends.contract import CPU, gpu
 from umkit.errors import BackendError, InvalidArgument, OutOfMemory, UseAfterFree

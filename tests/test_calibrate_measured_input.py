@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from umkit import cli
-from umkit.calibrate import check_measured
+from umkit.measure.calibrate import check_measured
 from umkit.errors import InvalidArgument
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / \

@@ -1,6 +1,6 @@
 """umkit.doctor: the §4.1 environment report.
 
-Most tests use a fake ``umkit.backends.detect`` and fake external tools (shell scripts put on
+Most tests use a fake ``umkit.backends.registry`` and fake external tools (shell scripts put on
 PATH), so they say the same thing on a laptop, a CUDA box and a ROCm box."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from umkit.errors import BackendUnavailable, InvalidArgument, InvalidType
 
 # the module, not the function of the same name that umkit/__init__.py exports
-doc = importlib.import_module("umkit.doctor")
+doc = importlib.import_module("umkit.diagnostics.doctor")
 
 KEYS = {"requested", "requested_from", "backend", "reason", "ok", "problem", "fix", "fallback",
         "probes", "devices", "versions", "packages", "env", "tools", "checklist", "python",
@@ -48,9 +48,9 @@ class FakeBackend:
 
 
 def fake_detect(usable=("sim",), reasons=None, backend_factory=None):
-    """A stand-in for umkit.backends.detect with the API doctor relies on."""
+    """A stand-in for umkit.backends.registry with the API doctor relies on."""
     reasons = dict(reasons or {})
-    m = types.ModuleType("umkit.backends.detect")
+    m = types.ModuleType("umkit.backends.registry")
     m.NAMES = ("cuda", "hip", "sim")
     m.calls = []
 
@@ -93,7 +93,7 @@ def no_tools(monkeypatch):
 
 
 def use_detect(monkeypatch, module):
-    monkeypatch.setitem(sys.modules, "umkit.backends.detect", module)
+    monkeypatch.setitem(sys.modules, "umkit.backends.registry", module)
     return module
 
 
@@ -132,7 +132,7 @@ def test_report_on_sim_has_keys_and_exit_0(no_tools):
 
 
 def test_report_accepts_a_backend_instance(no_tools):
-    from umkit.backends import detect
+    from umkit.backends import registry as detect
     sim = detect.create("sim")
     rep = doc.report(sim)
     assert rep["backend"] == "sim" and rep["ok"] and rep["devices"][0]["name"]
@@ -356,7 +356,7 @@ def test_nvidia_smi_and_driver_too_old_for_bindings(monkeypatch, tool_dir):
     assert "Exclusive_Process" in st["compute mode"]["detail"]
     assert rep["platforms"]["nvidia"] is True and rep["platforms"]["amd"] is False
     counters = st["hardware counters: CUPTI unified-memory counters (umkit.counters_on())"]
-    from umkit.backends import cupti
+    from umkit.backends.counters import cupti
     usable, why = cupti.available()
     assert counters["status"] == ("ok" if usable else "info")
     if not usable:      # says why, and how to turn them on, in its own field
@@ -395,7 +395,7 @@ def test_package_versions():
 # -- against the real detect module ----------------------------------------------------------------
 def test_real_detect_requested_gpu_backend(no_tools):
     """Whatever this machine has: exit 1 exactly when the requested backend's probe says no."""
-    from umkit.backends import detect
+    from umkit.backends import registry as detect
     for name in ("cuda", "hip"):
         usable, why = detect.probe(name)
         code, text = _doctor(name)

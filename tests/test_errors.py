@@ -7,11 +7,9 @@ import re
 import pytest
 
 from umkit import errors
-from umkit.error_table import (ERRORS, SYMPTOMS, error_from_code, hint_for, lookup, lookup_code,
-                               raise_for)
-from umkit.errors import (BackendError, BackendOutOfMemory, InvalidArgument, InvalidType,
-                          OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
-from umkit.explaining import explain
+from umkit.errors.table import (ERRORS, SYMPTOMS, error_from_code, hint_for, lookup, lookup_code, raise_for)
+from umkit.errors import (BackendError, BackendOutOfMemory, InvalidArgument, InvalidType, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
+from umkit.diagnostics.explain import explain
 
 
 def _explain(x) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import umkit
-from umkit import examples
+from umkit.teaching import examples
 from umkit.backends import names
 from umkit.errors import InvalidArgument, InvalidType
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import umkit
-from umkit.exercises import Verdict
+from umkit.teaching.exercises import Verdict
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
 MODULES = [f"nb{i:02d}" for i in range(11)]
@@ -67,8 +67,17 @@ def test_every_check_is_tiered_and_the_stub_has_all_three_tiers(check):
 def _leak_cases():
     """(id, make the verdict, fragments the tier-1 message must not contain, a fragment of the
     answer tier)."""
-    from umkit.exercises import (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09,
-                                 nb10)
+    from umkit.teaching.exercises import nb00
+    from umkit.teaching.exercises import nb01
+    from umkit.teaching.exercises import nb02
+    from umkit.teaching.exercises import nb03
+    from umkit.teaching.exercises import nb04
+    from umkit.teaching.exercises import nb05
+    from umkit.teaching.exercises import nb06
+    from umkit.teaching.exercises import nb07
+    from umkit.teaching.exercises import nb08
+    from umkit.teaching.exercises import nb09
+    from umkit.teaching.exercises import nb10
 
     def managed_prefetch(data):
         a = umkit.managed(data.size)
@@ -237,7 +246,10 @@ def test_tier_one_does_not_give_the_answer_away(case):
 def test_label_picks_name_one_item_not_the_list():
     """A check that listed every wrong item would turn two tries into the answer: flip the listed
     ones.  The label picks say how many are wrong and which one to reconsider first."""
-    from umkit.exercises import nb01, nb02, nb07, nb09
+    from umkit.teaching.exercises import nb01
+    from umkit.teaching.exercises import nb02
+    from umkit.teaching.exercises import nb07
+    from umkit.teaching.exercises import nb09
     v = nb01.check_layers({op: "umd" for op in nb01.LAYERS})
     named = [op for op in nb01.LAYERS if op in v.message]
     assert len(named) == 1 and re.search(r"\b5 of your 7\b", v.message), v.message
@@ -253,7 +265,7 @@ def test_label_picks_name_one_item_not_the_list():
 
 def test_ipc_needs_more_than_two_tries():
     """Choosing all five options names one wrong option at most, not which ones work."""
-    from umkit.exercises import nb05
+    from umkit.teaching.exercises import nb05
     v = nb05.check_ipc(set("abcde"))
     assert "3 of your 5" in v.message
     assert sum(f"'{x}'" in v.message for x in "abcde") == 1
@@ -296,7 +308,10 @@ def test_every_notebook_has_a_code_exercise(stem):
 
 def test_a_number_past_float_range_is_graded_not_raised():
     """A learner's function that returns 10**400 gets a NOT YET, not an OverflowError."""
-    from umkit.exercises import nb00, nb04, nb06, nb08
+    from umkit.teaching.exercises import nb00
+    from umkit.teaching.exercises import nb04
+    from umkit.teaching.exercises import nb06
+    from umkit.teaching.exercises import nb08
     big = 10**400
 
     def step(a, stream):

@@ -7,7 +7,11 @@ import math
 
 import pytest
 
-from umkit.exercises import close_to, nb02, nb05, nb06, nb07, raised
+from umkit.teaching.exercises import close_to, raised
+from umkit.teaching.exercises import nb02
+from umkit.teaching.exercises import nb05
+from umkit.teaching.exercises import nb06
+from umkit.teaching.exercises import nb07
 
 
 # the learner's bare ``assert``, compiled outside pytest's assertion rewriting (which would give
@@ -41,7 +45,7 @@ def test_raised_and_close_to():
 def test_a_code_answer_keeps_its_lines_and_only_the_verdict_is_red():
     import html as _html
     import re
-    from umkit.exercises import failed
+    from umkit.teaching.exercises import failed
     answer = "def prefetch_ms(nbytes, bw):\n    t = nbytes / bw\n    return t * 1e3"
     v = failed("not yet", "read §3.2", answer)
     v.level = 3

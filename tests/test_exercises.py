@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import umkit
-from umkit.exercises import Verdict
+from umkit.teaching.exercises import Verdict
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
 
@@ -55,7 +55,7 @@ def _not_yet(v, *fragments):
 
 # -- notebook 00 -----------------------------------------------------------------------------
 def test_nb00_wrong_answers():
-    from umkit.exercises import nb00
+    from umkit.teaching.exercises import nb00
     from umkit.sim.costs import load_profile
     p = load_profile("mi250x-xnack1")
     mib = nb00.MIB_EXERCISE
@@ -80,7 +80,7 @@ def test_nb00_wrong_answers():
 def test_nb00_code_exercise():
     """The code exercise: the formula as a function, checked on several cards, sizes and both
     directions -- a number typed in can't pass it."""
-    from umkit.exercises import nb00
+    from umkit.teaching.exercises import nb00
     import runpy
     sol = runpy.run_path(str(SOLUTIONS / "00_start_here.py"), run_name="solution")
     assert nb00.check_prefetch_model(sol["prefetch_ms"])
@@ -103,7 +103,7 @@ def test_nb00_code_exercise():
 
 # -- notebook 01 -----------------------------------------------------------------------------
 def test_nb01_wrong_answers():
-    from umkit.exercises import nb01
+    from umkit.teaching.exercises import nb01
     _not_yet(nb01.check_layers({k: None for k in nb01.LAYERS}), "None")
     all_umd = nb01.check_layers({k: "umd" for k in nb01.LAYERS})
     # tier 1: how many are wrong and which to reconsider first -- not the list of wrong ones,
@@ -136,7 +136,7 @@ def test_nb01_wrong_answers():
 
 # -- notebook 02 -----------------------------------------------------------------------------
 def test_nb02_wrong_answers():
-    from umkit.exercises import nb02
+    from umkit.teaching.exercises import nb02
     _not_yet(nb02.check_allocators({k: None for k in nb02.BUFFERS}), "None")
     all_managed = {k: "managed" for k in nb02.BUFFERS}
     v = nb02.check_allocators(all_managed)
@@ -157,7 +157,7 @@ def test_nb02_wrong_answers():
 
 
 def test_nb02_load_code_exercise():
-    from umkit.exercises import nb02
+    from umkit.teaching.exercises import nb02
 
     def managed_prefetch(data):
         a = umkit.managed(data.size)
@@ -188,7 +188,7 @@ def test_nb02_load_code_exercise():
 
 # -- notebook 03 -----------------------------------------------------------------------------
 def test_nb03_wrong_answers():
-    from umkit.exercises import nb03
+    from umkit.teaching.exercises import nb03
 
     def prefetch_then_advice(a):
         a.prefetch("gpu")
@@ -216,7 +216,7 @@ def test_nb03_wrong_answers():
 
 # -- notebook 04 -----------------------------------------------------------------------------
 def test_nb04_wrong_answers():
-    from umkit.exercises import nb04
+    from umkit.teaching.exercises import nb04
 
     def no_sync(a, stream):
         umkit.increment(a, stream=stream)

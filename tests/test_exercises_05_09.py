@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 import umkit
-from umkit.exercises import Verdict, nb05, nb06, nb07, nb08, nb09
+from umkit.teaching.exercises import Verdict
+from umkit.teaching.exercises import nb05
+from umkit.teaching.exercises import nb06
+from umkit.teaching.exercises import nb07
+from umkit.teaching.exercises import nb08
+from umkit.teaching.exercises import nb09
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
 
@@ -231,8 +236,9 @@ def test_09_wrong_answers_fail():
     # issue 13: the old 3x-median rule flagged a flat 'device' run that the ECG calls flat
     old = nb09.check_spikes(s.old_rule_find_spikes)
     not_yet(old, "not spikes")
-    from umkit import ecg, workloads
-    from umkit.exercises.nb05 import sim_sandbox
+    from umkit import ecg as ecg
+    from umkit import workloads
+    from umkit.teaching.exercises.nb05 import sim_sandbox
     with sim_sandbox(compute=False):
         rec = ecg.record(steps=40, nbytes=16 << 20, strategies=("device", "managed"))
     for row in rec["summary"]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import umkit
-from umkit.exercises import nb10
+from umkit.teaching.exercises import nb10
 
 SOLUTION = Path(__file__).resolve().parents[1] / "notebooks" / "solutions" / "10_your_own_loop.py"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import umkit
-from umkit import validation
+from umkit.measure import validation_set as validation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from umkit import examples
+from umkit.teaching import examples
 from umkit.backends import names
 
 HIPCC = examples.find_compiler("amd")

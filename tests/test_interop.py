@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.backends import cupti
+from umkit.backends.counters import cupti
 from umkit.errors import DLPackUnsupported
 from umkit.memory import dlpack
 
@@ -180,7 +180,7 @@ def test_counters_on_without_cupti_says_why():
 
 
 def test_fidelity_rows_on_sim_against_itself():
-    from umkit import fidelity
+    from umkit.measure import fidelity
     umkit.use("sim", quiet=True)
     seq = fidelity.sequence(8 << 20)
     assert seq["gpu_read"]["bytes_h2d"] == 8 << 20
@@ -203,7 +203,7 @@ def test_fidelity_rows_on_sim_against_itself():
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                     reason="no C compiler here")
 def test_allocator_shim_compiles_and_exports_its_functions(tmp_path, monkeypatch):
-    import umkit.torch as ut
+    import umkit.interop.torch as ut
     monkeypatch.setenv("UMKIT_CACHE", str(tmp_path))
     p = ut.shim_path()
     assert p.parent == tmp_path and p.is_file()
@@ -219,7 +219,7 @@ def test_allocator_shim_compiles_and_exports_its_functions(tmp_path, monkeypatch
 
 def test_umkit_torch_says_plainly_what_it_needs():
     torch = pytest.importorskip("torch", reason="PyTorch not installed (CI does not need it)")
-    import umkit.torch as ut
+    import umkit.interop.torch as ut
     umkit.use("sim", quiet=True)
     with pytest.raises(umkit.InvalidArgument):
         ut.prefetch(torch.zeros(4))                       # CPU tensor
@@ -240,5 +240,5 @@ def test_umkit_torch_says_plainly_what_it_needs():
 
 
 def test_umkit_torch_is_the_torch_helper_module():
-    import umkit.torch as ut
+    import umkit.interop.torch as ut
     assert umkit.torch is ut and hasattr(ut, "managed_allocator")

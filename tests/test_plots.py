@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 import umkit  # noqa: E402
-from umkit import ecg, plots  # noqa: E402
+from umkit import ecg as ecg
+from umkit.ecg import picture as plots  # noqa: E402
 
 
 @pytest.fixture(scope="module")

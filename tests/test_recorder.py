@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit import ecg, workloads
-from umkit.recorder import RecordResult
+from umkit import ecg as ecg
+from umkit import workloads
+from umkit.ecg.recording import RecordResult
 
 
 @pytest.fixture(autouse=True)
@@ -127,16 +128,16 @@ def test_save_load_roundtrip(tmp_path):
             rec.step()
     r = rec.result()
     p = r.save(tmp_path / "run.json")
-    back = umkit.recorder.load(p)
+    back = umkit.ecg.load(p)
     assert back.step_ms == r.step_ms and back.counters == r.counters
     assert back.summary() == r.summary() and back.name == "saved"
     json.loads(p.read_text())
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     with pytest.raises(umkit.InvalidArgument):
-        umkit.recorder.load(bad)
+        umkit.ecg.load(bad)
     with pytest.raises(umkit.InvalidArgument):
-        umkit.recorder.load(tmp_path / "missing.json")
+        umkit.ecg.load(tmp_path / "missing.json")
 
 
 def test_exception_in_loop_keeps_steps_and_marks_stopped():
@@ -209,7 +210,7 @@ def test_recorded_widget_static_draws_result():
     pytest.importorskip("ipywidgets")
     import matplotlib
     matplotlib.use("Agg")
-    from umkit.widgets import RecorderView
+    from umkit.teaching.widgets import RecorderView
     a = umkit.managed(1 << 20)
     view = RecorderView("live", static=True)
     with view.recorder() as rec:
@@ -226,7 +227,7 @@ def test_recorded_widget_live_draws_each_step():
     pytest.importorskip("ipywidgets")
     import matplotlib
     matplotlib.use("Agg")
-    from umkit.widgets import RecorderView
+    from umkit.teaching.widgets import RecorderView
     a = umkit.managed(1 << 20)
     view = RecorderView("live", static=False)
     images = []
@@ -258,10 +259,10 @@ def _fake_published(tmp_path, date_dir, variants=("device", "managed"), date=Non
 
 
 def test_published_reads_the_newest_run_and_combines_it(tmp_path):
-    assert umkit.recorder.published(results_dir=tmp_path) is None      # nothing recorded yet
+    assert umkit.ecg.published(results_dir=tmp_path) is None      # nothing recorded yet
     _fake_published(tmp_path, "2026-11-30-h200-gpu-ci-run6", ("device",))
     _fake_published(tmp_path, "2026-12-01-h200-gpu-ci-run7")
-    p = umkit.recorder.published(results_dir=tmp_path)
+    p = umkit.ecg.published(results_dir=tmp_path)
     assert p["env"]["date"] == "2026-12-01-h200-gpu-ci-run7"
     assert list(p["runs"]) == ["device", "managed"]
     assert p["runs"]["managed"].step_ms == [2.0, 2.0, 2.0, 7.0, 2.0, 2.0]
@@ -273,11 +274,11 @@ def test_published_reads_the_newest_run_and_combines_it(tmp_path):
     # the folder's numbers as numbers)
     _fake_published(tmp_path, "2026-12-02-h200-gpu-ci-run9", ("device",), "2026-12-02 03:13 UTC")
     _fake_published(tmp_path, "2026-12-02-h200-gpu-ci-run13", ("managed",), "2026-12-02 05:37 UTC")
-    assert list(umkit.recorder.published(results_dir=tmp_path)["runs"]) == ["managed"]
+    assert list(umkit.ecg.published(results_dir=tmp_path)["runs"]) == ["managed"]
     with pytest.raises(umkit.InvalidArgument):
-        umkit.recorder.published("../etc", results_dir=tmp_path)
+        umkit.ecg.published("../etc", results_dir=tmp_path)
     with pytest.raises(umkit.InvalidType):
-        umkit.recorder.combine([])
+        umkit.ecg.combine([])
 
 
 def test_incomplete_steps_are_named_and_sim_has_none():
@@ -295,7 +296,7 @@ def test_incomplete_steps_are_named_and_sim_has_none():
     d["steps"][1]["counters"] = {"bytes_h2d": 300 << 20, "fault_bytes_h2d": 40 << 20}
     d["steps"][2]["counters"] = {"bytes_h2d": 64 << 20, "fault_bytes_h2d": 64 << 20,
                                  "gpu_faults": 38}
-    back = umkit.recorder.RecordResult.from_dict(d)
+    back = umkit.ecg.RecordResult.from_dict(d)
     assert list(back.incomplete()) == [1] and "40 MiB" in back.incomplete()[1]
 
 

@@ -10,14 +10,14 @@ import pytest
 
 import umkit
 from umkit import InvalidArgument
-from umkit.recorder import MAX_FILE, RecordResult
+from umkit.ecg.recording import MAX_FILE, RecordResult
 
 
 @pytest.fixture
 def run(monkeypatch):
     monkeypatch.delenv("UMKIT_BACKEND", raising=False)
     umkit.use("sim", quiet=True)
-    from umkit import ecg
+    from umkit import ecg as ecg
     a = umkit.managed(1 << 16)
     with ecg.recorder("loop") as rec:
         for _ in range(4):

@@ -1,4 +1,4 @@
-"""umkit.umperf: the UnifiedMemoryPerf port as a library -- the committed GPU run it loads, and the
+"""umkit.measure.umperf: the UnifiedMemoryPerf port as a library -- the committed GPU run it loads, and the
 same program on sim beside it."""
 import json
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit import umperf
+from umkit.measure import umperf
 from umkit.errors import InvalidArgument
 
 

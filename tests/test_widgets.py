@@ -16,11 +16,12 @@ matplotlib.use("Agg")
 import umkit  # noqa: E402
 from umkit import workloads  # noqa: E402
 from umkit.api import Residency  # noqa: E402
-from umkit.widgets import (ECGView, PanelModel, ResidencyMap, StrategyPanel, ecg,  # noqa: E402
-                           has_frontend, panel, residency_map)
+from umkit.teaching.widgets import (ECGView, PanelModel, ResidencyMap, StrategyPanel, ecg, has_frontend)
+from umkit.teaching.widgets import panel
+from umkit.teaching.widgets import residency_map
 
-P = sys.modules["umkit.widgets.panel"]          # the module (umkit.widgets.panel is the function)
-RM = sys.modules["umkit.widgets.residency_map"]
+P = sys.modules["umkit.teaching.widgets.panel"]          # the module (umkit.widgets.panel is the function)
+RM = sys.modules["umkit.teaching.widgets.residency_map"]
 GIB = 1 << 30
 
 

@@ -9,7 +9,7 @@ import pytest
 matplotlib.use("Agg")
 
 import umkit  # noqa: E402
-from umkit.widgets import PRESETS, Workshop  # noqa: E402
+from umkit.teaching.widgets import PRESETS, Workshop  # noqa: E402
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ import nbformat
 import pytest
 from repo_tools import copy_repo, stop_group
 
-from umkit import InvalidArgument, workspace
+from umkit import InvalidArgument
+from umkit.teaching import workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

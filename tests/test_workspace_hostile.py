@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from umkit import workspace
+from umkit.teaching import workspace
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 FIRST, SECOND = "00_start_here.ipynb", "01_umd_and_kmd.ipynb"

@@ -7,59 +7,125 @@ usable, over three backends: ``hip``, ``cuda`` and ``sim`` (a calibrated CPU mod
     a.prefetch("gpu")                   # inhale (§2.3)
     umkit.increment(a); umkit.synchronize()
     print(a.host[:4], umkit.counters())
+
+This module is the learner's API and nothing else.  The rest of the kit is in subpackages,
+imported the first time they are used: ``umkit.ecg`` (the memory ECG, 显存心电图),
+``umkit.workloads``, ``umkit.names`` (the HIP<->CUDA table), ``umkit.widgets``,
+``umkit.exercises``, ``umkit.examples``, ``umkit.torch``, ``umkit.measure`` (calibration),
+``umkit.diagnostics`` (the doctor, explain).
 """
-__version__ = "0.1.0"
+import importlib as _importlib
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
 
-from .backends.contract import CPU, Location  # noqa: E402
-from .memory.locations import gpu  # noqa: E402
-from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType,  # noqa: E402
-                     NotManaged, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
-from .memory.array import Array  # noqa: E402
-from .sim.engine import RaceWarning  # noqa: E402  (a warning class, so learners can filter it)
-from .memory.pool import MemoryPool  # noqa: E402
-from .runtime import backend, backend_name, use, using, why  # noqa: E402
-from .api import (Event, Residency, Stream, add, advise, allow_oversubscription,  # noqa: E402
-                  array_module, attributes, capabilities, counters, counters_off,
-                  counters_on, device_array, device_count,
-                  empty, fill, increment, managed, mem_info, now, pinned, prefetch, read_back,
-                  reset_counters, residency, sim_profile, synchronize, timer, touch, trace, copy)
-from .backends import names  # noqa: E402  (the HIP<->CUDA table: data, not a backend)
-from .api import kernel_device, pageable  # noqa: E402
-from .custom import Kernel, kernel  # noqa: E402
-from . import workloads, ecg, plots, recorder  # noqa: E402
-
-
-def explain(error_or_code, **kwargs):
-    """What an error means and what to do (the article's §5.1 table)."""
-    from .explaining import explain as _explain
-    return _explain(error_or_code, **kwargs)
-
-from .doctor import doctor  # noqa: E402  (bound after the submodule, so umkit.doctor is the function)
-
+from .version import __version__  # noqa: F401
+from .backends.contract import CPU, Location
+from .validate import gpu
+from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
+                     OutOfMemory, RaceDetected, RaceWarning, UmkitError, UseAfterFree)
+from .memory.array import Array
+from .memory.pool import MemoryPool
+from .runtime import backend, backend_name, use, using, why
+from .api import (Event, Residency, Stream, add, advise, allow_oversubscription, array_module,
+                  attributes, capabilities, copy, counters, counters_off, counters_on,
+                  device_array, device_count, empty, fill, increment, kernel_device, managed,
+                  mem_info, now, pageable, pinned, prefetch, read_back, reset_counters,
+                  residency, sim_profile, synchronize, timer, touch, trace)
+from .user_kernels import Kernel, kernel
 
 __all__ = [
     # memory
     "Array", "MemoryPool", "empty", "managed", "device_array", "pinned", "pageable", "copy",
-    "read_back", "fill", "increment", "add", "touch", "kernel", "Kernel", "kernel_device",
+    "read_back", "fill", "increment", "add", "touch", "kernel",
     # migration
-    "prefetch", "advise", "attributes", "residency", "Residency", "CPU", "gpu", "Location",
+    "prefetch", "advise", "attributes", "residency", "CPU", "gpu",
     # streams, events, time
     "Stream", "Event", "synchronize", "timer", "now",
     # devices and backends
-    "use", "using", "backend", "backend_name", "why", "capabilities", "mem_info",
-    "device_count", "array_module", "allow_oversubscription", "sim_profile", "doctor",
-    # the driver's view
+    "use", "using", "backend", "backend_name", "capabilities", "mem_info", "device_count",
+    "allow_oversubscription", "doctor",
+    # the driver's view, and help
     "counters", "counters_on", "counters_off", "reset_counters", "trace", "explain",
     # errors and warnings
     "UmkitError", "InvalidArgument", "InvalidType", "BackendUnavailable", "BackendError",
     "OutOfMemory", "UseAfterFree", "NotManaged", "RaceDetected", "RaceWarning",
-    # modules
-    "names", "workloads", "ecg", "plots", "recorder", "widgets", "examples", "torch",
 ]
+
+#: subpackages and modules reached as ``umkit.NAME``, imported on first use
+LAZY_MODULES = {
+    "ecg": "umkit.ecg", "workloads": "umkit.workloads", "names": "umkit.backends.names",
+    "measure": "umkit.measure", "diagnostics": "umkit.diagnostics", "teaching": "umkit.teaching",
+    "interop": "umkit.interop", "sim": "umkit.sim", "backends": "umkit.backends",
+    "memory": "umkit.memory", "runtime": "umkit.runtime", "api": "umkit.api",
+    "errors": "umkit.errors", "validate": "umkit.validate", "cli": "umkit.cli",
+    "user_kernels": "umkit.user_kernels", "results": "umkit.results",
+}
+#: functions of the help layer, imported on first use
+LAZY_FUNCTIONS = {"doctor": ("umkit.diagnostics.doctor", "doctor"),
+                  "explain": ("umkit.diagnostics.explain", "explain")}
+#: short names notebooks import (``import umkit.widgets``, ``from umkit.exercises import nb05``)
+#: for modules that live deeper in the package
+ALIASES = {"umkit.widgets": "umkit.teaching.widgets",
+           "umkit.exercises": "umkit.teaching.exercises",
+           "umkit.examples": "umkit.teaching.examples",
+           "umkit.torch": "umkit.interop.torch"}
+
+
+def _target(name):
+    for short, real in ALIASES.items():
+        if name == short or name.startswith(short + "."):
+            return real + name[len(short):]
+    return None
+
+
+class _AliasFinder(_abc.MetaPathFinder, _abc.Loader):
+    """Resolves the short names of :data:`ALIASES` to the modules themselves (one module object
+    under two names, so ``umkit.widgets is umkit.teaching.widgets``)."""
+
+    def find_spec(self, name, path=None, target=None):
+        real = _target(name)
+        if real is None:
+            return None
+        found = _util.find_spec(real)
+        if found is None:
+            return None
+        return _util.spec_from_loader(name, self,
+                                      is_package=found.submodule_search_locations is not None)
+
+    def create_module(self, spec):
+        module = _importlib.import_module(_target(spec.name))
+        spec.loader_state = module.__spec__     # the import system will overwrite __spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = module.__spec__.loader_state or module.__spec__
+
+    def get_code(self, name):
+        """``python -m umkit.examples`` runs the real module's code."""
+        real = _target(name)
+        return _util.find_spec(real).loader.get_code(real)
+
+
+if not any(isinstance(f, _AliasFinder) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _AliasFinder())   # before the path finder, which would load a
+    # second copy of a submodule under the short name
 
 
 def __getattr__(name):
-    if name in ("widgets", "examples", "torch"):  # imported on first use (ipywidgets and
-        import importlib               # PyTorch are heavy; examples also runs as
-        return importlib.import_module("." + name, __name__)   # `python -m umkit.examples`)
-    raise AttributeError(f"module 'umkit' has no attribute {name!r}")
+    if name in LAZY_FUNCTIONS:
+        mod, attr = LAZY_FUNCTIONS[name]
+        value = getattr(_importlib.import_module(mod), attr)
+    elif name in LAZY_MODULES:
+        value = _importlib.import_module(LAZY_MODULES[name])
+    elif "umkit." + name in ALIASES:
+        value = _importlib.import_module(ALIASES["umkit." + name])
+    else:
+        raise AttributeError(f"module 'umkit' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(LAZY_MODULES) | set(LAZY_FUNCTIONS)
+                  | {a.split(".")[1] for a in ALIASES})

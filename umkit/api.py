@@ -1,6 +1,6 @@
 """The public API: everything a notebook, widget or CLI calls (re-exported by ``umkit``).
 
-Arguments are validated here, once, with :mod:`umkit.validators`; the memory layer and the
+Arguments are validated here, once, with :mod:`umkit.validate`; the memory layer and the
 backends below only assert.  Optional backend features (counters, trace, residency snapshots,
 model time) are asked for by name -- ``backend.supports("counters")`` -- never probed.
 """
@@ -11,15 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import validators as V
+from . import validate as V
 from .backends.contract import CPU, Location  # noqa: F401  (re-exported)
-from .context import RUNTIME
+from .runtime.context import RUNTIME
 from .errors import InvalidArgument, InvalidType
 from .memory.array import Array, require_array, require_managed  # noqa: F401
 from .memory.migration import advise, attributes, prefetch  # noqa: F401  (the public functions)
 from .memory.resources import PoolingResource, UpstreamResource, power_of_two
 from .runtime import backend
-from .streams import Event, Stream, kernel_stream, stream_handle
+from .runtime.streams import Event, Stream, kernel_stream, stream_handle
 
 BLOCK = 256
 READ_GRID = 2112          # 16 blocks per SM on a 132-SM H200: enough to saturate any current GPU

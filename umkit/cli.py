@@ -10,7 +10,7 @@ def _use(args):
     """Select the backend for a command: --backend, else UMKIT_BACKEND, else auto-detect.
     sim-only options (--profile, model-only timing) apply only when the choice is sim."""
     import umkit
-    from .backends import detect
+    from .backends import registry as detect
     name, _ = detect.choose(getattr(args, "backend", None))
     if name != "sim":
         if getattr(args, "profile", None):
@@ -26,13 +26,14 @@ def _use(args):
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import doctor
+    from .diagnostics.doctor import doctor
     return doctor(args.backend)
 
 
 def cmd_ecg(args) -> int:
-    from . import ecg, plots
-    from . import validators as V
+    from . import ecg
+    from .ecg import picture as plots
+    from . import validate as V
     from .errors import UmkitError
     MAX_MIB = 1 << 16
     try:             # every argument, and both output paths, before the run starts
@@ -77,8 +78,8 @@ def cmd_ecg(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from . import calibrate
-    from . import validators as V
+    from .measure import calibrate
+    from . import validate as V
     from .errors import UmkitError
     try:             # every argument and path before a measurement starts
         V.integer(args.size, "--size", lo=1, hi=1 << 16, hint="--size in MiB, 1 to 65536")
@@ -96,7 +97,7 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
     """A JSON file the user named: a regular file, at most ``limit`` bytes, UTF-8 JSON."""
     import os
 
-    from . import validators as V
+    from . import validate as V
     p = V.path(path, name)
     if not p.is_file():
         raise V.InvalidArgument(f"{name} {path!r}: no such file (or not a regular file)",
@@ -115,7 +116,7 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
 
 
 def cmd_workspace(args) -> int:
-    from . import workspace
+    from .teaching import workspace
     return workspace.main(args)
 
 

@@ -140,12 +140,12 @@ def _kernelspec(tmp) -> dict:
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory):
     """``jupyter lab`` on 127.0.0.1 (free port, no token) over a fresh learner workspace made by
-    :func:`umkit.workspace.sync` (the tests' runs never touch the committed notebooks), with the
+    :func:`umkit.teaching.workspace.sync` (the tests' runs never touch the committed notebooks), with the
     app exposed to the page (``window.jupyterapp``) and notebook windowing off, so the tests can
     wait on cell states instead of sleeping."""
     _require("jupyterlab", "pip install jupyterlab")
     _require("ipykernel", "pip install ipykernel")
-    from umkit import workspace
+    from umkit.teaching import workspace
     tmp = tmp_path_factory.mktemp("lab")
     ws = tmp / "workspace"
     workspace.sync(ROOT / "notebooks", ws)

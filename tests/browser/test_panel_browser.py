@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from umkit.widgets.panel import DEFAULTS
+from umkit.teaching.widgets.panel import DEFAULTS
 
 
 pytestmark = pytest.mark.browser

@@ -1,7 +1,7 @@
 """The conformance fixture: every test in this folder runs once per backend.
 
 Backends come from ``UMKIT_TEST_BACKENDS`` (comma-separated, default ``sim,cuda,hip``).  A
-backend that cannot run here is skipped with the reason ``umkit.backends.detect.probe`` gives,
+backend that cannot run here is skipped with the reason ``umkit.backends.registry.probe`` gives,
 so a skip always says why (``cuda: CUDA driver missing (libcuda.so not found)``).
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 import pytest
 
 import umkit
-from umkit.backends import detect
+from umkit.backends import registry as detect
 
 ENV = "UMKIT_TEST_BACKENDS"
 

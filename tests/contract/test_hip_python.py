@@ -21,7 +21,8 @@ import pytest
 hip_pkg = pytest.importorskip("hip", reason="hip-python not installed (pip install umkit[rocm])")
 from hip import hip  # noqa: E402
 
-from umkit.backends import detect, names  # noqa: E402
+from umkit.backends import registry as detect
+from umkit.backends import names  # noqa: E402
 from umkit.backends.contract import ADVICE, CPU, gpu  # noqa: E402
 from umkit.errors import BackendError, BackendUnavailable, InvalidArgument, OutOfMemory  # noqa: E402
 

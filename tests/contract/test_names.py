@@ -426,7 +426,7 @@ def test_calls_on_another_gpu_give_the_current_device_back(cuda_backend):
     from types import SimpleNamespace
 
     from umkit.backends.gpu import GpuStream
-    from umkit.streams import kernel_stream
+    from umkit.runtime.streams import kernel_stream
     b, log = cuda_backend, cuda_backend.rt.rt
     for call in (lambda: b.malloc(4096, "device", 1), lambda: b.malloc(4096, "managed", 1),
                  lambda: b.stream_create(1), lambda: b.event_create(1), lambda: b.mem_info(1)):

@@ -11,7 +11,7 @@ import pytest
 
 import umkit
 from umkit.sim.costs import load_profile
-from umkit.sim.policy import (AmdApu, AmdXnackOff, AmdXnackOn, NvidiaPolicy, Rule, policy_for)
+from umkit.sim.policy import AmdApu, AmdXnackOff, AmdXnackOn, NvidiaPolicy, Rule, policy_for
 from umkit.workloads import Pattern, Strategy, run
 
 MiB = 1 << 20

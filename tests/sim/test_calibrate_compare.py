@@ -7,7 +7,10 @@ import json
 import pytest
 
 import umkit
-from umkit import calibrate, cli, validation, workloads
+from umkit.measure import calibrate
+from umkit import cli
+from umkit.measure import validation_set as validation
+from umkit import workloads
 from umkit.errors import BackendUnavailable
 
 MiB = 1 << 20

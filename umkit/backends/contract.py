@@ -13,7 +13,7 @@ over two runtime adapters) and ``sim`` (the CPU model in :mod:`umkit.sim`).  Eve
 umkit -- arrays, the pool, strategies, the memory ECG, calibration, widgets -- is written once,
 above this line.
 
-Arguments arrive validated: the public API checks what users pass (:mod:`umkit.validators`),
+Arguments arrive validated: the public API checks what users pass (:mod:`umkit.validate`),
 so a backend only asserts.  Pointers are plain ``int`` addresses.  Locations are
 :class:`Location` values (``CPU`` or ``gpu(i)``).  Streams and events are opaque handles the
 backend creates (``None`` is the default stream); the public ``umkit.Stream``/``umkit.Event``

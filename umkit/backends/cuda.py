@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from ..errors import BackendUnavailable
-from .detect import install_hint as detect_hint
+from .registry import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 
@@ -95,7 +95,7 @@ class CudaRuntime(RuntimeAdapter):
 
     def counter_source(self):
         # CUPTI's unified-memory counters (process-global: one collector)
-        from .cupti import COLLECTOR
+        from .counters.cupti import COLLECTOR
         return COLLECTOR
 
     def cupy(self):

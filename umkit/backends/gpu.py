@@ -21,10 +21,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..error_table import hint_for
-from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
-                      OutOfMemory, UseAfterFree)
-from . import kernels, names
+from ..errors.table import hint_for
+from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged, OutOfMemory, UseAfterFree)
+from . import kernels
+from . import names
 from .contract import ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu
 
 # -- the oversubscription guard -------------------------------------------------------------------

@@ -9,7 +9,7 @@ import os
 from importlib import metadata
 
 from ..errors import BackendUnavailable
-from .detect import install_hint as detect_hint
+from .registry import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 
@@ -86,7 +86,7 @@ class HipRuntime(RuntimeAdapter):
 
     def counter_source(self):
         # rocprofiler-sdk page-migration records (a documented adapter: see rocprof.py)
-        from .rocprof import COLLECTOR
+        from .counters.rocprof import COLLECTOR
         return COLLECTOR
 
     def cupy(self):

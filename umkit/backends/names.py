@@ -536,7 +536,7 @@ def cuda_header() -> str:
 def write_cuda_header(include_dir) -> Path:
     """Write :func:`cuda_header` as ``<include_dir>/hip/hip_runtime.h`` (so that a source's own
     ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path."""
-    from ..validators import path as _path
+    from ..validate import path as _path
     path = _path(include_dir, "include_dir", hint="a folder, e.g. 'build/hip_on_cuda'") / "hip" \
         / "hip_runtime.h"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,10 @@
 """Prefetch and advice by name, on the memory layer (``umkit.prefetch`` and ``Array.prefetch``
-are these functions).  Arguments are validated here, once, with :mod:`umkit.validators`."""
+are these functions).  Arguments are validated here, once, with :mod:`umkit.validate`."""
 from __future__ import annotations
 
-from .. import validators as V
-from ..context import RUNTIME
-from ..streams import stream_handle
+from .. import validate as V
+from ..runtime.context import RUNTIME
+from ..runtime.streams import stream_handle
 from .array import Array, require_managed
 
 

@@ -23,9 +23,9 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
-from .. import validators as V
+from .. import validate as V
 from ..backends.contract import Backend
-from ..context import RUNTIME
+from ..runtime.context import RUNTIME
 from ..errors import BackendUnavailable, InvalidType, OutOfMemory, UseAfterFree
 from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import __version__
-from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
-                                 UserKernel, gpu)
+from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
@@ -40,7 +39,7 @@ def _locked_methods(cls):
 @_locked_methods
 class SimBackend(Backend):
     """The CPU model behind the contract.  Arguments arrive validated by the public API
-    (:mod:`umkit.validators`); this class only asserts them."""
+    (:mod:`umkit.validate`); this class only asserts them."""
 
     name = "sim"
     features = frozenset({"counters", "trace", "snapshot", "model_time"})

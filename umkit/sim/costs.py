@@ -418,7 +418,7 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
                                   hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)
         src[k] = "override by the caller"
-    from ..validators import real
+    from ..validate import real
     host_speed = real(host_speed, "host_speed", lo=HOST_SPEED_RANGE[0], hi=HOST_SPEED_RANGE[1],
                       hint="host_speed=1.3 models a host CPU 1.3x slower than the profile's "
                            f"(between {HOST_SPEED_RANGE[0]} and {HOST_SPEED_RANGE[1]})")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InvalidArgument, OutOfMemory, RaceDetected, UseAfterFree
+from ..errors import InvalidArgument, OutOfMemory, RaceDetected, RaceWarning, UseAfterFree
 from .costs import Profile
 from .pages import CPU_BIT, CPU_ID, Allocation, gpu_bit, loc_bit
 from .policy import policy_for
@@ -105,10 +105,6 @@ def locked(fn):
         with self.lock:
             return fn(self, *args, **kwargs)
     return run_locked
-
-
-class RaceWarning(UserWarning):
-    """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
 
 
 @dataclass(eq=False)

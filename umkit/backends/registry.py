@@ -1,0 +1,161 @@
+"""Which backend can run here, and why (or why not).
+
+``probe(name)`` answers for one backend with a reason a person can act on; ``choose()`` picks
+one (argument, else ``UMKIT_BACKEND``, else cuda -> hip -> sim); ``create(name)`` builds it.
+Nothing here imports a GPU package at module import time.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+
+from ..errors import BackendUnavailable, InvalidArgument
+
+NAMES = ("cuda", "hip", "sim")
+ENV = "UMKIT_BACKEND"
+
+
+def install_hint(extra: str) -> str:
+    """How to add a GPU extra (``cuda`` or ``rocm``) where umkit runs: into the checkout's own
+    venv when umkit runs from a checkout (``bash run.sh`` does it on a GPU machine), else pip."""
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "run.sh").is_file():
+        return (f"in the umkit checkout: .venv/bin/pip install -e '.[{extra}]', or bash run.sh "
+                "(it installs the GPU extras when it finds the driver)")
+    return f"python -m pip install 'umkit[{extra}]'"
+
+
+def _cuda_driver_present() -> bool:
+    for lib in ("libcuda.so.1", "libcuda.so"):
+        try:
+            ctypes.CDLL(lib)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def _probe_cuda() -> tuple[bool, str]:
+    try:
+        from cuda.bindings import runtime as rt
+    except ImportError:
+        return False, f"cuda-bindings not installed ({install_hint('cuda')})"
+    except (OSError, RuntimeError) as e:
+        return False, f"cuda-bindings could not load: {e}"
+    try:
+        err, count = rt.cudaGetDeviceCount()
+    except (OSError, RuntimeError) as e:
+        if not _cuda_driver_present():
+            return False, "CUDA driver missing (libcuda.so not found)"
+        return False, f"CUDA runtime failed to start: {e}"
+    code = int(err)
+    if code != 0:
+        name = getattr(err, "name", str(code))
+        if name in ("cudaErrorInsufficientDriver", "cudaErrorStubLibrary"):
+            if not _cuda_driver_present():
+                return False, "CUDA driver missing (libcuda.so not found)"
+            return False, (f"CUDA driver too old for cuda-bindings 13 ({name}): "
+                           "update the NVIDIA driver to 580 or newer")
+        if name == "cudaErrorNoDevice":
+            return False, "no CUDA device visible (cudaErrorNoDevice)"
+        return False, f"cudaGetDeviceCount failed: {name} ({code})"
+    if count <= 0:
+        return False, "no CUDA device visible"
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return False, f"CuPy not installed ({install_hint('cuda')})"
+    except Exception as e:  # noqa: BLE001 - a broken CuPy install says many things
+        return False, f"CuPy could not load: {e}"
+    if getattr(cupy.cuda.runtime, "is_hip", False):
+        return False, "the installed CuPy is the ROCm build; the cuda backend needs cupy-cuda13x"
+    return True, f"{count} CUDA device(s) visible"
+
+
+def _probe_hip() -> tuple[bool, str]:
+    try:
+        from hip import hip
+    except ImportError:
+        return False, f"hip-python not installed ({install_hint('rocm')})"
+    except (OSError, RuntimeError) as e:
+        return False, f"hip-python could not load: {e}"
+    try:
+        result = hip.hipGetDeviceCount()
+    except (OSError, RuntimeError) as e:
+        text = str(e)
+        if "amdhip64" in text or "dlopen" in text:
+            return False, "hip-python installed but libamdhip64 not found (ROCm not installed)"
+        return False, f"HIP runtime failed to start: {text}"
+    err, count = result[0], (result[1] if len(result) > 1 else 0)
+    code = int(err)
+    if code != 0:
+        name = getattr(err, "name", str(code))
+        if name == "hipErrorNoDevice":
+            return False, "no AMD GPU visible (hipErrorNoDevice)"
+        return False, f"hipGetDeviceCount failed: {name} ({code})"
+    if count <= 0:
+        return False, "no AMD GPU visible"
+    try:
+        import cupy
+    except ImportError:
+        return False, f"CuPy for ROCm not installed ({install_hint('rocm')})"
+    except Exception as e:  # noqa: BLE001
+        return False, f"CuPy could not load: {e}"
+    if not getattr(cupy.cuda.runtime, "is_hip", False):
+        return False, "the installed CuPy is the CUDA build; the hip backend needs cupy-rocm-7-0"
+    return True, f"{count} AMD GPU(s) visible"
+
+
+def probe(name: str) -> tuple[bool, str]:
+    """``(usable, reason)`` for backend ``name`` ('cuda', 'hip' or 'sim')."""
+    if name == "cuda":
+        return _probe_cuda()
+    if name == "hip":
+        return _probe_hip()
+    if name == "sim":
+        return True, "the CPU model always runs"
+    raise InvalidArgument(f"backend must be one of {', '.join(NAMES)}, not {name!r}")
+
+
+def choose(requested: str | None = None) -> tuple[str, str]:
+    """``(name, reason)``: ``requested``, else ``$UMKIT_BACKEND``, else the first usable of
+    cuda, hip, sim.  A backend asked for by name that cannot run raises BackendUnavailable."""
+    source = "requested"
+    if requested is None:
+        requested = os.environ.get(ENV) or None
+        source = f"{ENV}"
+    if requested is not None:
+        want = str(requested).strip().lower()
+        if want in ("", "auto"):
+            requested = None
+        elif want not in NAMES:
+            raise InvalidArgument(f"{source}={requested!r} is not a backend; valid: "
+                                  f"{', '.join(NAMES)} (or auto)",
+                                  argument="name" if source == "requested" else source)
+        else:
+            ok, reason = probe(want)
+            if not ok:
+                raise BackendUnavailable(f"backend {want!r} ({source}) cannot run here: {reason}")
+            return want, f"{source}: {reason}"
+    why = []
+    for name in ("cuda", "hip"):
+        ok, reason = probe(name)
+        if ok:
+            return name, reason
+        why.append(f"{name}: {reason}")
+    return "sim", "no GPU backend usable (" + "; ".join(why) + "): using the CPU model"
+
+
+def create(name: str):
+    """A backend instance by name (the GPU ones import their packages only now)."""
+    if name == "cuda":
+        from .cuda import CudaBackend
+        return CudaBackend()
+    if name == "hip":
+        from .hip import HipBackend
+        return HipBackend()
+    if name == "sim":
+        from ..sim.backend import SimBackend
+        return SimBackend()
+    raise InvalidArgument(f"backend must be one of {', '.join(NAMES)}, not {name!r}")

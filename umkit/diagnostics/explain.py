@@ -1,0 +1,219 @@
+"""``umkit.explain``: render an exception, an error code, an error name or a symptom the way
+the article's §5.1 table does.  The table itself is data in :mod:`umkit.errors.table`."""
+from __future__ import annotations
+
+import difflib
+import enum
+import operator
+import re
+import sys
+import textwrap
+
+from ..errors.table import (_BY_NAME, _COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, _find_in_text, _find_symptoms, lookup, lookup_code)
+from ..errors import BackendError, InvalidType, OutOfMemory, RaceDetected, UmkitError
+
+# ------------------------------------------------------------------------------------------
+# explain()
+# ------------------------------------------------------------------------------------------
+_WIDTH = 92
+
+
+def _para(label: str, text: str) -> list[str]:
+    pad = " " * 17
+    return textwrap.wrap(text, _WIDTH, initial_indent=f"  {label:<15}", subsequent_indent=pad,
+                         break_on_hyphens=False) or [f"  {label}"]
+
+
+def _render_row(row: ErrorInfo, heading: str = "", *, names_line: bool = True) -> list[str]:
+    names = []
+    for col, label in _COLUMNS:
+        n, c = getattr(row, col), getattr(row, col + "_code")
+        if n:
+            names.append(f"{label}: {n}" + (f" ({c})" if c is not None else ""))
+    lines = [heading] if heading else []
+    if names_line:
+        lines.append("  ==  ".join(names))
+    missing = [label for col, label in _COLUMNS[:2] if not getattr(row, col)]
+    if missing and row.hsa is None and not row.note:
+        lines.append(f"  ({' and '.join(missing)}: no such code)")
+    if row.aliases:
+        lines += _para("Also called:", ", ".join(row.aliases))
+    lines += _para("What it means:", row.message)
+    if row.note:
+        lines += _para("Note:", row.note)
+    lines += _para("What to do:", row.hint)
+    if row.section:
+        lines += _para("Article:", row.section)
+    return lines
+
+
+def _render_symptom(s: Symptom) -> list[str]:
+    lines = [f"Symptom: {s.title}"]
+    lines += _para("Likely cause:", s.cause)
+    lines += _para("What to do:", s.hint)
+    if s.tools:
+        lines += _para("Tools:", s.tools)
+    if s.see_also:
+        lines += _para("See also:", s.see_also)
+    lines += _para("Article:", s.section)
+    return lines
+
+
+def _usage(what: str) -> str:
+    lines = [f"umkit.explain() has no entry for {what}."]
+    return "\n".join(lines + [
+        "Call it with one of:",
+        "  an exception you caught   try: ... except Exception as e: umkit.explain(e)",
+        "  an error code             umkit.explain(2)   (shows the HIP and the CUDA meaning)",
+        "  an error name             umkit.explain('hipErrorOutOfMemory'), "
+        "'cudaErrorIllegalAddress',",
+        "                            'HSA_STATUS_ERROR_INVALID_MEMORY' (any case)",
+        "  a symptom                 umkit.explain('wrong result'), 'slow', 'erratic', 'thrash'",
+        f"The table: umkit.errors.table.ERRORS ({len(ERRORS)} errors) and umkit.errors.table.SYMPTOMS "
+        f"({len(SYMPTOMS)} symptoms)."])
+
+
+_CLASS_NOTES = {
+    "UseAfterFree": ("illegal_address", "umkit caught a use of freed memory before the GPU did; "
+                     "on real hardware this is an illegal address or a memory fault."),
+    "NotManaged": (None, "Prefetch and advice only apply to managed memory (§3.2, §4.4); device "
+                   "memory lives on the GPU and pinned memory on the host, so there is nothing to "
+                   "migrate. Allocate with kind='managed', or copy explicitly."),
+    "BackendUnavailable": (None, "Run umkit.doctor() to see each backend's reason; the sim "
+                           "backend always works (§4.1)."),
+}
+
+
+def _explain_exception(exc: BaseException) -> str:
+    # a umkit error's message without its hint (the hint is printed below, once)
+    msg = exc.message if isinstance(exc, UmkitError) else str(exc)
+    head = [f"{type(exc).__name__}: {msg}".rstrip(), ""]
+    row = None
+    name = getattr(exc, "name", None)
+    if isinstance(name, str):
+        row = lookup(name)
+    if row is None and isinstance(exc, BackendError):
+        rows = lookup_code(exc.code, _runtime_of(exc.name))
+        row = rows[0][1] if rows else None
+    if row is None and isinstance(exc, UmkitError):
+        cname = next((c.__name__ for c in type(exc).__mro__ if c.__name__ in _CLASS_NOTES), None)
+        if cname:
+            key, note = _CLASS_NOTES[cname]
+            lines = head + _para("What it means:", note)
+            if exc.hint:
+                lines += _para("What to do:", exc.hint)
+            if key:
+                lines += ["", *_render_row(next(r for r in ERRORS if r.key == key))]
+            return "\n".join(lines)
+        if isinstance(exc, RaceDetected):
+            return "\n".join(head + _render_symptom(SYMPTOMS[0]))
+        if isinstance(exc, OutOfMemory):
+            row = next(r for r in ERRORS if r.key == "out_of_memory")
+        elif exc.hint:
+            return "\n".join(head + _para("What to do:", exc.hint))
+    if row is None:
+        row = _find_in_text(f"{type(exc).__name__}: {exc}")
+    if row is not None:
+        return "\n".join(head + _render_row(row))
+    symptoms = _find_symptoms(str(exc))
+    if symptoms:
+        return "\n".join(head + [line for s in symptoms for line in _render_symptom(s) + [""]])
+    return "\n".join(head + [_usage(f"this {type(exc).__name__}")])
+
+
+def _runtime_of(name: str) -> str | None:
+    low = (name or "").lower()
+    return "cuda" if low.startswith("cuda") else "hip" if low.startswith("hip") else \
+        "hsa" if low.startswith("hsa") else None
+
+
+def _explain_code(code: int) -> str:
+    hits = lookup_code(code)
+    if not hits:
+        return _usage(f"code {code}") + (
+            "\nFor other codes see hip_runtime_api.h (hipError_t) or driver_types.h "
+            "(cudaError_t).")
+    rows: list[ErrorInfo] = []
+    for _col, row in hits:
+        if row not in rows:
+            rows.append(row)
+    cols = {col for col, _ in hits}
+    absent = [label for col, label in _COLUMNS[:2] if col not in cols]
+    lines = []
+    if len(rows) == 1:
+        title = ", ".join(f"{label} {code} = {getattr(rows[0], col)}"
+                          for col, label in _COLUMNS if col in cols)
+        lines.append(f"Code {code}: {title}" + (
+            f"  (not a {' or '.join(absent)} code)" if absent else ""))
+        lines += _render_row(rows[0], names_line=False)
+    else:
+        lines.append(f"Code {code} means different things on different runtimes:")
+        for row in rows:
+            for col, label in _COLUMNS:
+                if (col, row) in hits:
+                    article = "an" if label == "HSA" else "a"
+                    lines += ["", *_render_row(row, f"As {article} {label} code: "
+                                                    f"{getattr(row, col)}")]
+                    break
+    return "\n".join(lines)
+
+
+MAX_CODE_CHARS = 24
+
+
+def _explain_text(text: str) -> str:
+    s = text.strip()
+    if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", s):
+        if len(s) > MAX_CODE_CHARS:      # no runtime's code is that long (and int() has limits)
+            return _usage(repr(text[:40] + "...")) + \
+                f"\n(an error code has at most {MAX_CODE_CHARS} characters)"
+        return _explain_code(int(s, 16) if "x" in s.lower() else int(s, 10))   # "0123" is 123
+    row = lookup(s) or _find_in_text(s)
+    if row is not None:
+        return "\n".join(_render_row(row))
+    symptoms = _find_symptoms(s)
+    if symptoms:
+        return "\n\n".join("\n".join(_render_symptom(x)) for x in symptoms)
+    close = difflib.get_close_matches(s.lower(), list(_BY_NAME), n=3, cutoff=0.75)
+    extra = ""
+    if close:
+        extra = "\nDid you mean: " + ", ".join(lookup(c).names[[n.lower() for n in
+                                               lookup(c).names].index(c)] for c in close) + "?"
+    return _usage(repr(text)) + extra
+
+
+def explain(error_or_code, *, file=None) -> str:
+    """Explain an error or a symptom the way the article's §5.1 table does, and print it.
+
+    ``error_or_code`` may be an exception (umkit's, or any other whose text names an error), an
+    int code (a code that means different things on HIP, CUDA and HSA shows each, labelled), an
+    error name on any runtime (case-insensitive), or a symptom such as ``'wrong result'``,
+    ``'slow'``, ``'erratic'``, ``'thrash'``.  Prints to ``file`` (default stdout) and returns the
+    text.  Input it can't place gets a message on how to call it, never an exception.
+    """
+    x = error_or_code
+    if file is not None and not callable(getattr(file, "write", None)):
+        raise InvalidType(f"file={file!r} is not a text stream", argument="file",
+                          hint="leave it out (stdout), or pass sys.stderr or an io.StringIO()")
+    if isinstance(x, BaseException):
+        text = _explain_exception(x)
+    elif isinstance(x, bool):
+        raise InvalidType(f"explain(error_or_code={x!r}): a bool is not an error",
+                          hint="pass an exception, an int error code, an error name or a "
+                               "symptom string")
+    elif isinstance(x, str):
+        text = _explain_text(x)
+    elif isinstance(getattr(x, "name", None), str) and lookup(x.name) is not None:
+        text = _explain_text(x.name)          # an enum member: hipError_t / cudaError_t
+    else:
+        try:
+            code = operator.index(x.value if isinstance(x, enum.Enum) else x)
+        except TypeError:
+            raise InvalidType(
+                f"explain(error_or_code=...): got a {type(x).__name__}, expected an exception, "
+                f"an int error code or a str",
+                hint="e.g. umkit.explain(err), umkit.explain(2), "
+                     "umkit.explain('hipErrorOutOfMemory'), umkit.explain('slow')") from None
+        text = _explain_code(code)
+    print(text, file=file if file is not None else sys.stdout)
+    return text

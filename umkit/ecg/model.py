@@ -1,0 +1,66 @@
+"""The memory ECG's data model (a leaf): what an ECG dict holds, its check, the flat/spiky
+verdict, the heading and the text table.  The runs, the recorder, the picture and the widget all
+import it; it imports only the validators."""
+from __future__ import annotations
+
+from .. import validate as V
+
+SPIKY = 3.0     # max/median above this ...
+SPIKE_MS = 1.0  # ... and a spike at least this long (ms): the curve has spikes
+
+
+def verdict(step_ms, row: dict) -> str:
+    """'spiky' or 'flat' for one curve and its summary row (median_ms, max_over_median): spiky
+    when the worst steady step is more than SPIKY x the median *and* at least SPIKE_MS longer.
+    Step 0 (warm-up) is left out, as in the summary.  The one rule for the ECG and the recorder."""
+    step_ms = V.reals(step_ms, "step_ms", hint="the step times in ms, e.g. [1.2, 1.1, 9.8]")
+    V.mapping(row, "row", ("median_ms", "max_over_median"),
+              hint="a summary row: RunResult.summary() or an ECG's ecg['summary'][i]")
+    V.real(row["median_ms"], "row['median_ms']")
+    V.real(row["max_over_median"], "row['max_over_median']")
+    steady = list(step_ms[1:]) if len(step_ms) > 1 else list(step_ms)
+    spike = max(steady) - row["median_ms"] if steady else 0.0
+    return "spiky" if row["max_over_median"] > SPIKY and spike > SPIKE_MS else "flat"
+
+
+def title(ecg: dict) -> str:
+    """The one-line heading of an ECG dict (the built-in workload's, or a recorded loop's)."""
+    ecg = check(ecg)
+    if ecg.get("title"):
+        return ecg["title"]
+    return (f"memory ECG: {ecg['steps']} steps of {ecg['nbytes'] >> 20} MiB, pattern "
+            f"{ecg['pattern']}, backend {ecg['backend']}"
+            + (f" (profile {ecg['profile']})" if ecg.get("profile") else ""))
+
+
+ECG_KEYS = ("curves", "summary")
+ROW_KEYS = ("strategy", "median_ms", "p95_ms", "max_over_median", "verdict")
+
+
+def check(ecg, name: str = "ecg") -> dict:
+    """``ecg`` as an ECG dict (what :func:`record`, ``RecordResult.to_ecg`` or
+    ``recorder.combine`` return), or a typed error naming ``name``."""
+    V.string(name, "name", hint="the argument's name in the caller, e.g. 'ecg'")
+    hint = "pass what umkit.ecg.record(...) or rec.result().to_ecg() returned"
+    V.mapping(ecg, name, ECG_KEYS, hint=hint)
+    if not ecg.get("title"):
+        V.mapping(ecg, name, ("steps", "nbytes", "pattern", "backend"), hint=hint)
+    curves = V.mapping(ecg["curves"], f"{name}['curves']", hint=hint)
+    for k, v in curves.items():
+        V.reals(v, f"{name}['curves'][{k!r}]", hint=hint)
+    for row in V.sequence(ecg["summary"], f"{name}['summary']", hint=hint):
+        V.mapping(row, f"{name}['summary'] row", ROW_KEYS, hint=hint)
+        for k in ROW_KEYS[1:4]:
+            V.real(row[k], f"{name}['summary'] row {k}", hint=hint)
+    return ecg
+
+
+def table(ecg: dict) -> str:
+    """The summary as a fixed-width text table."""
+    ecg = check(ecg)
+    lines = [title(ecg),
+             f"{'strategy':<18}{'median ms':>11}{'p95 ms':>11}{'max/median':>12}  verdict"]
+    for r in ecg["summary"]:
+        lines.append(f"{r['strategy']:<18}{r['median_ms']:>11.4f}{r['p95_ms']:>11.4f}"
+                     f"{r['max_over_median']:>12.2f}  {r['verdict']}")
+    return "\n".join(lines)

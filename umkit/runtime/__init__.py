@@ -1,0 +1,40 @@
+"""Which backend is active: auto-detection, ``UMKIT_BACKEND``, ``use()`` to switch and
+``using()`` to switch for a block.  The state itself is the runtime context
+(:mod:`umkit.runtime.context`); these are its public faces."""
+from __future__ import annotations
+
+from ..backends.contract import Backend
+from .context import RUNTIME
+
+
+def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
+    """Switch backend: ``use('sim', profile='mi250x-xnack1', gpus=2, vram=2**30, strict=True)``,
+    ``use('cuda')``, ``use('hip')``, or ``use()`` to auto-detect (GPU when usable, else sim).
+
+    sim options: ``profile`` (name or JSON path), ``gpus``, ``strict`` (races raise instead of
+    warn), ``prefetcher`` (NVIDIA density prefetcher on/off) and any profile parameter as an
+    override (e.g. ``vram=2**30`` to demonstrate oversubscription).
+
+    Process-wide: every thread sees the new backend (arrays keep the backend they were made
+    on).  To switch for one block of one thread use :func:`using`."""
+    return RUNTIME.use(name, quiet=quiet, **options)
+
+
+def using(name: str | None = None, **options):
+    """``with umkit.using("sim", profile="mi300a"):`` -- the block (this thread only) runs on
+    a fresh backend; the previous one is active again afterwards.  Yields the backend."""
+    return RUNTIME.using(name, **options)
+
+
+def backend() -> Backend:
+    """The active backend (auto-detected on first use)."""
+    return RUNTIME.active().backend
+
+
+def backend_name() -> str:
+    return RUNTIME.active().name
+
+
+def why() -> str:
+    """Why the active backend was chosen."""
+    return RUNTIME.active().reason

@@ -1,0 +1,191 @@
+"""Checks for notebook 00 (start here): read a profile -- the prefetch formula as code
+(check_prefetch_model, the notebook's exercise), or one number from it (check_prefetch_time)."""
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+from . import Verdict, failed, passed, tiered
+
+MIB = 1 << 20
+
+
+def _profile(name: str):
+    from ...sim.costs import load_profile
+    return load_profile(name)
+
+
+#: the exercise's size: not the 64 MiB of the chart above it, so the chart doesn't give it away
+MIB_EXERCISE = 16
+
+
+def expected_prefetch_ms(profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> float:
+    """What the model charges for one host->GPU prefetch of ``mib`` MiB on ``profile`` (ms)."""
+    from ... import validate as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
+    p = _profile(profile)
+    return (p.prefetch_latency + mib * MIB / p.prefetch_h2d_bw) * 1e3
+
+
+def _close(x: float, y: float, rel: float = 0.005) -> bool:
+    return math.isclose(x, y, rel_tol=rel)
+
+
+CONCEPT = ("§3.2 as a formula: one prefetch costs a fixed per-call latency plus bytes / bandwidth, "
+           "in the direction the pages move (host->GPU: prefetch_h2d_bw, GPU->host: "
+           "prefetch_d2h_bw); the profile holds SI units (s, B, B/s), and a MiB is 2**20 bytes. "
+           "umkit/sim/costs.py is that paragraph written as code")
+
+
+@tiered
+def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> Verdict:
+    """Exercise 00: the model time (ms) of one ``hipMemPrefetchAsync`` of ``mib`` MiB from the
+    host to the GPU on ``profile``, computed from the profile's parameters (§3.2)."""
+    from ... import validate as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
+    p = _profile(profile)
+    nbytes = mib * MIB
+    want = expected_prefetch_ms(profile, mib)
+    concept = CONCEPT
+    answer = (f"ms = (p.prefetch_latency + {mib} * 2**20 / p.prefetch_h2d_bw) * 1e3 = "
+              f"{want:.3f} ms")
+    if ms is None:
+        return failed(f"ms is None: compute the time of a {mib} MiB host->GPU prefetch on the "
+                      f"'{profile}' profile, in milliseconds", concept, answer)
+    if isinstance(ms, bool) or not isinstance(ms, Real):
+        return failed(f"ms should be a number of milliseconds, got {type(ms).__name__} {ms!r}",
+                      concept, answer)
+    try:
+        ms = float(ms)
+    except OverflowError:          # an int past float range (10**400)
+        ms = math.inf
+    if not math.isfinite(ms) or ms <= 0:
+        return failed(f"ms={ms!r}: a prefetch takes a positive, finite time", concept, answer)
+    if _close(ms, want):
+        return passed(f"{ms:.3f} ms: prefetch_latency ({p.prefetch_latency * 1e6:.1f} us) + "
+                      f"{mib} MiB / prefetch_h2d_bw ({p.prefetch_h2d_bw / 1e9:.2f} GB/s) = "
+                      f"{want:.3f} ms")
+    # the usual slips, each with what to fix
+    slips = [
+        (want / 1e3, "that is the time in seconds: multiply by 1000 for milliseconds"),
+        (want * 1e3, "that looks like microseconds: divide by 1000 for milliseconds"),
+        (nbytes / p.prefetch_h2d_bw * 1e3,
+         "you left out the fixed per-call cost: add prefetch_latency"),
+        ((p.prefetch_latency + nbytes / p.prefetch_d2h_bw) * 1e3,
+         "you used prefetch_d2h_bw (GPU->host); host->GPU is prefetch_h2d_bw"),
+        (nbytes / p.prefetch_d2h_bw * 1e3,
+         "two slips: use prefetch_h2d_bw (host->GPU) and add prefetch_latency"),
+        ((p.prefetch_latency + mib * 1e6 / p.prefetch_h2d_bw) * 1e3,
+         f"{mib} MiB is {mib} * 2**20 bytes, not {mib} * 10**6 (MiB vs MB)"),
+        ((p.prefetch_latency + nbytes / (p.prefetch_h2d_bw / 1e9 * 2**30)) * 1e3,
+         "GB/s in the profiles means 10**9 bytes per second, not 2**30"),
+        ((p.prefetch_latency + nbytes / p.pinned_h2d_bw) * 1e3,
+         "you used pinned_h2d_bw (an explicit hipMemcpy from pinned memory); a prefetch runs at "
+         "prefetch_h2d_bw"),
+        ((p.prefetch_latency + nbytes / p.fault_bw) * 1e3,
+         "you used fault_bw (demand paging); a prefetch runs at prefetch_h2d_bw"),
+    ]
+    if mib != 64:
+        slips.insert(0, (expected_prefetch_ms(profile, 64),
+                         f"that is the 64 MiB bar of the chart above; the exercise asks for "
+                         f"{mib} MiB, computed from the profile's parameters"))
+    for value, why in slips:
+        if _close(ms, value):
+            return failed(f"{ms:.3f} ms: {why}", concept, answer)
+    return failed(f"{ms:.3f} ms is not what the model charges (it is too "
+                  f"{'long' if ms > want else 'short'})", concept, answer)
+
+
+# -- the code exercise: the formula as a function, checked on several cards, sizes and directions ---
+#: (profile, MiB, to_gpu): the cases the function must get right -- AMD first, the H200 we
+#: measured, an estimate (MI300X) and the teaching profile; both directions
+MODEL_CASES = (("mi250x-xnack1", 16, True), ("mi250x-xnack1", 16, False), ("h200-pcie5", 64, True),
+               ("h200-pcie5", 1, False), ("mi300x", 256, True), ("teaching", 3, True))
+MODEL_ANSWER = ("def prefetch_ms(p, mib, to_gpu=True):\n"
+                "    bw = p.prefetch_h2d_bw if to_gpu else p.prefetch_d2h_bw\n"
+                "    return (p.prefetch_latency + mib * 2**20 / bw) * 1e3")
+
+
+class _Params:
+    """A profile's parameters only (SI units), as attributes: the learner's function computes
+    from them, not by calling the model's own ``prefetch_cost``."""
+
+    def __init__(self, profile):
+        self.__dict__.update(profile.p)
+        self.name = profile.name
+
+    def __repr__(self):
+        return f"<profile {self.name}>"
+
+
+def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
+    nbytes = mib * MIB
+    bw, other = ((p.prefetch_h2d_bw, p.prefetch_d2h_bw) if to_gpu else
+                 (p.prefetch_d2h_bw, p.prefetch_h2d_bw))
+    want = p.prefetch_cost(nbytes, to_gpu) * 1e3
+    this, that = ("host->GPU", "GPU->host") if to_gpu else ("GPU->host", "host->GPU")
+    return [
+        (want / 1e3, "that is the time in seconds, not milliseconds"),
+        (want * 1e3, "that looks like microseconds, not milliseconds"),
+        (nbytes / bw * 1e3, "the fixed per-call cost is missing"),
+        ((p.prefetch_latency + nbytes / other) * 1e3,
+         f"that is the {that} bandwidth; this call moves the pages {this}"),
+        (nbytes / other * 1e3, f"two slips: the {that} bandwidth, and no per-call cost"),
+        ((p.prefetch_latency + mib * 1e6 / bw) * 1e3, f"{mib} MiB is not {mib} * 10**6 bytes"),
+        ((p.prefetch_latency + nbytes / (bw / 1e9 * 2**30)) * 1e3,
+         "the profiles' bandwidths are in bytes per second already (GB/s = 10**9 B/s)"),
+        ((p.prefetch_latency + nbytes / p.pinned_h2d_bw) * 1e3,
+         "that bandwidth is an explicit hipMemcpy's from pinned memory, not a prefetch's"),
+        ((p.prefetch_latency + nbytes / p.fault_bw) * 1e3,
+         "that bandwidth is demand paging's (faults), not a prefetch's"),
+    ]
+
+
+@tiered
+def check_prefetch_model(fn) -> Verdict:
+    """Exercise 00 (code): ``fn(p, mib, to_gpu=True)`` returns the model time in milliseconds of
+    one ``hipMemPrefetchAsync`` of ``mib`` MiB on the card whose parameters ``p`` holds (SI units:
+    ``p.prefetch_latency`` in s, ``p.prefetch_h2d_bw`` / ``p.prefetch_d2h_bw`` in B/s), host->GPU
+    when ``to_gpu`` else GPU->host.  Checked on :data:`MODEL_CASES` against the simulator's own
+    cost model."""
+    def no(message: str) -> Verdict:
+        return failed(message, CONCEPT, MODEL_ANSWER)
+    if fn is None:
+        return no("prefetch_ms is None: write def prefetch_ms(p, mib, to_gpu=True): ... and "
+                  "return milliseconds")
+    if not callable(fn):
+        return no(f"prefetch_ms should be a function (p, mib, to_gpu), got {type(fn).__name__}")
+    for name, mib, to_gpu in MODEL_CASES:
+        prof = _profile(name)
+        call = f"prefetch_ms(<{name}>, {mib}, to_gpu={to_gpu})"
+        try:
+            got = fn(_Params(prof), mib, to_gpu=to_gpu)
+        except AttributeError as e:
+            return no(f"{call} raised AttributeError: {e} -- compute from the profile's "
+                      "parameters (prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), "
+                      "not with the model's own methods")
+        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+            return no(f"{call} raised {type(e).__name__}: {e}")
+        if isinstance(got, bool) or not isinstance(got, Real):
+            return no(f"{call} returned {got!r}; return a number of milliseconds")
+        try:
+            got = float(got)
+        except OverflowError:          # an int past float range
+            got = math.inf
+        if not math.isfinite(got) or got <= 0:
+            return no(f"{call} returned {got!r}: a prefetch takes a positive, finite time")
+        want = prof.prefetch_cost(mib * MIB, to_gpu) * 1e3
+        if _close(got, want):
+            continue
+        for value, why in _model_slips(prof, mib, to_gpu):
+            if _close(got, value):
+                return no(f"{call} returned {got:.4g} ms: {why}")
+        return no(f"{call} returned {got:.4g} ms, which is not what the model charges (too "
+                  f"{'long' if got > want else 'short'})")
+    p = _profile("mi250x-xnack1")
+    return passed(f"your formula is the model's on {len(MODEL_CASES)} cases, both directions: on "
+                  f"the MI250X 16 MiB take {p.prefetch_cost(16 * MIB, True) * 1e3:.2f} ms to "
+                  f"the GPU and {p.prefetch_cost(16 * MIB, False) * 1e3:.2f} ms back -- "
+                  "latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)")

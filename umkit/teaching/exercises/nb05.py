@@ -1,0 +1,253 @@
+"""Checks for notebook 05 -- concurrent access and ping-pong (乒乓), the article's §4.3 and §5.1.
+
+Every check runs its experiment on a private simulator (the default H200 profile, model time),
+so the verdict is the same on a laptop, on Binder and on a real GPU, and the backend you were
+using is restored afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from . import Verdict, close_to, raised, failed, passed, tiered
+
+STEPS = 30
+NBYTES = 64 << 20
+EVERY = 10
+FLAT_MAX_OVER_MEDIAN = 3.0      # the memory ECG's rule (umkit.ecg.SPIKY) ...
+SPIKE_MS = 1.0                  # ... and a spike at least this long (umkit.ecg.SPIKE_MS)
+SLOW_FACTOR = 4.0               # the fix may cost at most this much over all-device memory
+
+
+@contextlib.contextmanager
+def sim_sandbox(**options):
+    """Run a block on a fresh simulator and give the caller's backend back afterwards."""
+    import umkit
+    with umkit.using("sim", **options) as b:
+        yield b
+
+
+def _spiky(ms) -> tuple[bool, int, float, float]:
+    """The memory ECG's verdict on the steady state: step 0 (warm-up: allocation and first
+    touches) is left out, as ``RunResult.summary()`` and ``umkit.ecg`` do."""
+    t = np.asarray(ms, dtype=float)
+    first = 1 if t.size > 1 else 0
+    steady = t[first:]
+    med = float(np.median(steady))
+    k = first + int(np.argmax(steady))
+    peak = float(t[k])
+    return (med > 0 and peak / med > FLAT_MAX_OVER_MEDIAN and peak - med > SPIKE_MS), k, peak, med
+
+
+# -- exercise 1: fix the optimizer-statistics ping-pong ---------------------------------------------
+_FIX_CONCEPT = ("§4.3: the spikes come from *where the parameters live*, not from how they are "
+                "moved: as long as the CPU's statistic touches GPU-resident managed pages, the "
+                "driver migrates them back (on the H200 and on the MI250X alike, whatever the "
+                "advice). Split the buffers by access frequency: what the GPU uses every step in "
+                "one kind of memory, the CPU's helper data in another")
+_FIX_ANSWER = ("workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): "
+               "parameters in device memory (hipMalloc), the statistic computed on the GPU, only "
+               "the batch managed and prefetched")
+
+
+@tiered
+def check_pingpong_fix(strategy) -> Verdict:
+    """``strategy``: a ``umkit.workloads.Strategy`` (or a strategy name) that removes the spikes of
+    ``run('managed', Pattern('cpu_stats', every=10))`` while keeping some data managed."""
+    from ... import workloads
+    from ...errors import UmkitError
+    if strategy is None:
+        return failed("my_fix is still None. Build a Strategy, e.g. "
+                      "umkit.workloads.Strategy('my fix', memory=..., prefetch=..., advice=...), "
+                      f"or name one of {list(workloads.STRATEGIES)}.", _FIX_CONCEPT, _FIX_ANSWER)
+    try:
+        s = workloads.strategy(strategy)
+    except UmkitError as e:
+        return failed(f"that is not a strategy: {raised(e)}", _FIX_CONCEPT,
+                      _FIX_ANSWER)
+    if s.memory == "device":
+        return failed("all-device memory does remove the ping-pong, but then the CPU can't touch "
+                      "any buffer without an explicit copy: keep some data managed.",
+                      _FIX_CONCEPT, _FIX_ANSWER)
+    with sim_sandbox(compute=False):
+        r = workloads.run(s, workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
+        ref = workloads.run("device", workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
+    spiky, k, peak, med = _spiky(r.step_ms)
+    if spiky:
+        c = r.steps[k].counters
+        moved = c.get("bytes_d2h", 0) + c.get("bytes_h2d", 0)
+        return failed(f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
+                      f"({peak / med:.0f}x). On that step {moved >> 20} MiB moved "
+                      f"(cpu_faults={c.get('cpu_faults', 0)}, gpu_faults={c.get('gpu_faults', 0)}): "
+                      "the CPU statistic still pulls the parameters' pages back to the host and the "
+                      "next kernel faults them in again.", _FIX_CONCEPT, _FIX_ANSWER)
+    total, ref_total = sum(r.step_ms), sum(ref.step_ms)
+    if total > SLOW_FACTOR * ref_total:
+        remote = r.counters.get("remote_bytes", 0)
+        held = ("pinned memory never migrates" if s.memory == "pinned" else
+                "advice that prefers the CPU keeps those pages in host memory")
+        why = (f" Every step read {remote / STEPS / 2**20:.0f} MiB over the CPU-GPU link "
+               f"(remote_bytes): {held}, so the GPU never gets a local copy."
+               if remote else
+               " Every step moves pages back to the host (prefetch 'gpu+back') and the next step "
+               "brings them in again." if s.prefetch == "gpu+back" else "")
+        return failed(f"flat, but slow: {STEPS} steps take {total:.2f} ms, {total / ref_total:.1f}x "
+                      f"all-device memory ({ref_total:.2f} ms).{why}", _FIX_CONCEPT, _FIX_ANSWER)
+    note = ""
+    if s.memory == "managed" and s.advice != "none":
+        note = (" One caveat: the CPU's touch of GPU-resident pages migrates them back whatever the "
+                "advice (H200: the CPU can't map VRAM; MI250X: amdkfd's svm_migrate_to_ram), so "
+                "only placement fixes it -- see section 3.")
+    return passed(f"flat and fast: {STEPS} steps in {total:.2f} ms ({total / ref_total:.1f}x "
+                  f"all-device memory); after the warm-up step the worst step is {peak:.2f} ms "
+                  f"against a median of {med:.3f} ms, no spike. "
+                  f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.{note}")
+
+
+# -- exercise 2: sharing memory between processes -----------------------------------------------------
+IPC_OPTIONS = {
+    "a": "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it there.",
+    "b": "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it "
+         "in process B with hipIpcOpenMemHandle.",
+    "c": "Send the managed pointer, and have process B call hipMemPrefetchAsync(ptr, bytes, 0, s) "
+         "before using it so that the pages get mapped in B.",
+    "d": "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
+         "process copy what it needs to its own GPU memory.",
+    "e": "Send the managed pointer and call hipDeviceSynchronize in both processes first.",
+}
+_IPC_RIGHT = {"b", "d"}
+_IPC_WHY = {
+    "a": "a virtual address is only meaningful inside the process that made it: process B's page "
+         "tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
+    "c": "prefetch moves pages of a range this process owns; in process B the range doesn't exist",
+    "e": "synchronizing orders work inside one process; it doesn't create a mapping in another",
+    "b": "IPC handles are how the runtime shares device memory between processes (managed memory "
+         "can't be exported this way: allocate the shared buffer with hipMalloc)",
+    "d": "a file or shared-memory mapping is the other route the article names (§4.3)",
+}
+
+
+IPC_CONCEPT = ("§4.3 and §5.1: a managed pointer is a virtual address in one process's page "
+               "tables; another process needs the runtime's IPC handles or a mapping the operating "
+               "system shares (a file, shared memory)")
+
+
+def _ipc_answer() -> str:
+    return ("b and d work: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ". The others don't: "
+            + "; ".join(f"{k}: {_IPC_WHY[k]}" for k in sorted(set(IPC_OPTIONS) - _IPC_RIGHT)))
+
+
+@tiered
+def check_ipc(answer) -> Verdict:
+    """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
+    if answer is None:
+        return failed("ipc_answer is still None: give the set of letters that work, e.g. {'x', 'y'} "
+                      "(read nb05.IPC_OPTIONS).", IPC_CONCEPT, _ipc_answer())
+    if isinstance(answer, str):
+        answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
+    try:
+        got = {str(x).strip().lower() for x in answer}
+    except Exception:  # noqa: BLE001 - the learner's object: grade it, don't crash
+        return failed(f"give a set of letters such as {{'a'}}, not {answer!r}", IPC_CONCEPT,
+                      _ipc_answer())
+    unknown = got - set(IPC_OPTIONS)
+    if unknown:
+        return failed(f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}",
+                      IPC_CONCEPT, _ipc_answer())
+    wrong = sorted(got - _IPC_RIGHT)
+    missing = sorted(_IPC_RIGHT - got)
+    if wrong or missing:
+        # counts, and one option to reconsider first: choosing all five, or each in turn, tells
+        # no more than that
+        parts = []
+        if wrong:
+            parts.append(f"{len(wrong)} of your {len(got)} choices don't work")
+        if missing:
+            parts.append(f"{len(missing)} option(s) that work are missing"
+                         if not wrong else f"and {len(missing)} that work are missing")
+        first = (f"reconsider '{wrong[0]}' first: would process B's page tables know that "
+                 "address?" if wrong else "which other route between two processes does the "
+                 "article name?")
+        concept = IPC_CONCEPT + (f". About '{wrong[0]}': {_IPC_WHY[wrong[0]]}" if wrong else "")
+        return failed(", ".join(parts) + "; " + first, concept, _ipc_answer())
+    return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
+
+
+# -- exercise 3 (write code): the CPU's statistic, without the ping-pong --------------------------------
+STAT_MIB = 48            # the parameters: 48 MiB of managed float32, updated by the GPU every step
+STAT_STEPS = 30
+STAT_EVERY = 10
+STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
+
+
+STAT_CONCEPT = ("§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
+                "migrate (or copy) them to the host. Let the GPU compute the statistic where the "
+                "data lives, and bring back only the number")
+STAT_ANSWER = ("def statistic(params):\n"
+               "    return float(params.device[::16384].mean())   # a GPU reduction; only the "
+               "scalar crosses the link")
+
+
+def _stat_no(message: str) -> Verdict:
+    return failed(message, STAT_CONCEPT, STAT_ANSWER)
+
+
+@tiered
+def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
+    """``fn(params)``: return the mean of ``params[::16384]`` (one float every 64 KiB) as a float.
+    ``params`` is a managed array that the GPU updates every step (``umkit.increment``).  The check
+    runs STAT_STEPS steps on a private simulator of ``profile``, calls ``fn`` every STAT_EVERY-th
+    step, and passes when every value is right and the memory ECG's rule finds the step-time
+    curve flat (no spike: max/median <= 3, or the worst step less than 1 ms above the median)."""
+    import umkit
+
+    from ... import validate as V
+    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+    if fn is None:
+        return _stat_no("statistic is None: write def statistic(params): ... and return a float")
+    if not callable(fn):
+        return _stat_no(f"statistic should be a function of the array, got {type(fn).__name__}")
+    n = (STAT_MIB << 20) // 4
+    ms, wrong, moved = [], [], 0
+    with sim_sandbox(profile=profile):
+        params = umkit.managed(n)
+        s = umkit.Stream()
+        umkit.fill(params, 0.5, stream=s)
+        s.synchronize()
+        for step in range(STAT_STEPS):
+            c0 = umkit.counters()
+            t0 = umkit.now()
+            umkit.increment(params, stream=s)           # the GPU's update: forward + backward
+            s.synchronize()
+            if step % STAT_EVERY == STAT_EVERY - 1:
+                try:
+                    got = fn(params)
+                except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+                    params.free()
+                    return _stat_no(f"statistic(params) raised {raised(e)}")
+                want = 0.5 + step + 1                     # every element got +1 per step
+                try:
+                    if not close_to(float(got), want):
+                        wrong.append((step, got, want))
+                except (TypeError, ValueError, OverflowError):
+                    params.free()
+                    return _stat_no(f"statistic(params) returned {got!r}; return a float")
+            umkit.synchronize()
+            ms.append((umkit.now() - t0) * 1e3)
+            c1 = umkit.counters()
+            moved += (c1.get("bytes_d2h", 0) - c0.get("bytes_d2h", 0))
+        params.free()
+    if wrong:
+        step, got, want = wrong[0]
+        return _stat_no(f"at step {step} your statistic returned {got!r}, the mean of the sample is "
+                        f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
+                        "and average it")
+    spiky, k, peak, med = _spiky(ms)
+    if spiky:
+        return _stat_no(f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
+                        f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
+                        "the host over the run")
+    return passed(f"right values and a flat curve on {profile}: worst step {peak:.3f} ms against "
+                  f"a median of {med:.3f} ms; {moved >> 20} MiB went to the host. The statistic ran "
+                  "where the data lives, and only a number crossed the link.")

@@ -1,0 +1,115 @@
+"""Checks for notebook 10 -- the memory ECG (显存心电图) of your own loop (the article's §7)."""
+from __future__ import annotations
+
+from . import Verdict, close_to, failed, passed, tiered
+from .nb05 import sim_sandbox
+
+PARAMS_BYTES = 64 << 20
+BATCH_BYTES = 4 << 20
+STEPS = 30
+LOG_EVERY = 10
+
+
+def setup():
+    """The loop's buffers: managed weights (0.5 everywhere) and a managed batch."""
+    import umkit
+    params = umkit.managed(PARAMS_BYTES // 4)
+    batch = umkit.managed(BATCH_BYTES // 4)
+    umkit.fill(params, 0.5)
+    umkit.synchronize()
+    return params, batch
+
+
+def expected_statistic(i: int) -> float:
+    """Every weight starts at 0.5 and gains 1 per step: after step i (0-based) their mean is
+    0.5 + i + 1."""
+    from ... import validate as V
+    i = V.integer(i, "i", lo=0, hi=STEPS - 1, hint=f"a step number, 0..{STEPS - 1}")
+    return 0.5 + i + 1
+
+
+def record(step_fn, name: str = "your loop"):
+    """Run ``step_fn(params, batch, i)`` for STEPS steps under the recorder on a fresh sim;
+    returns (RecordResult, the values it returned)."""
+    import umkit
+
+    from ... import validate as V
+    if not callable(step_fn):
+        V.callback(step_fn if step_fn is not None else 0, "step_fn")
+    V.text(name, "name", hint="a label for the curve, e.g. 'your loop'")
+    with sim_sandbox():
+        params, batch = setup()
+        values = []
+        with umkit.ecg.recorder(name) as rec:
+            for i in range(STEPS):
+                values.append(step_fn(params, batch, i))
+                rec.step()
+        return rec.result(), values
+
+
+# -- exercise: keep the statistic, lose the spikes --------------------------------------------------
+CONCEPT = ("§4.3 and §7: a CPU that reads GPU-resident managed pages makes the driver migrate them "
+           "to the host, and the next kernel faults them back -- the spikes of the memory ECG "
+           "(显存心电图). Compute the statistic where the weights live and let only the answer "
+           "cross the link; keep the step's other work (batch written by the CPU, read and "
+           "weights updated by the GPU) as it was")
+ANSWER = ("def fixed_step(params, batch, i):\n"
+          "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
+          "    umkit.touch(batch, 4)                    # the GPU reads it\n"
+          "    umkit.increment(params)                  # and updates the weights\n"
+          "    if i % 10 == 9:\n"
+          "        sink = umkit.device_array(1)\n"
+          "        umkit.fill(sink, 0.0)\n"
+          "        umkit.touch(params, 4096, sink=sink)    # one weight per 4 KiB, summed on the GPU\n"
+          "        total = float(umkit.read_back(sink)[0]) # 4 bytes travel, not 64 MiB\n"
+          "        sink.free()\n"
+          "        return total / (params.nbytes // 4096)\n"
+          "    umkit.synchronize()")
+
+
+def _no(message: str) -> Verdict:
+    return failed(message, CONCEPT, ANSWER)
+
+
+@tiered
+def check_fixed_step(step_fn) -> Verdict:
+    """``step_fn(params, batch, i)``: the same training step (CPU writes the batch, the GPU
+    reads it and updates the weights) that every LOG_EVERY-th step returns the mean of the
+    weights -- with a flat ECG."""
+    if step_fn is None:
+        return _no("fixed_step is still None: write a function fixed_step(params, batch, i).")
+    if not callable(step_fn):
+        return _no(f"fixed_step must be a function, not {type(step_fn).__name__}.")
+    try:
+        r, values = record(step_fn, "your fix")
+    except Exception as e:  # noqa: BLE001 - the learner's code: say what went wrong
+        return _no(f"your step raised {type(e).__name__}: {e}")
+    for i, v in enumerate(values):
+        if i % LOG_EVERY != LOG_EVERY - 1:
+            continue
+        want = expected_statistic(i)
+        if v is None:
+            return _no(f"step {i} returned None: every {LOG_EVERY}th step must return the "
+                       f"weights' mean (here {want}).")
+        try:
+            v = float(v)
+        except (TypeError, ValueError, OverflowError):
+            return _no(f"step {i} returned {v!r}, not a number.")
+        if not close_to(v, want):
+            return _no(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
+                       "still update the weights (umkit.increment) and wait for the GPU "
+                       "before reading the answer?")
+    kernels = [s.counters.get("kernels", 0) for s in r.steps]
+    if min(kernels) < 2:
+        return _no(f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the "
+                   "step must still read the batch and update the weights on the GPU.")
+    row = r.summary()
+    if row["verdict"] != "flat":
+        worst = 1 + max(range(len(r.step_ms) - 1), key=lambda k: r.step_ms[k + 1])
+        c = r.steps[worst].counters
+        return _no(f"the ECG is still spiky (max/median {row['max_over_median']}): step "
+                   f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
+                   f"faults and {c.get('gpu_faults', 0)} GPU faults: something on the CPU still "
+                   "touches the weights' pages.")
+    return passed(f"flat (max/median {row['max_over_median']}) and the statistic is right: the "
+                  "answer travelled, the weights stayed on the GPU.")

@@ -1,0 +1,219 @@
+"""The learner workspace: a git-ignored copy of the notebooks with every output cleared, so the
+measurement is not already sitting under each "predict" prompt.
+
+``bash run.sh`` (JupyterLab) opens ``workspace/``, made or refreshed from ``notebooks/`` by
+:func:`sync`.  The committed notebooks keep their outputs (nbval checks them exactly); the copies
+start empty.  A copy the learner has changed is never overwritten: :func:`sync` only writes copies
+that are new, or that are still exactly what it wrote last time (a manifest of their hashes lives
+in ``workspace/.umkit-workspace.json``).
+
+    umkit workspace                  # notebooks/ -> workspace/, from the repository root
+    umkit workspace --src notebooks --dest my-workspace
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InvalidArgument
+
+MANIFEST = ".umkit-workspace.json"
+#: files besides notebooks that travel along: the exercise solutions and markdown guides
+
+
+def _extra(rel: Path) -> bool:
+    return rel.suffix == ".md" or (rel.parts[0] == "solutions" and rel.suffix == ".py")
+
+
+SKIP_DIRS = {".ipynb_checkpoints", "__pycache__"}
+
+
+@dataclass
+class SyncReport:
+    """What :func:`sync` did, by relative path."""
+    dest: Path
+    written: list = field(default_factory=list)     # new copies
+    updated: list = field(default_factory=list)     # untouched copies refreshed from a newer source
+    kept: list = field(default_factory=list)        # edited by the learner: left alone
+    same: list = field(default_factory=list)        # already up to date
+    problems: list = field(default_factory=list)    # (path, why): left alone, the rest synced
+
+    def summary(self) -> str:
+        parts = [f"{len(self.written)} new", f"{len(self.updated)} updated",
+                 f"{len(self.same)} unchanged"]
+        if self.kept:
+            parts.append(f"{len(self.kept)} kept as you edited them ({', '.join(self.kept)})")
+        if self.problems:
+            parts.append(f"{len(self.problems)} skipped: " +
+                         "; ".join(f"{rel} ({why})" for rel, why in self.problems))
+        return f"workspace {self.dest}: " + ", ".join(parts)
+
+
+def cleared(src) -> str:
+    """The notebook at ``src`` as JSON text with every output, execution count and widget state
+    removed (what a learner should open: nothing measured yet)."""
+    import nbformat
+    nb = nbformat.read(str(src), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for key in ("execution", "collapsed", "scrolled"):
+            cell.metadata.pop(key, None)
+    nb.metadata.pop("widgets", None)
+    return nbformat.writes(nb) + "\n"
+
+
+def _sha(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def _sources(src: Path):
+    for p in sorted(src.rglob("*")):
+        rel_parts = p.relative_to(src).parts
+        if SKIP_DIRS.intersection(rel_parts) or p.is_symlink() or not p.is_file():
+            continue         # only regular files of the source tree itself (no links, no FIFOs)
+        rel = p.relative_to(src).as_posix()
+        if p.suffix == ".ipynb":
+            yield rel, p, True
+        elif _extra(p.relative_to(src)):
+            yield rel, p, False
+
+
+def _kind(path: Path) -> str | None:
+    """None when nothing is at ``path``; 'file' for a regular file (not a link); else what is
+    there (a link, a directory, a FIFO...), which sync never opens or writes through."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def _write_atomic(out: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``out`` and rename it over ``out``: a write cut
+    short (a kill, a full disk) leaves the old file or none, never half of one."""
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, out)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Is ``path``'s folder, links resolved, inside ``root`` (resolved)?"""
+    try:
+        return path.parent.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
+
+
+def sync(src="notebooks", dest="workspace") -> SyncReport:
+    """Make or refresh ``dest`` from the notebooks under ``src`` (outputs cleared).  New copies are
+    written; a copy still exactly as written last time is refreshed when its source changed; a
+    copy the learner changed is kept as it is.  Returns a :class:`SyncReport`."""
+    from .. import validate as V
+    src, dest = V.path(src, "src"), V.path(dest, "dest")
+    if not src.is_dir():
+        raise InvalidArgument(f"src={str(src)!r} is not a directory", argument="src",
+                              hint="run from the repository root, or pass src='path/to/notebooks'")
+    if dest.resolve() == src.resolve() or src.resolve() in dest.resolve().parents:
+        raise InvalidArgument(f"dest={str(dest)!r} must lie outside src={str(src)!r}",
+                              argument="dest", hint="e.g. dest='workspace'")
+    if dest.exists() and not dest.is_dir():
+        raise InvalidArgument(f"dest={str(dest)!r} exists and is not a directory",
+                              argument="dest", hint="e.g. dest='workspace'")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InvalidArgument(f"dest={str(dest)!r} cannot be made ({e.strerror})",
+                              argument="dest", hint="pick a folder you can write") from None
+    mpath = dest / MANIFEST
+    manifest = {}
+    if _kind(mpath) == "file":
+        try:
+            manifest = json.loads(mpath.read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        if not isinstance(manifest, dict):
+            manifest = {}
+    rep = SyncReport(dest)
+    root = dest.resolve()
+    for rel, path, is_nb in _sources(src):
+        try:
+            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep)
+        except Exception as e:          # one bad file is reported; the others still sync
+            rep.problems.append((rel, _why(e)))
+    kind = _kind(mpath)
+    if kind not in (None, "file"):
+        rep.problems.append((MANIFEST, f"{kind}: the record of untouched copies was not saved"))
+    else:
+        try:
+            _write_atomic(mpath, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+        except OSError as e:
+            rep.problems.append((MANIFEST, _why(e)))
+    return rep
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, OSError):
+        return e.strerror or type(e).__name__
+    return f"{type(e).__name__}: {str(e)[:120]}"
+
+
+def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: SyncReport):
+    if not _inside(out, root):
+        rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
+        return
+    kind = _kind(out)
+    if kind not in (None, "file"):
+        rep.problems.append((rel, f"{kind} is there: left alone"))
+        return
+    try:
+        new = cleared(path).encode() if is_nb else path.read_bytes()
+    except Exception as e:
+        rep.problems.append((rel, f"the source could not be read ({_why(e)})"))
+        return
+    new_sha = _sha(new)
+    if kind is None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(out, new)
+        manifest[rel] = new_sha
+        rep.written.append(rel)
+        return
+    have = _sha(out.read_bytes())
+    if have == new_sha:
+        manifest[rel] = new_sha
+        rep.same.append(rel)
+    elif manifest.get(rel) == have:           # untouched since we wrote it: refresh
+        _write_atomic(out, new)
+        manifest[rel] = new_sha
+        rep.updated.append(rel)
+    else:
+        rep.kept.append(rel)
+
+
+def main(args) -> int:
+    rep = sync(args.src, args.dest)
+    if not args.quiet or rep.kept or rep.problems:
+        print(rep.summary(), file=sys.stderr if rep.problems else sys.stdout)
+    return 0

@@ -1,0 +1,397 @@
+"""Validation, once, at the public API: small checks that turn what a user passes into the
+values the layers below expect, or raise a typed umkit error naming the argument and the fix.
+
+Every public function validates its arguments with these before anything else runs; the memory
+layer and the backends below only assert.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from numbers import Integral, Real
+from pathlib import Path
+
+import numpy as np
+
+from .backends.contract import ADVICE, CPU, KINDS, Location
+from .backends.contract import gpu as _gpu
+from .errors import InvalidArgument, InvalidType  # noqa: F401  (re-exported for callers)
+
+MAX_BYTES = 1 << 48          # 256 TiB: beyond any machine; catches unit mistakes early
+MAX_DIMS = 32                # NumPy 1.x and CuPy accept 32 dimensions
+ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
+                  "preferred": "preferred_location", "preferredlocation": "preferred_location",
+                  "preferred-location": "preferred_location", "accessedby": "accessed_by",
+                  "accessed-by": "accessed_by", "coarsegrain": "coarse_grain",
+                  "coarse-grain": "coarse_grain"}
+
+
+def _is_int(v) -> bool:
+    t = type(v)
+    if t is int:
+        return True
+    return t is not bool and isinstance(v, Integral) and not isinstance(v, np.bool_)
+
+
+def integer(value, name: str, *, lo: int | None = None, hi: int | None = None,
+            hint: str = "") -> int:
+    """An int (Python or NumPy, not bool) within [lo, hi]."""
+    if not _is_int(value):
+        raise InvalidType(f"{name}={value!r} must be an int", argument=name,
+                          hint=hint or "pass a whole number, e.g. 0")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        rng = (f"between {lo} and {hi}" if lo is not None and hi is not None else
+               f">= {lo}" if lo is not None else f"<= {hi}")
+        raise InvalidArgument(f"{name}={v} must be {rng}", argument=name,
+                              hint=hint or f"pass an int {rng}")
+    return v
+
+
+def optional_integer(value, name: str, **kw) -> int | None:
+    return None if value is None else integer(value, name, **kw)
+
+
+def flag(value, name: str) -> bool:
+    """A real bool: ``"no"``, 0 or None are not accepted (``bool("no")`` is True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidType(f"{name}={value!r} must be True or False", argument=name,
+                          hint=f"pass {name}=True or {name}=False")
+    return bool(value)
+
+
+def optional_flag(value, name: str) -> bool | None:
+    """None (auto) or a real bool."""
+    return None if value is None else flag(value, name)
+
+
+def real(value, name: str, *, finite: bool = True, lo: float | None = None,
+         hi: float | None = None, hint: str = "") -> float:
+    """A real number (int or float, Python or NumPy, not bool) as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise InvalidType(f"{name}={value!r} must be a real number", argument=name,
+                          hint=hint or f"pass a number, e.g. {name}=1.0")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise InvalidArgument(f"{name}={value!r} is too large for a float", argument=name,
+                              hint=hint or "pass a number within float range") from None
+    if finite and not math.isfinite(v):
+        raise InvalidArgument(f"{name}={value!r} must be finite", argument=name,
+                              hint=hint or "pass a finite number")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise InvalidArgument(f"{name}={value!r} must be in [{lo}, {hi}]", argument=name,
+                              hint=hint or f"pass a number in [{lo}, {hi}]")
+    return v
+
+
+def string(value, name: str, *, hint: str = "") -> str:
+    if not isinstance(value, str):
+        raise InvalidType(f"{name}={value!r} must be a string", argument=name,
+                          hint=hint or f"pass {name} as text")
+    return value
+
+
+def optional_string(value, name: str, *, hint: str = "") -> str | None:
+    return None if value is None else string(value, name, hint=hint)
+
+
+def text(value, name: str, *, hint: str = "") -> str:
+    """A non-empty string."""
+    v = string(value, name, hint=hint)
+    if not v.strip():
+        raise InvalidArgument(f"{name}={value!r} is empty", argument=name,
+                              hint=hint or f"pass {name} as non-empty text")
+    return v
+
+
+def sequence(value, name: str, *, hint: str = "") -> list:
+    """A list or tuple (or a 1-D NumPy array) -- not a string, not a lazy iterable whose own
+    code would run inside umkit."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return list(value)
+    if not isinstance(value, (list, tuple)):
+        raise InvalidType(f"{name}={_short(value)} must be a list or tuple", argument=name,
+                          hint=hint or f"pass {name} as a list, e.g. [...]")
+    return list(value)
+
+
+def reals(value, name: str, *, hint: str = "") -> list[float]:
+    """A list/tuple of finite real numbers (step times, ...)."""
+    out = []
+    for v in sequence(value, name, hint=hint):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or \
+                not math.isfinite(float(v)):
+            raise InvalidType(f"{name} holds {_short(v)}: not a finite number", argument=name,
+                              hint=hint or f"{name} is a list of numbers")
+        out.append(float(v))
+    return out
+
+
+def mapping(value, name: str, keys=(), *, hint: str = "") -> dict:
+    """A dict holding at least ``keys``."""
+    if not isinstance(value, dict):
+        raise InvalidType(f"{name}={_short(value)} must be a dict", argument=name,
+                          hint=hint or f"pass the dict umkit made for {name}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise InvalidArgument(f"{name} lacks {missing}", argument=name,
+                              hint=hint or f"pass the dict umkit made for {name}")
+    return value
+
+
+def path(value, name: str, *, hint: str = ""):
+    """A file or folder path: a non-empty str or os.PathLike."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value:
+        raise (InvalidArgument if isinstance(value, str) else InvalidType)(
+            f"{name}={_short(value)} must be a path", argument=name,
+            hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
+    p = Path(value)
+    try:
+        p.exists()                 # a name too long, a NUL byte, a loop of links: refused here
+    except (OSError, ValueError) as e:
+        raise InvalidArgument(f"{name}={_short(value)} is not a usable path "
+                              f"({getattr(e, 'strerror', None) or e})", argument=name,
+                              hint=hint or "pick a shorter, plain path") from None
+    return p
+
+
+def _short(value) -> str:
+    r = repr(value) if not isinstance(value, np.ndarray) else \
+        f"ndarray({value.dtype}{list(value.shape)})"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def choice(value, name: str, options, *, hint: str = ""):
+    """One of ``options`` (strings), by equality."""
+    if not isinstance(value, str):
+        raise InvalidType(f"{name}={_short(value)} must be a string", argument=name,
+                          hint=hint or f"use one of {tuple(options)}")
+    if value not in options:
+        raise InvalidArgument(f"{name}={value!r} is unknown", argument=name,
+                              hint=hint or f"use one of {tuple(options)}")
+    return value
+
+
+def names(value, name: str, options, *, hint: str = "") -> tuple[str, ...]:
+    """A non-empty list/tuple of names out of ``options`` (a lone string is refused: it
+    would be read letter by letter)."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidType(f"{name}={value!r} must be a list or tuple of names", argument=name,
+                          hint=hint or f"e.g. {name}=({next(iter(options))!r},)")
+    if not value:
+        raise InvalidArgument(f"{name} is empty", argument=name,
+                              hint=hint or f"use some of {tuple(options)}")
+    for v in value:
+        choice(v, name, options, hint=hint)
+    return tuple(value)
+
+
+def callback(value, name: str):
+    if value is not None and not callable(value):
+        raise InvalidType(f"{name}={value!r} is not callable", argument=name,
+                          hint=f"pass a function, or leave {name} out")
+    return value
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def dtype(value) -> np.dtype:
+    if value is None or isinstance(value, (bool, np.bool_, int, float, bytes)):
+        raise InvalidType(f"dtype={value!r} is not a dtype", argument="dtype",   # None: float64
+                          hint="use e.g. 'float32', np.float16, 'int64'")
+    try:
+        dt = np.dtype(value)
+    except (TypeError, ValueError) as e:
+        raise InvalidType(f"dtype={value!r} is not a NumPy dtype ({e})", argument="dtype",
+                          hint="use e.g. 'float32', np.float16, 'int64'") from None
+    if dt.kind not in "biufc" or dt.hasobject or dt.fields or dt.subdtype:
+        raise InvalidType(f"dtype={dt} is not supported in GPU memory", argument="dtype",
+                          hint="use a numeric dtype: bool, int*, uint*, float*, complex*")
+    return dt
+
+
+def shape(value) -> tuple[int, ...]:
+    if isinstance(value, (bool, np.bool_, str, bytes, bytearray, memoryview)):
+        raise InvalidType(f"shape={value!r} is not a size", argument="shape",
+                          hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
+    if isinstance(value, Integral):
+        value = (int(value),)
+    if isinstance(value, np.ndarray):
+        raise InvalidType(f"shape= got a NumPy array {value.dtype}{list(value.shape)}: a shape is "
+                          "an int or a tuple of ints, not data", argument="shape",
+                          hint="to put data x in managed memory: a = umkit.managed(x.shape, "
+                               "x.dtype); a.host[:] = x")
+    if not isinstance(value, (tuple, list)):
+        raise InvalidType(f"shape={_short(value)} is not a size", argument="shape",
+                          hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
+    value = tuple(value)
+    if not value:
+        raise InvalidArgument("shape=() would hold a single scalar", argument="shape",
+                              hint="use shape=1")
+    if len(value) > MAX_DIMS:
+        raise InvalidArgument(f"shape has {len(value)} dimensions; at most {MAX_DIMS}",
+                              argument="shape", hint="reshape to fewer dimensions")
+    for n in value:
+        if not _is_int(n):
+            raise InvalidType(f"shape={value!r}: {n!r} is not an integer", argument="shape",
+                              hint="sizes count elements: use ints, e.g. umkit.managed(2**20)")
+        if n <= 0:
+            raise InvalidArgument(f"shape={value!r}: every dimension must be > 0 (got {n})",
+                                  argument="shape", hint="allocate at least one element")
+    return tuple(int(n) for n in value)
+
+
+def nbytes_of(shp: tuple[int, ...], dt: np.dtype) -> int:
+    n = math.prod(shp) * dt.itemsize
+    if n > MAX_BYTES:
+        raise InvalidArgument(f"{n} B is larger than any machine's memory", argument="shape",
+                              hint="sizes count elements, not bytes: check the shape")
+    return n
+
+
+def nbytes(value, name: str = "nbytes") -> int:
+    if type(value) is int and 0 < value <= MAX_BYTES:       # the pool's hot path
+        return value
+    n = integer(value, name, hint="sizes are in bytes, e.g. 4096")
+    if n <= 0:
+        raise InvalidArgument(f"{name}={n} must be > 0", argument=name,
+                              hint="allocate at least 1 byte")
+    if n > MAX_BYTES:
+        raise InvalidArgument(f"{name}={n} is larger than any machine's memory", argument=name,
+                              hint="sizes are in bytes: check the arithmetic")
+    return n
+
+
+def kind(value) -> str:
+    if not isinstance(value, str) or value not in KINDS:
+        raise (InvalidType if not isinstance(value, str) else InvalidArgument)(
+            f"kind={value!r} is unknown", argument="kind", hint=f"use one of {KINDS}")
+    return value
+
+
+def advice(value) -> str:
+    if not isinstance(value, str):
+        raise InvalidType(f"advice={value!r} must be a string", argument="advice",
+                          hint=f"one of {ADVICE}")
+    a = value.strip().lower().replace(" ", "_")
+    for prefix in ("hipmemadviseset", "cudamemadviseset", "set"):
+        if a.startswith(prefix):
+            a = a[len(prefix):]
+    a = ADVICE_ALIASES.get(a, a)
+    if a not in ADVICE:
+        raise InvalidArgument(f"advice={value!r} is unknown", argument="advice",
+                              hint=f"use one of {ADVICE}")
+    return a
+
+
+def device(value, backend, name: str = "device") -> int:
+    """A device number of ``backend`` (0 .. device_count-1)."""
+    count = backend.device_count()
+    d = integer(value, name, hint=f"use 0 for the first GPU (0..{count - 1} here)")
+    if not 0 <= d < count:
+        more = (" (the CPU is umkit.CPU, not a device number)" if d < 0 else
+                f", or umkit.use('sim', gpus={d + 1}) to simulate more GPUs"
+                if backend.name == "sim" and d < 7 else "")
+        raise InvalidArgument(f"{name}={d} does not exist ({count} GPU(s) here)", argument=name,
+                              hint=f"use 0..{count - 1}{more}")
+    return d
+
+
+def location(value, name: str, count: int) -> Location:
+    loc = as_location(value, name)
+    if loc.kind == "device" and loc.id >= count:
+        raise InvalidArgument(f"{name}={value!r}: device {loc.id} does not exist "
+                              f"({count} GPU(s))", argument=name,
+                              hint=f"use a valid device: 'cpu', or a GPU 0..{count - 1}")
+    return loc
+
+
+def byte_range(total: int, offset, nbytes) -> tuple[int, int]:
+    """(offset, nbytes) of a sub-range of an allocation of ``total`` bytes."""
+    hint = "byte ranges are whole numbers of bytes: 0 <= offset < offset+nbytes <= arr.nbytes"
+    off = integer(offset, "offset", hint=hint)
+    n = total - off if nbytes is None else integer(nbytes, "nbytes", hint=hint)
+    if off < 0 or n <= 0 or off + n > total:
+        raise InvalidArgument(f"byte range offset={off}, nbytes={n} is outside the array's "
+                              f"{total} B", argument="offset" if not 0 <= off < total else "nbytes",
+                              hint=hint)
+    return off, n
+
+
+# -- files ------------------------------------------------------------------------------------------
+def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
+    """A file path we can write, checked before any work: an existing folder, not a directory,
+    a known extension, and a file that accepts bytes (``/dev/full`` does not)."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise (InvalidArgument if isinstance(value, str) else InvalidType)(
+            f"{name}={_short(value)} must be a file path", argument=name,
+            hint=f"e.g. {name}=out{suffixes[0]}")
+    p = path(value, name, hint=f"e.g. {name}=out{suffixes[0]}")
+    if p.is_dir() or str(value).endswith(("/", os.sep)):
+        raise InvalidArgument(f"{name}={str(value)!r} is a directory, not a file", argument=name,
+                              hint=f"name a file in it, e.g. {p / ('ecg' + suffixes[0])}")
+    if p.exists() and not p.is_file():        # /dev/full, a FIFO, a socket ...
+        raise InvalidArgument(f"{name}={str(value)!r} is not a regular file", argument=name,
+                              hint=f"write to a regular file, e.g. ecg{suffixes[0]}")
+    if p.suffix.lower() not in suffixes:
+        raise InvalidArgument(f"{name}={str(value)!r}: unknown extension {p.suffix or '(none)'!r}",
+                              argument=name, hint=f"use one of {', '.join(suffixes)}")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidArgument(f"{name}={str(value)!r}: folder {str(parent)!r} does not exist",
+                              argument=name, hint="create the folder first, or pick another path")
+    existed = p.exists()
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as e:
+        raise InvalidArgument(f"{name}={str(value)!r} cannot be written ({e.strerror})",
+                              argument=name, hint="pick a path you can write") from None
+    if not existed:
+        p.unlink()
+    return p
+
+
+# -- locations: what a learner types ('gpu', 'cpu', 1, 'cuda:1', umkit.CPU) -> a Location --
+
+_HOST = {"cpu", "host", "hipcpudeviceid", "cudacpudeviceid"}
+
+
+def as_location(where, argument: str = "to") -> Location:
+    if isinstance(where, Location):
+        if where.kind == "host":
+            return CPU
+        if where.kind == "device" and isinstance(where.id, (int, np.integer)):
+            return _device_location(int(where.id), argument)
+        raise InvalidArgument(f"{argument}={where!r} is not a location",
+                              hint="build locations with umkit.CPU or umkit.gpu(i)")
+    if isinstance(where, bool):
+        raise InvalidType(f"{argument}={where!r} is not a location",
+                          hint="use 'cpu', 'gpu', 'gpu1' or a device number")
+    if isinstance(where, (int, np.integer)):
+        return CPU if where == -1 else _device_location(int(where), argument)
+    if isinstance(where, str):
+        w = where.strip().lower()
+        if w in _HOST:
+            return CPU
+        m = re.fullmatch(r"(?:gpu|cuda|hip|device)?[:\s]*(\d*)", w)
+        if m and (m.group(1) or w in ("gpu", "cuda", "hip", "device")):
+            return _device_location(int(m.group(1) or 0), argument)
+    raise InvalidArgument(f"{argument}={where!r} is not a location",
+                          hint="use 'cpu' (the host), 'gpu' / 'gpu0' / 'cuda:1', a device "
+                               "number, or umkit.CPU")
+
+
+def _device_location(i: int, argument: str) -> Location:
+    if i < 0:
+        raise InvalidArgument(f"{argument}: device {i} does not exist",
+                              hint="device numbers start at 0; -1 means the CPU")
+    return _gpu(i)
+
+
+def gpu(i: int = 0) -> Location:
+    """The location of GPU ``i`` (``umkit.gpu(1)``), for prefetch/advise targets."""
+    return _gpu(integer(i, "i", lo=0, hi=1 << 16, hint="a device number, e.g. umkit.gpu(0)"))

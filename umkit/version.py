@@ -1,0 +1,2 @@
+"""The package version (a leaf: the simulator reports it, the root re-exports it)."""
+__version__ = "0.1.0"
