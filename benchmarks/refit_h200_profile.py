@@ -137,7 +137,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         rows.append((B, m[f"pinned_{d}"] * MS - E - S_c))
         A = np.array([[1.0, s] for s, _ in rows])
         y = np.array([t for _, t in rows])
-        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+        x = calibrate.nnls(A / y[:, None], np.ones_like(y))
         lats.append(x[0])
         put(f"pinned_{d}_bw", (1 / x[1]) / 1e9, f"relative least squares, fixed + bytes/rate, over the "
             f"pinned {d} copy sweep 4-256 MiB and the fit set's 256 MiB copy (events), minus the event "
@@ -170,7 +170,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         y.append(_k(ms_, s)["fault_read_ms"] * MS - E - L - K - s / hbm)
         names.append(f"sweep_fault_read_{s}")
     A, y = np.array(rows, float), np.array(y)
-    G, Lb, U, f1, R, inv_bw = calibrate._nnls(A / y[:, None], np.ones_like(y))
+    G, Lb, U, f1, R, inv_bw = calibrate.nnls(A / y[:, None], np.ones_like(y))
     how = ("relative non-negative least squares (per kernel that faults starting on an idle GPU "
            "-- every fault read of the fit data does --, per batch, per unmapping "
            "batch, per fault, per 2 MiB region, bytes) over the fit set's GPU fault reads and the fault-read sweep 4 KiB - 256 MiB, "
@@ -197,7 +197,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         pts.append((B, m[f"prefetch_{d}"] * MS))
         A = np.array([[1.0, s_] for s_, _ in pts])
         y = np.array([t - E - S_p for _, t in pts])
-        x = calibrate._nnls(A / y[:, None], np.ones_like(y))
+        x = calibrate.nnls(A / y[:, None], np.ones_like(y))
         if lat_key:
             put(lat_key, x[0] / US, how, f"{sb_src}; {fit_src}")
         put(f"prefetch_{d}_bw", (1 / x[1]) / 1e9, how, f"{sb_src}; {fit_src}")
@@ -281,7 +281,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         y.append(m[key] * MS - extra)
     A, y = np.array(rows, float), np.array(y)
     w = 1 / y
-    lat, Rc = calibrate._nnls(A[:, :2] * w[:, None], (y - A[:, 2] / cbw) * w)
+    lat, Rc = calibrate.nnls(A[:, :2] * w[:, None], (y - A[:, 2] / cbw) * w)
     put("cpu_fault_latency", lat / US, "relative least squares over the fit set's CPU reads of "
         "GPU-resident memory (all of it, one float per 64 KiB, per 2 MiB), bytes at prefetch_d2h_bw", fit_src)
     put("cpu_region_latency", Rc / US, "as cpu_fault_latency", fit_src)
@@ -298,7 +298,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
                      for k, r in rm.items())
         A = np.array([[1.0, n] for n, _ in pts])
         yy = np.array([d for _, d in pts])
-        x = calibrate._nnls(A / yy[:, None], np.ones_like(yy))
+        x = calibrate.nnls(A / yy[:, None], np.ones_like(yy))
         put("dup_refault_latency", x[1] / US, "slope per 4 KiB page of the GPU re-read of a read-mostly "
             "16 MiB buffer after the CPU wrote 4 KiB - 16 MiB of it, minus the re-read without the "
             "write (relative least squares, with a fixed part)", sb_src)
@@ -486,7 +486,7 @@ def sim_fit(doc: dict, v: dict, m: dict, sb: dict, fp: dict | None):
     y = np.array([t for _, t, _ in obs])
     t0 = np.array([r0[key] for _, _, key in obs])
     use = np.abs(F).sum(axis=1) > 0          # observations the parameters act on
-    x = calibrate._nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
+    x = calibrate.nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
     vals = {k: (1.0 / xi if k == "fault_bw" and xi > 0 else xi) for k, xi in zip(SIM_FIT, x)}
     if vals["fault_bw"] == 0:
         vals["fault_bw"] = 1e3

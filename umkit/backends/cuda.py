@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from ..errors import BackendUnavailable
-from .registry import install_hint as detect_hint
+from .install import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 

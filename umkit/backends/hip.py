@@ -9,7 +9,7 @@ import os
 from importlib import metadata
 
 from ..errors import BackendUnavailable
-from .registry import install_hint as detect_hint
+from .install import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 

@@ -10,20 +10,11 @@ import ctypes
 import os
 
 from ..errors import BackendUnavailable, InvalidArgument
+from .contract import INTERFACE_VERSION
+from .install import install_hint
 
 NAMES = ("cuda", "hip", "sim")
 ENV = "UMKIT_BACKEND"
-
-
-def install_hint(extra: str) -> str:
-    """How to add a GPU extra (``cuda`` or ``rocm``) where umkit runs: into the checkout's own
-    venv when umkit runs from a checkout (``bash run.sh`` does it on a GPU machine), else pip."""
-    from pathlib import Path
-    repo = Path(__file__).resolve().parents[2]
-    if (repo / "pyproject.toml").is_file() and (repo / "run.sh").is_file():
-        return (f"in the umkit checkout: .venv/bin/pip install -e '.[{extra}]', or bash run.sh "
-                "(it installs the GPU extras when it finds the driver)")
-    return f"python -m pip install 'umkit[{extra}]'"
 
 
 def _cuda_driver_present() -> bool:
@@ -147,15 +138,29 @@ def choose(requested: str | None = None) -> tuple[str, str]:
     return "sim", "no GPU backend usable (" + "; ".join(why) + "): using the CPU model"
 
 
-def create(name: str):
-    """A backend instance by name (the GPU ones import their packages only now)."""
+def create(name: str, **options):
+    """A backend instance by name -- the one place a backend is built (the GPU ones import their
+    packages only now; ``options`` are the simulator's, checked by the runtime context).  The
+    backend's ``interface_version`` is checked against the contract's."""
     if name == "cuda":
         from .cuda import CudaBackend
-        return CudaBackend()
+        return check_interface(CudaBackend())
     if name == "hip":
         from .hip import HipBackend
-        return HipBackend()
+        return check_interface(HipBackend())
     if name == "sim":
         from ..sim.backend import SimBackend
-        return SimBackend()
+        return check_interface(SimBackend(**options))
     raise InvalidArgument(f"backend must be one of {', '.join(NAMES)}, not {name!r}")
+
+
+def check_interface(backend):
+    """``backend`` if it implements this contract's version (:data:`INTERFACE_VERSION`), else a
+    BackendUnavailable naming both versions (as numba-cuda checks a memory manager's)."""
+    got = getattr(backend, "interface_version", None)
+    if got != INTERFACE_VERSION:
+        raise BackendUnavailable(
+            f"backend {type(backend).__name__} implements contract version {got!r}; this umkit "
+            f"needs version {INTERFACE_VERSION}",
+            hint="update the backend to umkit.backends.contract's INTERFACE_VERSION")
+    return backend

@@ -268,7 +268,7 @@ def _fix_for(name: str, reason: str) -> str:
         return ("install ROCm (it provides libamdhip64.so, the HIP runtime) and make sure "
                 "/opt/rocm/lib is on the loader path")
     if "not installed" in low and name in ("cuda", "hip"):
-        from ..backends.registry import install_hint
+        from ..backends.install import install_hint
         extra = "rocm" if name == "hip" else "cuda"
         return f"install the {extra} extra -- {install_hint(extra)} -- then restart Python"
     if "not installed" in low and "pip install" in low:

@@ -7,7 +7,7 @@ import sys
 
 from .. import validate as V
 from .. import workloads
-from ..errors import InvalidArgument, InvalidType
+from ..errors import InvalidType
 from ..runtime import backend
 from .model import verdict
 from .recording import Recorder

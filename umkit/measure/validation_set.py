@@ -21,8 +21,8 @@ import numpy as np
 from .. import api
 from .. import runtime
 from .. import workloads
-from .calibrate import _gpu_ms, _host_ms   # the fit set's timers: both sets time alike
-from .calibrate import w_prefetch           # the fit set's prefetch workload, here at 1 MiB
+from .fit_set import w_prefetch             # the fit set's prefetch workload, here at 1 MiB
+from .timing import Sink, cpu_written, free_all, gpu_ms, host_ms   # both sets time alike
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -41,51 +41,27 @@ def _median(fn, n=3):
     return float(np.median([fn() for _ in range(n)]))
 
 
-def _cpu_written(nbytes, device=0):
-    a = api.managed(max(1, nbytes // 4), device=device)
-    a.host[:] = 1.0
-    api.synchronize()
-    return a
-
-
-class _Sink:
-    def __init__(self, device=0):
-        self.d = api.device_array(1, device=device)
-
-    def __enter__(self):
-        return self.d
-
-    def __exit__(self, *exc):
-        self.d.free()
-
-
-def _free(*xs):
-    for x in xs:
-        if x is not None and not x.freed:
-            x.free()
-
-
 # -- one GPU read of data the CPU wrote, by strategy --------------------------------------------------
 def read_faults(nbytes, stride=4):
     """managed, no hints: the GPU faults the pages in."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
-        with _Sink() as s:
-            return _gpu_ms(lambda: api.touch(a, stride, sink=s))
+        with Sink() as s:
+            return gpu_ms(lambda: api.touch(a, stride, sink=s))
     finally:
         a.free()
 
 
 def read_prefetch(nbytes):
     """managed + prefetch on a stream, then the read (both timed)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     st = api.Stream()
     try:
-        with _Sink() as s:
+        with Sink() as s:
             def go():
                 a.prefetch("gpu", stream=st)
                 api.touch(a, 4, sink=s, stream=st)
-            return _gpu_ms(go, st)
+            return gpu_ms(go, st)
     finally:
         a.free()
 
@@ -95,8 +71,8 @@ def read_zero_copy(nbytes):
     h = api.pinned(max(1, nbytes // 4))
     try:
         h.host[:] = 1.0
-        with _Sink() as s:
-            return _gpu_ms(lambda: api.touch(h, 4, sink=s))
+        with Sink() as s:
+            return gpu_ms(lambda: api.touch(h, 4, sink=s))
     finally:
         h.free()
 
@@ -106,45 +82,45 @@ def read_copy(nbytes):
     h, d = api.pinned(max(1, nbytes // 4)), api.device_array(max(1, nbytes // 4))
     try:
         h.host[:] = 1.0
-        with _Sink() as s:
+        with Sink() as s:
             def go():
                 api.copy(d, h)
                 api.touch(d, 4, sink=s)
-            return _gpu_ms(go)
+            return gpu_ms(go)
     finally:
-        _free(h, d)
+        free_all(h, d)
 
 
 def read_accessed_by(nbytes):
     """preferred location CPU + accessed-by GPU: the first read maps the pages (timed)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("preferred_location", "cpu")
         a.advise("accessed_by", "gpu")
-        with _Sink() as s:
-            return _gpu_ms(lambda: api.touch(a, 4, sink=s))
+        with Sink() as s:
+            return gpu_ms(lambda: api.touch(a, 4, sink=s))
     finally:
         a.free()
 
 
 def read_read_mostly(nbytes):
     """read-mostly advice: the first GPU read copies the pages (the CPU keeps its copy)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("read_mostly")
-        with _Sink() as s:
-            return _gpu_ms(lambda: api.touch(a, 4, sink=s))
+        with Sink() as s:
+            return gpu_ms(lambda: api.touch(a, 4, sink=s))
     finally:
         a.free()
 
 
 def read_preferred_gpu(nbytes):
     """preferred location GPU, no prefetch: the read faults the pages over."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("preferred_location", "gpu")
-        with _Sink() as s:
-            return _gpu_ms(lambda: api.touch(a, 4, sink=s))
+        with Sink() as s:
+            return gpu_ms(lambda: api.touch(a, 4, sink=s))
     finally:
         a.free()
 
@@ -157,9 +133,9 @@ def pinned_copy(nbytes, direction):
         src, dst = (h, d) if direction == "h2d" else (d, h)
         api.copy(dst, src)          # warm the path (first copy of a size pays set-up)
         api.synchronize()
-        return _median(lambda: _gpu_ms(lambda: api.copy(dst, src)))
+        return _median(lambda: gpu_ms(lambda: api.copy(dst, src)))
     finally:
-        _free(h, d)
+        free_all(h, d)
 
 
 def cpu_fill(nbytes, kind):
@@ -168,7 +144,7 @@ def cpu_fill(nbytes, kind):
     try:
         a.host[:] = 0.0
         h = a.host
-        return _median(lambda: _host_ms(lambda: h.__setitem__(slice(None), 2.0)))
+        return _median(lambda: host_ms(lambda: h.__setitem__(slice(None), 2.0)))
     finally:
         a.free()
 
@@ -176,52 +152,52 @@ def cpu_fill(nbytes, kind):
 # -- allocation-heavy code ---------------------------------------------------------------------------
 def many_buffers_touched(count, nbytes):
     """``count`` small managed buffers, CPU-written, each read once by the GPU (host-timed)."""
-    bufs = [_cpu_written(nbytes) for _ in range(count)]
+    bufs = [cpu_written(nbytes) for _ in range(count)]
     try:
-        with _Sink() as s:
+        with Sink() as s:
             def go():
                 for b in bufs:
                     api.touch(b, 4, sink=s)
-            return _host_ms(go)
+            return host_ms(go)
     finally:
-        _free(*bufs)
+        free_all(*bufs)
 
 
-def alloc_free(count, nbytes, kind):
+def allocfree_all(count, nbytes, kind):
     """Allocate and free ``count`` buffers (host-timed)."""
     def go():
         xs = [api.empty(max(1, nbytes // 4), "float32", kind) for _ in range(count)]
         for x in xs:
             x.free()
-    return _host_ms(go)
+    return host_ms(go)
 
 
 # -- read-mostly, a small CPU write, a GPU re-read -------------------------------------------------------
 def read_mostly_write_reread(nbytes, write_bytes):
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("read_mostly")
-        with _Sink() as s:
+        with Sink() as s:
             api.touch(a, 4, sink=s)
             api.synchronize()
             a.host[: max(1, write_bytes // 4)] = 3.0     # the CPU writes a little
             api.synchronize()
-            return _gpu_ms(lambda: api.touch(a, 4, sink=s))
+            return gpu_ms(lambda: api.touch(a, 4, sink=s))
     finally:
         a.free()
 
 
 def read_mostly_reread(nbytes):
     """read-mostly: GPU read, CPU read (no write), GPU re-read (local copies) -- the re-read timed."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("read_mostly")
-        with _Sink() as s:
+        with Sink() as s:
             api.touch(a, 4, sink=s)
             api.synchronize()
             float(a.host[::1024].sum())
             api.synchronize()
-            return _gpu_ms(lambda: api.touch(a, 4, sink=s))
+            return gpu_ms(lambda: api.touch(a, 4, sink=s))
     finally:
         a.free()
 
@@ -239,14 +215,14 @@ def roundtrip_read_back(nbytes, kind):
             api.increment(a)
             api.read_back(a)
         one()
-        return _median(lambda: _host_ms(one))
+        return _median(lambda: host_ms(one))
     finally:
         a.free()
 
 
 def roundtrip_cpu_faults(nbytes):
     """GPU increments a managed array, the CPU reads all of it through its mapping (faults back)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         h = a.host
 
@@ -255,14 +231,14 @@ def roundtrip_cpu_faults(nbytes):
             api.synchronize()
             float(h.sum())
         one()
-        return _median(lambda: _host_ms(one))
+        return _median(lambda: host_ms(one))
     finally:
         a.free()
 
 
 def roundtrip_prefetch_back(nbytes):
     """GPU increments, the array is prefetched back to the CPU, then the CPU reads it."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     st = api.Stream()
     try:
         h = a.host
@@ -274,14 +250,14 @@ def roundtrip_prefetch_back(nbytes):
             st.synchronize()
             float(h.sum())
         one()
-        return _median(lambda: _host_ms(one))
+        return _median(lambda: host_ms(one))
     finally:
         a.free()
 
 
 def pingpong_sparse(nbytes, stride_bytes):
     """GPU increments everything, the CPU reads one float per ``stride_bytes`` (host ms/iter)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         h = a.host
 
@@ -290,7 +266,7 @@ def pingpong_sparse(nbytes, stride_bytes):
             api.synchronize()
             float(h[::stride_bytes // 4].sum())
         one()
-        return _median(lambda: _host_ms(one))
+        return _median(lambda: host_ms(one))
     finally:
         a.free()
 
@@ -299,10 +275,10 @@ def pingpong_sparse(nbytes, stride_bytes):
 def two_streams_prefetch_read(nbytes):
     """Two arrays of half the size, each prefetched and read on its own stream (host-timed:
     the streams overlap)."""
-    a, b = _cpu_written(nbytes // 2), _cpu_written(nbytes // 2)
+    a, b = cpu_written(nbytes // 2), cpu_written(nbytes // 2)
     s1, s2 = api.Stream(), api.Stream()
     try:
-        with _Sink() as k1, _Sink() as k2:
+        with Sink() as k1, Sink() as k2:
             def go():
                 a.prefetch("gpu", stream=s1)
                 b.prefetch("gpu", stream=s2)
@@ -310,25 +286,25 @@ def two_streams_prefetch_read(nbytes):
                 api.touch(b, 4, sink=k2, stream=s2)
                 s1.synchronize()
                 s2.synchronize()
-            return _host_ms(go)
+            return host_ms(go)
     finally:
-        _free(a, b)
+        free_all(a, b)
 
 
 def one_stream_prefetch_read(nbytes):
     """The same two arrays, one after the other on one stream (host-timed)."""
-    a, b = _cpu_written(nbytes // 2), _cpu_written(nbytes // 2)
+    a, b = cpu_written(nbytes // 2), cpu_written(nbytes // 2)
     s1 = api.Stream()
     try:
-        with _Sink() as k1:
+        with Sink() as k1:
             def go():
                 for x in (a, b):
                     x.prefetch("gpu", stream=s1)
                     api.touch(x, 4, sink=k1, stream=s1)
                 s1.synchronize()
-            return _host_ms(go)
+            return host_ms(go)
     finally:
-        _free(a, b)
+        free_all(a, b)
 
 
 def copy_compute_overlap(nbytes):
@@ -340,38 +316,38 @@ def copy_compute_overlap(nbytes):
         h.host[:] = 1.0
         api.fill(w, 1.0)
         api.synchronize()
-        with _Sink() as k:
+        with Sink() as k:
             def go():
                 api.copy(d, h, stream=s1)
                 for _ in range(8):
                     api.touch(w, 4, sink=k, stream=s2)
                 s1.synchronize()
                 s2.synchronize()
-            return _host_ms(go)
+            return host_ms(go)
     finally:
-        _free(h, d, w)
+        free_all(h, d, w)
 
 
 # -- partial prefetch -----------------------------------------------------------------------------------
 def partial_prefetch_read(nbytes, fraction):
     """Prefetch the first ``fraction`` to the GPU, then read all of it (the rest faults)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     st = api.Stream()
     try:
-        with _Sink() as s:
+        with Sink() as s:
             part = int(a.nbytes * fraction) // 65536 * 65536
 
             def go():
                 api.prefetch(a, "gpu", stream=st, offset=0, nbytes=part)
                 api.touch(a, 4, sink=s, stream=st)
-            return _gpu_ms(go, st)
+            return gpu_ms(go, st)
     finally:
         a.free()
 
 
 def partial_prefetch_back(nbytes, fraction):
     """GPU-resident pages; prefetch ``fraction`` back to the CPU, then the CPU reads all of it."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.prefetch("gpu")
         api.synchronize()
@@ -382,20 +358,20 @@ def partial_prefetch_back(nbytes, fraction):
             api.prefetch(a, "cpu", offset=0, nbytes=part)
             api.synchronize()
             float(h.sum())
-        return _host_ms(go)
+        return host_ms(go)
     finally:
         a.free()
 
 
 def preferred_gpu_cpu_read(nbytes):
     """preferred location GPU + prefetched; the CPU then reads it all (faults back anyway)."""
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     try:
         a.advise("preferred_location", "gpu")
         a.prefetch("gpu")
         api.synchronize()
         h = a.host
-        return _host_ms(lambda: float(h.sum()))
+        return host_ms(lambda: float(h.sum()))
     finally:
         a.free()
 
@@ -414,12 +390,12 @@ def epoch_loop_edit(nbytes, use_prefetch):
 
 # -- two GPUs --------------------------------------------------------------------------------------------
 def peer_prefetch(nbytes):
-    a = _cpu_written(nbytes)
+    a = cpu_written(nbytes)
     st = api.Stream(1)
     try:
         a.prefetch("gpu0")
         api.synchronize()
-        return _gpu_ms(lambda: a.prefetch("gpu1", stream=st), st)
+        return gpu_ms(lambda: a.prefetch("gpu1", stream=st), st)
     finally:
         a.free()
 
@@ -436,7 +412,7 @@ def kernel_on_array_device(nbytes, advice=None):
         api.synchronize()
         sink = api.device_array(1, device=1)
         try:
-            return _host_ms(lambda: api.touch(a, 4, sink=sink))
+            return host_ms(lambda: api.touch(a, 4, sink=sink))
         finally:
             sink.free()
     finally:
@@ -448,9 +424,9 @@ def peer_copy(nbytes):
     try:
         api.fill(d0, 1.0)
         api.synchronize()
-        return _host_ms(lambda: api.copy(d1, d0))
+        return host_ms(lambda: api.copy(d1, d0))
     finally:
-        _free(d0, d1)
+        free_all(d0, d1)
 
 
 # -- the set ---------------------------------------------------------------------------------------------
@@ -493,8 +469,8 @@ def workloads_list() -> list[Workload]:
           # allocation-heavy
           _w("many_200x64k_touched", "many_buffers", lambda: many_buffers_touched(200, 64 * KiB)),
           _w("many_200x4k_touched", "many_buffers_4k", lambda: many_buffers_touched(200, 4 * KiB)),
-          _w("alloc_free_200_managed_1m", "alloc_200", lambda: alloc_free(200, MiB, "managed")),
-          _w("alloc_free_200_device_1m", "alloc_200", lambda: alloc_free(200, MiB, "device")),
+          _w("alloc_free_200_managed_1m", "alloc_200", lambda: allocfree_all(200, MiB, "managed")),
+          _w("alloc_free_200_device_1m", "alloc_200", lambda: allocfree_all(200, MiB, "device")),
           # read-mostly, small CPU write, GPU re-read
           _w("rm_write_reread_64m", "rm_reread_64m",
              lambda: read_mostly_write_reread(64 * MiB, 64 * KiB)),

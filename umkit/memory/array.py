@@ -18,7 +18,10 @@ import weakref
 
 import numpy as np
 
+from .. import validate as V
 from ..errors import InvalidArgument, InvalidType, UseAfterFree
+from ..runtime.context import RUNTIME
+from ..runtime.streams import stream_handle
 
 
 class _Export:
@@ -126,22 +129,42 @@ class Array:
                 self._device = _as_exported(raw, tok).view(self.dtype).reshape(self.shape)
             return self._device
 
-    # -- migration (the memory layer's, validated there) ---------------------------------------
-    def prefetch(self, to="gpu", stream=None):
-        """Move the pages to ``to`` ahead of use (hipMemPrefetchAsync); asynchronous on ``stream``."""
-        from .migration import prefetch
-        prefetch(self, to, stream=stream)
+    # -- migration: prefetch, advice, range attributes (validated here, once) -------------------
+    def prefetch(self, to="gpu", stream=None, *, offset: int = 0, nbytes: int | None = None):
+        """Move the pages to ``to`` ahead of use (hipMemPrefetchAsync): 'gpu', 'gpu1' or 'cpu';
+        asynchronous on ``stream``.  ``offset`` / ``nbytes`` pick a byte range."""
+        x = require_managed(self, "prefetch")
+        b = x.backend
+        loc = V.location(to, "to", b.device_count())
+        off, n = V.byte_range(x.nbytes, offset, nbytes)
+        b.prefetch(x.ptr + off, n, loc, stream_handle(stream, b))
+        x.last_prefetch = loc
+        x._note_pool(last_prefetch=str(loc))
         return self
 
-    def advise(self, advice: str, where="gpu", unset: bool = False):
-        """Declare intent (hipMemAdvise): read_mostly, preferred_location, accessed_by, coarse_grain."""
-        from .migration import advise
-        advise(self, advice, where, unset=unset)
+    def advise(self, advice: str, where="gpu", unset: bool = False, *, offset: int = 0,
+               nbytes: int | None = None):
+        """Declare intent (hipMemAdvise): 'read_mostly', 'preferred_location', 'accessed_by',
+        'coarse_grain' (HIP only); ``unset=True`` removes it.  Advice first, then prefetch (§4.4)."""
+        x = require_managed(self, "advise")
+        a = V.advice(advice)
+        unset = V.flag(unset, "unset")
+        loc = V.location(where, "where", x.backend.device_count())
+        off, n = V.byte_range(x.nbytes, offset, nbytes)
+        x.backend.advise(x.ptr + off, n, a, loc, unset)
+        (x.advice.discard if unset else x.advice.add)(a if a == "read_mostly" else f"{a}:{loc}")
+        x._note_pool()
         return self
 
     def attributes(self) -> dict:
-        from .migration import attributes
-        return attributes(self)
+        """Range attributes: read_mostly, preferred_location, last_prefetch_location, accessed_by."""
+        x = require_managed(self, "attributes")
+        return x.backend.range_attributes(x.ptr, x.nbytes)
+
+    def _note_pool(self, last_prefetch=None):
+        pool = RUNTIME.current_pool()
+        if pool is not None:
+            pool.note(self.ptr, advice=self.advice, last_prefetch=last_prefetch)
 
     def free(self):
         """Free now (arrays also free themselves when garbage-collected). A second free raises."""

@@ -31,7 +31,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 
-from ..backends import registry as detect
+from ..backends import registry
 from ..backends.contract import Backend
 from ..errors import InvalidArgument
 
@@ -61,8 +61,8 @@ class Runtime:
     def _make(self, name: str | None, options: dict) -> Active:
         if name is not None and not isinstance(name, str):
             raise InvalidArgument(f"backend name {name!r} must be a string", argument="name",
-                                  hint=f"one of {detect.NAMES}, or None to auto-detect")
-        chosen, reason = detect.choose(name.lower() if name else None)
+                                  hint=f"one of {registry.NAMES}, or None to auto-detect")
+        chosen, reason = registry.choose(name.lower() if name else None)
         options = dict(options)
         hw_counters = options.pop("counters", False)   # sim counts always; GPUs: CUPTI if asked
         if not isinstance(hw_counters, bool):
@@ -70,14 +70,13 @@ class Runtime:
                                   argument="counters",
                                   hint="umkit.use('cuda', counters=True) starts CUPTI's counters")
         if chosen == "sim":
-            from ..sim.backend import SimBackend
-            b = SimBackend(**_sim_options(options))
+            b = registry.create("sim", **_sim_options(options))
         else:
             if options:
                 raise InvalidArgument(f"options {sorted(options)} only apply to the sim backend",
                                       hint=f"call umkit.use({chosen!r}) without options "
                                            "(counters=True is the one GPU option)")
-            b = detect.create(chosen)
+            b = registry.create(chosen)
             if hw_counters:
                 b.counters_start(0)
         b.allow_oversubscription = self._allow_oversubscription

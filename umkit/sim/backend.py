@@ -3,20 +3,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
 from .kernels import TWINS
 from .pages import CPU_BIT, CPU_ID, NO_LOC, gpu_bit, loc_bit
-from .views import TrackedView, ViewInfo, caller_of, next_use
+from .views import TrackedView, ViewInfo, handout_frame, next_use
 
 
 def _host_use() -> str:
     """What the code taking ``a.host`` does with it (asked only when work is in flight)."""
-    from ..memory.array import Array
-    return next_use(caller_of(Array.host.fget.__code__))
+    return next_use(handout_frame())
 
 
 def _locked_methods(cls):

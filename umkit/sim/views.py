@@ -87,12 +87,21 @@ def next_use(frame) -> str:
     return use
 
 
-def caller_of(fget_code) -> object:
-    """The frame that evaluated the property whose getter has code ``fget_code``, or None."""
+#: the layers between a learner's ``a.host`` and the simulator: the memory layer (``Array.host``)
+#: and the simulator itself (the backend adapter, the engine)
+HANDOUT_LAYERS = ("umkit.memory", "umkit.sim")
+
+
+def handout_frame() -> object:
+    """The frame that took ``a.host``: the innermost frame outside :data:`HANDOUT_LAYERS` (no
+    module of those layers takes ``.host`` itself), or None."""
     f = sys._getframe(1)
-    while f is not None and f.f_code is not fget_code:
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not any(mod == p or mod.startswith(p + ".") for p in HANDOUT_LAYERS):
+            return f
         f = f.f_back
-    return f.f_back if f is not None else None
+    return None
 
 
 class ViewInfo:

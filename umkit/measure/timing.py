@@ -1,0 +1,54 @@
+"""Timing the workloads of the fit and validation sets (a leaf of :mod:`umkit.measure`): both
+sets time alike, with these.  Device work is timed with events; host work with ``umkit.now()``
+around a synchronized region (model time on sim, a wall clock on GPUs)."""
+from __future__ import annotations
+
+from .. import api
+
+MiB = 1 << 20
+
+
+def cpu_written(n_bytes, device=0):
+    """A managed array of ``n_bytes`` (at least one float) the CPU has written: its pages on
+    the host, ``device`` its GPU."""
+    a = api.managed(max(1, n_bytes // 4), device=device)
+    a.host[:] = 1.0
+    api.synchronize()
+    return a
+
+
+def gpu_ms(fn, stream=None) -> float:
+    """Milliseconds of the device work ``fn()`` queues (events on ``stream``)."""
+    with api.timer(stream) as t:
+        fn()
+    return t.ms
+
+
+def host_ms(fn) -> float:
+    """Milliseconds of ``fn()`` between two synchronizes (``umkit.now()``)."""
+    api.synchronize()
+    t0 = api.now()
+    fn()
+    api.synchronize()
+    return (api.now() - t0) * 1e3
+
+
+class Sink:
+    """``with Sink() as s:`` a one-float device array that ``umkit.touch(..., sink=s)`` writes
+    to (so the read is not optimised away), freed at the end of the block."""
+
+    def __init__(self, device=0):
+        self.d = api.device_array(1, device=device)
+
+    def __enter__(self):
+        return self.d
+
+    def __exit__(self, *exc):
+        self.d.free()
+
+
+def free_all(*arrays):
+    """Free each array not freed yet (``None`` entries are skipped)."""
+    for x in arrays:
+        if x is not None and not x.freed:
+            x.free()
