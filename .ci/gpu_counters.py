@@ -118,12 +118,12 @@ def main() -> int:
         big = umkit.managed(BURST // 4)
         big.host[:] = 1.0
         umkit.synchronize()
-        b0 = fidelity._settled_counters()
+        b0 = fidelity.settled_counters()
         umkit.touch(big, 4)
         umkit.synchronize()
-        b1 = fidelity._settled_counters()
+        b1 = fidelity.settled_counters()
         big.free()
-        d = fidelity._delta(b0, b1)
+        d = fidelity.counter_delta(b0, b1)
         why = incomplete(d)
         doc["burst"] = dict(nbytes=BURST, counters=d, incomplete=why)
         check("512 MiB fault burst: counted exactly or flagged incomplete",

@@ -55,7 +55,7 @@ def child(variant: str) -> dict:
         time.sleep(0.2)
         recs = COLLECTOR.log_stop()
         after = umkit.counters()
-        d = fidelity._delta(before, after)
+        d = fidelity.counter_delta(before, after)
         h2d = [r for r in recs if r[1] == "BYTES_TRANSFER_HTOD"]
         faults = [r for r in recs if r[1] == "GPU_PAGE_FAULT"]
         ts = [r[0] for r in recs if r[0]]

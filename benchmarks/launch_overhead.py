@@ -33,7 +33,7 @@ def ev_ms(fn, reps=20):
 print("empty timer          ms", ev_ms(lambda: None))
 print("umkit.touch (read)   ms", ev_ms(lambda: umkit.touch(d, 4, sink=sink)))
 b = umkit.backend()
-mod = b._module(0)
+mod = b.kernel_module(0)
 fn = mod.get_function("read_kernel")
 args = (np.uint64(d.ptr), np.int64(n), np.uint64(sink.ptr))
 print("raw RawKernel        ms", ev_ms(lambda: fn((2112,), (256,), args)))

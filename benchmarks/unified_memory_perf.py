@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.measure.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order, ratio_md, reference, run_all, run_cell, table_md, _size)
+from umkit.measure.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order, ratio_md, reference, run_all, run_cell, table_md, size_label)
 
 
 def main(argv=None) -> int:
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
                ratio_md(res, c)]
         for n in dims:
             nb = n * n * 4
-            md.append(f"- {_size(nb)} order, card: {' < '.join(order(res, nb))}; "
+            md.append(f"- {size_label(nb)} order, card: {' < '.join(order(res, nb))}; "
                       f"sim: {' < '.join(order(simres, nb))}")
     out["device"] = res["device"]
     text = "\n\n".join(md)

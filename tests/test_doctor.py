@@ -18,6 +18,7 @@ from umkit.errors import BackendUnavailable, InvalidArgument, InvalidType
 
 # the module, not the function of the same name that umkit/__init__.py exports
 doc = importlib.import_module("umkit.diagnostics.doctor")
+tools = importlib.import_module("umkit.diagnostics.tools")
 
 KEYS = {"requested", "requested_from", "backend", "reason", "ok", "problem", "fix", "fallback",
         "probes", "devices", "versions", "packages", "env", "tools", "checklist", "python",
@@ -87,7 +88,7 @@ def fake_detect(usable=("sim",), reasons=None, backend_factory=None):
 def no_tools(monkeypatch):
     """No GPU tools or device files; nothing external may run."""
     monkeypatch.setenv("PATH", "/nonexistent-umkit-test")
-    monkeypatch.setattr(doc, "_exists", lambda p: False)
+    monkeypatch.setattr(tools, "exists", lambda p: False)
     monkeypatch.delenv("UMKIT_BACKEND", raising=False)
     monkeypatch.delenv("HSA_XNACK", raising=False)
 
@@ -210,7 +211,7 @@ def test_report_survives_broken_backend(monkeypatch, no_tools):
 def test_report_survives_missing_detect(monkeypatch, no_tools):
     def boom():
         raise ImportError("no detect")
-    monkeypatch.setattr(doc, "_detect", boom)
+    monkeypatch.setattr(tools, "registry", boom)
     rep = doc.report()
     assert rep["ok"] is False and "no detect" in rep["problem"]
 
@@ -317,12 +318,12 @@ def test_pytorch_rocm_mismatch_warns(monkeypatch, tool_dir):
     real = doc.package_versions
     monkeypatch.setattr(doc, "package_versions",
                         lambda names=doc.PACKAGES: {**real(names), "torch": "2.5.1+rocm6.2"})
-    monkeypatch.setattr(doc, "_rocm_version", lambda: "6.1.3")
+    monkeypatch.setattr(tools, "rocm_version", lambda: "6.1.3")
     use_detect(monkeypatch, fake_detect())
     rep = doc.report()
     c = next(c for c in rep["checklist"] if c["check"].startswith("PyTorch's HIP runtime"))
     assert c["status"] == "warn" and "6.2" in c["detail"] and "6.1.3" in c["detail"]
-    monkeypatch.setattr(doc, "_rocm_version", lambda: "6.2.4")
+    monkeypatch.setattr(tools, "rocm_version", lambda: "6.2.4")
     c = next(c for c in doc.report()["checklist"] if c["check"].startswith("PyTorch's HIP"))
     assert c["status"] == "ok"
 

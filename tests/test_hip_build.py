@@ -95,7 +95,7 @@ def test_a_compile_error_fails_the_amd_build(tmp_path):
     bad = tmp_path / "bad.hip"
     bad.write_text("#include <hip/hip_runtime.h>\n"
                    "__global__ void k(float* a) { a[threadIdx.x] = not_declared; }\n")
-    b = examples._compile("bad", bad, tmp_path / "bad.o", "amd", ["gfx90a"], tmp_path, True, HIPCC)
+    b = examples.compile_example("bad", bad, tmp_path / "bad.o", "amd", ["gfx90a"], tmp_path, True, HIPCC)
     assert not b.ok
     assert "not_declared" in b.log
 
@@ -105,7 +105,7 @@ def test_amd_arches_probe_matches_the_compiler():
     arches = examples.amd_arches(HIPCC)
     assert arches[0] == "gfx90a"
     r = subprocess.run([HIPCC, "--offload-arch=gfx942", "--cuda-device-only", "-fsyntax-only",
-                        "-x", "hip", "/dev/null"], env=examples._env("amd"),
+                        "-x", "hip", "/dev/null"], env=examples.build_env("amd"),
                        capture_output=True, text=True)
     assert ("gfx942" in arches) == (r.returncode == 0)
 
@@ -161,7 +161,7 @@ def test_a_hip_only_name_fails_the_nvidia_build(tmp_path):
     bad = tmp_path / "bad.hip"
     bad.write_text("#include <hip/hip_runtime.h>\nint main() { float* p; "
                    "return hipMemAdvise(p, 4, hipMemAdviseSetCoarseGrain, 0); }\n")
-    b = examples._compile("bad", bad, tmp_path / "bad.o", "nvidia", ["sm_90"], inc, True, NVCC)
+    b = examples.compile_example("bad", bad, tmp_path / "bad.o", "nvidia", ["sm_90"], inc, True, NVCC)
     assert not b.ok
     assert "hipMemAdviseSetCoarseGrain" in b.log
 

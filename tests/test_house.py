@@ -196,7 +196,7 @@ def test_staging_buffers_are_bounded_and_reused():
         x = umkit.managed(n * 37, "uint8")
         umkit.read_back(x)
         x.free()
-    st = api._staging(b, 0)
+    st = api.staging_buffers(b, 0)
     assert st.cached <= api.STAGING_CACHE
     assert len(b.allocations()) - before <= 16          # power-of-two classes, not 399 sizes
 

@@ -154,21 +154,21 @@ def test_cupti_keys_are_sims_where_they_mean_the_same():
 
 def test_collector_buffer_callback_sums_records_and_never_raises():
     col = cupti.CuptiCollector()
-    col._um_kind = 99
-    col._names = {1: "BYTES_TRANSFER_HTOD", 4: "GPU_PAGE_FAULT"}
+    col.um_kind = 99
+    col.counter_names = {1: "BYTES_TRANSFER_HTOD", 4: "GPU_PAGE_FAULT"}
 
     class Rec:
         def __init__(self, kind, ck, v, flags=0):       # cupti-python 13 spells it flags_
             self.kind, self.counter_kind, self.value, self.flags_ = kind, ck, v, flags
-    col._buffer_completed([Rec(99, 1, 4096, 1), Rec(99, 4, 2), Rec(5, 1, 10**9), Rec(99, 77, 1)])
+    col.buffer_completed([Rec(99, 1, 4096, 1), Rec(99, 4, 2), Rec(5, 1, 10**9), Rec(99, 77, 1)])
     assert col.tally.totals["bytes_h2d"] == 4096 and col.tally.totals["prefetch_bytes_h2d"] == 4096
     assert col.tally.totals["gpu_faults"] == 1
     class Broken:
         kind = 99                                        # no counter_kind: malformed
-    col._buffer_completed([Broken()])                    # recorded, not raised
+    col.buffer_completed([Broken()])                    # recorded, not raised
     assert col.error
     assert col.read() == {}                             # off: nothing to read
-    assert col._buffer_requested() == (cupti.BUFFER_BYTES, 0)
+    assert col.buffer_requested() == (cupti.BUFFER_BYTES, 0)
 
 
 def test_counters_on_without_cupti_says_why():

@@ -27,7 +27,7 @@ def test_staging_beyond_the_cap_goes_back_at_once(monkeypatch):
     y.host[:] = 9
     assert (umkit.read_back(y) == 9).all()
     assert _pinned(b) == kept
-    st = api._staging(b, 0)
+    st = api.staging_buffers(b, 0)
     assert st.cached == 64 * KiB and st.upstream_frees == 1
 
 
@@ -41,5 +41,5 @@ def test_two_thousand_sizes_keep_at_most_the_cap(monkeypatch):
         x.free()
     pinned = sum(a.nbytes for a in _pinned(b))
     assert pinned <= 256 * KiB
-    assert api._staging(b, 0).cached == pinned
+    assert api.staging_buffers(b, 0).cached == pinned
     np.testing.assert_array_equal(umkit.read_back(umkit.managed(4, "uint8")), np.zeros(4, np.uint8))

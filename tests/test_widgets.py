@@ -233,7 +233,7 @@ def test_bad_value_does_not_lock_the_panel(bad):
 
 def test_stop_with_nothing_running_reenables_the_controls():
     p = live()
-    p._set_enabled(False)                               # e.g. left over from an interrupted run
+    p.set_enabled(False)                               # e.g. left over from an interrupted run
     p.stop_button.click()
     assert not p.run_button.disabled and not p.controls["memory"].disabled
 
@@ -281,7 +281,7 @@ def test_profile_picker_switches_the_modelled_card():
     assert r2.summary()["median_ms"] != r.summary()["median_ms"]   # a different card, other times
     q = StrategyPanel(static=False, pace=0, threaded=False, profile="mi300a-apu")
     assert q.profile_picker.value == "mi300a-apu" and umkit.runtime.backend().profile.name == "mi300a-apu"
-    q._set_enabled(False)
+    q.set_enabled(False)
     assert q.profile_picker.disabled                         # not switchable during a run
 
 

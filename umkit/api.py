@@ -289,7 +289,7 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
     return sink
 
 
-def _staging(b, device: int) -> PoolingResource:
+def staging_buffers(b, device: int) -> PoolingResource:
     """The pinned read-back buffers of one backend and device: power-of-two size classes, at
     most STAGING_CACHE bytes kept, each lent to one read_back at a time."""
     per = RUNTIME.resource(b, "staging", lambda _b: {})
@@ -334,7 +334,7 @@ def read_back(x: Array, *, out=None, stream: Stream | None = None) -> np.ndarray
         if not out.flags.writeable:
             raise InvalidArgument("out is read-only", argument="out",
                                   hint="pass a writable array (out.flags.writeable)")
-    st = _staging(b, x.device_id)
+    st = staging_buffers(b, x.device_id)
     ptr = st.allocate(x.nbytes)                 # lent to this call alone
     try:
         b.memcpy(ptr, x.ptr, x.nbytes, h)

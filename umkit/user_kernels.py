@@ -61,7 +61,7 @@ class Kernel:
         for a in args:
             if isinstance(a, (bool, np.bool_)) or not isinstance(a, (Array, numbers.Number,
                                                                        np.generic)):
-                raise InvalidType(f"kernel argument {V._short(a)} is neither a umkit Array nor a "
+                raise InvalidType(f"kernel argument {V.short(a)} is neither a umkit Array nor a "
                                   "number", argument="args",
                                   hint="pass umkit arrays (they become pointers) and numbers; "
                                        "booleans as np.int32(0/1)")
@@ -69,7 +69,7 @@ class Kernel:
             raise InvalidArgument("a kernel needs at least one umkit Array argument in args",
                                   argument="args", hint="e.g. (C, A, B, np.uint32(n))")
         for a in arrays:
-            a._alive(f"kernel {self.name}")
+            a.check_alive(f"kernel {self.name}")
         b = arrays[0].backend
         if any(a.backend is not b for a in arrays):
             raise InvalidArgument("the arrays in args belong to different backends",

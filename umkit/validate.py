@@ -27,7 +27,7 @@ ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
                   "coarse-grain": "coarse_grain"}
 
 
-def _is_int(v) -> bool:
+def is_int(v) -> bool:
     t = type(v)
     if t is int:
         return True
@@ -37,7 +37,7 @@ def _is_int(v) -> bool:
 def integer(value, name: str, *, lo: int | None = None, hi: int | None = None,
             hint: str = "") -> int:
     """An int (Python or NumPy, not bool) within [lo, hi]."""
-    if not _is_int(value):
+    if not is_int(value):
         raise InvalidType(f"{name}={value!r} must be an int", argument=name,
                           hint=hint or "pass a whole number, e.g. 0")
     v = int(value)
@@ -112,7 +112,7 @@ def sequence(value, name: str, *, hint: str = "") -> list:
     if isinstance(value, np.ndarray) and value.ndim == 1:
         return list(value)
     if not isinstance(value, (list, tuple)):
-        raise InvalidType(f"{name}={_short(value)} must be a list or tuple", argument=name,
+        raise InvalidType(f"{name}={short(value)} must be a list or tuple", argument=name,
                           hint=hint or f"pass {name} as a list, e.g. [...]")
     return list(value)
 
@@ -123,7 +123,7 @@ def reals(value, name: str, *, hint: str = "") -> list[float]:
     for v in sequence(value, name, hint=hint):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or \
                 not math.isfinite(float(v)):
-            raise InvalidType(f"{name} holds {_short(v)}: not a finite number", argument=name,
+            raise InvalidType(f"{name} holds {short(v)}: not a finite number", argument=name,
                               hint=hint or f"{name} is a list of numbers")
         out.append(float(v))
     return out
@@ -132,7 +132,7 @@ def reals(value, name: str, *, hint: str = "") -> list[float]:
 def mapping(value, name: str, keys=(), *, hint: str = "") -> dict:
     """A dict holding at least ``keys``."""
     if not isinstance(value, dict):
-        raise InvalidType(f"{name}={_short(value)} must be a dict", argument=name,
+        raise InvalidType(f"{name}={short(value)} must be a dict", argument=name,
                           hint=hint or f"pass the dict umkit made for {name}")
     missing = [k for k in keys if k not in value]
     if missing:
@@ -147,19 +147,19 @@ def path(value, name: str, *, hint: str = ""):
         value = os.fspath(value)
     if not isinstance(value, str) or not value:
         raise (InvalidArgument if isinstance(value, str) else InvalidType)(
-            f"{name}={_short(value)} must be a path", argument=name,
+            f"{name}={short(value)} must be a path", argument=name,
             hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
     p = Path(value)
     try:
         p.exists()                 # a name too long, a NUL byte, a loop of links: refused here
     except (OSError, ValueError) as e:
-        raise InvalidArgument(f"{name}={_short(value)} is not a usable path "
+        raise InvalidArgument(f"{name}={short(value)} is not a usable path "
                               f"({getattr(e, 'strerror', None) or e})", argument=name,
                               hint=hint or "pick a shorter, plain path") from None
     return p
 
 
-def _short(value) -> str:
+def short(value) -> str:
     r = repr(value) if not isinstance(value, np.ndarray) else \
         f"ndarray({value.dtype}{list(value.shape)})"
     return r if len(r) <= 60 else r[:57] + "..."
@@ -168,7 +168,7 @@ def _short(value) -> str:
 def choice(value, name: str, options, *, hint: str = ""):
     """One of ``options`` (strings), by equality."""
     if not isinstance(value, str):
-        raise InvalidType(f"{name}={_short(value)} must be a string", argument=name,
+        raise InvalidType(f"{name}={short(value)} must be a string", argument=name,
                           hint=hint or f"use one of {tuple(options)}")
     if value not in options:
         raise InvalidArgument(f"{name}={value!r} is unknown", argument=name,
@@ -225,7 +225,7 @@ def shape(value) -> tuple[int, ...]:
                           hint="to put data x in managed memory: a = umkit.managed(x.shape, "
                                "x.dtype); a.host[:] = x")
     if not isinstance(value, (tuple, list)):
-        raise InvalidType(f"shape={_short(value)} is not a size", argument="shape",
+        raise InvalidType(f"shape={short(value)} is not a size", argument="shape",
                           hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
     value = tuple(value)
     if not value:
@@ -235,7 +235,7 @@ def shape(value) -> tuple[int, ...]:
         raise InvalidArgument(f"shape has {len(value)} dimensions; at most {MAX_DIMS}",
                               argument="shape", hint="reshape to fewer dimensions")
     for n in value:
-        if not _is_int(n):
+        if not is_int(n):
             raise InvalidType(f"shape={value!r}: {n!r} is not an integer", argument="shape",
                               hint="sizes count elements: use ints, e.g. umkit.managed(2**20)")
         if n <= 0:
@@ -327,7 +327,7 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
     a known extension, and a file that accepts bytes (``/dev/full`` does not)."""
     if not isinstance(value, (str, os.PathLike)) or not str(value):
         raise (InvalidArgument if isinstance(value, str) else InvalidType)(
-            f"{name}={_short(value)} must be a file path", argument=name,
+            f"{name}={short(value)} must be a file path", argument=name,
             hint=f"e.g. {name}=out{suffixes[0]}")
     p = path(value, name, hint=f"e.g. {name}=out{suffixes[0]}")
     if p.is_dir() or str(value).endswith(("/", os.sep)):

@@ -158,12 +158,17 @@ def violations(edges) -> list[str]:
 #: private names of the standard library and of NumPy that the kit may use
 ALLOWED = {
     "_getframe": "sys._getframe: the simulator finds the learner's frame",
+    "_repr_html_": "IPython's display protocol", "_repr_mimebundle_": "IPython's display protocol",
+    "_ipython_display_": "IPython's display protocol",
+    "_dom_classes": "ipywidgets' CSS classes of a widget (what add_class writes)",
+    "_actions": "argparse: a parser's actions (the CLI sweep walks the subcommands)",
+    "_SubParsersAction": "argparse: the subcommands action",
     "_replace": "namedtuple / dataclasses API", "_asdict": "namedtuple API",
     "_fields": "namedtuple API", "_exit": "os._exit in a forked child",
 }
 
 
-def _is_private(n: str) -> bool:
+def is_private(n: str) -> bool:
     return n.startswith("_") and not (n.startswith("__") and n.endswith("__")) and n != "_" \
         and n not in ALLOWED
 
@@ -179,8 +184,9 @@ def defined_names(tree) -> set:
             out.add(node.arg)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             out.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.attr)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            out.add(node.attr)          # self._x = ...: this file's own object
         elif isinstance(node, ast.alias):
             if node.asname:
                 out.add(node.asname)
@@ -204,14 +210,14 @@ def private_uses(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
-                if _is_private(a.name):
+                if is_private(a.name):
                     out.append(f"{rel}:{node.lineno} imports {a.name} from "
                                f"{'.' * node.level}{node.module or ''}")
-            if node.module and any(_is_private(p) for p in node.module.split(".")):
+            if node.module and any(is_private(p) for p in node.module.split(".")):
                 if not str(node.module).startswith("umkit._kernels"):
                     out.append(f"{rel}:{node.lineno} imports from the private module {node.module}")
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            if _is_private(node.attr) and node.attr not in mine:
+        elif isinstance(node, ast.Attribute):
+            if is_private(node.attr) and node.attr not in mine:
                 out.append(f"{rel}:{node.lineno} uses .{node.attr}, defined elsewhere")
         elif isinstance(node, ast.Call) and node.args:
             fname = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
@@ -219,11 +225,11 @@ def private_uses(path: Path) -> list[str]:
             if fname in ("setattr", "getattr", "delattr", "hasattr") and len(node.args) >= 2:
                 a = node.args[1]
                 if isinstance(a, ast.Constant) and isinstance(a.value, str) \
-                        and _is_private(a.value) and a.value not in mine:
+                        and is_private(a.value) and a.value not in mine:
                     out.append(f"{rel}:{node.lineno} {fname}(..., {a.value!r})")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and node.value.startswith("umkit.") and " " not in node.value:
-            if any(_is_private(p) for p in node.value.split(".")[1:]) \
+            if any(is_private(p) for p in node.value.split(".")[1:]) \
                     and not node.value.startswith("umkit._kernels"):
                 out.append(f"{rel}:{node.lineno} names {node.value!r}")
     return out

@@ -145,21 +145,18 @@ def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
             pass
 
     b = FakeGPU()
-    token = RUNTIME._using.set(Active(b, "cuda", "a stand-in GPU backend for this test", {}))
-    try:
+    with RUNTIME.using_backend(b, "cuda", "a stand-in GPU backend for this test"):
         src = b._counter_source
         with umkit.ecg.recorder("gpu path") as rec:
             for i in range(3):
-                src._um_kind, src._names = 7, {1: "BYTES_TRANSFER_HTOD"}
+                src.um_kind, src.counter_names = 7, {1: "BYTES_TRANSFER_HTOD"}
 
                 class R:
                     kind, counter_kind, value, flags_ = 7, 1, 4096 * (i + 1), 2
                     start = 15 + 10 * i     # between the stamps 10 (enter), 20, 30, 40
-                src._buffer_completed([R()])
+                src.buffer_completed([R()])
                 rec.step()
         r = rec.result()
-    finally:
-        RUNTIME._using.reset(token)
     assert r.step_ms == [1.5, 1.5, 1.5]
     assert [s.counters.get("bytes_h2d") for s in r.steps] == [4096, 8192, 12288]
     assert r.counters["bytes_h2d"] == 4096 * 6

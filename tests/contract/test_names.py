@@ -165,7 +165,7 @@ def test_markdown_has_every_row():
 def test_every_name_the_adapters_use_is_in_the_table():
     used = names_used_in("gpu.py", "cuda.py", "hip.py")
     assert "cudaMallocManaged" in used and "cudaMemRangeAttributeAccessedBy" in used
-    missing = sorted(n for n in used if n not in names._BY_CUDA and n not in names._BY_HIP)
+    missing = sorted(n for n in used if n not in names.BY_CUDA and n not in names.BY_HIP)
     assert missing == []
 
 

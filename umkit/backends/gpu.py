@@ -584,7 +584,7 @@ class GPUBackend(Backend):
         self.rt.call("cudaStreamSynchronize", self._stream_handle(stream))
 
     # -- kernels ---------------------------------------------------------------------------------
-    def _module(self, device: int):
+    def kernel_module(self, device: int):
         mod = self._modules.get(device)
         if mod is None:
             cp = self.rt.cupy()
@@ -628,7 +628,7 @@ class GPUBackend(Backend):
         dev = stream.device if isinstance(stream, GpuStream) else int(cp.cuda.runtime.getDevice())
         handle = int(self._stream_handle(stream))
         with cp.cuda.Device(dev):
-            fn = self._module(dev).get_function(kernel)
+            fn = self.kernel_module(dev).get_function(kernel)
             # RawKernel launches on CuPy's current stream: make ours current for the call
             with self._cupy_stream(handle, dev):
                 fn(self._dim(grid), self._dim(block), cargs)

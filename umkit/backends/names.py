@@ -290,15 +290,15 @@ def _index(col: str) -> dict[str, Row]:
     return out
 
 
-_BY_CUDA = _index("cuda")
-_BY_HIP = _index("hip")
+BY_CUDA = _index("cuda")
+BY_HIP = _index("hip")
 
 
 def row(name: str) -> Row:
     """The row that has ``name`` in its CUDA or HIP column (:class:`~umkit.errors.NotInTable`,
     a KeyError, if none)."""
     _name(name)
-    r = _BY_CUDA.get(name) or _BY_HIP.get(name)
+    r = BY_CUDA.get(name) or BY_HIP.get(name)
     if r is None:
         raise NotInTable(f"name={name!r} is not in umkit's CUDA<->HIP table (umkit.names)",
                          argument="name", hint="see umkit.names.as_markdown() for the table")
@@ -314,10 +314,10 @@ def _name(name) -> str:
 
 def cuda_to_hip(name: str) -> Optional[str]:
     """The HIP spelling of a CUDA name; ``None`` when HIP has no counterpart (see the note)."""
-    if _name(name) not in _BY_CUDA:
+    if _name(name) not in BY_CUDA:
         raise NotInTable(f"name={name!r} is not a CUDA name in umkit's table", argument="name",
                          hint="CUDA names start with cuda/CU; see umkit.names.as_markdown()")
-    return _BY_CUDA[name].hip
+    return BY_CUDA[name].hip
 
 
 def hip_to_cuda(name: str) -> Optional[str]:
@@ -325,10 +325,10 @@ def hip_to_cuda(name: str) -> Optional[str]:
 
     One HIP call can stand for two CUDA calls (hipHostMalloc for cudaMallocHost and
     cudaHostAlloc); the first row in :data:`TABLE` wins."""
-    if _name(name) not in _BY_HIP:
+    if _name(name) not in BY_HIP:
         raise NotInTable(f"name={name!r} is not a HIP name in umkit's table", argument="name",
                          hint="HIP names start with hip; see umkit.names.as_markdown()")
-    return _BY_HIP[name].cuda
+    return BY_HIP[name].cuda
 
 
 def for_backend(backend: str, name: str) -> str:

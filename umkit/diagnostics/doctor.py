@@ -23,6 +23,7 @@ import textwrap
 from importlib import metadata
 
 from ..backends.contract import Backend
+from . import tools
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
 
 BACKENDS = ("cuda", "hip", "sim")
@@ -50,14 +51,6 @@ _XNACK_FIX = ("export HSA_XNACK=1 before Python starts, on a GPU whose target su
 
 
 # -- small helpers ------------------------------------------------------------------------------
-def _exists(path: str) -> bool:
-    return os.path.exists(path)
-
-
-def _detect():
-    return importlib.import_module("umkit.backends.registry")
-
-
 def _short(exc: BaseException) -> str:
     """An exception's message without umkit's appended hint line."""
     text = exc.message if isinstance(exc, UmkitError) else str(exc)
@@ -139,17 +132,6 @@ def run_tool(argv, *, keep=None, timeout: float | None = None,
                          or "hsa_error" in low}
 
 
-def _rocm_version() -> str | None:
-    roots = [os.environ.get("ROCM_PATH"), "/opt/rocm"]
-    for root in filter(None, roots):
-        try:
-            with open(os.path.join(root, ".info", "version")) as f:
-                return f.read().strip() or None
-        except OSError:
-            continue
-    return None
-
-
 def _major_minor(text: str | None) -> tuple[int, int] | None:
     m = re.search(r"(\d+)[.\-_](\d+)", text or "")
     return (int(m.group(1)), int(m.group(2))) if m else None
@@ -208,7 +190,7 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
 
     # 1. which backends can run, and which one umkit picks
     try:
-        detect = _detect()
+        detect = tools.registry()
     except Exception as e:  # noqa: BLE001 - the report must come out whatever is broken
         rep.update(ok=False, problem=f"umkit.backends.registry could not be imported: {e}",
                    fix=["reinstall umkit (pip install -e .) and run umkit.doctor() again"])
@@ -316,9 +298,9 @@ def _checklists(rep: dict, run_tools: bool) -> None:
                                                    "nvidia-smi")}
     amd = ("hip" in (chosen, requested) or probes.get("hip", {}).get("usable")
            or any(on_path[t] for t in ("rocm-smi", "hipconfig", "rocminfo"))
-           or _exists("/dev/kfd"))
+           or tools.exists("/dev/kfd"))
     nvidia = ("cuda" in (chosen, requested) or probes.get("cuda", {}).get("usable")
-              or on_path["nvidia-smi"] or _exists("/dev/nvidiactl"))
+              or on_path["nvidia-smi"] or tools.exists("/dev/nvidiactl"))
     rep["platforms"] = {"amd": bool(amd), "nvidia": bool(nvidia)}
 
     if rep["ok"] and chosen:
@@ -407,10 +389,10 @@ def _amd_checks(rep: dict, run_tools: bool) -> None:
                "and that this GPU is supported by your ROCm release", lines=res["lines"])
     else:
         _tool_check(rep, title, res, rocm_bin, _KMD_FIX)
-    rep["rocm_version"] = _rocm_version()
+    rep["rocm_version"] = tools.rocm_version()
 
     # /dev/kfd: the door to the KMD
-    if _exists("/dev/kfd"):
+    if tools.exists("/dev/kfd"):
         if os.access("/dev/kfd", os.R_OK | os.W_OK):
             _check(rep, "/dev/kfd (the ROCm kernel driver) is accessible", "ok")
         else:

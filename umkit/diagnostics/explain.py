@@ -9,7 +9,7 @@ import re
 import sys
 import textwrap
 
-from ..errors.table import (_BY_NAME, _COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, _find_in_text, _find_symptoms, lookup, lookup_code)
+from ..errors.table import (BY_NAME, COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, find_in_text, find_symptoms, lookup, lookup_code)
 from ..errors import BackendError, InvalidType, OutOfMemory, RaceDetected, UmkitError
 
 # ------------------------------------------------------------------------------------------
@@ -26,14 +26,14 @@ def _para(label: str, text: str) -> list[str]:
 
 def _render_row(row: ErrorInfo, heading: str = "", *, names_line: bool = True) -> list[str]:
     names = []
-    for col, label in _COLUMNS:
+    for col, label in COLUMNS:
         n, c = getattr(row, col), getattr(row, col + "_code")
         if n:
             names.append(f"{label}: {n}" + (f" ({c})" if c is not None else ""))
     lines = [heading] if heading else []
     if names_line:
         lines.append("  ==  ".join(names))
-    missing = [label for col, label in _COLUMNS[:2] if not getattr(row, col)]
+    missing = [label for col, label in COLUMNS[:2] if not getattr(row, col)]
     if missing and row.hsa is None and not row.note:
         lines.append(f"  ({' and '.join(missing)}: no such code)")
     if row.aliases:
@@ -112,10 +112,10 @@ def _explain_exception(exc: BaseException) -> str:
         elif exc.hint:
             return "\n".join(head + _para("What to do:", exc.hint))
     if row is None:
-        row = _find_in_text(f"{type(exc).__name__}: {exc}")
+        row = find_in_text(f"{type(exc).__name__}: {exc}")
     if row is not None:
         return "\n".join(head + _render_row(row))
-    symptoms = _find_symptoms(str(exc))
+    symptoms = find_symptoms(str(exc))
     if symptoms:
         return "\n".join(head + [line for s in symptoms for line in _render_symptom(s) + [""]])
     return "\n".join(head + [_usage(f"this {type(exc).__name__}")])
@@ -138,18 +138,18 @@ def _explain_code(code: int) -> str:
         if row not in rows:
             rows.append(row)
     cols = {col for col, _ in hits}
-    absent = [label for col, label in _COLUMNS[:2] if col not in cols]
+    absent = [label for col, label in COLUMNS[:2] if col not in cols]
     lines = []
     if len(rows) == 1:
         title = ", ".join(f"{label} {code} = {getattr(rows[0], col)}"
-                          for col, label in _COLUMNS if col in cols)
+                          for col, label in COLUMNS if col in cols)
         lines.append(f"Code {code}: {title}" + (
             f"  (not a {' or '.join(absent)} code)" if absent else ""))
         lines += _render_row(rows[0], names_line=False)
     else:
         lines.append(f"Code {code} means different things on different runtimes:")
         for row in rows:
-            for col, label in _COLUMNS:
+            for col, label in COLUMNS:
                 if (col, row) in hits:
                     article = "an" if label == "HSA" else "a"
                     lines += ["", *_render_row(row, f"As {article} {label} code: "
@@ -168,13 +168,13 @@ def _explain_text(text: str) -> str:
             return _usage(repr(text[:40] + "...")) + \
                 f"\n(an error code has at most {MAX_CODE_CHARS} characters)"
         return _explain_code(int(s, 16) if "x" in s.lower() else int(s, 10))   # "0123" is 123
-    row = lookup(s) or _find_in_text(s)
+    row = lookup(s) or find_in_text(s)
     if row is not None:
         return "\n".join(_render_row(row))
-    symptoms = _find_symptoms(s)
+    symptoms = find_symptoms(s)
     if symptoms:
         return "\n\n".join("\n".join(_render_symptom(x)) for x in symptoms)
-    close = difflib.get_close_matches(s.lower(), list(_BY_NAME), n=3, cutoff=0.75)
+    close = difflib.get_close_matches(s.lower(), list(BY_NAME), n=3, cutoff=0.75)
     extra = ""
     if close:
         extra = "\nDid you mean: " + ", ".join(lookup(c).names[[n.lower() for n in

@@ -38,7 +38,7 @@ from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
 from ..results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from ..runtime import backend
-from ..workloads import RunResult, StepRecord, _delta
+from ..workloads import RunResult, StepRecord, counter_delta
 from . import picture
 from .model import table, verdict
 
@@ -266,7 +266,7 @@ class Recorder:
                 delta = {}
             elif self._count:
                 c = api.counters() if c is None else c
-                delta, self._c_prev = _delta(self._c_prev, c), c
+                delta, self._c_prev = counter_delta(self._c_prev, c), c
             else:
                 delta = {}
             rec = StepRecord(len(self._steps), round(float(ms), 6), delta, note)
@@ -294,7 +294,7 @@ class Recorder:
                 per = b.counters_log(False, self._stamps[:len(self._steps)])
                 for st, c in zip(self._steps, per):
                     st.counters = c
-            total = _delta(self._c_start, api.counters()) if self._count else {}
+            total = counter_delta(self._c_start, api.counters()) if self._count else {}
             prof = b.model_profile() if b.supports("model_time") else None
             self._result = RecordResult(
                 strategy=self.name, pattern="your loop", nbytes=None, backend=b.name,

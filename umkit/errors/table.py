@@ -496,22 +496,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
 # ------------------------------------------------------------------------------------------
 # Look-ups
 # ------------------------------------------------------------------------------------------
-_BY_NAME: dict[str, ErrorInfo] = {}
+BY_NAME: dict[str, ErrorInfo] = {}
 for _row in ERRORS:
     for _n in _row.names:
-        _BY_NAME.setdefault(_n.lower(), _row)
+        BY_NAME.setdefault(_n.lower(), _row)
 del _row, _n
 _NAME_RE = re.compile(
     "|".join(r"(?<![A-Za-z0-9_])" + re.escape(n) + r"(?![A-Za-z0-9_])"
              for n in sorted({n for r in ERRORS for n in r.names}, key=len, reverse=True)),
     re.IGNORECASE)
-_COLUMNS = (("hip", "HIP"), ("cuda", "CUDA"), ("hsa", "HSA"))
+COLUMNS = (("hip", "HIP"), ("cuda", "CUDA"), ("hsa", "HSA"))
 _BACKEND_COLUMN = {"cuda": "cuda", "hip": "hip", "sim": "hip", "hsa": "hsa"}
 
 
 def lookup(name: str) -> ErrorInfo | None:
     """The row for an error name on any runtime (case-insensitive), or ``None``."""
-    return _BY_NAME.get(str(name).strip().lower())
+    return BY_NAME.get(str(name).strip().lower())
 
 
 def lookup_code(code: int, runtime: str | None = None) -> list[tuple[str, ErrorInfo]]:
@@ -519,7 +519,7 @@ def lookup_code(code: int, runtime: str | None = None) -> list[tuple[str, ErrorI
     (``runtime`` 'cuda' | 'hip' | 'hsa' narrows it to one)."""
     code = operator.index(code)
     out = []
-    for col, _label in _COLUMNS:
+    for col, _label in COLUMNS:
         if runtime is not None and col != runtime:
             continue
         for row in ERRORS:
@@ -528,7 +528,7 @@ def lookup_code(code: int, runtime: str | None = None) -> list[tuple[str, ErrorI
     return out
 
 
-def _find_in_text(text: str) -> ErrorInfo | None:
+def find_in_text(text: str) -> ErrorInfo | None:
     m = _NAME_RE.search(text)
     if m:
         return lookup(m.group(0))
@@ -539,7 +539,7 @@ def _find_in_text(text: str) -> ErrorInfo | None:
     return None
 
 
-def _find_symptoms(text: str) -> list[Symptom]:
+def find_symptoms(text: str) -> list[Symptom]:
     """Symptoms whose keywords occur in ``text``, best (longest keyword) first; failing that,
     symptoms with a keyword that starts with ``text`` (so 'thra' finds thrash)."""
     low = " ".join(text.lower().replace("_", " ").replace("-", " ").split())

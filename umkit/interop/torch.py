@@ -333,6 +333,5 @@ def as_array(t, kind: str | None = None):
         raise InvalidType("bfloat16 has no NumPy dtype", hint="view it as int16: t.view(torch.int16)")
     shape = tuple(t.shape) or (1,)
     arr = Array(b, int(t.data_ptr()), int(t.numel() * t.element_size()), shape, dt, kind,
-                int(t.device.index or 0), release=lambda p, k: None)
-    arr._torch_tensor = t                      # keep PyTorch's memory alive as long as the view
+                int(t.device.index or 0), release=lambda p, k: None, keep=t)
     return arr

@@ -11,6 +11,7 @@ shown with their ratio rather than judged by the same tolerance.
 from __future__ import annotations
 
 from .. import api
+from ..workloads import counter_delta
 from .. import runtime
 from ..backends.counters.cupti import incomplete
 from ..errors import BackendUnavailable
@@ -25,11 +26,7 @@ BYTE_TOLERANCE = 1.10          # bytes moved: within x/÷1.10
 COUNTED_BYTES = 64 * MiB
 
 
-def _delta(before: dict, after: dict) -> dict:
-    return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
-
-
-def _settled_counters() -> dict:
+def settled_counters() -> dict:
     """Counters once the driver's last records of the phase have reached CUPTI (the driver
     reports migrations from a work queue, after the synchronize)."""
     import time
@@ -48,20 +45,20 @@ def sequence(nbytes: int = COUNTED_BYTES) -> dict:
     try:
         a.host[:] = 1.0
         api.synchronize()
-        c0 = _settled_counters()
+        c0 = settled_counters()
         api.touch(a, 4, sink=sink)
         api.synchronize()
-        c1 = _settled_counters()
+        c1 = settled_counters()
         a.prefetch("cpu")
         api.synchronize()
-        c2 = _settled_counters()
+        c2 = settled_counters()
         a.prefetch("gpu")
         api.synchronize()
-        c3 = _settled_counters()
+        c3 = settled_counters()
         float(a.host[:: 4096 // 4].sum())
-        c4 = _settled_counters()
-        out = {"gpu_read": _delta(c0, c1), "prefetch_to_cpu": _delta(c1, c2),
-               "prefetch_to_gpu": _delta(c2, c3), "cpu_read_strided": _delta(c3, c4)}
+        c4 = settled_counters()
+        out = {"gpu_read": counter_delta(c0, c1), "prefetch_to_cpu": counter_delta(c1, c2),
+               "prefetch_to_gpu": counter_delta(c2, c3), "cpu_read_strided": counter_delta(c3, c4)}
         lost = [f"{k}: {why}" for k, d in out.items() if (why := incomplete(d))]
         if lost:                  # a list, not a phase: counter_fidelity skips it
             out["incomplete"] = lost

@@ -258,7 +258,7 @@ def measure_with_fit(runs: int, dims=DIMS, rounds: int = 4, fit_nbytes: int = 25
                 statistic=calibrate.STATISTIC)
 
 
-def _size(nbytes):
+def size_label(nbytes):
     return f"{nbytes >> 10} KB" if nbytes < (1 << 20) else f"{nbytes >> 20} MB"
 
 
@@ -268,7 +268,7 @@ def table_md(res: dict, title: str) -> str:
              "| size | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
     for n in res["dims"]:
         nb = n * n * 4
-        lines.append(f"| {_size(nb)} | " + " | ".join(
+        lines.append(f"| {size_label(nb)} | " + " | ".join(
             f"{res['cells'][f'{nb}:{s}']['overall']:.4f}" for s in STRATEGIES) + " |")
     return "\n".join(lines)
 
@@ -304,7 +304,7 @@ def compare(real: dict, sim: dict, tol=1.5, min_bytes=256 << 10, margin=1.10) ->
                 else:
                     wrong += 1
                     f, sl = (x, y) if rx < ry else (y, x)
-                    wrong_pairs.append(f"{_size(nb)}: {f} < {sl}")
+                    wrong_pairs.append(f"{size_label(nb)}: {f} < {sl}")
     return dict(ratio=cells, within=within, total=total, tolerance=tol, min_bytes=min_bytes,
                 ordering_right=right, ordering_wrong=wrong, wrong_pairs=wrong_pairs)
 
@@ -316,7 +316,7 @@ def ratio_md(real, c) -> str:
              "| size | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
     for n in real["dims"]:
         nb = n * n * 4
-        lines.append(f"| {_size(nb)} | " + " | ".join(f"{c['ratio'][f'{nb}:{s}']:.2f}" for s in STRATEGIES) + " |")
+        lines.append(f"| {size_label(nb)} | " + " | ".join(f"{c['ratio'][f'{nb}:{s}']:.2f}" for s in STRATEGIES) + " |")
     lines += [f"- ordering wrong: {p}" for p in c["wrong_pairs"]]
     return "\n".join(lines)
 

@@ -78,7 +78,7 @@ class Array:
     """Memory from one allocation with a host view and a device view of the same pointer."""
 
     def __init__(self, backend, ptr: int, nbytes: int, shape, dtype, kind: str, device: int,
-                 release=None):
+                 release=None, keep=None):
         self.backend, self.ptr, self.nbytes = backend, ptr, nbytes
         self.shape, self.dtype, self.kind, self.device_id = shape, np.dtype(dtype), kind, device
         self._block = _Block(release or backend.free, ptr, kind)
@@ -87,9 +87,10 @@ class Array:
         self._lock = threading.Lock()
         self.advice: set = set()
         self.last_prefetch = None
+        self.keep = keep          # the memory's owner, kept alive with the array (a torch tensor)
 
     # -- the two views ---------------------------------------------------------------------
-    def _alive(self, what: str):
+    def check_alive(self, what: str):
         if not self._finalizer.alive:
             raise UseAfterFree(f"{what} on a freed array (ptr {self.ptr:#x})",
                                hint="allocate a new array; a freed one cannot be used again")
@@ -104,7 +105,7 @@ class Array:
     @property
     def host(self):
         """NumPy view of the bytes, CPU side (touching it may fault pages back to the CPU)."""
-        self._alive("host access")
+        self.check_alive("host access")
         if self.kind == "device" and not self.backend.capabilities(self.device_id).get(
                 "device_memory_host_access", False):
             raise InvalidArgument("device memory (hipMalloc) has no host view",
@@ -121,7 +122,7 @@ class Array:
         d = self._device
         if d is not None and self._finalizer.alive:
             return d
-        self._alive("device access")
+        self.check_alive("device access")
         with self._lock:
             if self._device is None:
                 tok = self._token()
@@ -174,10 +175,14 @@ class Array:
         self._host = self._device = None
         self._finalizer()
 
-    def _invalidate(self):
-        """Mark freed without giving the block back (its pool is closing and does that)."""
+    def disown(self):
+        """For the pool closing under this array: mark it freed without giving the block back
+        (the pool does that).  Returns the object whose death ends the last view still out
+        (free the block then), or None when no view is alive."""
+        tok = self._block.token() if self._block.token is not None else None
         self._finalizer.detach()
         self._host = self._device = None
+        return tok
 
     @property
     def freed(self) -> bool:
@@ -197,7 +202,7 @@ class Array:
         waits on it sees the finished data."""
         if self._simulated():
             return self.device.__cuda_array_interface__     # sim: AttributeError (no GPU)
-        self._alive("__cuda_array_interface__")
+        self.check_alive("__cuda_array_interface__")
         return {"shape": tuple(self.shape), "typestr": self.dtype.str,
                 "data": (int(self.ptr), False), "strides": None, "version": 3, "stream": 1}
 
@@ -209,7 +214,7 @@ class Array:
                                     ("dl_device", dl_device), ("copy", copy)) if v is not None}
             return self.device.__dlpack__(**kw)
         from . import dlpack
-        self._alive("__dlpack__")
+        self.check_alive("__dlpack__")
         if copy is True:
             raise dlpack.DLPackUnsupported("umkit exports its memory without copies (copy=True)",
                                            hint="copy on the consumer's side, or use umkit.copy")
@@ -294,7 +299,7 @@ def require_array(x, what: str, argument: str = "x") -> Array:
     if not isinstance(x, Array):
         raise InvalidType(f"{what} needs a umkit.Array, got {type(x).__name__}", argument=argument,
                           hint="allocate with umkit.managed(...), umkit.device_array(...) or umkit.pinned(...)")
-    x._alive(what)
+    x.check_alive(what)
     return x
 
 

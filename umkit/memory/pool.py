@@ -130,7 +130,7 @@ class MemoryPool:
         return self.tracking.allocate(nbytes, owner)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
-        if ptr.__class__ is not int and not V._is_int(ptr):
+        if ptr.__class__ is not int and not V.is_int(ptr):
             raise InvalidType(f"ptr={ptr!r} must be an int (a pointer this pool handed out)",
                               argument="ptr", hint="pass what pool.allocate() returned")
         self.tracking.deallocate(int(ptr))
@@ -168,8 +168,7 @@ class MemoryPool:
         deferred = set()
         for p, a in arrays:
             if a is not None and not a.freed:
-                tok = a._block.token() if a._block.token is not None else None
-                a._invalidate()
+                tok = a.disown()
                 if tok is not None:      # a view is alive: free when it dies
                     deferred.add(p)
                     weakref.finalize(tok, self._free_late, p)

@@ -109,6 +109,16 @@ class Runtime:
         finally:
             self._using.reset(token)
 
+    @contextlib.contextmanager
+    def using_backend(self, backend: Backend, name: str, reason: str):
+        """This thread's block runs on ``backend``, an instance built outside the registry (a
+        test's stand-in GPU, say); the previous backend comes back after."""
+        token = self._using.set(Active(backend, name, reason, {}))
+        try:
+            yield backend
+        finally:
+            self._using.reset(token)
+
     def active(self) -> Active:
         """The backend this thread sees: a ``using`` block's, else the process-wide one
         (auto-detected on first use)."""

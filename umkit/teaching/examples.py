@@ -346,7 +346,10 @@ def find_compiler(vendor: str) -> Optional[str]:
     return None
 
 
-def _env(vendor: str) -> dict:
+def build_env(vendor: str) -> dict:
+    """The environment a compiler for ``vendor`` ('amd' or 'nvidia') runs in."""
+    from umkit import validate as V
+    V.choice(vendor, "vendor", VENDORS)
     env = dict(os.environ)
     if vendor == "amd":
         env["HIP_PLATFORM"] = "amd"
@@ -364,7 +367,7 @@ def amd_arches(hipcc: Optional[str] = None) -> builtins.list[str]:
             probe.write_text("\n")
             r = subprocess.run([hipcc, "--offload-arch=gfx942", "--cuda-device-only",
                                 "-fsyntax-only", "-x", "hip", str(probe)],
-                               env=_env("amd"), capture_output=True, text=True, timeout=120)
+                               env=build_env("amd"), capture_output=True, text=True, timeout=120)
             if r.returncode == 0:
                 arches.append("gfx942")
     return arches
@@ -380,8 +383,9 @@ class Built:
     seconds: float
 
 
-def _compile(name, src, out, vendor, arches, include_dir, compile_only, compiler,
+def compile_example(name, src, out, vendor, arches, include_dir, compile_only, compiler,
              force_include=None) -> Built:
+    """Compile one example (``build`` and ``run`` call it for each)."""
     argv = _argv(str(src), str(out), vendor, arches,
                  None if include_dir is None else str(include_dir), compile_only,
                  force_include, compiler)
@@ -391,7 +395,7 @@ def _compile(name, src, out, vendor, arches, include_dir, compile_only, compiler
         # the compiler's own scratch files in a folder that goes away with the build (Debian's
         # hipcc 5.2 leaves an empty <source>-XXXXXX directory in $TMPDIR per compile)
         with tempfile.TemporaryDirectory(prefix="umkit-build-") as scratch:
-            env = _env(vendor)
+            env = build_env(vendor)
             env["TMPDIR"] = scratch
             r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
         ok, log = r.returncode == 0 and Path(out).is_file(), r.stdout + r.stderr
@@ -450,7 +454,7 @@ def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_
             jobs_list.append((cu.name, cu, out_dir / (cu.stem + ".o"), "hip/hip_runtime.h"))
     n_jobs = jobs or max(1, min(len(jobs_list), os.cpu_count() or 1))
     with ThreadPoolExecutor(n_jobs) as pool:
-        futures = [pool.submit(_compile, n, src, out, vendor, arches,
+        futures = [pool.submit(compile_example, n, src, out, vendor, arches,
                                None if fi == "original" else include_dir,
                                compile_only if fi in (None, "original") else True, compiler,
                                None if fi == "original" else fi)

@@ -60,8 +60,8 @@ def _strategy(s, argument: str) -> Strategy:
     if isinstance(s, Strategy):
         return s
     if not isinstance(s, str):
-        from ..validate import _short
-        raise InvalidType(f"strategy {_short(s)} must be a name or a umkit.workloads.Strategy "
+        from ..validate import short
+        raise InvalidType(f"strategy {short(s)} must be a name or a umkit.workloads.Strategy "
                           f"({argument})", argument=argument, hint=f"use one of {list(STRATEGIES)}")
     if s not in STRATEGIES:
         raise InvalidArgument(f"strategy {s!r} is unknown ({argument})", argument=argument,
@@ -93,8 +93,8 @@ def _pattern(p, argument: str) -> Pattern:
     if isinstance(p, Pattern):
         return p
     if not isinstance(p, str):
-        from ..validate import _short
-        raise InvalidType(f"pattern {_short(p)} must be a name or a umkit.workloads.Pattern "
+        from ..validate import short
+        raise InvalidType(f"pattern {short(p)} must be a name or a umkit.workloads.Pattern "
                           f"({argument})", argument=argument, hint=f"use one of {PATTERNS}")
     if p not in PATTERNS:
         raise InvalidArgument(f"pattern {p!r} is unknown ({argument})", argument=argument,
@@ -140,8 +140,19 @@ class RunResult:
         return d
 
 
-def _delta(before: dict, after: dict) -> dict:
-    return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+def counter_delta(before: dict, after: dict, keep_zeros: bool = False) -> dict:
+    """What changed between two ``umkit.counters()`` snapshots: ``{name: after - before}`` for
+    every counter of ``after`` -- only those that moved, or all of them with ``keep_zeros``."""
+    from .. import validate as V
+    V.mapping(before, "before", hint="a umkit.counters() snapshot")
+    V.mapping(after, "after", hint="a umkit.counters() snapshot")
+    keep_zeros = V.flag(keep_zeros, "keep_zeros")
+    out = {}
+    for k, v in after.items():
+        d = v - before.get(k, 0)
+        if keep_zeros or d != 0:
+            out[k] = d
+    return out
 
 
 class TrainingStep:
@@ -264,13 +275,13 @@ def run(strat, patt="gpu_only", steps: int = 50, nbytes: int = 64 << 20, *, devi
                 break
             before = api.counters()
             ms, note = job.step(i)
-            rec = StepRecord(i, round(ms, 6), _delta(before, api.counters()), note)
+            rec = StepRecord(i, round(ms, 6), counter_delta(before, api.counters()), note)
             res.steps.append(rec)
             if on_step is not None:
                 on_step(rec)
     finally:
         job.close()
-    res.counters = _delta(start, api.counters())
+    res.counters = counter_delta(start, api.counters())
     return res
 
 

@@ -151,24 +151,24 @@ class CuptiCollector:
         self.on = False
         self._lock = threading.Lock()
         self._registered = False
-        self._names: dict[int, str] = {}
+        self.counter_names: dict[int, str] = {}
         self._causes: dict[int, str] = {v: k for k, v in CAUSE.items()}
-        self._um_kind = None
+        self.um_kind = None
         self.error: str | None = None
         self.log: list | None = None      # (timestamp ns, kind, value, cause) while logging
         self.unmapped = 0                 # records of the UM kind whose counter kind we don't map
 
     # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
-    def _buffer_requested(self):
+    def buffer_requested(self):
         return BUFFER_BYTES, 0
 
-    def _buffer_completed(self, activities):
+    def buffer_completed(self, activities):
         try:
             with self._lock:
                 for a in activities:
-                    if int(getattr(a, "kind", -1)) != self._um_kind:
+                    if int(getattr(a, "kind", -1)) != self.um_kind:
                         continue
-                    kind = self._names.get(int(a.counter_kind))
+                    kind = self.counter_names.get(int(a.counter_kind))
                     if kind is None:
                         self.unmapped += 1
                         continue
@@ -200,11 +200,11 @@ class CuptiCollector:
                                      hint="umkit doctor says why")
         K = cupti.ActivityUnifiedMemoryCounterKind
         kinds = [(n, getattr(K, n)) for n in KINDS if hasattr(K, n)]
-        self._names = {int(v): n for n, v in kinds}
+        self.counter_names = {int(v): n for n, v in kinds}
         MC = getattr(cupti, "ActivityUnifiedMemoryMigrationCause", None)
         if MC is not None:
             self._causes = {int(getattr(MC, n)): n for n in CAUSE if hasattr(MC, n)}
-        self._um_kind = int(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
+        self.um_kind = int(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
         cfg = cupti.ActivityUnifiedMemoryCounterConfig(len(kinds))
         cfg.scope, cfg.device_id, cfg.enable = 1, int(device), 1     # as NVIDIA's sample does
         for i, (_, v) in enumerate(kinds):
@@ -215,8 +215,8 @@ class CuptiCollector:
         self._call(cupti, "activity_configure_unified_memory_counter", cfg.ptr, len(kinds))
         self._call(cupti, "activity_enable", cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
         if not self._registered:
-            self._call(cupti, "activity_register_callbacks", self._buffer_requested,
-                       self._buffer_completed)
+            self._call(cupti, "activity_register_callbacks", self.buffer_requested,
+                       self.buffer_completed)
             self._registered = True
         self._cfg = cfg                              # CUPTI may keep the pointer: keep it alive
         self.on = True

@@ -698,7 +698,7 @@ class StrategyPanel:
         self.run_button.on_click(lambda _b: self.start())
         self.stop_button.on_click(lambda _b: self.stop())
         self.reset_button.on_click(lambda _b: self.reset())
-        self.controls["pattern"].observe(lambda _c: self._set_enabled(not self.model.running),
+        self.controls["pattern"].observe(lambda _c: self.set_enabled(not self.model.running),
                                          names="value")
         for k in ("memory", "prefetch", "advice"):
             self.controls[k].observe(lambda _c: self._draw_notes(), names="value")
@@ -760,6 +760,19 @@ class StrategyPanel:
             self._refresh_backend()
         return True
 
+    def show_error(self, message: str):
+        """Show ``message`` in the panel's status line (and redraw)."""
+        self.model.error = message
+        self._draw(force=True)
+
+    def show_profile(self, name: str):
+        """Show ``name`` in the profile picker without switching the backend again (it is the
+        active sim profile already), and redraw the backend line."""
+        self.profile_picker.unobserve(self._on_profile, names="value")
+        self.profile_picker.value = name
+        self.profile_picker.observe(self._on_profile, names="value")
+        self._refresh_backend()
+
     def _refresh_backend(self):
         self.backend_text = backend_description(self._why if backend_name() != "sim" else "")
         self.backend_label.value = (f"<div class='umk-backend'><b>backend</b> "
@@ -814,7 +827,7 @@ class StrategyPanel:
         except Exception as exc:
             self.model.error = error_message(exc)
             self._draw(force=True)
-            self._set_enabled(not self.model.running)
+            self.set_enabled(not self.model.running)
             return None
         vals = self.settings()
 
@@ -829,7 +842,7 @@ class StrategyPanel:
             # whatever happened (settings refused before any run began, so on_end never came;
             # an error while drawing), the panel must come back: controls, Run and Reset usable
             self._draw(force=True)
-            self._set_enabled(not self.model.running)
+            self.set_enabled(not self.model.running)
         return res
 
     def start(self):
@@ -838,7 +851,7 @@ class StrategyPanel:
         if self.model.running:
             return
         if self.threaded and not self.static:
-            self._set_enabled(False)         # at once, before the thread starts
+            self.set_enabled(False)         # at once, before the thread starts
             self._thread = threading.Thread(target=self.run_once, name="umkit-panel", daemon=True)
             self._thread.start()
         else:
@@ -856,7 +869,7 @@ class StrategyPanel:
         (Stop must never be a dead button)."""
         self.model.stop()
         if not self.model.running:
-            self._set_enabled(True)
+            self.set_enabled(True)
         self._draw(force=True)
 
     def reset(self):
@@ -895,14 +908,15 @@ class StrategyPanel:
 
     # drawing
     def _on_start(self, entry):
-        self._set_enabled(False)
+        self.set_enabled(False)
         self._draw(force=True)
 
     def _on_end(self, entry):
         self._draw(force=True)           # the final state first, then the controls come back
-        self._set_enabled(True)
+        self.set_enabled(True)
 
-    def _set_enabled(self, enabled: bool):
+    def set_enabled(self, enabled: bool):
+        """Enable the controls (no run going) or disable them (a run is going; Stop stays on)."""
         for k, w in self.controls.items():
             w.disabled = not enabled or (k == "every" and self.controls["pattern"].value != "cpu_stats")
         self.run_button.disabled = not enabled

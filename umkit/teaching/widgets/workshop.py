@@ -149,20 +149,15 @@ class Workshop:
         """Load a preset: model its card (on sim) and set the panel's controls. Press Run next."""
         p = preset(key)
         if self.panel.running:
-            self.panel.model.error = "stop the run before choosing another demo"
-            self.panel._draw(force=True)
+            self.panel.show_error("stop the run before choosing another demo")
             return None
         opts = {"vram": p.vram_mib << 20} if p.vram_mib else {}
         try:
             use("sim", profile=p.profile, compute=False, quiet=True, **opts)
-            self.panel.profile_picker.unobserve(self.panel._on_profile, names="value")
-            self.panel.profile_picker.value = p.profile
-            self.panel.profile_picker.observe(self.panel._on_profile, names="value")
             self.panel.set(**p.settings)
-            self.panel._refresh_backend()
+            self.panel.show_profile(p.profile)
         except Exception as exc:
-            self.panel.model.error = error_message(exc)
-            self.panel._draw(force=True)
+            self.panel.show_error(error_message(exc))
             return None
         vram = f" (modelled VRAM: {p.vram_mib} MiB)" if p.vram_mib else ""
         self.ask.value = (f"<div class='umk-ws-ask'><b>{html.escape(p.title)}</b>{html.escape(vram)}"

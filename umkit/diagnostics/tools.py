@@ -1,0 +1,30 @@
+"""The doctor's seam to the machine: device files, the backend registry, the ROCm install.
+Tests replace these functions (``monkeypatch.setattr(tools, "exists", ...)``) to play a machine
+the doctor has never seen."""
+from __future__ import annotations
+
+import importlib
+import os
+
+
+def exists(path: str) -> bool:
+    """Whether ``path`` (a device file such as /dev/kfd) exists."""
+    return os.path.exists(path)
+
+
+def registry():
+    """The backend registry (imported when the doctor asks, so a broken install is reported,
+    not raised)."""
+    return importlib.import_module("umkit.backends.registry")
+
+
+def rocm_version() -> str | None:
+    """The ROCm version of $ROCM_PATH or /opt/rocm (its .info/version), or None."""
+    roots = [os.environ.get("ROCM_PATH"), "/opt/rocm"]
+    for root in filter(None, roots):
+        try:
+            with open(os.path.join(root, ".info", "version")) as f:
+                return f.read().strip() or None
+        except OSError:
+            continue
+    return None
