@@ -17,3 +17,11 @@ def test_readme_block_runs(i, capsys):
     exec(compile(BLOCKS[i], f"README.md block {i}", "exec"), {})
     out = capsys.readouterr().out
     assert "False" not in out      # the examples print True / expected values
+
+
+def test_readme_is_short_and_speaks_to_users():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 150
+    words = re.compile(r"\bruns? \d+\b|\bissues? #?\d+|#\d+\b|\blent\b|\bleases?\b|\bpass\b|"
+                       r"\bpasses\b|\bsessions?\b", re.I)
+    assert words.findall(text) == []

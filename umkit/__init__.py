@@ -99,7 +99,14 @@ class _AliasFinder(_abc.MetaPathFinder, _abc.Loader):
         return module
 
     def exec_module(self, module):
+        alias = module.__spec__.name
         module.__spec__ = module.__spec__.loader_state or module.__spec__
+        # the submodules loaded already answer to the short name too: importing one of them
+        # by it later must not rebind the package's attribute of the same name (the package
+        # binds a function there: umkit.widgets.residency_map)
+        real = module.__name__
+        for name in [n for n in _sys.modules if n.startswith(real + ".")]:
+            _sys.modules.setdefault(alias + name[len(real):], _sys.modules[name])
 
     def get_code(self, name):
         """``python -m umkit.examples`` runs the real module's code."""

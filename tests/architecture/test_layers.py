@@ -77,3 +77,14 @@ def test_short_names_are_the_modules_themselves():
     assert umkit.widgets is sys.modules["umkit.teaching.widgets"]
     assert nb05 is real and nb05.__spec__.name == "umkit.teaching.exercises.nb05"
     assert umkit.doctor is sys.modules["umkit.diagnostics.doctor"].doctor
+
+
+def test_importing_a_submodule_by_its_short_name_keeps_the_package_function():
+    out = subprocess.run([sys.executable, "-c",
+                          "import importlib, umkit.widgets\n"
+                          "importlib.import_module('umkit.widgets.residency_map')\n"
+                          "print(callable(umkit.widgets.residency_map),"
+                          " umkit.widgets.residency_map.__module__)"],
+                         capture_output=True, text=True, cwd=house.ROOT, check=True,
+                         env={"UMKIT_BACKEND": "sim", "PATH": "/usr/bin:/bin"})
+    assert out.stdout.split() == ["True", "umkit.teaching.widgets.residency_map"]

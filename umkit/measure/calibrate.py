@@ -204,7 +204,7 @@ def _msle(measured: dict, predicted: dict) -> float:
 
 def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int = 256 * MiB,
                    gpus: int = 1, tol: float = 0.01) -> dict:
-    """The one number a lent machine's host adds to the profile: how many times slower its CPU
+    """The one number a machine's host adds to the profile: how many times slower its CPU
     is than the profile's (``host_speed``; see ``umkit.sim.costs.HOST_TIMES``), fitted on the
     *fit set only* by a golden-section search of the mean squared log error over
     :data:`HOST_SPEED_SEARCH`.  The validation set is never read."""
@@ -237,12 +237,9 @@ def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int =
 
 
 #: GPU runs take the fit set and the validation set in turns, this many rounds, and report each
-#: workload's fastest round (:data:`STATISTIC`): a lent host that slows down for a while then
-#: weighs on both sets alike, and what is compared is the machine when nothing else is using it.
-#: GPU CI run 23: the host was slow for part of the lease, and the fit set, taken first, had
-#: seen less of it than the validation set.  Run 25: the first round's latency-bound workloads
-#: (a 64 KiB pinned copy, 200 allocate/free pairs) matched the model, the next two took 2x as
-#: long on the same card.  sim is deterministic: once.
+#: workload's fastest round (:data:`STATISTIC`): a host that slows down for a while then weighs
+#: on both sets alike, and what is compared is the machine when nothing else is using it (why:
+#: benchmarks/README.md, "Rounds and host speed").  sim is deterministic: once.
 ROUNDS = 4
 #: how the rounds are combined: "min" (the uncontended machine, as ``timeit`` advises) or
 #: "median"; both are kept in the measurement
@@ -268,7 +265,7 @@ def combine(runs: dict, how: str = STATISTIC) -> dict:
 
 def in_turns(rounds: int, nbytes: int, then) -> tuple[dict, list]:
     """``rounds`` rounds, each the fit set once (:func:`run_workloads`), then ``then()``: a
-    lent host that slows down for a while weighs on both alike.  Returns every fit workload's
+    host that slows down for a while weighs on both alike.  Returns every fit workload's
     value per round, ``{name: [ms, ...]}``, and ``then()``'s result per round."""
     fit_runs: dict = {}
     outs = []

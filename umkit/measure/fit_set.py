@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import api
 from .. import workloads
-from .timing import MiB, cpu_written, gpu_ms, host_ms
+from .timing import MiB, cpu_written, gpu_ms, host_ms, written
 
 
 def w_gpu_touch(nbytes, stride):
@@ -22,29 +22,23 @@ def w_gpu_touch(nbytes, stride):
 
 
 def w_prefetch(nbytes, direction):
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         s = api.Stream()
         if direction == "d2h":
             a.prefetch("gpu", stream=s)
             s.synchronize()
         return gpu_ms(lambda: a.prefetch("gpu" if direction == "h2d" else "cpu", stream=s), s)
-    finally:
-        a.free()
 
 
 def w_cpu_read(nbytes, stride):
     """GPU-resident managed pages read by the CPU: all of it (stride 0) or one float per stride."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.prefetch("gpu")
         api.synchronize()
         h = a.host
         if stride:
             return host_ms(lambda: float(h[::stride // 4].sum()))
         return host_ms(lambda: float(h.sum()))
-    finally:
-        a.free()
 
 
 def w_cpu_first_touch(nbytes):
@@ -58,12 +52,9 @@ def w_cpu_first_touch(nbytes):
 
 
 def w_host_read(nbytes):
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         h = a.host
         return host_ms(lambda: float(h.sum()))
-    finally:
-        a.free()
 
 
 def w_read_mostly(nbytes):
@@ -108,8 +99,7 @@ def w_pinned_copy(nbytes, direction):
 
 def w_pingpong(nbytes, iters=5):
     """GPU increments everything; the CPU reads one float per 64 KiB; repeat (§4.3)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         h = a.host
         api.increment(a)
         api.synchronize()
@@ -120,8 +110,6 @@ def w_pingpong(nbytes, iters=5):
             float(h[::16384].sum())
         one()
         return float(np.median([host_ms(one) for _ in range(iters)]))
-    finally:
-        a.free()
 
 
 def w_epoch_loop(nbytes):

@@ -3,6 +3,8 @@ sets time alike, with these.  Device work is timed with events; host work with `
 around a synchronized region (model time on sim, a wall clock on GPUs)."""
 from __future__ import annotations
 
+import contextlib
+
 from .. import api
 
 MiB = 1 << 20
@@ -31,6 +33,16 @@ def host_ms(fn) -> float:
     fn()
     api.synchronize()
     return (api.now() - t0) * 1e3
+
+
+@contextlib.contextmanager
+def written(n_bytes, device=0):
+    """``with written(n) as a:`` a :func:`cpu_written` array, freed at the end of the block."""
+    a = cpu_written(n_bytes, device)
+    try:
+        yield a
+    finally:
+        a.free()
 
 
 class Sink:

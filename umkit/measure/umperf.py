@@ -247,7 +247,7 @@ def measure_with_fit(runs: int, dims=DIMS, rounds: int = 4, fit_nbytes: int = 25
     fit set once, then the whole table; each cell and each fit workload is combined over the
     rounds as ``calibrate`` combines its own (:data:`umkit.measure.calibrate.STATISTIC`, the fastest
     round).  The fit set, taken over the same minutes, is what sim's host speed is fitted on
-    (:func:`umkit.measure.calibrate.fit_host_speed`), so a lent host that slows down for a while weighs
+    (:func:`umkit.measure.calibrate.fit_host_speed`), so a host that slows down for a while weighs
     on both alike."""
     from . import calibrate
     from .. import validate as V
@@ -347,7 +347,7 @@ def _valid_host_speed(v) -> float | None:
 def _host_speed_of(doc: dict, umperf_json: Path) -> dict:
     """The host speed sim should run with beside a recorded card table: the one its run's
     ``calibrate --compare`` fitted on the fit set (kept in the umperf document ``doc`` since it
-    was measured in the same lease, or in calibrate_compare.json beside it); 1.0 when none was
+    was measured on the same machine the same day, or in calibrate_compare.json beside it); 1.0 when none was
     recorded."""
     def beside() -> dict:
         try:
@@ -390,7 +390,7 @@ def side_by_side(rec: dict | None = None, runs: int | None = None,
     now (``runs`` iterations per cell, by default as many as the card ran: the first iteration
     of a cell differs from the rest, so the means compare only over the same count), with
     sim/real per cell and the order of the strategies per size.  sim runs with the host speed
-    recorded for that lease (``rec['host_speed']``; ``host_speed`` overrides it, 1.0 is the
+    recorded for that machine (``rec['host_speed']``; ``host_speed`` overrides it, 1.0 is the
     profile's own host).  None when nothing is recorded.  The active backend is restored
     afterwards."""
     from ..runtime import using

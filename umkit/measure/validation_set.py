@@ -22,7 +22,7 @@ from .. import api
 from .. import runtime
 from .. import workloads
 from .fit_set import w_prefetch             # the fit set's prefetch workload, here at 1 MiB
-from .timing import Sink, cpu_written, free_all, gpu_ms, host_ms   # both sets time alike
+from .timing import Sink, cpu_written, free_all, gpu_ms, host_ms, written   # both sets time alike
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -44,12 +44,9 @@ def _median(fn, n=3):
 # -- one GPU read of data the CPU wrote, by strategy --------------------------------------------------
 def read_faults(nbytes, stride=4):
     """managed, no hints: the GPU faults the pages in."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         with Sink() as s:
             return gpu_ms(lambda: api.touch(a, stride, sink=s))
-    finally:
-        a.free()
 
 
 def read_prefetch(nbytes):
@@ -93,36 +90,27 @@ def read_copy(nbytes):
 
 def read_accessed_by(nbytes):
     """preferred location CPU + accessed-by GPU: the first read maps the pages (timed)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("preferred_location", "cpu")
         a.advise("accessed_by", "gpu")
         with Sink() as s:
             return gpu_ms(lambda: api.touch(a, 4, sink=s))
-    finally:
-        a.free()
 
 
 def read_read_mostly(nbytes):
     """read-mostly advice: the first GPU read copies the pages (the CPU keeps its copy)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("read_mostly")
         with Sink() as s:
             return gpu_ms(lambda: api.touch(a, 4, sink=s))
-    finally:
-        a.free()
 
 
 def read_preferred_gpu(nbytes):
     """preferred location GPU, no prefetch: the read faults the pages over."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("preferred_location", "gpu")
         with Sink() as s:
             return gpu_ms(lambda: api.touch(a, 4, sink=s))
-    finally:
-        a.free()
 
 
 # -- small transfers ------------------------------------------------------------------------------
@@ -174,8 +162,7 @@ def allocfree_all(count, nbytes, kind):
 
 # -- read-mostly, a small CPU write, a GPU re-read -------------------------------------------------------
 def read_mostly_write_reread(nbytes, write_bytes):
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("read_mostly")
         with Sink() as s:
             api.touch(a, 4, sink=s)
@@ -183,14 +170,11 @@ def read_mostly_write_reread(nbytes, write_bytes):
             a.host[: max(1, write_bytes // 4)] = 3.0     # the CPU writes a little
             api.synchronize()
             return gpu_ms(lambda: api.touch(a, 4, sink=s))
-    finally:
-        a.free()
 
 
 def read_mostly_reread(nbytes):
     """read-mostly: GPU read, CPU read (no write), GPU re-read (local copies) -- the re-read timed."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("read_mostly")
         with Sink() as s:
             api.touch(a, 4, sink=s)
@@ -198,8 +182,6 @@ def read_mostly_reread(nbytes):
             float(a.host[::1024].sum())
             api.synchronize()
             return gpu_ms(lambda: api.touch(a, 4, sink=s))
-    finally:
-        a.free()
 
 
 # -- round trips: GPU update, then the host gets the result ------------------------------------------------
@@ -222,8 +204,7 @@ def roundtrip_read_back(nbytes, kind):
 
 def roundtrip_cpu_faults(nbytes):
     """GPU increments a managed array, the CPU reads all of it through its mapping (faults back)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         h = a.host
 
         def one():
@@ -232,8 +213,6 @@ def roundtrip_cpu_faults(nbytes):
             float(h.sum())
         one()
         return _median(lambda: host_ms(one))
-    finally:
-        a.free()
 
 
 def roundtrip_prefetch_back(nbytes):
@@ -257,8 +236,7 @@ def roundtrip_prefetch_back(nbytes):
 
 def pingpong_sparse(nbytes, stride_bytes):
     """GPU increments everything, the CPU reads one float per ``stride_bytes`` (host ms/iter)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         h = a.host
 
         def one():
@@ -267,8 +245,6 @@ def pingpong_sparse(nbytes, stride_bytes):
             float(h[::stride_bytes // 4].sum())
         one()
         return _median(lambda: host_ms(one))
-    finally:
-        a.free()
 
 
 # -- streams and overlap -------------------------------------------------------------------------------
@@ -347,8 +323,7 @@ def partial_prefetch_read(nbytes, fraction):
 
 def partial_prefetch_back(nbytes, fraction):
     """GPU-resident pages; prefetch ``fraction`` back to the CPU, then the CPU reads all of it."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.prefetch("gpu")
         api.synchronize()
         part = int(a.nbytes * fraction) // 65536 * 65536
@@ -359,21 +334,16 @@ def partial_prefetch_back(nbytes, fraction):
             api.synchronize()
             float(h.sum())
         return host_ms(go)
-    finally:
-        a.free()
 
 
 def preferred_gpu_cpu_read(nbytes):
     """preferred location GPU + prefetched; the CPU then reads it all (faults back anyway)."""
-    a = cpu_written(nbytes)
-    try:
+    with written(nbytes) as a:
         a.advise("preferred_location", "gpu")
         a.prefetch("gpu")
         api.synchronize()
         h = a.host
         return host_ms(lambda: float(h.sum()))
-    finally:
-        a.free()
 
 
 # -- the workloads module's training step -----------------------------------------------------------------
@@ -526,9 +496,9 @@ def _warm_up(gpus: int):
 
 
 #: how often each workload runs on a GPU (fresh buffers each time); the median is reported.
-#: One run is one cold measurement, and cold single shots on the H200 moved by up to 2.5x from
-#: one GPU CI run to the next (runs 8 and 13: rm_reread_64m 0.07 vs 0.18 ms, partial prefetch
-#: 4.5 vs 7.0 ms), more than the x/÷1.5 the model is judged by.  sim is deterministic: once.
+#: One run is one cold measurement, and cold single shots on the H200 move by more than the
+#: x/÷1.5 the model is judged by (benchmarks/README.md, "Rounds and host speed").  sim is
+#: deterministic: once.
 REPEATS = 3
 
 

@@ -56,17 +56,23 @@ def strategy(s) -> Strategy:
     return _strategy(s, "s")
 
 
-def _strategy(s, argument: str) -> Strategy:
-    if isinstance(s, Strategy):
-        return s
-    if not isinstance(s, str):
+def _named(value, argument: str, cls, kind: str, names, make):
+    """``value`` as it is when it is a ``cls``, else the named one of ``names`` (``make(name)``
+    builds it), else a typed error naming ``argument``."""
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, str):
         from ..validate import short
-        raise InvalidType(f"strategy {short(s)} must be a name or a umkit.workloads.Strategy "
-                          f"({argument})", argument=argument, hint=f"use one of {list(STRATEGIES)}")
-    if s not in STRATEGIES:
-        raise InvalidArgument(f"strategy {s!r} is unknown ({argument})", argument=argument,
-                              hint=f"use one of {list(STRATEGIES)}")
-    return STRATEGIES[s]
+        raise InvalidType(f"{kind} {short(value)} must be a name or a umkit.workloads.{cls.__name__} "
+                          f"({argument})", argument=argument, hint=f"use one of {list(names)}")
+    if value not in names:
+        raise InvalidArgument(f"{kind} {value!r} is unknown ({argument})", argument=argument,
+                              hint=f"use one of {list(names)}")
+    return make(value)
+
+
+def _strategy(s, argument: str) -> Strategy:
+    return _named(s, argument, Strategy, "strategy", STRATEGIES, STRATEGIES.__getitem__)
 
 
 @dataclass(frozen=True)
@@ -90,16 +96,7 @@ def pattern(p) -> Pattern:
 
 
 def _pattern(p, argument: str) -> Pattern:
-    if isinstance(p, Pattern):
-        return p
-    if not isinstance(p, str):
-        from ..validate import short
-        raise InvalidType(f"pattern {short(p)} must be a name or a umkit.workloads.Pattern "
-                          f"({argument})", argument=argument, hint=f"use one of {PATTERNS}")
-    if p not in PATTERNS:
-        raise InvalidArgument(f"pattern {p!r} is unknown ({argument})", argument=argument,
-                              hint=f"use one of {PATTERNS}")
-    return Pattern(p)
+    return _named(p, argument, Pattern, "pattern", PATTERNS, Pattern)
 
 
 @dataclass

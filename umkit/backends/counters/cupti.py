@@ -26,8 +26,8 @@ Sources: CUPTI API reference, ``CUpti_ActivityUnifiedMemoryCounter3`` (value: "t
 memory region in bytes" for the byte kinds, "the number of page fault groups for the same page"
 for GPU_PAGE_FAULT; flags: ``CUpti_ActivityUnifiedMemoryMigrationCause`` for the transfer kinds)
 and ``cuptiActivityConfigureUnifiedMemoryCounter``; NVIDIA's cupti-python samples
-(``ActivityUnifiedMemoryCounterConfig``, ``activity_register_callbacks``).  Known from the
-lent H200 (umkit team, 2026-11-30): cupti-python 13.0.1 with nvidia-cuda-cupti 13.0.85 work
+(``ActivityUnifiedMemoryCounterConfig``, ``activity_register_callbacks``).  Measured on an
+H200 (umkit team, 2026-11-30): cupti-python 13.0.1 with nvidia-cuda-cupti 13.0.85 work
 from Python; ``cuInit`` must come before the configuration (else CUPTI answers NOT_READY); a
 fault-driven 256 MiB GPU read reported exactly 256 MiB host-to-device.
 
