@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 setup_venv test,lab
 # Debian packages the tests use, installed when missing (root + apt-get), else skipped with a reason:
 #   chromium  the browser tests drive it (no browser download)
-#   hipcc     a real HIP compiler (HIP 5.2, LLVM 15): tests/test_hip_build.py compiles kernels/hip/*.hip
+#   hipcc     a real HIP compiler (HIP 5.2, LLVM 15): tests/teaching/test_hip_build.py compiles kernels/hip/*.hip
 #             and kernels/*.cu for AMD gfx90a with it
 #   npm       installs the hub's proxy, configurable-http-proxy, into .hub/proxy/ (tests/deploy)
 APT_WANT=()

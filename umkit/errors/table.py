@@ -25,7 +25,7 @@ from . import BackendError, BackendOutOfMemory, InvalidArgument, InvalidType
 # HIP deliberately reuses CUDA's numbers, but many *names* differ (hipErrorOutOfMemory vs
 # cudaErrorMemoryAllocation, hipErrorInvalidHandle vs cudaErrorInvalidResourceHandle, ...), some
 # codes exist on one runtime only, and HSA statuses (what ROCm prints underneath HIP) are a third,
-# unrelated numbering.  tests/test_errors.py checks the table against the installed bindings.
+# unrelated numbering.  tests/diagnostics/test_errors.py checks the table against the installed bindings.
 
 @dataclass(frozen=True)
 class ErrorInfo:

@@ -195,7 +195,7 @@ def _port_program(snippet: str) -> str:
 def test_nvcc_builds_notebook_08s_ports_with_the_generated_header(tmp_path, port):
     """Both ports of the CUDA 13 snippet -- the classic int-device calls and HIP 7's _v2 calls
     with hipMemLocation -- compile with nvcc through the names table's header (issue 9)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks" / "solutions"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "notebooks" / "solutions"))
     try:
         sol = importlib.import_module("08_porting_cuda_to_hip")
     finally:

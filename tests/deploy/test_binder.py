@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from repo_tools import copy_repo
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 NOTEBOOK = "notebooks/00_start_here.ipynb"
 #: what the Binder base image provides besides binder/requirements.txt: the kernel and a runner

@@ -13,7 +13,7 @@ import pytest
 
 from umkit.teaching import workspace
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 FIRST, SECOND = "00_start_here.ipynb", "01_umd_and_kmd.ipynb"
 
 

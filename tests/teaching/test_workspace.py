@@ -21,7 +21,7 @@ from repo_tools import copy_repo, stop_group
 from umkit import InvalidArgument
 from umkit.teaching import workspace
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import umkit
 from umkit.measure import validation_set as validation
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def test_fit_probe_quick_on_sim(tmp_path):

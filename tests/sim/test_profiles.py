@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ROOT / "umkit" / "sim" / "profiles"
 README = PROFILES / "README.md"
 FACTS = "nvidia-uvm-facts.json"

@@ -1,6 +1,6 @@
 """umkit.examples: the article's programs as HIP C++ (kernels/hip/*.hip), their expected output,
 the output checker, the build commands, and the nvcc header generated from the names table.
-No compiler needed here (tests/test_hip_build.py compiles them)."""
+No compiler needed here (tests/teaching/test_hip_build.py compiles them)."""
 from __future__ import annotations
 
 import re
@@ -14,7 +14,7 @@ from umkit.teaching import examples
 from umkit.backends import names
 from umkit.errors import InvalidArgument, InvalidType
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HIP_IDENT = re.compile(r"\bhip[A-Z]\w*")
 
 

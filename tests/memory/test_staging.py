@@ -1,5 +1,5 @@
 """read_back's pinned staging buffers are freed, not only bounded (issue 10: 2,000 sizes kept
-1.95 GiB pinned).  Bounded and reused: tests/test_house.py; streams and freed arrays released
+1.95 GiB pinned).  Bounded and reused: tests/runtime/test_runtime_context.py; streams and freed arrays released
 promptly: tests/sim/test_threads_resources.py."""
 from __future__ import annotations
 

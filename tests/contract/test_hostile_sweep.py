@@ -434,7 +434,7 @@ SKIP = {   # callable -> why it is not swept
     "umkit.examples.compile_example": "runs a compiler (hipcc/nvcc): build's arguments are swept",
     "umkit.examples.main": "the examples command line: argv, swept by test_examples.py",
     "umkit.api.Residency": "a result type: umkit.residency(arr) builds it",
-    "umkit.api.staging_buffers": "a backend's read-back buffers (tests/test_staging_freed.py)",
+    "umkit.api.staging_buffers": "a backend's read-back buffers (tests/memory/test_staging.py)",
     "umkit.use": "switches the process backend: its arguments are swept by test_use_sweep",
     "umkit.using": "as umkit.use (test_use_sweep)",
     "umkit.widgets.Workshop.record_ecg": "runs the full ECG (6 strategies x ecg_steps); "

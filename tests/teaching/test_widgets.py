@@ -439,7 +439,7 @@ def test_ecg_widget_moves_the_progress_bar():
 def test_dashboard_notebook_shape():
     import nbformat
     from pathlib import Path
-    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb", 4)
+    nb = nbformat.read(Path(__file__).resolve().parents[2] / "notebooks" / "dashboard.ipynb", 4)
     kinds = [c.cell_type for c in nb.cells]
     assert kinds == ["markdown", "code"]
     assert nb.cells[0].source.startswith("# ")
@@ -455,7 +455,7 @@ def test_dashboard_notebook_runs_headless(monkeypatch):
     from pathlib import Path
     monkeypatch.setenv("UMKIT_WIDGETS", "on")
     monkeypatch.setenv("UMKIT_BACKEND", "sim")
-    path = Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb"
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "dashboard.ipynb"
     nb = nbformat.read(path, 4)
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()

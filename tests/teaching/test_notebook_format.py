@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
 LESSONS = [p for p in ALL if re.match(r"\d\d_", p.name)]

@@ -13,7 +13,7 @@ from umkit import cli
 from umkit.measure.calibrate import check_measured
 from umkit.errors import InvalidArgument
 
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / \
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / \
     "2026-12-02-h200-gpu-ci-run40" / "calibrate_compare.json"
 
 
