@@ -69,15 +69,18 @@ int main()
     double second_ms = ms_since(t0);
     std::printf("INFO cpu_first_touch_ms=%.3f cpu_second_pass_ms=%.3f\n", first_ms, second_ms);
 
-    // GPU works on the same pointer: its first access faults the pages over (or, without
-    // on-demand paging, the driver moves the whole range at launch).
+    // GPU works on the same pointer: with XNACK on its first access faults the pages over;
+    // with XNACK off nothing faults: the range was mapped for the GPU when it was allocated
+    // and the GPU reads the host pages in place (ledger: amd.xnack0.alloc_maps).
     const int threads = 256;
     const int blocks = (n + threads - 1) / threads;
     hipLaunchKernelGGL(scale_kernel, dim3(blocks), dim3(threads), 0, 0, a, 2.0f, n);
     HIP_CHECK(hipGetLastError());
     HIP_CHECK(hipDeviceSynchronize());          // the CPU must not read before the kernel is done
 
-    // CPU reads the result directly (the pages come back on first CPU touch).
+    // CPU reads the result directly: on a PCIe GPU its first touch migrates the pages back;
+    // on a CPU-coherent node or an APU it reads them in place (ledger: amd.vram.private,
+    // amd.vram.coherent).
     double sum = 0.0;
     for (int i = 0; i < n; ++i) sum += a[i];
     const double expected = 2.0 * (n / 1024) * (1023.0 * 1024.0 / 2.0);

@@ -15,6 +15,7 @@ PACKAGE = ROOT / "umkit"
 #: A module belongs to the layer of the longest prefix that names it.
 LAYERS = (
     ("umkit.version", "umkit.errors", "umkit.results"),
+    ("umkit.ledger",),
     ("umkit.backends.contract",),
     ("umkit.validate",),
     ("umkit.sim",),

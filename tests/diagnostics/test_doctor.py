@@ -222,7 +222,9 @@ def test_wrong_argument_type():
 
 
 # -- capabilities -------------------------------------------------------------------------------
-def test_no_concurrent_access_and_xnack_off_warn(monkeypatch, no_tools):
+def test_no_svm_and_xnack_off_warn(monkeypatch, no_tools):
+    """On ROCm concurrent managed access is the driver's SVM support (ledger:
+    amd.attr.concurrent_managed); XNACK is read from pageable memory access."""
     caps = {"managed_memory": True, "concurrent_managed_access": False,
             "pageable_memory_access": False, "hmm": False,
             "xnack": {"env": None, "target": False, "arch": "gfx906:sramecc+:xnack-"}}
@@ -230,11 +232,27 @@ def test_no_concurrent_access_and_xnack_off_warn(monkeypatch, no_tools):
                                         backend_factory=lambda n: FakeBackend(n, caps)))
     rep = doc.report()
     st = {c["check"]: c for c in rep["checklist"]}
-    conc = st["device 0: concurrent managed access (pages migrate on demand)"]
-    assert conc["status"] == "warn"
+    svm = st["device 0: managed memory through the kernel driver (SVM/HMM)"]
+    assert svm["status"] == "warn" and "pinned host memory" in svm["detail"]
     xn = st["XNACK: the GPU can fault managed pages in on demand (§2.2)"]
     assert xn["status"] == "warn" and "HSA_XNACK=1" in xn["fix"]
     assert "gfx906" in xn["detail"] and "HSA_XNACK=(unset)" in xn["detail"]
+    assert "pageable_memory_access=no" in xn["detail"]
+
+
+def test_xnack_off_with_svm_is_not_blamed_on_concurrent_access(monkeypatch, no_tools):
+    """An MI250X with HSA_XNACK=0 reports concurrent managed access 1 and pageable 0: the SVM
+    check is ok, the XNACK check warns (the attribute that means XNACK is pageable access)."""
+    caps = {"managed_memory": True, "concurrent_managed_access": True,
+            "pageable_memory_access": False, "direct_managed_access_from_host": False,
+            "xnack": {"env": "0", "target": False, "arch": "gfx90a:sramecc+:xnack-"}}
+    use_detect(monkeypatch, fake_detect(usable=("hip", "sim"),
+                                        backend_factory=lambda n: FakeBackend(n, caps)))
+    st = {c["check"]: c for c in doc.report()["checklist"]}
+    assert st["device 0: managed memory through the kernel driver (SVM/HMM)"]["status"] == "ok"
+    assert st["XNACK: the GPU can fault managed pages in on demand (§2.2)"]["status"] == "warn"
+    cpu = st["device 0: CPU access to GPU-resident managed pages"]
+    assert "migration" in cpu["detail"]
 
 
 def test_xnack_on(monkeypatch, no_tools):

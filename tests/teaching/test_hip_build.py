@@ -57,7 +57,8 @@ def nvidia_build(tmp_path_factory):
 def test_hipcc_compiles_for_amd(amd_build, unit):
     b = amd_build[unit]
     assert b.ok, f"{shlex.join(b.argv)}\n{b.log}"
-    assert "--offload-arch=gfx90a" in b.argv
+    assert "--offload-arch=gfx90a:xnack+" in b.argv and "--offload-arch=gfx90a:xnack-" in b.argv
+    assert any(a in b.argv for a in ("--offload-arch=gfx942", "--offload-arch=gfx940"))
     data = b.output.read_bytes()
     # the object carries an AMD GPU code object per target (clang offload bundle entry) ...
     for arg in b.argv:
@@ -103,11 +104,11 @@ def test_a_compile_error_fails_the_amd_build(tmp_path):
 @needs_hipcc
 def test_amd_arches_probe_matches_the_compiler():
     arches = examples.amd_arches(HIPCC)
-    assert arches[0] == "gfx90a"
+    assert arches[:2] == ["gfx90a:xnack+", "gfx90a:xnack-"]
     r = subprocess.run([HIPCC, "--offload-arch=gfx942", "--cuda-device-only", "-fsyntax-only",
                         "-x", "hip", "/dev/null"], env=examples.build_env("amd"),
                        capture_output=True, text=True)
-    assert ("gfx942" in arches) == (r.returncode == 0)
+    assert arches[2] == ("gfx942" if r.returncode == 0 else "gfx940")
 
 
 @needs_nvcc

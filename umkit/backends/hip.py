@@ -16,7 +16,9 @@ from .gpu import GPUBackend, RuntimeAdapter
 
 class HipRuntime(RuntimeAdapter):
     name = "hip"
-    # The guard is NVIDIA's: on AMD an oversized hipMallocManaged fails or pages cleanly.
+    # umkit's guard is for NVIDIA, where an oversubscribed card can stall; on AMD with XNACK
+    # on, VRAM pressure evicts managed ranges to system memory, and with XNACK off an
+    # allocation beyond the system-memory limit fails (ledger: amd.xnack0.alloc_maps).
     oversubscription_guard = False
 
     def __init__(self):
@@ -55,10 +57,12 @@ class HipRuntime(RuntimeAdapter):
         target = True if "xnack+" in arch else False if "xnack-" in arch else None
         return {
             # XNACK lets the GPU retry a faulting access after the page moved: on-demand
-            # migration of managed memory needs it (HSA_XNACK=1 and an xnack+ target).
+            # migration of managed memory needs it.  ROCm reports it as pageable memory
+            # access (ledger: amd.attr.pageable_xnack); the ISA name carries xnack+ when the
+            # process started with HSA_XNACK=1 (ledger: amd.xnack.isa_name).
             "xnack": {"env": os.environ.get("HSA_XNACK"), "target": target, "arch": arch},
-            # HMM on AMD: pages migrate on GPU page faults, which the runtime reports as
-            # concurrent managed access (0 when XNACK is off).
+            # concurrent managed access is the kernel driver's SVM (HMM) support, whatever
+            # XNACK is (ledger: amd.attr.concurrent_managed)
             "hmm": bool(caps["managed_memory"] and caps["concurrent_managed_access"]),
         }
 
@@ -80,8 +84,8 @@ class HipRuntime(RuntimeAdapter):
         }
 
     def cupy_device_id(self, ptr: int, device: int) -> int:
-        # hipPointerGetAttributes does not describe managed memory on ROCm, so CuPy cannot
-        # find the device from the pointer: umkit must say it.
+        # umkit knows each allocation's device: it passes it to CuPy rather than have CuPy
+        # ask the runtime about every pointer.
         return int(device)
 
     def counter_source(self):

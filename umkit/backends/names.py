@@ -93,17 +93,24 @@ TABLE: tuple[Row, ...] = (
     _a("GPU and CPU may touch managed memory at the same time (on-demand page faults)",
        "cudaDevAttrConcurrentManagedAccess", "hipDeviceAttributeConcurrentManagedAccess",
        "cudaDeviceAttr",
-       "CUDA 89, HIP 9. 0 on Windows and pre-Pascal NVIDIA GPUs; on AMD 1 only with XNACK on."),
+       "CUDA 89, HIP 9. 0 on Windows and pre-Pascal NVIDIA GPUs. On AMD it reports the kernel "
+       "driver's SVM (HMM) support and is 1 with XNACK off too: read XNACK from "
+       "PageableMemoryAccess (ledger: amd.attr.concurrent_managed)."),
     _a("GPU can read plain malloc() memory", "cudaDevAttrPageableMemoryAccess",
        "hipDeviceAttributePageableMemoryAccess", "cudaDeviceAttr",
        "CUDA 88, HIP 65. NVIDIA: HMM (Linux 6.1+, open kernel modules) or ATS (Grace Hopper); "
-       "AMD: XNACK on (HSA_XNACK=1) on an xnack-capable GPU."),
+       "AMD: 1 only when XNACK is on for every GPU (HSA_XNACK=1 on an xnack-capable GPU): the "
+       "XNACK test on ROCm (ledger: amd.attr.pageable_xnack)."),
     _a("pageable access goes through the CPU's page tables (ATS) rather than HMM",
        "cudaDevAttrPageableMemoryAccessUsesHostPageTables",
        "hipDeviceAttributePageableMemoryAccessUsesHostPageTables", "cudaDeviceAttr",
        "CUDA 100, HIP 66."),
     _a("CPU can touch managed memory without migrating it", "cudaDevAttrDirectManagedMemAccessFromHost",
-       "hipDeviceAttributeDirectManagedMemAccessFromHost", "cudaDeviceAttr", "CUDA 101, HIP 13."),
+       "hipDeviceAttributeDirectManagedMemAccessFromHost", "cudaDeviceAttr",
+       "CUDA 101, HIP 13. AMD: 1 on a CPU-coherent node (MI250X on Frontier-class nodes) or an "
+       "APU (MI300A), where the CPU reads GPU-resident pages in place; 0 on PCIe GPUs, where a "
+       "CPU touch migrates them back (ledger: amd.attr.direct_host, amd.vram.coherent, "
+       "amd.vram.private)."),
     _f("free and total GPU memory", "cudaMemGetInfo", "hipMemGetInfo"),
     _f("driver version", "cudaDriverGetVersion", "hipDriverGetVersion",
        "CUDA: 1000*major + 10*minor (13000 = 13.0); HIP: major*10^7 + minor*10^5 + patch."),
@@ -144,7 +151,9 @@ TABLE: tuple[Row, ...] = (
        "hipErrorNoBinaryForGpu", "cudaError_t"),
     _e("operation not supported here", "cudaErrorNotSupported", "hipErrorNotSupported",
        "cudaError_t",
-       "e.g. managed-memory hints on a GPU without concurrent managed access."),
+       "NVIDIA: managed-memory hints on a GPU without concurrent managed access. AMD: "
+       "prefetching malloc'd memory on a GPU without XNACK; hints on hipMallocManaged memory "
+       "work with XNACK off (ledger: amd.prefetch.not_supported, amd.xnack0.hints_work)."),
 
     # -- allocation -------------------------------------------------------------------------------
     _f("allocate managed (unified) memory", "cudaMallocManaged", "hipMallocManaged"),

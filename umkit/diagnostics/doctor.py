@@ -449,17 +449,21 @@ def _amd_checks(rep: dict, run_tools: bool) -> None:
                          m.group(0) if m else isa.strip())
 
 
-def _xnack_check(rep: dict, env, target, arch: str = "", simulated: bool = False) -> None:
+def _xnack_check(rep: dict, env, target, arch: str = "", simulated: bool = False,
+                 enabled=None) -> None:
+    """XNACK as ROCm reports it: ``enabled`` is the device's pageable_memory_access (1 only when
+    XNACK is on for every GPU; ledger: amd.attr.pageable_xnack); without a device, the ISA name
+    rocminfo printed (xnack+ when the process ran with HSA_XNACK=1; ledger: amd.xnack.isa_name)."""
     if isinstance(target, str):
         target = _xnack_of(target)
-    detail = (f"HSA_XNACK={env if env is not None else '(unset)'}, target "
+    detail = ((f"pageable_memory_access={_yn(enabled)}, " if enabled is not None else "")
+              + f"HSA_XNACK={env if env is not None else '(unset)'}, target "
               f"{'xnack+' if target else 'xnack-' if target is False else 'xnack unknown'}"
               + (f" ({arch})" if arch else "") + (" [simulated]" if simulated else ""))
     title = "XNACK: the GPU can fault managed pages in on demand (§2.2)"
-    if target and str(env) == "1":
+    on = enabled if enabled is not None else target
+    if on:
         _check(rep, title, "ok", detail)
-    elif target:
-        _check(rep, title, "ok", detail + "; the target has XNACK on (the kernel's default)")
     else:
         _check(rep, title, "warn", detail, _XNACK_FIX)
 
@@ -515,23 +519,42 @@ def _device_checks(rep: dict) -> None:
                    "explicit copies, or the sim backend to learn")
         elif caps.get("managed_memory"):
             _check(rep, f"{tag}: managed memory", "ok")
-        if caps.get("concurrent_managed_access") is False:
+        amd = isinstance(caps.get("xnack"), dict)
+        if amd:
+            # on ROCm concurrent managed access is the kernel driver's SVM (HMM) support,
+            # whatever XNACK is (ledger: amd.attr.concurrent_managed, amd.no_hmm.host_fallback)
+            title = f"{tag}: managed memory through the kernel driver (SVM/HMM)"
+            if caps.get("concurrent_managed_access") is False:
+                _check(rep, title, "warn", "no: hipMallocManaged gives pinned host memory that "
+                       "the GPU reads over the link; nothing migrates",
+                       "a kernel with amdgpu's HMM support (a recent ROCm) is needed for managed "
+                       "memory to move (umkit.explain('slow'))")
+            elif caps.get("concurrent_managed_access"):
+                _check(rep, title, "ok", "yes (this says nothing about XNACK: see the XNACK "
+                       "check)")
+        elif caps.get("concurrent_managed_access") is False:
             _check(rep, f"{tag}: concurrent managed access (pages migrate on demand)", "warn",
                    "no: CPU and GPU must not touch managed memory at the same time, and pages "
                    "don't migrate on GPU faults",
                    "synchronize before every CPU access; expect managed memory to be slow "
-                   "(umkit.explain('slow'))" + ("; " + _XNACK_FIX
-                                               if isinstance(caps.get("xnack"), dict) else ""))
+                   "(umkit.explain('slow'))")
         elif caps.get("concurrent_managed_access"):
             _check(rep, f"{tag}: concurrent managed access (pages migrate on demand)", "ok")
         if "pageable_memory_access" in caps or "hmm" in caps:
             _check(rep, f"{tag}: GPU access to ordinary (malloc) memory: HMM/ATS", "info",
                    ", ".join(f"{k}={_yn(caps[k])}" for k in
                              ("pageable_memory_access", "hmm", "ats") if k in caps))
+        if amd and "direct_managed_access_from_host" in caps:
+            # 1 on a CPU-coherent node or an APU: the CPU reads GPU-resident pages in place
+            # (ledger: amd.attr.direct_host, amd.vram.coherent, amd.vram.private)
+            _check(rep, f"{tag}: CPU access to GPU-resident managed pages", "info",
+                   "in place (a CPU-coherent link or an APU)"
+                   if caps["direct_managed_access_from_host"] else
+                   "by migration: a CPU touch moves the pages back (PCIe)")
         x = caps.get("xnack")
         if isinstance(x, dict):
             _xnack_check(rep, x.get("env"), x.get("target"), str(x.get("arch") or ""),
-                         bool(x.get("simulated")))
+                         bool(x.get("simulated")), enabled=caps.get("pageable_memory_access"))
 
 
 # -- printing -----------------------------------------------------------------------------------

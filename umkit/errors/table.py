@@ -46,7 +46,7 @@ class ErrorInfo:
     phrases: tuple[str, ...] = ()     # lower-case text other libraries print for this error
     oom: bool = False
     note: str = ""
-
+    claims: tuple[str, ...] = ()      # the vendor-claim ledger entries the row rests on
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(n for n in (self.hip, self.cuda, self.hsa) if n) + self.aliases
@@ -63,6 +63,7 @@ class Symptom:
     section: str
     tools: str = ""
     see_also: str = ""
+    claims: tuple[str, ...] = ()      # the vendor-claim ledger entries the row rests on
 
 
 _HINT_OOM = (
@@ -70,7 +71,9 @@ _HINT_OOM = (
     "managed mapping is limited. Check free memory with umkit.doctor() (rocm-smi / nvidia-smi "
     "also show other processes holding VRAM), allocate in smaller blocks, split the hot data "
     "into device memory and let cold data breathe out to the host with managed memory (§2.1, "
-    "§4.3); on sim, oversubscription is refused unless you enable it deliberately.")
+    "§4.3). umkit's guard against oversubscribing managed memory applies on the cuda backend "
+    "(umkit.allow_oversubscription(True) lifts it); sim models a smaller card with "
+    "umkit.use('sim', vram=...) so you can watch pages breathe out.")
 _HINT_IPC = (
     "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in "
     "one process means nothing in another. Share memory with IPC (hipIpcGetMemHandle / "
@@ -199,17 +202,21 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "the 'spawn' method and initialize the GPU inside each one.",
        "", aliases=("CUDA_ERROR_INVALID_CONTEXT",), phrases=("invalid device context",)),
     _R("map_failed", "cudaErrorMapBufferObjectFailed", 205, "hipErrorMapFailed", 205,
-       "Mapping a buffer failed; on ROCm this is what a failed IPC memory attach returns.",
-       _HINT_IPC + " Open an IPC handle once per process, on the same node.",
+       "Mapping a buffer failed (hipIpcGetMemHandle and hipIpcCloseMemHandle can return it).",
+       _HINT_IPC + " Open an IPC handle once per process, on the same node. On ROCm a failed "
+       "attach (hipIpcOpenMemHandle) returns hipErrorInvalidDevicePointer instead, and "
+       "hipIpcGetMemHandle on managed memory returns hipErrorInvalidValue.",
        "§4.3", aliases=("hipErrorMapBufferObjectFailed", "CUDA_ERROR_MAP_FAILED"),
-       note="hipErrorMapBufferObjectFailed is HIP's deprecated alias of hipErrorMapFailed."),
+       note="hipErrorMapBufferObjectFailed is HIP's deprecated alias of hipErrorMapFailed.",
+       claims=("amd.ipc.open_fail", "amd.ipc.managed")),
     _R("no_kernel_image", "cudaErrorNoKernelImageForDevice", 209, "hipErrorNoBinaryForGpu", 209,
        "The program has no kernel code built for this GPU's architecture.",
        "Rebuild for this GPU (--offload-arch=gfx… on AMD, -arch=sm_… on NVIDIA); `rocminfo | "
-       "grep -i gfx` shows the target. On AMD the xnack± feature is part of the target: a "
-       "binary built for xnack- won't load with HSA_XNACK=1 and the other way round.",
+       "grep -i gfx` shows the target. On AMD a binary built only for gfx90a (MI200) won't load "
+       "on gfx942 (MI300), and the xnack± feature is part of the target: a binary built for "
+       "xnack- won't load with HSA_XNACK=1 and the other way round (no suffix loads in both).",
        "§4.1", aliases=("CUDA_ERROR_NO_BINARY_FOR_GPU",),
-       phrases=("no kernel image is available",)),
+       phrases=("no kernel image is available",), claims=("amd.codeobj.target",)),
     _R("ecc_uncorrectable", "cudaErrorECCUncorrectable", 214, "hipErrorECCNotCorrectable", 214,
        "The GPU memory reported an uncorrectable ECC error.",
        "A hardware fault, not your code: note the GPU (nvidia-smi -q -d ECC / rocm-smi "
@@ -237,11 +244,11 @@ ERRORS: tuple[ErrorInfo, ...] = (
     _R("illegal_address", "cudaErrorIllegalAddress", 700, "hipErrorIllegalAddress", 700,
        "A kernel read or wrote memory at an address it doesn't own.",
        "A kernel touched memory it doesn't own: an index past the end (guard with `if (idx < "
-       "n)`, §4.2), a pointer from another process, a plain host pointer without HMM/XNACK, "
+       "n)`, §4.2), a pointer from another process, a malloc'd host pointer on AMD with XNACK off, "
        "or freed managed memory (use after free; umkit raises UseAfterFree before the kernel "
        "on every backend, and sim shows which pages)." + _HINT_STICKY + _HINT_LOCATE,
        "§4.2", aliases=("CUDA_ERROR_ILLEGAL_ADDRESS",),
-       phrases=("illegal memory access",)),
+       phrases=("illegal memory access",), claims=("amd.malloc.xnack0_fault",)),
     _R("launch_out_of_resources", "cudaErrorLaunchOutOfResources", 701,
        "hipErrorLaunchOutOfResources", 701,
        "The kernel launch needs more registers, shared memory or threads than the device has.",
@@ -301,12 +308,16 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "§4.2", aliases=("CUDA_ERROR_LAUNCH_FAILED",), phrases=("unspecified launch failure",)),
     _R("not_supported", "cudaErrorNotSupported", 801, "hipErrorNotSupported", 801,
        "The operation is not supported on this system or device.",
-       "For memory work this is usually prefetch or advice on a device without full managed "
-       "memory support: no concurrent managed access (Windows, old GPUs), or AMD without "
-       "XNACK; some advice (coarse_grain) exists on AMD only. umkit.doctor() lists the "
-       "device's capabilities; the sim backend shows what would happen (§3.2, §4.4, §5.3).",
+       "For memory work on NVIDIA: prefetch or advice on a device without concurrent managed "
+       "access (Windows, pre-Pascal GPUs). On AMD: hipMemPrefetchAsync of memory HIP did not "
+       "allocate (malloc'd) on a GPU without XNACK; prefetch and advice on hipMallocManaged "
+       "memory work with XNACK off, and a failed hipMemAdvise returns hipErrorInvalidValue. "
+       "Some advice (coarse_grain) exists on AMD only. umkit.doctor() lists the device's "
+       "capabilities; the sim backend shows what would happen (§3.2, §4.4, §5.3).",
        "§5.3", hsa="HSA_STATUS_ERROR_NOT_SUPPORTED", hsa_code=47,
-       aliases=("CUDA_ERROR_NOT_SUPPORTED",), phrases=("operation not supported",)),
+       aliases=("CUDA_ERROR_NOT_SUPPORTED",), phrases=("operation not supported",),
+       claims=("amd.prefetch.not_supported", "amd.xnack0.hints_work",
+               "amd.advise.invalid_value")),
     _R("system_driver_mismatch", "cudaErrorSystemDriverMismatch", 803, None, None,
        "The driver's user-space library and kernel module have different versions.",
        "Typically after a driver upgrade without a reboot: reboot, or reload the nvidia kernel "
@@ -418,12 +429,14 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "A GPU agent touched an address it can't access: the page is not present (printed as "
        "'Memory access fault by GPU node-N ... Page not present or supervisor privilege').",
        "The AMD form of an illegal address: an index past the end, freed or foreign memory. "
-       "With managed or malloc'd memory it also happens when the GPU can't fault pages in: "
-       "XNACK is off (HSA_XNACK=1 must be set before the process starts, on a GPU that supports "
-       "it; umkit.doctor() shows both), so prefetch or use hipMemcpy (§2.2, §5.1)."
-       + _HINT_STICKY,
+       "With XNACK off it is also what a kernel touching malloc'd (system) memory gets: "
+       "register that memory with hipHostRegister, run with HSA_XNACK=1 (set before the "
+       "process starts, on a GPU that supports it; umkit.doctor() shows both), or use "
+       "hipMalloc + hipMemcpy. hipMallocManaged memory does not fault this way: with XNACK "
+       "off it is mapped for the GPU when it is allocated (§2.2, §5.1)." + _HINT_STICKY,
        "§5.1", hsa="HSA_STATUS_ERROR_MEMORY_FAULT", hsa_code=43,
-       phrases=("memory access fault by gpu", "page not present or supervisor privilege")),
+       phrases=("memory access fault by gpu", "page not present or supervisor privilege"),
+       claims=("amd.malloc.xnack0_fault", "amd.xnack0.alloc_maps")),
 )
 del _R
 
@@ -455,21 +468,27 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "consider pinned memory for small CPU-heavy data (§4.4). Run the memory ECG (§7): 50 "
         "steps each with device, managed and mixed strategies; a smooth curve wins.",
         "§5.1, §4.3, §4.4, §7",
-        "rocprof --stats (MemcpyHtoD/DtoH rows your code never called = implicit migration), "
-        "rocm-bandwidth-test, nsys on NVIDIA; timestamps with hipGetLastError + "
-        "hipDeviceSynchronize (§5.2)",
-        "umkit.explain('slow') (managed memory slow everywhere, old cards)"),
+        "on ROCm rocprofv3's KFD page-migrate and page-fault records (implicit migrations are "
+        "the driver's own SDMA copies, never memcpy rows), nsys on NVIDIA; timestamps with "
+        "hipGetLastError + hipDeviceSynchronize (§5.2)",
+        "umkit.explain('slow') (managed memory slow everywhere, old cards)",
+        claims=("amd.profiling.migrations",)),
     Symptom(
         "slow_old_cards", "Managed memory very slow on old cards",
         ("slow", "old card", "old gpu", "gcn", "xnack", "very slow", "老卡"),
-        "The GPU has no hardware page migration (GCN-era AMD cards, or XNACK off), so managed "
-        "memory is either host memory read over PCIe or migrated by slow software paths (§2.2).",
-        "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1, "
-        "target xnack+; umkit.doctor() shows both), or use explicit hipMalloc + hipMemcpy for "
-        "the hot data (§5.1, §6.3).",
-        "§5.1, §2.2", "umkit.doctor() (xnack, concurrent_managed_access), rocminfo | grep -i gfx",
+        "The GPU cannot take recoverable page faults (GCN-era AMD cards, or XNACK off), so "
+        "managed memory is host memory the GPU reads over the link, and pages move only when "
+        "you prefetch them; on AMD page migration is always the driver's software work, never "
+        "a hardware feature (§2.2).",
+        "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before "
+        "the process starts, target xnack+; umkit.doctor() reads it from "
+        "pageable_memory_access), prefetch the hot data before each epoch, or use explicit "
+        "hipMalloc + hipMemcpy for it (§5.1, §6.3).",
+        "§5.1, §2.2", "umkit.doctor() (XNACK: pageable_memory_access), "
+                      "HSA_XNACK=1 rocminfo | grep -i gfx (xnack+ when it is on)",
         "other slow-downs: umkit.explain('erratic') (step time jumps), "
-        "umkit.explain('slow after porting'), umkit.explain('slow host access')"),
+        "umkit.explain('slow after porting'), umkit.explain('slow host access')",
+        claims=("amd.xnack0.no_retry_fault", "amd.attr.pageable_xnack", "amd.xnack.isa_name")),
     Symptom(
         "slow_after_port", "Slower after porting CUDA to HIP",
         ("slow after port", "slower after port", "port", "porting", "cuda to hip", "throughput",

@@ -65,7 +65,7 @@ from umkit.backends import names  # absolute: `python -m umkit.examples` runs th
 from umkit.errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
 
 VENDORS = ("amd", "nvidia")
-#: AMD targets compiled by default.  gfx90a = MI200 (MI210/MI250/MI250X); gfx942 (MI300X/MI300A)
+#: The MI200 target.  gfx90a = MI200 (MI210/MI250/MI250X); gfx942 (MI300X/MI300A)
 #: is added by :func:`amd_arches` when the installed compiler knows it (Debian's HIP 5.2 / LLVM 15
 #: does not: it stops at gfx940).
 AMD_ARCH = "gfx90a"
@@ -257,7 +257,7 @@ def expected(name: str) -> dict[str, float]:
     if name == "first_touch":
         return {"sum": float(2 * (i % 1024).sum())}
     if name == "sync_scopes":
-        rounds = 4000
+        rounds = 40000
         return {"event_x": 2.0, "stream_y": 2.0 + rounds, "device_x": 3.0,
                 "device_y": 3.0 + rounds, "mismatches": 0.0}
     if name == "epoch_prefetch":
@@ -357,19 +357,26 @@ def build_env(vendor: str) -> dict:
 
 
 def amd_arches(hipcc: Optional[str] = None) -> builtins.list[str]:
-    """gfx90a, plus gfx942 when this hipcc knows it (a one-second probe)."""
+    """The AMD targets built by default: gfx90a (MI200) in both XNACK modes -- a code object
+    built for xnack+ loads only with XNACK on, xnack- only with it off -- and one MI300-class
+    target: gfx942 (MI300X, MI300A) when this hipcc knows it, else gfx940, the MI300 target
+    older compilers know, whose code object does *not* load on a gfx942 card (ledger:
+    amd.codeobj.target).  A one-second probe asks the compiler."""
     hipcc = hipcc or find_compiler("amd")
-    arches = [AMD_ARCH]
+    arches = [f"{AMD_ARCH}:xnack+", f"{AMD_ARCH}:xnack-"]
     if hipcc:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
             probe = Path(d) / "probe.hip"
             probe.write_text("\n")
-            r = subprocess.run([hipcc, "--offload-arch=gfx942", "--cuda-device-only",
-                                "-fsyntax-only", "-x", "hip", str(probe)],
-                               env=build_env("amd"), capture_output=True, text=True, timeout=120)
-            if r.returncode == 0:
-                arches.append("gfx942")
+            for mi300 in ("gfx942", "gfx940"):
+                r = subprocess.run([hipcc, f"--offload-arch={mi300}", "--cuda-device-only",
+                                    "-fsyntax-only", "-x", "hip", str(probe)],
+                                   env=build_env("amd"), capture_output=True, text=True,
+                                   timeout=120)
+                if r.returncode == 0:
+                    arches.append(mi300)
+                    break
     return arches
 
 

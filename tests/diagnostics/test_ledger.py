@@ -1,0 +1,73 @@
+"""The ledger of vendor claims (umkit/ledger.json): every entry well formed and used, every
+citation resolvable, the error table's vendor rows and the doctor's AMD checks citing it, and
+docs/amd-sources.md exactly its rendering."""
+import re
+from pathlib import Path
+
+import pytest
+
+import umkit.ledger as L
+from umkit.errors import table
+
+ROOT = Path(__file__).resolve().parents[2]
+#: where citations live: the package, the notebooks, the HIP programs, the docs
+CITING = [p for top in ("umkit", "notebooks", "kernels", "docs") for p in (ROOT / top).rglob("*")
+          if p.is_file() and p.suffix in (".py", ".ipynb", ".hip", ".cu", ".md", ".json")
+          and p.name not in ("ledger.json", "amd-sources.md") and "__pycache__" not in p.parts]
+
+
+def _all_citations() -> dict:
+    out = {}
+    for p in CITING:
+        for i in L.cited(p.read_text(encoding="utf-8", errors="replace")):
+            out.setdefault(i, []).append(p.relative_to(ROOT))
+    return out
+
+
+def test_the_ledger_is_well_formed():
+    assert L.problems() == []
+    assert len(L.entries()) >= 30
+
+
+def test_every_entry_has_a_source_and_a_status():
+    for e in L.entries().values():
+        assert e.citation() and e.status, e.id
+
+
+def test_every_citation_names_an_entry():
+    unknown = {i: [str(p) for p in ps] for i, ps in _all_citations().items()
+               if i not in L.entries()}
+    assert unknown == {}
+
+
+def test_every_entry_is_used_somewhere():
+    used = set(_all_citations()) | {c for r in table.ERRORS + table.SYMPTOMS for c in r.claims}
+    assert sorted(set(L.entries()) - used) == []
+
+
+AMD_WORDS = re.compile(r"XNACK|amdkfd|KFD|rocprof|MI[23]\d0|hipMallocManaged|hipMem", re.I)
+
+
+@pytest.mark.parametrize("row", table.ERRORS + table.SYMPTOMS, ids=lambda r: r.key)
+def test_error_table_rows_on_amd_behaviour_cite_the_ledger(row):
+    text = " ".join(str(getattr(row, f, "")) for f in ("message", "hint", "cause", "tools",
+                                                        "note"))
+    for c in row.claims:
+        L.entry(c)                                   # raises for an unknown id
+    if AMD_WORDS.search(text):
+        assert row.claims, f"{row.key} states AMD behaviour without a ledger entry"
+
+
+def test_the_doctor_cites_the_ledger_for_its_amd_checks():
+    src = (ROOT / "umkit/diagnostics/doctor.py").read_text()
+    for i in ("amd.attr.pageable_xnack", "amd.attr.concurrent_managed", "amd.attr.direct_host"):
+        assert i in L.cited(src), i
+
+
+def test_docs_amd_sources_is_the_rendered_ledger():
+    assert (ROOT / "docs/amd-sources.md").read_text() == L.markdown() + "\n"
+
+
+def test_cited_finds_every_id_of_a_list():
+    assert L.cited("x (ledger: amd.a.b, nv.c.d) y ledger: amd.e.f") == ["amd.a.b", "nv.c.d",
+                                                                        "amd.e.f"]
