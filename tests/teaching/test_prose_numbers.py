@@ -1,0 +1,51 @@
+"""Numbers in the notebooks' prose come from the outputs beside them: each check reads the
+number from the committed output and requires the prose to quote it (rounded as the prose
+rounds), so a change of model that moves an output cannot leave the text behind."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NB = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _cells(name):
+    return json.loads((NB / name).read_text())["cells"]
+
+
+def _out(cell) -> str:
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+
+def _find(cells, needle):
+    for i, c in enumerate(cells):
+        if needle in "".join(c["source"]):
+            return i, c
+    raise AssertionError(f"no cell contains {needle!r}")
+
+
+def nb00_prefetch_ratio():
+    cells = _cells("00_start_here.ipynb")
+    _, c = _find(cells, 'print(f"{name:<15}{ms:9.3f} ms')
+    ms = {m[0]: float(m[1]) for m in re.findall(r"^(\S+)\s+([\d.]+) ms", _out(c), re.M)}
+    _, prose = _find(cells, "the same call takes")
+    quoted = float(re.search(r"about (\d+)× longer", "".join(prose["source"])).group(1))
+    return ms["mi250x-xnack1"] / ms["h200-pcie5"], quoted, 1.0
+
+
+def nb03_split_speedup():
+    cells = _cells("03_migration_prefetch_advice.ipynb")
+    _, c = _find(cells, 'print("split (§4.3)    step ms:"')
+    lines = {ln.split(" step ms:")[0].strip(): [float(v) for v in ln.split(":")[1].split()]
+             for ln in _out(c).splitlines() if "step ms:" in ln}
+    _, prose = _find(cells, "faster per step on the MI250X")
+    quoted = float(re.search(r"about (\d+)× faster per step", "".join(prose["source"])).group(1))
+    return lines["no hints"][-1] / lines["split (§4.3)"][-1], quoted, 10.0
+
+
+@pytest.mark.parametrize("check", [nb00_prefetch_ratio, nb03_split_speedup],
+                         ids=lambda f: f.__name__)
+def test_prose_quotes_the_output(check):
+    actual, quoted, rounding = check()
+    assert abs(actual - quoted) <= rounding / 2 + 1e-9, (actual, quoted)
