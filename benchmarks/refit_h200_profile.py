@@ -15,7 +15,8 @@ The validation workloads of ``umkit.measure.validation_set`` (RUN_DIR/calibrate_
 re-predicted afterwards (``benchmarks/evaluate_model.py``), only to be reported.
 
 Each parameter is read off the measurement that isolates it, in the model's own terms (the
-formulas are those of ``umkit/sim/costs.py`` and ``engine.py``):
+formulas are those of ``umkit/sim/costs.py``, ``faults.py``, ``host.py`` and
+``address_space.py``):
 
 * host time per call: ``launch_overhead`` (100 kernel submits, host-timed), ``event_overhead``
   (events around nothing), ``copy_submit`` (100 copy submits), ``prefetch_submit`` (the prefetch
@@ -225,7 +226,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
     # span), and it has no size between 16 and 32 MiB: it cannot tell 16 from 24 MiB.  Ties go
     # to the larger size, which fit_probe 'cycles' asks for: a 6 MiB pinned buffer summed at
     # cache rate after two other 6 MiB buffers were written (18 MiB between two uses; the sim
-    # keeps the cache as a working set, Engine._host_span)
+    # keeps the cache as a working set, umkit.sim.host.CpuCache.span)
     for knee in (8 * MiB, 16 * MiB, 24 * MiB, 32 * MiB):
         cache = [s_ for s_ in sizes if 256 * KiB <= s_ <= knee]
         rates = {kind: (rate(cache, keys), rate(dram, keys)) for kind, keys in

@@ -20,12 +20,13 @@ from pathlib import Path
 from .errors import InvalidArgument
 
 PATH = Path(__file__).with_name("ledger.json")
-ID = re.compile(r"^(amd|nv)\.[a-z0-9_]+(\.[a-z0-9_]+)+$")
+ID = re.compile(r"^(amd|nv)\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
 #: how a claim was established
 STATUSES = ("verified in source", "documented", "measured", "estimate")
 SCOPE_KEYS = ("vendor", "arch", "xnack", "link")
 #: a citation of an entry in text: ``ledger: amd.x.y`` (several: ``ledger: amd.a, amd.b``)
-CITE = re.compile(r"ledger:\s*((?:(?:amd|nv)\.[a-z0-9_.]*[a-z0-9_](?:,\s*)?)+)")
+#: (a citation may run across a line break inside a Markdown quote: "> ")
+CITE = re.compile(r"ledger:[\s>]*((?:(?:amd|nv)\.[a-z0-9_.]*[a-z0-9_](?:,[\s>]*)?)+)")
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def cited(text: str) -> list[str]:
     """The ledger ids a text cites (``ledger: amd.a, amd.b``), in order."""
     out = []
     for m in CITE.finditer(text):
-        out += [s.strip() for s in m.group(1).split(",") if s.strip()]
+        out += [s.strip(" \n>") for s in m.group(1).split(",") if s.strip(" \n>")]
     return out
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import warnings
 
 import umkit
-from umkit.sim.engine import RACE_EXAMPLES, RaceWarning
+from umkit.errors import RaceWarning
+from umkit.sim.races import RACE_EXAMPLES
 
 
 def test_race_records_stay_bounded_in_warn_mode(monkeypatch):

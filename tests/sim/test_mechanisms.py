@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.sim import engine as sim_engine
+from umkit.errors import RaceWarning
+from umkit.sim import faults as sim_faults
 from umkit.sim.costs import available_profiles
-from umkit.sim.engine import RaceWarning
 
 KiB, MiB = 1 << 10, 1 << 20
 F32 = 4
@@ -143,7 +143,7 @@ def test_density_prefetcher_above_threshold(prefetcher):
     b = sim(prefetcher=prefetcher)
     p = b.profile
     blocks = p.region // p.gpu_page
-    k = math.floor(sim_engine.PREFETCH_THRESHOLD / 100 * blocks) + 1   # just over the threshold
+    k = math.floor(sim_faults.PREFETCH_THRESHOLD / 100 * blocks) + 1   # just over the threshold
     assert k < blocks, "the profile's region must hold more than one migration block"
     a, c = _read_first_blocks(b, k, prefetcher)
     assert c["gpu_faults"] == k * p.gpu_page // p.fault_granularity
@@ -162,8 +162,8 @@ def test_density_prefetcher_below_threshold_does_nothing():
     b = sim(prefetcher=True)
     p = b.profile
     blocks = p.region // p.gpu_page
-    k = math.floor(sim_engine.PREFETCH_THRESHOLD / 100 * blocks)
-    if k * p.gpu_page / p.region > sim_engine.PREFETCH_THRESHOLD / 100:
+    k = math.floor(sim_faults.PREFETCH_THRESHOLD / 100 * blocks)
+    if k * p.gpu_page / p.region > sim_faults.PREFETCH_THRESHOLD / 100:
         k -= 1
     _, c = _read_first_blocks(b, k, True)
     assert c["prefetcher_bytes"] == 0
@@ -866,7 +866,7 @@ def test_cpu_cache_forgets_what_aged_out():
     assert cold == pytest.approx(p.host_op("host_call_latency") * 1e3
                                  + 4 * MiB / p.host_mem_bw * 1e3, rel=1e-9)
     assert cold > warm
-    assert len(b.engine._host_lru) <= 33
+    assert len(b.engine.host.cache) <= 33
     for x in others + [keep]:
         x.free()
     umkit.use("sim", quiet=True)

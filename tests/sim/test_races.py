@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.sim.engine import RaceWarning
+from umkit.errors import RaceWarning
 
 MiB = 1 << 20
 N = MiB // 4            # float32 elements in 1 MiB

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.sim.engine import RaceWarning
+from umkit.errors import RaceWarning
 
 MiB = 1 << 20
 
@@ -104,7 +104,7 @@ def test_engine_state_is_consistent_after_threads(tiny_switch_interval):
     for t in threads:
         t.join(timeout=300)
     gc.collect()
-    assert eng._starts == sorted(eng.allocs) and len(eng._starts) == len(eng.allocs)
+    assert eng.space.starts == sorted(eng.allocs)
     assert len(eng.allocs) <= 1          # only the cached touch sink may remain
 
 

@@ -85,7 +85,8 @@ class HipRuntime(RuntimeAdapter):
 
     def cupy_device_id(self, ptr: int, device: int) -> int:
         # umkit knows each allocation's device: it passes it to CuPy rather than have CuPy
-        # ask the runtime about every pointer.
+        # ask the runtime about every pointer (hipPointerGetAttributes would answer for managed
+        # memory too; ledger: amd.pointer_attributes.managed).
         return int(device)
 
     def counter_source(self):

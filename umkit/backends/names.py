@@ -93,7 +93,8 @@ TABLE: tuple[Row, ...] = (
     _a("GPU and CPU may touch managed memory at the same time (on-demand page faults)",
        "cudaDevAttrConcurrentManagedAccess", "hipDeviceAttributeConcurrentManagedAccess",
        "cudaDeviceAttr",
-       "CUDA 89, HIP 9. 0 on Windows and pre-Pascal NVIDIA GPUs. On AMD it reports the kernel "
+       "CUDA 89, HIP 9. NVIDIA: 1 means full unified memory support, 0 the limited kind "
+       "(Windows, WSL, some Tegra) (ledger: nv.attr.concurrent_managed). On AMD it reports the kernel "
        "driver's SVM (HMM) support and is 1 with XNACK off too: read XNACK from "
        "PageableMemoryAccess (ledger: amd.attr.concurrent_managed)."),
     _a("GPU can read plain malloc() memory", "cudaDevAttrPageableMemoryAccess",
@@ -162,7 +163,10 @@ TABLE: tuple[Row, ...] = (
     _f("allocate device memory", "cudaMalloc", "hipMalloc"),
     _f("free device or managed memory", "cudaFree", "hipFree"),
     _f("allocate pinned host memory", "cudaMallocHost", "hipHostMalloc",
-       "HIP's hipMallocHost exists but is deprecated; hipHostMalloc(size, 0) is the port."),
+       "hipHostMalloc(size, 0) is the port: coherent (fine-grained) pinned memory; "
+       "hipHostMallocNonCoherent gives the coarse-grained kind (ledger: amd.host_malloc.coherent). "
+       "hipMallocHost is deprecated; some HIP headers also mark hipHostMalloc deprecated in "
+       "favour of hipExtHostAlloc (ledger: amd.host_malloc.deprecated)."),
     _f("allocate pinned host memory with flags", "cudaHostAlloc", "hipHostMalloc",
        "HIP has one call for both CUDA calls (hipHostAlloc exists too, as an alias)."),
     _c("pinned memory mapped into the GPU address space (zero-copy)", "cudaHostAllocMapped",

@@ -436,7 +436,7 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "off it is mapped for the GPU when it is allocated (§2.2, §5.1)." + _HINT_STICKY,
        "§5.1", hsa="HSA_STATUS_ERROR_MEMORY_FAULT", hsa_code=43,
        phrases=("memory access fault by gpu", "page not present or supervisor privilege"),
-       claims=("amd.malloc.xnack0_fault", "amd.xnack0.alloc_maps")),
+       claims=("amd.malloc.xnack0_fault", "amd.xnack0.alloc_maps", "amd.xnack1.unrecoverable")),
 )
 del _R
 

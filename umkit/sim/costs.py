@@ -45,8 +45,8 @@ kernel (``launch_overhead``; a learner's ``umkit.kernel``: ``user_launch_overhea
 ``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
 memory (``free_*``), one NumPy call on a host view (``host_call_latency``) -- an idle GPU waits
 for it.
-A host whose CPU runs slower than the one a profile was measured with (a lent machine's host
-varies from lease to lease; its card does not) multiplies every host-side time and divides every
+A host whose CPU runs slower than the one a profile was measured with (hosts of the same card
+differ; the card does not) multiplies every host-side time and divides every
 host-side rate by ``host_speed`` -- ``umkit calibrate --compare`` fits that one number on a run's
 fit set.
 Every number comes from a profile file whose entries cite their source.
@@ -97,13 +97,10 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               "unmap_flush_latency")
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
-#: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): over 16 GPU CI runs
-#: on lent H200s (benchmarks/results/*-gpu-ci-run*/calibrate_compare.json, fit set), the leases
-#: whose host was slow (the first CPU write of 256 MiB 124-141 ms against 84-103 ms) had the
-#: 256 MiB GPU fault read at 21-27 ms in runs 18, 19, 23 and 31 -- as fast as on fast leases
-#: (20-32 ms) -- and slower (35 ms) only in run 24.  What varies from lease to lease is the
-#: host's memory-bound work, not the fault service; scaling it too fitted the fit set worse
-#: (offline, runs 23, 24 and 30-32: 83 against 85 of 100 fit workloads within x/÷1.25).
+#: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
+#: CPU was slow the GPU fault read was no slower, so what varies with the host is its
+#: memory-bound work, not the fault service (the measurements: benchmarks/README.md, "Rounds
+#: and host speed").
 GPU_FAULT_SERVICE = ("fault_batch_latency", "fault_unmap_latency", "fault_region_latency",
                      "fault_wakeup_latency", "fault_latency", "fault_range_latency",
                      "fault_split_latency", "dup_refault_latency", "dirty_refault_latency")
@@ -212,7 +209,7 @@ class Profile:
         """The CPU's rate over host-resident memory: ``host_fill_bw`` for a memset (a scalar
         stored into a range, ``streaming="fill"``), ``host_copy_bw`` for memcpy-like work
         (copies, assignments from arrays), ``host_mem_bw`` for computing over the data (a
-        sum).  An access whose working set ``span`` (the engine's ``_host_span``: its own bytes
+        sum).  An access whose working set ``span`` (``host.CpuCache.span``: its own bytes
         plus the other allocations' touched since its last use) is at most ``host_cache_bytes``
         stays in the CPU's caches and runs at the ``host_cache_*`` rates (where the profile has
         them)."""
@@ -347,8 +344,8 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
     ``host_speed`` says how many times slower the host's CPU is than the one the profile was
     measured with: every host-side time (:data:`HOST_TIMES`) is multiplied by it and every
     host-side rate (:data:`HOST_RATES`) divided by it, after the overrides; the card's own
-    numbers stay.  ``umkit calibrate --compare`` fits it on a run's fit set (a lent machine's
-    host varies from lease to lease; the card does not).
+    numbers stay.  ``umkit calibrate --compare`` fits it on a run's fit set (hosts of the same
+    card differ; the card does not).
     Every value is checked (a finite number >= 0 with a known unit and a source; known mode,
     vendor; whole-number sizes that nest); a bad one is a typed umkit error naming the field."""
     name_or_path = DEFAULT_PROFILE if name_or_path is None else name_or_path

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import Access
+from .pages import Access
 
 F32 = 4
 SECTOR = 32          # a GPU reads global memory in 32-byte sectors

@@ -3,8 +3,13 @@
 ``where`` is a bitmask per 4 KiB host page: bit 0 = CPU, bit 1+g = GPU g.  0 means *not yet
 populated* (fresh managed memory has no physical page until first touch).  Two bits set = a
 duplicated page (read-mostly advice).  Advice is stored per page too, because it is set on ranges.
+
+Page lists are sorted NumPy arrays of host-page indices; the helpers below work on them without
+hashing.  An :class:`Access` is what one kernel or host operation touches in one allocation.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,12 +55,14 @@ class Allocation:
         self.pages_per_region = max(1, region // host_page)
         self.nregions = -(-self.npages // self.pages_per_region)
         self.region_stamp = np.full(self.nregions, t)   # LRU: last allocation/migration time
+        #: remote mappings a GPU fault established (the GPU reads those pages where they are)
+        self.mapped = np.zeros(self.npages, dtype=np.uint8)
         self.freed = False
-        #: the driver's address range it lies in (Engine.malloc sets it; small managed
+        #: the driver's address range it lies in (``AddressSpace.place`` sets it; small managed
         #: allocations may share one arena)
         self.range = None
-        self.kept = False          # a host view was stored (h = a.host): see Engine._watch_kept
-        self.host_seen = False     # the CPU has touched it (Engine._host_span)
+        self.kept = False          # a host view was stored (h = a.host): see RaceDetector.start
+        self.host_seen = False     # the CPU has touched it (host.CpuCache.span)
 
     def page_range(self, start: int, stop: int) -> np.ndarray:
         """Host pages covering bytes [start, stop)."""
@@ -72,3 +79,74 @@ class Allocation:
         on_cpu = (w & CPU_BIT) != 0
         on_gpu = (w & np.uint8(0xFE)) != 0
         return (on_cpu.astype(np.uint8) + 2 * on_gpu.astype(np.uint8))
+
+
+@dataclass
+class Access:
+    """What one kernel or host operation touches in one allocation."""
+    alloc: Allocation
+    pages: np.ndarray          # sorted unique host-page indices
+    write: bool
+    nbytes: int                # bytes actually read/written (for streaming cost)
+    atomic: bool = False       # atomicAdd-style updates: two of them never race each other
+    #: how many times the kernel walks over it (a learner's kernel declares its re-reads): its
+    #: GPU faults come in that many waves, each serviced and replayed before the next
+    passes: float = 1.0
+    #: of ``nbytes``, the bytes written (None: all of them when ``write``, else none) -- an
+    #: increment reads and writes each element; over the link the two go opposite ways
+    written: int | None = None
+
+    @property
+    def written_bytes(self) -> int:
+        if self.written is not None:
+            return self.written
+        return self.nbytes if self.write else 0
+
+
+# -- sorted page lists ------------------------------------------------------------------------------
+def uniq(sorted_ints: np.ndarray) -> np.ndarray:
+    """np.unique for an already sorted array (page lists are kept sorted), without hashing."""
+    x = sorted_ints
+    if x.size < 2:
+        return x
+    keep = np.empty(x.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+def nuniq(sorted_ints: np.ndarray) -> int:
+    """How many distinct values a sorted array holds."""
+    if sorted_ints.size < 2:
+        return int(sorted_ints.size)
+    return int(np.count_nonzero(sorted_ints[1:] != sorted_ints[:-1])) + 1
+
+
+def uniq_div(sorted_unique: np.ndarray, k: int) -> np.ndarray:
+    """uniq(x // k) for sorted distinct x, with a fast path for a contiguous run."""
+    x = sorted_unique
+    if x.size and int(x[-1] - x[0]) + 1 == x.size:
+        return np.arange(int(x[0]) // k, int(x[-1]) // k + 1)
+    return uniq(x // k)
+
+
+def nuniq_div(sorted_unique: np.ndarray, k: int) -> int:
+    """len(uniq_div(x, k)), without building it."""
+    x = sorted_unique
+    if x.size and int(x[-1] - x[0]) + 1 == x.size:
+        return int(x[-1]) // k - int(x[0]) // k + 1
+    return nuniq(x // k)
+
+
+def contiguous(sorted_unique: np.ndarray) -> bool:
+    return sorted_unique.size > 0 and int(sorted_unique[-1] - sorted_unique[0]) + 1 == sorted_unique.size
+
+
+def as_index(sorted_unique: np.ndarray):
+    """``sorted_unique`` as an index into a page table: a slice (a view, no gather) where it is
+    one contiguous run, else the array itself.  Reads through it are views: copy before the
+    table changes if the old values are still wanted."""
+    if contiguous(sorted_unique):
+        lo = int(sorted_unique[0])
+        return slice(lo, lo + sorted_unique.size)
+    return sorted_unique

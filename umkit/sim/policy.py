@@ -1,7 +1,7 @@
 """Vendor semantics of managed memory, one policy per vendor and mode.
 
-The engine (``engine.py``) asks the profile's policy what the driver does; it has no vendor
-branches of its own.  Each rule is a :class:`Rule`: a value plus the source it follows (driver or
+The simulator's parts (``address_space.py``, ``faults.py``, ``host.py``) ask the profile's
+policy what the driver does; they have no vendor branches of their own.  Each rule is a :class:`Rule`: a value plus the source it follows (driver or
 runtime file and function, or the measurement it was fitted to).  ``docs/amd-sources.md`` gives the
 quoted lines behind every AMD rule.
 

@@ -10,15 +10,15 @@ Every Python-level way in is checked: indexing, ufuncs (``__array_ufunc__``, inc
 ``np.put`` count as writes), the ndarray methods NumPy does not dispatch (``argmax``, ``dot``,
 ``nonzero``, ``sort``, ...), iteration, scalar conversion, pickling and copying.  Paths with no
 Python hook at all -- ``np.array(v)``, ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``
--- are checked when the view is handed out (``Engine.host_handout``).
+-- are checked when the view is handed out (``Engine.host_view``).
 
 A view *kept* from before a launch (``h = a.host``; then a kernel; then C code uses ``h``):
 
 * writes through it (``rng.random(out=h)``, a memoryview) while a kernel that reads those
   bytes runs are found: the allocation is marked when a view of it is stored, launches that
   read it remember the bytes they read, and a change at the next engine call is flagged
-  (``Engine._watch_kept``; the kernel's and copies' own writes are excluded,
-  ``Engine.device_writes``);
+  (``RaceDetector.start``; the kernel's and copies' own writes are excluded,
+  ``RaceDetector.device_writes``);
 * reads of it by C code (``np.array(h)``, ``bytes(h)``, ``memoryview(h).tobytes()``) while a
   kernel that writes those bytes runs are **not** flagged.  NumPy copies an ndarray (subclass
   or not) in C without calling any Python method, the buffer protocol of an ndarray subclass
@@ -37,7 +37,7 @@ import sys
 import numpy as np
 
 from ..errors import UseAfterFree
-from .engine import Access
+from .pages import Access
 
 _CACHE_LINE = 64
 
@@ -105,10 +105,20 @@ def handout_frame() -> object:
 
 
 class ViewInfo:
-    __slots__ = ("engine", "alloc", "side", "backend")
+    """What a tracked view is a view of: ``alloc`` of ``engine``, seen from ``side`` ("cpu",
+    or the GPU's id)."""
+    __slots__ = ("engine", "alloc", "side")
 
-    def __init__(self, engine, alloc, side, backend):
-        self.engine, self.alloc, self.side, self.backend = engine, alloc, side, backend
+    def __init__(self, engine, alloc, side):
+        self.engine, self.alloc, self.side = engine, alloc, side
+
+
+def tracked_view(data: np.ndarray, engine, alloc, side) -> "TrackedView":
+    """``data`` (bytes of ``alloc``) as a :class:`TrackedView` whose accesses ``engine`` charges
+    to ``side``: "cpu" or a GPU's id."""
+    v = data.view(TrackedView)
+    v._umk = ViewInfo(engine, alloc, side)
+    return v
 
 
 def _pages(v: np.ndarray, alloc) -> tuple[np.ndarray, int]:
@@ -171,11 +181,9 @@ def charge(reads: list, writes: list, name: str):
         with eng.lock:
             if info.side == "cpu":
                 eng.cpu_access(accs, streaming="fill" if name == "fill" else name in STREAMING)
-            else:
-                st = info.backend.default_stream(info.side)
-                dur = eng.gpu_access(accs, info.side, start=max(eng.now, st.ready))
-                eng.counters["kernels"] += 1
-                eng.enqueue(info.backend.default_stream(info.side), dur, name, accs)
+            else:       # a kernel on the GPU's default stream, with no submit of its own
+                eng.launch(name, eng.default_stream(info.side), lambda find: (accs, None),
+                           submit=None)
 
 
 def _sync_if_scalar(reads: list, result):
@@ -186,7 +194,7 @@ def _sync_if_scalar(reads: list, result):
     for v in reads:
         info = v._umk
         if info is not None and info.side != "cpu":
-            info.engine.synchronize(info.backend.default_stream(info.side))
+            info.engine.synchronize(info.engine.default_stream(info.side))
 
 
 #: NumPy functions that write their first argument in place (name -> that argument's keyword)

@@ -762,12 +762,16 @@ class StrategyPanel:
 
     def show_error(self, message: str):
         """Show ``message`` in the panel's status line (and redraw)."""
-        self.model.error = message
+        from ... import validate as V
+        self.model.error = V.string(message, "message", hint="a text for the status line")
         self._draw(force=True)
 
     def show_profile(self, name: str):
         """Show ``name`` in the profile picker without switching the backend again (it is the
         active sim profile already), and redraw the backend line."""
+        from ... import validate as V
+        name = V.choice(name, "name", tuple(self.profile_picker.options),
+                        hint="one of the picker's profiles")
         self.profile_picker.unobserve(self._on_profile, names="value")
         self.profile_picker.value = name
         self.profile_picker.observe(self._on_profile, names="value")
@@ -917,6 +921,8 @@ class StrategyPanel:
 
     def set_enabled(self, enabled: bool):
         """Enable the controls (no run going) or disable them (a run is going; Stop stays on)."""
+        from ... import validate as V
+        enabled = V.flag(enabled, "enabled")
         for k, w in self.controls.items():
             w.disabled = not enabled or (k == "every" and self.controls["pattern"].value != "cpu_stats")
         self.run_button.disabled = not enabled

@@ -1,0 +1,311 @@
+"""The address space: where allocations lie, their page tables, advice, and moving pages.
+
+Allocations get GPU-visible addresses from ``BASE`` up: one 2 MiB-aligned range each, or -- small
+managed allocations, where the policy packs them (``Policy.pack_small_managed``) -- back to back
+in one arena.  Moving pages between the CPU and the GPUs (:meth:`AddressSpace.move`) and making
+room in a GPU's VRAM by evicting the least recently migrated 2 MiB regions
+(:meth:`AddressSpace.make_room`) are done here for every mechanism that moves pages: faults,
+prefetches, the prefetcher, CPU faults.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import OutOfMemory, UseAfterFree
+from .costs import Profile
+from .pages import CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, uniq, uniq_div
+from .policy import Policy
+
+BASE = 0x7F00_0000_0000     # the first address handed out
+ARENA_SPAN = 1 << 40        # address space an arena of small managed allocations may grow into
+
+
+class Range:
+    """A GPU-visible address range as the driver sees it: one large managed allocation, or one
+    arena that small managed allocations are packed into (``Policy.pack_small_managed``).
+    ``next``: where an arena's next allocation goes; ``live``: its allocations not yet freed;
+    ``faulted``: the GPUs that have taken a fault in it since it was created (the first one pays
+    ``fault_range_latency``)."""
+
+    __slots__ = ("next", "live", "faulted")
+
+    def __init__(self, base: int):
+        self.next, self.live = base, 0
+        self.faulted: set = set()
+
+
+@dataclass(frozen=True)
+class Room:
+    """What :meth:`AddressSpace.make_room` did: the ``seconds`` its evictions took, and the
+    ``shortfall``: bytes that still don't fit (VRAM held by device memory, which nothing
+    evicts)."""
+    seconds: float
+    shortfall: int
+
+    def fit(self, a: Allocation, pages: np.ndarray) -> np.ndarray:
+        """The leading part of ``pages`` of ``a`` that fits."""
+        if not self.shortfall:
+            return pages
+        return pages[:max(0, pages.size - -(-self.shortfall // a.host_page))]
+
+
+class AddressSpace:
+    """The live allocations (by address) and their pages."""
+
+    def __init__(self, profile: Profile, policy: Policy, gpus: int, clock, record):
+        self.profile, self.policy, self.gpus = profile, policy, gpus
+        self.clock, self.record = clock, record
+        self.allocs: dict[int, Allocation] = {}
+        self._starts: list[int] = []         # the live allocations' addresses, sorted
+        self._next = BASE
+        self._arena: Range | None = None     # the open arena for small managed allocations
+
+    @property
+    def starts(self) -> list[int]:
+        """The live allocations' addresses in ascending order (a copy)."""
+        return list(self._starts)
+
+    def find(self, ptr: int) -> tuple[Allocation, int]:
+        """The live allocation holding ``ptr`` and the offset of ``ptr`` in it."""
+        i = bisect.bisect_right(self._starts, ptr) - 1
+        if i >= 0:
+            a = self.allocs[self._starts[i]]
+            if ptr < a.ptr + max(a.nbytes, 1):
+                return a, ptr - a.ptr
+        raise UseAfterFree(f"pointer {ptr:#x} is not a live umkit allocation",
+                           hint="it was freed already, or never allocated by this backend")
+
+    # -- allocation ------------------------------------------------------------------------------
+    def new(self, nbytes: int, kind: str, device: int) -> Allocation:
+        """A new allocation, not placed yet (:meth:`place`).  The model keeps every byte in host
+        RAM: what this machine can't hold is refused."""
+        p = self.profile
+        try:
+            return Allocation(self._next, nbytes, kind, device, p.host_page, p.region,
+                              self.clock.now)
+        except (MemoryError, ValueError):
+            raise OutOfMemory(f"{kind} allocation of {nbytes} B: the simulator keeps every byte "
+                              "in this machine's RAM and could not get that much",
+                              hint="the sim backend models small buffers: use MiB, not GiB, "
+                                   "and lower vram= to show oversubscription",
+                              requested=nbytes, kind=kind, device=device) from None
+
+    def admit_device_memory(self, a: Allocation) -> int:
+        """The VRAM device allocation ``a`` needs on its GPU; OutOfMemory where the device
+        memory already there leaves too little (device memory can't be evicted; managed pages
+        can: the caller makes room for it)."""
+        p = self.profile
+        need = a.npages * a.host_page
+        held = self.device_bytes(a.device)
+        if held + need > p.vram:
+            raise OutOfMemory(          # "in use": device memory, which can't be evicted
+                f"device allocation of {a.nbytes} B exceeds the simulated VRAM "
+                f"({held} of {int(p.vram)} B in use) -- hipErrorOutOfMemory",
+                hint="device memory never breathes out: use managed memory for cold data",
+                requested=need, free=int(p.vram) - held, total=int(p.vram), device=a.device,
+                kind="device")
+        return need
+
+    def place(self, a: Allocation) -> int:
+        """Give ``a`` its address and range and make it live; returns the address."""
+        p, nbytes = self.profile, a.nbytes
+        if a.kind == "managed" and self.policy.pack_small_managed and nbytes <= p.region:
+            # small managed allocations are carved out of one arena, back to back (measured on
+            # the H200: consecutive allocations of 4 KiB - 2 MiB lie exactly their size apart),
+            # so they share the driver's 2 MiB VA blocks and its prefetcher's decisions
+            # (the arena grows while any allocation in it is live; when the last one is freed
+            # the next small allocation opens a new one, at a fresh 2 MiB-aligned address)
+            size = -(-max(nbytes, 1) // p.host_page) * p.host_page
+            ar = self._arena
+            if ar is None:
+                # reserve address space for it: other allocations go elsewhere meanwhile
+                ar = self._arena = Range(self._next)
+                self._next += ARENA_SPAN
+            ptr = ar.next
+            ar.next += size
+        else:
+            ptr = self._next
+            self._next += -(-max(nbytes, 1) // p.region) * p.region + p.region  # region-aligned
+            ar = Range(ptr)
+        ar.live += 1
+        a.range = ar
+        a.ptr = ptr
+        a.region_stamp[:] = self.clock.now
+        self.allocs[ptr] = a
+        bisect.insort(self._starts, ptr)
+        return ptr
+
+    def remove(self, ptr: int) -> Allocation:
+        """Take the live allocation at ``ptr`` out of the address space (UseAfterFree if there
+        is none); an emptied arena is released: the next small allocation opens a new one."""
+        a = self.allocs.pop(ptr, None)
+        if a is None:
+            raise UseAfterFree(f"free of {ptr:#x}: not a live allocation (double free?)",
+                               hint="free each buffer once; umkit arrays free themselves")
+        del self._starts[bisect.bisect_left(self._starts, ptr)]
+        a.freed = True
+        ar = a.range
+        if ar is not None:
+            ar.live -= 1
+            if ar.live == 0 and ar is self._arena:
+                self._arena = None
+        return a
+
+    def mapped_on(self, a: Allocation) -> list[int]:
+        """The GPUs whose page tables map ``a`` (freeing it leaves unmapping work for them)."""
+        if a.kind == "device":
+            return [a.device]
+        if a.kind == "pinned":
+            return list(range(self.gpus))
+        if a.kind == "managed":
+            return [g for g in range(self.gpus)
+                    if ((a.where & gpu_bit(g)) != 0).any() or ((a.mapped & gpu_bit(g)) != 0).any()]
+        return []
+
+    def device_bytes(self, g: int) -> int:
+        """VRAM of GPU ``g`` held by device allocations (the part nothing can evict)."""
+        return sum(a.npages * a.host_page for a in self.allocs.values()
+                   if a.kind == "device" and a.device == g)
+
+    def gpu_resident_bytes(self, g: int) -> int:
+        bit = gpu_bit(g)
+        return sum(a.resident_bytes(bit) for a in self.allocs.values())
+
+    def block_segments(self, blk: int):
+        """The managed allocations overlapping absolute 2 MiB VA block ``blk``: (allocation,
+        first page in it, first leaf, number of pages)."""
+        p = self.profile
+        lo_b, hi_b = blk * p.region, (blk + 1) * p.region
+        i = max(0, bisect.bisect_right(self._starts, lo_b) - 1)
+        out = []
+        while i < len(self._starts) and self._starts[i] < hi_b:
+            b = self.allocs[self._starts[i]]
+            i += 1
+            if b.kind != "managed" or b.ptr + b.npages * b.host_page <= lo_b:
+                continue
+            first = max(lo_b, b.ptr)
+            last = min(hi_b, b.ptr + b.npages * b.host_page)
+            out.append((b, (first - b.ptr) // b.host_page, (first - lo_b) // b.host_page,
+                        (last - first) // b.host_page))
+        return out
+
+    # -- advice ------------------------------------------------------------------------------------
+    def advise(self, a: Allocation, pages: np.ndarray, advice: str, dev: int, unset: bool) -> None:
+        """Record ``advice`` for ``pages`` (``dev``: the device it names, CPU_ID for the host);
+        no page moves."""
+        if advice == "read_mostly":
+            a.read_mostly[pages] = not unset
+            if unset:   # collapse duplicates: keep the GPU copy when there is one
+                w = a.where[pages]
+                gpu_part = w & np.uint8(0xFE)
+                keep = np.where(gpu_part != 0, gpu_part & (-gpu_part.astype(np.int16)).astype(np.uint8), w)
+                a.where[pages] = np.where(w != 0, keep, 0)
+        elif advice == "preferred_location":
+            a.preferred[pages] = NO_LOC if unset else dev
+        elif advice == "accessed_by":
+            bit = loc_bit(dev)
+            if unset:
+                a.accessed_by[pages] &= ~bit
+                a.mapped[pages] &= ~bit
+            else:
+                a.accessed_by[pages] |= bit
+        else:  # coarse_grain (HIP only): recorded, no effect on costs
+            a.coarse_grain[pages] = not unset
+
+    def attributes(self, a: Allocation, pages: np.ndarray) -> dict:
+        """The advice ``pages`` share: ``read_mostly`` (bool), ``preferred_location`` and
+        ``last_prefetch_location`` (a device id, CPU_ID, or None where the pages differ or have
+        none), ``accessed_by`` (device ids, CPU_ID first)."""
+        def one(arr):
+            u = np.unique(arr[pages])
+            if u.size != 1 or u[0] == NO_LOC:
+                return None
+            return int(u[0])
+        acc = np.bitwise_and.reduce(a.accessed_by[pages]) if pages.size else 0
+        by = ([CPU_ID] if acc & CPU_BIT else []) + [g for g in range(self.gpus) if acc & gpu_bit(g)]
+        return dict(read_mostly=bool(pages.size and a.read_mostly[pages].all()),
+                    preferred_location=one(a.preferred),
+                    last_prefetch_location=one(a.last_prefetch), accessed_by=by)
+
+    # -- moving pages ----------------------------------------------------------------------------
+    def duplicates(self, a: Allocation, pages: np.ndarray, write: bool) -> np.ndarray:
+        """Which of ``pages`` a read would duplicate (read-mostly advice) instead of moving."""
+        if not self.policy.read_mostly_duplicates or write:
+            return np.zeros(pages.size, dtype=bool)
+        return a.read_mostly[as_index(pages)].copy()
+
+    def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool) -> tuple[int, int, int]:
+        """Make ``pages`` resident at ``dest`` (device id or CPU_ID).  Returns bytes moved
+        (h2d, d2h, peer); unpopulated pages are populated in place (no bytes)."""
+        if pages.size == 0:
+            return 0, 0, 0
+        c = self.record.counters
+        hp, bit = a.host_page, loc_bit(dest)
+        ix = as_index(pages)
+        w = a.where[ix]
+        populated = w != 0
+        from_cpu = populated & ((w & CPU_BIT) != 0)
+        n_pop, n_cpu = int(populated.sum()), int(from_cpu.sum())
+        h2d = d2h = peer = 0
+        if dest == CPU_ID:
+            d2h = n_pop * hp
+        else:
+            h2d, peer = n_cpu * hp, (n_pop - n_cpu) * hp
+        a.where[ix] = (w | bit) if dup else bit
+        a.cpu_unmapped[ix] = False          # (a prefetch to the CPU sets it again after this)
+        if dup:
+            c["duplicates"] += n_pop
+        if dest != CPU_ID:
+            a.cpu_dirty[ix] = False
+            regions = uniq_div(pages, a.pages_per_region)
+            a.region_stamp[regions] = self.clock.now
+        c["bytes_h2d"] += h2d
+        c["bytes_d2h"] += d2h
+        c["bytes_peer"] += peer
+        return h2d, d2h, peer
+
+    def populate(self, a: Allocation, pages: np.ndarray, bit) -> None:
+        """Pages of ``pages`` not populated yet come to exist at ``bit`` (a copy wrote them)."""
+        a.where[pages] = np.where(a.where[pages] == 0, bit, a.where[pages])
+
+    def make_room(self, g: int, incoming: int, protect: set) -> Room:
+        """Evict least-recently-migrated 2 MiB regions of GPU ``g`` to the CPU until
+        ``incoming`` bytes fit in VRAM; ``protect``: (allocation address, region) pairs that
+        stay."""
+        p, bit, c = self.profile, gpu_bit(g), self.record.counters
+        over = self.gpu_resident_bytes(g) + incoming - p.vram
+        if over <= 0:
+            return Room(0.0, 0)
+        cands = []
+        for a in self.allocs.values():
+            if a.kind != "managed":
+                continue
+            on = (a.where & bit) != 0
+            if not on.any():
+                continue
+            reg = uniq(np.nonzero(on)[0] // a.pages_per_region)
+            cands.extend((a.region_stamp[r], a.ptr, int(r)) for r in reg
+                         if (a.ptr, int(r)) not in protect)
+        cands.sort()
+        t = 0.0
+        for _, ptr, r in cands:
+            if over <= 0:
+                break
+            a = self.allocs[ptr]
+            lo = r * a.pages_per_region
+            pages = np.arange(lo, min(lo + a.pages_per_region, a.npages))
+            pages = pages[(a.where[pages] & bit) != 0]
+            w = a.where[pages]
+            only_here = (w & ~bit) == 0
+            moved = int(only_here.sum()) * a.host_page
+            a.where[pages] = np.where(only_here, CPU_BIT, w & ~bit)
+            over -= pages.size * a.host_page
+            c["evictions"] += 1
+            c["evicted_bytes"] += moved
+            c["bytes_d2h"] += moved
+            t += moved / p.prefetch_d2h_bw
+            self.record.log("evict", "kmd", f"region {r} of {ptr:#x} -> cpu", bytes=moved)
+        return Room(t, max(0, int(over)))

@@ -1,0 +1,208 @@
+"""The host side: what the CPU's touches of allocations cost.
+
+A CPU touch of a page nobody has touched yet populates it (first touch); of a GPU-resident
+managed page, a CPU fault per ``gpu_page`` block brings the block back (the density prefetcher
+answers each fault); of a read-mostly duplicate, a write drops the GPU's copy.  What is
+resident streams at the host's rate, from the CPU's cache where the access's working set fits
+in it (:class:`CpuCache`).
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from ..errors import InvalidArgument
+from .address_space import AddressSpace
+from .costs import Profile
+from .faults import DensityPrefetcher
+from .pages import CPU_BIT, CPU_ID, Access, Allocation, gpu_bit, uniq, uniq_div
+from .policy import Policy
+
+#: the cache bookkeeping is trimmed once it holds more allocations than this
+CACHE_ENTRIES = 32
+
+
+class CpuCache:
+    """The CPU's cache as a working set: allocation address -> bytes of its last CPU access,
+    least recently touched first."""
+
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self._lru: OrderedDict = OrderedDict()
+
+    def __len__(self) -> int:
+        """How many allocations the bookkeeping holds."""
+        return len(self._lru)
+
+    def span(self, a: Allocation, span: int) -> float:
+        """The working set a CPU access of ``span`` bytes of ``a`` runs in, for the cache test
+        of :meth:`Profile.host_rate`: its own bytes plus the bytes of the other allocations
+        the CPU has touched since it last touched ``a`` (an LRU cache of ``host_cache_bytes``:
+        data stays cached until that much other data has been touched).  The first access to
+        an allocation counts its own span only; one whose last access has aged out of the
+        bookkeeping is out of the cache.  Records this access.
+
+        Fit data behind it (umkit team, NVIDIA H200, 2026-12-01): the host sweep's single
+        buffers run at cache rates up to 16 MiB and fill at DRAM rate at 32 MiB (small_bench,
+        fit_probe 'host', run 14), while fit_probe 'cycles' (run 23) summed a 6 MiB pinned
+        buffer at cache rate after two other 6 MiB buffers were written: 18 MiB touched
+        between two uses.  Bytes the GPU or a DMA engine writes to host memory are not
+        counted."""
+        lru, cache = self._lru, self.profile.p.get("host_cache_bytes")
+        ptr = a.ptr
+        if cache is None:
+            dist = span
+        elif ptr in lru:
+            dist = span
+            for other in reversed(lru):
+                if other == ptr or dist > cache:
+                    break
+                dist += lru[other]
+        else:
+            dist = math.inf if a.host_seen else span
+        a.host_seen = True
+        lru[ptr] = span
+        lru.move_to_end(ptr)
+        if cache is not None and len(lru) > CACHE_ENTRIES:
+            # forget what lies more than a cache's worth of bytes back: it is out of the cache
+            acc, drop = 0, []
+            for other in reversed(lru):
+                if acc > cache:
+                    drop.append(other)
+                acc += lru[other]
+            for other in drop:
+                del lru[other]
+        return dist
+
+
+class Host:
+    """The CPU's accesses to allocations."""
+
+    def __init__(self, profile: Profile, policy: Policy, space: AddressSpace, record,
+                 prefetcher: DensityPrefetcher):
+        self.profile, self.policy, self.space, self.record = profile, policy, space, record
+        self.prefetcher = prefetcher
+        self.cache = CpuCache(profile)
+
+    def check_view(self, a: Allocation) -> None:
+        """A host view of ``a`` may be handed out -- unless it is device memory the vendor does
+        not let the CPU reach (policy rule ``device_memory_cpu_access``)."""
+        if a.kind == "device" and self.policy.device_memory_cpu_access is None:
+            raise InvalidArgument("device memory (cudaMalloc) has no host view on this profile "
+                                  f"({self.profile.name})",
+                                  hint="copy it with umkit.read_back(arr) or umkit.copy(...)")
+
+    def access(self, accesses: list[Access], streaming: bool | str = False) -> float:
+        """The time the CPU takes to touch ``accesses``; charges CPU faults and first touches
+        and updates residency (the caller advances the clock).  ``streaming``: memset/memcpy-like
+        work (fills, copies), not arithmetic over the data."""
+        p, c, pol, space = self.profile, self.record.counters, self.policy, self.space
+        # the host's own time for one NumPy call on a view (dispatch, not bytes)
+        t = p.host_op("host_call_latency") if any(acc.pages.size for acc in accesses) else 0.0
+        for acc in accesses:
+            a, pages = acc.alloc, acc.pages
+            if pages.size == 0:
+                continue
+            if a.kind == "device":
+                t += self._reads_device_memory(acc)
+                continue
+            w = a.where[pages]
+            fresh = pages[w == 0]
+            if fresh.size:
+                # APU: one memory, so a CPU-touched page is also visible to GPU 0
+                a.where[fresh] = (CPU_BIT | gpu_bit(0)) if pol.one_memory else CPU_BIT
+                c["first_touch_pages"] += fresh.size
+                t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
+                self.record.log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
+            if a.kind == "managed" and acc.write and a.cpu_unmapped.any():
+                # pages a prefetch brought back: the CPU reads them at the resident rate, but its
+                # first write to each 4 KiB page costs cpu_map_latency (measured, fit_probe
+                # 'cycles': writes ~2x a resident page's, reads the same)
+                um = pages[a.cpu_unmapped[pages]]
+                if um.size:
+                    a.cpu_unmapped[um] = False
+                    t += um.size * p.host_op("cpu_map_latency")
+            fetched = 0                 # touched pages that arrive by migration just now
+            if a.kind == "managed" and pol.cpu_touch_of_gpu_pages == "migrate_block":
+                # The CPU cannot read GPU memory in place over PCIe (measured on the H200:
+                # DirectManagedMemAccessFromHost = 0, and accessed-by-CPU advice did not stop
+                # the migrations): GPU-only pages fault back, whatever the advice says.
+                on_gpu_only = (w != 0) & ((w & CPU_BIT) == 0)
+                need = pages[on_gpu_only]
+                fetched = need.size
+                if need.size:
+                    # one CPU fault per gpu_page block; the whole block comes back
+                    ppb = max(1, p.gpu_page // a.host_page)
+                    blocks = uniq_div(need, ppb)
+                    def back(blocks):
+                        if blocks.size == 1:
+                            lo = int(blocks[0]) * ppb
+                            blk = np.arange(lo, min(lo + ppb, a.npages))
+                        else:
+                            blk = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
+                            blk = blk[blk < a.npages]
+                        wb = a.where[blk]
+                        blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
+                        dup = space.duplicates(a, blk, acc.write)
+                        _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True)
+                        _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False)
+                        return d1 + d2
+                    t_pf, moved = 0.0, 0
+                    if self.prefetcher.enabled:
+                        # the CPU faults one block at a time, and the prefetcher answers each
+                        # fault before the next: blocks it brought along fault no more
+                        faulted = []
+                        for bk in blocks:
+                            lo = int(bk) * ppb
+                            wb = a.where[lo:min(lo + ppb, a.npages)]
+                            if not ((wb != 0) & ((wb & CPU_BIT) == 0)).any():
+                                continue
+                            faulted.append(bk)
+                            moved += back(np.array([bk], dtype=np.intp))
+                            t_pf += self.prefetcher.run(a, np.arange(lo, min(lo + ppb, a.npages)),
+                                                        CPU_ID)
+                        blocks = np.array(faulted, dtype=np.intp)
+                    else:
+                        moved = back(blocks)
+                    nr = uniq(blocks * ppb // a.pages_per_region).size
+                    c["cpu_faults"] += blocks.size
+                    t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf
+                    self.record.log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {moved} B "
+                                    "migrated to CPU", faults=int(blocks.size))
+                if acc.write and need.size:
+                    # written right after a CPU fault took them back: a GPU fault brings them
+                    # back at dirty_refault_latency each (faults.py)
+                    a.cpu_dirty[need] = True
+                if acc.write:
+                    both = pages[((a.where[pages] & CPU_BIT) != 0) & ((a.where[pages] & ~CPU_BIT) != 0)]
+                    if both.size:
+                        a.where[both] = CPU_BIT
+                        # the GPU's copies of exactly these host pages are gone: a later GPU
+                        # read duplicates them again page by page (faults.py)
+                        a.dup_lost[both] = True
+                        c["invalidations"] += both.size
+                        t += both.size * p.cpu_fault_latency
+            # pages that just arrived were copied in one gpu_page block at a time, right before
+            # the CPU's access resumed: they are in the CPU's cache (span of one block); the
+            # rest streams at the host's rate for an access of this working set (cache or DRAM)
+            arrived = acc.nbytes * fetched / pages.size
+            t += arrived / p.host_rate(streaming, p.gpu_page) + (acc.nbytes - arrived) / \
+                p.host_rate(streaming, self.cache.span(a, pages.size * a.host_page))
+        return t
+
+    def _reads_device_memory(self, acc: Access) -> float:
+        """The CPU dereferences device (hipMalloc) memory: refused where the vendor refuses it
+        (CUDA), zero copy over the link on AMD discrete GPUs, local on the APU (policy rule
+        ``device_memory_cpu_access``)."""
+        how = self.policy.device_memory_cpu_access
+        if how is None:
+            raise InvalidArgument(
+                "device memory (cudaMalloc/hipMalloc) is not accessible from the CPU on this "
+                f"profile ({self.profile.name})",
+                hint="copy it with umkit.read_back(arr), or allocate managed/pinned memory")
+        if how == "local":
+            return acc.nbytes / self.profile.host_mem_bw
+        self.record.counters["remote_bytes"] += acc.nbytes
+        return self.profile.remote_cost(acc.nbytes)
