@@ -1,6 +1,28 @@
 """Automatic checks for the notebooks' exercises (GPU-Puzzles style: ``check()`` grades and says
 what is wrong).  One module per notebook; solutions live in ``notebooks/solutions/``.
 
+An exercise is data -- an :class:`Exercise`: the argument it takes, its kind (a function, a
+number, labels, ...), its cases and reference or its grader, the concept to reread and the
+answer -- and one generic :func:`check` grades any of them.  The preamble every check needs
+(no answer yet, an answer of the wrong kind, the learner's code raising) lives there, once;
+a notebook module holds its exercises' data, the graders that run an experiment, and thin
+``check_...`` functions the notebooks call::
+
+    TRANSITIONS = Exercise(
+        name="nb01.transitions", argument="transitions", kind="function",
+        concept="§3.2: ...", answer="def transitions(n_faults, batch_max): ...",
+        none="{argument} is None: write def transitions(n_faults, batch_max): ...",
+        wrong_type="{argument} should be a function, got {type}",
+        cases=((16384, 256), (0, 256)), call="transitions({0}, {1})",
+        reference=lambda n, b: -(-n // b), judge=_judge_trips, passed="ceil(n / batch_max) ...")
+
+    @tiered
+    def check_transitions(fn) -> Verdict:
+        return check(TRANSITIONS, fn)
+
+The exercise modules import only ``umkit`` and this package: what they need of the kit's
+internals (a sim profile by name, the argument checks) comes through the helpers at the end.
+
 Hints come in tiers, so that a failed check does not give the answer away:
 
 * tier 1 (always shown): *what* is wrong -- which item, which case, which number;
@@ -12,11 +34,13 @@ Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 it predicted."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import math
 from dataclasses import dataclass, field
 from numbers import Real
+from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction"]
 
@@ -113,6 +137,13 @@ def failed(message: str, concept: str = "", answer: str = "") -> Verdict:
                    V.string(answer, "answer"))
 
 
+def _hint_refusal(hint) -> Verdict | None:
+    if isinstance(hint, bool) or not isinstance(hint, int) or hint not in (1, 2, 3):
+        return failed(f"hint={hint!r}: use hint=1 (what is wrong), 2 (the concept) or "
+                      "3 (the answer)")
+    return None
+
+
 def tiered(check):
     """Give a check function a ``hint=`` keyword (1, 2 or 3): how many hint tiers to show."""
     from ... import validate as V
@@ -120,14 +151,285 @@ def tiered(check):
         V.callback(check, "check")
     @functools.wraps(check)
     def wrapper(*args, hint: int = 1, **kwargs):
-        if isinstance(hint, bool) or not isinstance(hint, int) or hint not in (1, 2, 3):
-            return failed(f"hint={hint!r}: use hint=1 (what is wrong), 2 (the concept) or "
-                          "3 (the answer)")
+        refusal = _hint_refusal(hint)
+        if refusal is not None:
+            return refusal
         v = check(*args, **kwargs)
         v.level = hint
         return v
     wrapper.tiered = True
     return wrapper
+
+
+# -- exercises as data ----------------------------------------------------------------------------
+def _is_number(x) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+#: what each kind of exercise takes: an answer of another type gets the exercise's ``wrong_type``
+#: message before anything is graded ('choice': the grader reads whatever it is given)
+KINDS: dict[str, Callable[[Any], bool]] = {
+    "function": callable,
+    "number": _is_number,
+    "labels": lambda x: isinstance(x, dict),
+    "table": lambda x: isinstance(x, dict),
+    "text": lambda x: isinstance(x, str),
+    "choice": lambda x: True,
+}
+
+
+def _say(template, **fields) -> str:
+    """A message from its template: ``str.format`` fields, or a function of the same fields."""
+    return template(**fields) if callable(template) else template.format(**fields)
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The answer of a 'labels' exercise: a dict that gives each item one label.
+
+    ``right`` names the items (in the order they are graded) and the labels accepted for each;
+    ``label`` turns a learner's value into its canonical label, or None when it is none.  With
+    ``partial``, a None value means "not answered yet": the answers given so far are graded
+    ("right so far"); without it every item needs a label and None is no label.  Tier 1 names
+    how many are wrong and the first to reconsider -- never the list, which would be the answer
+    in two tries; tier 3 gives the ``lines`` of the wrong items."""
+    right: dict                       # item -> the canonical labels accepted for it
+    lines: dict                       # item -> its line of the answer (tier 3), joined by " | "
+    label: Callable[[Any], Any]       # a learner's value -> its canonical label, or None
+    bad_label: str | Callable         # a value that is no label: {item}, {value}
+    wrong: str | tuple[str, str]      # some labels wrong (one template, or (one, several)):
+    #                                   {n} wrong, {rest} = n - 1, {given}, {total}, {first},
+    #                                   {value} (the first's), {about}, {question}
+    partial: bool = False
+    key: Callable[[Any], Any] | None = None    # normalise the learner's keys
+    unknown: str = ""                 # keys that are no items: {unknown}, {items}; "" ignores them
+    missing: str = ""                 # items without an answer: {missing}
+    all_none: str = ""                # (partial) every answer is still None
+    about: dict = field(default_factory=dict)      # item -> its description
+    questions: dict = field(default_factory=dict)  # item -> the question to ask of it (tier 2)
+    nudge: str = ""                   # tier 2 when some are wrong: {concept}, {first}, {question}
+    order: str = "items"              # report unknown keys and bad labels in the items' order
+    #                                   (unknown keys sorted), or in the learner's ("given")
+
+    def answer(self, items=None) -> str:
+        return " | ".join(self.lines[k] for k in (items or self.lines))
+
+    def grade(self, given: dict, concept: str) -> Verdict | str | None:
+        """None when every item has a right label; else the verdict (or what is wrong)."""
+        items = list(self.right)
+        got = {self.key(k): v for k, v in given.items()} if self.key else given
+        missing = [k for k in items if (got.get(k) is None if self.partial else k not in got)]
+        unknown = [k for k in got if k not in self.right]
+        if self.order == "items":
+            unknown.sort(key=str)
+        if unknown and self.unknown:
+            return _say(self.unknown, unknown=unknown, items=items)
+        if self.partial and len(missing) == len(items):
+            return _say(self.all_none)
+        if missing and not self.partial:
+            return _say(self.missing, missing=missing)
+        labels = {}
+        for k in (items if self.order == "items" else [k for k in got if k in self.right]):
+            if k not in missing:
+                labels[k] = self.label(got[k])
+                if labels[k] is None:
+                    return _say(self.bad_label, item=k, value=got[k])
+        wrong = [k for k in items if k in labels and labels[k] not in self.right[k]]
+        if wrong:
+            first, n = wrong[0], len(wrong)
+            one, several = (self.wrong, self.wrong) if isinstance(self.wrong, str) else self.wrong
+            fields = dict(n=n, rest=n - 1, given=len(items) - len(missing), total=len(items),
+                          first=first, value=got[first], about=self.about.get(first, ""),
+                          question=self.questions.get(first, ""))
+            return failed(_say(one if n == 1 else several, **fields),
+                          _say(self.nudge, concept=concept, **fields) if self.nudge else concept,
+                          self.answer(wrong))
+        if missing:
+            return _say(self.missing, missing=missing)
+        return None
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise, as data; :func:`check` grades what the learner submitted for it.
+
+    The preamble is the same for all: nothing submitted yet (``none``), something of another
+    ``kind`` (``wrong_type``), the learner's code raising (``raised``).  Then, by what the
+    exercise holds:
+
+    * ``cases``: the learner's function is called on each case (``arguments(*case)`` gives its
+      arguments, else the case itself) and ``judge(got, want, *case, call=...)`` compares the
+      result with ``reference(*case)``: None when right, else what is wrong;
+    * ``labels``: a :class:`Labels` answer;
+    * ``grader(submitted, **context)``: anything else (an experiment on the simulator, a
+      parser), returning a Verdict, or a string that says what is wrong.
+
+    Every failure gets the exercise's ``concept`` (tier 2) and ``answer`` (tier 3) unless it
+    brings its own.  ``setup(**options)`` validates a check's options and returns the context
+    its templates, answer and grader see."""
+    name: str                                   # 'nb01.transitions': notebook and exercise
+    argument: str                               # the learner's name for the answer ({argument})
+    kind: str                                   # a key of KINDS
+    concept: str                                # tier 2: the idea, the article's section
+    answer: str | Callable = ""                 # tier 3: text, or answer(**context)
+    none: str | Callable = ""                   # a None answer (the stub); "" -> wrong_type
+    wrong_type: str | Callable = ""             # another kind: {argument}, {type}, {value}
+    call: str = ""                              # the learner's call in messages ({0}: a case's)
+    raised: str | tuple = "{call} raised {type}: {exception}"
+    #   the learner's code raised: {call}, {type}, {exception} (its text), {error} (one line);
+    #   or ((exception class, template), ...), the first that matches
+    cases: tuple | Callable = ()                # the cases, or cases(**context)
+    reference: Callable | None = None           # reference(*case) -> the right result
+    arguments: Callable | None = None           # arguments(*case) -> (args, kwargs)
+    judge: Callable | None = None               # judge(got, want, *case, call=...) -> None | why
+    labels: Labels | None = None
+    grader: Callable | None = None              # grader(submitted, **context) -> Verdict | str
+    passed: str | Callable = ""                 # a pass (cases, labels), or passed(submitted, **c)
+    setup: Callable | None = None               # setup(**options) -> context
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {list(KINDS)}")
+
+    def answer_text(self, context: dict) -> str:
+        if callable(self.answer):
+            return self.answer(**context)
+        return self.answer or (self.labels.answer() if self.labels else "")
+
+
+class LearnerError(Exception):
+    """The learner's code raised ``error``; :func:`check` reports it with the exercise's
+    ``raised`` message (the learner's error is the verdict, not a crash of the grader)."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(raised(error))
+        self.error = error
+
+
+def learner_code(fn):
+    """``fn`` wrapped so that an ``Exception`` it raises is the learner's: it leaves a grader as
+    a :class:`LearnerError` (its ``finally`` blocks and sandboxes clean up on the way out).  A
+    grader wraps a harness with it where everything the harness runs counts as the learner's."""
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LearnerError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
+            raise LearnerError(e) from e
+    return run
+
+
+def _raised_message(exercise: Exercise, error: BaseException, call: str, context: dict) -> str:
+    rules = exercise.raised
+    if not isinstance(rules, tuple):
+        rules = ((Exception, rules),)
+    template = next(t for kind, t in rules if isinstance(error, kind))
+    return _say(template, call=call, type=type(error).__name__, exception=error,
+                error=raised(error), **context)
+
+
+def _run_cases(exercise: Exercise, fn, context: dict):
+    cases = exercise.cases(**context) if callable(exercise.cases) else exercise.cases
+    for case in cases:
+        case = tuple(case)
+        call = exercise.call.format(*case)
+        want = exercise.reference(*case)
+        args, kwargs = exercise.arguments(*case) if exercise.arguments else (case, {})
+        try:
+            got = fn(*args, **kwargs)
+        except LearnerError as e:
+            return _raised_message(exercise, e.error, call, context)
+        why = exercise.judge(got, want, *case, call=call)
+        if why is not None:
+            return why
+    return None
+
+
+def _grade(exercise: Exercise, submitted, context: dict) -> Verdict:
+    fields = dict(context, argument=exercise.argument, type=type(submitted).__name__,
+                  value=submitted)
+    if submitted is None:
+        v = _say(exercise.none or exercise.wrong_type, **fields)
+    elif not KINDS[exercise.kind](submitted):
+        v = _say(exercise.wrong_type, **fields)
+    else:
+        if exercise.kind == "function":
+            submitted = learner_code(submitted)
+        try:
+            if exercise.labels is not None:
+                v = exercise.labels.grade(submitted, exercise.concept)
+            elif exercise.grader is not None:
+                v = exercise.grader(submitted, **context)
+            else:
+                v = _run_cases(exercise, submitted, context)
+        except LearnerError as e:
+            v = _raised_message(exercise, e.error, exercise.call, context)
+        if v is None:
+            return passed(exercise.passed(submitted, **context) if callable(exercise.passed)
+                          else exercise.passed)
+    if isinstance(v, str):
+        v = failed(v)
+    if not v.ok:
+        v.concept = v.concept or exercise.concept
+        v.answer = v.answer or exercise.answer_text(context)
+    return v
+
+
+def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
+    """Grade what the learner ``submitted`` for ``exercise`` (an :class:`Exercise`) and show
+    ``hint`` tiers (1: what is wrong, 2: the concept, 3: the answer).  ``options`` are the
+    check's own (a profile, a size), validated by the exercise's ``setup``."""
+    if not isinstance(exercise, Exercise):
+        from ...errors import InvalidType
+        raise InvalidType(f"exercise should be an Exercise, got {type(exercise).__name__}",
+                          argument="exercise", hint="check(nb01.TRANSITIONS, transitions)")
+    refusal = _hint_refusal(hint)
+    if refusal is not None:
+        return refusal
+    context = exercise.setup(**options) if exercise.setup is not None else dict(options)
+    v = _grade(exercise, submitted, context)
+    v.level = hint
+    return v
+
+
+# -- what the checks share ------------------------------------------------------------------------
+@contextlib.contextmanager
+def sim_sandbox(**options):
+    """Run a block on a fresh simulator and give the caller's backend back afterwards."""
+    import umkit
+    with umkit.using("sim", **options) as b:
+        yield b
+
+
+def load_profile(name: str):
+    """The sim profile ``name``: its parameters (SI units) and its cost model."""
+    from ...sim.costs import load_profile as load
+    return load(name)
+
+
+def profile_option(value) -> str:
+    """A check's ``profile=`` option: the name of a sim profile."""
+    from ... import validate as V
+    return V.string(value, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
+
+
+def integer_option(value, name: str, *, lo: int, hi: int, hint: str) -> int:
+    """A check's (or a helper's) whole-number option, within [lo, hi]."""
+    from ... import validate as V
+    return V.integer(value, name, lo=lo, hi=hi, hint=hint)
+
+
+def function_option(value, name: str):
+    """A helper's function argument: refused (InvalidType) unless callable."""
+    from ... import validate as V
+    return V.callback(value if value is not None else 0, name)
+
+
+def text_option(value, name: str, *, hint: str) -> str:
+    """A helper's non-empty text argument."""
+    from ... import validate as V
+    return V.text(value, name, hint=hint)
 
 
 # -- predictions ----------------------------------------------------------------------------------

@@ -5,15 +5,10 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from . import Verdict, failed, passed, tiered
+from . import (Exercise, Verdict, check, integer_option, load_profile, passed, profile_option,
+               tiered)
 
 MIB = 1 << 20
-
-
-def _profile(name: str):
-    from ...sim.costs import load_profile
-    return load_profile(name)
-
 
 #: the exercise's size: not the 64 MiB of the chart above it, so the chart doesn't give it away
 MIB_EXERCISE = 16
@@ -21,15 +16,26 @@ MIB_EXERCISE = 16
 
 def expected_prefetch_ms(profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> float:
     """What the model charges for one host->GPU prefetch of ``mib`` MiB on ``profile`` (ms)."""
-    from ... import validate as V
-    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
-    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
-    p = _profile(profile)
+    profile_option(profile)
+    mib = integer_option(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
+    p = load_profile(profile)
     return (p.prefetch_latency + mib * MIB / p.prefetch_h2d_bw) * 1e3
 
 
 def _close(x: float, y: float, rel: float = 0.005) -> bool:
     return math.isclose(x, y, rel_tol=rel)
+
+
+def _ms(x) -> float:
+    try:
+        return float(x)
+    except OverflowError:          # an int past float range (10**400)
+        return math.inf
+
+
+def _slip(ms: float, slips) -> str | None:
+    """Why ``ms`` is wrong, when it is one of the usual slips (value, why)."""
+    return next((why for value, why in slips if _close(ms, value)), None)
 
 
 CONCEPT = ("§3.2 as a formula: one prefetch costs a fixed per-call latency plus bytes / bandwidth, "
@@ -38,36 +44,16 @@ CONCEPT = ("§3.2 as a formula: one prefetch costs a fixed per-call latency plus
            "umkit/sim/costs.py is that paragraph written as code")
 
 
-@tiered
-def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> Verdict:
-    """Exercise 00: the model time (ms) of one ``hipMemPrefetchAsync`` of ``mib`` MiB from the
-    host to the GPU on ``profile``, computed from the profile's parameters (§3.2)."""
-    from ... import validate as V
-    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
-    mib = V.integer(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
-    p = _profile(profile)
+# -- one number: the time of one prefetch -----------------------------------------------------------
+def _time_setup(profile: str, mib: int) -> dict:
+    profile_option(profile)
+    mib = integer_option(mib, "mib", lo=1, hi=1 << 30, hint="MiB, e.g. mib=16")
+    return dict(profile=profile, mib=mib, p=load_profile(profile),
+                want=expected_prefetch_ms(profile, mib))
+
+
+def _time_slips(profile: str, mib: int, p, want: float) -> list[tuple[float, str]]:
     nbytes = mib * MIB
-    want = expected_prefetch_ms(profile, mib)
-    concept = CONCEPT
-    answer = (f"ms = (p.prefetch_latency + {mib} * 2**20 / p.prefetch_h2d_bw) * 1e3 = "
-              f"{want:.3f} ms")
-    if ms is None:
-        return failed(f"ms is None: compute the time of a {mib} MiB host->GPU prefetch on the "
-                      f"'{profile}' profile, in milliseconds", concept, answer)
-    if isinstance(ms, bool) or not isinstance(ms, Real):
-        return failed(f"ms should be a number of milliseconds, got {type(ms).__name__} {ms!r}",
-                      concept, answer)
-    try:
-        ms = float(ms)
-    except OverflowError:          # an int past float range (10**400)
-        ms = math.inf
-    if not math.isfinite(ms) or ms <= 0:
-        return failed(f"ms={ms!r}: a prefetch takes a positive, finite time", concept, answer)
-    if _close(ms, want):
-        return passed(f"{ms:.3f} ms: prefetch_latency ({p.prefetch_latency * 1e6:.1f} us) + "
-                      f"{mib} MiB / prefetch_h2d_bw ({p.prefetch_h2d_bw / 1e9:.2f} GB/s) = "
-                      f"{want:.3f} ms")
-    # the usual slips, each with what to fix
     slips = [
         (want / 1e3, "that is the time in seconds: multiply by 1000 for milliseconds"),
         (want * 1e3, "that looks like microseconds: divide by 1000 for milliseconds"),
@@ -91,11 +77,39 @@ def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERC
         slips.insert(0, (expected_prefetch_ms(profile, 64),
                          f"that is the 64 MiB bar of the chart above; the exercise asks for "
                          f"{mib} MiB, computed from the profile's parameters"))
-    for value, why in slips:
-        if _close(ms, value):
-            return failed(f"{ms:.3f} ms: {why}", concept, answer)
-    return failed(f"{ms:.3f} ms is not what the model charges (it is too "
-                  f"{'long' if ms > want else 'short'})", concept, answer)
+    return slips
+
+
+def _grade_time(ms, profile: str, mib: int, p, want: float) -> Verdict | str:
+    ms = _ms(ms)
+    if not math.isfinite(ms) or ms <= 0:
+        return f"ms={ms!r}: a prefetch takes a positive, finite time"
+    if _close(ms, want):
+        return passed(f"{ms:.3f} ms: prefetch_latency ({p.prefetch_latency * 1e6:.1f} us) + "
+                      f"{mib} MiB / prefetch_h2d_bw ({p.prefetch_h2d_bw / 1e9:.2f} GB/s) = "
+                      f"{want:.3f} ms")
+    why = _slip(ms, _time_slips(profile, mib, p, want))    # the usual slips, each with its fix
+    if why:
+        return f"{ms:.3f} ms: {why}"
+    return (f"{ms:.3f} ms is not what the model charges (it is too "
+            f"{'long' if ms > want else 'short'})")
+
+
+PREFETCH_TIME = Exercise(
+    name="nb00.prefetch_time", argument="ms", kind="number", concept=CONCEPT,
+    answer=lambda mib, want, **_: (f"ms = (p.prefetch_latency + {mib} * 2**20 / "
+                                   f"p.prefetch_h2d_bw) * 1e3 = {want:.3f} ms"),
+    none="{argument} is None: compute the time of a {mib} MiB host->GPU prefetch on the '{profile}' "
+         "profile, in milliseconds",
+    wrong_type="{argument} should be a number of milliseconds, got {type} {value!r}",
+    setup=_time_setup, grader=_grade_time)
+
+
+@tiered
+def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERCISE) -> Verdict:
+    """Exercise 00: the model time (ms) of one ``hipMemPrefetchAsync`` of ``mib`` MiB from the
+    host to the GPU on ``profile``, computed from the profile's parameters (§3.2)."""
+    return check(PREFETCH_TIME, ms, profile=profile, mib=mib)
 
 
 # -- the code exercise: the formula as a function, checked on several cards, sizes and directions ---
@@ -143,6 +157,46 @@ def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
     ]
 
 
+def _judge_model(got, want: float, name: str, mib: int, to_gpu: bool, call: str) -> str | None:
+    if isinstance(got, bool) or not isinstance(got, Real):
+        return f"{call} returned {got!r}; return a number of milliseconds"
+    got = _ms(got)
+    if not math.isfinite(got) or got <= 0:
+        return f"{call} returned {got!r}: a prefetch takes a positive, finite time"
+    if _close(got, want):
+        return None
+    why = _slip(got, _model_slips(load_profile(name), mib, to_gpu))
+    if why:
+        return f"{call} returned {got:.4g} ms: {why}"
+    return (f"{call} returned {got:.4g} ms, which is not what the model charges (too "
+            f"{'long' if got > want else 'short'})")
+
+
+def _model_passed(fn) -> str:
+    p = load_profile("mi250x-xnack1")
+    return (f"your formula is the model's on {len(MODEL_CASES)} cases, both directions: on "
+            f"the MI250X 16 MiB take {p.prefetch_cost(16 * MIB, True) * 1e3:.2f} ms to "
+            f"the GPU and {p.prefetch_cost(16 * MIB, False) * 1e3:.2f} ms back -- "
+            "latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)")
+
+
+PREFETCH_MODEL = Exercise(
+    name="nb00.prefetch_model", argument="prefetch_ms", kind="function", concept=CONCEPT,
+    answer=MODEL_ANSWER,
+    none="{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return "
+         "milliseconds",
+    wrong_type="{argument} should be a function (p, mib, to_gpu), got {type}",
+    cases=MODEL_CASES, call="prefetch_ms(<{0}>, {1}, to_gpu={2})",
+    arguments=lambda name, mib, to_gpu: ((_Params(load_profile(name)), mib), {"to_gpu": to_gpu}),
+    reference=lambda name, mib, to_gpu: load_profile(name).prefetch_cost(mib * MIB, to_gpu) * 1e3,
+    judge=_judge_model,
+    raised=((AttributeError, "{call} raised AttributeError: {exception} -- compute from the "
+                             "profile's parameters (prefetch_latency, prefetch_h2d_bw, "
+                             "prefetch_d2h_bw, ...), not with the model's own methods"),
+            (Exception, "{call} raised {type}: {exception}")),
+    passed=_model_passed)
+
+
 @tiered
 def check_prefetch_model(fn) -> Verdict:
     """Exercise 00 (code): ``fn(p, mib, to_gpu=True)`` returns the model time in milliseconds of
@@ -150,42 +204,4 @@ def check_prefetch_model(fn) -> Verdict:
     ``p.prefetch_latency`` in s, ``p.prefetch_h2d_bw`` / ``p.prefetch_d2h_bw`` in B/s), host->GPU
     when ``to_gpu`` else GPU->host.  Checked on :data:`MODEL_CASES` against the simulator's own
     cost model."""
-    def no(message: str) -> Verdict:
-        return failed(message, CONCEPT, MODEL_ANSWER)
-    if fn is None:
-        return no("prefetch_ms is None: write def prefetch_ms(p, mib, to_gpu=True): ... and "
-                  "return milliseconds")
-    if not callable(fn):
-        return no(f"prefetch_ms should be a function (p, mib, to_gpu), got {type(fn).__name__}")
-    for name, mib, to_gpu in MODEL_CASES:
-        prof = _profile(name)
-        call = f"prefetch_ms(<{name}>, {mib}, to_gpu={to_gpu})"
-        try:
-            got = fn(_Params(prof), mib, to_gpu=to_gpu)
-        except AttributeError as e:
-            return no(f"{call} raised AttributeError: {e} -- compute from the profile's "
-                      "parameters (prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), "
-                      "not with the model's own methods")
-        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-            return no(f"{call} raised {type(e).__name__}: {e}")
-        if isinstance(got, bool) or not isinstance(got, Real):
-            return no(f"{call} returned {got!r}; return a number of milliseconds")
-        try:
-            got = float(got)
-        except OverflowError:          # an int past float range
-            got = math.inf
-        if not math.isfinite(got) or got <= 0:
-            return no(f"{call} returned {got!r}: a prefetch takes a positive, finite time")
-        want = prof.prefetch_cost(mib * MIB, to_gpu) * 1e3
-        if _close(got, want):
-            continue
-        for value, why in _model_slips(prof, mib, to_gpu):
-            if _close(got, value):
-                return no(f"{call} returned {got:.4g} ms: {why}")
-        return no(f"{call} returned {got:.4g} ms, which is not what the model charges (too "
-                  f"{'long' if got > want else 'short'})")
-    p = _profile("mi250x-xnack1")
-    return passed(f"your formula is the model's on {len(MODEL_CASES)} cases, both directions: on "
-                  f"the MI250X 16 MiB take {p.prefetch_cost(16 * MIB, True) * 1e3:.2f} ms to "
-                  f"the GPU and {p.prefetch_cost(16 * MIB, False) * 1e3:.2f} ms back -- "
-                  "latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)")
+    return check(PREFETCH_MODEL, fn)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from . import Verdict, failed, passed, tiered
+from . import Exercise, Labels, Verdict, check, tiered
 
 #: the trace operations of the simulator, the layer(s) accepted for each, and why (the article's
 #: §1.1, checked against the ROCm sources).  The rule is one for all: a call that ends in a
@@ -46,54 +46,40 @@ _RULE = ("the rule (§1.1): a call that ends in a system call into the kernel dr
          "the trace cell and read each line's layer")
 
 
-def _layers_answer(ops=None) -> str:
-    return " | ".join(f"{op} is {LAYERS[op][0][0].upper()}: {LAYERS[op][1]}" for op in (ops or LAYERS))
-
-
-def _layers_no(message: str) -> Verdict:
-    return failed(message, _RULE, _layers_answer())
-
-
-@tiered
-def check_layers(answers) -> Verdict:
-    """Exercise 01a: ``answers`` maps each operation of :data:`LAYERS` to 'umd' or 'kmd'."""
-    if not isinstance(answers, dict):
-        return _layers_no(f"answers should be a dict like {{'malloc_managed': 'umd', ...}}, "
-                          f"got {type(answers).__name__}")
-    missing = [op for op in LAYERS if answers.get(op) is None]
-    unknown = sorted(set(answers) - set(LAYERS))
-    if unknown:
-        return _layers_no(f"unknown operations {unknown}: use the keys {list(LAYERS)}")
-    if len(missing) == len(LAYERS):
-        return _layers_no("every answer is still None: write 'umd' or 'kmd' for each operation")
-    bad = []
-    for op, (ok, reason) in LAYERS.items():
-        got = answers.get(op)
-        if got is None:
-            continue
-        norm = _ALIASES.get(str(got).strip().lower())
-        if norm is None:
-            return _layers_no(f"{op}: {got!r} is neither 'umd' nor 'kmd'")
-        if norm not in ok:
-            bad.append(op)
-    if bad:
-        # how many, and which one to reconsider first -- not the whole list: with two choices
-        # per item, a list of the wrong ones would be the answer
-        given = len(LAYERS) - len(missing)
-        return failed(f"{len(bad)} of your {given} answers are wrong; reconsider {bad[0]} first "
-                      "(find its line in the trace printed below the exercise, then ask what "
-                      "the call ends in)",
-                      _RULE, _layers_answer(bad))
-    if missing:
-        return _layers_no(f"right so far; still None: {missing}")
+def _layers_passed(answers: dict) -> str:
     note = ""
     if _ALIASES.get(str(answers["malloc_managed"]).strip().lower()) == "umd":
         note = (" One nuance: you put hipMallocManaged in the UMD, as the article does (no page "
                 "is created). On ROCm the call still ends in one KFD ioctl that registers the "
                 "range -- 'kmd' is the stricter answer: " + LAYERS["malloc_managed"][1] + ".")
-    return passed("all seven right: launches and queue writes stay in user space (UMD); "
-                  "everything that touches physical pages, page tables or the driver's range "
-                  "policy reaches the KMD." + note)
+    return ("all seven right: launches and queue writes stay in user space (UMD); "
+            "everything that touches physical pages, page tables or the driver's range "
+            "policy reaches the KMD." + note)
+
+
+LAYERS_EXERCISE = Exercise(
+    name="nb01.layers", argument="answers", kind="labels", concept=_RULE,
+    wrong_type="{argument} should be a dict like {{'malloc_managed': 'umd', ...}}, got {type}",
+    labels=Labels(
+        right={op: ok for op, (ok, _) in LAYERS.items()},
+        lines={op: f"{op} is {ok[0].upper()}: {why}" for op, (ok, why) in LAYERS.items()},
+        label=lambda v: _ALIASES.get(str(v).strip().lower()),
+        partial=True,
+        unknown="unknown operations {unknown}: use the keys {items}",
+        all_none="every answer is still None: write 'umd' or 'kmd' for each operation",
+        bad_label="{item}: {value!r} is neither 'umd' nor 'kmd'",
+        # how many, and which one to reconsider first -- not the whole list: with two choices
+        # per item, a list of the wrong ones would be the answer
+        wrong="{n} of your {given} answers are wrong; reconsider {first} first (find its line in "
+              "the trace printed below the exercise, then ask what the call ends in)",
+        missing="right so far; still None: {missing}"),
+    passed=_layers_passed)
+
+
+@tiered
+def check_layers(answers) -> Verdict:
+    """Exercise 01a: ``answers`` maps each operation of :data:`LAYERS` to 'umd' or 'kmd'."""
+    return check(LAYERS_EXERCISE, answers)
 
 
 TRIPS_CONCEPT = ("§3.2 and section 5 of the notebook: one trip into the kernel carries up to "
@@ -101,45 +87,46 @@ TRIPS_CONCEPT = ("§3.2 and section 5 of the notebook: one trip into the kernel 
                  "costs no trip")
 TRIPS_ANSWER = ("def transitions(n_faults, batch_max):\n"
                 "    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)")
+#: (n_faults, batch_max): the cases the function must get right
+TRIPS_CASES = ((16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
+               (1024, 256), (100, 7))
 
 
-def _trips_no(message: str) -> Verdict:
-    return failed(message, TRIPS_CONCEPT, TRIPS_ANSWER)
+def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
+    if isinstance(got, bool) or not isinstance(got, Real):
+        return f"{call} returned {got!r}; return a whole number"
+    if isinstance(got, Real) and not isinstance(got, Integral) and float(got) != int(got):
+        return (f"{call} returned {got!r}: a batch is either sent or not, so the count is a "
+                "whole number")
+    if int(got) == want:
+        return None
+    if n and int(got) == n // b:
+        hint = ("you rounded down: the last, partly filled batch still costs a trip into the "
+                "kernel")
+    elif n == 0:
+        hint = "no faults, no trip into the kernel"
+    elif int(got) == n:
+        hint = "that is one trip per fault: the driver batches up to batch_max faults"
+    elif int(got) == n * b:
+        hint = "multiply? a batch *holds* batch_max faults: divide"
+    else:
+        hint = "count the batches the driver sends"
+    return f"{call} returned {got}, expected {want}: {hint}"
+
+
+TRANSITIONS = Exercise(
+    name="nb01.transitions", argument="transitions", kind="function", concept=TRIPS_CONCEPT,
+    answer=TRIPS_ANSWER,
+    none="{argument} is None: write def transitions(n_faults, batch_max): ...",
+    wrong_type="{argument} should be a function, got {type}",
+    cases=TRIPS_CASES, call="transitions({0}, {1})", reference=lambda n, b: -(-n // b),
+    judge=_judge_trips,
+    passed=(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
+            "trips into the kernel in batches of 256, but 16384 trips one by one"))
 
 
 @tiered
 def check_transitions(fn) -> Verdict:
     """Exercise 01b: ``fn(n_faults, batch_max)`` returns how many times the driver has to enter
     the kernel to service ``n_faults`` GPU faults in batches of at most ``batch_max``."""
-    if fn is None:
-        return _trips_no("transitions is None: write def transitions(n_faults, batch_max): ...")
-    if not callable(fn):
-        return _trips_no(f"transitions should be a function, got {type(fn).__name__}")
-    cases = [(16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
-             (1024, 256), (100, 7)]
-    for n, b in cases:
-        want = -(-n // b)
-        try:
-            got = fn(n, b)
-        except Exception as e:  # noqa: BLE001 - report the learner's error as the verdict
-            return _trips_no(f"transitions({n}, {b}) raised {type(e).__name__}: {e}")
-        if isinstance(got, bool) or not isinstance(got, Real):
-            return _trips_no(f"transitions({n}, {b}) returned {got!r}; return a whole number")
-        if isinstance(got, Real) and not isinstance(got, Integral) and float(got) != int(got):
-            return _trips_no(f"transitions({n}, {b}) returned {got!r}: a batch is either sent or "
-                             "not, so the count is a whole number")
-        if int(got) != want:
-            if n and int(got) == n // b:
-                hint = ("you rounded down: the last, partly filled batch still costs a trip "
-                        "into the kernel")
-            elif n == 0:
-                hint = "no faults, no trip into the kernel"
-            elif int(got) == n:
-                hint = "that is one trip per fault: the driver batches up to batch_max faults"
-            elif int(got) == n * b:
-                hint = "multiply? a batch *holds* batch_max faults: divide"
-            else:
-                hint = "count the batches the driver sends"
-            return _trips_no(f"transitions({n}, {b}) returned {got}, expected {want}: {hint}")
-    return passed(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
-                  "trips into the kernel in batches of 256, but 16384 trips one by one")
+    return check(TRANSITIONS, fn)

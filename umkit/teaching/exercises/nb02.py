@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Verdict, raised, failed, passed, tiered
+import umkit
+
+from . import Exercise, Labels, Verdict, check, passed, sim_sandbox, tiered
 
 #: buffer -> (the allocator the article recommends, why)
 BUFFERS = {
@@ -46,52 +48,35 @@ _QUESTION = {
 }
 
 
-def _alloc_answer(keys=None) -> str:
-    return " | ".join(f"{k} -> {BUFFERS[k][0]}: {BUFFERS[k][1]}" for k in (keys or BUFFERS))
-
-
-def _alloc_no(message: str) -> Verdict:
-    return failed(message, _CONCEPT, _alloc_answer())
+ALLOCATORS = Exercise(
+    name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
+    wrong_type="{argument} should be a dict like {{'weights': 'device', ...}}, got {type}",
+    labels=Labels(
+        right={k: {want} for k, (want, _) in BUFFERS.items()},
+        lines={k: f"{k} -> {want}: {why}" for k, (want, why) in BUFFERS.items()},
+        label=lambda v: _ALIASES.get(str(v).strip().lower().replace(" ", "")),
+        partial=True,
+        unknown="unknown buffers {unknown}: use the keys {items}",
+        all_none="every choice is still None: write 'device', 'managed', 'pinned' or "
+                 "'pageable' for each buffer",
+        bad_label="{item}: {value!r} is not an allocator; use 'device', 'managed', 'pinned' or "
+                  "'pageable'",
+        # how many, and which to rethink first -- not the list of wrong ones, which two tries
+        # would turn into the answer
+        wrong="{n} of your {given} choices to rethink; start with {first}",
+        questions=_QUESTION, nudge="{concept}. For {first}: {question}",
+        missing="right so far; still None: {missing}"),
+    passed="mix allocators by each buffer's access owner and lifetime (§7)"
+           + ("" if all(w == "managed" for w, _ in BUFFERS.values()) else
+              ": hot and latency-critical data in device memory, low-frequency data managed, "
+              "small CPU-heavy data pinned, CPU-only data in plain pageable memory"))
 
 
 @tiered
 def check_allocators(choice) -> Verdict:
     """Exercise 02: ``choice`` maps each buffer of :data:`BUFFERS` to 'device' (hipMalloc),
     'managed' (hipMallocManaged), 'pinned' (hipHostMalloc) or 'pageable' (malloc)."""
-    if not isinstance(choice, dict):
-        return _alloc_no(f"choice should be a dict like {{'weights': 'device', ...}}, got "
-                         f"{type(choice).__name__}")
-    unknown = sorted(set(choice) - set(BUFFERS))
-    if unknown:
-        return _alloc_no(f"unknown buffers {unknown}: use the keys {list(BUFFERS)}")
-    missing = [k for k in BUFFERS if choice.get(k) is None]
-    if len(missing) == len(BUFFERS):
-        return _alloc_no("every choice is still None: write 'device', 'managed', 'pinned' or "
-                         "'pageable' for each buffer")
-    bad = []
-    for k, (want, why) in BUFFERS.items():
-        got = choice.get(k)
-        if got is None:
-            continue
-        norm = _ALIASES.get(str(got).strip().lower().replace(" ", ""))
-        if norm is None:
-            return _alloc_no(f"{k}: {got!r} is not an allocator; use 'device', 'managed', "
-                             "'pinned' or 'pageable'")
-        if norm != want:
-            bad.append(k)
-    if bad:
-        # how many, and which to rethink first -- not the list of wrong ones, which two tries
-        # would turn into the answer
-        given = len(BUFFERS) - len(missing)
-        return failed(f"{len(bad)} of your {given} choices to rethink; start with {bad[0]}",
-                      f"{_CONCEPT}. For {bad[0]}: {_QUESTION[bad[0]]}", _alloc_answer(bad))
-    if missing:
-        return _alloc_no(f"right so far; still None: {missing}")
-    all_managed = all(w == "managed" for w, _ in BUFFERS.values())
-    return passed("mix allocators by each buffer's access owner and lifetime (§7)"
-                  + ("" if all_managed else ": hot and latency-critical data in device memory, "
-                     "low-frequency data managed, small CPU-heavy data pinned, CPU-only data in "
-                     "plain pageable memory"))
+    return check(ALLOCATORS, choice)
 
 
 # -- exercise 2 (write code): load data the GPU will read again and again ---------------------------
@@ -103,14 +88,9 @@ LOAD_BUDGET_MS = 10.0    # model time for load() + the reads, on LOAD_PROFILE
 
 def _load_run(fn, data):
     """Run ``fn(data)`` and LOAD_READS GPU reads on a private simulator of LOAD_PROFILE."""
-    import umkit
-    from .nb05 import sim_sandbox
     with sim_sandbox(profile=LOAD_PROFILE):
         t0 = umkit.now()
-        try:
-            a = fn(data)
-        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-            return None, f"load(data) raised {raised(e)}", None
+        a = fn(data)
         if not isinstance(a, umkit.Array):
             return None, (f"load(data) returned {type(a).__name__}; return the umkit array the GPU "
                           "will read (umkit.device_array / managed / pinned)"), None
@@ -135,28 +115,15 @@ LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.siz
                "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")
 
 
-def _load_no(message: str) -> Verdict:
-    return failed(message, LOAD_CONCEPT, LOAD_ANSWER)
-
-
-@tiered
-def check_load(fn) -> Verdict:
-    """Exercise 02b: ``fn(data)`` gets a NumPy float32 array of LOAD_MIB MiB and returns a umkit
-    array holding the same values, which a GPU kernel then reads LOAD_READS times.  Passes when the
-    values arrive intact and load + reads take at most LOAD_BUDGET_MS of model time on the
-    LOAD_PROFILE (AMD MI250X, XNACK on)."""
-    if fn is None:
-        return _load_no("load is None: write def load(data): ... and return a umkit array")
-    if not callable(fn):
-        return _load_no(f"load should be a function of the data, got {type(fn).__name__}")
+def _grade_load(fn) -> Verdict | str:
     data = (np.arange((LOAD_MIB << 20) // 4) % 1000).astype(np.float32)
     res, err, back = _load_run(fn, data)
     if err:
-        return _load_no(err)
+        return err
     ms, kind, c = res
     if back.shape != data.shape or not np.array_equal(back.ravel(), data):
-        return _load_no("the array the GPU read does not hold the data: all of `data` must arrive "
-                        "in the array you return")
+        return ("the array the GPU read does not hold the data: all of `data` must arrive "
+                "in the array you return")
     if ms <= LOAD_BUDGET_MS:
         return passed(f"{ms:.2f} ms of model time on {LOAD_PROFILE} (budget {LOAD_BUDGET_MS:g} ms) "
                       f"with '{kind}' memory: one explicit copy at hipMemcpy speed, then every "
@@ -168,4 +135,20 @@ def check_load(fn) -> Verdict:
                      f"{c.get('remote_bytes', 0) >> 20} MiB read over the link, "
                      f"{c.get('gpu_faults', 0)} GPU faults")
     parts.append(")")
-    return _load_no("".join(parts))
+    return "".join(parts)
+
+
+LOAD = Exercise(
+    name="nb02.load", argument="load", kind="function", concept=LOAD_CONCEPT, answer=LOAD_ANSWER,
+    none="{argument} is None: write def load(data): ... and return a umkit array",
+    wrong_type="{argument} should be a function of the data, got {type}",
+    call="load(data)", raised="{call} raised {error}", grader=_grade_load)
+
+
+@tiered
+def check_load(fn) -> Verdict:
+    """Exercise 02b: ``fn(data)`` gets a NumPy float32 array of LOAD_MIB MiB and returns a umkit
+    array holding the same values, which a GPU kernel then reads LOAD_READS times.  Passes when the
+    values arrive intact and load + reads take at most LOAD_BUDGET_MS of model time on the
+    LOAD_PROFILE (AMD MI250X, XNACK on)."""
+    return check(LOAD, fn)

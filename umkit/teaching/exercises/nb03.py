@@ -1,13 +1,11 @@
 """Checks for notebook 03 (migration, prefetch, advice): advice first, then prefetch."""
 from __future__ import annotations
 
-from . import Verdict, failed, passed, tiered
+import umkit
+
+from . import Exercise, Verdict, check, passed, tiered
 
 N = (8 << 20) // 4          # 8 MiB of float32: small, quick on every backend
-
-
-def _delta(before: dict, after: dict) -> dict:
-    return {k: after.get(k, 0) - before.get(k, 0) for k in after}
 
 
 CONCEPT = ("§3.2 and section 4 of the notebook: which advice lets a processor read the "
@@ -22,28 +20,12 @@ ANSWER = ("def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n"
           "passes: nothing moves, the GPU reads across the link)")
 
 
-def _no(message: str) -> Verdict:
-    return failed(message, CONCEPT, ANSWER)
-
-
-@tiered
-def check_prepare(fn) -> Verdict:
-    """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
-    afterwards the GPU reads all of it and then the CPU reads all of it -- again and again --
-    with no page faults on either side and no page moving back and forth."""
-    import umkit
-    if fn is None:
-        return _no("prepare is None: write def prepare(a): ... (advice and/or prefetch)")
-    if not callable(fn):
-        return _no(f"prepare should be a function of one array, got {type(fn).__name__}")
+def _grade_prepare(fn) -> Verdict | str:
     a = umkit.managed(N)
     try:
         a.host[:] = 1.0
         umkit.synchronize()
-        try:
-            fn(a)
-        except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-            return _no(f"prepare(a) raised {type(e).__name__}: {e}")
+        fn(a)
         umkit.synchronize()
         attrs = a.attributes()
         c0 = umkit.counters()
@@ -53,7 +35,7 @@ def check_prepare(fn) -> Verdict:
             umkit.synchronize()
             sink.free()
             total += float(a.host[::1024].sum())
-        c = _delta(c0, umkit.counters())
+        c = umkit.workloads.counter_delta(c0, umkit.counters(), keep_zeros=True)
     finally:
         a.free()
     rm = attrs.get("read_mostly")
@@ -66,10 +48,10 @@ def check_prepare(fn) -> Verdict:
             return passed("read_mostly + prefetch to the GPU: each side keeps its own copy "
                           "(faults not counted on a real GPU; run on sim to see them)")
         if not on_gpu:
-            return _no("the range was never prefetched to the GPU (attributes: "
-                       f"last_prefetch_location={last}): inhale before the GPU reads")
-        return _no("the pages are on the GPU, but no advice lets the CPU read them without "
-                   "pulling them back: each CPU read will migrate them again")
+            return ("the range was never prefetched to the GPU (attributes: "
+                    f"last_prefetch_location={last}): inhale before the GPU reads")
+        return ("the pages are on the GPU, but no advice lets the CPU read them without "
+                "pulling them back: each CPU read will migrate them again")
     gf, cf = c.get("gpu_faults", 0), c.get("cpu_faults", 0)
     moved = c.get("bytes_h2d", 0) + c.get("bytes_d2h", 0)
     if gf == 0 and cf == 0 and moved == 0:
@@ -103,4 +85,19 @@ def check_prepare(fn) -> Verdict:
         parts.append(f"{moved} B still moved between CPU and GPU")
     if pref is not None and not rm and not cpu_mapped:
         parts.append(f"(preferred_location={pref} alone still migrates on access)")
-    return _no("; ".join(parts))
+    return "; ".join(parts)
+
+
+PREPARE = Exercise(
+    name="nb03.prepare", argument="prepare", kind="function", concept=CONCEPT, answer=ANSWER,
+    none="{argument} is None: write def prepare(a): ... (advice and/or prefetch)",
+    wrong_type="{argument} should be a function of one array, got {type}",
+    call="prepare(a)", grader=_grade_prepare)
+
+
+@tiered
+def check_prepare(fn) -> Verdict:
+    """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
+    afterwards the GPU reads all of it and then the CPU reads all of it -- again and again --
+    with no page faults on either side and no page moving back and forth."""
+    return check(PREPARE, fn)

@@ -5,7 +5,9 @@ import math
 import warnings
 from numbers import Real
 
-from . import Verdict, failed, passed, tiered
+import umkit
+
+from . import Exercise, Verdict, check, passed, tiered
 
 N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
 BUSY = (64 << 20) // 4      # someone else's work on another stream: 64 MiB of demand paging
@@ -22,20 +24,7 @@ ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
           ".synchronize() before the sum)")
 
 
-def _no(message: str) -> Verdict:
-    return failed(message, CONCEPT, ANSWER)
-
-
-@tiered
-def check_step(fn) -> Verdict:
-    """Exercise 04: ``fn(a, stream)`` adds 1 to every element of ``a`` on the GPU, on ``stream``
-    (``umkit.increment(a, stream=stream)``), and returns the CPU's sum of ``a`` afterwards --
-    correctly, and without waiting for work queued on *other* streams."""
-    import umkit
-    if fn is None:
-        return _no("step is None: write def step(a, stream): ... and return the CPU's sum")
-    if not callable(fn):
-        return _no(f"step should be a function (a, stream) -> float, got {type(fn).__name__}")
+def _grade_step(fn) -> Verdict | str:
     a, busy = umkit.managed(N), umkit.managed(BUSY)
     try:
         a.host[:] = 1.0
@@ -48,12 +37,7 @@ def check_step(fn) -> Verdict:
         t0 = umkit.now()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            try:
-                got = fn(a, mine)
-            except umkit.RaceDetected as e:
-                return _no(f"the CPU touched the array while the kernel was running: {e}")
-            except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-                return _no(f"step(a, stream) raised {type(e).__name__}: {e}")
+            got = fn(a, mine)
         t1 = umkit.now()
         mine_done = umkit.Event().record(mine)      # when the work queued on `stream` ends
         races = [w for w in caught if isinstance(w.message, umkit.RaceWarning)]
@@ -66,40 +50,59 @@ def check_step(fn) -> Verdict:
         busy.free()
     want = 2.0 * N
     if got is None:
-        return _no("step returned None: return the CPU's sum of a, e.g. float(a.host.sum())")
+        return "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())"
     if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
-        return _no(f"step returned {got!r}; return a number (the sum)")
+        return f"step returned {got!r}; return a number (the sum)"
     try:
         got = float(got)
     except (TypeError, ValueError, OverflowError):
-        return _no(f"step returned {got!r}; return a number (the sum)")
+        return f"step returned {got!r}; return a number (the sum)"
     flagged = c1.get("race_flags", 0) - c0.get("race_flags", 0) if c1 else 0
     if races or flagged:
-        return _no("the CPU read a while the kernel could still be writing it (a race, "
-                   "§3.3) -- on a real card that is a wrong sum with no error (§5.1): nothing "
-                   "waited for the kernel before the CPU's sum")
+        return ("the CPU read a while the kernel could still be writing it (a race, §3.3) -- on "
+                "a real card that is a wrong sum with no error (§5.1): nothing waited for the "
+                "kernel before the CPU's sum")
     if c1 and mine_end is not None and t1 < mine_end:
-        return _no("the sum came back before the kernel on `stream` had finished: nothing "
-                   "waited for your stream. (A GPU reduction such as float(a.device.sum()) "
-                   "runs on the default stream, not on yours: on a real card it waits either "
-                   "for every stream, like hipDeviceSynchronize, or for none.)")
+        return ("the sum came back before the kernel on `stream` had finished: nothing waited "
+                "for your stream. (A GPU reduction such as float(a.device.sum()) runs on the "
+                "default stream, not on yours: on a real card it waits either for every "
+                "stream, like hipDeviceSynchronize, or for none.)")
     if not math.isclose(got, want, rel_tol=1e-6):
         if math.isclose(got, N, rel_tol=1e-6):
-            return _no(f"sum {got:.0f} = the array before the kernel: the CPU read too early, "
-                       "or the kernel never ran on a -- call umkit.increment(a, stream=stream) "
-                       "and wait for it")
-        return _no(f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
-                   "(umkit.increment(a, stream=stream)) and return the sum")
+            return (f"sum {got:.0f} = the array before the kernel: the CPU read too early, or "
+                    "the kernel never ran on a -- call umkit.increment(a, stream=stream) and "
+                    "wait for it")
+        return (f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
+                "(umkit.increment(a, stream=stream)) and return the sum")
     if c1 and other_end is not None and t1 >= other_end:
         waited = (t1 - t0) * 1e3
-        return _no(f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
-                   "*other* stream's long job was done too: that is hipDeviceSynchronize, "
-                   "which blocks on everything; your sum needed only your own kernel")
+        return (f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
+                "*other* stream's long job was done too: that is hipDeviceSynchronize, which "
+                "blocks on everything; your sum needed only your own kernel")
     if not c1:
         return passed(f"sum {got:.0f} (on a real GPU the check can't see what you waited for; "
                       "run it on sim to check that too)")
     return passed(f"sum {got:.0f}, and the host waited {(t1 - t0) * 1e3:.3f} ms (model time): "
                   "only for your stream, not for the other stream's job")
+
+
+STEP = Exercise(
+    name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=ANSWER,
+    none="{argument} is None: write def step(a, stream): ... and return the CPU's sum",
+    wrong_type="{argument} should be a function (a, stream) -> float, got {type}",
+    call="step(a, stream)",
+    raised=((umkit.RaceDetected, "the CPU touched the array while the kernel was running: "
+                                 "{exception}"),
+            (Exception, "{call} raised {type}: {exception}")),
+    grader=_grade_step)
+
+
+@tiered
+def check_step(fn) -> Verdict:
+    """Exercise 04: ``fn(a, stream)`` adds 1 to every element of ``a`` on the GPU, on ``stream``
+    (``umkit.increment(a, stream=stream)``), and returns the CPU's sum of ``a`` afterwards --
+    correctly, and without waiting for work queued on *other* streams."""
+    return check(STEP, fn)
 
 
 def _event_time(ev):

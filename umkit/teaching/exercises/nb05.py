@@ -6,11 +6,12 @@ using is restored afterwards.
 """
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-from . import Verdict, close_to, raised, failed, passed, tiered
+import umkit
+
+from . import (Exercise, Verdict, check, close_to, failed, passed, profile_option, raised,
+               sim_sandbox, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -18,14 +19,6 @@ EVERY = 10
 FLAT_MAX_OVER_MEDIAN = 3.0      # the memory ECG's rule (umkit.ecg.SPIKY) ...
 SPIKE_MS = 1.0                  # ... and a spike at least this long (umkit.ecg.SPIKE_MS)
 SLOW_FACTOR = 4.0               # the fix may cost at most this much over all-device memory
-
-
-@contextlib.contextmanager
-def sim_sandbox(**options):
-    """Run a block on a fresh simulator and give the caller's backend back afterwards."""
-    import umkit
-    with umkit.using("sim", **options) as b:
-        yield b
 
 
 def _spiky(ms) -> tuple[bool, int, float, float]:
@@ -51,25 +44,15 @@ _FIX_ANSWER = ("workloads.Strategy('split', memory='mixed', prefetch='gpu', advi
                "the batch managed and prefetched")
 
 
-@tiered
-def check_pingpong_fix(strategy) -> Verdict:
-    """``strategy``: a ``umkit.workloads.Strategy`` (or a strategy name) that removes the spikes of
-    ``run('managed', Pattern('cpu_stats', every=10))`` while keeping some data managed."""
-    from ... import workloads
-    from ...errors import UmkitError
-    if strategy is None:
-        return failed("my_fix is still None. Build a Strategy, e.g. "
-                      "umkit.workloads.Strategy('my fix', memory=..., prefetch=..., advice=...), "
-                      f"or name one of {list(workloads.STRATEGIES)}.", _FIX_CONCEPT, _FIX_ANSWER)
+def _grade_fix(strategy) -> Verdict | str:
+    workloads = umkit.workloads
     try:
         s = workloads.strategy(strategy)
-    except UmkitError as e:
-        return failed(f"that is not a strategy: {raised(e)}", _FIX_CONCEPT,
-                      _FIX_ANSWER)
+    except umkit.UmkitError as e:
+        return f"that is not a strategy: {raised(e)}"
     if s.memory == "device":
-        return failed("all-device memory does remove the ping-pong, but then the CPU can't touch "
-                      "any buffer without an explicit copy: keep some data managed.",
-                      _FIX_CONCEPT, _FIX_ANSWER)
+        return ("all-device memory does remove the ping-pong, but then the CPU can't touch any "
+                "buffer without an explicit copy: keep some data managed.")
     with sim_sandbox(compute=False):
         r = workloads.run(s, workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
         ref = workloads.run("device", workloads.Pattern("cpu_stats", EVERY), STEPS, NBYTES)
@@ -77,11 +60,11 @@ def check_pingpong_fix(strategy) -> Verdict:
     if spiky:
         c = r.steps[k].counters
         moved = c.get("bytes_d2h", 0) + c.get("bytes_h2d", 0)
-        return failed(f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
-                      f"({peak / med:.0f}x). On that step {moved >> 20} MiB moved "
-                      f"(cpu_faults={c.get('cpu_faults', 0)}, gpu_faults={c.get('gpu_faults', 0)}): "
-                      "the CPU statistic still pulls the parameters' pages back to the host and the "
-                      "next kernel faults them in again.", _FIX_CONCEPT, _FIX_ANSWER)
+        return (f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
+                f"({peak / med:.0f}x). On that step {moved >> 20} MiB moved "
+                f"(cpu_faults={c.get('cpu_faults', 0)}, gpu_faults={c.get('gpu_faults', 0)}): "
+                "the CPU statistic still pulls the parameters' pages back to the host and the "
+                "next kernel faults them in again.")
     total, ref_total = sum(r.step_ms), sum(ref.step_ms)
     if total > SLOW_FACTOR * ref_total:
         remote = r.counters.get("remote_bytes", 0)
@@ -92,8 +75,8 @@ def check_pingpong_fix(strategy) -> Verdict:
                if remote else
                " Every step moves pages back to the host (prefetch 'gpu+back') and the next step "
                "brings them in again." if s.prefetch == "gpu+back" else "")
-        return failed(f"flat, but slow: {STEPS} steps take {total:.2f} ms, {total / ref_total:.1f}x "
-                      f"all-device memory ({ref_total:.2f} ms).{why}", _FIX_CONCEPT, _FIX_ANSWER)
+        return (f"flat, but slow: {STEPS} steps take {total:.2f} ms, {total / ref_total:.1f}x "
+                f"all-device memory ({ref_total:.2f} ms).{why}")
     note = ""
     if s.memory == "managed" and s.advice != "none":
         note = (" One caveat: the CPU's touch of GPU-resident pages migrates them back whatever the "
@@ -103,6 +86,22 @@ def check_pingpong_fix(strategy) -> Verdict:
                   f"all-device memory); after the warm-up step the worst step is {peak:.2f} ms "
                   f"against a median of {med:.3f} ms, no spike. "
                   f"'{s.name}' = memory {s.memory}, prefetch {s.prefetch}, advice {s.advice}.{note}")
+
+
+PINGPONG_FIX = Exercise(
+    name="nb05.pingpong_fix", argument="my_fix", kind="choice", concept=_FIX_CONCEPT,
+    answer=_FIX_ANSWER,
+    none=lambda **_: ("my_fix is still None. Build a Strategy, e.g. "
+                      "umkit.workloads.Strategy('my fix', memory=..., prefetch=..., advice=...), "
+                      f"or name one of {list(umkit.workloads.STRATEGIES)}."),
+    grader=_grade_fix)
+
+
+@tiered
+def check_pingpong_fix(strategy) -> Verdict:
+    """``strategy``: a ``umkit.workloads.Strategy`` (or a strategy name) that removes the spikes of
+    ``run('managed', Pattern('cpu_stats', every=10))`` while keeping some data managed."""
+    return check(PINGPONG_FIX, strategy)
 
 
 # -- exercise 2: sharing memory between processes -----------------------------------------------------
@@ -138,23 +137,16 @@ def _ipc_answer() -> str:
             + "; ".join(f"{k}: {_IPC_WHY[k]}" for k in sorted(set(IPC_OPTIONS) - _IPC_RIGHT)))
 
 
-@tiered
-def check_ipc(answer) -> Verdict:
-    """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
-    if answer is None:
-        return failed("ipc_answer is still None: give the set of letters that work, e.g. {'x', 'y'} "
-                      "(read nb05.IPC_OPTIONS).", IPC_CONCEPT, _ipc_answer())
+def _grade_ipc(answer) -> Verdict | str:
     if isinstance(answer, str):
         answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
     try:
         got = {str(x).strip().lower() for x in answer}
     except Exception:  # noqa: BLE001 - the learner's object: grade it, don't crash
-        return failed(f"give a set of letters such as {{'a'}}, not {answer!r}", IPC_CONCEPT,
-                      _ipc_answer())
+        return f"give a set of letters such as {{'a'}}, not {answer!r}"
     unknown = got - set(IPC_OPTIONS)
     if unknown:
-        return failed(f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}",
-                      IPC_CONCEPT, _ipc_answer())
+        return f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}"
     wrong = sorted(got - _IPC_RIGHT)
     missing = sorted(_IPC_RIGHT - got)
     if wrong or missing:
@@ -170,8 +162,22 @@ def check_ipc(answer) -> Verdict:
                  "address?" if wrong else "which other route between two processes does the "
                  "article name?")
         concept = IPC_CONCEPT + (f". About '{wrong[0]}': {_IPC_WHY[wrong[0]]}" if wrong else "")
-        return failed(", ".join(parts) + "; " + first, concept, _ipc_answer())
+        return failed(", ".join(parts) + "; " + first, concept)
     return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
+
+
+IPC = Exercise(
+    name="nb05.ipc", argument="ipc_answer", kind="choice", concept=IPC_CONCEPT,
+    answer=_ipc_answer(),
+    none="{argument} is still None: give the set of letters that work, e.g. {{'x', 'y'}} "
+         "(read nb05.IPC_OPTIONS).",
+    grader=_grade_ipc)
+
+
+@tiered
+def check_ipc(answer) -> Verdict:
+    """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
+    return check(IPC, answer)
 
 
 # -- exercise 3 (write code): the CPU's statistic, without the ping-pong --------------------------------
@@ -189,8 +195,56 @@ STAT_ANSWER = ("def statistic(params):\n"
                "scalar crosses the link")
 
 
-def _stat_no(message: str) -> Verdict:
-    return failed(message, STAT_CONCEPT, STAT_ANSWER)
+def _grade_statistic(fn, profile: str) -> Verdict | str:
+    n = (STAT_MIB << 20) // 4
+    ms, wrong, moved = [], [], 0
+    with sim_sandbox(profile=profile):
+        params = umkit.managed(n)
+        try:
+            s = umkit.Stream()
+            umkit.fill(params, 0.5, stream=s)
+            s.synchronize()
+            for step in range(STAT_STEPS):
+                c0 = umkit.counters()
+                t0 = umkit.now()
+                umkit.increment(params, stream=s)       # the GPU's update: forward + backward
+                s.synchronize()
+                if step % STAT_EVERY == STAT_EVERY - 1:
+                    got = fn(params)
+                    want = 0.5 + step + 1                 # every element got +1 per step
+                    try:
+                        if not close_to(float(got), want):
+                            wrong.append((step, got, want))
+                    except (TypeError, ValueError, OverflowError):
+                        return f"statistic(params) returned {got!r}; return a float"
+                umkit.synchronize()
+                ms.append((umkit.now() - t0) * 1e3)
+                c1 = umkit.counters()
+                moved += (c1.get("bytes_d2h", 0) - c0.get("bytes_d2h", 0))
+        finally:
+            params.free()
+    if wrong:
+        step, got, want = wrong[0]
+        return (f"at step {step} your statistic returned {got!r}, the mean of the sample is "
+                f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
+                "and average it")
+    spiky, k, peak, med = _spiky(ms)
+    if spiky:
+        return (f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
+                f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
+                "the host over the run")
+    return passed(f"right values and a flat curve on {profile}: worst step {peak:.3f} ms against "
+                  f"a median of {med:.3f} ms; {moved >> 20} MiB went to the host. The statistic ran "
+                  "where the data lives, and only a number crossed the link.")
+
+
+STATISTIC = Exercise(
+    name="nb05.statistic", argument="statistic", kind="function", concept=STAT_CONCEPT,
+    answer=STAT_ANSWER,
+    none="{argument} is None: write def statistic(params): ... and return a float",
+    wrong_type="{argument} should be a function of the array, got {type}",
+    call="statistic(params)", raised="{call} raised {error}",
+    setup=lambda profile: dict(profile=profile_option(profile)), grader=_grade_statistic)
 
 
 @tiered
@@ -200,54 +254,4 @@ def check_statistic(fn, profile: str = "mi250x-xnack1") -> Verdict:
     runs STAT_STEPS steps on a private simulator of ``profile``, calls ``fn`` every STAT_EVERY-th
     step, and passes when every value is right and the memory ECG's rule finds the step-time
     curve flat (no spike: max/median <= 3, or the worst step less than 1 ms above the median)."""
-    import umkit
-
-    from ... import validate as V
-    V.string(profile, "profile", hint="a sim profile name, e.g. 'mi250x-xnack1'")
-    if fn is None:
-        return _stat_no("statistic is None: write def statistic(params): ... and return a float")
-    if not callable(fn):
-        return _stat_no(f"statistic should be a function of the array, got {type(fn).__name__}")
-    n = (STAT_MIB << 20) // 4
-    ms, wrong, moved = [], [], 0
-    with sim_sandbox(profile=profile):
-        params = umkit.managed(n)
-        s = umkit.Stream()
-        umkit.fill(params, 0.5, stream=s)
-        s.synchronize()
-        for step in range(STAT_STEPS):
-            c0 = umkit.counters()
-            t0 = umkit.now()
-            umkit.increment(params, stream=s)           # the GPU's update: forward + backward
-            s.synchronize()
-            if step % STAT_EVERY == STAT_EVERY - 1:
-                try:
-                    got = fn(params)
-                except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-                    params.free()
-                    return _stat_no(f"statistic(params) raised {raised(e)}")
-                want = 0.5 + step + 1                     # every element got +1 per step
-                try:
-                    if not close_to(float(got), want):
-                        wrong.append((step, got, want))
-                except (TypeError, ValueError, OverflowError):
-                    params.free()
-                    return _stat_no(f"statistic(params) returned {got!r}; return a float")
-            umkit.synchronize()
-            ms.append((umkit.now() - t0) * 1e3)
-            c1 = umkit.counters()
-            moved += (c1.get("bytes_d2h", 0) - c0.get("bytes_d2h", 0))
-        params.free()
-    if wrong:
-        step, got, want = wrong[0]
-        return _stat_no(f"at step {step} your statistic returned {got!r}, the mean of the sample is "
-                        f"{want:g}: sample one float every 64 KiB (a stride of {STAT_STRIDE} floats) "
-                        "and average it")
-    spiky, k, peak, med = _spiky(ms)
-    if spiky:
-        return _stat_no(f"right values, but the curve is spiky: step {k} takes {peak:.2f} ms against "
-                        f"a median of {med:.3f} ms ({peak / med:.0f}x); {moved >> 20} MiB went to "
-                        "the host over the run")
-    return passed(f"right values and a flat curve on {profile}: worst step {peak:.3f} ms against "
-                  f"a median of {med:.3f} ms; {moved >> 20} MiB went to the host. The statistic ran "
-                  "where the data lives, and only a number crossed the link.")
+    return check(STATISTIC, fn, profile=profile)

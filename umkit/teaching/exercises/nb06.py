@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import warnings
 
-from . import Verdict, close_to, raised, failed, passed, tiered
-from .nb05 import sim_sandbox
+import umkit
+
+from . import Exercise, Verdict, check, close_to, passed, sim_sandbox, tiered
 
 N = 1 << 16          # small, so the check is quick; your function must work for any n
 EPOCHS = 3
@@ -27,8 +28,54 @@ ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "(or read out with umkit.read_back(out), which copies without migrating)")
 
 
-def _no(message: str) -> Verdict:
-    return failed(message, CONCEPT, ANSWER)
+def _grade_epoch_loop(fn) -> Verdict | str:
+    with sim_sandbox() as b, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sums = fn(N, EPOCHS)
+        c = umkit.counters()
+        left = [a for a in b.allocations() if a.kind == "managed"]
+    races = c.get("race_flags", 0) + sum("race" in str(w.message) for w in caught)
+    if sums is None:
+        return "your function returned None: return the list of per-epoch sums."
+    try:
+        sums = [float(x) for x in sums]
+    except (TypeError, ValueError, OverflowError):
+        return f"return a list of numbers (one sum per epoch), not {type(sums).__name__}."
+    if len(sums) != EPOCHS:
+        return f"called with epochs={EPOCHS}, your function returned {len(sums)} sums."
+    if c.get("kernels", 0) < EPOCHS:
+        return (f"only {c.get('kernels', 0)} kernel(s) ran for {EPOCHS} epochs: call "
+                "umkit.add(out, a, b, stream=s) once per epoch.")
+    if races:
+        return ("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
+                "nothing waited for the kernel before the CPU's sum.")
+    want = 3.0 * N
+    bad = [i for i, x in enumerate(sums) if not close_to(x, want)]
+    if bad:
+        return (f"epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected {want:g} (= n * (1.0 + 2.0)): "
+                "fill a with 1.0 and b with 2.0 on the CPU, and sum all of out.")
+    if c.get("prefetch_bytes_h2d", 0) == 0:
+        return (f"the sums are right, but nothing was prefetched: {c.get('gpu_faults', 0)} GPU "
+                "page faults did the moving, one fault batch at a time.")
+    if c.get("gpu_faults", 0):
+        return (f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
+                "some array the kernel touches was not on the GPU when it ran. Which array "
+                "did the CPU touch last?")
+    if left:
+        return (f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
+                "allocated when your function returns.")
+    return passed(f"{EPOCHS} epochs, sums {want:g} each, no GPU faults, no race, nothing leaked "
+                  f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
+                  f"{c.get('cpu_faults', 0)} CPU faults).")
+
+
+EPOCH_LOOP = Exercise(
+    name="nb06.epoch_loop", argument="my_epoch_loop", kind="function", concept=CONCEPT,
+    answer=ANSWER,
+    none="{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the "
+         "function itself (no parentheses).",
+    wrong_type="pass the function itself, not {type} (no parentheses).",
+    call="your function", raised="{call} raised {error}", grader=_grade_epoch_loop)
 
 
 @tiered
@@ -39,50 +86,4 @@ def check_epoch_loop(fn) -> Verdict:
 
     Passes when the sums are right, nothing raced, every array the kernel touches was resident
     before it ran (no GPU page faults at all) and nothing is left allocated."""
-    if fn is None:
-        return _no("my_epoch_loop is still None: define def my_epoch_loop(n, epochs): ... "
-                   "and pass the function itself (no parentheses).")
-    if not callable(fn):
-        return _no(f"pass the function itself, not {type(fn).__name__} (no parentheses).")
-    import umkit
-    with sim_sandbox() as b, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            sums = fn(N, EPOCHS)
-        except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
-            return _no(f"your function raised {raised(e)}")
-        c = umkit.counters()
-        left = [a for a in b.allocations() if a.kind == "managed"]
-    races = c.get("race_flags", 0) + sum("race" in str(w.message) for w in caught)
-    if sums is None:
-        return _no("your function returned None: return the list of per-epoch sums.")
-    try:
-        sums = [float(x) for x in sums]
-    except (TypeError, ValueError, OverflowError):
-        return _no(f"return a list of numbers (one sum per epoch), not {type(sums).__name__}.")
-    if len(sums) != EPOCHS:
-        return _no(f"called with epochs={EPOCHS}, your function returned {len(sums)} sums.")
-    if c.get("kernels", 0) < EPOCHS:
-        return _no(f"only {c.get('kernels', 0)} kernel(s) ran for {EPOCHS} epochs: call "
-                   "umkit.add(out, a, b, stream=s) once per epoch.")
-    if races:
-        return _no("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
-                   "nothing waited for the kernel before the CPU's sum.")
-    want = 3.0 * N
-    bad = [i for i, x in enumerate(sums) if not close_to(x, want)]
-    if bad:
-        return _no(f"epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected {want:g} (= n * (1.0 + 2.0)): "
-                   "fill a with 1.0 and b with 2.0 on the CPU, and sum all of out.")
-    if c.get("prefetch_bytes_h2d", 0) == 0:
-        return _no(f"the sums are right, but nothing was prefetched: {c.get('gpu_faults', 0)} GPU "
-                   "page faults did the moving, one fault batch at a time.")
-    if c.get("gpu_faults", 0):
-        return _no(f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
-                   "some array the kernel touches was not on the GPU when it ran. Which array "
-                   "did the CPU touch last?")
-    if left:
-        return _no(f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
-                   "allocated when your function returns.")
-    return passed(f"{EPOCHS} epochs, sums {want:g} each, no GPU faults, no race, nothing leaked "
-                  f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
-                  f"{c.get('cpu_faults', 0)} CPU faults).")
+    return check(EPOCH_LOOP, fn)

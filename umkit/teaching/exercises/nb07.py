@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import functools
 
-from . import Verdict, raised, failed, passed, tiered
+import umkit
+
+from . import (Exercise, Labels, Verdict, check, learner_code, passed, sim_sandbox,
+               tiered)
 
 KINDS = ("device", "managed", "pinned")
 
@@ -68,41 +71,36 @@ PLACEMENT_CONCEPT = ("§6.1-6.3: who touches the buffer, how often, how big, and
                      "latency-critical = a pre-allocated device pool")
 
 
-def _placement_answer(keys=None) -> str:
-    return " | ".join(f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in (keys or BUFFERS))
+def _kind(value) -> str | None:
+    kind = str(value).strip().lower()
+    return kind if kind in KINDS else None
 
 
-def _placement_no(message: str) -> Verdict:
-    return failed(message, PLACEMENT_CONCEPT, _placement_answer())
+PLACEMENT = Exercise(
+    name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
+    none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
+         "covering every buffer in nb07.BUFFERS.",
+    wrong_type="{argument} must be a dict, not {type}.",
+    labels=Labels(
+        right={w: _ANSWER[w] for w in BUFFERS},
+        lines={w: f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in BUFFERS},
+        label=_kind,
+        unknown="{unknown} are not buffers of this exercise; the names are {items}.",
+        missing="still to place: {missing}.",
+        bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.",
+        wrong=("{first} -> {value!r}? Not quite. Reread it: {about}",
+               "{first} -> {value!r}? Not quite ({rest} more to reconsider after this one). "
+               "Reread it: {about}"),
+        about=BUFFERS, order="given"),
+    passed="every buffer has the allocator that matches who touches it and how often: the "
+           "heart in device memory, sparse / dynamic / rare data managed, the tiny "
+           "every-step CPU read pinned.")
 
 
 @tiered
 def check_placement(plan) -> Verdict:
     """``plan``: a dict mapping every name of :data:`BUFFERS` to 'device', 'managed' or 'pinned'."""
-    if plan is None:
-        return _placement_no("placement is still None: make a dict {buffer name: 'device' | 'managed' | "
-                             "'pinned'} covering every buffer in nb07.BUFFERS.")
-    if not isinstance(plan, dict):
-        return _placement_no(f"placement must be a dict, not {type(plan).__name__}.")
-    missing = [k for k in BUFFERS if k not in plan]
-    extra = [k for k in plan if k not in BUFFERS]
-    if extra:
-        return _placement_no(f"{extra} are not buffers of this exercise; the names are {list(BUFFERS)}.")
-    if missing:
-        return _placement_no(f"still to place: {missing}.")
-    bad_kind = {k: v for k, v in plan.items() if str(v).strip().lower() not in KINDS}
-    if bad_kind:
-        k, v = next(iter(bad_kind.items()))
-        return _placement_no(f"{k}: {v!r} is not an allocator; use one of {KINDS}.")
-    wrong = [k for k in BUFFERS if str(plan[k]).strip().lower() not in _ANSWER[k]]
-    if wrong:
-        k = wrong[0]
-        more = f" ({len(wrong) - 1} more to reconsider after this one)" if len(wrong) > 1 else ""
-        return failed(f"{k} -> {plan[k]!r}? Not quite{more}. Reread it: {BUFFERS[k]}",
-                      PLACEMENT_CONCEPT, _placement_answer(wrong))
-    return passed("every buffer has the allocator that matches who touches it and how often: the "
-                  "heart in device memory, sparse / dynamic / rare data managed, the tiny "
-                  "every-step CPU read pinned.")
+    return check(PLACEMENT, plan)
 
 
 # -- exercise 2 (write code): a breathing plan that meets a time budget on the MI250X ---------------
@@ -136,8 +134,6 @@ def _breath_run(plan, heart_kind: str):
     arithmetic); ``plan(i, cold, stream)`` is called before each step.  Returns (step ms list,
     counters delta, the number of steps that began with part of the heart evicted) or raises what
     the plan raised."""
-    import umkit
-    from .nb05 import sim_sandbox
     mib = 1 << 20
     with sim_sandbox(profile=BREATH_PROFILE, vram=BREATH_VRAM_MIB * mib, compute=False):
         heart = umkit.empty(HEART_MIB * mib // 4, kind=heart_kind)
@@ -182,27 +178,10 @@ def _breath_reference_ms() -> float:
     return sum(_breath_run(_inhale_this, "device")[0])
 
 
-@tiered
-def check_breathing(plan) -> Verdict:
-    """Exercise 07b (code): ``plan(i, cold, stream)`` is called before step ``i`` of section 2b's
-    job on the AMD MI250X (XNACK on) model with 256 MiB of VRAM: a 128 MiB *managed* heart that
-    the GPU updates every step and four 64 MiB managed cold layers, of which step ``i`` reads
-    ``cold[i % 4]``.  Your plan may prefetch (inhale, exhale) and advise the cold layers.  Passes
-    when the 16 steps take at most BREATH_SLACK x the model time of the same job with the heart in
-    device memory (which the driver can't evict) and the best single-layer inhale."""
-    def no(message: str) -> Verdict:
-        return failed(message, BREATH_CONCEPT, BREATH_ANSWER)
-    if plan is None:
-        return no("plan is still None: write def plan(i, cold, stream): ... (prefetch / advise "
-                  "the cold layers before step i)")
-    if not callable(plan):
-        return no(f"plan should be a function (i, cold, stream), got {type(plan).__name__}")
+def _grade_breathing(plan) -> Verdict | str:
     ref = _breath_reference_ms()
     budget = BREATH_SLACK * ref
-    try:
-        ms, d, hit = _breath_run(plan, "managed")
-    except Exception as e:  # noqa: BLE001 - the learner's error is the verdict
-        return no(f"plan raised {raised(e)}")
+    ms, d, hit = learner_code(_breath_run)(plan, "managed")   # all it runs is the plan's doing
     total = sum(ms)
     if total <= budget:
         how = ("the cold layers stayed on the host and the GPU read them in place"
@@ -212,8 +191,28 @@ def check_breathing(plan) -> Verdict:
                       f"(budget {budget:.1f} ms; the heart in device memory: {ref:.1f} "
                       f"ms): {how}. {d.get('evictions', 0)} evictions by the driver, "
                       f"{d.get('gpu_faults', 0)} GPU faults.")
-    return no(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE}, over the "
-              f"budget of {budget:.1f} ms. The driver evicted {d.get('evicted_bytes', 0) >> 20} MiB "
-              f"({d.get('evictions', 0)} evictions), the GPU took {d.get('gpu_faults', 0)} page "
-              f"faults, {d.get('bytes_h2d', 0) >> 20} MiB moved to the GPU, and {hit} of the "
-              f"{BREATH_STEPS} steps began with part of the heart evicted.")
+    return (f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE}, over the "
+            f"budget of {budget:.1f} ms. The driver evicted {d.get('evicted_bytes', 0) >> 20} MiB "
+            f"({d.get('evictions', 0)} evictions), the GPU took {d.get('gpu_faults', 0)} page "
+            f"faults, {d.get('bytes_h2d', 0) >> 20} MiB moved to the GPU, and {hit} of the "
+            f"{BREATH_STEPS} steps began with part of the heart evicted.")
+
+
+BREATHING = Exercise(
+    name="nb07.breathing", argument="plan", kind="function", concept=BREATH_CONCEPT,
+    answer=BREATH_ANSWER,
+    none="{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold "
+         "layers before step i)",
+    wrong_type="{argument} should be a function (i, cold, stream), got {type}",
+    call="plan", raised="{call} raised {error}", grader=_grade_breathing)
+
+
+@tiered
+def check_breathing(plan) -> Verdict:
+    """Exercise 07b (code): ``plan(i, cold, stream)`` is called before step ``i`` of section 2b's
+    job on the AMD MI250X (XNACK on) model with 256 MiB of VRAM: a 128 MiB *managed* heart that
+    the GPU updates every step and four 64 MiB managed cold layers, of which step ``i`` reads
+    ``cold[i % 4]``.  Your plan may prefetch (inhale, exhale) and advise the cold layers.  Passes
+    when the 16 steps take at most BREATH_SLACK x the model time of the same job with the heart in
+    device memory (which the driver can't evict) and the best single-layer inhale."""
+    return check(BREATHING, plan)

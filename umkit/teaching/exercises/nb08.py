@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
-from . import Verdict, failed, passed, tiered
+import umkit
+
+from . import Exercise, Verdict, check, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
 CUDA_SOURCE = """\
@@ -127,24 +129,13 @@ _PORT_CLASSIC = ("a classic port:\n"
                  "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)")
 
 
-def _port_no(message: str, fix: str = "") -> Verdict:
-    return failed(message, PORT_CONCEPT, (fix + "\n\n" if fix else "") + _PORT_CLASSIC)
+def _port_no(message: str, fix: str = "") -> Verdict | str:
+    """What is wrong; with ``fix``, tier 3 begins with the fix (then the classic port)."""
+    return failed(message, answer=fix + "\n\n" + _PORT_CLASSIC) if fix else message
 
 
-@tiered
-def check_port(hip_source) -> Verdict:
-    """``hip_source``: your HIP version of :data:`CUDA_SOURCE`, as a string.  Two ports are right:
-    the classic calls with int devices (``hipMemPrefetchAsync(ptr, n, 0, stream)``,
-    ``hipCpuDeviceId`` for the CPU), or HIP's ``_v2`` calls with a ``hipMemLocation`` -- the most
-    direct port of CUDA 13 (ROCm/clr hipamd/src/hip_hmm.cpp: ``hipMemPrefetchAsync_v2(ptr, n,
-    hipMemLocation, flags, stream)`` with flags 0, ``hipMemAdvise_v2(ptr, n, advice,
-    hipMemLocation)``)."""
-    from ... import names
-    if hip_source is None:
-        return _port_no("hip_source is still None: write the HIP version of nb08.CUDA_SOURCE as a "
-                        "string.")
-    if not isinstance(hip_source, str):
-        return _port_no(f"hip_source must be a string of C++ code, not {type(hip_source).__name__}.")
+def _grade_port(hip_source: str) -> Verdict | str:
+    names = umkit.names
     src = _strip_comments(hip_source)
     left = re.findall(r"\bcuda\w*", src)
     if left:
@@ -255,6 +246,25 @@ def check_port(hip_source) -> Verdict:
                   "hipMemLocation would be right too: the most direct port of CUDA 13.)")
 
 
+PORT = Exercise(
+    name="nb08.port", argument="hip_source", kind="text", concept=PORT_CONCEPT,
+    answer=_PORT_CLASSIC,
+    none="{argument} is still None: write the HIP version of nb08.CUDA_SOURCE as a string.",
+    wrong_type="{argument} must be a string of C++ code, not {type}.",
+    grader=_grade_port)
+
+
+@tiered
+def check_port(hip_source) -> Verdict:
+    """``hip_source``: your HIP version of :data:`CUDA_SOURCE`, as a string.  Two ports are right:
+    the classic calls with int devices (``hipMemPrefetchAsync(ptr, n, 0, stream)``,
+    ``hipCpuDeviceId`` for the CPU), or HIP's ``_v2`` calls with a ``hipMemLocation`` -- the most
+    direct port of CUDA 13 (ROCm/clr hipamd/src/hip_hmm.cpp: ``hipMemPrefetchAsync_v2(ptr, n,
+    hipMemLocation, flags, stream)`` with flags 0, ``hipMemAdvise_v2(ptr, n, advice,
+    hipMemLocation)``)."""
+    return check(PORT, hip_source)
+
+
 # -- exercise 2: the "access owner" table (§5.3) --------------------------------------------------------
 VRAM_GB = 80
 #: the buffers of a fine-tuning job on one 80 GB GPU (a 3-billion-parameter model)
@@ -341,43 +351,33 @@ def _table_answer(only=None) -> str:
     return " | ".join(rows)
 
 
-def _table_no(message: str, k=None) -> Verdict:
-    return failed(message, TABLE_CONCEPT, _table_answer([k] if k else None))
-
-
-@tiered
-def check_owner_table(table) -> Verdict:
-    """``table``: {buffer: dict(budget_gb=float, lifetime='run'|'step'|'rare',
-    owner='gpu'|'cpu'|'both', allocator='device'|'managed'|'pinned')} for every buffer."""
-    if table is None:
-        return _table_no("owner_table is None: start from nb08.empty_owner_table().")
-    if not isinstance(table, dict):
-        return _table_no(f"owner_table must be a dict of rows, not {type(table).__name__}.")
+def _grade_owner_table(table: dict) -> Verdict | str:
     missing = [k for k in BUFFERS if k not in table]
     if missing:
-        return _table_no(f"rows missing: {missing}.")
+        return f"rows missing: {missing}."
     for k in BUFFERS:
         row = table[k]
         if not isinstance(row, dict):
-            return _table_no(f"{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., "
-                             "allocator=...).")
+            return (f"{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., "
+                    "allocator=...).")
         for field, allowed in (("lifetime", LIFETIMES), ("owner", OWNERS), ("allocator", ALLOCATORS)):
             v = row.get(field)
             if v is None:
-                return _table_no(f"{k}: {field} is still None (one of {allowed}).")
+                return f"{k}: {field} is still None (one of {allowed})."
             if v not in allowed:
-                return _table_no(f"{k}: {field}={v!r} is not one of {allowed}.")
+                return f"{k}: {field}={v!r} is not one of {allowed}."
         b = row.get("budget_gb")
         if b is None:
-            return _table_no(f"{k}: budget_gb is still None. Work it out from the description "
-                             f"(GB = 10^9 bytes): {BUFFERS[k]}")
+            return (f"{k}: budget_gb is still None. Work it out from the description "
+                    f"(GB = 10^9 bytes): {BUFFERS[k]}")
         try:
             b = float(b)
         except (TypeError, ValueError, OverflowError):
-            return _table_no(f"{k}: budget_gb={b!r} must be a number of GB.")
+            return f"{k}: budget_gb={b!r} must be a number of GB."
         want = _EXPECT[k]["budget"]
         if not (abs(b - want) <= 0.1 * want or (want < 1e-3 and 0 < b < 1e-3)):
-            return _table_no(f"{k}: budget {b:g} GB? Count again: {BUFFERS[k]}", k)
+            return failed(f"{k}: budget {b:g} GB? Count again: {BUFFERS[k]}",
+                          answer=_table_answer([k]))
     # the judgement fields: say how many rows need another look and which to reconsider first,
     # not what the right value is (that is hint=3)
     wrong = []
@@ -403,10 +403,25 @@ def check_owner_table(table) -> Verdict:
         answer = _table_answer([w[0] for w in wrong])
         if special:
             answer = f"{k}: {special} | " + answer
-        return failed(f"{k}: {what}.{more}", TABLE_CONCEPT, answer)
+        return failed(f"{k}: {what}.{more}", answer=answer)
     dev = sum(float(table[k]["budget_gb"]) for k in BUFFERS if table[k]["allocator"] == "device")
     if dev > VRAM_GB:
-        return _table_no(f"the device-memory buffers add up to {dev:g} GB, more than the {VRAM_GB} GB card.")
+        return f"the device-memory buffers add up to {dev:g} GB, more than the {VRAM_GB} GB card."
     return passed(f"every buffer has a budget, a lifetime and an access owner, and its allocator "
                   f"follows from them; {dev:g} GB of the {VRAM_GB} GB card is device memory, the "
                   "rest is activations' headroom. Same table, both platforms.")
+
+
+OWNER_TABLE = Exercise(
+    name="nb08.owner_table", argument="owner_table", kind="table", concept=TABLE_CONCEPT,
+    answer=_table_answer(),
+    none="{argument} is None: start from nb08.empty_owner_table().",
+    wrong_type="{argument} must be a dict of rows, not {type}.",
+    grader=_grade_owner_table)
+
+
+@tiered
+def check_owner_table(table) -> Verdict:
+    """``table``: {buffer: dict(budget_gb=float, lifetime='run'|'step'|'rare',
+    owner='gpu'|'cpu'|'both', allocator='device'|'managed'|'pinned')} for every buffer."""
+    return check(OWNER_TABLE, table)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Verdict, failed, passed, tiered
-from .nb05 import sim_sandbox
+import umkit
+
+from . import Exercise, Labels, Verdict, check, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 CASES = {
@@ -48,46 +49,46 @@ _DIAG_WHY = {"A": "an out-of-memory error (error 2) while another process holds 
              "E": "no recoverable GPU page faults (XNACK off / old card): no on-demand migration"}
 
 
-def _diag_answer(cases=None) -> str:
-    return " | ".join(f"{k} -> fix {_DIAG[k]}: {_DIAG_WHY[k]}" for k in (cases or CASES))
+def _fix(value) -> int | None:
+    try:
+        v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return v if v in FIXES else None
 
 
-def _diag_no(message: str) -> Verdict:
-    return failed(message, DIAG_CONCEPT, _diag_answer())
+def _not_a_fix(item, value) -> str:
+    try:
+        v = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return f"case {item}: {value!r} is not a fix number (1-{len(FIXES)})."
+    return f"case {item}: there is no fix {v}; choose 1-{len(FIXES)}."
+
+
+DIAGNOSIS = Exercise(
+    name="nb09.diagnosis", argument="diagnosis", kind="labels", concept=DIAG_CONCEPT,
+    none="{argument} is still None: map every case letter to a fix number, e.g. "
+         "{{'A': 1, 'B': 2, ...}}.",
+    wrong_type="{argument} must be a dict {{letter: number}}, not {type}.",
+    labels=Labels(
+        right={k: {_DIAG[k]} for k in CASES},
+        lines={k: f"{k} -> fix {_DIAG[k]}: {_DIAG_WHY[k]}" for k in CASES},
+        key=lambda k: str(k).strip().upper(), label=_fix, bad_label=_not_a_fix,
+        missing="cases without a diagnosis: {missing}.",
+        wrong=("one diagnosis doesn't fit: case {first}. Read its symptom again: {about}",
+               "{n} of {total} diagnoses don't fit; reconsider case {first} first. Read its "
+               "symptom again: {about}"),
+        about=CASES, questions=_LOOKUP, nudge="{concept}. For case {first}, ask the table: "
+                                             "{question}"),
+    passed="all five: OOM (A), cross-process pointer (B), a race with no error (C), page "
+           "thrash (D), a card without recoverable page faults (XNACK), so no on-demand "
+           "migration (E).")
 
 
 @tiered
 def check_diagnosis(answers) -> Verdict:
     """``answers``: {case letter: fix number} for every case in :data:`CASES`."""
-    if answers is None:
-        return _diag_no("diagnosis is still None: map every case letter to a fix number, e.g. "
-                        "{'A': 1, 'B': 2, ...}.")
-    if not isinstance(answers, dict):
-        return _diag_no(f"diagnosis must be a dict {{letter: number}}, not {type(answers).__name__}.")
-    got = {str(k).strip().upper(): v for k, v in answers.items()}
-    missing = [k for k in CASES if k not in got]
-    if missing:
-        return _diag_no(f"cases without a diagnosis: {missing}.")
-    wrong = []
-    for k in CASES:
-        try:
-            v = int(got[k])
-        except (TypeError, ValueError, OverflowError):
-            return _diag_no(f"case {k}: {got[k]!r} is not a fix number (1-{len(FIXES)}).")
-        if v not in FIXES:
-            return _diag_no(f"case {k}: there is no fix {v}; choose 1-{len(FIXES)}.")
-        if v != _DIAG[k]:
-            wrong.append(k)
-    if wrong:
-        k = wrong[0]
-        more = (f"{len(wrong)} of {len(CASES)} diagnoses don't fit; reconsider case {k} first"
-                if len(wrong) > 1 else f"one diagnosis doesn't fit: case {k}")
-        return failed(f"{more}. Read its symptom again: {CASES[k]}",
-                      f"{DIAG_CONCEPT}. For case {k}, ask the table: {_LOOKUP[k]}",
-                      _diag_answer(wrong))
-    return passed("all five: OOM (A), cross-process pointer (B), a race with no error (C), page "
-                  "thrash (D), a card without recoverable page faults (XNACK), so no on-demand "
-                  "migration (E).")
+    return check(DIAGNOSIS, answers)
 
 
 # -- exercise 2: read the ECG automatically ----------------------------------------------------------------
@@ -95,17 +96,17 @@ def _reference(curve) -> list[int]:
     """The memory ECG's own rule (umkit.ecg: SPIKY, SPIKE_MS): step 0 is warm-up and left out;
     a spike is a later step longer than SPIKY x the steady-state median *and* more than
     SPIKE_MS above it -- so a curve the ECG calls flat has no spikes."""
-    from ...ecg import SPIKE_MS, SPIKY
+    ecg = umkit.ecg
     t = np.asarray(curve, dtype=float)
     if t.size < 2:
         return []
     med = float(np.median(t[1:]))
-    return [i for i in range(1, t.size) if t[i] > SPIKY * med and t[i] - med > SPIKE_MS]
+    return [i for i in range(1, t.size) if t[i] > ecg.SPIKY * med and t[i] - med > ecg.SPIKE_MS]
 
 
 def _test_curves() -> dict:
+    workloads = umkit.workloads
     with sim_sandbox(compute=False):
-        from ... import workloads
         p = workloads.Pattern("cpu_stats", 10)
         curves = {s: workloads.run(s, p, 40, 16 << 20).step_ms
                   for s in ("managed", "mixed", "device")}
@@ -126,8 +127,35 @@ SPIKE_ANSWER = ("def find_spikes(step_ms):\n    t = np.asarray(step_ms, dtype=fl
                 "    return [i for i in range(1, len(t)) if t[i] > 3 * med and t[i] - med > 1.0]")
 
 
-def _spike_no(message: str) -> Verdict:
-    return failed(message, SPIKE_CONCEPT, SPIKE_ANSWER)
+def _judge_spikes(got, want: list[int], name: str, curve, call: str) -> str | None:
+    try:
+        got = sorted(int(i) for i in got)
+    except (TypeError, ValueError, OverflowError):
+        return f"return a list of step indices (ints), not {type(got).__name__}."
+    if got == want:
+        return None
+    extra, miss = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+    med = float(np.median(curve[1:])) if len(curve) > 1 else float(curve[0])
+    detail = []
+    if miss:
+        detail.append(f"missed steps {miss[:6]} (e.g. step {miss[0]}: {curve[miss[0]]:.3f} ms)")
+    if extra:
+        detail.append(f"flagged steps {extra[:6]} that are not spikes (e.g. step {extra[0]}: "
+                      f"{curve[extra[0]]:.3f} ms)")
+    return f"'{name}' curve (median of steps 1.. {med:.3f} ms): " + "; ".join(detail) + "."
+
+
+SPIKES = Exercise(
+    name="nb09.spikes", argument="find_spikes", kind="function", concept=SPIKE_CONCEPT,
+    answer=SPIKE_ANSWER,
+    none="{argument} is still None: def find_spikes(step_ms): ... return [indices].",
+    wrong_type="pass the function itself (no parentheses).",
+    cases=lambda: _test_curves().items(), call="on the '{0}' curve your function",
+    arguments=lambda name, curve: ((list(curve),), {}),
+    reference=lambda name, curve: _reference(curve), judge=_judge_spikes,
+    passed="your spike finder agrees with the memory ECG on all eight curves, the simulated "
+           "'managed', 'mixed' and 'device' ECGs included: a curve the ECG calls flat has no "
+           "spikes.")
 
 
 @tiered
@@ -135,30 +163,4 @@ def check_spikes(fn) -> Verdict:
     """``fn(curve)``: the indices of the spikes, by the memory ECG's rule: leave out step 0
     (warm-up); a spike is a later step longer than 3x the median of steps 1.. *and* more than
     1 ms above that median."""
-    if fn is None:
-        return _spike_no("find_spikes is still None: def find_spikes(step_ms): ... return [indices].")
-    if not callable(fn):
-        return _spike_no("pass the function itself (no parentheses).")
-    for name, curve in _test_curves().items():
-        want = _reference(curve)
-        try:
-            got = fn(list(curve))
-        except Exception as e:  # noqa: BLE001 - the learner's code: report, don't raise
-            return _spike_no(f"on the '{name}' curve your function raised {type(e).__name__}: {e}")
-        try:
-            got = sorted(int(i) for i in got)
-        except (TypeError, ValueError, OverflowError):
-            return _spike_no(f"return a list of step indices (ints), not {type(got).__name__}.")
-        if got != want:
-            extra, miss = sorted(set(got) - set(want)), sorted(set(want) - set(got))
-            med = float(np.median(curve[1:])) if len(curve) > 1 else float(curve[0])
-            detail = []
-            if miss:
-                detail.append(f"missed steps {miss[:6]} (e.g. step {miss[0]}: {curve[miss[0]]:.3f} ms)")
-            if extra:
-                detail.append(f"flagged steps {extra[:6]} that are not spikes (e.g. step {extra[0]}: "
-                              f"{curve[extra[0]]:.3f} ms)")
-            return _spike_no(f"'{name}' curve (median of steps 1.. {med:.3f} ms): " + "; ".join(detail) + ".")
-    return passed("your spike finder agrees with the memory ECG on all eight curves, the "
-                  "simulated 'managed', 'mixed' and 'device' ECGs included: a curve the ECG calls "
-                  "flat has no spikes.")
+    return check(SPIKES, fn)

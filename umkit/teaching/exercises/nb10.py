@@ -1,8 +1,10 @@
 """Checks for notebook 10 -- the memory ECG (显存心电图) of your own loop (the article's §7)."""
 from __future__ import annotations
 
-from . import Verdict, close_to, failed, passed, tiered
-from .nb05 import sim_sandbox
+import umkit
+
+from . import (Exercise, Verdict, check, close_to, function_option, integer_option,
+               learner_code, passed, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
 BATCH_BYTES = 4 << 20
@@ -12,7 +14,6 @@ LOG_EVERY = 10
 
 def setup():
     """The loop's buffers: managed weights (0.5 everywhere) and a managed batch."""
-    import umkit
     params = umkit.managed(PARAMS_BYTES // 4)
     batch = umkit.managed(BATCH_BYTES // 4)
     umkit.fill(params, 0.5)
@@ -23,20 +24,16 @@ def setup():
 def expected_statistic(i: int) -> float:
     """Every weight starts at 0.5 and gains 1 per step: after step i (0-based) their mean is
     0.5 + i + 1."""
-    from ... import validate as V
-    i = V.integer(i, "i", lo=0, hi=STEPS - 1, hint=f"a step number, 0..{STEPS - 1}")
+    i = integer_option(i, "i", lo=0, hi=STEPS - 1, hint=f"a step number, 0..{STEPS - 1}")
     return 0.5 + i + 1
 
 
 def record(step_fn, name: str = "your loop"):
     """Run ``step_fn(params, batch, i)`` for STEPS steps under the recorder on a fresh sim;
     returns (RecordResult, the values it returned)."""
-    import umkit
-
-    from ... import validate as V
     if not callable(step_fn):
-        V.callback(step_fn if step_fn is not None else 0, "step_fn")
-    V.text(name, "name", hint="a label for the curve, e.g. 'your loop'")
+        function_option(step_fn, "step_fn")
+    text_option(name, "name", hint="a label for the curve, e.g. 'your loop'")
     with sim_sandbox():
         params, batch = setup()
         values = []
@@ -67,8 +64,45 @@ ANSWER = ("def fixed_step(params, batch, i):\n"
           "    umkit.synchronize()")
 
 
-def _no(message: str) -> Verdict:
-    return failed(message, CONCEPT, ANSWER)
+def _grade_fixed_step(step_fn) -> Verdict | str:
+    r, values = learner_code(record)(step_fn, "your fix")   # all it runs is the step's doing
+    for i, v in enumerate(values):
+        if i % LOG_EVERY != LOG_EVERY - 1:
+            continue
+        want = expected_statistic(i)
+        if v is None:
+            return (f"step {i} returned None: every {LOG_EVERY}th step must return the weights' "
+                    f"mean (here {want}).")
+        try:
+            v = float(v)
+        except (TypeError, ValueError, OverflowError):
+            return f"step {i} returned {v!r}, not a number."
+        if not close_to(v, want):
+            return (f"step {i} returned {v}, but the weights' mean is {want}: did the step still "
+                    "update the weights (umkit.increment) and wait for the GPU before reading "
+                    "the answer?")
+    kernels = [s.counters.get("kernels", 0) for s in r.steps]
+    if min(kernels) < 2:
+        return (f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the step "
+                "must still read the batch and update the weights on the GPU.")
+    row = r.summary()
+    if row["verdict"] != "flat":
+        worst = 1 + max(range(len(r.step_ms) - 1), key=lambda k: r.step_ms[k + 1])
+        c = r.steps[worst].counters
+        return (f"the ECG is still spiky (max/median {row['max_over_median']}): step "
+                f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
+                f"faults and {c.get('gpu_faults', 0)} GPU faults: something on the CPU still "
+                "touches the weights' pages.")
+    return passed(f"flat (max/median {row['max_over_median']}) and the statistic is right: the "
+                  "answer travelled, the weights stayed on the GPU.")
+
+
+FIXED_STEP = Exercise(
+    name="nb10.fixed_step", argument="fixed_step", kind="function", concept=CONCEPT,
+    answer=ANSWER,
+    none="{argument} is still None: write a function fixed_step(params, batch, i).",
+    wrong_type="{argument} must be a function, not {type}.",
+    call="your step", grader=_grade_fixed_step)
 
 
 @tiered
@@ -76,40 +110,4 @@ def check_fixed_step(step_fn) -> Verdict:
     """``step_fn(params, batch, i)``: the same training step (CPU writes the batch, the GPU
     reads it and updates the weights) that every LOG_EVERY-th step returns the mean of the
     weights -- with a flat ECG."""
-    if step_fn is None:
-        return _no("fixed_step is still None: write a function fixed_step(params, batch, i).")
-    if not callable(step_fn):
-        return _no(f"fixed_step must be a function, not {type(step_fn).__name__}.")
-    try:
-        r, values = record(step_fn, "your fix")
-    except Exception as e:  # noqa: BLE001 - the learner's code: say what went wrong
-        return _no(f"your step raised {type(e).__name__}: {e}")
-    for i, v in enumerate(values):
-        if i % LOG_EVERY != LOG_EVERY - 1:
-            continue
-        want = expected_statistic(i)
-        if v is None:
-            return _no(f"step {i} returned None: every {LOG_EVERY}th step must return the "
-                       f"weights' mean (here {want}).")
-        try:
-            v = float(v)
-        except (TypeError, ValueError, OverflowError):
-            return _no(f"step {i} returned {v!r}, not a number.")
-        if not close_to(v, want):
-            return _no(f"step {i} returned {v}, but the weights' mean is {want}: did the step "
-                       "still update the weights (umkit.increment) and wait for the GPU "
-                       "before reading the answer?")
-    kernels = [s.counters.get("kernels", 0) for s in r.steps]
-    if min(kernels) < 2:
-        return _no(f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the "
-                   "step must still read the batch and update the weights on the GPU.")
-    row = r.summary()
-    if row["verdict"] != "flat":
-        worst = 1 + max(range(len(r.step_ms) - 1), key=lambda k: r.step_ms[k + 1])
-        c = r.steps[worst].counters
-        return _no(f"the ECG is still spiky (max/median {row['max_over_median']}): step "
-                   f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
-                   f"faults and {c.get('gpu_faults', 0)} GPU faults: something on the CPU still "
-                   "touches the weights' pages.")
-    return passed(f"flat (max/median {row['max_over_median']}) and the statistic is right: the "
-                  "answer travelled, the weights stayed on the GPU.")
+    return check(FIXED_STEP, step_fn)

@@ -16,7 +16,7 @@ from umkit.teaching.exercises import nb07
 from umkit.teaching.exercises import nb08
 from umkit.teaching.exercises import nb09
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "solutions"
 
 
 def load(stem: str):

@@ -12,7 +12,7 @@ import pytest
 import umkit
 from umkit.teaching.exercises import Verdict
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "solutions"
 
 
 @pytest.fixture(autouse=True)
@@ -124,6 +124,7 @@ def test_nb01_wrong_answers():
     # the layer rules are consistent: advise and malloc_managed both accept kmd
     assert "kmd" in nb01.LAYERS["advise"][0] and "kmd" in nb01.LAYERS["malloc_managed"][0]
     _not_yet(nb01.check_layers({"nonsense": "umd"}), "unknown")
+    _not_yet(nb01.check_layers({1: "umd", "x": "kmd"}), "unknown")   # keys of mixed types
     half = {k: v[0] for k, (v, _) in nb01.LAYERS.items()}
     half["malloc_device"] = None
     _not_yet(nb01.check_layers(half), "still None", "malloc_device")

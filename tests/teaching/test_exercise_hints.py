@@ -14,7 +14,7 @@ import pytest
 import umkit
 from umkit.teaching.exercises import Verdict
 
-SOLUTIONS = Path(__file__).resolve().parents[1] / "notebooks" / "solutions"
+SOLUTIONS = Path(__file__).resolve().parents[2] / "notebooks" / "solutions"
 MODULES = [f"nb{i:02d}" for i in range(11)]
 
 

@@ -9,7 +9,7 @@ import pytest
 import umkit
 from umkit.teaching.exercises import nb10
 
-SOLUTION = Path(__file__).resolve().parents[1] / "notebooks" / "solutions" / "10_your_own_loop.py"
+SOLUTION = Path(__file__).resolve().parents[2] / "notebooks" / "solutions" / "10_your_own_loop.py"
 
 
 @pytest.fixture(scope="module")
