@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from .backends import registry
+
 
 def _use(args):
     """Select the backend for a command: --backend, else UMKIT_BACKEND, else auto-detect.
@@ -125,7 +127,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("doctor", help="environment report: backend, versions, capabilities")
-    d.add_argument("--backend", choices=("cuda", "hip", "sim"))
+    d.add_argument("--backend", choices=registry.NAMES)
     d.set_defaults(func=cmd_doctor)
     e = sub.add_parser("ecg", help="the memory ECG (显存心电图): step times per strategy")
     e.add_argument("--steps", type=int, default=50)
@@ -135,14 +137,14 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--strategies", help="comma-separated subset")
     e.add_argument("--out", help="picture path (.png, .svg or .pdf)")
     e.add_argument("--json", help="JSON path")
-    e.add_argument("--backend", choices=("cuda", "hip", "sim"))
+    e.add_argument("--backend", choices=registry.NAMES)
     e.add_argument("--profile", help="sim hardware profile (default h200-pcie5)")
     e.add_argument("--quiet", action="store_true")
     e.set_defaults(func=cmd_ecg)
     c = sub.add_parser("calibrate", help="measure the real card and fit a sim profile")
     c.add_argument("--compare", action="store_true",
                    help="run the kit's workloads on the real backend and on sim; predicted/measured")
-    c.add_argument("--backend", choices=("cuda", "hip"))
+    c.add_argument("--backend", choices=registry.GPU_NAMES)
     c.add_argument("--profile", help="profile to compare against (default: the fitted one)")
     c.add_argument("--out", help="where to write the profile / comparison JSON")
     c.add_argument("--size", type=int, default=256, help="MiB per micro-benchmark")

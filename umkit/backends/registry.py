@@ -13,7 +13,8 @@ from ..errors import BackendUnavailable, InvalidArgument
 from .contract import INTERFACE_VERSION
 from .install import install_hint
 
-NAMES = ("cuda", "hip", "sim")
+NAMES = ("cuda", "hip", "sim")      #: every backend, in the order auto-detection tries them
+GPU_NAMES = NAMES[:2]
 ENV = "UMKIT_BACKEND"
 
 
@@ -130,7 +131,7 @@ def choose(requested: str | None = None) -> tuple[str, str]:
                 raise BackendUnavailable(f"backend {want!r} ({source}) cannot run here: {reason}")
             return want, f"{source}: {reason}"
     why = []
-    for name in ("cuda", "hip"):
+    for name in GPU_NAMES:
         ok, reason = probe(name)
         if ok:
             return name, reason

@@ -23,10 +23,11 @@ import textwrap
 from importlib import metadata
 
 from ..backends.contract import Backend
+from ..backends.registry import GPU_NAMES, NAMES
 from . import tools
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
 
-BACKENDS = ("cuda", "hip", "sim")
+BACKENDS = NAMES
 ENV_BACKEND = "UMKIT_BACKEND"
 #: packages whose versions the report lists ("not installed" when missing)
 PACKAGES = ("numpy", "cupy", "cuda-bindings", "hip-python", "matplotlib", "ipywidgets", "torch")
@@ -203,7 +204,7 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
         except Exception as e:  # noqa: BLE001
             usable, why = False, f"probe failed: {_short(e)}"
         rep["probes"][n] = {"usable": bool(usable), "reason": str(why)}
-    rep["fallback"] = next((n for n in ("cuda", "hip", "sim")
+    rep["fallback"] = next((n for n in NAMES
                             if rep["probes"].get(n, {}).get("usable")), None)
 
     if instance is not None:
@@ -249,7 +250,7 @@ def _fix_for(name: str, reason: str) -> str:
     if "libamdhip64" in low or "rocm not installed" in low:
         return ("install ROCm (it provides libamdhip64.so, the HIP runtime) and make sure "
                 "/opt/rocm/lib is on the loader path")
-    if "not installed" in low and name in ("cuda", "hip"):
+    if "not installed" in low and name in GPU_NAMES:
         from ..backends.install import install_hint
         extra = "rocm" if name == "hip" else "cuda"
         return f"install the {extra} extra -- {install_hint(extra)} -- then restart Python"

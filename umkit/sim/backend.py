@@ -80,8 +80,18 @@ class SimBackend(Backend):
     def capabilities(self, device: int) -> dict:
         self._dev(device)
         m = self.profile.mode
-        caps = dict(managed_memory=True, concurrent_managed_access=m != "zero_copy",
-                    pageable_memory_access=m == "apu", model=self.profile.name, mode=m,
+        amd = self.profile.vendor == "amd"
+        caps = dict(managed_memory=True,
+                    # ROCm: the kernel driver's SVM support, 1 with XNACK off too (ledger:
+                    # amd.attr.concurrent_managed); NVIDIA: pages migrate on GPU faults
+                    concurrent_managed_access=True if amd else m != "zero_copy",
+                    # ROCm: XNACK on for every GPU (ledger: amd.attr.pageable_xnack)
+                    pageable_memory_access=(m != "zero_copy") if amd else m == "apu",
+                    # only the APU profile reads GPU-resident pages in place; the MI250X
+                    # profiles follow OLCF's migrate-on-touch table (ledger:
+                    # amd.olcf.migrate_on_touch, amd.attr.direct_host)
+                    direct_managed_access_from_host=m == "apu",
+                    model=self.profile.name, mode=m,
                     policy=self.engine.policy.name,
                     # AMD: the CPU may dereference hipMalloc memory (zero copy); CUDA: no
                     device_memory_host_access=self.engine.policy.device_memory_cpu_access
