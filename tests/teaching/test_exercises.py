@@ -246,3 +246,26 @@ def test_nb04_wrong_answers():
     assert nb04.check_step(event_sync)
     umkit.use("sim", quiet=True, strict=True)
     _not_yet(nb04.check_step(no_sync), "while the kernel was running")
+
+
+def test_03_real_amd_gpu_branch_does_not_pass_read_mostly(monkeypatch):
+    """On a real GPU the check has no counters and judges the range attributes; on AMD
+    read_mostly + prefetch is not a copy on each side (ledger: amd.read_mostly.flag), so it
+    must not pass there, while CPU-preferred + GPU accessed_by does."""
+    import umkit
+    from umkit.teaching.exercises import nb03
+    umkit.use("sim", quiet=True)
+    monkeypatch.setattr(umkit, "counters", lambda: {})          # what a real GPU reports
+    monkeypatch.setattr(umkit, "backend_name", lambda: "hip")
+
+    def read_mostly(a):
+        a.advise("read_mostly")
+        a.prefetch("gpu")
+
+    def leave_home(a):
+        a.advise("preferred_location", "cpu")
+        a.advise("accessed_by", "gpu")
+    assert not nb03.check_prepare(read_mostly).ok
+    assert nb03.check_prepare(leave_home).ok
+    monkeypatch.setattr(umkit, "backend_name", lambda: "cuda")
+    assert nb03.check_prepare(read_mostly).ok

@@ -258,3 +258,58 @@ def test_stub_is_deterministic_not_yet(check):
     first, second = check(None), check(None)
     not_yet(first)
     assert repr(first) == repr(second)
+
+
+def test_08_port_accepts_int_device_variables():
+    """The kit's own .hip idiom: the device in an int (``int dev = 0;`` or hipGetDevice(&dev)),
+    the CPU in another (``int host = hipCpuDeviceId;``)."""
+    from umkit.exercises import nb08
+    port = ("int dev = 0, host = hipCpuDeviceId;\n"
+            "float *w;\n"
+            "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+            "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, dev);\n"
+            "hipMemPrefetchAsync(w, bytes, dev, stream);\n"
+            "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+            "hipMemPrefetchAsync(w, bytes, host, stream);\n"
+            "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n")
+    assert nb08.check_port(port).ok
+    got = nb08.check_port(port.replace("int dev = 0, host = hipCpuDeviceId;",
+                                       "int dev;\nhipGetDevice(&dev);\nint host = -1;"))
+    assert got.ok
+    wrong = nb08.check_port(port.replace("PrefetchAsync(w, bytes, host, stream)",
+                                         "PrefetchAsync(w, bytes, dev, stream)"))
+    assert not wrong.ok            # both prefetches to the GPU: the exhale is missing
+
+
+def test_06_code_that_never_frees_fails_even_though_python_frees_it():
+    """Arrays go back when the function returns (Python drops them), so the old check passed
+    code that never freed; the check counts the learner's own frees."""
+    def never_frees(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        a.host[:] = 1.0
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        for _ in range(epochs):
+            for x in (a, b, out):
+                x.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(umkit.read_back(out, stream=s).sum()))
+        return sums
+    not_yet(nb06.check_epoch_loop(never_frees), "freed 0 of them")
+
+    def frees_with_blocks(n, epochs):
+        with umkit.managed(n) as a, umkit.managed(n) as b, umkit.managed(n) as out:
+            a.host[:] = 1.0
+            b.host[:] = 2.0
+            s = umkit.Stream()
+            sums = []
+            for _ in range(epochs):
+                for x in (a, b, out):
+                    x.prefetch("gpu", stream=s)
+                umkit.add(out, a, b, stream=s)
+                s.synchronize()
+                sums.append(float(umkit.read_back(out, stream=s).sum()))
+            return sums
+    assert nb06.check_epoch_loop(frees_with_blocks).ok       # the end of a with block frees

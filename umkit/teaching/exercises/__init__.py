@@ -402,6 +402,31 @@ def sim_sandbox(**options):
         yield b
 
 
+@contextlib.contextmanager
+def counting_frees(kind: str = "managed"):
+    """``with counting_frees() as n:`` -- how many ``kind`` arrays the block allocated
+    (``n['made']``) and freed itself (``n['freed']``: ``a.free()`` or the end of a ``with``
+    block), as opposed to arrays Python frees when the last name for them goes away."""
+    import umkit
+    cls, n = umkit.Array, {"made": 0, "freed": 0}
+    init, free = cls.__init__, cls.free
+
+    def counted_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        if self.kind == kind:
+            n["made"] += 1
+
+    def counted_free(self):
+        if self.kind == kind and not self.freed:
+            n["freed"] += 1
+        return free(self)
+    cls.__init__, cls.free = counted_init, counted_free
+    try:
+        yield n
+    finally:
+        cls.__init__, cls.free = init, free
+
+
 def load_profile(name: str):
     """The sim profile ``name``: its parameters (SI units) and its cost model."""
     from ...sim.costs import load_profile as load

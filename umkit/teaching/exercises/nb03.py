@@ -44,7 +44,22 @@ def _grade_prepare(fn) -> Verdict | str:
     on_gpu = last is not None and getattr(last, "kind", "") == "device"
     cpu_mapped = any(getattr(loc, "kind", "") == "host" for loc in attrs.get("accessed_by") or [])
     if not c:                                     # a real GPU: no counters, judge the attributes
-        if rm and on_gpu:
+        gpu_mapped = any(getattr(loc, "kind", "") == "device"
+                         for loc in attrs.get("accessed_by") or [])
+        cpu_home = pref is not None and getattr(pref, "kind", "") == "host"
+        if umkit.backend_name() == "hip":
+            # amdkfd's read-mostly is a flag, not a copy on each side (ledger:
+            # amd.read_mostly.flag): what keeps the pages still is leaving them home on the
+            # CPU with the GPU mapping them in place (ledger: amd.peer.accessed_by)
+            if cpu_home and gpu_mapped:
+                return passed("preferred location CPU + accessed_by GPU: the pages stay in host "
+                              "memory and the GPU reads them in place -- on AMD the setup that "
+                              "moves nothing (faults not counted on a real GPU; run on sim)")
+            if rm and on_gpu:
+                return ("on AMD read_mostly is a flag on the range, not a copy on each side: "
+                        "each CPU read still migrates the pages back. Leave them home instead: "
+                        "preferred_location 'cpu' + accessed_by 'gpu'")
+        elif rm and on_gpu:
             return passed("read_mostly + prefetch to the GPU: each side keeps its own copy "
                           "(faults not counted on a real GPU; run on sim to see them)")
         if not on_gpu:

@@ -5,7 +5,7 @@ import warnings
 
 import umkit
 
-from . import Exercise, Verdict, check, close_to, passed, sim_sandbox, tiered
+from . import Exercise, Verdict, check, close_to, counting_frees, passed, sim_sandbox, tiered
 
 N = 1 << 16          # small, so the check is quick; your function must work for any n
 EPOCHS = 3
@@ -29,7 +29,8 @@ ANSWER = ("def my_epoch_loop(n, epochs):\n"
 
 
 def _grade_epoch_loop(fn) -> Verdict | str:
-    with sim_sandbox() as b, warnings.catch_warnings(record=True) as caught:
+    with sim_sandbox() as b, warnings.catch_warnings(record=True) as caught, \
+            counting_frees() as frees:
         warnings.simplefilter("always")
         sums = fn(N, EPOCHS)
         c = umkit.counters()
@@ -64,6 +65,12 @@ def _grade_epoch_loop(fn) -> Verdict | str:
     if left:
         return (f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
                 "allocated when your function returns.")
+    if frees["freed"] < frees["made"]:
+        return (f"your function allocated {frees['made']} managed arrays and freed "
+                f"{frees['freed']} of them itself: free each one when you are done with it "
+                "(x.free(), or `with umkit.managed(n) as x:`). Python frees the rest when the "
+                "function returns, but in a long training loop that is too late -- the memory "
+                "stays allocated until then (§4.2).")
     return passed(f"{EPOCHS} epochs, sums {want:g} each, no GPU faults, no race, nothing leaked "
                   f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
                   f"{c.get('cpu_faults', 0)} CPU faults).")

@@ -75,9 +75,27 @@ def _locations(src: str) -> dict:
     return out
 
 
-def _target(arg: str, locs: dict, v2: bool):
+def _int_devices(src: str) -> dict:
+    """int device variables of the port: {'dev': 'gpu' | 'cpu'} (``int dev = 0;``,
+    ``hipGetDevice(&dev)``, ``int host = hipCpuDeviceId;``) -- the kit's own .hip idiom."""
+    out = {}
+    for m in re.finditer(r"\bint\s+([^;]*);", src):
+        for decl in m.group(1).split(","):
+            name, _, init = (x.strip() for x in decl.partition("="))
+            if re.fullmatch(r"\w+", name):
+                if _is_cpu(init):
+                    out[name] = "cpu"
+                elif init == "" or re.fullmatch(r"\d+", init):
+                    out[name] = "gpu"
+    for m in re.finditer(r"\bhipGetDevice\s*\(\s*&\s*(\w+)\s*\)", src):
+        out[m.group(1)] = "gpu"
+    return out
+
+
+def _target(arg: str, locs: dict, v2: bool, ints=None):
     """'gpu', 'cpu', or (what is wrong, the fix) for a location/device argument."""
     a = arg.replace(" ", "")
+    ints = ints or {}
     if v2:
         if a.startswith("&"):
             return (f"'{arg}': the _v2 calls take the hipMemLocation by value, not its address.",
@@ -101,6 +119,8 @@ def _target(arg: str, locs: dict, v2: bool):
         return "cpu"
     if a.isdigit():
         return "gpu"
+    if a in ints:
+        return ints[a]
     if a in ("gpu0", "host"):
         return (f"'{arg}' was a cudaMemLocation in the CUDA code, and your port declares no such "
                 "variable.",
@@ -152,6 +172,7 @@ def _grade_port(hip_source: str) -> Verdict | str:
         return _port_no(f"{n} is still CUDA.", f"HIP spells it {h} "
                         f"(umkit.names.cuda_to_hip({n!r})).")
     locs = _locations(src)
+    ints = _int_devices(src)
     for call, cuda in _PORT_CALLS.items():
         if not _calls(src, call):
             return _port_no(f"the CUDA code calls {cuda}(...); your port has no HIP counterpart "
@@ -194,7 +215,7 @@ def _grade_port(hip_source: str) -> Verdict | str:
         if v2 and args[3].replace(" ", "") not in ("0", "0u", "0U"):
             return _port_no(f"{name}(..., flags={args[3]}, ...): hip_hmm.cpp rejects these "
                             "flags with hipErrorInvalidValue.", "the flags must be 0")
-        t = _target(args[2], locs, v2)
+        t = _target(args[2], locs, v2, ints)
         if t not in ("gpu", "cpu"):
             return _port_no(f"{name}: {t[0]}", t[1])
         (gpu_pf if t == "gpu" else cpu_pf).append(pos)
@@ -212,7 +233,7 @@ def _grade_port(hip_source: str) -> Verdict | str:
             return _port_no(f"{name}({', '.join(args)}) has {len(args)} arguments; HIP's takes 4.",
                             f"{name}(ptr, bytes, advice, "
                             f"{'hipMemLocation' if v2 else 'device'})")
-        t = _target(args[3], locs, v2)
+        t = _target(args[3], locs, v2, ints)
         if t not in ("gpu", "cpu"):
             return _port_no(f"{name}: {t[0]}", t[1])
         if args[2] != "hipMemAdviseSetPreferredLocation":
