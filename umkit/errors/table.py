@@ -202,10 +202,12 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "the 'spawn' method and initialize the GPU inside each one.",
        "", aliases=("CUDA_ERROR_INVALID_CONTEXT",), phrases=("invalid device context",)),
     _R("map_failed", "cudaErrorMapBufferObjectFailed", 205, "hipErrorMapFailed", 205,
-       "Mapping a buffer failed (hipIpcGetMemHandle and hipIpcCloseMemHandle can return it).",
-       _HINT_IPC + " Open an IPC handle once per process, on the same node. On ROCm a failed "
-       "attach (hipIpcOpenMemHandle) returns hipErrorInvalidDevicePointer instead, and "
-       "hipIpcGetMemHandle on managed memory returns hipErrorInvalidValue.",
+       "Mapping a buffer failed (HIP's header documents it for hipIpcGetMemHandle and "
+       "hipIpcCloseMemHandle).",
+       _HINT_IPC + " Open an IPC handle once per process, on the same node. ROCm's runtime "
+       "returns other codes in practice: a failed attach (hipIpcOpenMemHandle) gives "
+       "hipErrorInvalidDevicePointer, and a failed hipIpcGetMemHandle -- on managed memory, "
+       "for one -- hipErrorInvalidValue.",
        "§4.3", aliases=("hipErrorMapBufferObjectFailed", "CUDA_ERROR_MAP_FAILED"),
        note="hipErrorMapBufferObjectFailed is HIP's deprecated alias of hipErrorMapFailed.",
        claims=("amd.ipc.open_fail", "amd.ipc.managed")),
@@ -244,11 +246,15 @@ ERRORS: tuple[ErrorInfo, ...] = (
     _R("illegal_address", "cudaErrorIllegalAddress", 700, "hipErrorIllegalAddress", 700,
        "A kernel read or wrote memory at an address it doesn't own.",
        "A kernel touched memory it doesn't own: an index past the end (guard with `if (idx < "
-       "n)`, §4.2), a pointer from another process, a malloc'd host pointer on AMD with XNACK off, "
+       "n)`, §4.2), a pointer from another process, "
        "or freed managed memory (use after free; umkit raises UseAfterFree before the kernel "
        "on every backend, and sim shows which pages)." + _HINT_STICKY + _HINT_LOCATE,
        "§4.2", aliases=("CUDA_ERROR_ILLEGAL_ADDRESS",),
-       phrases=("illegal memory access",), claims=("amd.malloc.xnack0_fault",)),
+       phrases=("illegal memory access",),
+       note="On AMD a GPU page fault usually does not come back as this code: ROCm prints "
+            "'Memory access fault by GPU node-N' and aborts the process "
+            "(umkit.explain('HSA_STATUS_ERROR_MEMORY_FAULT')).",
+       claims=("amd.malloc.xnack0_fault",)),
     _R("launch_out_of_resources", "cudaErrorLaunchOutOfResources", 701,
        "hipErrorLaunchOutOfResources", 701,
        "The kernel launch needs more registers, shared memory or threads than the device has.",
@@ -426,12 +432,13 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "computed past the end of an allocation. " + _HINT_IPC + _HINT_STICKY,
        "§5.1", hsa="HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", hsa_code=41),
     _R("hsa_memory_fault", None, None, None, None,
-       "A GPU agent touched an address it can't access: the page is not present (printed as "
-       "'Memory access fault by GPU node-N ... Page not present or supervisor privilege').",
+       "A GPU agent touched an address it can't access. ROCm prints 'Memory access fault by GPU "
+       "node-N ... Reason:' and the reason: page not present, a write to a read-only page, "
+       "host access only, ...",
        "The AMD form of an illegal address: an index past the end, freed or foreign memory. "
        "With XNACK off it is also what a kernel touching malloc'd (system) memory gets: "
        "register that memory with hipHostRegister, run with HSA_XNACK=1 (set before the "
-       "process starts, on a GPU that supports it; umkit.doctor() shows both), or use "
+       "first HIP call, on a GPU that supports it; umkit.doctor() shows both), or use "
        "hipMalloc + hipMemcpy. hipMallocManaged memory does not fault this way: with XNACK "
        "off it is mapped for the GPU when it is allocated (§2.2, §5.1)." + _HINT_STICKY,
        "§5.1", hsa="HSA_STATUS_ERROR_MEMORY_FAULT", hsa_code=43,
@@ -481,7 +488,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "you prefetch them; on AMD page migration is always the driver's software work, never "
         "a hardware feature (§2.2).",
         "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before "
-        "the process starts, target xnack+; umkit.doctor() reads it from "
+        "the first HIP call, target xnack+; umkit.doctor() reads it from "
         "pageable_memory_access), prefetch the hot data before each epoch, or use explicit "
         "hipMalloc + hipMemcpy for it (§5.1, §6.3).",
         "§5.1, §2.2", "umkit.doctor() (XNACK: pageable_memory_access), "
