@@ -406,3 +406,15 @@ def test_residency_map_note_must_be_text():
     m = ResidencyMap(umkit.managed(4096), static=True)
     with pytest.raises(InvalidType, match="note=123"):
         m.update(note=123)
+
+
+def test_the_sim_notice_is_one_short_line_when_no_gpu_is_found(monkeypatch, capsys):
+    """Auto-detection on a machine without a GPU says so in one line and points at
+    umkit.why() for the long reason, which stays available there."""
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    from umkit.backends import registry
+    monkeypatch.setattr(registry, "probe", lambda n: (n == "sim", f"{n}: not here"))
+    umkit.use()
+    out = capsys.readouterr().out.strip()
+    assert len(out.splitlines()) == 1 and len(out) < 200 and "umkit.why()" in out
+    assert "cuda: not here" in umkit.why()

@@ -93,8 +93,14 @@ class Runtime:
         with self._lock:
             self._active = act
         if act.name == "sim" and name is None and not quiet:
-            print(f"umkit: using the sim backend ({act.reason}); "
-                  "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change", file=sys.stdout)
+            if act.reason.startswith("no GPU backend usable"):   # the long why: umkit.why()
+                print("umkit: no usable GPU here, so umkit runs on the sim backend (a CPU model "
+                      "of a GPU); umkit.why() says what is missing, umkit.use('cuda'|'hip') "
+                      "switches", file=sys.stdout)
+            else:
+                print(f"umkit: using the sim backend ({act.reason}); "
+                      "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change",
+                      file=sys.stdout)
         return act.backend
 
     @contextlib.contextmanager
