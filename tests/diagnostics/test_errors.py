@@ -172,7 +172,7 @@ def test_explain_hsa_invalid_memory_points_to_ipc():
 
 
 def test_explain_illegal_address_mentions_freed_managed_memory():
-    text = _explain("cudaErrorIllegalAddress")
+    text = " ".join(_explain("cudaErrorIllegalAddress").split())      # the lines are wrapped
     assert "hipErrorIllegalAddress" in text and "freed managed memory" in text
     assert "doesn't own" in text
 

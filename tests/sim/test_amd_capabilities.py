@@ -10,14 +10,15 @@ def caps(profile):
         return umkit.capabilities()
 
 
-@pytest.mark.parametrize("profile", ["mi250x-xnack1", "mi250x-xnack0", "mi300x", "mi300a-apu"])
+@pytest.mark.parametrize("profile", ["mi250x-xnack1", "mi250x-xnack0", "mi250x-coherent", "mi300x",
+                                     "mi300a-apu"])
 def test_concurrent_managed_access_is_svm_support_whatever_xnack(profile):
     """ledger: amd.attr.concurrent_managed"""
     assert caps(profile)["concurrent_managed_access"] is True
 
 
 @pytest.mark.parametrize("profile, xnack", [("mi250x-xnack1", True), ("mi250x-xnack0", False),
-                                            ("mi300x", True)])
+                                            ("mi250x-coherent", True), ("mi300x", True)])
 def test_pageable_memory_access_is_xnack(profile, xnack):
     """ledger: amd.attr.pageable_xnack"""
     c = caps(profile)
@@ -25,11 +26,13 @@ def test_pageable_memory_access_is_xnack(profile, xnack):
     assert (c["xnack"]["env"] == "1") is xnack
 
 
-@pytest.mark.parametrize("profile, in_place", [("mi300a-apu", True), ("mi300x", False),
-                                               ("mi250x-xnack1", False), ("h200-pcie5", False)])
+@pytest.mark.parametrize("profile, in_place", [("mi300a-apu", True), ("mi250x-coherent", True),
+                                               ("mi300x", False), ("mi250x-xnack1", False),
+                                               ("mi250x-xnack0", False), ("h200-pcie5", False)])
 def test_direct_host_access_follows_what_the_profile_models(profile, in_place):
-    """ledger: amd.attr.direct_host, amd.olcf.migrate_on_touch (the MI250X profiles follow
-    OLCF's migrate-on-touch table); the H200 value is what the real card reported."""
+    """ledger: amd.attr.direct_host, amd.vram.coherent, amd.olcf.migrate_on_touch (mi250x-coherent
+    models device-coherent VRAM; mi250x-xnack1/xnack0 follow OLCF's migrate-on-touch table);
+    the H200 value is what the real card reported."""
     assert caps(profile)["direct_managed_access_from_host"] is in_place
 
 

@@ -11,7 +11,8 @@ import pytest
 
 import umkit
 from umkit.sim.costs import load_profile
-from umkit.sim.policy import AmdApu, AmdXnackOff, AmdXnackOn, NvidiaPolicy, Rule, policy_for
+from umkit.sim.policy import (AmdApu, AmdCoherent, AmdXnackOff, AmdXnackOn, NvidiaPolicy, Rule,
+                              policy_for)
 from umkit.workloads import Pattern, Strategy, run
 
 MiB = 1 << 20
@@ -47,15 +48,17 @@ def c():
 # -- which policy a profile gets -----------------------------------------------------------------------
 @pytest.mark.parametrize("profile, policy", [(H200, NvidiaPolicy), ("teaching", NvidiaPolicy),
                                              (XNACK1, AmdXnackOn), (MI300X, AmdXnackOn),
+                                             ("mi250x-coherent", AmdCoherent),
                                              (XNACK0, AmdXnackOff), (APU, AmdApu)])
 def test_profiles_select_their_policy_by_vendor_and_mode(profile, policy):
-    """Profile JSON fields ``vendor`` and ``mode`` select the policy (umkit/sim/policy.py
-    policy_for); every rule carries a source."""
+    """Profile JSON fields ``vendor``, ``mode`` and (where the driver differs by it)
+    ``platform`` select the policy (umkit/sim/policy.py policy_for); every rule carries a
+    source."""
     b = sim(profile)
     assert type(b.engine.policy) is policy
     assert umkit.capabilities()["policy"] == policy.name
     p = load_profile(profile)
-    assert type(policy_for(p.vendor, p.mode)) is policy
+    assert type(policy_for(p.vendor, p.mode, p.platform)) is policy
     for name, rule in policy.rules().items():
         assert isinstance(rule, Rule) and len(rule.source) > 20, name
 

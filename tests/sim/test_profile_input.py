@@ -73,6 +73,9 @@ def test_bad_parameter_values_name_the_field(tmp_path, key, value, err):
     ("teaching", "yes", InvalidType),
     ("name", 7, InvalidType),
     ("params", [], InvalidType),
+    ("platform", "nvlink-c2c", InvalidArgument),
+    ("platform", 3, InvalidType),
+    ("note", ["x"], InvalidType),
 ])
 def test_bad_top_level_fields_name_the_field(tmp_path, field, value, err):
     doc = good()
@@ -80,6 +83,16 @@ def test_bad_top_level_fields_name_the_field(tmp_path, field, value, err):
     with pytest.raises(err, match=field) as e:
         load_profile(write(tmp_path, doc))
     assert e.value.hint
+
+
+@pytest.mark.parametrize("value", [1.5, 0])
+def test_an_xgmi_hive_is_a_whole_number_of_gpus(tmp_path, value):
+    doc = good()
+    doc["params"]["xgmi_hive_gpus"] = {"value": value, "unit": "GPUs", "source": "estimate: test"}
+    with pytest.raises(InvalidArgument, match="xgmi_hive_gpus"):
+        load_profile(write(tmp_path, doc))
+    doc["params"]["xgmi_hive_gpus"]["value"] = 2
+    assert load_profile(write(tmp_path, doc, "ok.json")).same_hive(0, 1)
 
 
 @pytest.mark.parametrize("entry,err", [

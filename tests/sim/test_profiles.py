@@ -60,6 +60,8 @@ ZERO_ALLOWED = {"map_cost_per_mib", "fault_unmap_latency", "fault_region_latency
                 "free_device", "free_pinned_per_mib"}
 VENDORS = {"nvidia", "amd"}
 MODES = {"migrate", "zero_copy", "apu"}
+#: optional top-level "platform" (umkit.sim.costs.PLATFORMS; README "Optional top-level fields")
+PLATFORMS = {"pcie", "cpu-coherent", "cpu-coherent-olcf-observed", "apu"}
 TEACHING_FILE = "teaching.json"
 TEACHING_PREFIX = "teaching value:"
 
@@ -87,7 +89,8 @@ OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw":
                   "unmap_flush_latency": "us", "stream_first_latency": "us",
                   "copy_handoff_latency": "us", "prefetch_handoff_latency": "us",
                   "cpu_map_latency": "us", "user_launch_overhead": "us", "link_duplex": "fraction",
-                  "pageable_copy_latency": "us", "dirty_refault_latency": "us"}
+                  "pageable_copy_latency": "us", "dirty_refault_latency": "us",
+                  "queue_restore_latency": "us", "peer_link_bw": "GB/s", "xgmi_hive_gpus": "GPUs"}
 
 
 def profile_files() -> list[Path]:
@@ -114,6 +117,10 @@ def check_profile(doc: dict, filename: str) -> list[str]:
         errs.append(f"vendor {doc['vendor']!r} not in {sorted(VENDORS)}")
     if doc["mode"] not in MODES:
         errs.append(f"mode {doc['mode']!r} not in {sorted(MODES)}")
+    if "platform" in doc and doc["platform"] not in PLATFORMS:
+        errs.append(f"platform {doc['platform']!r} not in {sorted(PLATFORMS)}")
+    if "note" in doc and (not isinstance(doc["note"], str) or not doc["note"].strip()):
+        errs.append("note must be a non-empty string")
     teaching = doc["teaching"]
     if not isinstance(teaching, bool):
         errs.append("teaching must be true/false")
@@ -174,8 +181,8 @@ def test_required_lists_match_readme():
 
 def test_there_are_profiles():
     names = {p.name for p in profile_files()}
-    for expected in ("mi250x-xnack1.json", "mi250x-xnack0.json", "mi300x.json",
-                     "mi300a-apu.json", TEACHING_FILE):
+    for expected in ("mi250x-xnack1.json", "mi250x-xnack0.json", "mi250x-coherent.json",
+                     "mi300x.json", "mi300a-apu.json", TEACHING_FILE):
         assert expected in names
 
 
@@ -199,6 +206,17 @@ def test_expected_modes():
     assert modes.get("mi250x-xnack0") == "zero_copy"
     assert modes.get("mi300x") == "migrate"
     assert modes.get("mi300a-apu") == "apu"
+    assert modes.get("mi250x-coherent") == "migrate"
+
+
+def test_amd_profiles_say_their_platform():
+    platforms = {p.stem: json.loads(p.read_text(encoding="utf-8")).get("platform")
+                 for p in profile_files()}
+    assert platforms["mi250x-coherent"] == "cpu-coherent"
+    assert platforms["mi250x-xnack1"] == platforms["mi250x-xnack0"] == "cpu-coherent-olcf-observed"
+    assert platforms["mi300x"] == "pcie" and platforms["mi300a-apu"] == "apu"
+    from umkit.sim.costs import PLATFORMS as LOADER
+    assert set(LOADER) == PLATFORMS
 
 
 def test_apu_has_mapping_cost():
@@ -265,9 +283,12 @@ def _broken_cases():
     def slow_hbm(d):
         d["params"]["hbm_bw"]["value"] = d["params"]["zero_copy_bw"]["value"]
 
+    def bad_platform(d):
+        d["platform"] = "nvlink-c2c"
+
     return [drop_param, drop_top, zero_value, negative_map_cost, string_value, bool_value,
             empty_source, empty_unit, wrong_unit, extra_key, unknown_param, bad_mode,
-            bad_vendor, teaching_flag, teaching_source, fast_prefetch, slow_hbm]
+            bad_vendor, teaching_flag, teaching_source, fast_prefetch, slow_hbm, bad_platform]
 
 
 @pytest.mark.parametrize("breaker", _broken_cases(), ids=lambda f: f.__name__)

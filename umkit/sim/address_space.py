@@ -239,7 +239,10 @@ class AddressSpace:
 
     def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool) -> tuple[int, int, int]:
         """Make ``pages`` resident at ``dest`` (device id or CPU_ID).  Returns bytes moved
-        (h2d, d2h, peer); unpopulated pages are populated in place (no bytes)."""
+        (h2d, d2h, peer); unpopulated pages are populated in place (no bytes).  Where the
+        policy moves pages between GPUs through system memory (``gpu_to_gpu_migration ==
+        "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from another GPU counts once
+        each way, d2h and h2d, and no peer bytes."""
         if pages.size == 0:
             return 0, 0, 0
         c = self.record.counters
@@ -254,6 +257,11 @@ class AddressSpace:
             d2h = n_pop * hp
         else:
             h2d, peer = n_cpu * hp, (n_pop - n_cpu) * hp
+            if peer and self.policy.gpu_to_gpu_migration == "via_sysmem":
+                # VRAM -> system memory -> VRAM (kfd_migrate.c svm_migrate_vram_to_vram)
+                h2d, d2h, peer = h2d + peer, peer, 0
+                self.record.log("migrate_via_sysmem", "kmd", f"{d2h} B from another GPU's VRAM "
+                                f"to system memory, then to GPU{dest}", bytes=d2h)
         a.where[ix] = (w | bit) if dup else bit
         a.cpu_unmapped[ix] = False          # (a prefetch to the CPU sets it again after this)
         if dup:

@@ -87,10 +87,12 @@ class SimBackend(Backend):
                     concurrent_managed_access=True if amd else m != "zero_copy",
                     # ROCm: XNACK on for every GPU (ledger: amd.attr.pageable_xnack)
                     pageable_memory_access=(m != "zero_copy") if amd else m == "apu",
-                    # only the APU profile reads GPU-resident pages in place; the MI250X
-                    # profiles follow OLCF's migrate-on-touch table (ledger:
-                    # amd.olcf.migrate_on_touch, amd.attr.direct_host)
-                    direct_managed_access_from_host=m == "apu",
+                    # the CPU reads GPU-resident pages in place: the APU, and mi250x-coherent
+                    # (device-coherent VRAM); mi250x-xnack1 follows OLCF's migrate-on-touch
+                    # table, mi300x is PCIe (ledger: amd.attr.direct_host, amd.vram.coherent,
+                    # amd.vram.private, amd.olcf.migrate_on_touch)
+                    direct_managed_access_from_host=self.engine.policy.cpu_touch_of_gpu_pages
+                    in ("in_place", "local"),
                     model=self.profile.name, mode=m,
                     policy=self.engine.policy.name,
                     # AMD: the CPU may dereference hipMalloc memory (zero copy); CUDA: no
@@ -100,6 +102,8 @@ class SimBackend(Backend):
             caps["xnack"] = {"env": "1" if m != "zero_copy" else "0",
                              "target": "xnack+" if m != "zero_copy" else "xnack-",
                              "simulated": True}
+            if self.profile.platform:
+                caps["platform"] = self.profile.platform
         return caps
 
     def versions(self) -> dict:

@@ -65,6 +65,12 @@ class Clock:
         #: (kind -> seconds); its next operation does it first, a device synchronize does it
         self._flush: dict = {}
         self._flush_ready: dict = {}         # per GPU: when the deferred work started is done
+        #: (start, end) windows in which every queue of the process is stopped (AMD with XNACK
+        #: off: a migration of a GPU-mapped range, until KFD remaps it; see :meth:`stop_queues`)
+        self._stopped: list = []
+        #: recorded events whose time is still ahead of the host (a stop of the queues delays
+        #: them with the work they mark)
+        self._pending: weakref.WeakSet = weakref.WeakSet()
 
     # -- the host's time -----------------------------------------------------------------------
     def advance(self, seconds: float) -> None:
@@ -93,6 +99,11 @@ class Clock:
     def record(self, event: SimEvent, s: SimStream) -> None:
         """``event`` happens when the host and the work queued on ``s`` so far are both done."""
         event.time = max(self.now, s.ready)
+        if event.time > self.now:
+            if len(self._pending) > 256:
+                for ev in [e for e in self._pending if e.time is None or e.time <= self.now]:
+                    self._pending.discard(ev)
+            self._pending.add(event)
 
     def schedule(self, s: SimStream, duration: float, kind: str = "kernel",
                  link: str | None = None) -> Slot:
@@ -122,6 +133,9 @@ class Clock:
             start += self.profile.host_op(after + "_handoff_latency")
         if link is not None:
             start = max(start, self._links.get(link, 0.0))
+        if self._stopped and kind not in ("prefetch", "prefetch_noop"):
+            start, duration = self._around_stops(start, duration)
+        if link is not None:
             self._links[link] = start + duration
         s.ready = start + duration
         if s.ready > self._horizon:
@@ -141,6 +155,54 @@ class Clock:
             self.now = max(self.now, what.ready) + p.sync_stream
         elif isinstance(what, SimEvent):
             self.now = max(self.now, what.time or 0.0) + p.sync_event
+
+    # -- stopped queues ----------------------------------------------------------------------------
+    def stop_queues(self, t0: float, t1: float, own: SimStream | None = None,
+                    own_link: str | None = None) -> None:
+        """Every queue of the process -- every stream of every GPU -- runs no work from ``t0``
+        to ``t1`` (amdkfd with XNACK off: kgd2kfd_quiesce_mm until the restore work's
+        kgd2kfd_resume_mm; ledger: amd.xnack0.quiesce).  Work running at ``t0`` resumes at
+        ``t1``; work queued later starts after it.  ``own``: the stream of the migration that
+        stopped them (its next work waits for ``t1``); ``own_link``: the link that migration
+        holds.  A prefetch (a KFD ioctl from the host, not a queue) is not held up."""
+        if t1 <= t0:
+            return
+        shift = t1 - t0
+        live = [st for st in self.streams.values() if st is not own]
+        # the latest work of a stream nobody holds any more still counts through the horizon
+        dropped_later = self._horizon > max([st.ready for st in live] + [
+            own.ready if own is not None else 0.0])
+        for st in live:
+            if st.ready > t0:
+                st.ready += shift
+        if own is not None:
+            own.ready = max(own.ready, t1)
+        for k, free in list(self._links.items()):
+            if k != own_link and free > t0:
+                self._links[k] = free + shift
+        for ev in list(self._pending):
+            if ev.time is None or ev.time <= self.now:
+                self._pending.discard(ev)
+            elif ev.time > t0:
+                ev.time += shift
+        ends = [st.ready for st in live] + [t1] + ([own.ready] if own is not None else [])
+        if dropped_later and self._horizon > t0:
+            ends.append(self._horizon + shift)
+        self._horizon = max(ends + [self._horizon])
+        self._stopped = [(a, b) for a, b in self._stopped if b > self.now]
+        self._stopped.append((t0, t1))
+        self._stopped.sort()
+
+    def _around_stops(self, start: float, duration: float) -> tuple[float, float]:
+        """Work of ``duration`` that would start at ``start``, moved out of the stopped windows:
+        it starts after a window it would start in, and one that opens while it runs holds it
+        for the window's length."""
+        for t0, t1 in self._stopped:
+            if t0 <= start < t1:
+                start = t1
+            elif start < t0 < start + duration:
+                duration += t1 - t0
+        return start, duration
 
     # -- deferred page-table work ----------------------------------------------------------------
     def defer(self, g: int, key: str) -> None:

@@ -36,7 +36,14 @@ Resident pages stream at ``hbm_bw`` (GPU) or, on the CPU, at ``host_mem_bw`` whe
 ``host_copy_bw`` when copied and ``host_fill_bw`` when filled -- faster (``host_cache_*``) when
 the access fits in the CPU's cache (``host_cache_bytes``, held as a working set: the access's own
 bytes plus those of the other allocations touched since it was last used).  A kernel runs on the GPU of its array
-unless a stream says otherwise; pages on another GPU fault across at ``peer_bw``.  A learner's own
+unless a stream says otherwise; pages on another GPU fault across at ``peer_bw`` -- on AMD through
+system memory instead (two hops: ``prefetch_d2h_bw``, then ``prefetch_h2d_bw`` or ``fault_bw``),
+and with accessed-by advice a GPU of the same xGMI hive (``xgmi_hive_gpus``) maps a peer's pages
+and reads them in place at ``peer_link_bw``.  AMD with XNACK off faults every page of a managed
+allocation in on the CPU inside the allocation call (``first_touch_latency`` plus a page at
+``host_mem_bw`` each), and a migration of such a range stops every stream of every GPU until it
+has finished plus ``queue_restore_latency``; on a CPU-coherent platform the CPU touches
+GPU-resident pages in place (``cpu_fault_latency`` once, then ``cpu_fault_bw``).  A learner's own
 kernel (``umkit.kernel``) declares what it costs beyond one pass over its arrays -- how often it
 re-reads its inputs and its ``flops`` -- and takes whichever is longer: its memory traffic, or its
 arithmetic at the achieved ``fp32_flops``.  The host's own time per call counts too: submitting a
@@ -84,7 +91,7 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "host_call_latency", "stream_first_latency", "copy_handoff_latency",
             "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency",
             "user_launch_overhead", "pageable_copy_latency", "link_duplex",
-            "dirty_refault_latency")
+            "dirty_refault_latency", "queue_restore_latency", "peer_link_bw", "xgmi_hive_gpus")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...
@@ -103,7 +110,9 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
 #: and host speed").
 GPU_FAULT_SERVICE = ("fault_batch_latency", "fault_unmap_latency", "fault_region_latency",
                      "fault_wakeup_latency", "fault_latency", "fault_range_latency",
-                     "fault_split_latency", "dup_refault_latency", "dirty_refault_latency")
+                     "fault_split_latency", "dup_refault_latency", "dirty_refault_latency",
+                     # (AMD, XNACK off: KFD's restore work after a quiesce, a 1 ms timer first)
+                     "queue_restore_latency")
 #: ... and rates divided by it (the device->host migration rates: the CPU populates and maps
 #: the pages it receives)
 HOST_RATES = ("host_mem_bw", "host_copy_bw", "host_fill_bw", "host_cache_bw",
@@ -116,10 +125,16 @@ POSITIVE = ("host_page", "gpu_page", "region", "fault_batch_max", "fault_bw", "p
             "hbm_bw", "host_mem_bw", "vram", "peer_bw")
 MODES = ("migrate", "zero_copy", "apu")
 VENDORS = ("nvidia", "amd")
+#: how the GPU's memory is attached to the CPU (profile JSON "platform", optional; the policy
+#: asks it where the driver differs, umkit/sim/policy.py): ``pcie`` (device-private VRAM, a CPU
+#: touch migrates), ``cpu-coherent`` (amdkfd's device-coherent VRAM: the CPU reads GPU-resident
+#: pages in place), ``cpu-coherent-olcf-observed`` (a CPU-coherent Frontier node modelled as
+#: OLCF's table observes it: migrate on touch), ``apu`` (one physical memory)
+PLATFORMS = ("pcie", "cpu-coherent", "cpu-coherent-olcf-observed", "apu")
 #: the largest profile file read (the shipped ones are ~10 KiB)
 MAX_PROFILE_BYTES = 1 << 20
 _UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0,
-         "TFLOP/s": 1e12, "fraction": 1.0}
+         "TFLOP/s": 1e12, "fraction": 1.0, "GPUs": 1.0}
 
 
 @dataclass
@@ -138,6 +153,9 @@ class Profile:
     #: how many times slower this host's CPU is than the profile's (1.0: as measured;
     #: see :data:`HOST_TIMES`, :data:`HOST_RATES`)
     host_speed: float = 1.0
+    #: how the GPU's memory is attached to the CPU (:data:`PLATFORMS`; "" where the profile
+    #: does not say)
+    platform: str = ""
 
     def is_estimate(self, key: str) -> bool:
         """True when parameter ``key`` is not a published number (its source says
@@ -199,6 +217,12 @@ class Profile:
         d = self.p.get("link_duplex", 0.0)
         hi, lo = max(read, written), min(read, written)
         return (hi + (1.0 - d) * lo) / self.zero_copy_bw
+
+    def same_hive(self, g: int, h: int) -> bool:
+        """GPUs ``g`` and ``h`` are in one xGMI hive: consecutive device ids in groups of
+        ``xgmi_hive_gpus`` (1 where the profile has none: no GPU shares a hive)."""
+        n = max(1, int(self.p.get("xgmi_hive_gpus", 1)))
+        return g // n == h // n
 
     def copy_latency_s(self) -> float:
         """Fixed cost of one copy-engine copy (``copy_latency``; profiles without it use the
@@ -363,6 +387,7 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
     fix = "compare it with umkit/sim/profiles/teaching.json"
     for key, kinds, allowed in (("name", str, None), ("title", str, None),
                                 ("vendor", str, VENDORS), ("mode", str, MODES),
+                                ("platform", str, PLATFORMS), ("note", str, None),
                                 ("teaching", bool, None)):
         if key not in raw:
             continue
@@ -433,12 +458,13 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
                               "a fraction between 0 and 1",
                               hint="0: reads and writes cross the link one after the other; "
                                    "1: at once, in its two directions")
-    for k in POSITIVE:
+    for k in POSITIVE + tuple(k for k in ("peer_link_bw", "xgmi_hive_gpus") if k in si):
         if not si[k] > 0:
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be > 0",
                                   hint="sizes, bandwidths and the batch size divide the model's "
                                        "arithmetic: pass a positive number")
-    for k in ("host_page", "gpu_page", "region", "fault_granularity", "fault_batch_max"):
+    for k in ("host_page", "gpu_page", "region", "fault_granularity", "fault_batch_max") + (
+            ("xgmi_hive_gpus",) if "xgmi_hive_gpus" in si else ()):
         if si[k] != int(si[k]):
             raise InvalidArgument(f"profile {path.name}: {k}={si[k]:g} must be a whole number",
                                   hint=f"{k} counts bytes or faults: write an integer")
@@ -449,7 +475,7 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
                               f"({si['region']})", hint="e.g. 4096, 65536, 2097152")
     prof = Profile(raw.get("name", path.stem), raw.get("title", ""), raw.get("vendor", "?"),
                    raw.get("mode", "migrate"), bool(raw.get("teaching", False)), si, src,
-                   host_speed=host_speed)
+                   host_speed=host_speed, platform=raw.get("platform", ""))
     prov = raw.get("provenance")
     if prov is not None and (not isinstance(prov, str) or not prov.strip()):
         raise InvalidArgument(f"profile {path.name}: provenance must be a non-empty string",

@@ -22,7 +22,7 @@ from .copies import plan_memcpy, plan_pageable
 from .costs import Profile
 from .faults import DensityPrefetcher, Faults, KernelCost
 from .host import Host
-from .pages import CPU_ID, Access, Allocation
+from .pages import CPU_BIT, CPU_ID, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
 from .record import COUNTERS, Record
@@ -55,7 +55,7 @@ class Engine:
         gpus, strict, prefetcher = int(gpus), bool(strict), bool(prefetcher)
         self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
         #: the vendor semantics (umkit/sim/policy.py): the parts ask it, never the vendor name
-        self.policy = policy = policy_for(profile.vendor, profile.mode)
+        self.policy = policy = policy_for(profile.vendor, profile.mode, profile.platform)
         self.lock = threading.RLock()
         self.clock = Clock(profile)
         self.record = Record(self.clock, trace)
@@ -150,7 +150,16 @@ class Engine:
             log("malloc_pinned", "kmd", f"{nbytes} B of host memory pinned")
         else:
             self.clock.advance(p.alloc_managed)
-            if self.policy.managed_alloc_layer == "kmd":     # AMD: one KFD SVM ioctl
+            if self.policy.managed_alloc_populates:
+                # AMD, XNACK off: the SVM ioctl maps the range for the GPUs at once, faulting
+                # every page in on the CPU side (ledger: amd.xnack0.alloc_maps): the first
+                # touch happens here, page by page, at what a CPU first touch costs
+                a.where[:] = CPU_BIT
+                self.record.counters["first_touch_pages"] += a.npages
+                self.clock.advance(a.npages * (p.first_touch_latency + a.host_page / p.host_mem_bw))
+                log("malloc_managed", "kmd", f"{nbytes} B registered as an SVM range and mapped "
+                    f"for the GPUs (XNACK off): {a.npages} pages faulted in on the CPU")
+            elif self.policy.managed_alloc_layer == "kmd":     # AMD: one KFD SVM ioctl
                 log("malloc_managed", "kmd", f"{nbytes} B of address range registered "
                     "with the KMD as an SVM range (one ioctl); no physical page yet")
             else:
@@ -217,6 +226,10 @@ class Engine:
                 link: str | None = None, kind: str = "kernel") -> float:
         """Put work of ``duration`` on stream ``s``; returns its end time (host does not wait).
         ``link``: the transfer direction it occupies (see :meth:`Clock.schedule`)."""
+        return self._enqueue(s, duration, name, accesses, link, kind).end
+
+    def _enqueue(self, s: SimStream, duration: float, name: str, accesses, link, kind):
+        """:meth:`enqueue`, returning the :class:`Slot` the work got."""
         self.detector.check_watches()
         slot = self.clock.schedule(s, duration, kind, link)
         if slot.flush:
@@ -226,7 +239,7 @@ class Engine:
             self.detector.start(InFlight(slot.end, name, s.id, list(accesses), slot.start,
                                          s.default))
         self.record.log(name, "umd", f"enqueued on stream {s.id}")
-        return slot.end
+        return slot
 
     @locked
     def synchronize(self, what=None) -> None:
@@ -279,8 +292,21 @@ class Engine:
         the host's call, then the move on the stream; returns when it ends."""
         self.clock.advance(self.profile.host_op("prefetch_submit"))   # the call's host time
         cost = self.faults.prefetch(a, pages, dest)
-        return self.enqueue(s, cost.seconds, name, link="d2h" if dest == CPU_ID else "h2d",
-                            kind="prefetch" if cost.bytes else "prefetch_noop")
+        slot = self._enqueue(s, cost.seconds, name, (), "d2h" if dest == CPU_ID else "h2d",
+                             "prefetch" if cost.bytes else "prefetch_noop")
+        if cost.bytes and self.policy.migration_stops_queues:
+            self._stop_queues(slot.start, slot.end, s, "d2h" if dest == CPU_ID else "h2d")
+        return slot.end
+
+    def _stop_queues(self, t0: float, t1: float, s: SimStream | None, link: str | None) -> None:
+        """AMD, XNACK off: a migration of a GPU-mapped range from ``t0`` to ``t1`` stops every
+        queue of the process until KFD's restore work has remapped it (ledger:
+        amd.xnack0.quiesce); ``s``/``link``: the stream and link of the migration itself."""
+        until = t1 + self.profile.p.get("queue_restore_latency", 0.0)
+        self.clock.stop_queues(t0, until, s, link)
+        self.detector.delay(t0, until)
+        self.record.log("quiesce", "kmd", f"all queues of the process stopped for "
+                        f"{(until - t0) * 1e3:.3f} ms (migration + remap)")
 
     # -- copies ------------------------------------------------------------------------------------
     @locked
@@ -329,6 +355,10 @@ class Engine:
         self.detector.check_watches()
         self.detector.check_host(accesses, where)
         t = self.host.access(accesses, streaming)
+        moved = self.host.migrated
+        if moved is not None and self.policy.migration_stops_queues:
+            # the CPU faults migrate GPU-mapped pages back: every queue stops meanwhile
+            self._stop_queues(self.now + moved[0], self.now + moved[1], None, None)
         self.clock.advance(t)
         return t
 

@@ -288,15 +288,36 @@ class Faults:
             if prefer_cpu.any():            # fault once, then map remotely (no migration)
                 pc = pages[prefer_cpu]
                 self._charge_faults(cost, a, pc, 0, g, passes)
+                if pol.peer_access_in_place:
+                    # accessed-by pages in the VRAM of a GPU outside this GPU's xGMI hive:
+                    # best_loc = system memory, so they migrate there first (ledger:
+                    # amd.peer.accessed_by)
+                    wc = a.where[pc]
+                    out = ((a.accessed_by[pc] & bit) != 0) & (wc != 0) & ((wc & CPU_BIT) == 0) \
+                        & ((wc & bit) == 0) & ~self._in_hive(wc, g)
+                    if out.any():
+                        t_fault += self._to_sysmem_for_mapping(a, pc[out], g)
                 a.mapped[pc] |= bit
                 remote |= prefer_cpu
                 fresh = pc[a.where[pc] == 0]     # (AMD) never-touched pages: created on the CPU
                 if fresh.size:
                     a.where[fresh] = CPU_BIT
                     c["first_touch_pages"] += fresh.size
-                self.record.log("fault_map_remote", "kmd", f"{pc.size} pages mapped to CPU memory")
-            if remote.any():
-                rb = int(per_page * remote.sum())
+                self.record.log("fault_map_remote", "kmd", f"{pc.size} pages mapped where they "
+                                "are" if pol.peer_access_in_place else
+                                f"{pc.size} pages mapped to CPU memory")
+            over_link = remote
+            if remote.any() and pol.peer_access_in_place:
+                # pages mapped in a same-hive peer's VRAM are read over the GPU-GPU link
+                # (ledger: amd.peer.accessed_by), not over the host link
+                on_peer = remote & ((a.accessed_by[ix] & bit) != 0) & self._in_hive(a.where[ix], g)
+                if on_peer.any():
+                    pb = int(per_page * on_peer.sum())
+                    c["remote_bytes"] += pb
+                    t_remote += pb / p.p.get("peer_link_bw", p.peer_bw)
+                    over_link = remote & ~on_peer
+            if over_link.any():
+                rb = int(per_page * over_link.sum())
                 c["remote_bytes"] += rb
                 split_link(link, acc, rb)
             need = pages[~resident & ~remote]
@@ -352,11 +373,34 @@ class Faults:
         the CPU, or whose ACCESS_IN_PLACE bitmap holds this GPU and that sit in CPU memory (or
         are not populated yet: they are created in CPU memory).  Read-mostly changes nothing."""
         on_gpu_elsewhere = (w != 0) & ((w & CPU_BIT) == 0)
-        aip = ((a.accessed_by[pages] & bit) != 0) & ~on_gpu_elsewhere
+        # (with the peer rule, ACCESS_IN_PLACE pages on another GPU are mapped in place too:
+        # in a same-hive peer's VRAM, else after a move to system memory; ledger:
+        # amd.peer.accessed_by)
+        aip = (a.accessed_by[pages] & bit) != 0
+        if not self.policy.peer_access_in_place:
+            aip &= ~on_gpu_elsewhere
         pref = a.preferred[pages] == CPU_ID
         if not self.policy.preferred_cpu_new_pages_on_cpu:
             pref &= w != 0
         return ~resident & ~remote & (aip | pref)
+
+    def _in_hive(self, w: np.ndarray, g: int) -> np.ndarray:
+        """Which pages of residency ``w`` live in the VRAM of another GPU of GPU ``g``'s xGMI
+        hive (profile ``xgmi_hive_gpus``)."""
+        out = np.zeros(w.size, dtype=bool)
+        for h in range(self.space.gpus):
+            if h != g and self.profile.same_hive(g, h):
+                out |= (w & gpu_bit(h)) != 0
+        return out & ((w & gpu_bit(g)) == 0)
+
+    def _to_sysmem_for_mapping(self, a: Allocation, out: np.ndarray, g: int) -> float:
+        """AMD (kfd_svm.c svm_range_best_restore_location, ACCESS_IN_PLACE): pages ``out`` of
+        ``a``, in the VRAM of a GPU outside GPU ``g``'s xGMI hive, migrate to system memory to
+        be mapped there; returns the time it takes (svm_migrate_vram_to_ram: prefetch_d2h_bw)."""
+        _, d, _ = self.space.move(a, out, CPU_ID, dup=False)
+        self.record.log("migrate_to_sysmem", "kmd", f"{out.size} pages from a GPU outside "
+                        f"GPU{g}'s xGMI hive to system memory, to be mapped there", bytes=d)
+        return d / self.profile.prefetch_d2h_bw
 
     def _fault_in(self, cost: KernelCost, a: Allocation, need: np.ndarray, g: int, write: bool,
                   passes: float) -> float:
@@ -420,12 +464,17 @@ class Faults:
                                 f"and mapped for GPU{g}: VRAM is held by device memory", bytes=rb)
                 chunk, cdup = fit, cdup[:fit.size]
             if any_dup:
-                h1, _, pe1 = space.move(a, chunk[cdup], g, dup=True)
-                h2, _, pe2 = space.move(a, chunk[~cdup], g, dup=False)
+                h1, d1, pe1 = space.move(a, chunk[cdup], g, dup=True)
+                h2, d2, pe2 = space.move(a, chunk[~cdup], g, dup=False)
             else:
-                (h1, _, pe1), (h2, _, pe2) = (0, 0, 0), space.move(a, chunk, g, dup=False)
+                (h1, d1, pe1), (h2, d2, pe2) = (0, 0, 0), space.move(a, chunk, g, dup=False)
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
+            if d1 + d2:
+                # from another GPU through system memory (AMD, ledger: amd.peer.via_sysmem):
+                # the first hop, VRAM -> RAM, at the rate of KFD's svm_migrate_vram_to_ram;
+                # the second is the ordinary fault-path migration (``moved``)
+                t += (d1 + d2) / p.prefetch_d2h_bw
         f0 = c["gpu_faults"]
         copying = space.duplicates(a, need, write)
         self._charge_faults(cost, a, need, moved, g, passes, copying if copying.any() else None)

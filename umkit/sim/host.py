@@ -2,7 +2,9 @@
 
 A CPU touch of a page nobody has touched yet populates it (first touch); of a GPU-resident
 managed page, a CPU fault per ``gpu_page`` block brings the block back (the density prefetcher
-answers each fault); of a read-mostly duplicate, a write drops the GPU's copy.  What is
+answers each fault) -- or, where the policy says the CPU reaches device-coherent VRAM in place
+(``cpu_touch_of_gpu_pages == "in_place"``), the access goes over the link and nothing moves; of
+a read-mostly duplicate, a write drops the GPU's copy.  What is
 resident streams at the host's rate, from the CPU's cache where the access's working set fits
 in it (:class:`CpuCache`).
 """
@@ -85,6 +87,8 @@ class Host:
         self.profile, self.policy, self.space, self.record = profile, policy, space, record
         self.prefetcher = prefetcher
         self.cache = CpuCache(profile)
+        #: the last access's migrating CPU faults, (start, end) in seconds into it (or None)
+        self.migrated = None
 
     def check_view(self, a: Allocation) -> None:
         """A host view of ``a`` may be handed out -- unless it is device memory the vendor does
@@ -99,6 +103,9 @@ class Host:
         and updates residency (the caller advances the clock).  ``streaming``: memset/memcpy-like
         work (fills, copies), not arithmetic over the data."""
         p, c, pol, space = self.profile, self.record.counters, self.policy, self.space
+        #: (start, end) of this access's CPU faults that migrated pages, in seconds from its
+        #: start (None: none did) -- AMD with XNACK off stops the GPUs' queues meanwhile
+        self.migrated = None
         # the host's own time for one NumPy call on a view (dispatch, not bytes)
         t = p.host_op("host_call_latency") if any(acc.pages.size for acc in accesses) else 0.0
         for acc in accesses:
@@ -168,7 +175,9 @@ class Host:
                         moved = back(blocks)
                     nr = uniq(blocks * ppb // a.pages_per_region).size
                     c["cpu_faults"] += blocks.size
+                    t0 = t
                     t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf
+                    self.migrated = (t0 if self.migrated is None else self.migrated[0], t)
                     self.record.log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {moved} B "
                                     "migrated to CPU", faults=int(blocks.size))
                 if acc.write and need.size:
@@ -184,6 +193,20 @@ class Host:
                         a.dup_lost[both] = True
                         c["invalidations"] += both.size
                         t += both.size * p.cpu_fault_latency
+            elif a.kind == "managed" and pol.cpu_touch_of_gpu_pages == "in_place":
+                # device-coherent VRAM (ledger: amd.vram.coherent): the CPU reads and writes
+                # GPU-only pages where they are, over the link -- no fault, nothing migrates --
+                # at the measured CPU-write-to-GPU-resident cost: its fixed part once per
+                # access, then its rate (Pearson's implicit_managed_HostWrGPU, in the profile
+                # as cpu_fault_latency and cpu_fault_bw)
+                n = int(np.count_nonzero((w != 0) & ((w & CPU_BIT) == 0)))
+                if n:
+                    in_place = acc.nbytes * n / pages.size
+                    c["remote_bytes"] += int(in_place)
+                    t += p.cpu_fault_latency + in_place / p.cpu_fault_bw
+                    t += (acc.nbytes - in_place) / p.host_rate(
+                        streaming, self.cache.span(a, pages.size * a.host_page))
+                    continue
             # pages that just arrived were copied in one gpu_page block at a time, right before
             # the CPU's access resumed: they are in the CPU's cache (span of one block); the
             # rest streams at the host's rate for an access of this working set (cache or DRAM)

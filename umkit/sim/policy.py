@@ -10,9 +10,16 @@ policy             profiles
 =================  ===================================================================
 NvidiaPolicy       ``vendor: nvidia`` (h200-pcie5, teaching) -- fitted to H200 measurements
 AmdXnackOn         ``vendor: amd, mode: migrate`` (mi250x-xnack1, mi300x)
+AmdCoherent        ``vendor: amd, mode: migrate, platform: cpu-coherent`` (mi250x-coherent)
 AmdXnackOff        ``vendor: amd, mode: zero_copy`` (mi250x-xnack0)
 AmdApu             ``vendor: amd, mode: apu`` (mi300a-apu)
 =================  ===================================================================
+
+A profile's ``platform`` (``pcie``: device-private VRAM; ``cpu-coherent``: amdkfd's
+device-coherent VRAM, the CPU reaches GPU-resident pages in place; ``cpu-coherent-olcf-observed``:
+a CPU-coherent Frontier node modelled as OLCF's table observes it, migrate on touch; ``apu``)
+chooses between policies only where the driver does something different on it.  Rules that
+follow an entry of the vendor-claim ledger (``umkit/ledger.json``) name it: ``(ledger: id)``.
 
 Sources (commits in docs/amd-sources.md): amdkfd ``drivers/gpu/drm/amd/amdkfd/kfd_svm.c`` and
 ``kfd_migrate.c`` (Linux), ``include/uapi/linux/kfd_ioctl.h``; ROCm/clr
@@ -61,6 +68,10 @@ class Policy:
     cpu_touch_of_gpu_pages: Rule
     device_memory_cpu_access: Rule
     eviction: Rule
+    managed_alloc_populates: Rule
+    migration_stops_queues: Rule
+    gpu_to_gpu_migration: Rule
+    peer_access_in_place: Rule
 
     @classmethod
     def rules(cls) -> dict[str, Rule]:
@@ -120,6 +131,16 @@ class NvidiaPolicy(Policy):
     eviction = Rule("least_recently_migrated_region", "uvm_pmm_gpu.c: root chunks move to the LRU "
                     "tail when allocated by a VA block (migration), not on GPU access; "
                     "evict_root_chunk() moves the 2 MiB chunk to the CPU")
+    managed_alloc_populates = Rule(False, "umkit model for cudaMallocManaged: no physical page "
+                                   "at allocation; the first touch populates (measured on the "
+                                   "H200: first-touch costs grow with the pages touched)")
+    migration_stops_queues = Rule(False, "NVIDIA UVM migrates a VA block under its lock; other "
+                                  "work on the GPU keeps running (umkit H200 model)")
+    gpu_to_gpu_migration = Rule("direct", "NVIDIA UVM copies between GPUs over the peer link "
+                                "(uvm_va_block.c block_copy_resident_pages_between: peer copies "
+                                "when the GPUs can access each other); charged at peer_bw")
+    peer_access_in_place = Rule(None, "2x H200 (issue 11): accessed-by advice toward a peer "
+                                "GPU did not stop the faults: pages on another GPU fault across")
 
 
 class AmdXnackOn(Policy):
@@ -166,9 +187,11 @@ class AmdXnackOn(Policy):
                                           "svm_range_get_pte_flags changes only the MTYPE")
     cpu_touch_of_gpu_pages = Rule("migrate_block", "kfd_migrate.c svm_migrate_to_ram (CPU fault on "
                                   "a MEMORY_DEVICE_PRIVATE VRAM page) migrates the granule-aligned "
-                                  "range back; it reads neither preferred_loc nor ACCESS_IN_PLACE. "
+                                  "range back; it reads neither preferred_loc nor ACCESS_IN_PLACE "
+                                  "(ledger: amd.vram.private: PCIe parts such as MI300X). "
                                   "OLCF Frontier guide, XNACK=1 table: 'Migrate to CPU DDR4 on "
-                                  "touch'")
+                                  "touch' (ledger: amd.olcf.migrate_on_touch: what mi250x-xnack1 "
+                                  "models; mi250x-coherent models device-coherent VRAM instead)")
     device_memory_cpu_access = Rule("link", "HIP docs 'Unified memory management' (ROCm table: "
                                     "hipMalloc, access outside the origin = zero copy); OLCF: "
                                     "'Zero copy read/write over Infinity Fabric'. Speed: estimate "
@@ -177,12 +200,64 @@ class AmdXnackOn(Policy):
                     "DISCARDABLE TTM BO per range) and svm_range_evict_svm_bo_worker (TTM eviction "
                     "migrates the range's VRAM pages to RAM); TTM's LRU order is creation/"
                     "validation, i.e. migration time. umkit evicts 2 MiB regions (simplification)")
+    managed_alloc_populates = Rule(False, "with XNACK on, svm_range_apply_attrs sets "
+                                   "update_mapping only when !p->xnack_enabled (kfd_svm.c): "
+                                   "hipMallocManaged maps nothing, pages appear on first touch "
+                                   "(the XNACK-off contrast: ledger: amd.xnack0.alloc_maps)")
+    migration_stops_queues = Rule(False, "kfd_svm.c svm_range_evict with XNACK on only unmaps the "
+                                  "affected part of the range from the GPUs; the next GPU access "
+                                  "retry-faults it back; no queue stops "
+                                  "(ledger: amd.xnack0.quiesce)")
+    gpu_to_gpu_migration = Rule("via_sysmem", "kfd_migrate.c svm_migrate_to_vram -> "
+                                "svm_migrate_vram_to_vram: the range's VRAM pages go to system "
+                                "memory and from there to the target GPU ('TODO: ... skip system "
+                                "memory as migration bridge'): two SDMA copies over the host "
+                                "link, counted d2h and h2d, charged at the profile's VRAM->RAM "
+                                "rate (prefetch_d2h_bw: svm_migrate_vram_to_ram, the routine of "
+                                "the first hop) plus the RAM->VRAM rate of the path "
+                                "(prefetch_h2d_bw or fault_bw); on MI250X this predicts "
+                                "Pearson's GCD0->GCD1 1 GiB prefetch "
+                                "('prefetch_managed_GPUToGPU' /0/1) at 317 ms "
+                                "(measured 289-294 ms, two runs) and a GCD0 kernel writing 1 GiB "
+                                "of managed memory resident on GCD1 ('implicit_managed_GPUWrGPU_"
+                                "coarse' /0/1) at 324 ms (measured 316-319 ms) "
+                                "(ledger: amd.peer.via_sysmem)")
+    peer_access_in_place = Rule("same_hive", "kfd_svm.c svm_range_best_restore_location: for a "
+                                "GPU in the range's ACCESS_IN_PLACE bitmap "
+                                "(hipMemAdviseSetAccessedBy, rocdevice.cpp SetSvmAttributesInt) "
+                                "a range in a peer's VRAM is restored where it is when the peer "
+                                "is in the same xGMI hive "
+                                "(svm_nodes_in_same_hive): mapped, read over the GPU-GPU link at "
+                                "peer_link_bw; outside the hive best_loc = 0: the range is "
+                                "migrated to system memory and mapped there "
+                                "(ledger: amd.peer.accessed_by)")
 
     def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
         """kfd_svm.c svm_range_restore_pages -> svm_range_create_unregistered_range: a 2 MiB
         range (svm_range_get_range_boundaries) is created on the fault; heap/stack ranges get
         preferred_loc = SYSMEM (mapped in place), others migrate like managed memory."""
         return "map_in_place" if heap_or_stack else "migrate"
+
+
+class AmdCoherent(AmdXnackOn):
+    """amdkfd SVM with XNACK on, on a node whose GPU is connected to the CPU by a coherent xGMI
+    link (Frontier-class MI250X with amdgpu's device-coherent VRAM): the CPU reads and writes
+    GPU-resident pages in place."""
+
+    name = "amd-xnack-on-coherent"
+    cpu_touch_of_gpu_pages = Rule("in_place", "kfd_migrate.c kgd2kfd_init_zone_device: with "
+                                  "adev->gmc.xgmi.connected_to_cpu VRAM is MEMORY_DEVICE_COHERENT, "
+                                  "whose pages 'can be mapped into CPU page tables': a CPU touch "
+                                  "of GPU-resident managed pages is an access over the link, no "
+                                  "CPU fault, no migration "
+                                  "(ledger: amd.vram.coherent, amd.vram.private). Cost: the "
+                                  "profile's CPU write to GPU-resident managed memory "
+                                  "(cpu_fault_latency + bytes / cpu_fault_bw, "
+                                  "Pearson 'implicit_managed_HostWrGPU_coarse' on Frontier); "
+                                  "hipDeviceAttributeDirectManagedMemAccessFromHost = 1 "
+                                  "(ledger: amd.attr.direct_host). OLCF's table still observes "
+                                  "migrate-on-touch on Frontier "
+                                  "(ledger: amd.olcf.migrate_on_touch): mi250x-xnack1 keeps that")
 
 
 class AmdXnackOff(AmdXnackOn):
@@ -197,7 +272,26 @@ class AmdXnackOff(AmdXnackOn):
                       "(OLCF XNACK=0 table: 'Zero copy read/write over Infinity Fabric')")
     prefetch_migrates = Rule(True, "kfd_svm.c svm_range_trigger_migration runs with XNACK off too "
                              "(svm_range_evict stops the queues, svm_range_restore_work remaps); "
-                             "OLCF: explicit hipMemPrefetchAsync/hipMemAdvise still migrate")
+                             "OLCF: explicit hipMemPrefetchAsync/hipMemAdvise still migrate "
+                             "(ledger: amd.xnack0.hints_work)")
+    managed_alloc_populates = Rule(True, "kfd_svm.c svm_range_apply_attrs sets update_mapping "
+                                   "when !p->xnack_enabled, so svm_range_set_attr calls "
+                                   "svm_range_validate_and_map -> amdgpu_hmm_range_get_pages with "
+                                   "HMM_PFN_REQ_FAULT: every page is faulted in on the CPU side "
+                                   "and mapped for the GPUs inside hipMallocManaged. umkit "
+                                   "charges each 4 KiB page the profile's CPU first-touch cost "
+                                   "(first_touch_latency + host_page / host_mem_bw) in the "
+                                   "allocation call, and the CPU's first touch then takes no fault "
+                                   "(ledger: amd.xnack0.alloc_maps)")
+    migration_stops_queues = Rule(True, "kfd_svm.c svm_range_evict: with XNACK off a CPU-side "
+                                  "invalidation or migration of a GPU-mapped range (a prefetch, a "
+                                  "CPU fault migrating pages back) calls kgd2kfd_quiesce_mm on the "
+                                  "first evicted range: every user queue of the process stops, on "
+                                  "every GPU, until svm_range_restore_work (scheduled "
+                                  "AMDGPU_SVM_RANGE_RESTORE_DELAY_MS = 1 ms later) has remapped "
+                                  "the ranges and called kgd2kfd_resume_mm. umkit: no stream of "
+                                  "any GPU runs work from the migration's start to its end plus "
+                                  "queue_restore_latency (ledger: amd.xnack0.quiesce)")
 
     def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
         """OLCF Frontier guide, XNACK=0 table: malloc memory -> 'Fatal Unhandled Page Fault'
@@ -237,13 +331,19 @@ _BY_VENDOR_MODE = {
 _BY_MODE = {"migrate": NvidiaPolicy, "zero_copy": AmdXnackOff, "apu": AmdApu}
 
 
-def policy_for(vendor: str, mode: str) -> Policy:
-    """The policy a profile's ``vendor`` and ``mode`` fields select."""
-    cls = _BY_VENDOR_MODE.get((vendor, mode)) or _BY_MODE.get(mode)
+#: where the platform changes what the driver does (ledger: amd.vram.coherent)
+_BY_PLATFORM = {("amd", "migrate", "cpu-coherent"): AmdCoherent}
+
+
+def policy_for(vendor: str, mode: str, platform: str = "") -> Policy:
+    """The policy a profile's ``vendor``, ``mode`` and ``platform`` fields select."""
+    cls = _BY_PLATFORM.get((vendor, mode, platform)) or _BY_VENDOR_MODE.get((vendor, mode)) \
+        or _BY_MODE.get(mode)
     if cls is None:
         raise InvalidArgument(f"no simulator policy for vendor={vendor!r}, mode={mode!r}",
                               hint=f"profile mode must be one of {sorted(_BY_MODE)}")
     return cls()
 
 
-__all__ = ["Rule", "Policy", "NvidiaPolicy", "AmdXnackOn", "AmdXnackOff", "AmdApu", "policy_for"]
+__all__ = ["Rule", "Policy", "NvidiaPolicy", "AmdXnackOn", "AmdCoherent", "AmdXnackOff", "AmdApu",
+           "policy_for"]

@@ -88,6 +88,15 @@ class RaceDetector:
         if self.inflight and min(k.end for k in self.inflight) <= now:
             self.inflight = [k for k in self.inflight if k.end > now]
 
+    def delay(self, t0: float, t1: float) -> None:
+        """Every queue stopped from ``t0`` to ``t1`` (``Clock.stop_queues``): work in flight then
+        runs that much later."""
+        for k in self.inflight:
+            if k.end > t0:
+                k.end += t1 - t0
+                if k.start >= t0:
+                    k.start += t1 - t0
+
     def forget(self, a: Allocation) -> None:
         """``a`` was freed: work in flight no longer needs its pages -- drop those references
         now, so the allocation's bytes go when the last view of them goes, not at the next

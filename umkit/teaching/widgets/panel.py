@@ -105,6 +105,7 @@ PROFILE_CHOICES = (
     ("h200-pcie5", "NVIDIA H200"),
     ("mi250x-xnack1", "AMD MI250X, XNACK on"),
     ("mi250x-xnack0", "AMD MI250X, XNACK off"),
+    ("mi250x-coherent", "AMD MI250X, CPU-coherent node"),
     ("mi300x", "AMD MI300X"),
     ("mi300a-apu", "AMD MI300A APU"),
 )
@@ -770,8 +771,8 @@ class StrategyPanel:
         """Show ``name`` in the profile picker without switching the backend again (it is the
         active sim profile already), and redraw the backend line."""
         from ... import validate as V
-        name = V.choice(name, "name", tuple(self.profile_picker.options),
-                        hint="one of the picker's profiles")
+        values = tuple(o[1] if isinstance(o, tuple) else o for o in self.profile_picker.options)
+        name = V.choice(name, "name", values, hint=f"one of the picker's profiles: {values}")
         self.profile_picker.unobserve(self._on_profile, names="value")
         self.profile_picker.value = name
         self.profile_picker.observe(self._on_profile, names="value")
