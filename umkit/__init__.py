@@ -90,8 +90,10 @@ class _AliasFinder(_abc.MetaPathFinder, _abc.Loader):
         found = _util.find_spec(real)
         if found is None:
             return None
-        return _util.spec_from_loader(name, self,
+        spec = _util.spec_from_loader(name, self, origin=found.origin,
                                       is_package=found.submodule_search_locations is not None)
+        spec.has_location = found.has_location    # `python -m umkit.examples` gets its __file__
+        return spec
 
     def create_module(self, spec):
         module = _importlib.import_module(_target(spec.name))

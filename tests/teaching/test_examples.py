@@ -215,3 +215,16 @@ def test_cuda_original_is_the_same_program_in_cuda_13(name):
     assert examples.build_command(name, "nvidia", cuda_original=True) == [
         f"nvcc -std=c++17 -arch=sm_90 -O2 -o build/hip-examples/{name}_cuda "
         f"kernels/cuda/{name}.cu"]
+
+
+def test_sources_come_from_the_checkout_and_python_m_umkit_examples_runs(tmp_path):
+    """From a checkout the .hip files are <repo>/kernels/hip (not the installed package data),
+    and ``python -m umkit.examples`` runs through the short name with a real __file__."""
+    import subprocess
+    import sys
+    assert examples.source_dir() == ROOT / "kernels" / "hip"
+    r = subprocess.run([sys.executable, "-m", "umkit.examples", "source", "first_touch"],
+                       capture_output=True, text=True, cwd=tmp_path,
+                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert "hipMallocManaged" in r.stdout

@@ -109,7 +109,7 @@ _BY_NAME = {e.name: e for e in _EXAMPLES}
 def source_dir() -> Path:
     """The folder holding the ``.hip`` files: ``<checkout>/kernels/hip`` when umkit runs from a
     source checkout, else the installed package data (``umkit._kernels/hip``)."""
-    here = Path(__file__).resolve().parents[1] / "kernels" / "hip"
+    here = Path(__file__).resolve().parents[2] / "kernels" / "hip"
     if here.is_dir():
         return here
     try:
