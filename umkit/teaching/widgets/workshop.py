@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ...errors import InvalidArgument
-from ...runtime import backend_name, use
+from ...runtime import backend_name, use, using
 from .panel import StrategyPanel, error_message
 
 
@@ -265,3 +265,44 @@ def workshop(*, why: str | None = None) -> Workshop:
     from ... import validate as V
     V.optional_string(why, "why")
     return Workshop(why=why)
+
+
+#: the cards of the presenter guide's ECG table
+GUIDE_CARDS = (("h200-pcie5", "H200"), ("mi250x-xnack1", "MI250X XNACK on (estimate)"),
+               ("mi250x-xnack0", "MI250X XNACK off (estimate)"),
+               ("mi250x-coherent", "MI250X CPU-coherent (estimate)"),
+               ("mi300x", "MI300X (estimate)"), ("mi300a-apu", "MI300A APU (estimate)"))
+
+
+def guide_tables() -> str:
+    """The presenter guide's two "expected results" tables (notebooks/workshop/README.md),
+    computed now on the sim backend: each preset's median step, max/median and what moved, and
+    the memory ECG per card.  The guide embeds this text; a test keeps the two equal."""
+    from ... import ecg
+    from ... import workloads
+    from .panel import PanelModel
+    MiB = 1 << 20
+    rows = ["| demo | card (profile) | median step | max/median | MiB to the GPU | MiB to the CPU |"
+            " MiB read in place |", "|---|---|---|---|---|---|---|"]
+    for p in PRESETS:
+        opts = {"vram": p.vram_mib << 20} if p.vram_mib else {}
+        with using("sim", profile=p.profile, compute=False, **opts):
+            strat, patt, nbytes, steps = PanelModel.build(p.settings)
+            r = workloads.run(strat, patt, steps, nbytes)
+        s, c = r.summary(), r.counters
+        rows.append(f"| {p.title} | `{p.profile}`" + (f", VRAM {p.vram_mib} MiB" if p.vram_mib
+                                                        else "")
+                    + f" | {s['median_ms']:.3g} ms | {s['max_over_median']:.3g}× | "
+                    f"{(c.get('bytes_h2d', 0) + c.get('prefetch_bytes_h2d', 0)) / MiB:.0f} | "
+                    f"{(c.get('bytes_d2h', 0) + c.get('prefetch_bytes_d2h', 0)) / MiB:.0f} | "
+                    f"{c.get('remote_bytes', 0) / MiB:.0f} |")
+    strategies = ecg.ECG_STRATEGIES
+    table = ["| card | " + " | ".join(strategies) + " |", "|---|" + "---|" * len(strategies)]
+    for profile, label in GUIDE_CARDS:
+        with using("sim", profile=profile, compute=False):
+            e = ecg.record(steps=50)
+        cells = {row["strategy"]: f"{row['median_ms']:.3g} ms, {row['max_over_median']:.3g}× "
+                 f"({row['verdict']})" for row in e["summary"]}
+        table.append(f"| {label} | " + " | ".join(cells[x] for x in strategies) + " |")
+    return ("\n".join(rows) + "\n\nThe memory ECG (50 steps, 64 MiB, CPU statistics every 10 "
+            "steps): median step, max/median and verdict per strategy:\n\n" + "\n".join(table))
