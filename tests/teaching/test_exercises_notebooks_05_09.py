@@ -313,3 +313,12 @@ def test_06_code_that_never_frees_fails_even_though_python_frees_it():
                 sums.append(float(umkit.read_back(out, stream=s).sum()))
             return sums
     assert nb06.check_epoch_loop(frees_with_blocks).ok       # the end of a with block frees
+
+
+def test_07_accepts_the_defensible_pinned_designs_and_still_rejects_wrong_ones():
+    """A pinned checkpoint buffer filled by an async copy, or a pinned debug probe, is a
+    defensible design (the answer gives the reason); device memory for the CPU logger is not."""
+    s = load("07_choosing_a_strategy")
+    assert nb07.check_placement(dict(s.placement, checkpoint="pinned", debug_probe="pinned")).ok
+    assert not nb07.check_placement(dict(s.placement, loss_scalars="device")).ok
+    assert "asynchronous copy" in nb07.check_placement(None, hint=3).answer

@@ -36,8 +36,8 @@ _ANSWER = {
     "feature_table": {"device"},
     "augment_scratch": {"managed"},
     "rare_embeddings": {"managed"},
-    "debug_probe": {"managed"},
-    "checkpoint": {"managed"},
+    "debug_probe": {"managed", "pinned"},
+    "checkpoint": {"managed", "pinned"},
     "request_buffers": {"device"},
     "loss_scalars": {"pinned"},
 }
@@ -53,9 +53,12 @@ _WHY = {
     "rare_embeddings": "It is sparse: only the rows a step touches migrate on demand. In device memory you "
                        "would copy and hold all 2 GB for a few rows (§6.1).",
     "debug_probe": "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read "
-                   "the same pointer without writing copy code.",
+                   "the same pointer without writing copy code. Pinned memory the GPU writes into "
+                   "is defensible too: the CPU reads it at any time and no page moves.",
     "checkpoint": "It is low-frequency: written rarely, read by the CPU once. The article's own practice "
-                  "keeps checkpoints managed (§3.4); it may breathe out to host memory in between.",
+                  "keeps checkpoints managed (§3.4); it may breathe out to host memory in between. "
+                  "A pinned host buffer filled by an asynchronous copy from device memory is "
+                  "defensible too: the copy overlaps training and the CPU saves from host memory.",
     "request_buffers": "It is latency-critical: §6.3's inference service was unstable at peak with managed "
                        "request data and stable once requests went into a pre-allocated hipMalloc "
                        "buffer pool with explicit copies.",
