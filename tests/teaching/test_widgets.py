@@ -268,7 +268,8 @@ def test_hints_on_device_or_pinned_are_labelled_ignored():
 def test_profile_picker_switches_the_modelled_card():
     p = live()
     opts = dict((v, k) for k, v in p.profile_picker.options)
-    assert list(opts) == ["h200-pcie5", "mi250x-xnack1", "mi250x-xnack0", "mi300x", "mi300a-apu"]
+    assert list(opts) == ["h200-pcie5", "mi250x-xnack1", "mi250x-xnack0", "mi250x-coherent",
+                          "mi300x", "mi300a-apu"]
     assert "estimate" in opts["mi300x"] and "estimate" not in opts["h200-pcie5"]
     assert "MODELLED" in p.backend_label.value and "H200" in p.backend_label.value
     p.profile_picker.value = "mi250x-xnack0"

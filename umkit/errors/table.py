@@ -206,8 +206,9 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "hipIpcCloseMemHandle).",
        _HINT_IPC + " Open an IPC handle once per process, on the same node. ROCm's runtime "
        "returns other codes in practice: a failed attach (hipIpcOpenMemHandle) gives "
-       "hipErrorInvalidDevicePointer, and a failed hipIpcGetMemHandle -- on managed memory, "
-       "for one -- hipErrorInvalidValue.",
+       "hipErrorInvalidDevicePointer, and a failed hipIpcGetMemHandle hipErrorInvalidValue -- "
+       "which is what we expect for managed memory, whose SVM ranges ROCR's IPC export does not "
+       "know (inferred from the source, not run).",
        "§4.3", aliases=("hipErrorMapBufferObjectFailed", "CUDA_ERROR_MAP_FAILED"),
        note="hipErrorMapBufferObjectFailed is HIP's deprecated alias of hipErrorMapFailed.",
        claims=("amd.ipc.open_fail", "amd.ipc.managed")),
@@ -320,7 +321,7 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "memory work with XNACK off, and a failed hipMemAdvise returns hipErrorInvalidValue. "
        "Some advice (coarse_grain) exists on AMD only. umkit.doctor() lists the device's "
        "capabilities; the sim backend shows what would happen (§3.2, §4.4, §5.3).",
-       "§5.3", hsa="HSA_STATUS_ERROR_NOT_SUPPORTED", hsa_code=47,
+       "§5.3", hsa="HSA_STATUS_ERROR_NOT_SUPPORTED", hsa_code=47,   # ROCm 7's hsa_ext_amd.h
        aliases=("CUDA_ERROR_NOT_SUPPORTED",), phrases=("operation not supported",),
        claims=("amd.prefetch.not_supported", "amd.xnack0.hints_work",
                "amd.advise.invalid_value")),
