@@ -107,21 +107,22 @@ class Runtime:
     def using(self, name: str | None = None, **options):
         """Switch the backend for this thread's block; the previous one comes back after."""
         act = self._make(name, options)
-        act = Active(act.backend, act.name, f"{act.reason}; inside a umkit.using(...) block",
-                     act.options)
-        token = self._using.set(act)
-        try:
+        with self._scoped(Active(act.backend, act.name,
+                                 f"{act.reason}; inside a umkit.using(...) block", act.options)):
             yield act.backend
-        finally:
-            self._using.reset(token)
 
     @contextlib.contextmanager
     def using_backend(self, backend: Backend, name: str, reason: str):
         """This thread's block runs on ``backend``, an instance built outside the registry (a
         test's stand-in GPU, say); the previous backend comes back after."""
-        token = self._using.set(Active(backend, name, reason, {}))
-        try:
+        with self._scoped(Active(backend, name, reason, {})):
             yield backend
+
+    @contextlib.contextmanager
+    def _scoped(self, act: Active):
+        token = self._using.set(act)
+        try:
+            yield
         finally:
             self._using.reset(token)
 
