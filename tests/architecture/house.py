@@ -195,8 +195,6 @@ def defined_names(tree) -> set:
             out.update(node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             out.add(node.name)
-        elif isinstance(node, ast.keyword) and node.arg:
-            pass
     return out
 
 

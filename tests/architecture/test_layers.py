@@ -45,13 +45,17 @@ HEAVY = ("umkit.measure", "umkit.teaching", "umkit.diagnostics", "umkit.ecg", "u
          "umkit.workloads", "umkit.interop")
 
 
+def _python(code: str) -> str:
+    """What a fresh interpreter on sim prints for ``code``, run from the checkout."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"UMKIT_BACKEND": "sim", "PATH": "/usr/bin:/bin"},
+                          cwd=house.ROOT, check=True).stdout
+
+
 def _loaded_after(code: str) -> list:
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json\n"
-                          "print(json.dumps(sorted(m for m in sys.modules if m.startswith('umkit'))))"],
-                         capture_output=True, text=True, env={"UMKIT_BACKEND": "sim",
-                                                              "PATH": "/usr/bin:/bin"},
-                         cwd=house.ROOT, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    out = _python(code + "\nimport sys, json\n"
+                  "print(json.dumps(sorted(m for m in sys.modules if m.startswith('umkit'))))")
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def test_import_umkit_loads_no_tooling_teaching_or_engine():
@@ -80,11 +84,8 @@ def test_short_names_are_the_modules_themselves():
 
 
 def test_importing_a_submodule_by_its_short_name_keeps_the_package_function():
-    out = subprocess.run([sys.executable, "-c",
-                          "import importlib, umkit.widgets\n"
-                          "importlib.import_module('umkit.widgets.residency_map')\n"
-                          "print(callable(umkit.widgets.residency_map),"
-                          " umkit.widgets.residency_map.__module__)"],
-                         capture_output=True, text=True, cwd=house.ROOT, check=True,
-                         env={"UMKIT_BACKEND": "sim", "PATH": "/usr/bin:/bin"})
-    assert out.stdout.split() == ["True", "umkit.teaching.widgets.residency_map"]
+    out = _python("import importlib, umkit.widgets\n"
+                  "importlib.import_module('umkit.widgets.residency_map')\n"
+                  "print(callable(umkit.widgets.residency_map),"
+                  " umkit.widgets.residency_map.__module__)")
+    assert out.split() == ["True", "umkit.teaching.widgets.residency_map"]
