@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit import (BackendUnavailable, InvalidArgument, InvalidType, NotManaged, OutOfMemory, UmkitError, UseAfterFree)
+from umkit import (BackendUnavailable, InvalidArgument, InvalidType, NotManaged, OutOfMemory,
+                   UmkitError, UseAfterFree)
 from umkit.backends import registry as detect
 
 MiB = 1 << 20

@@ -7,8 +7,10 @@ import re
 import pytest
 
 from umkit import errors
-from umkit.errors.table import (ERRORS, SYMPTOMS, error_from_code, hint_for, lookup, lookup_code, raise_for)
-from umkit.errors import (BackendError, BackendOutOfMemory, InvalidArgument, InvalidType, OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
+from umkit.errors.table import (ERRORS, SYMPTOMS, error_from_code, hint_for, lookup, lookup_code,
+                                raise_for)
+from umkit.errors import (BackendError, BackendOutOfMemory, InvalidArgument, InvalidType,
+                          OutOfMemory, RaceDetected, UmkitError, UseAfterFree)
 from umkit.diagnostics.explain import explain
 
 

@@ -16,7 +16,8 @@ matplotlib.use("Agg")
 import umkit  # noqa: E402
 from umkit import workloads  # noqa: E402
 from umkit.api import Residency  # noqa: E402
-from umkit.teaching.widgets import (ECGView, PanelModel, ResidencyMap, StrategyPanel, ecg, has_frontend)
+from umkit.teaching.widgets import (ECGView, PanelModel, ResidencyMap, StrategyPanel, ecg,
+                                    has_frontend)
 from umkit.teaching.widgets import panel
 from umkit.teaching.widgets import residency_map
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors.table import hint_for
-from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged, OutOfMemory, UseAfterFree)
+from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
+                      OutOfMemory, UseAfterFree)
 from . import kernels
 from . import names
 from .contract import ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu

@@ -12,7 +12,6 @@ are on ``PATH``, each with a timeout, and only their first lines are kept.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import platform
 import re
@@ -46,9 +45,9 @@ _KMD_FIX = ("HSA errors mean the kernel driver (KMD: amdgpu / ROCk) isn't loaded
             "your user to the render and video groups, and in a container pass "
             "--device=/dev/kfd --device=/dev/dri (article §4.1)")
 _XNACK_FIX = ("export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), "
-              "on a GPU whose target supports xnack (gfx90a, gfx942, ...); without it the GPU can't fault pages in, so managed memory "
-              "is host memory read over the link -- the article's 'very slow on old cards' row "
-              "(§2.2, §5.1; umkit.explain('slow'))")
+              "on a GPU whose target supports xnack (gfx90a, gfx942, ...); without it the GPU "
+              "can't fault pages in, so managed memory is host memory read over the link -- the "
+              "article's 'very slow on old cards' row (§2.2, §5.1; umkit.explain('slow'))")
 
 
 # -- small helpers ------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import re
 import sys
 import textwrap
 
-from ..errors.table import (BY_NAME, COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, find_in_text, find_symptoms, lookup, lookup_code)
+from ..errors.table import (BY_NAME, COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, find_in_text,
+                            find_symptoms, lookup, lookup_code)
 from ..errors import BackendError, InvalidType, OutOfMemory, RaceDetected, UmkitError
 
 # ------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import weakref
 import numpy as np
 
 from ..version import __version__
-from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu)
+from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
+                                 UserKernel, gpu)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
