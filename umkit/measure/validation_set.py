@@ -399,6 +399,44 @@ def peer_copy(nbytes):
         free_all(d0, d1)
 
 
+# -- advice, strided faults by buffer size, small buffers (issue 27's three classes) ------------------
+def advise_cost(nbytes, advice, where, resident, unset=False):
+    """The host time of one ``advise`` call on a managed range the CPU wrote ('cpu'), then
+    prefetched to the GPU ('gpu'); ``unset``: the unset that follows a set."""
+    a = cpu_written(nbytes)
+    try:
+        if resident == "gpu":
+            a.prefetch("gpu")
+            api.synchronize()
+        if unset:
+            a.advise(advice, where)
+            return host_ms(lambda: a.advise(advice, where, unset=True))
+        return host_ms(lambda: a.advise(advice, where))
+    finally:
+        a.free()
+
+
+def small_read(nbytes):
+    """A fresh CPU-written managed buffer read once by the GPU by faults, host-timed (launch,
+    faults and the synchronize, as a training loop's step sees it)."""
+    with written(nbytes) as a:
+        with Sink() as s:
+            return host_ms(lambda: api.touch(a, 4, sink=s))
+
+
+def small_roundtrip(nbytes, iters=6):
+    """The CPU writes a managed buffer, the GPU increments it, the CPU sums it: the median of
+    ``iters`` host-timed round trips after the first."""
+    with written(nbytes) as a:
+        def one():
+            a.host[:] = 2.0
+            api.increment(a)
+            api.synchronize()
+            float(a.host.sum())
+        one()
+        return _median(lambda: host_ms(one), iters)
+
+
 # -- the set ---------------------------------------------------------------------------------------------
 def _w(name, group, fn, gpus=1, note=""):
     return Workload(name, group, fn, gpus, note)
@@ -467,6 +505,30 @@ def workloads_list() -> list[Workload]:
           _w("partial_prefetch_quarter_64m", "partial_64m", lambda: partial_prefetch_read(64 * MiB, 0.25)),
           _w("partial_prefetch_back_half_64m", "partial_back_64m", lambda: partial_prefetch_back(64 * MiB, 0.5)),
           _w("preferred_gpu_cpu_read_64m", "partial_back_64m", lambda: preferred_gpu_cpu_read(64 * MiB)),
+          ]
+    # advice is not free: one call's host time, by advice, residency and size
+    W += [_w("advise_read_mostly_cpu_32m", "advise_rm_by_size",
+             lambda: advise_cost(32 * MiB, "read_mostly", "gpu", "cpu")),
+          _w("advise_read_mostly_cpu_256m", "advise_rm_by_size",
+             lambda: advise_cost(256 * MiB, "read_mostly", "gpu", "cpu")),
+          _w("advise_read_mostly_gpu_256m", "advise_256m",
+             lambda: advise_cost(256 * MiB, "read_mostly", "gpu", "gpu")),
+          _w("advise_preferred_gpu_cpu_256m", "advise_256m",
+             lambda: advise_cost(256 * MiB, "preferred_location", "gpu", "cpu")),
+          _w("advise_accessed_by_gpu_cpu_256m", "advise_256m",
+             lambda: advise_cost(256 * MiB, "accessed_by", "gpu", "cpu")),
+          _w("advise_unset_read_mostly_gpu_256m", "advise_256m",
+             lambda: advise_cost(256 * MiB, "read_mostly", "gpu", "gpu", unset=True)),
+          # strided GPU faults in a larger buffer (the fit set reads 256 MiB at these strides)
+          _w("touch_4k_1g", "touch_4k_by_size", lambda: read_faults(GiB, 4 * KiB)),
+          _w("touch_64k_384m", "touch_64k_by_size", lambda: read_faults(384 * MiB, 64 * KiB)),
+          _w("touch_64k_1g", "touch_64k_by_size", lambda: read_faults(GiB, 64 * KiB)),
+          # small buffers, host-timed
+          _w("small_read_64k", "small_read", lambda: small_read(64 * KiB)),
+          _w("small_read_1m", "small_read", lambda: small_read(MiB)),
+          _w("small_read_4m", "small_read", lambda: small_read(4 * MiB)),
+          _w("small_roundtrip_256k", "small_roundtrip", lambda: small_roundtrip(256 * KiB)),
+          _w("small_roundtrip_16k", "small_roundtrip", lambda: small_roundtrip(16 * KiB)),
           ]
     # the workloads module's strategies (training step, CPU statistics every 2 steps)
     for s in workloads.STRATEGIES:

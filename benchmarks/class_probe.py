@@ -1,0 +1,165 @@
+"""Fit-only probes for three classes of workload the model missed on the H200 (issue 27, §2).
+
+FIT data, like ``small_bench.py`` and ``fit_probe.py``: the sizes here are ones the validation
+set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise_*``,
+``touch_*_1g`` / ``touch_64k_384m``, ``small_*``) do not use.  Sections:
+
+* ``advice``: the host time of one ``advise`` call (set, and unset after a set) for read-mostly,
+  preferred location GPU / CPU and accessed-by GPU, on managed ranges of 8, 64 and 512 MiB whose
+  pages the CPU wrote (resident on the CPU), that were then prefetched to the GPU (resident on
+  the GPU), or that nothing touched yet (no pages);
+* ``faultsize``: a GPU reading one float per 4 KiB or 64 KiB of CPU-written managed buffers of
+  64 MiB, 128 MiB, 512 MiB and 2 GiB: the first read (faults), the second read (the pages are
+  resident by then), and the same stride over device memory of the same size (the GPU's own
+  cost of that access pattern, with no driver in it);
+* ``small``: host-timed GPU fault reads of freshly CPU-written managed buffers of 32 KiB,
+  128 KiB, 512 KiB, 2 MiB and 8 MiB (allocation and the CPU write untimed), and host-timed round
+  trips -- the CPU writes a managed buffer, the GPU increments it, the CPU sums it -- of 128 KiB,
+  1 MiB and 4 MiB, the first one and the median of the later ones.
+
+    python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import umkit  # noqa: E402
+from umkit.measure.timing import Sink, cpu_written, gpu_ms, host_ms  # noqa: E402
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+ADVICE = [("read_mostly", "gpu"), ("preferred_location", "gpu"), ("preferred_location", "cpu"),
+          ("accessed_by", "gpu")]
+ADVICE_SIZES = [8 * MiB, 64 * MiB, 512 * MiB]
+FAULT_SIZES = [64 * MiB, 128 * MiB, 512 * MiB, 2 * GiB]
+SMALL_READS = [32 * KiB, 128 * KiB, 512 * KiB, 2 * MiB, 8 * MiB]
+SMALL_TRIPS = [128 * KiB, MiB, 4 * MiB]
+
+
+def _buffer(nbytes, resident):
+    """A managed buffer: 'cpu' (the CPU wrote it), 'gpu' (then prefetched to the GPU) or
+    'none' (never touched)."""
+    if resident == "none":
+        return umkit.managed(nbytes // 4)
+    a = cpu_written(nbytes)
+    if resident == "gpu":
+        a.prefetch("gpu")
+        umkit.synchronize()
+    return a
+
+
+def advice(reps):
+    rows = []
+    for nbytes in ADVICE_SIZES:
+        for resident in ("cpu", "gpu", "none"):
+            for adv, where in ADVICE:
+                sets, unsets = [], []
+                for _ in range(reps):
+                    a = _buffer(nbytes, resident)
+                    try:
+                        sets.append(host_ms(lambda: a.advise(adv, where)))
+                        unsets.append(host_ms(lambda: a.advise(adv, where, unset=True)))
+                    finally:
+                        a.free()
+                rows.append({"advice": adv, "where": where, "resident": resident, "bytes": nbytes,
+                             "set_ms": sets, "unset_ms": unsets})
+                print(f"advice {adv}:{where} {resident} {nbytes // MiB} MiB: set "
+                      f"{np.median(sets):.3f} ms, unset {np.median(unsets):.3f} ms", flush=True)
+    return rows
+
+
+def faultsize(reps):
+    rows = []
+    for nbytes in FAULT_SIZES:
+        for stride in (4 * KiB, 64 * KiB):
+            first, second, dev = [], [], []
+            for _ in range(reps):
+                a = cpu_written(nbytes)
+                try:
+                    with Sink() as s:
+                        first.append(gpu_ms(lambda: umkit.touch(a, stride, sink=s)))
+                        second.append(gpu_ms(lambda: umkit.touch(a, stride, sink=s)))
+                finally:
+                    a.free()
+                d = umkit.device_array(nbytes // 4)
+                try:
+                    umkit.fill(d, 1.0)
+                    umkit.synchronize()
+                    with Sink() as s:
+                        umkit.touch(d, stride, sink=s)
+                        dev.append(gpu_ms(lambda: umkit.touch(d, stride, sink=s)))
+                finally:
+                    d.free()
+            rows.append({"bytes": nbytes, "stride": stride, "first_ms": first, "second_ms": second,
+                         "device_ms": dev})
+            print(f"faultsize {nbytes // MiB} MiB stride {stride // KiB} KiB: first "
+                  f"{np.median(first):.3f} ms ({np.median(first) / (nbytes // stride) * 1e3:.3f} "
+                  f"us/touch), resident {np.median(second):.3f}, device {np.median(dev):.3f}",
+                  flush=True)
+    return rows
+
+
+def small(reps):
+    reads, trips = [], []
+    for nbytes in SMALL_READS:
+        vals = []
+        for _ in range(reps):
+            a = cpu_written(nbytes)
+            try:
+                with Sink() as s:
+                    vals.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
+            finally:
+                a.free()
+        reads.append({"bytes": nbytes, "host_ms": vals})
+        print(f"small read {nbytes // KiB} KiB: {np.median(vals):.4f} ms", flush=True)
+    for nbytes in SMALL_TRIPS:
+        a = cpu_written(nbytes)
+        try:
+            def one():
+                a.host[:] = 2.0
+                umkit.increment(a)
+                umkit.synchronize()
+                float(a.host.sum())
+            vals = [host_ms(one) for _ in range(max(4, 2 * reps))]
+        finally:
+            a.free()
+        trips.append({"bytes": nbytes, "first_ms": vals[0], "later_ms": vals[1:]})
+        print(f"small round trip {nbytes // KiB} KiB: first {vals[0]:.4f} ms, later median "
+              f"{np.median(vals[1:]):.4f} ms", flush=True)
+    return {"reads": reads, "trips": trips}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default="class_probe.json")
+    p.add_argument("--sections", default="advice,faultsize,small")
+    p.add_argument("--reps", type=int, default=3)
+    args = p.parse_args(argv)
+    sections = [s for s in args.sections.split(",") if s]
+    # warm up: kernels built and loaded, the allocator touched
+    w = umkit.device_array(1 << 20)
+    umkit.fill(w, 1.0)
+    umkit.touch(w, 4)
+    umkit.touch(w, 4096)
+    umkit.increment(w)
+    umkit.synchronize()
+    w.free()
+    out = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+           "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
+           "reps": args.reps}
+    fns = {"advice": advice, "faultsize": faultsize, "small": small}
+    for s in sections:
+        out[s] = fns[s](args.reps)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
