@@ -12,6 +12,10 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   64 MiB, 128 MiB, 512 MiB and 2 GiB: the first read (faults), the second read (the pages are
   resident by then), and the same stride over device memory of the same size (the GPU's own
   cost of that access pattern, with no driver in it);
+* ``smallpair``: the same fresh-buffer GPU fault read of 16 KiB .. 1 MiB timed both ways in
+  turns -- device events around the kernel, and the host clock around launch + synchronize --
+  and a host-timed kernel on GPU-resident managed memory (no faults): what a host-timed fault
+  read pays beyond the kernel's own time;
 * ``small``: host-timed GPU fault reads of freshly CPU-written managed buffers of 32 KiB,
   128 KiB, 512 KiB, 2 MiB and 8 MiB (allocation and the CPU write untimed), and host-timed round
   trips -- the CPU writes a managed buffer, the GPU increments it, the CPU sums it -- of 128 KiB,
@@ -136,10 +140,33 @@ def small(reps):
     return {"reads": reads, "trips": trips}
 
 
+def smallpair(reps):
+    rows = []
+    for nbytes in (16 * KiB, 64 * KiB, 256 * KiB, MiB):
+        ev, ho, res = [], [], []
+        for _ in range(max(6, 2 * reps)):
+            for kind in ("event", "host"):
+                a = cpu_written(nbytes)
+                try:
+                    with Sink() as s:
+                        if kind == "event":
+                            ev.append(gpu_ms(lambda: umkit.touch(a, 4, sink=s)))
+                        else:
+                            ho.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
+                            res.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
+                finally:
+                    a.free()
+        rows.append({"bytes": nbytes, "event_ms": ev, "host_ms": ho, "resident_host_ms": res})
+        print(f"smallpair {nbytes // KiB} KiB: event {np.median(ev):.4f} (min {min(ev):.4f}), host "
+              f"{np.median(ho):.4f} (min {min(ho):.4f}), resident host {np.median(res):.4f} ms",
+              flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
-    p.add_argument("--sections", default="advice,faultsize,small")
+    p.add_argument("--sections", default="advice,faultsize,smallpair,small")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -154,7 +181,7 @@ def main(argv=None):
     out = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
            "reps": args.reps}
-    fns = {"advice": advice, "faultsize": faultsize, "small": small}
+    fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
