@@ -12,7 +12,8 @@ Checks (exit 0 only when all hold; each prints what it saw):
      loaded), can be prefetched/advised, and compute correctly; outside the block they are not;
   5. README.md's "# cuda + PyTorch" block runs and prints True;
   6. the training loop (benchmarks/torch_training.py, 4 variants) runs with finite, decreasing
-     losses; its JSON/markdown land in the results dir.
+     losses that agree step by step across the variants (managed memory must not change the
+     numbers); its JSON/markdown land in the results dir.
 """
 from __future__ import annotations
 
@@ -152,7 +153,9 @@ def main() -> int:
         print(r.stdout[-6000:], r.stderr[-6000:], flush=True)
         assert r.returncode == 0, f"torch_training.py exited {r.returncode}"
         doc = json.loads((res / "torch_training" / "torch_training.json").read_text())
-        return {v: (x.get("summary") or {}).get("median_ms") for v, x in doc["results"].items()}
+        assert doc.get("losses_agree", {}).get("ok"), doc.get("losses_agree")
+        return dict({v: (x.get("summary") or {}).get("median_ms")
+                     for v, x in doc["results"].items()}, losses=doc["losses_agree"]["note"])
 
     (res / "torch.json").write_text(json.dumps(C.rows(), indent=1) + "\n")
     return C.finish("torch")

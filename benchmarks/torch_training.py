@@ -16,7 +16,9 @@ Variants (one definition each, below):
 
 Writes ``torch_training.json`` (summary, environment, and each run's RecordResult: notebook 10
 reads it with ``umkit.ecg.published()``) and ``torch_training.md`` into ``--out``; with
-``--per-run-files`` also ``recorded_<variant>.json`` per run (``umkit.ecg.load``).  Exit 0 when all variants ran with finite, decreasing losses.
+``--per-run-files`` also ``recorded_<variant>.json`` per run (``umkit.ecg.load``).  Exit 0 when all
+variants ran with finite, decreasing losses that agree step by step (``LOSS_RTOL``): where the
+bytes live must not change the numbers.
 """
 from __future__ import annotations
 
@@ -35,6 +37,54 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 VARIANTS = ("device", "managed", "managed+prefetch", "optstate->cpu")
 STAT_STRIDE = 65536
+#: the variants must train identically: the same losses, to this relative difference (the
+#: same kernels on the same numbers; only where the bytes live differs)
+LOSS_RTOL = 1e-4
+
+
+def adam_state(opt, torch) -> int:
+    """Create Adam's state now, as its first ``step()`` would (``torch.optim.Adam``'s
+    ``_init_group``: ``step`` a scalar 0, ``exp_avg`` and ``exp_avg_sq`` zeros like the
+    parameter, ``max_exp_avg_sq`` with amsgrad), without taking a step: allocated where the
+    caller is (inside ``umkit.torch.managed()`` for the managed variants), and Adam's bias
+    correction then counts from the first real step as it does on device memory.  Returns
+    how many parameters got a state."""
+    n = 0
+    for group in opt.param_groups:
+        fused_or_capturable = group.get("fused") or group.get("capturable")
+        for p in group["params"]:
+            if p in opt.state and len(opt.state[p]):
+                continue
+            st = {"step": (torch.zeros((), dtype=torch.float32, device=p.device)
+                           if fused_or_capturable else torch.tensor(0.0, dtype=torch.float32)),
+                  "exp_avg": torch.zeros_like(p, memory_format=torch.preserve_format),
+                  "exp_avg_sq": torch.zeros_like(p, memory_format=torch.preserve_format)}
+            if group.get("amsgrad"):
+                st["max_exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            opt.state[p] = st
+            n += 1
+    return n
+
+
+def losses_agree(losses: dict, rtol: float = LOSS_RTOL) -> tuple[bool, float, str]:
+    """(whether every variant's losses match the first variant's step by step within
+    ``rtol``, the largest relative difference seen, and a sentence saying so)."""
+    runs = {k: v for k, v in losses.items() if v}
+    if len(runs) < 2:
+        return True, 0.0, "fewer than two variants ran: nothing to compare"
+    ref_name, ref = next(iter(runs.items()))
+    worst, where = 0.0, ""
+    for name, got in runs.items():
+        if len(got) != len(ref):
+            return False, math.inf, f"{name} ran {len(got)} steps, {ref_name} {len(ref)}"
+        for i, (x, y) in enumerate(zip(got, ref)):
+            d = abs(x - y) / max(abs(y), 1e-12)
+            if not math.isfinite(d) or d > worst:
+                worst, where = (d if math.isfinite(d) else math.inf), f"{name} step {i}"
+    ok = worst <= rtol
+    return ok, worst, (f"the variants' losses agree step by step (largest relative difference "
+                       f"{worst:.2e}, at most {rtol:g})" if ok else
+                       f"the variants' losses differ: {worst:.2e} at {where} (more than {rtol:g})")
 
 
 def main(argv=None) -> int:
@@ -76,20 +126,24 @@ def main(argv=None) -> int:
             layers += [torch.nn.Linear(a.width, a.width), torch.nn.GELU()]
         layers.append(torch.nn.Linear(a.width, 1))
         model = torch.nn.Sequential(*layers)
+        # every variant makes its gradients and Adam's state before the loop, without a step
+        # (Adam makes its state lazily at the first step: the managed variants need it in the
+        # pool), so all four train the same numbers
         if variant == "device":
+            pool = None
             model = model.cuda()
             opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-            pool = None
+            for p in model.parameters():
+                p.grad = torch.zeros_like(p)
+            adam_state(opt, torch)
         else:
             pool = ut.managed_pool()
             with ut.managed(pool):
                 model = model.cuda()
                 opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-                # Adam's state is created lazily at the first step: make it now, in the pool
                 for p in model.parameters():
                     p.grad = torch.zeros_like(p)
-                opt.step()
-                opt.zero_grad(set_to_none=False)
+                adam_state(opt, torch)
         return model, opt, pool
 
     def cpu_statistic(model, variant):
@@ -103,7 +157,7 @@ def main(argv=None) -> int:
                 s += float(h[:: STAT_STRIDE // 4].sum())
         return s
 
-    results, ok = {}, True
+    results, ok, all_losses = {}, True, {}
     torch.manual_seed(1)                 # the same 8 batches every run (and every variant)
     x_all = torch.randn(8, a.batch, a.width, device="cuda")
     y_all = torch.randn(8, a.batch, 1, device="cuda")
@@ -140,6 +194,7 @@ def main(argv=None) -> int:
                     rec.step(note)
             r = rec.result()
             losses = [float(v) for v in losses]
+            all_losses[variant] = losses
             finite = all(math.isfinite(v) for v in losses)
             # the last pass over the 8 batches against the first pass over the same 8 (the
             # first 5 against the last 5 compared different batches, and failed by chance:
@@ -155,7 +210,7 @@ def main(argv=None) -> int:
                        optimizer_state_MiB=opt_bytes >> 20, managed=managed,
                        loss_first=round(losses[0], 5), loss_last=round(losses[-1], 5),
                        finite=finite, decreasing=decreasing,
-                       counters_total=r.counters)
+                       counters_total=r.counters, losses=[round(v, 7) for v in losses])
             results[variant] = dict(summary=row, run=r.to_dict())
             print(f"{variant:<18} median {row['median_ms']:.3f} ms  p95 {row['p95_ms']:.3f} ms  "
                   f"max/median {row['max_over_median']:.2f}  {row['verdict']:<6} "
@@ -169,12 +224,17 @@ def main(argv=None) -> int:
             results[variant] = dict(error=traceback.format_exc())
             ok = False
 
+    same, worst, same_note = losses_agree(all_losses)
+    ok &= same
+    print(same_note, flush=True)
     b = umkit.backend()
     env = dict(date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                device=torch.cuda.get_device_name(0), backend=b.name, torch=torch.__version__,
                python=platform.python_version(), umkit=umkit.__version__, counters=counters_note,
                args=vars(a))
-    doc = dict(env=env, results=results, ok=ok)
+    doc = dict(env=env, results=results, ok=ok,
+               losses_agree=dict(ok=same, largest_relative_difference=worst, rtol=LOSS_RTOL,
+                                 note=same_note))
     (out / "torch_training.json").write_text(json.dumps(doc, indent=1) + "\n")
     lines = [f"# PyTorch training loop under the memory ECG recorder ({env['date']})", "",
              f"Device: {env['device']}; backend {env['backend']}; torch {env['torch']}; "
@@ -190,7 +250,8 @@ def main(argv=None) -> int:
         lines.append(f"| {v} | {s['median_ms']:.3f} | {s['p95_ms']:.3f} | "
                      f"{s['max_over_median']:.2f} | {s['verdict']} | "
                      f"{s['loss_first']:.4f} -> {s['loss_last']:.4f} |")
-    lines += ["", f"All variants ran with finite, decreasing losses: {ok}."]
+    lines += ["", f"Identical training: {same_note}.",
+              f"All variants ran with finite, decreasing, identical losses: {ok}."]
     (out / "torch_training.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if ok else 1

@@ -1,0 +1,50 @@
+"""The access-owner plan of *your* loop (the article's §5.3 and §7): the table of memory budget,
+lifetime and access owner (访问主人) of every buffer, and what each choice would cost.
+
+    with umkit.plan.recorder() as rec:          # or umkit.plan.recorder(ecg=your_ecg_recorder)
+        for batch in loader:
+            train_step(batch)
+            rec.step()
+    r = rec.result()
+    print(r.table())                           # one row a buffer: budget, lifetime, owner, moved
+    adv = r.recommend(profiles=["h200-pcie5", "mi300x"])
+    print(adv.table())                         # per buffer: device / managed+prefetch / ...
+    adv.plot()                                 # the predicted ECG of each plan
+    r.save("my_loop.plan.json")                # `umkit plan my_loop.plan.json` reads it
+
+:mod:`.model` is the vocabulary (a leaf); :mod:`.result` the recorded loop, its table and its
+file; :mod:`.recording` records (sim: the engine's
+per-allocation accounting; cuda: CUPTI's records by address); :mod:`.advice` holds the rules
+and the search; :mod:`.replay` replays a recording on sim under a plan; :mod:`.picture` draws.
+"""
+from .model import CHOICES, MOVED, ROLES, Buffer
+from .result import PlanResult, load, predict, recommend
+from .recording import Recorder
+from .advice import Recommendation
+
+
+def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool = True) -> Recorder:
+    """A recorder for your own loop: ``with umkit.plan.recorder() as rec: ... rec.step()``,
+    then ``rec.result()`` (a :class:`PlanResult`).  ``ecg``: an ``umkit.ecg.recorder()`` the
+    loop already steps (then its ``step()`` marks the steps)."""
+    return Recorder(name, ecg=ecg, stream=stream, counters=counters)
+
+
+def cli(args) -> int:
+    """``umkit plan FILE``: the table and the recommendation of a saved recording."""
+    import json
+    from .. import validate as V
+    r = load(args.file)
+    profiles = [x for x in (args.profiles or "").split(",") if x] or None
+    print(r.table())
+    adv = r.recommend(profiles, steps=args.steps)
+    print()
+    print(adv.table())
+    if args.json:
+        out = V.output_path(args.json, "--json", (".json",))
+        out.write_text(json.dumps(adv.to_dict(), indent=1) + "\n")
+    return 0
+
+
+__all__ = ["recorder", "load", "recommend", "predict", "PlanResult", "Buffer", "Recorder",
+           "Recommendation", "CHOICES", "ROLES", "MOVED"]

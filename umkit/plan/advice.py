@@ -1,0 +1,361 @@
+"""What to give each buffer, and what each plan would cost: the rules and the replay search.
+
+The rules (each one the article's, and each one a test in ``tests/plan/``) decide which
+choices a buffer may get:
+
+* only the GPU touches it -> **device** memory: nothing to migrate, nothing to advise (§3.4);
+* the CPU touches it again and again (every k steps, say) while the GPU uses it -> **not plain
+  managed**: every CPU touch pulls pages back and the next kernel faults them in again, the
+  ping-pong of §4.3;
+* PyTorch's tensors are computed on by CUDA kernels -> never pinned host memory;
+* the CPU produces it (writes it whole, step after step) and the GPU reads it -> pinned or
+  managed + prefetch, whichever the replay finds faster (a small batch read once goes over the
+  link as it is read; a large one read many times is better moved in bulk first);
+* only the CPU touches it -> host memory (pinned, or managed where it started).
+
+Among the choices a buffer may get, the replay decides (:mod:`.replay`): buffers that were
+touched alike (the same sides, in the same steps, of about the same size) form a group, and
+each group in turn, largest first, takes the choice whose replayed loop is fastest (a choice
+must be 1 % faster to displace an earlier one of :data:`~umkit.plan.model.CHOICES`).
+
+Predicted step times: the replay's model time under a plan, plus what the replay does not
+model -- the loop's compute and the host's own work -- taken from the recording:
+``predicted = measured (as recorded) + replay(plan) - replay(as recorded)``, step by step.
+On another profile the recorded rest is assumed the same (a faster card's kernels would make
+it smaller: the prediction is then for the memory side).
+"""
+from __future__ import annotations
+
+import math
+
+from .. import validate as V
+from ..errors import InvalidArgument
+from .model import CHOICES, TORCH_ROLES, recorded_choice
+from .replay import mean_ms, replay
+
+DEFAULT_PROFILE = "h200-pcie5"
+REPLAY_STEPS = 30
+BETTER = 0.01        # a later choice must be this much faster to displace an earlier one
+
+
+def profiles_of(result, profiles) -> list[str]:
+    from ..sim.costs import available_profiles
+    known = available_profiles()
+    if profiles is None:
+        return [result.profile or DEFAULT_PROFILE]
+    if isinstance(profiles, str):
+        profiles = [profiles]
+    profiles = V.sequence(profiles, "profiles", hint=f"e.g. profiles=['h200-pcie5', 'mi300x']")
+    if not profiles:
+        raise InvalidArgument("profiles=[] names no profile", argument="profiles",
+                              hint=f"e.g. profiles=['h200-pcie5']; known: {known}")
+    for p in profiles:
+        if p not in known:
+            raise InvalidArgument(f"profile {p!r} is not a sim profile", argument="profiles",
+                                  hint=f"one of {known}")
+    return list(dict.fromkeys(profiles))
+
+
+def steps_of(result, steps) -> int:
+    n = len(result.step_pattern)
+    if steps is None:
+        return min(n, REPLAY_STEPS)
+    return V.integer(steps, "steps", lo=1, hi=max(1, n),
+                     hint=f"how many recorded steps to replay (1..{n})")
+
+
+def allowed(result, choices, touched=None) -> dict:
+    """{buffer id: (choices it may get, why)} by the rules of the module docstring."""
+    if choices is None:
+        choices = CHOICES
+    choices = V.names(choices, "choices", CHOICES, hint=f"a tuple of {CHOICES}")
+    touched = touched or result.touch_steps()
+    produced = cpu_written(result)
+    out = {}
+    for b in result.buffers:
+        g, c = touched[b.id]
+        cand = [x for x in CHOICES if x in choices]
+        if b.role in TORCH_ROLES:
+            cand = [x for x in cand if x != "pinned"]
+            torch_note = "; PyTorch computes on it: not pinned"
+        else:
+            torch_note = ""
+        if g and not c:
+            why = "only the GPU touches it: device memory, nothing to migrate"
+            cand = [x for x in cand if x == "device"] or cand
+        elif c and not g:
+            why = "only the CPU touches it: host memory"
+            cand = [x for x in cand if x in ("pinned", "managed")] or cand
+        elif c and g and produced.get(b.id, 0) >= 2:
+            why = ("the CPU produces it (writes it whole, step after step) and the GPU reads "
+                   "it: pinned (the GPU reads it over the link) or prefetched (moved in bulk "
+                   "before the kernels), whichever the replay finds faster")
+            cand = [x for x in cand if x in ("managed+prefetch", "pinned")] or \
+                [x for x in cand if x in ("managed+prefetch", "device")] or cand
+        elif c and g and len(c) >= 2:
+            why = ("the CPU touches it again and again while the GPU uses it: not plain "
+                   "managed (each CPU touch pulls pages back, the next kernel faults them in)")
+            cand = [x for x in cand if x != "managed"] or cand
+        elif c and g:
+            why = "the CPU touches it once, the GPU uses it"
+        else:
+            why = "not touched in the recorded steps: left as recorded"
+            cand = [recorded_choice(b)] if recorded_choice(b) in cand else cand[:1]
+        out[b.id] = (cand, why + torch_note)
+    return out
+
+
+def cpu_written(result) -> dict:
+    """{buffer id: in how many steps the CPU wrote at least half of its pages}."""
+    per = []
+    for ops in result.patterns:
+        pages = {}
+        for op in ops:
+            if op[0] == "cpu":
+                for bid, n, _, _, _, write in op[3]:
+                    if write:
+                        pages[bid] = pages.get(bid, 0) + n
+        per.append(pages)
+    size = {b.id: b.pages for b in result.buffers}
+    out: dict = {}
+    for k in result.step_pattern:
+        if k < 0:
+            continue
+        for bid, n in per[k].items():
+            if n * 2 >= size.get(bid, 1):
+                out[bid] = out.get(bid, 0) + 1
+    return out
+
+
+def groups(result, touched) -> list[list[int]]:
+    """Buffers touched alike, largest group first."""
+    by = {}
+    for b in result.buffers:
+        g, c = touched[b.id]
+        key = (b.role in TORCH_ROLES, tuple(g), tuple(c), b.kind,
+               int(math.log2(max(b.nbytes, 1)) // 2))
+        by.setdefault(key, []).append(b.id)
+    size = {b.id: b.nbytes for b in result.buffers}
+    return sorted(by.values(), key=lambda ids: -sum(size[i] for i in ids))
+
+
+class Predictor:
+    """Replays of one recording on one profile, remembered by plan.  ``base``: the replay of
+    the recorded plan on the profile the loop was recorded on (the recording's sim profile, or
+    ``recorded_on`` for a GPU run), from which the rest of each step is measured."""
+
+    def __init__(self, result, profile: str, steps: int, base: dict | None = None):
+        self.result, self.profile, self.steps = result, profile, steps
+        self.memo: dict = {}
+        self.recorded = {b.id: recorded_choice(b) for b in result.buffers}
+        self.replays = 0
+        self.base = base
+
+    def run(self, plan: dict) -> dict:
+        key = tuple(sorted(plan.items()))
+        if key not in self.memo:
+            self.replays += 1
+            self.memo[key] = replay(self.result, plan, self.profile, self.steps)
+        return self.memo[key]
+
+    def rest(self) -> list:
+        """Per step, what the replay of the recorded plan does not account for: the loop's
+        compute and the host's own work (measured minus replayed, at least 0)."""
+        if self.base is None:
+            home = self.result.profile or self.result.meta.get("recorded_on") or DEFAULT_PROFILE
+            self.base = (self.run(self.recorded) if home == self.profile else
+                         replay(self.result, self.recorded, home, self.steps))
+        meas = self.result.step_ms
+        return [max(0.0, m - q) for m, q in zip(meas, self.base["step_ms"])]
+
+    def predict(self, plan: dict) -> dict:
+        """Predicted step times under ``plan`` (see the module docstring)."""
+        r = self.run(plan)
+        if not r["fits"]:
+            return dict(fits=False, why=r["why"], step_ms=[], mean_ms=math.inf,
+                        replay_mean_ms=math.inf)
+        rest = self.rest()
+        pred = [x + (rest[i] if i < len(rest) else 0.0) for i, x in enumerate(r["step_ms"])]
+        return dict(fits=True, step_ms=[round(x, 6) for x in pred], mean_ms=mean_ms(pred),
+                    replay_mean_ms=mean_ms(r["step_ms"]))
+
+
+def resolve(result, plan, name: str = "plan") -> dict:
+    """``plan`` ({buffer name, id or role: choice}) as {buffer id: choice}; the buffers it
+    does not name keep their recorded choice."""
+    V.mapping(plan, name, hint="e.g. {'parameter': 'device', 'batch': 'pinned'}")
+    out = {b.id: recorded_choice(b) for b in result.buffers}
+    roles = {b.role for b in result.buffers}
+    for k, choice in plan.items():
+        V.choice(choice, f"{name}[{k!r}]", CHOICES)
+        if k == "*":
+            hits = [b.id for b in result.buffers]
+        elif k in roles:
+            hits = [b.id for b in result.buffers if b.role == k]
+        else:
+            hits = [b.id for b in result.buffers if b.name == k or b.id == k]
+        if not hits:
+            raise InvalidArgument(f"{name} names {k!r}: no buffer or role of that name",
+                                  argument=name, hint=f"buffers: {[b.name for b in result.buffers][:6]}"
+                                                      f"; roles: {sorted(roles)}; '*': every buffer")
+        for i in hits:
+            out[i] = choice
+    return out
+
+
+def predict(result, plan, profile=None, *, steps=None) -> dict:
+    prof = profiles_of(result, profile)[0]
+    return Predictor(result, prof, steps_of(result, steps)).predict(resolve(result, plan))
+
+
+class Recommendation:
+    """What :meth:`PlanResult.recommend` returns: per profile, the recommended choice of each
+    buffer (``choices[profile][buffer id]``) and why, and the predicted step times of the
+    whole loop under each plan (``predictions[profile][plan name]``: ``mean_ms``,
+    ``step_ms``)."""
+
+    def __init__(self, result, profiles, choices, why, predictions, plans, replays):
+        self.result, self.profiles = result, profiles
+        self.choices, self.why, self.predictions = choices, why, predictions
+        self.plans, self.replays = plans, replays
+
+    def plan(self, profile: str | None = None) -> dict:
+        """{buffer name: choice} recommended on ``profile`` (default: the first)."""
+        p = self.profile(profile)
+        return {b.name: self.choices[p][b.id] for b in self.result.buffers}
+
+    def profile(self, profile) -> str:
+        if profile is None:
+            return self.profiles[0]
+        if profile not in self.profiles:
+            raise InvalidArgument(f"profile {profile!r} was not in this recommendation",
+                                  argument="profile", hint=f"one of {self.profiles}")
+        return profile
+
+    def best(self, profile: str | None = None) -> tuple[str, float]:
+        """(the plan predicted fastest, its mean step ms) on ``profile``."""
+        p = self.profile(profile)
+        name = min(self.predictions[p], key=lambda k: self.predictions[p][k]["mean_ms"])
+        return name, self.predictions[p][name]["mean_ms"]
+
+    def table(self) -> str:
+        r = self.result
+        touched = r.touch_steps()
+        w = max([len("buffer")] + [len(b.name) for b in r.buffers])
+        lines = ["recommended plan, per buffer (" + ", ".join(self.profiles) + ")",
+                 f"{'buffer':<{w}}  {'MiB':>7}  {'access owner (访问主人)':<34} {'recorded':<18} "
+                 + "".join(f"{p:<20}" for p in self.profiles) + "why"]
+        for b in r.buffers:
+            lines.append(f"{b.name:<{w}}  {b.nbytes / 2**20:>7.2f}  {r.owner(b, touched):<34} "
+                         f"{recorded_choice(b):<18} "
+                         + "".join(f"{self.choices[p][b.id]:<20}" for p in self.profiles)
+                         + self.why[b.id])
+        lines += ["", "predicted step time of the whole loop (mean ms, replayed on sim)",
+                  f"{'plan':<28}" + "".join(f"{p:>16}" for p in self.profiles)]
+        for name in self.plans:
+            cells = []
+            for p in self.profiles:
+                x = self.predictions[p].get(name)
+                cells.append(f"{'does not fit':>16}" if x is None or not x["fits"]
+                             else f"{x['mean_ms']:>16.3f}")
+            lines.append(f"{name:<28}" + "".join(cells))
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(self.table())
+
+    def to_dict(self) -> dict:
+        """As JSON-ready data (a plan that does not fit has mean_ms None)."""
+        preds = {p: {k: dict(v, mean_ms=None if not math.isfinite(v["mean_ms"]) else v["mean_ms"],
+                             replay_mean_ms=None if not math.isfinite(v.get("replay_mean_ms", 0.0))
+                             else v.get("replay_mean_ms"))
+                     for k, v in d.items()} for p, d in self.predictions.items()}
+        return dict(profiles=self.profiles,
+                    choices={p: {self.result.buffers[i].name if i < len(self.result.buffers)
+                                 else str(i): c for i, c in ch.items()}
+                             for p, ch in self.choices.items()},
+                    why={b.name: self.why[b.id] for b in self.result.buffers},
+                    predictions=preds, plans=list(self.plans), replays=self.replays)
+
+    def to_ecg(self, profile: str | None = None, plans=None) -> dict:
+        """The predicted step times as an ECG dict (one curve a plan), for ``umkit.ecg.plot``."""
+        from ..ecg.model import verdict
+        import numpy as np
+        p = self.profile(profile)
+        names = plans or list(self.plans)
+        curves, summary = {}, []
+        for n in names:
+            x = self.predictions[p].get(n)
+            if not x or not x["fits"] or not x["step_ms"]:
+                continue
+            ms = x["step_ms"]
+            steady = ms[1:] if len(ms) > 1 else ms
+            med = float(np.median(steady))
+            row = dict(strategy=n, median_ms=round(med, 4),
+                       p95_ms=round(float(np.percentile(steady, 95)), 4),
+                       max_over_median=round(max(steady) / med, 2) if med > 0 else 0.0)
+            row["verdict"] = verdict(ms, row)
+            curves[n] = ms
+            summary.append(row)
+        return dict(curves=curves, summary=summary,
+                    title=f"predicted memory ECG of {self.result.meta.get('name', 'your loop')} "
+                          f"under each plan ({p}, replayed on sim)")
+
+    def plot(self, profile: str | None = None, ax=None):
+        """The predicted ECG of each plan (:func:`umkit.ecg.plot`)."""
+        from ..ecg.picture import ecg
+        return ecg(self.to_ecg(profile), ax=ax)
+
+
+def recommend(result, profiles=None, *, choices=None, plans=None,
+              steps=None) -> Recommendation:
+    profs = profiles_of(result, profiles)
+    n = steps_of(result, steps)
+    if not result.step_pattern or not result.buffers:
+        raise InvalidArgument("this recording has no steps or no buffers to plan",
+                              hint="record a loop with rec.step() after each step")
+    extra = {}
+    if plans is not None:
+        V.mapping(plans, "plans", hint="e.g. {'weights on device': {'parameter': 'device'}}")
+        extra = {str(k): resolve(result, v, f"plans[{k!r}]") for k, v in plans.items()}
+    touched = result.touch_steps()
+    rules = allowed(result, choices, touched)
+    why = {i: w for i, (_, w) in rules.items()}
+    grp = groups(result, touched)
+    chosen, predictions, replays = {}, {}, 0
+    named = {"as recorded": {b.id: recorded_choice(b) for b in result.buffers}}
+    for c in CHOICES:
+        uniform = {}
+        for b in result.buffers:
+            cand = rules[b.id][0]
+            uniform[b.id] = c if (c != "pinned" or b.role not in TORCH_ROLES) else cand[0]
+        named[f"all {c}"] = uniform
+    named.update(extra)
+    for p in profs:
+        pr = Predictor(result, p, n)
+        plan = {i: rules[i][0][0] for i in rules}
+        best = pr.predict(plan)["mean_ms"]
+        for ids in grp:
+            cands = rules[ids[0]][0]
+            for c in cands:
+                if c == plan[ids[0]]:
+                    continue
+                trial = dict(plan)
+                for i in ids:
+                    trial[i] = c
+                t = pr.predict(trial)["mean_ms"]
+                if t < best * (1 - BETTER):
+                    plan, best = trial, t
+        chosen[p] = plan
+        mixed = len(set(plan.values())) > 1
+        preds = {k: pr.predict(v) for k, v in named.items()}
+        preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] = \
+            pr.predict(plan)
+        predictions[p] = preds
+        replays += pr.replays
+    order = list(dict.fromkeys(k for p in profs for k in predictions[p]))
+    for p in profs:
+        for k in order:
+            predictions[p].setdefault(k, dict(fits=False, why="not predicted", step_ms=[],
+                                              mean_ms=math.inf))
+    return Recommendation(result, profs, chosen, why, predictions, order, replays)

@@ -1,0 +1,197 @@
+"""Replaying a recorded access pattern on sim under another plan.
+
+A fresh simulator of the chosen profile (model only: no arithmetic on the bytes) allocates
+every buffer as the plan says, gives it the plan's hints, and runs the recorded steps
+operation by operation: each kernel touches the pages it touched in the recording (the same
+count, between the same first and last page, evenly spread), each CPU access likewise, each
+synchronize waits.  The CPU's touches of a buffer that the plan puts in device memory become
+what code must do then: a copy of the bytes it touched through a pinned staging buffer (out
+before a read, in after a write).  Step times are model times between events at the step
+boundaries, as the ECG recorder measures them.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..backends import registry
+from ..errors import OutOfMemory, RaceWarning
+from .model import CHOICES, HOST_PAGE
+
+#: choice -> allocation kind
+KIND_OF = {"device": "device", "pinned": "pinned", "managed": "managed",
+           "managed+prefetch": "managed", "managed+advice": "managed",
+           "managed+advice-cpu": "managed"}
+
+
+def spread(pages: int, first: int, last: int, npages: int) -> np.ndarray:
+    """``pages`` page indices from ``first`` to ``last`` (all of them when they are
+    contiguous, else evenly spread), clipped to the buffer."""
+    last = min(last, npages - 1)
+    first = min(first, last)
+    span = last - first + 1
+    if pages >= span:
+        return np.arange(first, last + 1, dtype=np.intp)
+    if pages <= 0:
+        return np.zeros(0, dtype=np.intp)
+    return np.unique(np.linspace(first, last, pages).astype(np.intp))
+
+
+def replay(result, plan: dict, profile: str, steps: int) -> dict:
+    """Run ``steps`` recorded steps under ``plan`` ({buffer id: choice}) on ``profile``;
+    returns ``dict(step_ms=[...], fits=True)`` or ``dict(step_ms=[], fits=False, why=...)``
+    when the plan's device memory does not fit the profile's VRAM."""
+    from ..sim.engine import Access, SimEvent
+    from ..sim.pages import CPU_ID
+    b = registry.create("sim", profile=profile, compute=False)
+    eng = b.engine
+    s = eng.default_stream(0)
+    live = {}
+    stage = [0, 0]                    # pinned staging (pointer, bytes) for device buffers
+    skip = {x.id for x in result.buffers if x.role == "other" and x.name.startswith("(other allocations")}
+    try:
+        for bf in result.buffers:
+            if bf.id in skip:
+                continue
+            choice = plan.get(bf.id, "managed")
+            assert choice in CHOICES, choice
+            ptr = eng.malloc(int(bf.nbytes), KIND_OF[choice], 0)
+            a, _ = eng.find(ptr)
+            live[bf.id] = (a, choice)
+    except OutOfMemory as e:
+        return dict(step_ms=[], fits=False, why=f"the plan's device memory does not fit on "
+                                                  f"{profile}: {e.message}")
+    def hints(a, choice):
+        allp = np.arange(a.npages, dtype=np.intp)
+        if choice == "managed+advice":
+            eng.advise(a, allp, "preferred_location", 0, False)
+            eng.advise(a, allp, "accessed_by", CPU_ID, False)
+        elif choice == "managed+advice-cpu":
+            eng.advise(a, allp, "preferred_location", CPU_ID, False)
+            eng.advise(a, allp, "accessed_by", 0, False)
+            eng.prefetch(a, allp, CPU_ID, s, "replay prefetch->cpu")
+    for bid, (a, choice) in live.items():
+        hints(a, choice)
+    # a temporary made and freed every step is made again at each step's start
+    transient = [x.id for x in result.buffers if x.id in live and x.born is not None
+                 and x.instances > 1]
+
+    def remake(bid):
+        a, choice = live[bid]
+        eng.free(a.ptr)
+        ptr = eng.malloc(int(a.nbytes), KIND_OF[choice], 0)
+        na, _ = eng.find(ptr)
+        live[bid] = (na, choice)
+        hints(na, choice)
+        if bid in prefetched:
+            prefetched[bid] = (na, np.arange(na.npages, dtype=np.intp))
+    gpu_used = set()
+    for ops in result.patterns:
+        for op in ops:
+            if op[0] in ("gpu", "copy"):
+                gpu_used.update(x[0] for x in op[3])
+    # prefetched before the first kernel of each step that uses it, and again before a
+    # kernel that follows a CPU touch of it (the CPU's touch brought pages back)
+    prefetched = {bid: (a, np.arange(a.npages, dtype=np.intp)) for bid, (a, c) in live.items()
+                  if c in ("managed+prefetch", "managed+advice") and bid in gpu_used}
+    stale: set = set()
+
+    def inhale(rows):
+        for row in rows:
+            bid = row[0]
+            if bid in stale:
+                a, allp = prefetched[bid]
+                eng.prefetch(a, allp, 0, s, "replay prefetch->gpu")
+                stale.discard(bid)
+
+    def accesses(rows):
+        out = []
+        for bid, pages, first, last, nbytes, write in rows:
+            if bid not in live:
+                continue
+            a = live[bid][0]
+            out.append(Access(a, spread(pages, first, last, a.npages), bool(write),
+                              max(1, int(nbytes))))
+        return out
+
+    def staging(nbytes):
+        if stage[1] < nbytes:
+            if stage[0]:
+                eng.free(stage[0])
+            stage[0], stage[1] = eng.malloc(nbytes, "pinned", 0), nbytes
+        return stage[0]
+
+    def cpu(op):
+        direct, rows = [], op[3]
+        for row in rows:
+            bid = row[0]
+            if bid not in live:
+                continue
+            a, choice = live[bid]
+            if choice != "device":
+                direct.append(row)
+                continue
+            # device memory: the bytes the CPU touches go through pinned staging
+            nbytes = max(1, min(int(row[4]), a.nbytes, max(int(row[1]), 1) * HOST_PAGE))
+            st = staging(nbytes)
+            sa, _ = eng.find(st)
+            pages = sa.page_range(0, nbytes)
+            if row[5]:
+                eng.cpu_access([Access(sa, pages, True, nbytes)], streaming=False)
+                eng.memcpy(a.ptr, st, nbytes, s)
+            else:
+                eng.memcpy(st, a.ptr, nbytes, s)
+                eng.synchronize(None)
+                eng.cpu_access([Access(sa, pages, False, nbytes)], streaming=False)
+        if direct:
+            streaming = "fill" if op[2] == "fill" else op[2] == "stream"
+            eng.cpu_access(accesses(direct), streaming=streaming)
+
+    order = [k for k in result.step_pattern[:steps]]
+    if -1 in order:
+        order = order[:order.index(-1)]
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RaceWarning)     # the recording raced where it raced
+        prev = SimEvent()
+        eng.record_event(prev, s)
+        for i, k in enumerate(order):
+            if i:
+                for bid in transient:
+                    remake(bid)
+            stale = set(prefetched)
+            for op in result.patterns[k]:
+                kind = op[0]
+                if kind in ("gpu", "copy"):
+                    inhale(op[3])
+                if kind == "gpu":
+                    accs = accesses(op[3])
+                    if accs:
+                        submit = None if op[2] == "none" else (
+                            "user" if op[2] == "user" else "launch_overhead")
+                        eng.launch("replay", s, lambda find, accs=accs: (accs, None),
+                                   flops=op[1], submit=submit, compute=False)
+                elif kind == "copy":
+                    accs = accesses(op[3])
+                    if accs:
+                        eng.launch("replay copy", s, lambda find, accs=accs: (accs, None),
+                                   submit="copy_submit", compute=False)
+                elif kind == "cpu":
+                    cpu(op)
+                    stale.update(row[0] for row in op[3] if row[0] in prefetched)
+                else:
+                    eng.synchronize(None)
+            ev = SimEvent()
+            eng.record_event(ev, s)
+            out.append(round((ev.time - prev.time) * 1e3, 6))
+            prev = ev
+        eng.synchronize(None)
+    return dict(step_ms=out, fits=True)
+
+
+def mean_ms(step_ms: list) -> float:
+    """The loop's step time: the mean of the steady steps (step 0, the warm-up, left out when
+    there are more), as the whole loop's time divided by its steps."""
+    ms = step_ms[1:] if len(step_ms) > 1 else step_ms
+    return float(np.mean(ms)) if ms else 0.0
