@@ -12,7 +12,8 @@ This module is the learner's API and nothing else.  The rest of the kit is in su
 imported the first time they are used: ``umkit.ecg`` (the memory ECG, 显存心电图),
 ``umkit.workloads``, ``umkit.names`` (the HIP<->CUDA table), ``umkit.widgets``,
 ``umkit.exercises``, ``umkit.examples``, ``umkit.torch``, ``umkit.measure`` (calibration),
-``umkit.diagnostics`` (the doctor, explain).
+``umkit.diagnostics`` (the doctor, explain), ``umkit.plan`` (the access-owner table of your
+loop).
 """
 import importlib as _importlib
 import importlib.abc as _abc
@@ -59,11 +60,12 @@ LAZY_MODULES = {
     "interop": "umkit.interop", "sim": "umkit.sim", "backends": "umkit.backends",
     "memory": "umkit.memory", "runtime": "umkit.runtime", "api": "umkit.api",
     "errors": "umkit.errors", "validate": "umkit.validate", "cli": "umkit.cli",
-    "user_kernels": "umkit.user_kernels", "results": "umkit.results",
+    "user_kernels": "umkit.user_kernels", "results": "umkit.results", "plan": "umkit.plan",
 }
 #: functions of the help layer, imported on first use
 LAZY_FUNCTIONS = {"doctor": ("umkit.diagnostics.doctor", "doctor"),
-                  "explain": ("umkit.diagnostics.explain", "explain")}
+                  "explain": ("umkit.diagnostics.explain", "explain"),
+                  "port_check": ("umkit.diagnostics.portcheck", "port_check")}
 #: short names notebooks import (``import umkit.widgets``, ``from umkit.exercises import nb05``)
 #: for modules that live deeper in the package
 ALIASES = {"umkit.widgets": "umkit.teaching.widgets",

@@ -117,6 +117,16 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
                                 argument=name, hint="pass the JSON an earlier run wrote") from None
 
 
+def cmd_port_check(args) -> int:
+    from .diagnostics import portcheck
+    return portcheck.main(args)
+
+
+def cmd_plan(args) -> int:
+    from .plan import cli
+    return cli(args)
+
+
 def cmd_workspace(args) -> int:
     from .teaching import workspace
     return workspace.main(args)
@@ -154,10 +164,30 @@ def parser() -> argparse.ArgumentParser:
                    help="with --compare: predict with this host speed (x the profile's host-side "
                         "times) instead of fitting it on the fit set")
     c.set_defaults(func=cmd_calibrate)
+    pc = sub.add_parser("port-check", help="what changes when these CUDA unified-memory "
+                                           "sources run on AMD (exit 1 when something breaks)")
+    pc.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                    help="CUDA sources (.cu, .cuh, .cpp, .h) or folders holding them")
+    pc.add_argument("--target", default="mi250x",
+                    choices=("mi250x", "mi250x-coherent", "mi300x", "mi300a"))
+    pc.add_argument("--xnack", default="off", choices=("on", "off"),
+                    help="HSA_XNACK of the process (default off, as on MI200/MI300)")
+    pc.add_argument("--format", default="text", choices=("text", "markdown", "json"))
+    pc.set_defaults(func=cmd_port_check)
+    pl = sub.add_parser("plan", help="the access-owner table (访问主人) of a recorded loop and "
+                                     "what each choice would cost (umkit.plan's .save() file)")
+    pl.add_argument("file", help="a recording PlanResult.save() wrote (.json)")
+    pl.add_argument("--profiles", help="comma-separated sim profiles to predict on "
+                                       "(default: the recording's, or h200-pcie5)")
+    pl.add_argument("--steps", type=int, help="recorded steps to replay (default up to 30)")
+    pl.add_argument("--json", help="also write the recommendation as JSON here")
+    pl.set_defaults(func=cmd_plan)
     w = sub.add_parser("workspace", help="copy the notebooks, outputs cleared, into a learner "
                                          "workspace (edited copies are kept)")
     w.add_argument("--src", default="notebooks", help="the notebooks (default: notebooks)")
     w.add_argument("--dest", default="workspace", help="the copies (default: workspace)")
+    w.add_argument("--lang", default="en", choices=("en", "zh"),
+                   help="the edition: en (default) or zh, the Chinese one (notebooks/zh/)")
     w.add_argument("--quiet", action="store_true", help="print only when an edited copy is kept")
     w.set_defaults(func=cmd_workspace)
     return p

@@ -28,6 +28,7 @@ LAYERS = (
     ("umkit.workloads",),
     ("umkit.ecg",),
     ("umkit.measure",),
+    ("umkit.plan",),
     ("umkit.diagnostics",),
     ("umkit.teaching",),
     ("umkit.cli",),

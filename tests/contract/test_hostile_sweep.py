@@ -730,7 +730,26 @@ CLI_BASE = {   # subcommand -> arguments that make it quick (the swept option re
             "--quiet"],
     "calibrate": ["--compare"],
     "workspace": ["--src", "nb", "--dest", "ws", "--quiet"],
+    "port-check": [os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "kernels", "cuda")],
+    "plan": ["loop.json", "--steps", "2", "--profiles", "h200-pcie5"],
 }
+
+
+def _recorded_loop(path):
+    """A two-step loop recorded by umkit.plan and saved (what ``umkit plan FILE`` reads)."""
+    with umkit.using("sim"):
+        a = umkit.managed(1024)
+        try:
+            with umkit.plan.recorder() as rec:
+                for _ in range(2):
+                    a.host[:] = 1.0
+                    umkit.increment(a)
+                    umkit.synchronize()
+                    rec.step()
+            rec.result().save(path)
+        finally:
+            a.free()
 
 
 def _cli_options():
@@ -765,6 +784,8 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
     os.makedirs("nb", exist_ok=True)
     with open("nb/00.ipynb", "w") as f:
         f.write('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    if cmd == "plan":
+        _recorded_loop("loop.json")
     findings = []
 
     def run(argv):

@@ -34,14 +34,23 @@ def cli(args) -> int:
     """``umkit plan FILE``: the table and the recommendation of a saved recording."""
     import json
     from .. import validate as V
+    from ..errors import InvalidArgument
+    from ..sim.costs import available_profiles
+    out = None if args.json is None else V.output_path(args.json, "--json", (".json",))
+    profiles = None
+    if args.profiles is not None:
+        profiles = [x.strip() for x in args.profiles.split(",") if x.strip()]
+        known = available_profiles()
+        bad = [x for x in profiles if x not in known] or ([] if profiles else [args.profiles])
+        if bad:
+            raise InvalidArgument(f"--profiles: {V.short(bad[0])} is not a sim profile",
+                                  argument="--profiles", hint=f"a comma-separated list of {known}")
     r = load(args.file)
-    profiles = [x for x in (args.profiles or "").split(",") if x] or None
     print(r.table())
     adv = r.recommend(profiles, steps=args.steps)
     print()
     print(adv.table())
-    if args.json:
-        out = V.output_path(args.json, "--json", (".json",))
+    if out is not None:
         out.write_text(json.dumps(adv.to_dict(), indent=1) + "\n")
     return 0
 

@@ -157,6 +157,11 @@ class CuptiCollector:
         self.error: str | None = None
         self.log: list | None = None      # (timestamp ns, kind, value, cause) while logging
         self.unmapped = 0                 # records of the UM kind whose counter kind we don't map
+        #: (timestamp ns, kind, value, cause, address) while umkit.plan attributes records to
+        #: buffers by address range (:meth:`address_log_start`); at most ``address_log_max``
+        self.address_log: list | None = None
+        self.address_log_max = 2_000_000
+        self.address_log_lost = 0
 
     # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
     def buffer_requested(self):
@@ -179,6 +184,13 @@ class CuptiCollector:
                     self.tally.add(kind, int(a.value), cause)
                     if self.log is not None:
                         self.log.append((int(getattr(a, "start", 0) or 0), kind, int(a.value), cause))
+                    if self.address_log is not None:
+                        if len(self.address_log) < self.address_log_max:
+                            self.address_log.append((int(getattr(a, "start", 0) or 0), kind,
+                                                     int(a.value), cause,
+                                                     int(getattr(a, "address", 0) or 0)))
+                        else:
+                            self.address_log_lost += 1
         except Exception as e:  # noqa: BLE001 - never raise into CUPTI's thread
             self.error = f"{type(e).__name__}: {e}"
 
@@ -283,6 +295,23 @@ class CuptiCollector:
         with self._lock:
             out, self.log = self.log or [], None
         return out
+
+    def address_log_start(self) -> None:
+        """Keep each record with the address it names (CUPTI's ``address``: the base of the
+        pages moved, or the page that faulted) from now on, for umkit.plan."""
+        if self.on:
+            self.flush()
+        with self._lock:
+            self.address_log, self.address_log_lost = [], 0
+
+    def address_log_stop(self) -> tuple[list, int]:
+        """Flush once; (the records kept since :meth:`address_log_start`, how many were not
+        kept because the log was full)."""
+        if self.on:
+            self.flush()
+        with self._lock:
+            out, self.address_log = self.address_log or [], None
+            return out, self.address_log_lost
 
     @staticmethod
     def bin(records, stamps) -> list[dict]:

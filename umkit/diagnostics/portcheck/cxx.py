@@ -1,0 +1,540 @@
+"""Just enough C++ for ``umkit port-check``: a tokenizer and a reader of calls, kernel
+definitions, kernel launches and the few declarations the rules need.
+
+The tokenizer drops comments and the contents of string and character literals (raw strings
+included), joins lines continued with a backslash, keeps ``<<<`` / ``>>>`` launch brackets, and
+reads digit separators (``1'000``).  Preprocessor directives are not code: ``#include`` and
+``#pragma`` lines are dropped, ``#if 0`` blocks (and the ``#else`` of an ``#if 1``) are skipped,
+and the body of each ``#define`` is kept as a separate token list, so that a call written inside
+a macro is still found (at the line of the ``#define``) and an object-like macro can be expanded
+one level when it stands for a flag or a device id.
+
+The reader is deliberately approximate where C++ needs a compiler (overloads, types through
+``auto``): it works on names, within one file.  :class:`Source` is the result.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+#: punctuators, longest first (``>>>`` is produced only while a ``<<<`` is open)
+PUNCT = ("<<<", "...", "<<=", "->*", "::", "->", "<<", "<=", ">=", "==", "!=", "&&", "||",
+         "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*")
+STRING_PREFIXES = ("u8", "u", "U", "L")
+RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
+#: words before ``(`` that are not calls of a function of that name
+NOT_CALLS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "alignof", "decltype",
+             "static_assert", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+             "__launch_bounds__", "__attribute__", "__declspec", "alignas", "noexcept",
+             "typeid", "throw", "new", "delete", "defined", "operator"}
+#: identifiers that may stand before a call without making it a declaration
+BEFORE_CALL = {"return", "throw", "else", "do", "case", "co_return", "co_yield", "co_await",
+               "not", "and", "or"}
+#: what may stand between a function's ``)`` and its body
+AFTER_PARAMS = {"const", "noexcept", "override", "final", "volatile", "mutable", "&", "&&",
+                "__restrict__", "throw"}
+MAX_BYTES = 8 << 20          # one source file; larger ones are refused (generated code)
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str                 # "id" | "num" | "str" | "op"
+    text: str
+    line: int
+    pos: int                  # offset in the spliced text (adjacency checks)
+
+
+@dataclass(frozen=True)
+class Arg:
+    tokens: tuple
+    text: str
+
+    @property
+    def line(self) -> int:
+        return self.tokens[0].line if self.tokens else 0
+
+    def ids(self) -> list[str]:
+        return [t.text for t in self.tokens if t.kind == "id"]
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    line: int
+    args: tuple               # of Arg
+    index: int                # token index of the name in its stream
+    qualifier: str = ""       # "std" for std::malloc, "" for plain or ::name
+    template: str = ""        # explicit template arguments, as text
+    in_macro: bool = False
+
+
+@dataclass
+class Function:
+    name: str
+    line: int
+    params: list              # of Arg
+    body: tuple               # (first, last) token index of the braces
+    kernel: bool = False
+
+    def param_names(self) -> list[str]:
+        return [declared_name(p.tokens) for p in self.params]
+
+
+@dataclass(frozen=True)
+class Launch:
+    kernel: str
+    line: int
+    args: tuple               # of Arg
+    index: int
+
+
+def declared_name(tokens) -> str:
+    """The name a parameter or declarator declares: its last identifier before ``[``/``=``."""
+    name = ""
+    for t in tokens:
+        if t.kind == "op" and t.text in ("[", "=", "{"):
+            break
+        if t.kind == "id":
+            name = t.text
+    return name
+
+
+def arg_text(tokens) -> str:
+    """Tokens back to compact source text (for flags and messages)."""
+    out, prev, before = "", None, None
+    for t in tokens:
+        x = t.text
+        unary = prev is not None and prev.text in ("&", "*", "-", "+") and (
+            before is None or before.kind == "op" and before.text not in (")", "]"))
+        if prev is None:
+            out = x
+        elif x in (",", ")", "]", ".", "->", "::", "[") or unary or \
+                prev.text in ("(", "[", ".", "->", "::", "~", "!") or \
+                (x == "(" and (prev.kind == "id" or prev.text in (")", "]", ">"))):
+            out += x
+        else:
+            out += " " + x
+        before, prev = prev, t
+    return out
+
+
+# -- tokenizer --------------------------------------------------------------------------------
+SPLICE = re.compile(r"\\\r?\n")
+
+
+def _splice(text: str):
+    """The text with backslash-newlines removed, and a function from offset to line."""
+    spliced, parts, last, removed = [], [], 0, 0
+    for m in SPLICE.finditer(text):
+        parts.append(text[last:m.start()])
+        spliced.append(m.start() - removed)       # where the next line's text now starts
+        removed += m.end() - m.start()
+        last = m.end()
+    parts.append(text[last:])
+    clean = "".join(parts)
+    newlines = [m.start() for m in re.finditer("\n", clean)]
+
+    def line_of(pos: int) -> int:
+        return 1 + bisect.bisect_left(newlines, pos) + bisect.bisect_right(spliced, pos)
+    return clean, line_of
+
+
+def tokenize(text: str):
+    """(code tokens, directives): directives are lists of tokens, each starting with ``#``."""
+    src, line_of = _splice(text.replace("\r\n", "\n"))
+    n = len(src)
+    code, directives, current = [], [], None
+    i, at_line_start, launches_open = 0, True, 0
+
+    def emit(kind, tok, pos):
+        (current if current is not None else code).append(Token(kind, tok, line_of(pos), pos))
+
+    while i < n:
+        c = src[i]
+        if c == "\n":
+            if current is not None:
+                directives.append(current)
+                current = None
+            at_line_start = True
+            i += 1
+            continue
+        if c in " \t\f\v\r":
+            i += 1
+            continue
+        if c == "/" and src.startswith("//", i):
+            j = src.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c == "/" and src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if c == "#" and at_line_start and current is None:
+            current = [Token("op", "#", line_of(i), i)]
+            at_line_start = False
+            i += 1
+            continue
+        at_line_start = False
+        if c.isalpha() or c == "_" or c == "$":
+            j = i + 1
+            while j < n and (src[j].isalnum() or src[j] in "_$"):
+                j += 1
+            word = src[i:j]
+            if j < n and src[j] == '"' and word in RAW_PREFIXES:
+                m = re.match(r'"([^()\\\s]{0,16})\(', src[j:])
+                if m:
+                    end = src.find(")" + m.group(1) + '"', j + m.end())
+                    emit("str", '""', i)
+                    i = n if end < 0 else end + len(m.group(1)) + 2
+                    continue
+            if j < n and src[j] in "\"'" and word in STRING_PREFIXES:
+                i = _skip_quoted(src, j)
+                emit("str", '""', j)
+                continue
+            emit("id", word, i)
+            i = j
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
+            j = i + 1
+            while j < n:
+                d = src[j]
+                if d.isalnum() or d in "._":
+                    j += 1
+                elif d == "'" and j + 1 < n and src[j + 1].isalnum():
+                    j += 1                        # a digit separator: 1'000'000
+                elif d in "+-" and (src[j - 1] in "pP" or src[j - 1] in "eE" and
+                                    not src[i:j].lower().startswith("0x")):
+                    j += 1                        # an exponent: 1e-3, 0x1p+4
+                else:
+                    break
+            emit("num", src[i:j].replace("'", ""), i)
+            i = j
+            continue
+        if c in "\"'":
+            end = _skip_quoted(src, i)
+            emit("str", '""', i)
+            i = end
+            continue
+        if src.startswith(">>>", i) and launches_open:
+            launches_open -= 1
+            emit("op", ">>>", i)
+            i += 3
+            continue
+        for p in PUNCT:
+            if src.startswith(p, i):
+                if p == "<<<":
+                    launches_open += 1
+                emit("op", p, i)
+                i += len(p)
+                break
+        else:
+            emit("op", c, i)
+            i += 1
+    if current is not None:
+        directives.append(current)
+    return code, directives
+
+
+def _skip_quoted(src: str, i: int) -> int:
+    """The offset after the string or character literal that starts at ``src[i]``."""
+    q, j, n = src[i], i + 1, len(src)
+    while j < n:
+        if src[j] == "\\":
+            j += 2
+            continue
+        if src[j] == q or src[j] == "\n":
+            return j + 1
+        j += 1
+    return n
+
+
+# -- directives -------------------------------------------------------------------------------
+def _conditional(directives, code):
+    """Drop the code tokens of ``#if 0`` blocks (and of the ``#else`` of an ``#if 1``); return
+    the kept code tokens and the other directives outside dead blocks.  Conditions other than
+    a literal 0 or 1 cannot be evaluated here: every branch of them is read."""
+    literal = {"0": "dead", "false": "dead", "1": "true", "true": "true"}
+    stack, kept, ranges, since = [], [], [], None
+
+    def dead():
+        return bool(stack) and (stack[-1][0] or stack[-1][1] in ("dead", "done"))
+    for d in sorted(directives, key=lambda d: d[0].pos):
+        word = d[1].text if len(d) > 1 else ""
+        rest = [t.text for t in d[2:]]
+        lit = literal.get(rest[0]) if len(rest) == 1 else None
+        before = dead()
+        if word in ("if", "ifdef", "ifndef"):
+            stack.append([before, (lit or "live") if word == "if" else "live"])
+        elif word in ("elif", "elifdef", "elifndef", "else") and stack:
+            state = stack[-1][1]
+            if state in ("true", "done"):
+                state = "done"
+            elif word == "else":
+                state = "live"
+            elif state == "dead":
+                state = lit or "live" if word == "elif" else "live"
+            else:
+                state = "dead" if lit == "dead" else "live"
+            stack[-1][1] = state
+        elif word == "endif" and stack:
+            stack.pop()
+        elif not before:
+            kept.append(d)
+        after = dead()
+        if after and not before:
+            since = d[0].pos
+        elif before and not after:
+            ranges.append((since, d[0].pos))
+    if dead():
+        ranges.append((since, float("inf")))
+    if not ranges:
+        return code, kept
+    starts = [a for a, _ in ranges]
+
+    def in_dead(pos):
+        k = bisect.bisect_right(starts, pos) - 1
+        return k >= 0 and ranges[k][0] <= pos < ranges[k][1]
+    return [t for t in code if not in_dead(t.pos)], kept
+
+
+@dataclass
+class Macro:
+    name: str
+    line: int
+    params: list | None       # None: object-like
+    body: list                # tokens
+
+
+def _macros(directives) -> list[Macro]:
+    out = []
+    for d in directives:
+        if len(d) < 3 or d[1].text != "define" or d[2].kind != "id":
+            continue
+        name, body = d[2], d[3:]
+        params = None
+        if body and body[0].text == "(" and body[0].pos == name.pos + len(name.text):
+            close = next((k for k, t in enumerate(body) if t.text == ")"), len(body) - 1)
+            params = [t.text for t in body[1:close] if t.kind == "id"]
+            body = body[close + 1:]
+        body = [t for t in body if t.text not in ("#", "##")]
+        out.append(Macro(name.text, name.line, params, body))
+    return out
+
+
+# -- the reader -------------------------------------------------------------------------------
+def brackets(tokens) -> dict[int, int]:
+    """Index of each opening ``( [ {`` and ``<<<`` -> index of its closing partner (tolerant:
+    an unclosed opener maps to the end)."""
+    pairs = {"(": ")", "[": "]", "{": "}", "<<<": ">>>"}
+    closing = {v: k for k, v in pairs.items()}
+    out, stack = {}, []
+    for i, t in enumerate(tokens):
+        if t.kind != "op":
+            continue
+        if t.text in pairs:
+            stack.append(i)
+        elif t.text in closing:
+            while stack and tokens[stack[-1]].text != closing[t.text]:
+                out[stack.pop()] = i             # an unbalanced opener inside
+            if stack:
+                out[stack.pop()] = i
+    for i in stack:
+        out[i] = len(tokens) - 1
+    return out
+
+
+def template_end(tokens, i: int, match: dict) -> int | None:
+    """If ``tokens[i]`` is ``<`` opening template arguments, the index of its ``>``."""
+    depth, j, n = 0, i, len(tokens)
+    while j < n:
+        t = tokens[j].text
+        if t == "<":
+            depth += 1
+        elif t == ">":
+            depth -= 1
+            if depth == 0:
+                return j
+        elif t in ("(", "[", "{"):
+            j = match.get(j, j)
+        elif t in (";", "{", "}", ")", "]", "&&", "||", "<<<") or j - i > 64:
+            return None
+        j += 1
+    return None
+
+
+def split_args(tokens, open_i: int, close_i: int, match: dict) -> tuple:
+    """The comma-separated arguments between ``tokens[open_i]`` and ``tokens[close_i]``."""
+    args, cur, j = [], [], open_i + 1
+    while j < close_i:
+        t = tokens[j]
+        if t.kind == "op" and t.text in ("(", "[", "{", "<<<"):
+            end = match.get(j, j)
+            cur.extend(tokens[j:end + 1])
+            j = end + 1
+            continue
+        if t.text == "<" and cur and cur[-1].kind == "id":
+            end = template_end(tokens, j, match)
+            if end is not None and end < close_i and tokens[end + 1].text in ("(", "::", "{",
+                                                                               ",", ")", ">"):
+                cur.extend(tokens[j:end + 1])
+                j = end + 1
+                continue
+        if t.text == ",":
+            args.append(Arg(tuple(cur), arg_text(cur)))
+            cur = []
+        else:
+            cur.append(t)
+        j += 1
+    if cur or args:
+        args.append(Arg(tuple(cur), arg_text(cur)))
+    return tuple(args)
+
+
+@dataclass
+class Source:
+    """One file, read: its code tokens, macros, calls, functions and kernel launches."""
+    path: str
+    tokens: list
+    macros: list
+    match: dict = field(default_factory=dict)
+    calls: list = field(default_factory=list)
+    functions: list = field(default_factory=list)
+    launches: list = field(default_factory=list)
+    uses_std: bool = False    # ``using namespace std;`` or ``using std::...;`` seen
+
+    @classmethod
+    def parse(cls, text: str, path: str = "<text>") -> "Source":
+        code, directives = tokenize(text)
+        code, directives = _conditional(directives, code)
+        src = cls(path, code, _macros(directives))
+        src.match = brackets(code)
+        src.uses_std = any(code[k].text == "using" and k + 1 < len(code) and
+                           (code[k + 1].text == "namespace" and k + 2 < len(code) and
+                            code[k + 2].text == "std" or code[k + 1].text == "std")
+                           for k in range(len(code)))
+        src.calls = _calls(code, src.match)
+        for m in src.macros:
+            mm = brackets(m.body)
+            src.calls += [Call(c.name, m.line, c.args, c.index, c.qualifier, c.template, True)
+                          for c in _calls(m.body, mm)]
+        src.functions = _functions(code, src.match)
+        src.launches = _launches(code, src.match)
+        return src
+
+    def object_macro(self, name: str) -> list | None:
+        """The body tokens of the object-like macro ``name`` (the last definition), or None."""
+        for m in reversed(self.macros):
+            if m.name == name and m.params is None:
+                return m.body
+        return None
+
+    def function_at(self, index: int) -> Function | None:
+        """The innermost function whose body holds code token ``index``."""
+        best = None
+        for f in self.functions:
+            a, b = f.body
+            if a <= index <= b and (best is None or a >= best.body[0]):
+                best = f
+        return best
+
+    def statement_end(self, i: int) -> int:
+        """The index of the ``;`` (or closing brace) that ends the statement holding ``i``."""
+        j, n = i, len(self.tokens)
+        while j < n:
+            t = self.tokens[j].text
+            if t in ("(", "[", "{"):
+                if t == "{" and j > i and self.tokens[j - 1].text not in ("=", ",", "("):
+                    return j
+                j = self.match.get(j, j) + 1
+                continue
+            if t in (";", "}", ")"):
+                return j
+            j += 1
+        return n - 1
+
+
+def _calls(tokens, match) -> list[Call]:
+    out = []
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        if t.kind != "id" or t.text in NOT_CALLS:
+            continue
+        j, template = i + 1, ""
+        if j < n and tokens[j].text == "<":
+            end = template_end(tokens, j, match)
+            if end is None:
+                continue
+            template = arg_text(tokens[j + 1:end])
+            j = end + 1
+        if j >= n or tokens[j].text != "(":
+            continue
+        qualifier, k = "", i - 1
+        if k >= 0 and tokens[k].text in (".", "->", ".*", "->*"):
+            continue                                # a member function
+        if k >= 0 and tokens[k].text == "::":
+            if k >= 1 and tokens[k - 1].kind == "id":
+                qualifier = tokens[k - 1].text
+                k -= 2
+            else:
+                k -= 1                              # ::name: the global one
+        if k >= 0 and tokens[k].kind == "id" and tokens[k].text not in BEFORE_CALL:
+            continue                                # a declaration: `cudaError_t name(...)`
+        close = match.get(j, n - 1)
+        out.append(Call(t.text, t.line, split_args(tokens, j, close, match), i, qualifier,
+                        template))
+    return out
+
+
+def _functions(tokens, match) -> list[Function]:
+    out = []
+    opener_of = {b: a for a, b in match.items() if tokens[a].text == "("}
+    for k, t in enumerate(tokens):
+        if t.text != "{" or t.kind != "op":
+            continue
+        j = k - 1
+        while j >= 0 and (tokens[j].text in AFTER_PARAMS or tokens[j].kind == "num"):
+            j -= 1
+        if j >= 0 and tokens[j].text == ")" and tokens[j].kind == "op":
+            opener = opener_of.get(j)
+            if opener is None or opener < 1:
+                continue
+            name = tokens[opener - 1]
+            if name.kind != "id" or name.text in NOT_CALLS:
+                continue
+            head = opener - 2
+            kernel = False
+            while head >= 0 and tokens[head].text not in (";", "}", "{"):
+                if tokens[head].text == "__global__":
+                    kernel = True
+                head -= 1
+            out.append(Function(name.text, name.line, list(split_args(tokens, opener, j, match)),
+                                (k, match.get(k, len(tokens) - 1)), kernel))
+    return out
+
+
+def _launches(tokens, match) -> list[Launch]:
+    out = []
+    for i, t in enumerate(tokens):
+        if t.text != "<<<" or t.kind != "op":
+            continue
+        j = i - 1
+        if j >= 0 and tokens[j].text == ">":          # kernel<float><<<...>>>
+            depth = 0
+            while j >= 0:
+                if tokens[j].text == ">":
+                    depth += 1
+                elif tokens[j].text == "<":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j -= 1
+            j -= 1
+        if j < 0 or tokens[j].kind != "id":
+            continue
+        close = match.get(i, i)
+        if close + 1 < len(tokens) and tokens[close + 1].text == "(":
+            end = match.get(close + 1, len(tokens) - 1)
+            out.append(Launch(tokens[j].text, tokens[j].line,
+                              split_args(tokens, close + 1, end, match), i))
+    return out
