@@ -5,7 +5,11 @@
 #   bash run.sh                  JupyterLab on workspace/: your own copies of the notebooks, outputs
 #                                cleared (made from notebooks/; copies you edited are never overwritten)
 #   bash run.sh lab --no-browser --port 8888 --ServerApp.token=''   (options go to jupyter lab)
+#   bash run.sh --lang zh        the Chinese edition (中文版): JupyterLab in Simplified Chinese (its zh-CN
+#                                language pack) on workspace-zh/, made from notebooks/zh/; umkit prints
+#                                Chinese there (UMKIT_LANG=zh)
 #   bash run.sh voila [OPTIONS]  the workshop dashboard (notebooks/workshop/dashboard.ipynb) in Voila,
+#                                (--lang zh: the Chinese one, notebooks/zh/workshop/dashboard.ipynb)
 #                                offline (no CDN fetches)
 #   bash run.sh ecg [OPTIONS]    the memory ECG headless -> artifacts/ecg.png + artifacts/ecg.json
 #   bash run.sh hub [OPTIONS]    JupyterHub for a room: each learner signs in with the room's password
@@ -15,15 +19,18 @@
 #   bash run.sh doctor           the environment report (also: calibrate, workspace; see `umkit -h`)
 #   bash run.sh help             this text
 #
+# The `umkit` command lives in the kit's venv: .venv/bin/umkit doctor, or `bash run.sh doctor`, or
+# `source .venv/bin/activate` once per shell (JupyterLab's terminals, started by run.sh, have it).
 # As root (containers, cloud VMs) JupyterLab gets --allow-root. On a machine with an NVIDIA driver
 # (nvidia-smi or /proc/driver/nvidia) or ROCm (/dev/kfd or /opt/rocm) the GPU extras are installed
 # too (UMKIT_GPU=cuda|rocm|none overrides); if they fail to install, the kit runs on the sim backend
 # and says so. pip runs again only when pyproject.toml changes (log: .venv/umkit-install.log).
 set -euo pipefail
-cd "$(dirname "$0")"
+SELF="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
+cd "$(dirname "$SELF")"
 . scripts/setup_venv.sh
 
-usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }   # the header comment
+usage() { sed -n '2,/^[^#]/p' "$SELF" | sed '$d' | sed 's/^# \{0,1\}//'; }   # the header comment
 
 cmd=${1:-lab}
 [ $# -gt 0 ] && shift
@@ -32,10 +39,28 @@ case "$cmd" in
   -*) set -- "$cmd" "$@"; cmd=lab ;;            # `bash run.sh --port 9000`: options for lab
 esac
 
+UI_LANG=en WS=workspace LAB_LANG_OPT=()           # --lang zh: the Chinese edition (lab, voila)
+if [ "$cmd" = lab ] || [ "$cmd" = voila ]; then
+  REST=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --lang) [ $# -ge 2 ] || { echo "umkit: --lang needs a value: en or zh" >&2; exit 2; }
+              UI_LANG=$2; shift 2 ;;
+      --lang=*) UI_LANG=${1#--lang=}; shift ;;
+      *) REST+=("$1"); shift ;;
+    esac
+  done
+  set -- ${REST[@]+"${REST[@]}"}
+  case "$UI_LANG" in en) ;; zh) WS=workspace-zh ;;
+    *) echo "umkit: --lang $UI_LANG: use en or zh" >&2; exit 2 ;; esac
+fi
+
 EXTRAS=lab
 [ "$cmd" = hub ] && EXTRAS=lab,hub
 setup_venv "$EXTRAS" auto
 V=$UMKIT_VENV/bin
+case "$V" in /*) ;; *) V="$PWD/$V" ;; esac
+export PATH="$V:$PATH"      # what run.sh starts (lab terminals, `!umkit doctor`) finds the command
 ROOT_OPT=()
 [ "$(id -u)" = 0 ] && ROOT_OPT=(--allow-root)   # JupyterLab refuses root without it
 # the repository's jupyter/ folder: Voila's offline template and settings (voila.json)
@@ -44,12 +69,27 @@ export JUPYTER_CONFIG_PATH="$PWD/jupyter${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_
 
 case "$cmd" in
   lab)
-    "$V/python" -m umkit.cli workspace --src notebooks --dest workspace --quiet
-    exec "$V/jupyter" lab "${ROOT_OPT[@]}" --ServerApp.root_dir="$PWD/workspace" \
-      --ServerApp.default_url=/lab/tree/00_start_here.ipynb \
+    if [ "$UI_LANG" = zh ]; then
+      # JupyterLab's own menus in Chinese: its zh-CN language pack, and the locale set by the
+      # settings overrides in i18n/zh/jupyterlab/ (nothing else lives in that settings folder)
+      "$V/python" -m pip show -q jupyterlab-language-pack-zh-CN >/dev/null 2>&1 \
+        || [ "${UMKIT_SKIP_INSTALL:-0}" = 1 ] || umkit_pip jupyterlab-language-pack-zh-CN \
+        || umkit_say "could not install jupyterlab-language-pack-zh-CN: JupyterLab's menus stay English"
+      export UMKIT_LANG=zh
+      LAB_LANG_OPT=(--LabApp.app_settings_dir="$PWD/i18n/zh/jupyterlab")
+    fi
+    "$V/python" -m umkit.cli workspace --src notebooks --dest "$WS" --lang "$UI_LANG" --quiet
+    echo "umkit: in another shell, the umkit command is $V/umkit (e.g. $V/umkit doctor)," \
+         "or bash run.sh doctor, or source $V/activate first" >&2
+    exec "$V/jupyter" lab "${ROOT_OPT[@]}" ${LAB_LANG_OPT[@]+"${LAB_LANG_OPT[@]}"} \
+      --ServerApp.root_dir="$PWD/$WS" --ServerApp.default_url=/lab/tree/00_start_here.ipynb \
       --LabApp.default_url=/lab/tree/00_start_here.ipynb "$@" ;;   # the URL it prints opens it too
   voila)
     # Voila's standalone server has no root check (and no --allow-root option)
+    if [ "$UI_LANG" = zh ]; then                  # the Chinese dashboard (notebooks/zh/)
+      export UMKIT_LANG=zh
+      exec "$V/voila" notebooks/zh/workshop/dashboard.ipynb "$@"
+    fi
     exec "$V/voila" notebooks/workshop/dashboard.ipynb "$@" ;;
   hub)
     . scripts/setup_hub.sh

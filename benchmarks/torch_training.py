@@ -87,6 +87,100 @@ def losses_agree(losses: dict, rtol: float = LOSS_RTOL) -> tuple[bool, float, st
                        f"the variants' losses differ: {worst:.2e} at {where} (more than {rtol:g})")
 
 
+def mlp(a, torch):
+    """The model: ``a.layers`` Linear+GELU layers of ``a.width`` and a Linear to one output,
+    the same initial weights every time."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(a.layers):
+        layers += [torch.nn.Linear(a.width, a.width), torch.nn.GELU()]
+    layers.append(torch.nn.Linear(a.width, 1))
+    return torch.nn.Sequential(*layers)
+
+
+def build(variant, a, torch, ut):
+    """(model, Adam, the managed pool or None) on the GPU: device memory for ``device``,
+    managed memory (``umkit.torch.managed``) for the other variants.  Every variant makes its
+    gradients and Adam's state before the loop, without a step (Adam makes its state lazily at
+    the first step: the managed variants need it in the pool), so all four train the same
+    numbers."""
+    model = mlp(a, torch)
+
+    def on_gpu(model):
+        model = model.cuda()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+        for p in model.parameters():
+            p.grad = torch.zeros_like(p)
+        adam_state(opt, torch)
+        return model, opt
+    if variant == "device":
+        return (*on_gpu(model), None)
+    pool = ut.managed_pool()
+    with ut.managed(pool):
+        model, opt = on_gpu(model)
+    return model, opt, pool
+
+
+def hints(variant, model, opt, ut):
+    """The variant's hints: advice given now (``optstate->cpu``), and the hint to give before
+    each step (``managed+prefetch``: the weights and gradients prefetched to the GPU) as a
+    function, or None."""
+    if variant == "optstate->cpu":
+        ut.advise(opt, "preferred_location", "cpu")
+        ut.advise(opt, "accessed_by", "gpu")
+        ut.prefetch(opt, "cpu")
+    if variant == "managed+prefetch":
+        return lambda: ut.prefetch(model, "gpu")
+    return None
+
+
+def batches(a, torch):
+    """The same 8 batches (inputs, targets) every run, and for every variant, on the GPU."""
+    torch.manual_seed(1)
+    return (torch.randn(8, a.batch, a.width, device="cuda"),
+            torch.randn(8, a.batch, 1, device="cuda"))
+
+
+def cpu_statistic(model, variant, torch, ut, managed=None) -> float:
+    """The CPU's statistic of the weights: one float per ``STAT_STRIDE`` bytes of each
+    parameter, read with ``.cpu()`` from device memory and through the host view from managed
+    memory (CPU page faults).  ``managed(p)``: whether parameter ``p`` is managed (default:
+    every parameter but in the ``device`` variant)."""
+    s = 0.0
+    for p in model.parameters():
+        if not (managed(p) if managed is not None else variant != "device"):
+            s += float(p.detach().reshape(-1)[:: STAT_STRIDE // 4].cpu().sum())
+        else:                  # the host view of the same managed bytes: CPU page faults
+            torch.cuda.synchronize()
+            h = ut.as_array(p.detach(), kind="managed").host.reshape(-1)
+            s += float(h[:: STAT_STRIDE // 4].sum())
+    return s
+
+
+def train(model, opt, x_all, y_all, rec, a, torch, ut, *, variant="device", before_step=None,
+          managed=None) -> list:
+    """``a.steps`` training steps, ``rec.step()`` after each (an ``umkit.ecg.recorder``, or
+    anything with its ``step(note)``), the CPU statistic every ``a.cpu_every`` steps;
+    ``before_step()``: a hint given at the start of each step.  Returns the losses (tensors,
+    not yet read: reading one would wait for the GPU)."""
+    losses = []
+    for i in range(a.steps):
+        note = ""
+        if before_step is not None:
+            before_step()
+        x, y = x_all[i % len(x_all)], y_all[i % len(x_all)]
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        opt.zero_grad(set_to_none=False)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+        if a.cpu_every and i % a.cpu_every == a.cpu_every - 1:
+            cpu_statistic(model, variant, torch, ut, managed)
+            note = "cpu statistics"
+        rec.step(note)
+    return losses
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="torch-training-results")
@@ -119,79 +213,23 @@ def main(argv=None) -> int:
             counters_note = f"unavailable: {e}"
             print(f"torch_training: counters {counters_note}", file=sys.stderr)
 
-    def build(variant):
-        torch.manual_seed(0)
-        layers = []
-        for _ in range(a.layers):
-            layers += [torch.nn.Linear(a.width, a.width), torch.nn.GELU()]
-        layers.append(torch.nn.Linear(a.width, 1))
-        model = torch.nn.Sequential(*layers)
-        # every variant makes its gradients and Adam's state before the loop, without a step
-        # (Adam makes its state lazily at the first step: the managed variants need it in the
-        # pool), so all four train the same numbers
-        if variant == "device":
-            pool = None
-            model = model.cuda()
-            opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-            for p in model.parameters():
-                p.grad = torch.zeros_like(p)
-            adam_state(opt, torch)
-        else:
-            pool = ut.managed_pool()
-            with ut.managed(pool):
-                model = model.cuda()
-                opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-                for p in model.parameters():
-                    p.grad = torch.zeros_like(p)
-                adam_state(opt, torch)
-        return model, opt, pool
-
-    def cpu_statistic(model, variant):
-        s = 0.0
-        for p in model.parameters():
-            if variant == "device":
-                s += float(p.detach().reshape(-1)[:: STAT_STRIDE // 4].cpu().sum())
-            else:                  # the host view of the same managed bytes: CPU page faults
-                torch.cuda.synchronize()
-                h = ut.as_array(p.detach(), kind="managed").host.reshape(-1)
-                s += float(h[:: STAT_STRIDE // 4].sum())
-        return s
-
     results, ok, all_losses = {}, True, {}
-    torch.manual_seed(1)                 # the same 8 batches every run (and every variant)
-    x_all = torch.randn(8, a.batch, a.width, device="cuda")
-    y_all = torch.randn(8, a.batch, 1, device="cuda")
+    x_all, y_all = batches(a, torch)
     for variant in [v for v in a.variants.split(",") if v]:
         if variant not in VARIANTS:
             print(f"unknown variant {variant!r}; use {VARIANTS}", file=sys.stderr)
             return 2
         t0 = time.perf_counter()
         try:
-            model, opt, pool = build(variant)
-            if variant == "optstate->cpu":
-                ut.advise(opt, "preferred_location", "cpu")
-                ut.advise(opt, "accessed_by", "gpu")
-                ut.prefetch(opt, "cpu")
+            model, opt, pool = build(variant, a, torch, ut)
+            per_step = hints(variant, model, opt, ut)
             params_bytes = sum(n for _, n in ut.storage_ranges(model))
             opt_bytes = sum(n for _, n in ut.storage_ranges(opt)) if opt.state else 0
             managed = variant != "device" and ut.is_managed(model)
-            losses = []
             torch.cuda.synchronize()
             with umkit.ecg.recorder(variant) as rec:
-                for i in range(a.steps):
-                    note = ""
-                    if variant == "managed+prefetch":
-                        ut.prefetch(model, "gpu")
-                    x, y = x_all[i % len(x_all)], y_all[i % len(x_all)]
-                    loss = torch.nn.functional.mse_loss(model(x), y)
-                    opt.zero_grad(set_to_none=False)
-                    loss.backward()
-                    opt.step()
-                    losses.append(loss.detach())
-                    if a.cpu_every and i % a.cpu_every == a.cpu_every - 1:
-                        cpu_statistic(model, variant)
-                        note = "cpu statistics"
-                    rec.step(note)
+                losses = train(model, opt, x_all, y_all, rec, a, torch, ut, variant=variant,
+                               before_step=per_step)
             r = rec.result()
             losses = [float(v) for v in losses]
             all_losses[variant] = losses

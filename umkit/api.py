@@ -15,9 +15,9 @@ from . import validate as V
 from .backends.contract import CPU, Location  # noqa: F401  (re-exported)
 from .runtime.context import RUNTIME
 from .errors import InvalidArgument, InvalidType
-from .memory.array import Array, require_array, require_managed  # noqa: F401
+from .memory.array import Array, require_array, require_managed, weak_release  # noqa: F401
 from .memory.migration import advise, attributes, prefetch  # noqa: F401  (the public functions)
-from .memory.resources import PoolingResource, UpstreamResource, power_of_two
+from .memory.resources import BackendPool, PoolingResource, UpstreamResource, power_of_two
 from .runtime import backend
 from .runtime.streams import Event, Stream, kernel_stream, stream_handle
 
@@ -137,7 +137,8 @@ def synchronize(what=None):
 
 class timer:
     """``with umkit.timer() as t: ...`` then ``t.ms``: device events around the block
-    (model time on sim); synchronizes the stream at the end."""
+    (model time on sim); synchronizes the stream at the end.  With no stream: events on every
+    GPU's default stream, ``t.ms`` the longest of them."""
 
     def __init__(self, stream: Stream | None = None):
         if stream is not None and not isinstance(stream, Stream):
@@ -146,8 +147,16 @@ class timer:
         self.stream, self.ms = stream, None
 
     def __enter__(self):
-        dev = self.stream.device if self.stream is not None else 0
-        self.start = Event(dev).record(self.stream)
+        # the events live on the stream's backend (a umkit.use(...) in another thread must
+        # not move them); with no stream, on the default stream of every device of the active
+        # backend, so the block's work on any GPU is timed and waited for
+        if self.stream is not None:
+            b, devices = self.stream.backend, [self.stream.device]
+        else:
+            b = backend()
+            devices = range(b.device_count())
+        self.starts = [Event(d, backend=b).record(self.stream) for d in devices]
+        self.start = self.starts[0]
         # the start event is stamped; the host then finishes the call and returns into the
         # block, and an idle GPU waits for that (a backend that models time charges it)
         charge = getattr(self.start.backend, "charge_host", None)
@@ -156,9 +165,10 @@ class timer:
         return self
 
     def __exit__(self, *exc):
-        end = Event(self.start.device).record(self.stream)
-        end.synchronize()
-        self.ms = self.start.elapsed_ms(end)
+        ends = [Event(s.device, backend=s.backend).record(self.stream) for s in self.starts]
+        for end in ends:
+            end.synchronize()
+        self.ms = max(s.elapsed_ms(e) for s, e in zip(self.starts, ends))
 
 
 def now() -> float:
@@ -256,7 +266,8 @@ def _sink(b, device: int) -> Array:
     sinks = RUNTIME.resource(b, "touch_sinks", lambda _b: {})
     s = sinks.get(device)
     if s is None or s.freed:
-        s = Array(b, b.malloc(4, "device", device), 4, (1,), np.float32, "device", device)
+        s = Array(b, b.malloc(4, "device", device), 4, (1,), np.float32, "device", device,
+                  release=weak_release(b))
         sinks[device] = s
     return s
 
@@ -295,9 +306,9 @@ def staging_buffers(b, device: int) -> PoolingResource:
     per = RUNTIME.resource(b, "staging", lambda _b: {})
     st = per.get(device)
     if st is None:
-        st = per.setdefault(device, PoolingResource(UpstreamResource(b, "pinned", device),
-                                                    size_class=power_of_two,
-                                                    max_cached=STAGING_CACHE))
+        st = per.setdefault(device, BackendPool(UpstreamResource(b, "pinned", device),
+                                                size_class=power_of_two,
+                                                max_cached=STAGING_CACHE))
     return st
 
 

@@ -27,6 +27,18 @@ ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
                   "coarse-grain": "coarse_grain"}
 
 
+def shown(value, limit: int = 80) -> str:
+    """``repr(value)`` for a message, at most ``limit`` characters: never raises (an int of
+    more than 4300 digits has no repr, an object's ``__repr__`` may raise)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14000:
+        return f"<an int of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail on the value it names
+        return f"<a {type(value).__name__} whose repr raised>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def is_int(v) -> bool:
     t = type(v)
     if t is int:
@@ -38,13 +50,13 @@ def integer(value, name: str, *, lo: int | None = None, hi: int | None = None,
             hint: str = "") -> int:
     """An int (Python or NumPy, not bool) within [lo, hi]."""
     if not is_int(value):
-        raise InvalidType(f"{name}={value!r} must be an int", argument=name,
+        raise InvalidType(f"{name}={shown(value)} must be an int", argument=name,
                           hint=hint or "pass a whole number, e.g. 0")
     v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         rng = (f"between {lo} and {hi}" if lo is not None and hi is not None else
                f">= {lo}" if lo is not None else f"<= {hi}")
-        raise InvalidArgument(f"{name}={v} must be {rng}", argument=name,
+        raise InvalidArgument(f"{name}={shown(v)} must be {rng}", argument=name,
                               hint=hint or f"pass an int {rng}")
     return v
 
@@ -56,7 +68,7 @@ def optional_integer(value, name: str, **kw) -> int | None:
 def flag(value, name: str) -> bool:
     """A real bool: ``"no"``, 0 or None are not accepted (``bool("no")`` is True)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise InvalidType(f"{name}={value!r} must be True or False", argument=name,
+        raise InvalidType(f"{name}={shown(value)} must be True or False", argument=name,
                           hint=f"pass {name}=True or {name}=False")
     return bool(value)
 
@@ -70,25 +82,25 @@ def real(value, name: str, *, finite: bool = True, lo: float | None = None,
          hi: float | None = None, hint: str = "") -> float:
     """A real number (int or float, Python or NumPy, not bool) as a float."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise InvalidType(f"{name}={value!r} must be a real number", argument=name,
+        raise InvalidType(f"{name}={shown(value)} must be a real number", argument=name,
                           hint=hint or f"pass a number, e.g. {name}=1.0")
     try:
         v = float(value)
     except OverflowError:
-        raise InvalidArgument(f"{name}={value!r} is too large for a float", argument=name,
+        raise InvalidArgument(f"{name}={shown(value)} is too large for a float", argument=name,
                               hint=hint or "pass a number within float range") from None
     if finite and not math.isfinite(v):
-        raise InvalidArgument(f"{name}={value!r} must be finite", argument=name,
+        raise InvalidArgument(f"{name}={shown(value)} must be finite", argument=name,
                               hint=hint or "pass a finite number")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise InvalidArgument(f"{name}={value!r} must be in [{lo}, {hi}]", argument=name,
+        raise InvalidArgument(f"{name}={shown(value)} must be in [{lo}, {hi}]", argument=name,
                               hint=hint or f"pass a number in [{lo}, {hi}]")
     return v
 
 
 def string(value, name: str, *, hint: str = "") -> str:
     if not isinstance(value, str):
-        raise InvalidType(f"{name}={value!r} must be a string", argument=name,
+        raise InvalidType(f"{name}={shown(value)} must be a string", argument=name,
                           hint=hint or f"pass {name} as text")
     return value
 
@@ -101,7 +113,7 @@ def text(value, name: str, *, hint: str = "") -> str:
     """A non-empty string."""
     v = string(value, name, hint=hint)
     if not v.strip():
-        raise InvalidArgument(f"{name}={value!r} is empty", argument=name,
+        raise InvalidArgument(f"{name}={shown(value)} is empty", argument=name,
                               hint=hint or f"pass {name} as non-empty text")
     return v
 
@@ -171,7 +183,7 @@ def choice(value, name: str, options, *, hint: str = ""):
         raise InvalidType(f"{name}={short(value)} must be a string", argument=name,
                           hint=hint or f"use one of {tuple(options)}")
     if value not in options:
-        raise InvalidArgument(f"{name}={value!r} is unknown", argument=name,
+        raise InvalidArgument(f"{name}={shown(value)} is unknown", argument=name,
                               hint=hint or f"use one of {tuple(options)}")
     return value
 
@@ -180,7 +192,7 @@ def names(value, name: str, options, *, hint: str = "") -> tuple[str, ...]:
     """A non-empty list/tuple of names out of ``options`` (a lone string is refused: it
     would be read letter by letter)."""
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise InvalidType(f"{name}={value!r} must be a list or tuple of names", argument=name,
+        raise InvalidType(f"{name}={shown(value)} must be a list or tuple of names", argument=name,
                           hint=hint or f"e.g. {name}=({next(iter(options))!r},)")
     if not value:
         raise InvalidArgument(f"{name} is empty", argument=name,
@@ -192,7 +204,7 @@ def names(value, name: str, options, *, hint: str = "") -> tuple[str, ...]:
 
 def callback(value, name: str):
     if value is not None and not callable(value):
-        raise InvalidType(f"{name}={value!r} is not callable", argument=name,
+        raise InvalidType(f"{name}={shown(value)} is not callable", argument=name,
                           hint=f"pass a function, or leave {name} out")
     return value
 
@@ -200,13 +212,13 @@ def callback(value, name: str):
 # -- memory ------------------------------------------------------------------------------------------
 def dtype(value) -> np.dtype:
     if value is None or isinstance(value, (bool, np.bool_, int, float, bytes)):
-        raise InvalidType(f"dtype={value!r} is not a dtype", argument="dtype",   # None: float64
+        raise InvalidType(f"dtype={shown(value)} is not a dtype", argument="dtype",   # None: float64
                           hint="use e.g. 'float32', np.float16, 'int64'")
     try:
         dt = np.dtype(value)
-    except (TypeError, ValueError) as e:
-        raise InvalidType(f"dtype={value!r} is not a NumPy dtype ({e})", argument="dtype",
-                          hint="use e.g. 'float32', np.float16, 'int64'") from None
+    except Exception as e:  # noqa: BLE001 - NumPy's parser raises SyntaxError, ValueError, ...
+        raise InvalidType(f"dtype={shown(value)} is not a NumPy dtype ({shown(str(e))})",
+                          argument="dtype", hint="use e.g. 'float32', np.float16, 'int64'") from None
     if dt.kind not in "biufc" or dt.hasobject or dt.fields or dt.subdtype:
         raise InvalidType(f"dtype={dt} is not supported in GPU memory", argument="dtype",
                           hint="use a numeric dtype: bool, int*, uint*, float*, complex*")
@@ -215,7 +227,7 @@ def dtype(value) -> np.dtype:
 
 def shape(value) -> tuple[int, ...]:
     if isinstance(value, (bool, np.bool_, str, bytes, bytearray, memoryview)):
-        raise InvalidType(f"shape={value!r} is not a size", argument="shape",
+        raise InvalidType(f"shape={shown(value)} is not a size", argument="shape",
                           hint="pass an int (elements) or a tuple of ints, e.g. (1024, 1024)")
     if isinstance(value, Integral):
         value = (int(value),)
@@ -236,10 +248,10 @@ def shape(value) -> tuple[int, ...]:
                               argument="shape", hint="reshape to fewer dimensions")
     for n in value:
         if not is_int(n):
-            raise InvalidType(f"shape={value!r}: {n!r} is not an integer", argument="shape",
+            raise InvalidType(f"shape={shown(value)}: {shown(n)} is not an integer", argument="shape",
                               hint="sizes count elements: use ints, e.g. umkit.managed(2**20)")
         if n <= 0:
-            raise InvalidArgument(f"shape={value!r}: every dimension must be > 0 (got {n})",
+            raise InvalidArgument(f"shape={shown(value)}: every dimension must be > 0 (got {shown(n)})",
                                   argument="shape", hint="allocate at least one element")
     return tuple(int(n) for n in value)
 
@@ -247,7 +259,7 @@ def shape(value) -> tuple[int, ...]:
 def nbytes_of(shp: tuple[int, ...], dt: np.dtype) -> int:
     n = math.prod(shp) * dt.itemsize
     if n > MAX_BYTES:
-        raise InvalidArgument(f"{n} B is larger than any machine's memory", argument="shape",
+        raise InvalidArgument(f"{shown(n)} B is larger than any machine's memory", argument="shape",
                               hint="sizes count elements, not bytes: check the shape")
     return n
 
@@ -257,10 +269,10 @@ def nbytes(value, name: str = "nbytes") -> int:
         return value
     n = integer(value, name, hint="sizes are in bytes, e.g. 4096")
     if n <= 0:
-        raise InvalidArgument(f"{name}={n} must be > 0", argument=name,
+        raise InvalidArgument(f"{name}={shown(n)} must be > 0", argument=name,
                               hint="allocate at least 1 byte")
     if n > MAX_BYTES:
-        raise InvalidArgument(f"{name}={n} is larger than any machine's memory", argument=name,
+        raise InvalidArgument(f"{name}={shown(n)} is larger than any machine's memory", argument=name,
                               hint="sizes are in bytes: check the arithmetic")
     return n
 
@@ -268,13 +280,13 @@ def nbytes(value, name: str = "nbytes") -> int:
 def kind(value) -> str:
     if not isinstance(value, str) or value not in KINDS:
         raise (InvalidType if not isinstance(value, str) else InvalidArgument)(
-            f"kind={value!r} is unknown", argument="kind", hint=f"use one of {KINDS}")
+            f"kind={shown(value)} is unknown", argument="kind", hint=f"use one of {KINDS}")
     return value
 
 
 def advice(value) -> str:
     if not isinstance(value, str):
-        raise InvalidType(f"advice={value!r} must be a string", argument="advice",
+        raise InvalidType(f"advice={shown(value)} must be a string", argument="advice",
                           hint=f"one of {ADVICE}")
     a = value.strip().lower().replace(" ", "_")
     for prefix in ("hipmemadviseset", "cudamemadviseset", "set"):
@@ -282,7 +294,7 @@ def advice(value) -> str:
             a = a[len(prefix):]
     a = ADVICE_ALIASES.get(a, a)
     if a not in ADVICE:
-        raise InvalidArgument(f"advice={value!r} is unknown", argument="advice",
+        raise InvalidArgument(f"advice={shown(value)} is unknown", argument="advice",
                               hint=f"use one of {ADVICE}")
     return a
 
@@ -303,7 +315,7 @@ def device(value, backend, name: str = "device") -> int:
 def location(value, name: str, count: int) -> Location:
     loc = as_location(value, name)
     if loc.kind == "device" and loc.id >= count:
-        raise InvalidArgument(f"{name}={value!r}: device {loc.id} does not exist "
+        raise InvalidArgument(f"{name}={shown(value)}: device {loc.id} does not exist "
                               f"({count} GPU(s))", argument=name,
                               hint=f"use a valid device: 'cpu', or a GPU 0..{count - 1}")
     return loc
@@ -315,7 +327,7 @@ def byte_range(total: int, offset, nbytes) -> tuple[int, int]:
     off = integer(offset, "offset", hint=hint)
     n = total - off if nbytes is None else integer(nbytes, "nbytes", hint=hint)
     if off < 0 or n <= 0 or off + n > total:
-        raise InvalidArgument(f"byte range offset={off}, nbytes={n} is outside the array's "
+        raise InvalidArgument(f"byte range offset={shown(off)}, nbytes={shown(n)} is outside the array's "
                               f"{total} B", argument="offset" if not 0 <= off < total else "nbytes",
                               hint=hint)
     return off, n
@@ -366,10 +378,10 @@ def as_location(where, argument: str = "to") -> Location:
             return CPU
         if where.kind == "device" and isinstance(where.id, (int, np.integer)):
             return _device_location(int(where.id), argument)
-        raise InvalidArgument(f"{argument}={where!r} is not a location",
+        raise InvalidArgument(f"{argument}={shown(where)} is not a location",
                               hint="build locations with umkit.CPU or umkit.gpu(i)")
     if isinstance(where, bool):
-        raise InvalidType(f"{argument}={where!r} is not a location",
+        raise InvalidType(f"{argument}={shown(where)} is not a location",
                           hint="use 'cpu', 'gpu', 'gpu1' or a device number")
     if isinstance(where, (int, np.integer)):
         return CPU if where == -1 else _device_location(int(where), argument)
@@ -380,7 +392,7 @@ def as_location(where, argument: str = "to") -> Location:
         m = re.fullmatch(r"(?:gpu|cuda|hip|device)?[:\s]*(\d*)", w)
         if m and (m.group(1) or w in ("gpu", "cuda", "hip", "device")):
             return _device_location(int(m.group(1) or 0), argument)
-    raise InvalidArgument(f"{argument}={where!r} is not a location",
+    raise InvalidArgument(f"{argument}={shown(where)} is not a location",
                           hint="use 'cpu' (the host), 'gpu' / 'gpu0' / 'cuda:1', a device "
                                "number, or umkit.CPU")
 

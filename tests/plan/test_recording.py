@@ -180,3 +180,15 @@ def test_the_command_line_reads_a_saved_recording(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("[]")
     assert main(["plan", str(tmp_path / "bad.json")]) == 1
     assert "no recorded plan" in capsys.readouterr().err
+
+
+def test_umkits_own_touch_sink_is_named_as_such():
+    a = umkit.managed(1 << 18)
+    with umkit.plan.recorder() as rec:
+        for _ in range(3):
+            umkit.touch(a, 4096)
+            rec.step()
+    r = rec.result()
+    sink = [b for b in r.buffers if b.kind == "device"]
+    assert [(b.name, b.role) for b in sink] == [("umkit touch sink", "other")]
+    assert "umkit touch sink" in r.table()

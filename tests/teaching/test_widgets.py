@@ -248,8 +248,8 @@ def test_a_stopped_long_run_shrinks_to_its_steps():
     p.run_once(steps=400, on_step=stop_at_4)
     run = p.runs[0]
     assert run.stopped and len(run.steps) == 5
-    group = re.search(r'<div class="umk-group" data-run="1" style="flex:(\d+) 1 (\d+)px">', p.chart.value)
-    assert group and int(group.group(2)) == 150 and int(group.group(1)) == 8   # not 400 slots wide
+    group = re.search(r'<div class="umk-group" data-run="1" style="flex:(\d+) 1 (\d+)px;', p.chart.value)
+    assert group and int(group.group(2)) == P.GROUP_MIN_PX and int(group.group(1)) == 8   # not 400 slots wide
     assert "umk-slot" not in p.chart.value
     while_running = P.bars_html([P.PanelRun(2, run.settings, run.strategy, run.pattern, run.nbytes,
                                             400, "#000", steps=list(run.steps), running=True)])

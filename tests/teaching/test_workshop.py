@@ -94,3 +94,33 @@ def test_the_presenter_guide_quotes_todays_model():
     guide = (Path(__file__).resolve().parents[2] / "notebooks/workshop/README.md").read_text()
     block = re.search(r"<!-- expected: [^>]*-->\n(.*?)\n<!-- /expected -->", guide, re.S).group(1)
     assert block == workshop_module.guide_tables()
+
+
+def test_reset_everything_brings_the_controls_back_to_the_panel_defaults(ws):
+    from umkit.teaching.widgets.panel import DEFAULTS
+    run(ws, "thrash")
+    assert ws.panel.settings() != DEFAULTS
+    ws.reset()
+    assert ws.panel.settings() == DEFAULTS
+    assert ws.panel.profile_picker.value == "h200-pcie5"
+
+
+def test_the_ecg_image_is_hidden_until_it_is_recorded(ws):
+    """An Image widget with no data is a broken-image icon in the browser."""
+    assert ws.ecg_image.value == b"" and ws.ecg_image.layout.display == "none"
+    ws.record_ecg()
+    assert ws.ecg_image.value[:4] == b"\x89PNG" and ws.ecg_image.layout.display in ("", None)
+    ws.reset()
+    assert ws.ecg_image.layout.display == "none"
+
+
+def test_the_chart_and_table_span_the_dashboard_below_the_side_column(ws):
+    """The chart and the counters table are not inside the column beside the residency map, so
+    runs 5 and 6 (and twelve table columns) are not squeezed under it."""
+    row = next(c for c in ws.widget.children if ws.rmap_box in getattr(c, "children", ())
+               or any(ws.rmap_box in getattr(k, "children", ()) for k in getattr(c, "children", ())))
+
+    def inside(w, target):
+        return w is target or any(inside(k, target) for k in getattr(w, "children", ()))
+    assert not inside(row, ws.panel.chart) and not inside(row, ws.panel.table)
+    assert inside(ws.widget, ws.panel.chart) and inside(ws.widget, ws.panel.table)

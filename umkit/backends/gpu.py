@@ -547,6 +547,10 @@ class GPUBackend(Backend):
                 self._use(cur)
         elif isinstance(what, GpuEvent):
             self.rt.call("cudaEventSynchronize", what.handle)
+        elif isinstance(what, GpuStream):
+            # handle 0 is the current device's default stream: wait on the stream's own device
+            with self._on(what.device):
+                self.rt.call("cudaStreamSynchronize", what.handle)
         else:
             self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
 
@@ -557,12 +561,16 @@ class GPUBackend(Backend):
             return GpuEvent(self.rt.call("cudaEventCreate"), int(device))
 
     def event_record(self, event: GpuEvent, stream=None) -> None:
-        dev = stream.device if isinstance(stream, GpuStream) else int(self.rt.call("cudaGetDevice"))
-        if dev != event.device:             # re-create the event on the stream's device
-            with self._on(dev):
+        """Record ``event`` on ``stream``; with no stream, on the default stream of the event's
+        own device (handle 0 is the *current* device's default stream, so the call runs on the
+        event's device).  On a stream of another device the event is re-created there first
+        (the runtime answers an event of another device with an invalid handle)."""
+        dev = stream.device if isinstance(stream, GpuStream) else event.device
+        with self._on(dev):
+            if dev != event.device:
                 self.rt.call("cudaEventDestroy", event.handle)
                 event.handle, event.device = self.rt.call("cudaEventCreate"), dev
-        self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
+            self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
 
     def event_elapsed_ms(self, start: GpuEvent, end: GpuEvent) -> float:
         self.rt.call("cudaEventSynchronize", end.handle)

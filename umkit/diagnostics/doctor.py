@@ -25,6 +25,7 @@ from ..backends.contract import Backend
 from ..backends.registry import GPU_NAMES, NAMES
 from . import tools
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
+from ..runtime.lang import tr
 
 BACKENDS = NAMES
 ENV_BACKEND = "UMKIT_BACKEND"
@@ -232,7 +233,9 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
     # 2. the chosen backend's devices, capabilities and versions
     if rep["backend"]:
         try:
-            inst = instance or detect.create(rep["backend"])
+            # the session's own backend when it is the one chosen: its profile, not a default one
+            same = active is not None and active.name == rep["backend"]
+            inst = instance or (active.backend if same else detect.create(rep["backend"]))
         except Exception as e:  # noqa: BLE001
             inst = None
             rep["devices"].append({"index": None, "error": f"could not create the "
@@ -563,6 +566,9 @@ def _gib(n: int) -> str:
 
 
 def _wrap(text: str, indent: str) -> list[str]:
+    done = tr(text)                  # the learner's language: a translated line is not wrapped
+    if done != text:                 # (textwrap would cut CJK text inside identifiers)
+        return [indent + done]
     return textwrap.wrap(text, 96, initial_indent=indent, subsequent_indent=indent + "  ",
                          break_on_hyphens=False)
 
@@ -580,9 +586,9 @@ def _fmt_caps(caps: dict) -> str:
 
 def format_report(rep: dict) -> str:
     """The report as plain text (what :func:`doctor` prints)."""
-    out = ["umkit doctor -- the environment check of the article's §4.1", ""]
+    out = [tr("umkit doctor -- the environment check of the article's §4.1"), ""]
     if rep["ok"]:
-        out.append(f"Backend: {rep['backend']}")
+        out.append(tr(f"Backend: {rep['backend']}"))
         out += _wrap(f"why: {rep['reason']}", "  ")
     else:
         req = rep["requested"] or "?"
@@ -594,7 +600,7 @@ def format_report(rep: dict) -> str:
     if rep.get("active"):
         out.append(f"  active in this session: {rep['active']['name']}")
     if rep["probes"]:
-        out += ["", "Backends probed:"]
+        out += ["", tr("Backends probed:")]
         for n, p in rep["probes"].items():
             out += _wrap(f"{n:<5} {'usable ' if p['usable'] else 'no     '} {p['reason']}", "  ")
     for dev in rep["devices"]:
@@ -605,13 +611,13 @@ def format_report(rep: dict) -> str:
         name = dev.get('name', dev.get('name_error', '?'))
         if modelled and name.startswith("sim: "):
             name = name[len("sim: "):]
-        out += ["", f"Device {dev['index']}: {name}"]
+        out += ["", tr(f"Device {dev['index']}: {name}")]
         if modelled:
-            out.append("  (the MODELLED card: sim uses no GPU of this machine)")
+            out.append(tr("  (the MODELLED card: sim uses no GPU of this machine)"))
         if "mem_info" in dev:
             free, total = dev["mem_info"]
-            out.append(f"  memory: {_gib(free)} free of {_gib(total)}"
-                       + (" (modelled)" if modelled else ""))
+            out.append(tr(f"  memory: {_gib(free)} free of {_gib(total)}"
+                          + (" (modelled)" if modelled else "")))
         elif "mem_info_error" in dev:
             out.append(f"  memory: {dev['mem_info_error']}")
         if "capabilities" in dev:
@@ -626,11 +632,11 @@ def format_report(rep: dict) -> str:
     env = [f"{k}={v}" for k, v in rep["env"].items() if v is not None]
     out += _wrap("Environment: " + (", ".join(env) if env else "none of " + ", ".join(ENV_VARS)
                                     + " is set"), "")
-    out += ["", "Checklist:"]
+    out += ["", tr("Checklist:")]
     marks = {"ok": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]", "skip": "[skip]",
              "info": "[info]"}
     for c in rep["checklist"]:
-        out.append(f"  {marks.get(c['status'], c['status'])} {c['check']}")
+        out.append(f"  {marks.get(c['status'], c['status'])} {tr(c['check'])}")
         if c["detail"]:
             out += _wrap(c["detail"], "         ")
         for ln in c["lines"]:
@@ -641,11 +647,11 @@ def format_report(rep: dict) -> str:
     n_warn = sum(c["status"] == "warn" for c in rep["checklist"])
     out.append("")
     if rep["ok"]:
-        out.append(f"Result: usable ({rep['backend']}); {n_fail} failed, {n_warn} warnings. "
-                   "Errors later? umkit.explain(err)")
+        out.append(tr(f"Result: usable ({rep['backend']}); {n_fail} failed, {n_warn} warnings. "
+                      "Errors later? umkit.explain(err)"))
     else:
-        out.append(f"Result: the requested backend can't run (exit code 1). "
-                   f"{n_fail} failed, {n_warn} warnings.")
+        out.append(tr(f"Result: the requested backend can't run (exit code 1). "
+                      f"{n_fail} failed, {n_warn} warnings."))
     return "\n".join(out)
 
 

@@ -12,6 +12,7 @@ import textwrap
 from ..errors.table import (BY_NAME, COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, find_in_text,
                             find_symptoms, lookup, lookup_code)
 from ..errors import BackendError, InvalidType, OutOfMemory, RaceDetected, UmkitError
+from ..runtime.lang import tr
 
 # ------------------------------------------------------------------------------------------
 # explain()
@@ -20,6 +21,10 @@ _WIDTH = 92
 
 
 def _para(label: str, text: str) -> list[str]:
+    if tr(label) != label:                      # the learner's language is not English: one
+        label, text = tr(label), tr(text)       # line per paragraph (textwrap would split the
+        width = sum(2 if ord(ch) > 0x2E80 else 1 for ch in label)   # CJK text mid-identifier)
+        return [f"  {label}{' ' * max(1, 15 - width)}{text}"]
     pad = " " * 17
     return textwrap.wrap(text, _WIDTH, initial_indent=f"  {label:<15}", subsequent_indent=pad,
                          break_on_hyphens=False) or [f"  {label}"]
@@ -49,7 +54,7 @@ def _render_row(row: ErrorInfo, heading: str = "", *, names_line: bool = True) -
 
 
 def _render_symptom(s: Symptom) -> list[str]:
-    lines = [f"Symptom: {s.title}"]
+    lines = [tr(f"Symptom: {s.title}")]
     lines += _para("Likely cause:", s.cause)
     lines += _para("What to do:", s.hint)
     if s.tools:
@@ -129,6 +134,9 @@ def _runtime_of(name: str) -> str | None:
 
 
 def _explain_code(code: int) -> str:
+    if code.bit_length() > 64:          # no runtime's code is that large (and str() has limits)
+        return _usage(f"an int of about {int(code.bit_length() * 0.30103) + 1} digits") + \
+            "\n(an error code fits in 64 bits)"
     hits = lookup_code(code)
     if not hits:
         return _usage(f"code {code}") + (

@@ -33,7 +33,9 @@ class _Export:
 
     @property
     def __array_interface__(self):
-        return self.raw.__array_interface__
+        # the ndarray's own interface: a host view may answer ``.__array_interface__`` with a
+        # check of its own (the simulator's views refuse raw pointers while work is in flight)
+        return np.ndarray.__array_interface__.__get__(self.raw)
 
 
 def _as_exported(raw, token: _Export):
@@ -65,6 +67,21 @@ def _release_block(block: _Block):
         weakref.finalize(tok, _free_quietly, block.release, block.ptr, block.kind)
     else:
         _free_quietly(block.release, block.ptr, block.kind)
+
+
+def weak_release(backend):
+    """A release function for an Array that ``backend`` itself keeps (a per-backend resource
+    such as the touch sink): it frees through the backend while the backend lives, and does
+    nothing after (the backend's memory went with it).  With ``backend.free`` itself, the
+    finalizer's registry would keep the backend alive for as long as the Array, which the
+    backend keeps: forever."""
+    ref = weakref.WeakMethod(backend.free)
+
+    def release(ptr, kind):
+        free = ref()
+        if free is not None:
+            free(ptr, kind)
+    return release
 
 
 def _free_quietly(release, ptr, kind):

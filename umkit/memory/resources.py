@@ -111,6 +111,19 @@ class PoolingResource:
         return self.sizes[ptr]
 
 
+class BackendPool(PoolingResource):
+    """A pooling resource its backend keeps (the read-back staging buffers): when backend and
+    pool are garbage together, the pool gives its cached blocks back first (``__del__`` runs
+    while the cycle is still whole), so a backend dropped after ``umkit.use(...)`` takes its
+    pinned buffers with it."""
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer (the runtime may be gone)
+            pass
+
+
 class TrackingResource:
     """An adaptor that keeps the registry of live blocks (size, requested size, owner, advice,
     last prefetch) and the byte counts (current, peak) over an ``upstream`` resource."""

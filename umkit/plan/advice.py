@@ -144,25 +144,48 @@ class Predictor:
     the recorded plan on the profile the loop was recorded on (the recording's sim profile, or
     ``recorded_on`` for a GPU run), from which the rest of each step is measured."""
 
-    def __init__(self, result, profile: str, steps: int, base: dict | None = None):
+    def __init__(self, result, profile: str, steps: int, base: dict | None = None, pool=None):
         self.result, self.profile, self.steps = result, profile, steps
         self.memo: dict = {}
         self.recorded = {b.id: recorded_choice(b) for b in result.buffers}
         self.replays = 0
         self.base = base
+        self.pool = pool
+
+    @staticmethod
+    def key(plan: dict) -> tuple:
+        return tuple(sorted(plan.items()))
 
     def run(self, plan: dict) -> dict:
-        key = tuple(sorted(plan.items()))
+        key = self.key(plan)
         if key not in self.memo:
             self.replays += 1
             self.memo[key] = replay(self.result, plan, self.profile, self.steps)
         return self.memo[key]
 
+    def run_many(self, plans: list) -> None:
+        """Replay the plans not replayed yet, side by side in ``pool`` (a process pool) when
+        there is one: each replay is a simulator of its own."""
+        todo = list({self.key(p): p for p in plans if self.key(p) not in self.memo}.values())
+        if self.pool is None or len(todo) < 2:
+            for p in todo:
+                self.run(p)
+            return
+        n = len(todo)
+        outs = self.pool.map(replay, [self.result] * n, todo, [self.profile] * n,
+                             [self.steps] * n)
+        for p, out in zip(todo, outs):
+            self.memo[self.key(p)] = out
+        self.replays += n
+
+    def home(self) -> str:
+        return self.result.profile or self.result.meta.get("recorded_on") or DEFAULT_PROFILE
+
     def rest(self) -> list:
         """Per step, what the replay of the recorded plan does not account for: the loop's
         compute and the host's own work (measured minus replayed, at least 0)."""
         if self.base is None:
-            home = self.result.profile or self.result.meta.get("recorded_on") or DEFAULT_PROFILE
+            home = self.home()
             self.base = (self.run(self.recorded) if home == self.profile else
                          replay(self.result, self.recorded, home, self.steps))
         meas = self.result.step_ms
@@ -177,7 +200,7 @@ class Predictor:
         rest = self.rest()
         pred = [x + (rest[i] if i < len(rest) else 0.0) for i, x in enumerate(r["step_ms"])]
         return dict(fits=True, step_ms=[round(x, 6) for x in pred], mean_ms=mean_ms(pred),
-                    replay_mean_ms=mean_ms(r["step_ms"]))
+                    replay_mean_ms=mean_ms(r["step_ms"]), replay_step_ms=list(r["step_ms"]))
 
 
 def resolve(result, plan, name: str = "plan") -> dict:
@@ -297,20 +320,30 @@ class Recommendation:
             row["verdict"] = verdict(ms, row)
             curves[n] = ms
             summary.append(row)
-        return dict(curves=curves, summary=summary,
+        return dict(curves=curves, summary=summary, backend="sim", profile=p, device="",
+                    pattern="your loop", every=None, notes={},
+                    nbytes=sum(b.nbytes for b in self.result.buffers),
+                    steps=max((len(c) for c in curves.values()), default=0),
                     title=f"predicted memory ECG of {self.result.meta.get('name', 'your loop')} "
                           f"under each plan ({p}, replayed on sim)")
 
-    def plot(self, profile: str | None = None, ax=None):
-        """The predicted ECG of each plan (:func:`umkit.ecg.plot`)."""
+    def plot(self, profile: str | None = None, ax=None, plans=None):
+        """The predicted ECG of each plan (:func:`umkit.ecg.plot`); ``plans``: only these
+        (names of the prediction table, e.g. ``["as recorded", "all device"]``)."""
         from ..ecg.picture import ecg
-        return ecg(self.to_ecg(profile), ax=ax)
+        if plans is not None:
+            p = self.profile(profile)
+            plans = V.names(plans, "plans", list(self.predictions[p]),
+                            hint=f"names of the prediction table: {list(self.predictions[p])}")
+        return ecg(self.to_ecg(profile, plans), ax=ax)
 
 
 def recommend(result, profiles=None, *, choices=None, plans=None,
-              steps=None) -> Recommendation:
+              steps=None, workers: int = 1) -> Recommendation:
     profs = profiles_of(result, profiles)
     n = steps_of(result, steps)
+    workers = V.integer(workers, "workers", lo=1, hi=256,
+                        hint="how many replays to run side by side (processes); 1: one by one")
     if not result.step_pattern or not result.buffers:
         raise InvalidArgument("this recording has no steps or no buffers to plan",
                               hint="record a loop with rec.step() after each step")
@@ -331,28 +364,42 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             uniform[b.id] = c if (c != "pinned" or b.role not in TORCH_ROLES) else cand[0]
         named[f"all {c}"] = uniform
     named.update(extra)
-    for p in profs:
-        pr = Predictor(result, p, n)
-        plan = {i: rules[i][0][0] for i in rules}
-        best = pr.predict(plan)["mean_ms"]
-        for ids in grp:
-            cands = rules[ids[0]][0]
-            for c in cands:
-                if c == plan[ids[0]]:
-                    continue
-                trial = dict(plan)
-                for i in ids:
-                    trial[i] = c
-                t = pr.predict(trial)["mean_ms"]
-                if t < best * (1 - BETTER):
-                    plan, best = trial, t
-        chosen[p] = plan
-        mixed = len(set(plan.values())) > 1
-        preds = {k: pr.predict(v) for k, v in named.items()}
-        preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] = \
-            pr.predict(plan)
-        predictions[p] = preds
-        replays += pr.replays
+    pool = None
+    if workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        # spawned, not forked: the parent may hold a GPU context that a fork must not share
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        for p in profs:
+            pr = Predictor(result, p, n, pool=pool)
+            plan = {i: rules[i][0][0] for i in rules}
+            pr.run_many(([pr.recorded] if pr.home() == p else []) + [plan]
+                        + list(named.values()))
+            best = pr.predict(plan)["mean_ms"]
+            for ids in grp:
+                cands = [c for c in rules[ids[0]][0] if c != plan[ids[0]]]
+                trials = []
+                for c in cands:
+                    trial = dict(plan)
+                    for i in ids:
+                        trial[i] = c
+                    trials.append(trial)
+                pr.run_many(trials)       # each trial differs from the plan in this group only
+                for trial in trials:
+                    t = pr.predict(trial)["mean_ms"]
+                    if t < best * (1 - BETTER):
+                        plan, best = trial, t
+            chosen[p] = plan
+            mixed = len(set(plan.values())) > 1
+            preds = {k: pr.predict(v) for k, v in named.items()}
+            preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] \
+                = pr.predict(plan)
+            predictions[p] = preds
+            replays += pr.replays
+    finally:
+        if pool is not None:
+            pool.shutdown()
     order = list(dict.fromkeys(k for p in profs for k in predictions[p]))
     for p in profs:
         for k in order:

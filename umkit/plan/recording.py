@@ -18,10 +18,14 @@ Where the numbers come from:
   that came back to the CPU, pages evicted), so the buffers' totals add up to the run's.
 * **cuda**: CUPTI's unified-memory records (``umkit.counters_on()`` first), each of which names
   an address; a record belongs to the buffer whose address range holds it, and to the step
-  whose end it precedes.  The records see *movement* only: a kernel reading memory that is
-  already on the GPU leaves none, so the GPU's touches of PyTorch's parameters, gradients,
-  optimizer state and activations are known from what they are (``rec.name_torch(...)``),
-  and of other buffers from the faults they took.
+  whose end it precedes on its own timeline: the step's end event on the GPU (the start of the
+  recording plus the device time of the steps so far) for what the GPU did, the step's
+  ``rec.step()`` call for the CPU's faults and what they pulled back.  The records see
+  *movement* only: a kernel reading memory that is already on the GPU leaves none, so the GPU's
+  touches of PyTorch's parameters, gradients, optimizer state and activations, and of CUDA
+  tensors in device memory, are known from what they are (``rec.name_torch(...)``), and of
+  other buffers from the faults they took.  Without counters (no cupti-python, or ``hip``)
+  the table still has every named buffer, with those inferred touches only.
 """
 from __future__ import annotations
 
@@ -369,20 +373,85 @@ class Ranges:
         return items, find
 
 
+#: the name in the table of umkit's own small buffers that a loop's calls make
+OWN_NAMES = {"touch_sinks": "umkit touch sink"}
+
+
+def own_buffers(b) -> dict:
+    """{pointer: name} of umkit's own buffers on backend ``b`` (the sink umkit.touch adds
+    into), so that the table does not show them as the loop's anonymous arrays."""
+    from ..runtime.context import RUNTIME
+    out = {}
+    for key, name in OWN_NAMES.items():
+        for arr in dict(RUNTIME.resources_of(b).get(key) or {}).values():
+            if not getattr(arr, "freed", True):
+                out[int(arr.ptr)] = name
+    return out
+
+
+def torch_buffers(model=None, optimizer=None, tensors=None) -> list:
+    """(name, role, tensor) of each of PyTorch's buffers, as the plan's table names them:
+    ``model``'s parameters by their names (``0.weight``), their gradients (``0.weight.grad``),
+    ``optimizer``'s state tensors (``0.weight.exp_avg``; scalar counters such as Adam's
+    ``step`` left out), and ``tensors`` ({name: tensor}, user tensors).  CPU tensors are left
+    out: the plan is about CUDA memory."""
+    out = []
+
+    def cuda(t):
+        return getattr(t, "is_cuda", False)
+    params = list(model.named_parameters()) if model is not None else []
+    names = {id(p): nm for nm, p in params}
+    for pname, p in params:
+        if cuda(p):
+            out.append((pname, "parameter", p.detach()))
+        if p.grad is not None and cuda(p.grad):
+            out.append((f"{pname}.grad", "gradient", p.grad))
+    if optimizer is not None:
+        for i, (p, st) in enumerate(optimizer.state.items()):
+            for k, v in st.items():
+                if cuda(v) and v.dim() > 0:
+                    out.append((f"{names.get(id(p), f'param{i}')}.{k}", "optimizer state", v))
+    if tensors is not None:
+        V.mapping(tensors, "tensors", hint="e.g. tensors={'batch': x}")
+        for nm, t in tensors.items():
+            if not cuda(t):
+                raise InvalidArgument(f"tensors[{nm!r}] is not a CUDA tensor",
+                                      argument="tensors", hint="name the CUDA tensors the loop "
+                                                               "uses (the batch on the GPU)")
+            out.append((str(nm), "user tensor", t.detach()))
+    return out
+
+
+#: the records the CPU's own accesses cause (binned by the CPU's step ends, not the GPU's)
+CPU_SIDE = (("CPU_PAGE_FAULT_COUNT", None), ("BYTES_TRANSFER_DTOH", "COHERENCE"))
+#: PyTorch's buffers that its kernels read and write every step (when the records cannot see it)
+HOT_ROLES = ("parameter", "gradient", "optimizer state", "activation")
+
+
+def cpu_side(kind: str, cause: str) -> bool:
+    return any(kind == k and (c is None or cause == c) for k, c in CPU_SIDE)
+
+
 def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: list,
-             lost: int) -> Book:
+             lost: int, cpu_stamps: list | None = None) -> Book:
     """The buffers and patterns of a cuda recording from CUPTI's records (see module
-    docstring)."""
+    docstring).  ``stamps``: the CUPTI clock at each step's end on the GPU (the step's end
+    event); ``cpu_stamps``: at each step's end on the CPU (its ``rec.step()`` call), for the
+    records of the CPU's own accesses (its faults and what they pulled back), which happen on
+    the CPU's timeline while the GPU may still be a step behind (default: ``stamps``)."""
     book = Book(name)
     items, find = ranges.finder()
     bufs = [book.new(nm, role, kind, n, None) for _, n, nm, role, kind in items]
     other = None
     nsteps = len(stamps)
+    cpu_stamps = list(cpu_stamps) if cpu_stamps is not None and len(cpu_stamps) == nsteps \
+        else stamps
     per_step = [dict() for _ in range(nsteps)]      # step -> buffer id -> counts
     for t, kind, value, cause, addr in records:
         if not nsteps:
             break
-        s = min(bisect.bisect_left(stamps, t), nsteps - 1)
+        s = min(bisect.bisect_left(cpu_stamps if cpu_side(kind, cause) else stamps, t),
+                nsteps - 1)
         hit = find(addr) if addr else None
         if hit is None:
             if other is None:
@@ -415,9 +484,14 @@ def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: li
             b.moved["remote_bytes"] += v
     if other is not None:       # its size is not known: what moved of it, at least a page
         other.nbytes = max(HOST_PAGE, other.moved["bytes_h2d"], other.moved["bytes_d2h"])
+    hot = {b.id for b in book.buffers
+           if b.role in HOT_ROLES or (b.kind == "device" and b.role in TORCH_ROLES)}
     for b in book.buffers:
-        if b.role in ("parameter", "gradient", "optimizer state", "activation"):
+        if b.role in HOT_ROLES:
             b.inferred = "GPU touches: every step (what PyTorch does with it)"
+        elif b.id in hot:
+            b.inferred = ("GPU touches: every step (a CUDA tensor in device memory: the records "
+                          "cannot see it, and only the GPU reaches it)")
         else:
             b.inferred = "GPU touches: the steps in which it faulted or moved to the GPU"
     for s in range(nsteps):
@@ -427,9 +501,8 @@ def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: li
             if c and c["ph2d"] and b.hints.get("prefetch_gpu_step") != s:
                 b.hints["prefetch_gpu"] = b.hints.get("prefetch_gpu", 0) + 1
                 b.hints["prefetch_gpu_step"] = s
-            hot = b.role in ("parameter", "gradient", "optimizer state", "activation")
-            if hot or (c and (c["gf"] or c["h2d"] - c["ph2d"] > 0)):
-                write = b.role in ("parameter", "gradient", "optimizer state", "activation")
+            if b.id in hot or (c and (c["gf"] or c["h2d"] - c["ph2d"] > 0)):
+                write = b.role in HOT_ROLES
                 gpu.append((b.id, b.pages, 0, b.pages - 1, b.nbytes * (2 if write else 1), write))
                 b.gpu_ops += 1
             if c and c["cf"]:
@@ -502,30 +575,16 @@ class Recorder:
 
     def name_torch(self, model=None, optimizer=None, tensors=None) -> int:
         """Name PyTorch's buffers (cuda): ``model``'s parameters and their gradients,
-        ``optimizer``'s state, ``tensors`` ({name: tensor}: user tensors, e.g. the batch).
-        Returns how many were named.  (Activations come and go inside the step; what the
-        records show outside every named range is '(other managed memory)'.)"""
+        ``optimizer``'s state, ``tensors`` ({name: tensor}: user tensors, e.g. the batch), as
+        :func:`torch_buffers` names them; each one's kind (managed or device) is asked of the
+        driver.  Returns how many were named.  (Activations come and go inside the step; what
+        the records show outside every named range is '(other managed memory)'.)"""
         from ..interop import torch as ut
         n = 0
-        if model is not None:
-            for pname, p in model.named_parameters():
-                for (ptr, nb) in ut.storage_ranges(p.detach()):
-                    n += self.ranges.add(ptr, nb, pname, "parameter", "managed")
-                if p.grad is not None:
-                    for (ptr, nb) in ut.storage_ranges(p.grad):
-                        n += self.ranges.add(ptr, nb, f"{pname}.grad", "gradient", "managed")
-        if optimizer is not None:
-            names = {id(p): nm for nm, p in (model.named_parameters() if model is not None
-                                             else [])}
-            for i, (p, st) in enumerate(optimizer.state.items()):
-                for k, v in st.items():
-                    if hasattr(v, "is_cuda") and v.is_cuda and v.numel() > 1:
-                        for (ptr, nb) in ut.storage_ranges(v):
-                            n += self.ranges.add(ptr, nb, f"{names.get(id(p), f'param{i}')}.{k}",
-                                                 "optimizer state", "managed")
-        for nm, t in (tensors or {}).items():
-            for (ptr, nb) in ut.storage_ranges(t):
-                n += self.ranges.add(ptr, nb, str(nm), "user tensor", "managed")
+        for name, role, t in torch_buffers(model, optimizer, tensors):
+            kind = "managed" if ut.is_managed(t) else "device"
+            for ptr, nb in ut.storage_ranges(t):
+                n += self.ranges.add(ptr, nb, name, role, kind)
         return n
 
     # the with block ---------------------------------------------------------------------------------------
@@ -538,8 +597,10 @@ class Recorder:
         self.b = b
         self.book = Book(self.name)
         self.watcher = None
-        self.stamps: list = []
+        self.stamps: list = []         # GPU timeline: the CUPTI clock at each step's end event
+        self.cpu_stamps: list = []     # CPU timeline: the CUPTI clock at each rec.step() call
         self.gpu_log = False
+        self.gpu = not b.supports("model_time")
         if b.supports("model_time"):
             eng = b.engine
             if getattr(eng, "watcher", None) is not None:
@@ -551,14 +612,17 @@ class Recorder:
                 for e in self.watcher.track.values():
                     if e[0].ptr == ptr:
                         e[1].name, e[1].role = name, role
-        elif b.supports("counters_log") and b.name == "cuda":
+        elif b.name == "cuda" and b.supports("counters_log") and b.counters_clock() is not None:
             from ..backends.counters.cupti import COLLECTOR
+            b.synchronize()            # the GPU idle: the first step starts now on both clocks
+            self.clock0 = b.counters_clock()
             COLLECTOR.address_log_start()
             self.gpu_log = True
         else:
             self.book.notes.append(
-                f"backend {b.name} without hardware counters: only sizes and names are known "
-                "(umkit.counters_on() first, on cuda)")
+                f"backend {b.name} without unified-memory counters on: only the named buffers' "
+                "sizes are known, and PyTorch's by their role (umkit.counters_on() first, on "
+                "cuda)")
         if self.own:
             self.ecg = EcgRecorder(self.name, stream=self.stream, counters=self.counters,
                                    on_step=self.on_step)
@@ -575,8 +639,12 @@ class Recorder:
         if self.watcher is not None:
             self.book.end_step()
             self.watcher.end_step()
-        elif self.gpu_log:
-            self.stamps.append(self.b.counters_clock())
+        elif self.gpu:
+            # the end event of this step, on the CUPTI clock: the start plus the device time
+            # of every step so far (the recorder resolves steps one late, after the GPU has
+            # begun the next one, so the clock read now would be late)
+            last = self.stamps[-1] if self.stamps else getattr(self, "clock0", 0) or 0
+            self.stamps.append(last + int(round(float(rec.ms) * 1e6)))
         else:
             self.book.end_step()
         if not self.own and self.chained is not None:
@@ -590,6 +658,8 @@ class Recorder:
         if not self.own:
             raise InvalidArgument("this plan recorder follows an ECG recorder's steps",
                                   hint="call the ECG recorder's step(), as the loop does")
+        if self.gpu_log:
+            self.cpu_stamps.append(self.b.counters_clock())
         self.ecg.step(note)
 
     def __exit__(self, *exc) -> bool:
@@ -608,10 +678,19 @@ class Recorder:
             if self.gpu_log:
                 from ..backends.counters.cupti import COLLECTOR
                 records, lost = COLLECTOR.address_log_stop()
-        if self.gpu_log:
+        own = own_buffers(self.b)
+        if self.watcher is not None:
+            for a, buf, *_ in self.watcher.track.values():
+                if a.ptr in own and buf.role == "array":
+                    buf.name, buf.role = own[a.ptr], "other"
+        if self.gpu:
             for a in self.b.allocations():
-                self.ranges.add(a.ptr, a.nbytes, f"{a.kind} array {a.ptr:#x}", "array", a.kind)
-            self.book = gpu_book(self.name, self.ranges, records, self.stamps, [], lost)
+                self.ranges.add(a.ptr, a.nbytes, own.get(a.ptr, f"{a.kind} array {a.ptr:#x}"),
+                                "other" if a.ptr in own else "array", a.kind)
+            notes = self.book.notes
+            self.book = gpu_book(self.name, self.ranges, records, self.stamps, [], lost,
+                                 cpu_stamps=self.cpu_stamps if self.own else None)
+            self.book.notes[:0] = notes
         self.finish()
         return False
 

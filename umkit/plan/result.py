@@ -124,14 +124,16 @@ class PlanResult:
                f"{self.backend}; see .table(), .recommend(), .plot()>")
 
     # -- what each choice would cost -------------------------------------------------------------
-    def recommend(self, profiles=None, *, choices=None, plans=None, steps=None):
+    def recommend(self, profiles=None, *, choices=None, plans=None, steps=None, workers=1):
         """Per buffer: device / managed + prefetch / managed + advice / pinned ..., and the
         predicted step time of the whole loop under each plan on each profile in ``profiles``
         (default: the recording's own, or ``h200-pcie5``), by replaying the recorded access
         pattern on sim (:mod:`umkit.plan.advice`).  ``choices``: the choices allowed;
         ``plans``: more plans to predict, ``{name: {buffer name or role: choice}}``;
-        ``steps``: how many recorded steps to replay (default up to 30)."""
-        return advice.recommend(self, profiles, choices=choices, plans=plans, steps=steps)
+        ``steps``: how many recorded steps to replay (default up to 30); ``workers``: how
+        many replays to run side by side, each in a process of its own (1: one by one)."""
+        return advice.recommend(self, profiles, choices=choices, plans=plans, steps=steps,
+                                workers=workers)
 
     def predict(self, plan, profile: str | None = None, *, steps=None) -> dict:
         """The predicted step times of the loop under ``plan`` ({buffer name, id or role:
@@ -327,12 +329,13 @@ def load(path) -> PlanResult:
     return from_dict(d)
 
 
-def recommend(result, profiles=None, *, choices=None, plans=None, steps=None):
+def recommend(result, profiles=None, *, choices=None, plans=None, steps=None, workers=1):
     """:meth:`PlanResult.recommend` as a function."""
     if not isinstance(result, PlanResult):
         raise InvalidType(f"result={V.short(result)} is not a PlanResult", argument="result",
                           hint="pass rec.result() or umkit.plan.load(path)")
-    return result.recommend(profiles, choices=choices, plans=plans, steps=steps)
+    return result.recommend(profiles, choices=choices, plans=plans, steps=steps,
+                            workers=workers)
 
 
 def predict(result, plan, profile=None, *, steps=None) -> dict:

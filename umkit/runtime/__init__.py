@@ -7,7 +7,8 @@ from ..backends.contract import Backend
 from .context import RUNTIME
 
 
-def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
+def use(name: str | None = None, *, quiet: bool = False, lang: str | None = None,
+        **options) -> Backend:
     """Switch backend: ``use('sim', profile='mi250x-xnack1', gpus=2, vram=2**30, strict=True)``,
     ``use('cuda')``, ``use('hip')``, or ``use()`` to auto-detect (GPU when usable, else sim).
 
@@ -16,7 +17,13 @@ def use(name: str | None = None, *, quiet: bool = False, **options) -> Backend:
     override (e.g. ``vram=2**30`` to demonstrate oversubscription).
 
     Process-wide: every thread sees the new backend (arrays keep the backend they were made
-    on).  To switch for one block of one thread use :func:`using`."""
+    on).  To switch for one block of one thread use :func:`using`.
+
+    ``lang="zh"`` (or ``"en"``) also sets the language umkit prints in for this process
+    (:mod:`umkit.runtime.lang`; default: ``UMKIT_LANG``, the workspace's, or English)."""
+    if lang is not None:
+        from .lang import set_language
+        set_language(lang)
     return RUNTIME.use(name, quiet=quiet, **options)
 
 

@@ -36,6 +36,10 @@ from ..backends.contract import Backend
 from ..errors import InvalidArgument
 
 
+#: the attribute of a backend its per-backend resources live in (:meth:`Runtime.resource`)
+RESOURCES_ATTRIBUTE = "umkit_resources"
+
+
 @dataclass(frozen=True)
 class Active:
     """A chosen backend: the instance, its name, why it was chosen, the options it got."""
@@ -168,15 +172,35 @@ class Runtime:
     # -- per-backend resources ----------------------------------------------------------------------
     def resource(self, backend: Backend, key: str, factory):
         """The object ``key`` kept for ``backend`` (made by ``factory(backend)`` on first use;
-        dropped with the backend)."""
+        dropped with the backend).
+
+        The objects usually hold their backend (a staging pool allocates from it, a touch sink
+        is an Array on it), so they are kept *on* the backend (``RESOURCES_ATTRIBUTE``), not in
+        a table of this runtime: a table's values would keep every backend ever used alive.
+        Backend and resources then form a cycle that the garbage collector frees once nothing
+        else holds the backend.  A backend without a ``__dict__`` keeps them in a weak table
+        (its resources must then not hold it)."""
         with self._lock:
-            per = self._resources.get(backend)
+            per = getattr(backend, "__dict__", {}).get(RESOURCES_ATTRIBUTE)
             if per is None:
-                per = self._resources[backend] = {}
+                try:
+                    per = vars(backend).setdefault(RESOURCES_ATTRIBUTE, {})
+                except TypeError:
+                    per = self._resources.get(backend)
+                    if per is None:
+                        per = self._resources[backend] = {}
             obj = per.get(key)
             if obj is None:
                 obj = per[key] = factory(backend)
             return obj
+
+    def resources_of(self, backend: Backend) -> dict:
+        """The resources kept for ``backend`` so far, by key (a copy)."""
+        with self._lock:
+            per = getattr(backend, "__dict__", {}).get(RESOURCES_ATTRIBUTE)
+            if per is None:
+                per = self._resources.get(backend, {})
+            return dict(per)
 
 
 def _sim_options(options: dict) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 
 from .. import validate as V
+from ..backends.contract import Backend
 from ..errors import InvalidArgument, InvalidType
 from . import backend as _current
 
@@ -36,10 +37,20 @@ class Stream:
 
 
 class Event:
-    """An event (hipEvent_t): a mark on a stream to time or wait on."""
+    """An event (hipEvent_t): a mark on a stream to time or wait on.  It belongs to one device
+    (``device``) of one backend: the active one, or ``backend=`` (a stream's ``.backend``, so
+    that code running on an earlier backend keeps making its events there after a
+    ``umkit.use(...)`` elsewhere)."""
 
-    def __init__(self, device: int = 0):
-        b = _current()
+    def __init__(self, device: int = 0, *, backend: Backend | None = None):
+        if backend is None:
+            b = _current()
+        elif isinstance(backend, Backend):
+            b = backend
+        else:
+            raise InvalidType(f"backend={backend!r} is not a umkit backend", argument="backend",
+                              hint="leave it out (the active backend), or pass a stream's "
+                                   ".backend")
         self.device = V.device(device, b)
         self.backend = b
         self.handle = b.event_create(self.device)
@@ -47,7 +58,15 @@ class Event:
         self._finalizer = weakref.finalize(self, _destroy, b.event_destroy, self.handle)
 
     def record(self, stream: Stream | None = None):
-        self.backend.event_record(self.handle, stream_handle(stream, self.backend))
+        """Record on ``stream``, or without one on the default stream of the event's own
+        device.  Recorded on a stream of another device, the event moves to that device (the
+        GPU backends re-create it there: a CUDA/HIP event belongs to one device)."""
+        if stream is None:
+            handle = self.backend.default_stream(self.device)
+        else:
+            handle = stream_handle(stream, self.backend)
+            self.device = stream.device
+        self.backend.event_record(self.handle, handle)
         self.recorded = True
         return self
 

@@ -16,7 +16,9 @@ import numpy as np
 
 from ..errors import OutOfMemory, UseAfterFree
 from .costs import Profile
-from .pages import CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, uniq, uniq_div
+from .extents import PageSet, Runs
+from .pages import (CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, minus,
+                    true_pages, uniq_div, window_counts)
 from .policy import Policy
 
 BASE = 0x7F00_0000_0000     # the first address handed out
@@ -45,19 +47,38 @@ class Room:
     seconds: float
     shortfall: int
 
-    def fit(self, a: Allocation, pages: np.ndarray) -> np.ndarray:
+    def fit(self, a: Allocation, pages):
         """The leading part of ``pages`` of ``a`` that fits."""
         if not self.shortfall:
             return pages
         return pages[:max(0, pages.size - -(-self.shortfall // a.host_page))]
 
 
-class AddressSpace:
-    """The live allocations (by address) and their pages."""
+def stamp_pieces(a: Allocation, regions):
+    """The regions ``regions`` of ``a`` (sorted distinct) as pieces of consecutive regions with
+    one LRU stamp: [(stamp, first region, end region)]."""
+    ps = regions if isinstance(regions, PageSet) else PageSet.from_sorted(regions)
+    if ps.size == 0:
+        return []
+    st = a.region_stamp if isinstance(a.region_stamp, Runs) else Runs.from_dense(a.region_stamp)
+    g = st[ps]
+    u = np.unique(np.concatenate((g.s, ps.cum)))
+    i = np.searchsorted(ps.cum, u, "right") - 1
+    first = ps.lo[i] + u - ps.cum[i]
+    ends = first + np.diff(np.append(u, ps.size))
+    return list(zip(g.at(u).tolist(), first.tolist(), ends.tolist()))
 
-    def __init__(self, profile: Profile, policy: Policy, gpus: int, clock, record):
+
+class AddressSpace:
+    """The live allocations (by address) and their pages, kept in ``pages`` representation
+    (``pages.PAGE_STATES``); ``eager``: allocations get their bytes at once (else when a view
+    or a copy needs them)."""
+
+    def __init__(self, profile: Profile, policy: Policy, gpus: int, clock, record,
+                 pages: str = "dense", eager: bool = True):
         self.profile, self.policy, self.gpus = profile, policy, gpus
         self.clock, self.record = clock, record
+        self.pages, self.eager = pages, eager
         self.allocs: dict[int, Allocation] = {}
         self._starts: list[int] = []         # the live allocations' addresses, sorted
         self._next = BASE
@@ -80,18 +101,12 @@ class AddressSpace:
 
     # -- allocation ------------------------------------------------------------------------------
     def new(self, nbytes: int, kind: str, device: int) -> Allocation:
-        """A new allocation, not placed yet (:meth:`place`).  The model keeps every byte in host
-        RAM: what this machine can't hold is refused."""
+        """A new allocation, not placed yet (:meth:`place`).  With ``eager`` bytes the model
+        keeps every byte in host RAM, and what this machine can't hold is refused
+        (OutOfMemory naming the limit and the model-only switch)."""
         p = self.profile
-        try:
-            return Allocation(self._next, nbytes, kind, device, p.host_page, p.region,
-                              self.clock.now)
-        except (MemoryError, ValueError):
-            raise OutOfMemory(f"{kind} allocation of {nbytes} B: the simulator keeps every byte "
-                              "in this machine's RAM and could not get that much",
-                              hint="the sim backend models small buffers: use MiB, not GiB, "
-                                   "and lower vram= to show oversubscription",
-                              requested=nbytes, kind=kind, device=device) from None
+        return Allocation(self._next, nbytes, kind, device, p.host_page, p.region,
+                          self.clock.now, pages=self.pages, eager=self.eager)
 
     def admit_device_memory(self, a: Allocation) -> int:
         """The VRAM device allocation ``a`` needs on its GPU; OutOfMemory where the device
@@ -231,11 +246,16 @@ class AddressSpace:
                     last_prefetch_location=one(a.last_prefetch), accessed_by=by)
 
     # -- moving pages ----------------------------------------------------------------------------
-    def duplicates(self, a: Allocation, pages: np.ndarray, write: bool) -> np.ndarray:
+    def duplicates(self, a: Allocation, pages, write: bool):
         """Which of ``pages`` a read would duplicate (read-mostly advice) instead of moving."""
         if not self.policy.read_mostly_duplicates or write:
+            if isinstance(pages, PageSet):
+                return Runs.full(pages.size, False, bool)
             return np.zeros(pages.size, dtype=bool)
-        return a.read_mostly[as_index(pages)].copy()
+        r = a.read_mostly[as_index(pages)]
+        if isinstance(r, Runs) and not isinstance(pages, PageSet):
+            return np.asarray(r)        # a NumPy page list gets a NumPy mask
+        return r.copy()
 
     def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool) -> tuple[int, int, int]:
         """Make ``pages`` resident at ``dest`` (device id or CPU_ID).  Returns bytes moved
@@ -279,41 +299,73 @@ class AddressSpace:
         """Pages of ``pages`` not populated yet come to exist at ``bit`` (a copy wrote them)."""
         a.where[pages] = np.where(a.where[pages] == 0, bit, a.where[pages])
 
-    def make_room(self, g: int, incoming: int, protect: set) -> Room:
+    def make_room(self, g: int, incoming: int, protect: dict) -> Room:
         """Evict least-recently-migrated 2 MiB regions of GPU ``g`` to the CPU until
-        ``incoming`` bytes fit in VRAM; ``protect``: (allocation address, region) pairs that
-        stay."""
+        ``incoming`` bytes fit in VRAM; ``protect``: allocation address -> the regions of it
+        that stay (sorted distinct region indices).
+
+        The candidates are taken in LRU order (stamp, address, region); consecutive regions of
+        one allocation with one stamp are one piece, evicted together: counts and times are
+        those of evicting them one by one (the times summed in that order)."""
         p, bit, c = self.profile, gpu_bit(g), self.record.counters
         over = self.gpu_resident_bytes(g) + incoming - p.vram
         if over <= 0:
             return Room(0.0, 0)
-        cands = []
+        pieces = []
         for a in self.allocs.values():
             if a.kind != "managed":
                 continue
             on = (a.where & bit) != 0
             if not on.any():
                 continue
-            reg = uniq(np.nonzero(on)[0] // a.pages_per_region)
-            cands.extend((a.region_stamp[r], a.ptr, int(r)) for r in reg
-                         if (a.ptr, int(r)) not in protect)
-        cands.sort()
+            reg = uniq_div(true_pages(on), a.pages_per_region)
+            keep = protect.get(a.ptr)
+            if keep is not None and keep.size:
+                reg = minus(reg, keep)
+            pieces.extend((st, a.ptr, r0, r1) for st, r0, r1 in stamp_pieces(a, reg))
+        pieces.sort()
         t = 0.0
-        for _, ptr, r in cands:
+        done = []           # (address, first region, bytes moved per region) of each eviction
+        for _, ptr, r0, r1 in pieces:
             if over <= 0:
                 break
             a = self.allocs[ptr]
-            lo = r * a.pages_per_region
-            pages = np.arange(lo, min(lo + a.pages_per_region, a.npages))
-            pages = pages[(a.where[pages] & bit) != 0]
-            w = a.where[pages]
-            only_here = (w & ~bit) == 0
-            moved = int(only_here.sum()) * a.host_page
-            a.where[pages] = np.where(only_here, CPU_BIT, w & ~bit)
-            over -= pages.size * a.host_page
-            c["evictions"] += 1
-            c["evicted_bytes"] += moved
-            c["bytes_d2h"] += moved
-            t += moved / p.prefetch_d2h_bw
-            self.record.log("evict", "kmd", f"region {r} of {ptr:#x} -> cpu", bytes=moved)
+            ppr, hp = a.pages_per_region, a.host_page
+            r, m = r0, 64
+            while r < r1 and over > 0:
+                # the next window of regions: how many pages of each are on the GPU, and
+                # how many of those on the GPU alone
+                r2 = min(r1, r + m)
+                m *= 2
+                lo, hi = r * ppr, min(r2 * ppr, a.npages)
+                w = a.where[lo:hi]
+                on = (w & bit) != 0
+                edges = np.minimum(np.arange(r, r2 + 1, dtype=np.int64) * ppr, a.npages) - lo
+                n_on = window_counts(on, edges)
+                n_only = window_counts(on & ((w & ~bit) == 0), edges)
+                before = over - np.concatenate(([0], np.cumsum(n_on[:-1]))) * hp
+                k = int(np.count_nonzero(before > 0))   # each region holds >= 1 page here
+                moved = n_only[:k] * hp
+                e = min((r + k) * ppr, a.npages)
+                if e < hi:
+                    w = w[:e - lo]
+                a.where[lo:e] = np.where((w & bit) != 0,
+                                         np.where((w & ~bit) == 0, CPU_BIT, w & ~bit), w)
+                over -= int(n_on[:k].sum()) * hp
+                nbytes = int(moved.sum())
+                c["evictions"] += k
+                c["evicted_bytes"] += nbytes
+                c["bytes_d2h"] += nbytes
+                t = float(np.add.accumulate(np.concatenate(([t], moved / p.prefetch_d2h_bw)))[-1])
+                done.append((ptr, r, moved))
+                r += k
+        if done:
+            ends = np.cumsum([m.size for _, _, m in done])
+
+            def entry(i):
+                j = int(np.searchsorted(ends, i, "right"))
+                ptr, r, moved = done[j]
+                i -= int(ends[j - 1]) if j else 0
+                return f"region {r + i} of {ptr:#x} -> cpu", dict(bytes=int(moved[i]))
+            self.record.log_many("evict", "kmd", int(ends[-1]), entry)
         return Room(t, max(0, int(over)))

@@ -55,10 +55,13 @@ class SimBackend(Backend):
                  prefetcher: bool = True, compute: bool = True, **overrides):
         prof = profile if isinstance(profile, Profile) else load_profile(profile, **overrides)
         self.profile = prof
-        self.engine = Engine(prof, gpus=gpus, strict=strict, prefetcher=prefetcher)
         #: False = model-only: kernels charge their costs but skip the arithmetic (for long
-        #: timing runs such as the memory ECG, whose data nobody reads)
-        self.compute = compute
+        #: timing runs such as the memory ECG, whose data nobody reads); page state is kept
+        #: as extents and an allocation's bytes exist only once a view or a copy needs them,
+        #: so arrays far larger than this machine's RAM can be modelled
+        self.compute = bool(compute)
+        self.engine = Engine(prof, gpus=gpus, strict=strict, prefetcher=prefetcher,
+                             pages="dense" if self.compute else "extents", eager=self.compute)
 
     # -- devices ----------------------------------------------------------------------------------
     def _dev(self, device) -> int:

@@ -51,7 +51,13 @@ kernel (``launch_overhead``; a learner's ``umkit.kernel``: ``user_launch_overhea
 (``copy_submit``; from pageable memory, staged: ``pageable_copy_latency`` more), a prefetch (``prefetch_submit``),
 ``umkit.timer``'s own time between its start event and the block (``event_overhead``), freeing
 memory (``free_*``), one NumPy call on a host view (``host_call_latency``) -- an idle GPU waits
-for it.
+for it.  Advice is not free either: one ``advise`` call holds the host for ``advise_latency``
+plus work per MiB of the range's pages that exist (a range nothing touched yet costs the call
+alone), by what the driver does for that advice -- read-mostly on pages the CPU holds
+(``advise_read_mostly_cpu_per_mib``) or a GPU holds (``advise_read_mostly_gpu_per_mib``),
+preferred location on pages the CPU holds, set or unset (``advise_preferred_per_mib``),
+accessed-by on any resident page (``advise_accessed_by_per_mib``); unsetting read-mostly or
+accessed-by costs the call alone.
 A host whose CPU runs slower than the one a profile was measured with (hosts of the same card
 differ; the card does not) multiplies every host-side time and divides every
 host-side rate by ``host_speed`` -- ``umkit calibrate --compare`` fits that one number on a run's
@@ -91,7 +97,9 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "host_call_latency", "stream_first_latency", "copy_handoff_latency",
             "prefetch_handoff_latency", "cpu_map_latency", "fault_split_latency",
             "user_launch_overhead", "pageable_copy_latency", "link_duplex",
-            "dirty_refault_latency", "queue_restore_latency", "peer_link_bw", "xgmi_hive_gpus")
+            "dirty_refault_latency", "queue_restore_latency", "peer_link_bw", "xgmi_hive_gpus",
+            "advise_latency", "advise_read_mostly_cpu_per_mib", "advise_read_mostly_gpu_per_mib",
+            "advise_preferred_per_mib", "advise_accessed_by_per_mib")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...
@@ -101,7 +109,11 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               "copy_submit", "free_managed", "free_device", "free_pinned_per_mib",
               "host_call_latency", "prefetch_submit", "cpu_map_latency", "user_launch_overhead",
               "pageable_copy_latency", "stream_first_latency", "map_flush_latency",
-              "unmap_flush_latency")
+              "unmap_flush_latency",
+              # advice: the driver's walk of the range's pages runs in the calling thread
+              "advise_latency", "advise_read_mostly_cpu_per_mib",
+              "advise_read_mostly_gpu_per_mib", "advise_preferred_per_mib",
+              "advise_accessed_by_per_mib")
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
@@ -135,6 +147,11 @@ PLATFORMS = ("pcie", "cpu-coherent", "cpu-coherent-olcf-observed", "apu")
 MAX_PROFILE_BYTES = 1 << 20
 _UNIT = {"B": 1.0, "faults": 1.0, "us": 1e-6, "ms": 1e-3, "s": 1.0, "GB/s": 1e9, "B/s": 1.0,
          "TFLOP/s": 1e12, "fraction": 1.0, "GPUs": 1.0}
+#: the largest SI value a parameter of each unit may take (a profile's or an override's): far
+#: beyond any machine (256 TiB, an hour, 1 PB/s, ...), so a unit slip or 1e300 is refused
+#: before it overflows the model
+_UNIT_MAX = {"B": float(1 << 48), "faults": 1e9, "us": 3600.0, "ms": 3600.0, "s": 3600.0,
+             "GB/s": 1e15, "B/s": 1e15, "TFLOP/s": 1e18, "fraction": 1.0, "GPUs": 64.0}
 
 
 @dataclass
@@ -189,6 +206,21 @@ class Profile:
         return (batches * self.fault_batch_latency + moving * self.fault_unmap_latency
                 + n_faults * self.p.get("fault_latency", 0.0)
                 + n_regions * self.fault_region_latency + nbytes / self.fault_bw)
+
+    def advise_cost(self, advice: str, unset: bool, cpu_bytes: int, gpu_bytes: int) -> float:
+        """The host's time for one advice call on a range whose existing pages hold
+        ``cpu_bytes`` on the CPU and ``gpu_bytes`` on GPUs (a duplicated page counts on both)."""
+        g = self.p.get
+        MiB = float(1 << 20)
+        t = g("advise_latency", 0.0)
+        if advice == "read_mostly" and not unset:
+            t += (cpu_bytes * g("advise_read_mostly_cpu_per_mib", 0.0)
+                  + gpu_bytes * g("advise_read_mostly_gpu_per_mib", 0.0)) / MiB
+        elif advice == "preferred_location":
+            t += cpu_bytes * g("advise_preferred_per_mib", 0.0) / MiB
+        elif advice == "accessed_by" and not unset:
+            t += (cpu_bytes + gpu_bytes) * g("advise_accessed_by_per_mib", 0.0) / MiB
+        return t
 
     def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
         bw = self.prefetch_h2d_bw if to_gpu else self.prefetch_d2h_bw
@@ -310,6 +342,10 @@ def _read_profile_file(path: Path, shown: str) -> dict:
         raise InvalidArgument(f"profile {shown!r} is not valid JSON: {e.msg} (line {e.lineno}, "
                               f"column {e.colno})",
                               hint="compare it with umkit/sim/profiles/teaching.json") from None
+    except RecursionError:
+        raise InvalidArgument(f"profile {shown!r} nests too deeply to be a profile",
+                              hint="a profile is one object of parameters: compare it with "
+                                   "umkit/sim/profiles/teaching.json") from None
     except ValueError as e:         # NaN / Infinity literals
         where = _nonfinite_key(data)
         raise InvalidArgument(f"profile {shown!r}: {where}{e}",
@@ -406,7 +442,7 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
     if missing:
         raise InvalidArgument(f"profile {path.name} lacks {missing}",
                               hint="every key of umkit/sim/profiles/README.md is required")
-    si, src = {}, {}
+    si, src, units = {}, {}, {}
     for k in REQUIRED + tuple(k for k in OPTIONAL if k in params):
         entry = params[k]
         if not isinstance(entry, dict):
@@ -430,13 +466,25 @@ def load_profile(name_or_path: str | Path | None = None, *, host_speed: float = 
         if not math.isfinite(si[k]):
             raise InvalidArgument(f"profile {path.name}: {k}={entry['value']!r} {unit} "
                                   "overflows", hint=f"write {k} as a finite number")
+        if si[k] > _UNIT_MAX[unit]:
+            raise InvalidArgument(f"profile {path.name}: {k}={entry['value']!r} {unit} is "
+                                  f"beyond any machine (at most {_UNIT_MAX[unit] / _UNIT[unit]:g} "
+                                  f"{unit})", hint=f"check the unit of {k}")
         src[k] = source
+        units[k] = unit
+    from ..validate import shown
     for k, v in overrides.items():
         if k not in si:
             raise InvalidArgument(f"unknown profile override {k!r}", hint=f"valid: {REQUIRED}")
         if isinstance(v, (bool, np_bool_types())) or not isinstance(v, Real) \
                 or not math.isfinite(_float(v)) or v < 0:
-            raise InvalidArgument(f"profile override {k}={v!r} must be a finite number >= 0",
+            raise InvalidArgument(f"profile override {k}={shown(v)} must be a finite number "
+                                  ">= 0", argument=k,
+                                  hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
+        top = _UNIT_MAX[units[k]]
+        if _float(v) > top:
+            raise InvalidArgument(f"profile override {k}={shown(v)} is beyond any machine (at "
+                                  f"most {top:g} in SI units)", argument=k,
                                   hint=f"e.g. {k}={si[k]:g} (SI units: bytes, seconds, bytes/s)")
         si[k] = float(v)
         src[k] = "override by the caller"

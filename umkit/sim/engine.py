@@ -22,12 +22,21 @@ from .copies import plan_memcpy, plan_pageable
 from .costs import Profile
 from .faults import DensityPrefetcher, Faults, KernelCost
 from .host import Host
-from .pages import CPU_BIT, CPU_ID, Access, Allocation
+from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
 from .record import COUNTERS, Record
 
 __all__ = ["Engine", "COUNTERS", "Access", "SimEvent", "SimStream", "KernelCost"]
+
+
+def _copy_bytes(da: Allocation, do: int, sa: Allocation, so: int, nbytes: int) -> None:
+    """Bytes [so, so + nbytes) of ``sa`` to offset ``do`` of ``da``.  Bytes not allocated yet
+    (model-only) read as zero: nothing to do where neither side has any."""
+    if sa.has_data:
+        da.data[do:do + nbytes] = sa.data[so:so + nbytes]
+    elif da.has_data:
+        da.data[do:do + nbytes] = 0
 
 
 def locked(fn):
@@ -37,21 +46,34 @@ def locked(fn):
     @functools.wraps(fn)
     def run_locked(self, *args, **kwargs):
         with self.lock:
-            return fn(self, *args, **kwargs)
+            watcher = getattr(self, "watcher", None)
+            if watcher is None:
+                return fn(self, *args, **kwargs)
+            # the per-allocation accounting seam (umkit.plan): ``engine.watcher`` sees each
+            # operation before and after it runs, with its arguments and its result
+            watcher.before(fn.__name__, args, kwargs)
+            out = fn(self, *args, **kwargs)
+            watcher.after(fn.__name__, args, kwargs, out)
+            return out
     return run_locked
 
 
 class Engine:
     """The simulator of one process's GPUs: ``gpus`` of them, costs from ``profile``;
     ``strict``: a race raises RaceDetected (else a RaceWarning); ``prefetcher``: the density
-    prefetcher runs where the policy has one; ``trace``: how many operations the trace keeps."""
+    prefetcher runs where the policy has one; ``trace``: how many operations the trace keeps;
+    ``pages``: how page state is kept, ``"dense"`` (a NumPy entry per page) or ``"extents"``
+    (runs of pages in one state: model-only, sizes up to TiBs; ``pages.PAGE_STATES``);
+    ``eager``: allocations get their bytes at once (else when a view or a copy needs them)."""
 
     def __init__(self, profile: Profile, gpus: int = 1, strict: bool = False,
-                 prefetcher: bool = True, trace: int = 2000):
+                 prefetcher: bool = True, trace: int = 2000, pages: str = "dense",
+                 eager: bool = True):
         # checked at the public API (umkit.use: context._sim_options); here only asserted
         assert not isinstance(gpus, bool) and isinstance(gpus, (int, np.integer)) \
             and 1 <= gpus <= 7, f"gpus={gpus!r}"
         assert isinstance(strict, (bool, np.bool_)) and isinstance(prefetcher, (bool, np.bool_))
+        assert pages in PAGE_STATES and isinstance(eager, bool), (pages, eager)
         gpus, strict, prefetcher = int(gpus), bool(strict), bool(prefetcher)
         self.profile, self.gpus, self.strict, self.prefetcher = profile, gpus, strict, prefetcher
         #: the vendor semantics (umkit/sim/policy.py): the parts ask it, never the vendor name
@@ -59,7 +81,7 @@ class Engine:
         self.lock = threading.RLock()
         self.clock = Clock(profile)
         self.record = Record(self.clock, trace)
-        self.space = AddressSpace(profile, policy, gpus, self.clock, self.record)
+        self.space = AddressSpace(profile, policy, gpus, self.clock, self.record, pages, eager)
         density = DensityPrefetcher(profile, self.space, self.record,
                                     prefetcher and policy.density_prefetcher)
         self.faults = Faults(profile, policy, self.clock, self.space, self.record, density)
@@ -139,7 +161,7 @@ class Engine:
             # overcommitment, always return FALSE"), and the eviction fence migrates those
             # ranges to system memory (kfd_svm.c: svm_range_evict_svm_bo_worker).
             need = self.space.admit_device_memory(a)
-            t = self.space.make_room(device, need, set()).seconds   # managed pages move out first
+            t = self.space.make_room(device, need, {}).seconds   # managed pages move out first
             self.clock.advance(p.alloc_device + t)
             log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped"
                 + (f" after evicting managed pages ({t * 1e3:.3f} ms)" if t else ""))
@@ -189,7 +211,12 @@ class Engine:
     @locked
     def advise(self, a: Allocation, pages: np.ndarray, advice: str, dev: int, unset: bool) -> None:
         """Record ``advice`` on ``pages`` of ``a`` (``dev``: the device it names, CPU_ID for the
-        host); no page moves."""
+        host); no page moves.  The host is held for the driver's work on the range's existing
+        pages (``Profile.advise_cost``)."""
+        w = a.where[pages]
+        on_cpu = int(np.count_nonzero(w & CPU_BIT)) * a.host_page
+        on_gpu = int(np.count_nonzero(w & ~CPU_BIT)) * a.host_page
+        self.clock.advance(self.profile.advise_cost(advice, unset, on_cpu, on_gpu))
         self.space.advise(a, pages, advice, dev, unset)
         self.record.log(f"advise:{advice}{':unset' if unset else ''}", "kmd",
                         "policy recorded; no page moves")
@@ -215,6 +242,7 @@ class Engine:
     @locked
     def record_event(self, event: SimEvent, s: SimStream) -> None:
         self.clock.record(event, s)
+        self.detector.recorded(event, s)
 
     @locked
     def charge_host(self, key: str) -> None:
@@ -235,9 +263,8 @@ class Engine:
         if slot.flush:
             self.record.log("mapping_flush", "kmd", f"{slot.flush * 1e6:.0f} us of deferred "
                             f"page-table work on GPU{s.device}")
-        if accesses:
-            self.detector.start(InFlight(slot.end, name, s.id, list(accesses), slot.start,
-                                         s.default))
+        self.detector.start(InFlight(slot.end, name, s.id, list(accesses), slot.start,
+                                     s.default))
         self.record.log(name, "umd", f"enqueued on stream {s.id}")
         return slot
 
@@ -245,7 +272,7 @@ class Engine:
     def synchronize(self, what=None) -> None:
         self.detector.check_watches()
         self.clock.synchronize(what)
-        self.detector.forget_finished()
+        self.detector.waited(what)
         self.detector.check_watches()
 
     # -- GPU work --------------------------------------------------------------------------------
@@ -314,8 +341,7 @@ class Engine:
         """A copy-engine copy of ``nbytes`` from address ``src`` to ``dst`` on ``s``."""
         (da, do), (sa, so) = self.space.find(dst), self.space.find(src)
         plan = plan_memcpy(self.profile, da, do, sa, so, nbytes)
-        self.detector.device_writes(plan.accesses, lambda: da.data.__setitem__(
-            slice(do, do + nbytes), sa.data[so:so + nbytes]))
+        self.detector.device_writes(plan.accesses, lambda: _copy_bytes(da, do, sa, so, nbytes))
         if da.kind == "managed":
             self.space.populate(da, da.page_range(do, do + nbytes), plan.lands)
         if plan.counter:
@@ -336,7 +362,7 @@ class Engine:
             self.detector.device_writes(plan.accesses, lambda: a.data.__setitem__(
                 slice(off, off + nbytes), raw[:nbytes]))
         else:
-            raw[:nbytes] = a.data[off:off + nbytes]
+            raw[:nbytes] = a.data[off:off + nbytes] if a.has_data else 0
         if a.kind == "managed":
             self.space.populate(a, a.page_range(off, off + nbytes), plan.lands)
         if plan.counter:
@@ -345,6 +371,7 @@ class Engine:
         end = self.enqueue(s, plan.seconds, plan.name, plan.accesses, link=plan.link,
                            kind="copy")
         self.clock.wait_for(end)
+        self.detector.waited(s)
 
     # -- host access -------------------------------------------------------------------------------
     @locked

@@ -16,8 +16,9 @@ import numpy as np
 
 from .address_space import AddressSpace
 from .costs import Profile
-from .pages import (CPU_BIT, CPU_ID, Access, Allocation, as_index, contiguous, gpu_bit, loc_bit,
-                    nuniq_div, uniq_div)
+from .extents import PageSet
+from .pages import (CPU_BIT, CPU_ID, Access, Allocation, as_index, contiguous, expand, gpu_bit,
+                    intersect, loc_bit, nuniq_div, true_pages, uniq_div)
 from .policy import Policy
 
 PREFETCH_THRESHOLD = 51     # NVIDIA's prefetcher: a subregion is >51% resident (see profiles)
@@ -95,31 +96,36 @@ class DensityPrefetcher:
         base = a.ptr // hp
         if faulted.size == 0:
             return 0.0
-        if contiguous(faulted):
-            # one run of pages (a whole-array access): its VA blocks by arithmetic
-            first, last = base + int(faulted[0]), base + int(faulted[-1])
-            spans = [(max(first, b * leaves), min(last, (b + 1) * leaves - 1))
-                     for b in range(first // leaves, last // leaves + 1)]
-            groups = [(lo - first, hi - first + 1, lo // leaves) for lo, hi in spans]
-            abs_pages = None
+        if isinstance(faulted, PageSet) or contiguous(faulted):
+            # ranges of pages (a whole-array access is one): only the VA blocks a range edge
+            # falls inside are partly faulted -- the others are full, with nothing left to
+            # prefetch
+            ps = faulted if isinstance(faulted, PageSet) else \
+                PageSet.span(int(faulted[0]), int(faulted[-1]) + 1)
+            absolute = ps.shift(base)
+            edges = np.concatenate((absolute.lo[absolute.lo % leaves != 0] // leaves,
+                                    (absolute.hi[absolute.hi % leaves != 0] - 1) // leaves))
+            groups = []
+            for blk in np.unique(edges).tolist():
+                f = np.asarray(absolute.intersect(PageSet.span(blk * leaves, (blk + 1) * leaves)))
+                groups.append((0, f.size, blk, f - blk * leaves))
         else:                       # (``faulted`` comes sorted: pages of a sorted access)
             abs_pages = base + faulted.astype(np.int64)
             blks = abs_pages // leaves
             if abs_pages[0] // leaves == abs_pages[-1] // leaves:
-                groups = [(0, abs_pages.size, int(blks[0]))]
+                cuts = []
             else:
                 cuts = (np.flatnonzero(np.diff(blks)) + 1).tolist()
-                groups = [(lo, hi, int(blks[lo])) for lo, hi in
-                          zip([0] + cuts, cuts + [int(blks.size)])]
+            groups = [(lo, hi, int(blks[lo]), None) for lo, hi in
+                      zip([0] + cuts, cuts + [int(blks.size)])]
         t = 0.0
-        for lo_i, hi_i, blk in groups:
+        for lo_i, hi_i, blk, f in groups:
             if hi_i - lo_i == leaves:
                 continue                    # the whole block faulted: nothing left to prefetch
-            if abs_pages is None:
-                f0 = first + lo_i - blk * leaves
-                f = np.arange(f0, f0 + hi_i - lo_i, dtype=np.intp)
-            else:
+            if f is None:
                 f = (abs_pages[lo_i:hi_i] - blk * leaves).astype(np.intp)
+            else:
+                f = f.astype(np.intp)
             segs = space.block_segments(blk)
             tree = np.zeros(leaves, dtype=bool)
             for b, pg0, leaf0, n in segs:
@@ -171,8 +177,8 @@ class DensityPrefetcher:
                     self.record.log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} "
                                     "pages to the CPU", bytes=d1 + d2)
                     continue
-                room = space.make_room(g, sel.size * hp, {(b.ptr, int(r)) for r in
-                                                          uniq_div(sel, b.pages_per_region)})
+                room = space.make_room(g, sel.size * hp,
+                                       {b.ptr: uniq_div(sel, b.pages_per_region)})
                 t += room.seconds
                 sel = room.fit(b, sel)
                 if sel.size == 0:
@@ -384,13 +390,13 @@ class Faults:
             pref &= w != 0
         return ~resident & ~remote & (aip | pref)
 
-    def _in_hive(self, w: np.ndarray, g: int) -> np.ndarray:
+    def _in_hive(self, w, g: int):
         """Which pages of residency ``w`` live in the VRAM of another GPU of GPU ``g``'s xGMI
         hive (profile ``xgmi_hive_gpus``)."""
-        out = np.zeros(w.size, dtype=bool)
+        out = w != w
         for h in range(self.space.gpus):
             if h != g and self.profile.same_hive(g, h):
-                out |= (w & gpu_bit(h)) != 0
+                out = out | ((w & gpu_bit(h)) != 0)
         return out & ((w & gpu_bit(g)) == 0)
 
     def _to_sysmem_for_mapping(self, a: Allocation, out: np.ndarray, g: int) -> float:
@@ -415,12 +421,10 @@ class Faults:
         if split or dirty_cost:
             # the 2 MiB regions the GPU already holds other pages of (the CPU took some back)
             ppr = a.pages_per_region
-            on = np.zeros(a.nregions * ppr, dtype=bool)
-            on[:a.npages] = (a.where & gpu_bit(g)) != 0
-            held = on.reshape(a.nregions, ppr).any(axis=1)
+            held = uniq_div(true_pages((a.where & gpu_bit(g)) != 0), ppr)
             if split:
                 # each such region's mapping is rebuilt around the returning pages
-                t_split = int(np.count_nonzero(held[uniq_div(need, ppr)])) * p.fault_split_latency
+                t_split = intersect(uniq_div(need, ppr), held).size * p.fault_split_latency
             if dirty_cost:
                 # pages a CPU fault took back from this GPU and the CPU then wrote, returning
                 # into such a region, cost dirty_refault_latency each on the fault path
@@ -428,15 +432,11 @@ class Faults:
                 # pages grows by ~0.13 ms per MiB where a prefetch of the same pages does not,
                 # and pages the CPU only read come back at the ordinary rate, fit_probe
                 # 'pingpong'; which driver step costs this is not identified)
-                dirty = need[a.cpu_dirty[need] & held[need // ppr]
-                             & ~space.duplicates(a, need, write)]
+                dirty = intersect(need[a.cpu_dirty[need] & ~space.duplicates(a, need, write)],
+                                  expand(held, ppr, a.npages))
                 t_split += dirty.size * dirty_cost
         # migrate whole gpu_page blocks (the GPU's migration granularity)
-        if contiguous(blocks):
-            pages = np.arange(int(blocks[0]) * ppb, min((int(blocks[-1]) + 1) * ppb, a.npages))
-        else:
-            pages = (blocks[:, None] * ppb + np.arange(ppb)[None, :]).ravel()
-            pages = pages[pages < a.npages]
+        pages = expand(blocks, ppb, a.npages)
         pages = pages[(a.where[as_index(pages)] & gpu_bit(g)) == 0]
         dup = space.duplicates(a, pages, write)
         any_dup = bool(dup.any())
@@ -445,7 +445,7 @@ class Faults:
         moved = 0
         for lo in range(0, pages.size, chunk_pages):
             chunk, cdup = pages[lo:lo + chunk_pages], dup[lo:lo + chunk_pages]
-            protect = {(a.ptr, int(r)) for r in uniq_div(chunk, a.pages_per_region)}
+            protect = {a.ptr: uniq_div(chunk, a.pages_per_region)}
             room = space.make_room(g, chunk.size * a.host_page, protect)
             t += room.seconds
             fit = room.fit(a, chunk)
@@ -518,7 +518,7 @@ class Faults:
             t += p.host_op("fault_range_latency")
         if dest != CPU_ID:
             room = space.make_room(dest, pages.size * a.host_page,
-                                   {(a.ptr, int(r)) for r in uniq_div(pages, a.pages_per_region)})
+                                   {a.ptr: uniq_div(pages, a.pages_per_region)})
             t += room.seconds
             pages = room.fit(a, pages)      # what doesn't fit beside device memory stays
         dup = space.duplicates(a, pages, False)

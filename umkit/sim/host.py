@@ -22,21 +22,51 @@ from .faults import DensityPrefetcher
 from .pages import CPU_BIT, CPU_ID, Access, Allocation, gpu_bit, uniq, uniq_div
 from .policy import Policy
 
-#: the cache bookkeeping is trimmed once it holds more allocations than this
-CACHE_ENTRIES = 32
-
-
 class CpuCache:
     """The CPU's cache as a working set: allocation address -> bytes of its last CPU access,
-    least recently touched first."""
+    least recently touched first.
+
+    Only what was touched within the last ``host_cache_bytes`` is kept (anything older is out
+    of the cache whatever happens next, and allocation addresses are never reused), and the
+    bytes touched since an allocation's last access come from a Fenwick tree over the accesses'
+    order: each access costs O(log n) in the allocations inside that window, however many were
+    ever allocated or freed."""
 
     def __init__(self, profile: Profile):
         self.profile = profile
-        self._lru: OrderedDict = OrderedDict()
+        self._lru: OrderedDict = OrderedDict()      # address -> span, oldest first
+        self._slot: dict = {}                       # address -> its place in the tree
+        self._tree: list = [0] * 1025               # Fenwick tree of spans by place (1-based)
+        self._next = 1                              # the next access's place
+        self._total = 0                             # the spans of everything in _lru
 
     def __len__(self) -> int:
         """How many allocations the bookkeeping holds."""
         return len(self._lru)
+
+    def _add(self, i: int, v: int) -> None:
+        tree, n = self._tree, len(self._tree)
+        while i < n:
+            tree[i] += v
+            i += i & -i
+
+    def _prefix(self, i: int) -> int:
+        tree, s = self._tree, 0
+        while i > 0:
+            s += tree[i]
+            i -= i & -i
+        return s
+
+    def _renumber(self) -> None:
+        """Give the kept accesses places 1..n again in a tree twice their number (at least
+        1024): amortised O(log n) per access."""
+        n = max(1024, 2 * len(self._lru))
+        self._tree = [0] * (n + 1)
+        self._slot.clear()
+        for i, (ptr, span) in enumerate(self._lru.items(), start=1):
+            self._slot[ptr] = i
+            self._add(i, span)
+        self._next = len(self._lru) + 1
 
     def span(self, a: Allocation, span: int) -> float:
         """The working set a CPU access of ``span`` bytes of ``a`` runs in, for the cache test
@@ -54,28 +84,36 @@ class CpuCache:
         counted."""
         lru, cache = self._lru, self.profile.p.get("host_cache_bytes")
         ptr = a.ptr
+        old = self._slot.get(ptr)
         if cache is None:
             dist = span
-        elif ptr in lru:
-            dist = span
-            for other in reversed(lru):
-                if other == ptr or dist > cache:
-                    break
-                dist += lru[other]
+        elif old is not None:
+            # the bytes of everything touched after a's last access, a's own last span aside
+            dist = span + (self._total - self._prefix(old))
         else:
             dist = math.inf if a.host_seen else span
         a.host_seen = True
+        if cache is None:
+            return dist
+        if old is not None:
+            self._add(old, -lru[ptr])
+            self._total -= lru[ptr]
+            del lru[ptr]
+        if self._next >= len(self._tree):
+            self._renumber()
+        i = self._next
+        self._next += 1
         lru[ptr] = span
-        lru.move_to_end(ptr)
-        if cache is not None and len(lru) > CACHE_ENTRIES:
-            # forget what lies more than a cache's worth of bytes back: it is out of the cache
-            acc, drop = 0, []
-            for other in reversed(lru):
-                if acc > cache:
-                    drop.append(other)
-                acc += lru[other]
-            for other in drop:
-                del lru[other]
+        self._slot[ptr] = i
+        self._add(i, span)
+        self._total += span
+        # forget what lies more than a cache's worth of bytes back: it is out of the cache
+        while lru:
+            first = next(iter(lru))
+            if self._total - lru[first] <= cache:
+                break
+            self._add(self._slot.pop(first), -lru[first])
+            self._total -= lru.pop(first)
         return dist
 
 

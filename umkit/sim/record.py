@@ -31,6 +31,17 @@ class Record:
         self.counters["umd_ops" if layer == "umd" else "kmd_ops"] += 1
         self.trace.append(dict(t=self.clock.now, op=op, layer=layer, detail=detail, **extra))
 
+    def log_many(self, op: str, layer: str, count: int, entry) -> None:
+        """``count`` driver operations, now, as :meth:`log` would record them one by one;
+        ``entry(i)`` gives the ``i``-th one's (detail, extras), asked only for those the trace
+        keeps."""
+        self.counters["umd_ops" if layer == "umd" else "kmd_ops"] += count
+        keep = count if self.trace.maxlen is None else min(count, self.trace.maxlen)
+        t = self.clock.now
+        for i in range(count - keep, count):
+            detail, extra = entry(i)
+            self.trace.append(dict(t=t, op=op, layer=layer, detail=detail, **extra))
+
     def reset(self) -> None:
         """Counters back to zero (a new dict: copies handed out keep their values), trace
         emptied."""

@@ -12,22 +12,25 @@ Every Python-level way in is checked: indexing, ufuncs (``__array_ufunc__``, inc
 Python hook at all -- ``np.array(v)``, ``bytes(v)``, ``memoryview(v)``, ``rng.random(out=v)``
 -- are checked when the view is handed out (``Engine.host_view``).
 
-A view *kept* from before a launch (``h = a.host``; then a kernel; then C code uses ``h``):
+Paths with no hook are handled where the bytes leave the view's control, while GPU work nobody
+has waited for touches them (``RaceDetector.escape``): a host view handed out, or a view derived
+from one (``a.host[:n]``, ``h.reshape(...)``, ``h.view(np.ndarray)``), or ``.data``, ``.flat`` and
+``.base``, that goes to C code (``np.array(...)``, ``bytes(...)``, ``hashlib``, ``struct``,
+``io.BytesIO``) is a read race if that work writes the bytes; writes through it are found from
+a checksum of the bytes, compared when the work is waited for.  A view *stored* for later
+(``h = a.host``) is live: while it lives, work launched on its allocation is watched the same
+way, so a C write through it while a kernel reads -- or writes, whose result the host would
+silently overwrite -- is reported at the wait.  A raw address (``.ctypes``,
+``__array_interface__``, ``__array_struct__``) is refused (RaceDetected) while such work
+touches the bytes, and afterwards the allocation stays watched while it lives.
 
-* writes through it (``rng.random(out=h)``, a memoryview) while a kernel that reads those
-  bytes runs are found: the allocation is marked when a view of it is stored, launches that
-  read it remember the bytes they read, and a change at the next engine call is flagged
-  (``RaceDetector.start``; the kernel's and copies' own writes are excluded,
-  ``RaceDetector.device_writes``);
-* reads of it by C code (``np.array(h)``, ``bytes(h)``, ``memoryview(h).tobytes()``) while a
-  kernel that writes those bytes runs are **not** flagged.  NumPy copies an ndarray (subclass
-  or not) in C without calling any Python method, the buffer protocol of an ndarray subclass
-  cannot be overridden from Python before 3.12 (PEP 688), and a read leaves no trace to compare
-  afterwards; catching it would need ``a.host`` to return a non-ndarray proxy (breaking
-  ``isinstance(a.host, np.ndarray)`` and NumPy's C paths everywhere) or page protection on the
-  model's memory (a segfault instead of a message).  What is flagged instead: the same read
-  through any Python path on the kept view (indexing, ufuncs, NumPy functions, methods,
-  iteration, pickling), and ``np.array(a.host)`` / ``bytes(a.host)`` taken after the launch.
+Not caught: a *read* by C code through a view stored before a launch that writes the bytes
+(``h = a.host``; kernel; ``np.array(h)``), or through a raw pointer taken earlier.  NumPy copies
+an ndarray in C without calling any Python method, the buffer protocol of an ndarray subclass
+cannot be overridden from Python before 3.12 (PEP 688), and a read leaves no trace to compare;
+catching it would need ``a.host`` to be a non-ndarray proxy or page protection on the model's
+memory.  The same read through any Python path on the stored view (indexing, ufuncs, NumPy
+functions, methods, iteration, pickling) is flagged.
 """
 from __future__ import annotations
 
@@ -106,8 +109,9 @@ def handout_frame() -> object:
 
 class ViewInfo:
     """What a tracked view is a view of: ``alloc`` of ``engine``, seen from ``side`` ("cpu",
-    or the GPU's id)."""
-    __slots__ = ("engine", "alloc", "side")
+    or the GPU's id).  Every view derived from one shares its ViewInfo, so the ViewInfo lives
+    exactly as long as some view of that hand-out does (the race detector holds it weakly)."""
+    __slots__ = ("engine", "alloc", "side", "__weakref__")
 
     def __init__(self, engine, alloc, side):
         self.engine, self.alloc, self.side = engine, alloc, side
@@ -117,13 +121,54 @@ def tracked_view(data: np.ndarray, engine, alloc, side) -> "TrackedView":
     """``data`` (bytes of ``alloc``) as a :class:`TrackedView` whose accesses ``engine`` charges
     to ``side``: "cpu" or a GPU's id."""
     v = data.view(TrackedView)
-    v._umk = ViewInfo(engine, alloc, side)
+    v._umk = info = ViewInfo(engine, alloc, side)
+    if side == "cpu":
+        with engine.lock:
+            engine.detector.view_made(alloc, info)
     return v
+
+
+def _raw(v: np.ndarray) -> np.ndarray:
+    """The plain ndarray over a view's bytes (no check: for this module's own use)."""
+    return np.ndarray.view(v, np.ndarray)
+
+
+def _addr(v: np.ndarray) -> int:
+    return np.ndarray.__array_interface__.__get__(v)["data"][0]
+
+
+def _internal(frame) -> bool:
+    """Whether ``frame`` belongs to the memory layer or the simulator (their own views)."""
+    mod = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return any(mod == p or mod.startswith(p + ".") for p in HANDOUT_LAYERS)
+
+
+def _escape(v, use, who: str) -> None:
+    """The bytes of host view ``v`` reach code that may use them with no hook; ``use()`` says
+    how (:func:`next_use`).  Checked against GPU work in flight (RaceDetector.escape)."""
+    info = v._umk
+    if info is None or info.side != "cpu" or not info.engine.detector.inflight:
+        return
+    if info.alloc.freed:
+        return
+    with info.engine.lock:
+        pages, _ = _pages(v, info.alloc)
+        info.engine.detector.escape(info.alloc, pages, use, who)
+
+
+def _raw_pointer(v, what: str) -> None:
+    """A raw address of host view ``v``'s bytes is handed out (RaceDetector.raw_pointer)."""
+    info = v._umk
+    if info is None or info.side != "cpu" or info.alloc.freed:
+        return
+    with info.engine.lock:
+        pages, _ = _pages(v, info.alloc)
+        info.engine.detector.raw_pointer(info.alloc, pages, what)
 
 
 def _pages(v: np.ndarray, alloc) -> tuple[np.ndarray, int]:
     hp = alloc.host_page
-    start = v.__array_interface__["data"][0] - alloc.data.__array_interface__["data"][0]
+    start = _addr(v) - alloc.data.__array_interface__["data"][0]
     if v.size == 0:
         return np.zeros(0, dtype=np.intp), 0
     if v.flags.c_contiguous or v.flags.f_contiguous:
@@ -143,7 +188,7 @@ def _pages(v: np.ndarray, alloc) -> tuple[np.ndarray, int]:
 
 def _plain(x):
     if isinstance(x, TrackedView):
-        return x.view(np.ndarray)
+        return _raw(x)
     if isinstance(x, (list, tuple)):
         return type(x)(_plain(y) for y in x)
     return x
@@ -222,7 +267,7 @@ def _method(name: str, write: bool):
                 charge(others, [self], name)
             else:
                 charge([self] + others, [], name)
-        return m(self.view(np.ndarray), *_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
+        return m(_raw(self), *_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
     checked.__name__ = checked.__qualname__ = name
     checked.__doc__ = m.__doc__
     return checked
@@ -230,7 +275,13 @@ def _method(name: str, write: bool):
 
 class TrackedView(np.ndarray):
     def __array_finalize__(self, obj):
-        self._umk = getattr(obj, "_umk", None)
+        info = self._umk = getattr(obj, "_umk", None)
+        # a view derived by the learner's code (h.reshape(...), h.T, ...) while GPU work is in
+        # flight: where it goes next decides whether C code may use its bytes with no hook
+        if info is not None and info.side == "cpu" and info.engine.detector.inflight:
+            f = sys._getframe(1)
+            if not _internal(f):
+                _escape(self, lambda: next_use(f), "the host (a view derived from a.host)")
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
         reads: list = []
@@ -276,14 +327,19 @@ class TrackedView(np.ndarray):
 
     def __getitem__(self, key):
         r = super().__getitem__(key)
-        if isinstance(r, np.ndarray) and r.size and np.shares_memory(r.view(np.ndarray),
-                                                                       self.view(np.ndarray)):
-            return r                                   # a view: nothing read yet
+        if isinstance(r, np.ndarray) and r.size and np.shares_memory(_raw(r), _raw(self)):
+            # a view: nothing read yet -- unless it goes on to C code (np.array(a.host[:n]))
+            if self._umk is not None and self._umk.side == "cpu" \
+                    and self._umk.engine.detector.inflight:
+                f = sys._getframe(1)
+                if not _internal(f):
+                    _escape(r, lambda: next_use(f), "the host (a slice of a.host)")
+            return r
         if self._umk is not None:
             target = self._target(key)
             if target is not None:
                 charge([target], [], "getitem")
-        return r.view(np.ndarray) if isinstance(r, np.ndarray) else r
+        return _raw(r) if isinstance(r, np.ndarray) else r
 
     def __setitem__(self, key, value):
         reads: list = []
@@ -293,7 +349,7 @@ class TrackedView(np.ndarray):
             # a scalar stored into a range is a memset (a fill); an array is a memcpy
             charge(reads, [target] if target is not None else [],
                    "fill" if np.ndim(value) == 0 else "setitem")
-        np.ndarray.__setitem__(self.view(np.ndarray), key, _plain(value))
+        np.ndarray.__setitem__(_raw(self), key, _plain(value))
 
     def _target(self, key):
         """The view of self that ``key`` addresses (whole self for fancy indexing)."""
@@ -301,7 +357,7 @@ class TrackedView(np.ndarray):
             t = np.ndarray.__getitem__(self, key)
         except Exception:
             return self
-        if isinstance(t, np.ndarray) and np.shares_memory(t.view(np.ndarray), self.view(np.ndarray)):
+        if isinstance(t, np.ndarray) and np.shares_memory(_raw(t), _raw(self)):
             return t
         if not isinstance(t, np.ndarray):               # a scalar: its own address
             try:
@@ -317,32 +373,32 @@ class TrackedView(np.ndarray):
     def fill(self, value):
         if self._umk is not None:
             charge([], [self], "fill")
-        self.view(np.ndarray).fill(value)
+        _raw(self).fill(value)
 
     def copy(self, order="C"):
         if self._umk is not None:
             charge([self], [], "copy")
-        return self.view(np.ndarray).copy(order)
+        return _raw(self).copy(order)
 
     def tolist(self):
         if self._umk is not None:
             charge([self], [], "tolist")
-        return self.view(np.ndarray).tolist()
+        return _raw(self).tolist()
 
     def tobytes(self, order="C"):
         if self._umk is not None:
             charge([self], [], "tobytes")
-        return self.view(np.ndarray).tobytes(order)
+        return _raw(self).tobytes(order)
 
     def astype(self, dtype, *args, **kwargs):
         if self._umk is not None:
             charge([self], [], "astype")
-        return self.view(np.ndarray).astype(dtype, *args, **kwargs)
+        return _raw(self).astype(dtype, *args, **kwargs)
 
     def item(self, *args):
         if self._umk is not None:
             charge([self._target(args if len(args) != 1 else args[0]) if args else self], [], "item")
-        return self.view(np.ndarray).item(*args)
+        return _raw(self).item(*args)
 
     for _n in _READERS:
         locals()[_n] = _method(_n, False)
@@ -350,10 +406,59 @@ class TrackedView(np.ndarray):
         locals()[_n] = _method(_n, True)
     del _n
 
+    # the ways to the bytes that no Python hook follows
+    def view(self, *args, **kwargs):
+        r = np.ndarray.view(self, *args, **kwargs)
+        if self._umk is not None:
+            f = sys._getframe(1)
+            if not _internal(f):
+                plain = not isinstance(r, TrackedView)
+                _escape(self, (lambda: "unknown") if plain else (lambda: next_use(f)),
+                        "the host (a.host.view(...))")
+        return r
+
+    @property
+    def data(self):
+        _escape(self, lambda: "unknown", "the host (a.host.data, a memoryview)")
+        return np.ndarray.data.__get__(self)
+
+    @property
+    def flat(self):
+        _escape(self, lambda: "unknown", "the host (a.host.flat)")
+        return np.ndarray.flat.__get__(self)
+
+    @flat.setter
+    def flat(self, value):
+        if self._umk is not None:
+            reads: list = []
+            _collect(value, reads)
+            charge(reads, [self], "fill" if np.ndim(value) == 0 else "setitem")
+        np.ndarray.flat.__set__(_raw(self), _plain(value))
+
+    @property
+    def base(self):
+        _escape(self, lambda: "unknown", "the host (a.host.base)")
+        return np.ndarray.base.__get__(self)
+
+    @property
+    def ctypes(self):
+        _raw_pointer(self, "a.host.ctypes")
+        return np.ndarray.ctypes.__get__(self)
+
+    @property
+    def __array_interface__(self):
+        _raw_pointer(self, "a.host.__array_interface__")
+        return np.ndarray.__array_interface__.__get__(self)
+
+    @property
+    def __array_struct__(self):
+        _raw_pointer(self, "a.host.__array_struct__")
+        return np.ndarray.__array_struct__.__get__(self)
+
     def _read_all(self, what: str):
         if self._umk is not None:
             charge([self], [], what)
-        return self.view(np.ndarray)
+        return _raw(self)
 
     # iteration, scalar conversion, copying and pickling read the data too
     def __iter__(self):
@@ -384,10 +489,10 @@ class TrackedView(np.ndarray):
         return self._read_all("pickle").__reduce_ex__(protocol)
 
     def __repr__(self):
-        return "Tracked" + repr(self.view(np.ndarray))
+        return "Tracked" + repr(_raw(self))
 
     def __str__(self):
-        return str(self.view(np.ndarray))
+        return str(_raw(self))
 
     def __reduce__(self):
         return self._read_all("pickle").__reduce__()

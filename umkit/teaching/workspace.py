@@ -9,6 +9,11 @@ in ``workspace/.umkit-workspace.json``).
 
     umkit workspace                  # notebooks/ -> workspace/, from the repository root
     umkit workspace --src notebooks --dest my-workspace
+    umkit workspace --lang zh --dest workspace-zh   # the Chinese edition (notebooks/zh/)
+
+The Chinese workspace takes each notebook and guide from ``notebooks/zh/`` where the Chinese
+edition has it (the English one elsewhere), and writes a ``.umkit-lang`` marker so that umkit
+prints Chinese there (:mod:`umkit.runtime.lang`); the English workspace leaves ``zh/`` out.
 """
 from __future__ import annotations
 
@@ -32,6 +37,8 @@ def _extra(rel: Path) -> bool:
 
 
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__"}
+#: the editions besides English: the folder under src that holds each
+EDITIONS = {"zh": "zh"}
 
 
 @dataclass
@@ -75,12 +82,18 @@ def _sha(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _sources(src: Path):
+def _sources(src: Path, lang: str = "en"):
     for p in sorted(src.rglob("*")):
         rel_parts = p.relative_to(src).parts
         if SKIP_DIRS.intersection(rel_parts) or p.is_symlink() or not p.is_file():
             continue         # only regular files of the source tree itself (no links, no FIFOs)
+        if rel_parts[0] in EDITIONS.values():
+            continue         # another edition's copy: taken in its place below, never as itself
         rel = p.relative_to(src).as_posix()
+        if lang in EDITIONS:
+            other = src / EDITIONS[lang] / rel
+            if other.is_file() and not other.is_symlink():
+                p = other
         if p.suffix == ".ipynb":
             yield rel, p, True
         elif _extra(p.relative_to(src)):
@@ -127,12 +140,16 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def sync(src="notebooks", dest="workspace") -> SyncReport:
+def sync(src="notebooks", dest="workspace", lang: str = "en") -> SyncReport:
     """Make or refresh ``dest`` from the notebooks under ``src`` (outputs cleared).  New copies are
     written; a copy still exactly as written last time is refreshed when its source changed; a
-    copy the learner changed is kept as it is.  Returns a :class:`SyncReport`."""
+    copy the learner changed is kept as it is.  ``lang="zh"``: the Chinese edition, with its
+    language marker.  Returns a :class:`SyncReport`."""
     from .. import validate as V
     src, dest = V.path(src, "src"), V.path(dest, "dest")
+    if lang != "en" and lang not in EDITIONS:
+        raise InvalidArgument(f"lang={lang!r}: the notebooks exist in en and "
+                              f"{', '.join(EDITIONS)}", argument="lang", hint="e.g. lang='zh'")
     if not src.is_dir():
         raise InvalidArgument(f"src={str(src)!r} is not a directory", argument="src",
                               hint="run from the repository root, or pass src='path/to/notebooks'")
@@ -158,11 +175,17 @@ def sync(src="notebooks", dest="workspace") -> SyncReport:
             manifest = {}
     rep = SyncReport(dest)
     root = dest.resolve()
-    for rel, path, is_nb in _sources(src):
+    for rel, path, is_nb in _sources(src, lang):
         try:
             _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep)
         except Exception as e:          # one bad file is reported; the others still sync
             rep.problems.append((rel, _why(e)))
+    if lang in EDITIONS:                      # umkit prints this language in the workspace
+        from ..runtime.lang import MARKER
+        if _kind(dest / MARKER) in (None, "file"):
+            _write_atomic(dest / MARKER, f"{lang}\n".encode())
+        else:
+            rep.problems.append((MARKER, "not a regular file: the language marker was not written"))
     kind = _kind(mpath)
     if kind not in (None, "file"):
         rep.problems.append((MANIFEST, f"{kind}: the record of untouched copies was not saved"))
@@ -213,7 +236,7 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
 
 
 def main(args) -> int:
-    rep = sync(args.src, args.dest)
+    rep = sync(args.src, args.dest, getattr(args, "lang", "en") or "en")
     if not args.quiet or rep.kept or rep.problems:
         print(rep.summary(), file=sys.stderr if rep.problems else sys.stdout)
     return 0

@@ -313,3 +313,18 @@ def epoch_loop(n: int = 1 << 20, epochs: int = 3, use_prefetch: bool = True,
     finally:
         for x in (a, b, out):
             x.free()
+
+
+#: the whole model's training step at real sizes (``whole_model``), exported as lazy attributes:
+#: that module builds on the strategies above
+WHOLE_MODEL = ("CARDS", "MODELS", "ModelSpec", "ModelStep", "Plan", "StepCost", "model_buffers",
+               "model_step_costs", "plan_model")
+
+
+def __getattr__(name):
+    if name in WHOLE_MODEL:
+        import importlib
+        value = getattr(importlib.import_module(__name__ + ".whole_model"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,6 +47,16 @@ __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Predic
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
 
+def _t(text: str) -> str:
+    """``text`` in the learner's language (umkit.runtime.lang); a labels answer's lines, joined
+    by " | ", one by one."""
+    from ...runtime.lang import tr
+    out = tr(text)
+    if out == text and isinstance(text, str) and " | " in text:
+        out = " | ".join(tr(part) for part in text.split(" | "))
+    return out
+
+
 @dataclass
 class Verdict:
     ok: bool
@@ -61,28 +71,28 @@ class Verdict:
     def hint(self, level: int = 2) -> str:
         """The hint of tier ``level`` (2: the concept; 3: the answer)."""
         if self.ok:
-            return "it passes: no hint needed"
+            return _t("it passes: no hint needed")
         if level >= 3:
-            return self.answer or self.concept or "no further hint for this one"
-        return self.concept or "no further hint for this one: read the message again"
+            return _t(self.answer or self.concept or "no further hint for this one")
+        return _t(self.concept or "no further hint for this one: read the message again")
 
     def _tiers(self) -> list[tuple[str, str]]:
-        out = [("", self.message)]
+        out = [("", _t(self.message))]
         if self.ok:
             return out
         if self.level >= 2 and self.concept:
-            out.append(("concept", self.concept))
+            out.append((_t("concept"), _t(self.concept)))
         if self.level >= 3 and self.answer:
-            out.append(("answer", self.answer))
+            out.append((_t("answer"), _t(self.answer)))
         return out
 
     def _more(self) -> str:
         if self.ok:
             return ""
         if self.level < 2 and self.concept:
-            return "stuck? run the check again with hint=2 for a pointer to the concept"
+            return _t("stuck? run the check again with hint=2 for a pointer to the concept")
         if self.level < 3 and self.answer:
-            return "still stuck? hint=3 shows the answer"
+            return _t("still stuck? hint=3 shows the answer")
         return ""
 
     def _repr_html_(self):
@@ -91,7 +101,7 @@ class Verdict:
         color = "#2e7d32" if self.ok else "#c62828"
         mark = "&#10004;" if self.ok else "&#10008;"
         head = (f'<div style="color:{color};font-weight:600">{mark} '
-                f'{html.escape(self.message, quote=False)}</div>')
+                f'{html.escape(_t(self.message), quote=False)}</div>')
         parts = [head]
         for name, text in self._tiers()[1:]:
             body = (f'<pre style="margin:2px 0 0 0;white-space:pre-wrap">{html.escape(text)}</pre>'
@@ -104,7 +114,7 @@ class Verdict:
         return parts[0] if len(parts) == 1 else "<div>" + "".join(parts) + "</div>"
 
     def __repr__(self):
-        lines = [("PASS: " if self.ok else "NOT YET: ") + self.message]
+        lines = [_t("PASS: " if self.ok else "NOT YET: ") + _t(self.message)]
         lines += [f"  {name}: {text}" for name, text in self._tiers()[1:]]
         more = self._more()
         if more:
@@ -154,11 +164,32 @@ def tiered(check):
         refusal = _hint_refusal(hint)
         if refusal is not None:
             return refusal
-        v = check(*args, **kwargs)
+        try:
+            v = check(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - a check always returns a verdict
+            v = ungradable(e)
+        if not isinstance(v, Verdict):
+            v = failed(f"the check could not grade this answer (it gave {type(v).__name__}, "
+                       "not a verdict)")
         v.level = hint
         return v
     wrapper.tiered = True
     return wrapper
+
+
+def ungradable(error: BaseException) -> Verdict:
+    """The verdict when grading itself failed on what the learner gave (an object whose every
+    operation raises, NaN where a count was due, an array the learner's code freed under the
+    check, the backend switched mid-check): a check always answers with a verdict."""
+    from ...errors import UseAfterFree
+    if isinstance(error, UseAfterFree):
+        return failed("your code freed an array the check gave it, or used one after freeing "
+                      f"it ({raised(error)}): free only what your own code allocated",
+                      "§3.1: an array is freed once, by whoever allocated it")
+    if isinstance(error, RecursionError):
+        return failed("your code recursed without end (RecursionError): what calls itself?")
+    return failed("the check could not use what your code gave back "
+                  f"({raised(error)}): return the kind of value the exercise asks for")
 
 
 # -- exercises as data ----------------------------------------------------------------------------
@@ -388,9 +419,24 @@ def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
     if refusal is not None:
         return refusal
     context = exercise.setup(**options) if exercise.setup is not None else dict(options)
-    v = _grade(exercise, submitted, context)
+    try:
+        # the whole check runs on the backend it started on: a learner's umkit.use(...) inside
+        # the graded code switches the process, not the measurement the check is taking
+        with _pinned_backend():
+            v = _grade(exercise, submitted, context)
+    except Exception as e:  # noqa: BLE001 - a check always returns a verdict
+        v = ungradable(e)
+        v.concept = v.concept or exercise.concept
     v.level = hint
     return v
+
+
+def _pinned_backend():
+    from ...runtime.context import RUNTIME
+    act = RUNTIME.peek()
+    if act is None:
+        return contextlib.nullcontext()
+    return RUNTIME.using_backend(act.backend, act.name, act.reason)
 
 
 # -- what the checks share ------------------------------------------------------------------------
@@ -473,18 +519,19 @@ class Prediction:
         rows = []
         for k in list(self.guesses) + [k for k in self.measured if k not in self.guesses]:
             g, m = self.guesses.get(k), self.measured.get(k)
-            rows.append((k, _fmt(g), _fmt(m), _compare(g, m)))
+            rows.append((k, _fmt(g), _fmt(m), _t(_compare(g, m))))
         return rows
 
     def __repr__(self):
         if not self.measured:
             n = sum(v is not None for v in self.guesses.values())
-            return (f"prediction '{self.name}' kept: {n} of {len(self.guesses)} guesses written "
-                    "(reveal(...) shows them beside the measurement)")
+            return _t(f"prediction '{self.name}' kept: {n} of {len(self.guesses)} guesses written "
+                      "(reveal(...) shows them beside the measurement)")
         unit = f" ({self.unit})" if self.unit else ""
         rows = self._rows()
         w = max(len(r[0]) for r in rows)
-        lines = [f"{'':<{w}}  {'your guess' + unit:>16}  {'measured' + unit:>16}  comparison"]
+        lines = [f"{'':<{w}}  {_t('your guess') + unit:>16}  {_t('measured') + unit:>16}  "
+                 f"{_t('comparison')}"]
         lines += [f"{k:<{w}}  {g:>16}  {m:>16}  {c}" for k, g, m, c in rows]
         return "\n".join(lines)
 
@@ -492,8 +539,8 @@ class Prediction:
         if not self.measured:
             return f"<pre>{html.escape(repr(self))}</pre>"
         unit = f" ({html.escape(self.unit)})" if self.unit else ""
-        head = (f"<tr><th></th><th>your guess{unit}</th><th>measured{unit}</th>"
-                "<th>comparison</th></tr>")
+        head = (f"<tr><th></th><th>{_t('your guess')}{unit}</th><th>{_t('measured')}{unit}</th>"
+                f"<th>{_t('comparison')}</th></tr>")
         body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(g)}</td>"
                        f"<td>{html.escape(m)}</td><td>{html.escape(c)}</td></tr>"
                        for k, g, m, c in self._rows())

@@ -58,6 +58,8 @@ class ECGView:
         self.table = W.HTML()
         self.widget = W.VBox([W.HBox([self.progress, self.label]), self.image, self.table])
         self.widget.add_class("umk-ecg")
+        from ...runtime.lang import localize
+        localize(self.widget)           # the learner's language: labels
 
     def _progress(self, done, total, name):
         self.progress.max = total

@@ -447,6 +447,7 @@ def _ticks(lo: float, hi: float) -> list[float]:
     return sorted(t for t in out if lo <= t <= hi * 1.0001)
 
 
+GROUP_MIN_PX = 120        # a run's group of bars is at least this wide; more runs wrap to a new row
 CSS = """<style>
 .umk-panel{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222}
 .umk-title h2{margin:4px 0 2px;font-size:22px}
@@ -464,8 +465,8 @@ CSS = """<style>
   white-space:nowrap}
 .umk-ycap{font-size:12px;color:#555;margin:8px 0 0 0}
 .umk-scroll{flex:1 1 auto;overflow-x:auto;min-width:0}
-.umk-row{display:flex;gap:16px;align-items:flex-start}
-.umk-group{display:flex;flex-direction:column;min-width:150px;overflow:hidden}
+.umk-row{display:flex;flex-wrap:wrap;gap:12px 16px;align-items:flex-start}
+.umk-group{display:flex;flex-direction:column;min-width:GROUP_MIN_PXpx;overflow:hidden}
 .umk-bars{position:relative;display:flex;align-items:flex-end;gap:1px;
   border-left:1px solid #999;border-bottom:1px solid #999;padding:0 2px}
 .umk-grid{position:absolute;left:0;right:0;border-top:1px dotted #ccc;pointer-events:none}
@@ -480,15 +481,15 @@ CSS = """<style>
   font-size:15px;width:100%}
 .umk-table-scroll{max-width:100%;overflow-x:auto}
 table.umk-counters{border-collapse:collapse;font-size:13px;margin-top:6px;line-height:1.35}
-table.umk-counters th,table.umk-counters td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;
+table.umk-counters th,table.umk-counters td{padding:3px 6px;border-bottom:1px solid #ddd;text-align:right;
   white-space:nowrap;vertical-align:bottom}
 table.umk-counters th{background:#f3f5f8;font-weight:600}
 table.umk-counters td.umk-l,table.umk-counters th.umk-l{text-align:left;white-space:normal;
-  min-width:200px;max-width:340px;overflow-wrap:anywhere}
+  min-width:150px;max-width:340px;overflow-wrap:anywhere}
 table.umk-counters i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;
   vertical-align:-1px}
 .umk-legend{font-size:12px;color:#555;margin:2px 0 0 64px}
-</style>"""
+</style>""".replace("GROUP_MIN_PX", str(GROUP_MIN_PX))
 
 
 def _bar_title(run: PanelRun, rec) -> str:
@@ -545,9 +546,10 @@ def bars_html(runs, height: int = 230) -> str:
         if r.profile:
             state += f" · modelled {r.profile}"
         slots = r.planned if r.running else max(1, len(r.steps))   # a stopped run: its steps
-        width = max(150, 4 * slots)
+        width = max(GROUP_MIN_PX, 4 * slots)
         groups.append(
-            f'<div class="umk-group" data-run="{r.index}" style="flex:{max(slots, 8)} 1 {width}px">'
+            f'<div class="umk-group" data-run="{r.index}" style="flex:{max(slots, 8)} 1 {width}px;'
+            f'max-width:{2 * width}px">'
             f'<div class="umk-bars" style="height:{height}px">{grid}{median}{"".join(bars)}</div>'
             f'<div class="umk-label" style="border-color:{r.color}">'
             f'<b style="color:{r.color}">#{r.index}</b> {html.escape(r.label.split(" ", 1)[1])}'
@@ -649,8 +651,10 @@ class StrategyPanel:
         self._gpu_backend = backend_name() if backend_name() != "sim" else None
 
         st = {"description_width": "112px"}
-        wide = W.Layout(width="390px")
-        narrow = W.Layout(width="230px")
+        # fixed widths that give way in a narrow column (1024 px, projector mode): a dropdown
+        # keeps its arrow and a field its digits instead of being cut by the column's edge
+        wide = W.Layout(width="390px", max_width="100%")
+        narrow = W.Layout(width="230px", max_width="100%")
         self.controls = {
             "memory": W.Dropdown(options=list(MEMORY_CHOICES), value=start["memory"],
                                  description="memory", style=st, layout=wide),
@@ -677,7 +681,7 @@ class StrategyPanel:
             + [(profile_label(n), n) for n in names]
         self.profile_picker = W.Dropdown(
             options=opts, value=cur if not self._gpu_backend else "", description="hardware",
-            style=st, layout=W.Layout(width="470px"),
+            style=st, layout=W.Layout(width="470px", max_width="100%"),
             tooltip="the card the sim backend models (umkit.use('sim', profile=...))")
         self.profile_picker.add_class("umk-ctl-profile")
         self.profile_picker.observe(self._on_profile, names="value")
@@ -719,16 +723,21 @@ class StrategyPanel:
                      (self.chart, "umk-chart-w"), (self.table, "umk-table-w")):
             w.add_class(c)
         c = self.controls
-        left = W.VBox([c["memory"], c["prefetch"], c["advice"], c["pattern"]])
-        right = W.VBox([c["size_mib"], c["steps"], c["every"]])
+        left = W.VBox([c["memory"], c["prefetch"], c["advice"], c["pattern"]],
+                      layout=W.Layout(max_width="100%"))
+        right = W.VBox([c["size_mib"], c["steps"], c["every"]], layout=W.Layout(max_width="100%"))
         buttons = W.HBox([self.run_button, self.stop_button, self.reset_button, self.status],
-                         layout=W.Layout(align_items="center", margin="6px 0 0 0"))
+                         layout=W.Layout(align_items="center", margin="6px 0 0 0",
+                                         flex_flow="row wrap"))
         self.widget = W.VBox([self.title, self.backend_label, self.profile_picker,
-                              W.HBox([left, right], layout=W.Layout(margin="6px 0 0 0")),
+                              W.HBox([left, right], layout=W.Layout(margin="6px 0 0 0",
+                                                                    flex_flow="row wrap")),
                               buttons, self.message, self.chart, self.table],
                              layout=W.Layout(padding="4px 10px", width="100%"))
         self.widget.add_class("umk-panel")
         self._draw(force=True)
+        from ...runtime.lang import localize
+        localize(self.widget)           # the learner's language: labels, buttons, help
 
     # the modelled card
     def use_profile(self, name: str):

@@ -55,9 +55,9 @@ def grid_html(cells: np.ndarray, columns: int | None = None) -> str:
         columns = 64 if n >= 256 else max(1, int(np.ceil(np.sqrt(n))))
     style = "".join(f".umk-c{k}{{background:{c}}}" for k, c in plots.STATE_COLORS.items())
     body = "".join(f'<i class="umk-c{int(c)}"></i>' for c in cells.tolist())
-    width = min(760, columns * 12)
+    width = min(760, columns * 12)         # at most; in a narrower column the cells get smaller
     return (f"<style>{style}</style><div class='umk-rmap-grid' style='grid-template-columns:"
-            f"repeat({columns},1fr);width:{width}px'>{body}</div>")
+            f"repeat({columns},1fr);width:100%;max-width:{width}px'>{body}</div>")
 
 
 def legend_html(present) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ...errors import InvalidArgument
 from ...runtime import backend_name, use, using
-from .panel import StrategyPanel, error_message
+from .panel import DEFAULTS, StrategyPanel, error_message
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,10 @@ CSS = """<style>
 .umk-ws-ask{background:#eef5ff;border:1px solid #c8dcf5;border-radius:4px;padding:6px 10px;
   font-size:15px;margin:4px 0;color:#123}
 .umk-ws-side h3{margin:4px 0;font-size:17px}
+.umk-ws-results{min-width:0}
 .umk-projector{zoom:1.4}
 .umk-projector .umk-title h2{font-size:30px}
+.umk-projector table.umk-counters th,.umk-projector table.umk-counters td{padding:3px 4px}
 </style>"""
 
 
@@ -100,7 +102,7 @@ class Workshop:
         self.preset_picker = W.Dropdown(
             options=[("(choose a demo)", "")] + [(p.title, p.key) for p in PRESETS], value="",
             description="demo", style={"description_width": "112px"},
-            layout=W.Layout(width="640px"))
+            layout=W.Layout(width="640px", max_width="100%"))
         self.preset_picker.add_class("umk-ctl-preset")
         self.preset_picker.observe(lambda c: c["new"] and self.apply(c["new"]), names="value")
         self.ask = W.HTML()
@@ -128,21 +130,35 @@ class Workshop:
                                 W.HBox(list(self.rmap_buttons.values())[:2]),
                                 W.HBox(list(self.rmap_buttons.values())[2:]), self.rmap.widget])
         self.ecg_button = W.Button(description="Record the memory ECG on this card",
-                                   layout=W.Layout(width="300px"))
+                                   layout=W.Layout(width="300px", max_width="100%"))
         self.ecg_button.add_class("umk-ws-ecg")
         self.ecg_button.on_click(lambda _b: self.record_ecg(threaded=True))
         self.ecg_status = W.HTML()
-        self.ecg_image = W.Image(format="png", layout=W.Layout(max_width="100%"))
+        # hidden until an ECG is recorded: an empty image is a broken-image icon in the browser
+        self.ecg_image = W.Image(format="png", layout=W.Layout(max_width="100%", display="none"))
         self.ecg_box = W.VBox([W.HTML("<div class='umk-ws-side'><h3>Memory ECG (显存心电图)</h3>"
                                       "</div>"), self.ecg_button, self.ecg_status, self.ecg_image])
-        side = W.VBox([self.rmap_box, self.ecg_box], layout=W.Layout(width="40%", min_width="380px"))
-        main = W.VBox([self.panel.widget], layout=W.Layout(width="60%", min_width="560px"))
+        # the panel's controls beside the residency map and the ECG; its chart and counters table
+        # below both, across the whole width, so six runs and twelve columns have room
+        pn = self.panel
+        controls = W.VBox([w for w in pn.widget.children if w not in (pn.chart, pn.table)],
+                          layout=W.Layout(padding="4px 10px", min_width="0"))
+        controls.add_class("umk-panel")
+        results = W.VBox([pn.chart, pn.table], layout=W.Layout(padding="4px 10px", width="100%"))
+        results.add_class("umk-panel")
+        results.add_class("umk-ws-results")
+        side = W.VBox([self.rmap_box, self.ecg_box],
+                      layout=W.Layout(flex="2 1 340px", min_width="0", max_width="100%"))
+        main = W.VBox([controls], layout=W.Layout(flex="3 1 540px", min_width="0", max_width="100%"))
         top = W.HBox([self.preset_picker, self.reset_button, self.projector_toggle],
                      layout=W.Layout(align_items="center", flex_flow="row wrap"))
         self.widget = W.VBox([W.HTML(CSS), top, self.ask,
                               W.HBox([main, side], layout=W.Layout(flex_flow="row wrap",
-                                                                   width="100%"))])
+                                                                   width="100%")),
+                              results])
         self.widget.add_class("umk-workshop")
+        from ...runtime.lang import localize
+        localize(self.widget)           # the learner's language: labels, buttons, help
 
     # -- presets ---------------------------------------------------------------------------------
     def apply(self, key: str):
@@ -166,7 +182,8 @@ class Workshop:
         return p
 
     def reset(self):
-        """Clear the runs, the ECG and the message; back to the default card."""
+        """Clear the runs, the ECG and the message; back to the default card and the panel's
+        starting controls."""
         if self.panel.running:
             self.panel.stop()
             self.panel.wait(30)
@@ -176,8 +193,10 @@ class Workshop:
             self.panel.use_profile("")
         else:
             self.panel.use_profile("h200-pcie5")
+        self.panel.set(**DEFAULTS)
         self.ask.value = ""
         self.ecg_image.value = b""
+        self.ecg_image.layout.display = "none"
         self.ecg_status.value = ""
         self._new_array()
 
@@ -241,6 +260,7 @@ class Workshop:
             res = ecg.record(steps=self.ecg_steps)
             fig = plots.ecg(res)
             self.ecg_image.value = fig_png(fig)
+            self.ecg_image.layout.display = ""
             plt.close(fig)
             spiky = [r["strategy"] for r in res["summary"] if r["verdict"] == "spiky"]
             self.ecg_status.value = (f"<div class='umk-ws-ecg-done'>{len(res['curves'])} strategies x "

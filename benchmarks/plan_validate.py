@@ -1,0 +1,545 @@
+"""Does umkit.plan's prediction hold on a real GPU?  The PyTorch training loop of
+``benchmarks/torch_training.py``, recorded with ``umkit.plan``, its four memory variants
+predicted by replaying the recording on sim, then measured, and the two compared.
+
+    python benchmarks/plan_validate.py [--out DIR] [--steps 20] [--rounds 3] [--profile h200-pcie5]
+    python benchmarks/plan_validate.py --backend sim --width 256 --layers 2 --batch 64
+
+1. **Record**: the ``managed`` variant of the loop (model, gradients and Adam's state in
+   managed memory, the CPU statistic of the weights every ``--cpu-every`` steps) under
+   ``umkit.plan.recorder()`` with CUPTI's unified-memory counters on, its tensors named with
+   ``rec.name_torch``.  Without cupti-python the recording keeps only the tensors' names,
+   sizes and roles (the CPU's touches are then unknown), and the output says so.
+2. **Predict**: ``rec.result().recommend(profiles=[--profile], plans=the four variants)``:
+   each variant's step time (the mean of the steady steps, step 0 left out) replayed on sim,
+   and the recommended plan.
+3. **Measure**: each variant ``--rounds`` times (counters off), in a rotating order; the
+   recommended plan too when it is none of the four (each tensor placed as the plan says).
+4. **Compare**: for each pair of variants, the predicted order against the measured order; a
+   pair whose measured difference is within the card's own repeat spread (the larger of the two
+   variants' max - min over the rounds) is *not settled* and counts neither way.  And the
+   recommended plan's measured time against the fastest measured variant (target: within 10 %).
+
+Writes ``plan_validate.json`` and ``plan_validate.md`` into ``--out`` (and the recording,
+``plan_recording.json``, which ``umkit plan`` reads).  Exit 0 when every number could be
+computed -- a prediction that misses is a result, not a failure; 1 when something crashed or a
+result could not be computed; 2 when there is nothing to run on (no PyTorch or no GPU).
+
+``--backend sim`` runs the same steps on the simulator with a umkit-array twin of the loop
+(the same buffers, names and CPU statistic; one kernel a step), which is what the tests run.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.util
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+VARIANTS = ("device", "managed", "managed+prefetch", "optstate->cpu")
+#: each variant of torch_training.py as a plan ({role: choice}; the batches stay in device
+#: memory in every variant, as the benchmark keeps them)
+VARIANT_PLANS = {
+    "device": {"parameter": "device", "gradient": "device", "optimizer state": "device"},
+    "managed": {"parameter": "managed", "gradient": "managed", "optimizer state": "managed"},
+    # ut.prefetch(model, "gpu") before each step: the parameters and their gradients
+    "managed+prefetch": {"parameter": "managed+prefetch", "gradient": "managed+prefetch",
+                         "optimizer state": "managed"},
+    "optstate->cpu": {"parameter": "managed", "gradient": "managed",
+                      "optimizer state": "managed+advice-cpu"},
+}
+RECORDED = "managed"            # the variant that is recorded
+TARGET = 0.10                   # the recommended plan within 10 % of the fastest variant
+BATCHES = ("x", "y")            # the names of the loop's batch tensors in the table
+
+
+def torch_training():
+    """benchmarks/torch_training.py as a module (the loop, its variants, its checks)."""
+    spec = importlib.util.spec_from_file_location("torch_training",
+                                                  ROOT / "benchmarks" / "torch_training.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# -- the comparison (no GPU needed) ------------------------------------------------------------------
+def steady_ms(step_ms) -> float:
+    """The loop's step time: the mean of the steady steps (step 0, the warm-up, left out), as
+    umkit.plan predicts it."""
+    from umkit.plan.replay import mean_ms
+    return mean_ms(list(step_ms))
+
+
+def ordering(times: dict) -> list:
+    """The names of ``times`` fastest first."""
+    return sorted(times, key=lambda k: (times[k], k))
+
+
+def compare(predicted: dict, measured: dict, recommended: str | None = None,
+            target: float = TARGET) -> dict:
+    """Predicted against measured.  ``predicted``: {variant: ms}; ``measured``: {name: [ms
+    of each round]} (the variants, and ``recommended`` when it is a plan of its own);
+    ``recommended``: the name in ``measured`` that stands for the recommended plan.
+
+    Returns the pairs (each with the predicted and the measured order and whether the
+    measurement settles it), the two orderings, and the recommended plan's measured time
+    against the fastest measured variant."""
+    for name, v in predicted.items():
+        if not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"the prediction of {name} is {v!r}: not a number")
+    for name, rounds in measured.items():
+        if not rounds or not all(isinstance(x, (int, float)) and math.isfinite(x) for x in rounds):
+            raise ValueError(f"the measurement of {name} is {rounds!r}: no finite rounds")
+    names = [v for v in predicted if v in measured]
+    if len(names) < 2:
+        raise ValueError("fewer than two variants both predicted and measured")
+    med = {k: statistics.median(v) for k, v in measured.items()}
+    spread = {k: max(v) - min(v) for k, v in measured.items()}
+    pairs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            p_first = a if predicted[a] <= predicted[b] else b
+            m_first = a if med[a] <= med[b] else b
+            diff, noise = abs(med[a] - med[b]), max(spread[a], spread[b])
+            settled = diff > noise
+            pairs.append(dict(a=a, b=b, predicted_faster=p_first, measured_faster=m_first,
+                              predicted_ms=[predicted[a], predicted[b]],
+                              measured_ms=[med[a], med[b]], measured_difference_ms=diff,
+                              repeat_spread_ms=noise, settled=settled,
+                              agree=(p_first == m_first) if settled else None))
+    settled = [p for p in pairs if p["settled"]]
+    out = dict(predicted_order=ordering({k: predicted[k] for k in names}),
+               measured_order=ordering({k: med[k] for k in names}),
+               pairs=pairs, settled=len(settled), agree=sum(bool(p["agree"]) for p in settled),
+               not_settled=len(pairs) - len(settled),
+               ordering_holds=all(p["agree"] for p in settled),
+               measured_median_ms={k: med[k] for k in measured},
+               repeat_spread_ms={k: spread[k] for k in measured}, rounds=min(map(len, measured.values())))
+    if recommended is not None:
+        if recommended not in med:
+            raise ValueError(f"the recommended plan {recommended!r} was not measured")
+        fastest = min(names, key=lambda k: med[k])
+        ratio = med[recommended] / med[fastest] if med[fastest] > 0 else math.inf
+        out["recommended"] = dict(name=recommended, measured_ms=med[recommended],
+                                  fastest=fastest, fastest_ms=med[fastest],
+                                  ratio=ratio, target=target, within=ratio <= 1 + target)
+    return out
+
+
+def same_plan(plan: dict, variants: dict) -> str | None:
+    """The variant whose plan ({buffer id: choice}) is ``plan``, or None."""
+    for name, p in variants.items():
+        if p == plan:
+            return name
+    return None
+
+
+def rounds_order(names: list, k: int) -> list:
+    """Round ``k``'s order: the names rotated by ``k`` (no variant always runs first)."""
+    k %= max(1, len(names))
+    return names[k:] + names[:k]
+
+
+# -- the loop on PyTorch (cuda) -------------------------------------------------------------------------
+class TorchLoop:
+    """torch_training.py's loop: recorded, and run as a variant or as any plan."""
+
+    def __init__(self, a):
+        import torch
+        import umkit.interop.torch as ut
+        self.a, self.torch, self.ut, self.tt = a, torch, ut, torch_training()
+        self.x, self.y = self.tt.batches(a, torch)
+
+    def device(self) -> str:
+        return self.torch.cuda.get_device_name(0)
+
+    def record(self, name: str):
+        import umkit
+        tt, torch, ut = self.tt, self.torch, self.ut
+        model, opt, pool = tt.build(RECORDED, self.a, torch, ut)
+        torch.cuda.synchronize()
+        with umkit.plan.recorder(name) as rec:
+            rec.name_torch(model, opt, dict(zip(BATCHES, (self.x, self.y))))
+            losses = tt.train(model, opt, self.x, self.y, rec, self.a, torch, ut,
+                              variant=RECORDED)
+        del model, opt, pool
+        self.release()
+        return rec.result(), [float(v) for v in losses]
+
+    def release(self):
+        """Give the memory of the run that just ended back (its tensors are gone)."""
+        self.torch.cuda.synchronize()
+        self.torch.cuda.empty_cache()
+
+    def run(self, variant=None, plan=None):
+        """(step ms, losses) of one run of ``variant``, or of ``plan`` ({buffer name:
+        choice}, as Recommendation.plan() gives it)."""
+        import umkit
+        tt, torch, ut = self.tt, self.torch, self.ut
+        x, y = self.x, self.y
+        if variant is not None:
+            model, opt, pool = tt.build(variant, self.a, torch, ut)
+            per_step, managed = tt.hints(variant, model, opt, ut), None
+        else:
+            model, opt, pool, x, y, per_step, managed = self.place(plan)
+        torch.cuda.synchronize()
+        with umkit.ecg.recorder(variant or "recommended") as rec:
+            losses = tt.train(model, opt, x, y, rec, self.a, torch, ut,
+                              variant=variant or RECORDED, before_step=per_step,
+                              managed=managed)
+        ms = rec.result().step_ms
+        out = [float(v) for v in losses]
+        del model, opt, pool, x, y, per_step, managed, losses
+        self.release()
+        return ms, out
+
+    def place(self, plan: dict):
+        """The loop's tensors where ``plan`` puts them: everything made in managed memory (as
+        the managed variant), then each tensor the plan gives device memory copied out of it,
+        and each managed one given the plan's hints."""
+        from umkit.plan.recording import torch_buffers
+        tt, torch, ut = self.tt, self.torch, self.ut
+        model, opt, pool = tt.build(RECORDED, self.a, torch, ut)
+        x, y = self.x, self.y
+        for pname, p in model.named_parameters():
+            if plan.get(pname) == "device":
+                p.data = p.data.clone()                  # outside the pool: device memory
+            if plan.get(f"{pname}.grad") == "device":
+                p.grad = p.grad.clone()
+        names = {id(p): n for n, p in model.named_parameters()}
+        for p, st in opt.state.items():
+            for k, v in list(st.items()):
+                if plan.get(f"{names[id(p)]}.{k}") == "device" and v.is_cuda:
+                    st[k] = v.clone()
+        with ut.managed(pool):
+            if plan.get(BATCHES[0], "device") != "device":
+                x = x.clone()
+            if plan.get(BATCHES[1], "device") != "device":
+                y = y.clone()
+        every = []
+        for name, role, t in torch_buffers(model, opt, dict(zip(BATCHES, (x, y)))):
+            choice = plan.get(name, "device" if role == "user tensor" else "managed")
+            if choice == "pinned":
+                raise ValueError(f"the plan gives {name} ({role}) pinned host memory: a CUDA "
+                                 "tensor cannot live there")
+            if choice in ("managed+prefetch", "managed+advice"):
+                every.append(t)
+            if choice == "managed+advice":
+                ut.advise(t, "preferred_location", "gpu")
+                ut.advise(t, "accessed_by", "cpu")
+            elif choice == "managed+advice-cpu":
+                ut.advise(t, "preferred_location", "cpu")
+                ut.advise(t, "accessed_by", "gpu")
+                ut.prefetch(t, "cpu")
+        per_step = (lambda: ut.prefetch(every, "gpu")) if every else None
+        device = {id(p) for n, p in model.named_parameters() if plan.get(n) == "device"}
+        return model, opt, pool, x, y, per_step, (lambda p: id(p) not in device)
+
+
+# -- the same loop on sim, with umkit arrays (the tests run it) -----------------------------------------
+class SimLoop:
+    """A twin of the PyTorch loop on sim: the same buffers (names, roles and sizes of the MLP's
+    parameters, gradients and Adam's two moments, and the two batches), one kernel a step that
+    reads the batches and updates everything, and the CPU statistic every ``cpu_every`` steps
+    (one float per 64 KiB of each parameter)."""
+
+    STRIDE = 65536
+
+    def __init__(self, a):
+        self.a = a
+        shapes = []
+        for i in range(a.layers):
+            shapes += [(f"{2 * i}.weight", a.width * a.width), (f"{2 * i}.bias", a.width)]
+        shapes += [(f"{2 * a.layers}.weight", a.width), (f"{2 * a.layers}.bias", 1)]
+        self.buffers = []
+        for n, size in shapes:
+            self.buffers.append((n, "parameter", size))
+        for n, size in shapes:
+            self.buffers.append((f"{n}.grad", "gradient", size))
+        for n, size in shapes:
+            self.buffers += [(f"{n}.exp_avg", "optimizer state", size),
+                             (f"{n}.exp_avg_sq", "optimizer state", size)]
+        self.buffers += [("x", "user tensor", 8 * a.batch * a.width), ("y", "user tensor", 8 * a.batch)]
+        self.flops = 6.0 * a.batch * sum(s for n, r, s in self.buffers if r == "parameter")
+
+    def device(self) -> str:
+        import umkit
+        return umkit.backend().device_name(0)
+
+    def make(self, plan: dict):
+        import umkit
+        arrays = {}
+        for name, role, size in self.buffers:
+            choice = plan.get(name, "device" if role == "user tensor" else "managed")
+            if choice == "device":
+                a = umkit.device_array(size)
+            elif choice == "pinned":
+                a = umkit.pinned(size)
+            else:
+                a = umkit.managed(size)
+            arrays[name] = (a, choice)
+        every = []
+        for name, (a, choice) in arrays.items():
+            if choice in ("managed+prefetch", "managed+advice"):
+                every.append(a)
+            if choice == "managed+advice":
+                a.advise("preferred_location", "gpu")
+                a.advise("accessed_by", "cpu")
+            elif choice == "managed+advice-cpu":
+                a.advise("preferred_location", "cpu")
+                a.advise("accessed_by", "gpu")
+                a.prefetch("cpu")
+        return arrays, every
+
+    def loop(self, arrays, every, rec):
+        import umkit
+        k = umkit.kernel("train_step", sim=lambda *args: None)
+        params = [arrays[n][0] for n, r, s in self.buffers if r == "parameter"]
+        batches = [arrays[n][0] for n in BATCHES]
+        updated = [arrays[n][0] for n, r, s in self.buffers if r != "user tensor"]
+        for i in range(self.a.steps):
+            for a in every:
+                a.prefetch("gpu")
+            k(1, 1, tuple(batches + updated), writes=updated, flops=self.flops)
+            if self.a.cpu_every and i % self.a.cpu_every == self.a.cpu_every - 1:
+                umkit.synchronize()
+                for p in params:
+                    view = umkit.read_back(p) if p.kind == "device" else p.host
+                    float(view[:: self.STRIDE // 4].sum())
+            rec.step()
+
+    def plan_of(self, variant: str) -> dict:
+        roles = VARIANT_PLANS[variant]
+        return {n: roles.get(r, "device") for n, r, s in self.buffers}
+
+    def record(self, name: str):
+        import umkit
+        arrays, every = self.make(self.plan_of(RECORDED))
+        roles = {n: r for n, r, s in self.buffers}
+        with umkit.plan.recorder(name) as rec:
+            for n, (a, _) in arrays.items():
+                rec.name_buffer(a, n, roles[n])
+            self.loop(arrays, every, rec)
+        self.free(arrays)
+        return rec.result(), []
+
+    def run(self, variant=None, plan=None):
+        import umkit
+        arrays, every = self.make(self.plan_of(variant) if variant else plan)
+        with umkit.ecg.recorder(variant or "recommended") as rec:
+            self.loop(arrays, every, rec)
+        self.free(arrays)
+        return rec.result().step_ms, []
+
+    @staticmethod
+    def free(arrays):
+        for a, _ in arrays.values():
+            a.free()
+
+
+# -- the run ----------------------------------------------------------------------------------------
+def predict(result, profile: str, workers: int):
+    """(the recommendation, with the four variants among its plans; {variant: predicted ms})."""
+    adv = result.recommend(profiles=[profile], plans=VARIANT_PLANS, workers=workers)
+    pred = {v: adv.predictions[profile][v]["mean_ms"] for v in VARIANTS}
+    return adv, pred
+
+
+def rebased(adv, profile: str, step_ms: list) -> dict:
+    """The variants' predictions with the rest of each step (what the replay does not model)
+    taken from ``step_ms`` -- the recorded variant measured without counters -- instead of the
+    recording's own step times, which CUPTI's counting made longer."""
+    from umkit.plan.replay import mean_ms
+    preds = adv.predictions[profile]
+    base = preds["as recorded"]["replay_step_ms"]
+    rest = [max(0.0, m - q) for m, q in zip(step_ms, base)]
+    return {v: mean_ms([x + (rest[i] if i < len(rest) else 0.0)
+                        for i, x in enumerate(preds[v]["replay_step_ms"])]) for v in VARIANTS}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="plan-validate-results")
+    ap.add_argument("--backend", default=os.environ.get("UMKIT_BACKEND", "cuda"))
+    ap.add_argument("--profile", default="h200-pcie5", help="the sim profile predicted on")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3, help="measurements of each variant")
+    ap.add_argument("--width", type=int, default=4096)
+    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=512)
+    ap.add_argument("--cpu-every", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=min(8, os.cpu_count() or 1),
+                    help="replays run side by side (processes)")
+    a = ap.parse_args(argv)
+    if a.steps < 3 or a.rounds < 1:
+        print("plan_validate: --steps must be at least 3 and --rounds at least 1", file=sys.stderr)
+        return 2
+    with warnings.catch_warnings():
+        return run(a)
+
+
+def run(a) -> int:
+    """The four steps of the module docstring, with ``a`` the parsed arguments."""
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t_start = time.perf_counter()
+    wall, notes = {}, []
+    import umkit
+    if a.backend == "sim":
+        umkit.use("sim", quiet=True)
+        warnings.simplefilter("ignore", umkit.RaceWarning)
+        loop = SimLoop(a)
+        torch_version, counters = None, "sim (the engine's own accounting)"
+    else:
+        try:
+            import torch
+        except ImportError as e:
+            print(f"plan_validate: PyTorch is not installed ({e})", file=sys.stderr)
+            return 2
+        if not torch.cuda.is_available():
+            print("plan_validate: PyTorch sees no CUDA GPU", file=sys.stderr)
+            return 2
+        umkit.use(a.backend)
+        torch_version = torch.__version__
+        try:
+            umkit.counters_on()
+            counters = "on (CUPTI)"
+        except umkit.UmkitError as e:
+            counters = f"unavailable: {e}"
+            notes.append("CUPTI's counters are unavailable, so the recording knows the tensors' "
+                         "names, sizes and roles but not the CPU's touches: the predictions "
+                         f"cannot see the CPU statistic ({e})")
+            print(f"plan_validate: {notes[-1]}", file=sys.stderr)
+        loop = TorchLoop(a)
+    doc = dict(env=dict(date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                        device=loop.device(), backend=umkit.backend().name, torch=torch_version,
+                        python=platform.python_version(), umkit=umkit.__version__,
+                        counters=counters, profile=a.profile,
+                        args={k: v for k, v in vars(a).items() if k != "out"}),
+               notes=notes, ok=False)
+    try:
+        t0 = time.perf_counter()
+        result, rec_losses = loop.record(f"torch_training {RECORDED} (recorded)")
+        result.meta["recorded_on"] = a.profile
+        wall["record_s"] = round(time.perf_counter() - t0, 2)
+        if a.backend != "sim":
+            umkit.counters_off()
+        result.save(out / "plan_recording.json")
+        print(result.table(), flush=True)
+
+        t0 = time.perf_counter()
+        adv, predicted = predict(result, a.profile, a.workers)
+        wall["predict_s"] = round(time.perf_counter() - t0, 2)
+        print(adv.table(), flush=True)
+        from umkit.plan.advice import resolve
+        variant_ids = {v: resolve(result, VARIANT_PLANS[v]) for v in VARIANTS}
+        rec_ids = adv.choices[a.profile]
+        rec_is = same_plan(rec_ids, variant_ids)
+        rec_plan = adv.plan(a.profile)
+
+        t0 = time.perf_counter()
+        names = list(VARIANTS) + ([] if rec_is else ["recommended"])
+        measured, losses = {n: [] for n in names}, {}
+        for k in range(a.rounds):
+            for n in rounds_order(names, k):
+                ms, ls = loop.run(variant=n) if n != "recommended" else loop.run(plan=rec_plan)
+                measured[n].append(steady_ms(ms))
+                if k == 0:
+                    losses[n] = ls
+                    if n == RECORDED:
+                        recorded_steps = list(ms)
+                print(f"round {k}: {n:<18} {measured[n][-1]:9.3f} ms/step", flush=True)
+        wall["measure_s"] = round(time.perf_counter() - t0, 2)
+
+        cmp = compare(predicted, measured, rec_is or "recommended")
+        alt = rebased(adv, a.profile, recorded_steps)
+        cmp_alt = compare(alt, {v: measured[v] for v in VARIANTS})
+        same, worst, same_note = (loop.tt.losses_agree(losses) if hasattr(loop, "tt") and
+                                  all(losses.values()) else (True, 0.0, "losses not compared (sim)"))
+        doc.update(
+            recording=dict(table=result.table(), steps=result.steps,
+                           recorded_step_ms=result.step_ms, buffers=len(result.buffers),
+                           # with the counters on; the same variant measured without them is
+                           # measured_ms['managed']
+                           recorded_mean_ms=steady_ms(result.step_ms),
+                           notes=result.notes, losses=rec_losses),
+            recommendation=dict(table=adv.table(), plan=rec_plan, is_variant=rec_is,
+                                predicted_ms=next(v["mean_ms"] for k, v in
+                                                  adv.predictions[a.profile].items()
+                                                  if k.startswith("recommended")),
+                                **adv.to_dict()),
+            predicted_ms=predicted, predicted_from_uninstrumented_ms=alt,
+            measured_ms=measured, comparison=cmp, comparison_from_uninstrumented=cmp_alt,
+            losses_agree=dict(ok=same, largest_relative_difference=worst, note=same_note),
+            ok=True)
+    except Exception:  # noqa: BLE001 - a crash is reported, with what was done so far
+        traceback.print_exc()
+        doc["error"] = traceback.format_exc()
+    wall["total_s"] = round(time.perf_counter() - t_start, 2)
+    doc["wall"] = wall
+    (out / "plan_validate.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    text = report(doc)
+    (out / "plan_validate.md").write_text(text + "\n")
+    print(text)
+    return 0 if doc["ok"] else 1
+
+
+def report(doc: dict) -> str:
+    """The Markdown summary of a run (the table printed at the end)."""
+    env = doc["env"]
+    lines = [f"# umkit.plan against the GPU: {env['device']} ({env['date']})", "",
+             f"Backend {env['backend']}, predicted on sim profile {env['profile']}; counters "
+             f"{env['counters']}; torch {env['torch']}; args {env['args']}.", ""]
+    lines += [f"Note: {n}" for n in doc.get("notes", [])]
+    if "error" in doc:
+        return "\n".join(lines + ["", "The run failed:", "", "```", doc["error"].rstrip(), "```"])
+    c = doc["comparison"]
+    alt = doc["predicted_from_uninstrumented_ms"]
+    lines += ["| variant | predicted ms/step | predicted (rest uninstrumented) | measured median "
+              "ms/step | repeat spread ms | predicted rank | measured rank |",
+              "|---|---|---|---|---|---|---|"]
+    for v in VARIANTS:
+        lines.append(f"| {v} | {doc['predicted_ms'][v]:.3f} | {alt[v]:.3f} | "
+                     f"{c['measured_median_ms'][v]:.3f} | {c['repeat_spread_ms'][v]:.3f} | "
+                     f"{c['predicted_order'].index(v) + 1} | {c['measured_order'].index(v) + 1} |")
+    lines += ["", f"The recording ({RECORDED}, counters on) ran at "
+              f"{doc['recording']['recorded_mean_ms']:.3f} ms/step; the predictions add the "
+              "replay's differences to its steps (the second column: to the steps of the same "
+              "variant measured without counters)."]
+    lines += ["", f"Predicted order: {' < '.join(c['predicted_order'])}; measured order: "
+              f"{' < '.join(c['measured_order'])} ({c['rounds']} rounds).", "",
+              "| pair | predicted faster | measured faster | measured difference ms | repeat "
+              "spread ms | verdict |", "|---|---|---|---|---|---|"]
+    for p in c["pairs"]:
+        verdict = ("not settled" if not p["settled"] else "agree" if p["agree"] else "MISS")
+        lines.append(f"| {p['a']} / {p['b']} | {p['predicted_faster']} | {p['measured_faster']} "
+                     f"| {p['measured_difference_ms']:.3f} | {p['repeat_spread_ms']:.3f} | {verdict} |")
+    r = c["recommended"]
+    rec = doc["recommendation"]
+    lines += ["", f"Ordering: {c['agree']} of {c['settled']} settled pairs agree, "
+              f"{c['not_settled']} not settled: "
+              f"{'the predicted ordering holds' if c['ordering_holds'] else 'the predicted ordering MISSES'}"
+              ".", "",
+              f"Recommended plan: {rec['is_variant'] or 'a plan of its own (run as such)'}, "
+              f"predicted {rec['predicted_ms']:.3f} ms/step; measured {r['measured_ms']:.3f} ms "
+              f"against the fastest variant ({r['fastest']}, {r['fastest_ms']:.3f} ms): "
+              f"x{r['ratio']:.3f}, {'within' if r['within'] else 'NOT within'} "
+              f"{r['target']:.0%}.", "",
+              f"Identical training: {doc['losses_agree']['note']}.", "",
+              f"Wall time: {doc['wall']}."]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Build the Chinese edition (notebooks/zh/) from the English notebooks and the translation
+catalogues in i18n/zh/, and report what the catalogues lack.
+
+    .venv/bin/python scripts/build_zh.py --check         # stale and missing entries; exit 1 if any
+    UMKIT_BACKEND=sim PYTHONHASHSEED=0 .venv/bin/python scripts/build_zh.py [NOTEBOOK ...]
+    ... scripts/build_zh.py --no-execute [NOTEBOOK ...]   # markdown only: outputs kept where the
+                                                          # code cell is unchanged
+
+A Chinese notebook is the English one with each markdown cell's text taken from its catalogue
+(``i18n/zh/<path under notebooks/, "/" -> "__", no .ipynb>.json``, format in i18n/zh/README.md);
+its code cells are the English cells themselves (same ids, same order, same source).  Its outputs
+come from executing it on sim in notebooks/zh/, whose ``.umkit-lang`` marker makes umkit print
+Chinese there.  A markdown cell with no entry keeps its English text; an entry whose ``en_sha``
+no longer matches the English cell (the English changed since it was translated) is used but
+reported as stale.  The presenter guide (notebooks/workshop/README.md) is built the same way,
+block by heading.  NOTEBOOK arguments are English notebooks (notebooks/03_....ipynb)."""
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+ZH = NOTEBOOKS / "zh"
+CATALOGUES = ROOT / "i18n" / "zh"
+MARKDOWN_FILES = ("workshop/README.md",)
+
+
+def sha12(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def source(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def english_notebooks() -> list[Path]:
+    """Every English notebook: notebooks/*.ipynb and the folders below, notebooks/zh/ excepted."""
+    return sorted(p for p in NOTEBOOKS.rglob("*.ipynb")
+                  if ZH not in p.parents and ".ipynb_checkpoints" not in p.parts)
+
+
+def rel_of(path: Path) -> str:
+    return path.resolve().relative_to(NOTEBOOKS).as_posix()
+
+
+def catalogue_path(rel: str) -> Path:
+    """``03_migration.ipynb`` -> i18n/zh/03_migration.json; ``workshop/README.md`` ->
+    i18n/zh/workshop__README.json."""
+    stem = rel[:-len(".ipynb")] if rel.endswith(".ipynb") else rel.rsplit(".", 1)[0]
+    return CATALOGUES / (stem.replace("/", "__") + ".json")
+
+
+def load_catalogue(rel: str) -> dict | None:
+    p = catalogue_path(rel)
+    if not p.exists():
+        return None
+    data = json.loads(p.read_text(encoding="utf-8"))
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, dict):
+        raise SystemExit(f"{p.relative_to(ROOT)}: no \"cells\" object (format: i18n/zh/README.md)")
+    return cells
+
+
+# -- markdown files: blocks cut at headings -------------------------------------------------------
+def markdown_blocks(text: str) -> list[tuple[str, str]]:
+    """``text`` as (id, block) pairs, cut before every heading line outside fenced code; the
+    blocks joined give ``text`` back exactly."""
+    blocks, cur, fenced = [], [], False
+    for line in text.splitlines(keepends=True):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and re.match(r"#{1,6}\s", line) and cur:
+            blocks.append("".join(cur))
+            cur = []
+        cur.append(line)
+    if cur:
+        blocks.append("".join(cur))
+    out, seen = [], {}
+    for b in blocks:
+        first = b.splitlines()[0] if b.strip() else ""
+        if re.match(r"#{1,6}\s", first):
+            slug = re.sub(r"[^a-z0-9]+", "-", first.lstrip("#").strip().lower()).strip("-") or "s"
+        else:
+            slug = "top"
+        seen[slug] = seen.get(slug, 0) + 1
+        out.append((slug if seen[slug] == 1 else f"{slug}-{seen[slug]}", b))
+    return out
+
+
+# -- the report ------------------------------------------------------------------------------------
+def units(rel: str) -> list[tuple[str, str]]:
+    """The translatable units of an English source: (cell id, text) of its markdown cells, or
+    (block id, text) of a markdown file's blocks."""
+    path = NOTEBOOKS / rel
+    if rel.endswith(".md"):
+        return markdown_blocks(path.read_text(encoding="utf-8"))
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [(c["id"], source(c)) for c in nb["cells"] if c["cell_type"] == "markdown"]
+
+
+def report(rels) -> dict:
+    """{rel: {"catalogue": bool, "missing": [ids], "stale": [ids], "extra": [ids]}}: entries
+    the English has and the catalogue lacks, entries translated from an older English text, and
+    entries for cells the English no longer has."""
+    out = {}
+    for rel in rels:
+        cat = load_catalogue(rel)
+        us = units(rel)
+        if cat is None:
+            out[rel] = {"catalogue": False, "missing": [i for i, _ in us], "stale": [], "extra": []}
+            continue
+        ids = {i for i, _ in us}
+        out[rel] = {
+            "catalogue": True,
+            "missing": [i for i, t in us if i not in cat or not str(cat[i].get("zh", "")).strip()],
+            "stale": [i for i, t in us if i in cat and cat[i].get("en_sha") != sha12(t)],
+            "extra": sorted(set(cat) - ids),
+        }
+    return out
+
+
+def print_report(rep: dict) -> int:
+    bad = 0
+    for rel, r in rep.items():
+        n = len(units(rel))
+        if not r["catalogue"]:
+            print(f"{rel}: no catalogue ({catalogue_path(rel).relative_to(ROOT)}), {n} to translate")
+            bad += 1
+            continue
+        state = []
+        if r["missing"]:
+            state.append(f"missing {', '.join(r['missing'])}")
+        if r["stale"]:
+            state.append(f"stale {', '.join(r['stale'])}")
+        if r["extra"]:
+            state.append(f"no longer in the English {', '.join(r['extra'])}")
+        print(f"{rel}: " + ("; ".join(state) if state else f"all {n} translated and current"))
+        bad += bool(r["missing"] or r["stale"] or r["extra"])
+    return bad
+
+
+# -- building --------------------------------------------------------------------------------------
+def build_notebook(rel: str, execute: bool) -> Path | None:
+    import nbformat
+    cat = load_catalogue(rel)
+    if cat is None:
+        return None
+    src = NOTEBOOKS / rel
+    out = ZH / rel
+    nb = nbformat.read(src, as_version=4)
+    old = {}
+    if out.exists():
+        old = {c.get("id"): c for c in nbformat.read(out, as_version=4).cells
+               if c.cell_type == "code"}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            entry = cat.get(cell.get("id"))
+            if entry and str(entry.get("zh", "")).strip():
+                cell.source = entry["zh"]
+        elif cell.cell_type == "code" and not execute:
+            prev = old.get(cell.get("id"))
+            if prev is not None and prev.source == cell.source:
+                cell.outputs = copy.deepcopy(prev.outputs)
+                cell.execution_count = prev.get("execution_count")
+    nb.metadata["umkit"] = {"lang": "zh", "english": os.path.relpath(src, out.parent)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if execute:
+        from nbclient import NotebookClient
+        NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+                       resources={"metadata": {"path": str(out.parent)}}).execute()
+    nbformat.write(nb, out)
+    return out
+
+
+def build_markdown(rel: str) -> Path | None:
+    cat = load_catalogue(rel)
+    if cat is None:
+        return None
+    out = ZH / rel
+    text = "".join((cat[i]["zh"] if i in cat and str(cat[i].get("zh", "")).strip() else b)
+                   for i, b in markdown_blocks((NOTEBOOKS / rel).read_text(encoding="utf-8")))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("notebooks", nargs="*", help="English notebooks (default: all)")
+    ap.add_argument("--check", action="store_true", help="report stale and missing entries only")
+    ap.add_argument("--no-execute", action="store_true",
+                    help="do not execute: keep the stored outputs of unchanged code cells")
+    args = ap.parse_args(argv)
+    if args.notebooks:
+        rels = [rel_of(Path(p)) for p in args.notebooks]
+    else:
+        rels = [rel_of(p) for p in english_notebooks()] + list(MARKDOWN_FILES)
+    bad = print_report(report(rels))
+    if args.check:
+        return 1 if bad else 0
+    execute = not args.no_execute
+    if execute and (os.environ.get("UMKIT_BACKEND") != "sim" or
+                    os.environ.get("PYTHONHASHSEED") != "0"):
+        print("set UMKIT_BACKEND=sim PYTHONHASHSEED=0 (the outputs nbval compares)", file=sys.stderr)
+        return 2
+    for rel in rels:
+        out = build_markdown(rel) if rel.endswith(".md") else build_notebook(rel, execute)
+        if out is not None:
+            print(f"built {out.relative_to(ROOT)}" + ("" if execute or rel.endswith(".md")
+                                                      else " (not executed)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,292 @@
+"""The Chinese edition (notebooks/zh/, built by scripts/build_zh.py from the English notebooks and
+the catalogues in i18n/zh/): the same code cells in the same order, every markdown cell
+translated from the current English text, the glossary's terms used the same way everywhere,
+and no English prose left in the Chinese markdown."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+ZH = NOTEBOOKS / "zh"
+CATALOGUES = ROOT / "i18n" / "zh"
+GLOSSARY = json.loads((CATALOGUES / "glossary.json").read_text(encoding="utf-8"))["terms"]
+
+ENGLISH = sorted(p for p in NOTEBOOKS.rglob("*.ipynb")
+                 if ZH not in p.parents and ".ipynb_checkpoints" not in p.parts)
+RELS = [p.relative_to(NOTEBOOKS).as_posix() for p in ENGLISH]
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _src(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _sha12(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _catalogue(rel: str) -> Path:
+    return CATALOGUES / (rel[:-len(".ipynb")].replace("/", "__") + ".json")
+
+
+def _entries():
+    """(notebook, cell id, English text, Chinese text) of every catalogue entry whose cell the
+    English notebook still has."""
+    out = []
+    for rel, path in zip(RELS, ENGLISH):
+        cat = _catalogue(rel)
+        if not cat.exists():
+            continue
+        cells = _load(cat)["cells"]
+        for c in _load(path)["cells"]:
+            if c["cell_type"] == "markdown" and c["id"] in cells:
+                out.append((rel, c["id"], _src(c), cells[c["id"]]["zh"]))
+    return out
+
+
+ENTRIES = _entries()
+
+
+def _prose(md: str) -> str:
+    """Markdown less what is not prose: fenced and inline code, HTML tags, link targets, URLs,
+    ledger citations, and titles of works cited in 《...》 (a document's English title)."""
+    md = re.sub(r"```.*?```", " ", md, flags=re.S)
+    md = re.sub(r"`[^`]*`", " ", md)
+    md = re.sub(r"<[^>]+>", " ", md)
+    md = re.sub(r"\]\([^)]*\)", "] ", md)
+    md = re.sub(r"https?://\S+", " ", md)
+    md = re.sub(r"《[^》]*》", " ", md)
+    md = re.sub(r"ledger:[\s>]*[\w.\-]+([\s>]*,[\s>]*[\w.\-]+)*", " ", md)
+    return md
+
+
+# -- the two editions ------------------------------------------------------------------------------
+@pytest.mark.parametrize("rel", RELS)
+def test_every_notebook_has_a_chinese_edition(rel):
+    assert (ZH / rel).exists(), (f"notebooks/zh/{rel} is missing: translate it into "
+                                 f"{_catalogue(rel).relative_to(ROOT)} and run scripts/build_zh.py")
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_code_cells_are_the_english_ones_in_the_same_order(rel):
+    if not (ZH / rel).exists():
+        pytest.skip(f"notebooks/zh/{rel} not built yet (test_every_notebook_has_a_chinese_edition)")
+    en, zh = _load(NOTEBOOKS / rel)["cells"], _load(ZH / rel)["cells"]
+    assert [(c["id"], c["cell_type"]) for c in zh] == [(c["id"], c["cell_type"]) for c in en], \
+        f"{rel}: the Chinese edition's cells are not the English cells (ids, kinds, order)"
+    for a, b in zip(en, zh):
+        if a["cell_type"] == "code":
+            assert _src(b) == _src(a), f"{rel} cell {a['id']}: the code differs from the English"
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_every_markdown_cell_is_translated_from_the_current_english(rel):
+    cat = _catalogue(rel)
+    assert cat.exists(), f"{cat.relative_to(ROOT)} is missing"
+    cells = _load(cat)["cells"]
+    md = [c for c in _load(NOTEBOOKS / rel)["cells"] if c["cell_type"] == "markdown"]
+    missing = [c["id"] for c in md if not str(cells.get(c["id"], {}).get("zh", "")).strip()]
+    stale = [c["id"] for c in md if c["id"] in cells and cells[c["id"]].get("en_sha") != _sha12(_src(c))]
+    assert not missing, f"{rel}: no translation for cells {missing}"
+    assert not stale, (f"{rel}: the English of cells {stale} changed since they were translated "
+                       "(scripts/build_zh.py --check)")
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_the_built_notebook_shows_the_catalogue(rel):
+    """notebooks/zh/ was rebuilt after the catalogue last changed."""
+    if not (ZH / rel).exists() or not _catalogue(rel).exists():
+        pytest.skip("not built yet")
+    cells = _load(_catalogue(rel))["cells"]
+    for c in _load(ZH / rel)["cells"]:
+        if c["cell_type"] == "markdown" and c["id"] in cells:
+            assert _src(c) == cells[c["id"]]["zh"], \
+                f"notebooks/zh/{rel} cell {c['id']}: not the catalogue's text (run scripts/build_zh.py)"
+
+
+def test_the_chinese_notebooks_run_in_chinese():
+    assert (ZH / ".umkit-lang").read_text(encoding="utf-8").strip() == "zh"
+
+
+@pytest.mark.parametrize("rel", [r for r in RELS if re.match(r"\d\d_", r)])
+def test_a_lesson_keeps_its_teaching_format_in_chinese(rel):
+    if not (ZH / rel).exists():
+        pytest.skip("not built yet")
+    md = [_src(c) for c in _load(ZH / rel)["cells"] if c["cell_type"] == "markdown"]
+    assert re.search(r"^#\s+\S", md[0], re.M) and "学习目标" in md[0], \
+        f"{rel}: the first markdown cell needs its '# title' and 学习目标 (learning goals)"
+    assert any(re.search(r"^#+\s*要点回顾", s, re.M) for s in md), f"{rel}: no '## 要点回顾'"
+
+
+# -- the glossary ----------------------------------------------------------------------------------
+REQUIRED = {"统一内存", "呼吸系统", "吸气", "呼气", "显存心电图", "访问主人", "用户态驱动", "内核态驱动",
+            "缺页", "预取", "页迁移", "超额订阅"}
+
+
+def test_the_glossary_has_the_columns_terms():
+    have = {t["zh"] for t in GLOSSARY}
+    assert REQUIRED <= have, f"glossary.json lacks {sorted(REQUIRED - have)}"
+    for t in GLOSSARY:
+        assert t["en"].strip() and t["zh"].strip() and "note" in t, t
+    ens = [t["en"].lower() for t in GLOSSARY]
+    assert len(ens) == len(set(ens)), "a term is in glossary.json twice"
+
+
+def _term_pattern(en: str):
+    words = [re.escape(w) for w in re.split(r"[\s-]+", en)]
+    return re.compile(r"(?<![\w`.])" + r"[\s-]+".join(words) + r"(s|es|ed|d|ing)?(?![\w`(])", re.I)
+
+
+#: longest first: a longer term's words are taken out before its shorter parts are looked for
+#: ("page fault" before "fault"; "segmentation fault" is no page fault)
+TERMS = sorted(GLOSSARY, key=lambda t: -len(t["en"]))
+
+
+def _inconsistent(en_text: str, zh_text: str) -> list[str]:
+    prose, bad = _prose(en_text), []
+    for t in TERMS:
+        rx = _term_pattern(t["en"])
+        if not rx.search(prose):
+            continue
+        prose = rx.sub(" ", prose)
+        if t.get("check", True) and t["zh"] != t["en"] and \
+                not any(z in zh_text for z in [t["zh"], *t.get("also", [])]):
+            bad.append(f"{t['en']} -> {t['zh']}")
+    return bad
+
+
+def test_the_term_checker_sees_a_wrong_translation():
+    assert _inconsistent("A page fault stalls the GPU.", "GPU 停下来等待缺页。") == []
+    assert _inconsistent("A page fault stalls the GPU.", "GPU 停下来等待页错误。") == ["page fault -> 缺页"]
+    assert _inconsistent("Then a fault, and a page fault.", "然后是一次页错误。") == ["page fault -> 缺页",
+                                                                              "fault -> 缺页"]
+    assert _inconsistent("a segmentation fault", "段错误") == []
+    assert _inconsistent("call `a.prefetch('gpu')`", "调用 `a.prefetch('gpu')`") == []
+
+
+@pytest.mark.parametrize("rel,cid,en,zh", ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
+def test_glossary_terms_are_translated_the_same_way_everywhere(rel, cid, en, zh):
+    bad = _inconsistent(en, zh)
+    assert not bad, f"{rel} cell {cid}: the English uses these terms, the Chinese lacks their glossary form: {bad}"
+
+
+# -- untranslated prose ----------------------------------------------------------------------------
+STOPWORDS = {"the", "a", "an", "of", "to", "and", "is", "are", "in", "on", "for", "with", "that",
+             "it", "by", "not", "be", "this", "from", "when", "its", "as", "at", "or", "you", "your",
+             "which", "what", "how", "can", "has", "have", "was", "were", "will", "does", "do"}
+
+
+def _english_runs(zh_text: str) -> list[str]:
+    """Runs of four or more English words, one of them a function word: prose, not a name
+    (AMD Instinct MI250X), an identifier, code or a citation."""
+    out = []
+    for m in re.finditer(r"[A-Za-z][A-Za-z'’]*(?:[ ,;:\-]+[A-Za-z][A-Za-z'’]*){3,}", _prose(zh_text)):
+        words = re.findall(r"[A-Za-z'’]+", m.group(0))
+        if any(w.lower() in STOPWORDS for w in words):
+            out.append(m.group(0))
+    return out
+
+
+def test_the_prose_finder_sees_english_and_spares_names_and_code():
+    assert _english_runs("这一步 the driver migrates the page 然后继续") == ["the driver migrates the page"]
+    assert _english_runs("AMD Instinct MI250X GCD 的 `umkit.use('sim', profile=...)`") == []
+    assert _english_runs("（ledger: amd.xnack.isa_name）见 [HIP docs](https://x.org/a_b)") == []
+
+
+@pytest.mark.parametrize("rel,cid,en,zh", ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
+def test_no_english_prose_is_left_in_the_chinese(rel, cid, en, zh):
+    runs = _english_runs(zh)
+    assert not runs, f"{rel} cell {cid}: untranslated English in the Chinese: {runs[:5]}"
+
+
+@pytest.mark.parametrize("rel,cid,en,zh", ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
+def test_citations_and_numbers_are_kept(rel, cid, en, zh):
+    cite = re.compile(r"ledger:[\s>]*([\w.\-]+(?:[\s>]*,[\s>]*[\w.\-]+)*)")
+    ids = lambda t: sorted({i.strip(" \n>.") for m in cite.finditer(t) for i in m.group(1).split(",")})
+    assert ids(zh) == ids(en), f"{rel} cell {cid}: ledger citations differ"
+    code = lambda t: sorted({" ".join(c.split()) for c in
+                             re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", t, flags=re.S))})
+    missing = [c for c in code(en) if c not in code(zh)]
+    assert not missing, f"{rel} cell {cid}: inline code of the English missing in the Chinese: {missing[:5]}"
+
+
+# -- the generator ---------------------------------------------------------------------------------
+def _generator():
+    spec = importlib.util.spec_from_file_location("build_zh", ROOT / "scripts" / "build_zh.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_generator_reports_stale_missing_and_extra_entries(tmp_path, monkeypatch):
+    gen = _generator()
+    nbs, cats = tmp_path / "notebooks", tmp_path / "i18n" / "zh"
+    nbs.mkdir(parents=True)
+    cats.mkdir(parents=True)
+    cells = [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Title\n", "text"]},
+             {"cell_type": "code", "id": "c1", "metadata": {}, "source": "x = 1",
+              "outputs": [], "execution_count": None},
+             {"cell_type": "markdown", "id": "m2", "metadata": {}, "source": "more"},
+             {"cell_type": "markdown", "id": "m3", "metadata": {}, "source": "new"}]
+    (nbs / "01_x.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                "nbformat_minor": 5}))
+    (cats / "01_x.json").write_text(json.dumps({"cells": {
+        "m1": {"en_sha": gen.sha12("# Title\ntext"), "zh": "# 标题\n正文"},
+        "m2": {"en_sha": gen.sha12("older text"), "zh": "更多"},
+        "gone": {"en_sha": "0" * 12, "zh": "旧"}}}))
+    monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
+    monkeypatch.setattr(gen, "CATALOGUES", cats)
+    assert gen.report(["01_x.ipynb"]) == {"01_x.ipynb": {
+        "catalogue": True, "missing": ["m3"], "stale": ["m2"], "extra": ["gone"]}}
+    (nbs / "02_y.ipynb").write_text((nbs / "01_x.ipynb").read_text())
+    assert gen.report(["02_y.ipynb"])["02_y.ipynb"] == {
+        "catalogue": False, "missing": ["m1", "m2", "m3"], "stale": [], "extra": []}
+
+
+def test_markdown_blocks_cut_at_headings_and_give_the_text_back():
+    gen = _generator()
+    text = "intro\n# Guide\nA\n```\n# not a heading\n```\n## Say this: once!\nB\n## Say this: once!\nC\n"
+    blocks = gen.markdown_blocks(text)
+    assert [i for i, _ in blocks] == ["top", "guide", "say-this-once", "say-this-once-2"]
+    assert "".join(b for _, b in blocks) == text
+
+
+# -- README.zh-CN.md ---------------------------------------------------------------------------------
+def _code_blocks(md: str) -> list[str]:
+    """Each fenced block's code with its comments and trailing blanks removed."""
+    out = []
+    for lang_, body in re.findall(r"```(\w*)\n(.*?)```", md, flags=re.S):
+        lines = [re.sub(r"\s+#.*$", "", ln).rstrip() for ln in body.splitlines()]
+        out.append((lang_, "\n".join(ln for ln in lines if ln and not ln.lstrip().startswith("#"))))
+    return out
+
+
+def test_the_chinese_readme_keeps_the_english_code_and_structure():
+    en = (ROOT / "README.md").read_text(encoding="utf-8")
+    zh = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    en_py = [b for b in _code_blocks(en) if b[0] in ("python", "py")]
+    zh_py = [b for b in _code_blocks(zh) if b[0] in ("python", "py")]
+    assert zh_py == en_py, "README.zh-CN.md's python blocks are not README.md's (comments aside)"
+    assert len(re.findall(r"^## ", zh, re.M)) == len(re.findall(r"^## ", en, re.M))
+    for p in ENGLISH:
+        if re.match(r"\d\d_", p.name):
+            assert p.name in zh, f"README.zh-CN.md does not list {p.name}"
+    assert "README.zh-CN.md" in en and "--lang zh" in zh
+
+
+def test_the_test_command_runs_nbval_over_the_chinese_edition_too():
+    """test.sh hands nbval the notebooks/ folder, which pytest walks down into notebooks/zh/."""
+    cmd = [ln for ln in (ROOT / "test.sh").read_text().splitlines() if "-m pytest" in ln]
+    assert cmd and all(re.search(r"--nbval\s+notebooks(\s|$)", ln) for ln in cmd), cmd
+    assert ZH.parent == NOTEBOOKS and any(ZH.glob("*.ipynb"))

@@ -1,0 +1,203 @@
+"""The language of what umkit prints (umkit.runtime.lang): how it is chosen, how the catalogue
+turns finished English messages into Chinese, and that the exercises' checks, in all three hint
+tiers, speak Chinese when the learner's language is Chinese -- with English the default."""
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+import umkit
+from umkit.errors import InvalidArgument
+from umkit.runtime import lang
+from umkit.runtime.lang_zh import MESSAGES
+
+
+@pytest.fixture(autouse=True)
+def _english_after(monkeypatch, tmp_path):
+    monkeypatch.delenv("UMKIT_LANG", raising=False)
+    monkeypatch.chdir(tmp_path)                  # no .umkit-lang marker above the test's folder
+    lang.set_language(None)
+    yield
+    lang.set_language(None)
+
+
+def _fields(template: str) -> set:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def _han(text: str) -> bool:
+    return bool(re.search(r"[\u4e00-\u9fff]", text))
+
+
+# -- choosing the language --------------------------------------------------------------------------
+def test_english_is_the_default():
+    assert lang.language() == "en"
+    assert lang.tr("concept") == "concept"
+
+
+def test_set_language_env_and_marker_in_that_order(monkeypatch, tmp_path):
+    work = tmp_path / "workspace-zh" / "workshop"
+    work.mkdir(parents=True)
+    (tmp_path / "workspace-zh" / ".umkit-lang").write_text("zh\n")
+    monkeypatch.chdir(work)                      # a notebook one folder below the marker
+    assert lang.language() == "zh"
+    monkeypatch.setenv("UMKIT_LANG", "en")
+    assert lang.language() == "en"               # the environment beats the marker
+    assert lang.set_language("zh-CN") == "zh"    # an explicit choice beats both
+    assert lang.set_language(None) == "en"
+
+
+def test_use_takes_lang_and_a_bad_language_is_refused():
+    umkit.use("sim", quiet=True, lang="zh")
+    assert lang.language() == "zh"
+    with pytest.raises(InvalidArgument) as e:
+        lang.set_language("klingon")
+    assert e.value.argument == "lang"
+    with pytest.raises(InvalidArgument):
+        umkit.use("sim", quiet=True, lang=3)
+    umkit.use("sim", quiet=True, lang="en")
+    assert lang.language() == "en"
+
+
+# -- the catalogue ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("en", sorted(MESSAGES), ids=lambda s: s[:50])
+def test_an_entry_uses_the_fields_of_its_english(en):
+    zh = MESSAGES[en]
+    assert _fields(zh) <= _fields(en), f"{zh!r} uses fields its English does not have"
+    assert _han(zh) or ("：" in zh or zh != en), f"the entry for {en[:60]!r} is not Chinese"
+
+
+def test_templates_fill_in_values_and_translate_them():
+    assert lang.tr("transitions(1, 256) returned 0, expected 1: no faults, no trip into the kernel",
+                   "zh") == "transitions(1, 256) 返回了 0，应为 1：没有缺页，就不用进内核"
+    assert lang.tr("PASS: ", "zh") == "通过： "
+    assert lang.tr("a message nobody translated", "zh") == "a message nobody translated"
+    assert lang.tr(None, "zh") is None
+
+
+# -- the checks speak Chinese ---------------------------------------------------------------------------
+def _verdicts():
+    from umkit.exercises import nb00, nb01, nb02, nb03, nb04, nb05
+
+    def waits_for_all(a, s):
+        umkit.increment(a, stream=s)
+        umkit.synchronize()
+        return float(a.host.sum())
+    return [
+        ("nb00", lambda h: nb00.check_prefetch_model(
+            lambda p, mib, to_gpu=True: mib * 2**20 / p.prefetch_h2d_bw * 1e3, hint=h)),
+        ("nb01 trips", lambda h: nb01.check_transitions(lambda n, b: n // b, hint=h)),
+        ("nb01 layers", lambda h: nb01.check_layers({"first_touch": "umd"}, hint=h)),
+        ("nb02", lambda h: nb02.check_allocators({"weights": "managed"}, hint=h)),
+        ("nb03", lambda h: nb03.check_prepare(lambda a: a.prefetch("gpu"), hint=h)),
+        ("nb04", lambda h: nb04.check_step(waits_for_all, hint=h)),
+        ("nb05", lambda h: nb05.check_ipc({"a"}, hint=h)),
+    ]
+
+
+@pytest.mark.parametrize("name,run", _verdicts(), ids=[n for n, _ in _verdicts()])
+def test_a_failed_check_shows_every_tier_in_chinese(name, run):
+    umkit.use("sim", quiet=True)
+    english = repr(run(3))
+    assert english.startswith("NOT YET: "), english
+    lang.set_language("zh")
+    v = run(3)
+    text = repr(v)
+    assert text.startswith("还没通过："), text
+    head, *tiers = re.split(r"\n  (?=概念|答案|\()", text)
+    assert _han(head) and head != english.split("\n")[0]
+    assert any(t.startswith("概念") for t in tiers), text
+    assert any(t.startswith("答案") for t in tiers), text
+    assert all(_han(t) for t in tiers if not t.startswith("答案: def")), text   # code stays code
+    assert "还没通过" in v._repr_html_() or _han(v._repr_html_())
+
+
+def test_a_passed_check_and_a_prediction_in_chinese():
+    from umkit.exercises import nb01, predict, reveal
+    lang.set_language("zh")
+    assert repr(nb01.check_transitions(lambda n, b: -(-n // b))).startswith("通过：")
+    g = predict("zh test", {"a": 1.0, "b": None}, unit="ms")
+    assert "已记下" in repr(g)
+    table = repr(reveal(g, {"a": 2.0, "b": 1.0}))
+    assert "你的猜测" in table and "没有写猜测" in table and "1/2" in table
+
+
+# -- the widgets, explain and the doctor ------------------------------------------------------------
+def _texts(w, out=None):
+    out = [] if out is None else out
+    for attr in ("description", "tooltip"):
+        v = getattr(w, attr, None)
+        if isinstance(v, str) and v:
+            out.append(v)
+    if type(w).__name__ == "HTML" and isinstance(w.value, str):
+        out.append(w.value)
+    for c in getattr(w, "children", ()) or ():
+        _texts(c, out)
+    return out
+
+
+def test_the_workshop_dashboard_labels_follow_the_language():
+    import umkit.widgets
+    umkit.use("sim", compute=False, quiet=True)
+    english = _texts(umkit.widgets.workshop().widget)
+    assert "Projector mode" in english and "▶ Run" in english
+    lang.set_language("zh")
+    chinese = _texts(umkit.widgets.workshop().widget)
+    assert "投影模式" in chinese and "▶ 运行" in chinese and "内存" in chinese
+    assert "Projector mode" not in chinese
+    panel = umkit.widgets.panel(static=False)
+    assert any("策略面板" in t for t in _texts(panel.widget))
+    assert panel.controls["memory"].value == "managed"       # the choices' values are untouched
+
+
+def test_explain_and_the_doctor_in_chinese():
+    import io
+    umkit.use("sim", quiet=True)
+    lang.set_language("zh")
+    text = umkit.explain("HSA_STATUS_ERROR_INVALID_MEMORY", file=io.StringIO())
+    assert "含义" in text and "托管指针不能跨进程" in text
+    assert "HSA_STATUS_ERROR_INVALID_MEMORY" in text           # the names stay
+    out = io.StringIO()
+    assert umkit.doctor(file=out) == 0
+    assert "环境检查" in out.getvalue() and "检查清单" in out.getvalue()
+    lang.set_language("en")
+    assert "What it means" in umkit.explain("HSA_STATUS_ERROR_INVALID_MEMORY", file=io.StringIO())
+
+
+def _source_shingles() -> set:
+    """Every run of three words in the string literals of umkit's source (this catalogue aside)."""
+    import ast
+    from pathlib import Path
+    words, out = (lambda s: re.findall(r"[A-Za-z_][\w'.-]*|\d+", s)), set()
+    for p in Path(umkit.__file__).parent.rglob("*.py"):
+        if p.name == "lang_zh.py":
+            continue
+        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str):
+                w = words(n.value)
+                out.update(tuple(w[i:i + 3]) for i in range(len(w) - 2))
+    return out
+
+
+def test_every_entry_still_has_its_english_in_the_source():
+    """An English message reworded where it is made no longer matches its entry (it is shown in
+    English): such an entry has lost most of its three-word runs from the source's literals."""
+    src = _source_shingles()
+    words = lambda s: re.findall(r"[A-Za-z_][\w'.-]*|\d+", s)
+    stale = []
+    for en in MESSAGES:
+        runs = [tuple(w[i:i + 3]) for part in re.split(r"\{\w+\}", en)
+                for w in [words(part)] for i in range(len(w) - 2)]
+        if len(runs) >= 4 and sum(r in src for r in runs) / len(runs) < 0.4:
+            stale.append(en[:70])
+    assert not stale, f"catalogue entries whose English is gone from the source: {stale}"
+
+
+def test_the_staleness_check_sees_a_reworded_message():
+    src = _source_shingles()
+    words = lambda s: re.findall(r"[A-Za-z_][\w'.-]*|\d+", s)
+    w = words("the kernel launch puts a packet in a queue and rings the doorbell twice per step")
+    runs = [tuple(w[i:i + 3]) for i in range(len(w) - 2)]
+    assert sum(r in src for r in runs) / len(runs) < 0.4

@@ -1,0 +1,203 @@
+"""The language of what umkit prints for a learner: the exercises' checks (all three hint tiers),
+the widgets' labels, ``umkit.explain`` and the doctor's report.  English is the default and the
+key: a message is written in English where it is made, and :func:`tr` turns the finished English
+text into the current language from a catalogue (``lang_zh.MESSAGES``).  A text with no entry
+stays English, so a message that changed since it was translated is shown in English, never
+wrongly.
+
+A catalogue entry is an English template and its translation.  Templates have ``{name}`` fields
+standing for the values a message is made with (``"case {case}: got {got}"``); a finished
+message matches a template when the literal text around the fields is the same, and the fields'
+values (translated too, when they are themselves a catalogue entry) go into the translation.
+A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
+
+The language, first match wins:
+
+1. :func:`set_language` (``umkit.use(..., lang="zh")`` calls it);
+2. the environment variable ``UMKIT_LANG`` (``bash run.sh --lang zh`` sets it);
+3. a file ``.umkit-lang`` holding the language's name in the current folder or one above it
+   (the Chinese workspace and ``notebooks/zh/`` have one, so the Chinese notebooks run the same
+   code cells as the English ones and print Chinese);
+4. English.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from pathlib import Path
+
+from ..errors import InvalidArgument
+
+LANGS = ("en", "zh")
+MARKER = ".umkit-lang"
+ENV = "UMKIT_LANG"
+
+_lock = threading.Lock()
+_chosen: list = [None]                    # set_language's choice; None: environment, marker, en
+_marker_cache: dict = {}                  # folder -> the language its marker names (or None)
+_compiled: dict = {}                      # language -> (exact entries, [(regex, fields, zh)])
+_FIELD = re.compile(r"\{(\w+)\}")
+_TAGS = re.compile(r"(<[^>]*>)")
+
+
+def _norm(lang) -> str | None:
+    if not isinstance(lang, str):
+        return None
+    low = lang.strip().lower().replace("_", "-")
+    if low in ("zh", "zh-cn", "zh-hans", "cn", "chinese", "中文"):
+        return "zh"
+    if low in ("en", "en-us", "en-gb", "english", "c", "posix"):
+        return "en"
+    return None
+
+
+def set_language(lang: str | None) -> str:
+    """Choose the language for this process: ``"en"`` or ``"zh"`` (``"zh-CN"`` too); ``None``
+    goes back to ``UMKIT_LANG``, the workspace's marker, or English.  Returns the language now
+    in effect."""
+    if lang is not None and _norm(lang) is None:
+        raise InvalidArgument(f"lang={lang!r} is not a language umkit speaks", argument="lang",
+                              hint=f"one of {LANGS} (or None for UMKIT_LANG / the workspace's)")
+    with _lock:
+        _chosen[0] = _norm(lang) if lang is not None else None
+    return language()
+
+
+def _from_marker() -> str | None:
+    try:
+        here = Path.cwd()
+    except OSError:
+        return None
+    key = str(here)
+    if key in _marker_cache:
+        return _marker_cache[key]
+    found = None
+    for folder in (here, *here.parents):
+        f = folder / MARKER
+        try:
+            if f.is_file():
+                found = _norm(f.read_text(encoding="utf-8").strip()) or "en"
+                break
+        except OSError:
+            break
+    with _lock:
+        if len(_marker_cache) > 64:          # a process that wanders through many folders
+            _marker_cache.clear()
+        _marker_cache[key] = found
+    return found
+
+
+def language() -> str:
+    """The language umkit prints in now: ``"en"`` or ``"zh"``."""
+    chosen = _chosen[0]
+    if chosen is not None:
+        return chosen
+    env = _norm(os.environ.get(ENV, ""))
+    if env is not None:
+        return env
+    return _from_marker() or "en"
+
+
+def catalogue(lang: str) -> dict:
+    """The entries of ``lang``: English template -> translation (empty for English)."""
+    if _norm(lang) == "zh":
+        from .lang_zh import MESSAGES
+        return MESSAGES
+    return {}
+
+
+def _tables(lang: str):
+    if lang not in _compiled:
+        exact, patterns = {}, []
+        for en, zh in catalogue(lang).items():
+            fields = _FIELD.findall(en)
+            if not fields:
+                exact[en] = zh
+                continue
+            parts = _FIELD.split(en)          # literal, field, literal, field, ..., literal
+            rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)"
+                         for i, p in enumerate(parts))
+            literal = sum(len(p) for p in parts[::2])
+            patterns.append((re.compile(rx + r"\Z", re.S), zh, literal))
+        patterns.sort(key=lambda t: -t[2])      # the most specific template first
+        with _lock:
+            _compiled[lang] = (exact, patterns)
+    return _compiled[lang]
+
+
+def tr(text, lang: str | None = None, _depth: int = 0):
+    """``text`` (a finished English message) in ``lang`` (default: :func:`language`); unchanged
+    when the catalogue has no entry for it, or when it is not a string."""
+    if not isinstance(text, str) or not text:
+        return text
+    lang = _norm(lang) if lang is not None else language()
+    if lang in (None, "en"):
+        return text
+    exact, patterns = _tables(lang)
+    hit = exact.get(text)
+    if hit is not None:
+        return hit
+    stripped = text.strip()
+    if stripped != text and stripped in exact:
+        return text[:len(text) - len(text.lstrip())] + exact[stripped] + \
+            text[len(text.rstrip()):]
+    if _depth > 2:
+        return text
+    for rx, zh, _ in patterns:
+        m = rx.match(text)
+        if m:
+            values = {k: tr(v, lang, _depth + 1) for k, v in m.groupdict().items()}
+            return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
+    if "; " in text:                     # a message made of parts: part by part
+        parts = text.split("; ")
+        done = [tr(p, lang, _depth + 1) for p in parts]
+        if done != parts:
+            return "；".join(done)
+    return text
+
+
+def text(template: str, lang: str | None = None, **fields) -> str:
+    """``template.format(**fields)`` in the current language (the translated template filled
+    with the same fields, when there is one)."""
+    lang = _norm(lang) if lang is not None else language()
+    if lang not in (None, "en"):
+        zh = catalogue(lang).get(template)
+        if zh is not None:
+            return zh.format(**fields)
+    return template.format(**fields)
+
+
+def localize(widget, lang: str | None = None, _seen=None):
+    """Translate a widget tree's fixed texts in place -- each ``description``, ``tooltip`` and
+    ``placeholder``, and the ``value`` of text-only widgets (``HTML``, ``Label``) -- and return
+    the widget.  Duck-typed (no ipywidgets import); the values of choices (a dropdown's options)
+    are left alone, since code reads them.  A no-op in English."""
+    lang = _norm(lang) if lang is not None else language()
+    if lang in (None, "en") or widget is None:
+        return widget
+    seen = set() if _seen is None else _seen
+    if id(widget) in seen:
+        return widget
+    seen.add(id(widget))
+    for attr in ("description", "tooltip", "placeholder"):
+        v = getattr(widget, attr, None)
+        if isinstance(v, str) and v:
+            done = tr(v, lang)
+            if done != v:
+                try:
+                    setattr(widget, attr, done)
+                except Exception:  # noqa: BLE001 - a read-only trait keeps its English
+                    pass
+    if type(widget).__name__ in ("HTML", "Label", "HTMLMath"):
+        v = getattr(widget, "value", None)
+        if isinstance(v, str) and v:
+            done = tr(v, lang)
+            if done == v and "<" in v:          # markup: the text between the tags, piece by piece
+                done = "".join(part if part.startswith("<") or not part.strip() else
+                               tr(part, lang) for part in _TAGS.split(v))
+            if done != v:
+                widget.value = done
+    for child in getattr(widget, "children", ()) or ():
+        localize(child, lang, seen)
+    return widget

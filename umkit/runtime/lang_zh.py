@@ -1,0 +1,1150 @@
+"""Simplified Chinese (简体中文) for what umkit prints: English template -> translation, read by
+``umkit.runtime.lang.tr``.  A template's ``{name}`` fields stand for the values the English message
+is made with; the translation uses the same fields.  The terms follow ``i18n/zh/glossary.json``.
+An English text changed at its source no longer matches its entry and is shown in English:
+``tests/teaching/test_zh_messages.py`` lists the entries whose English is gone from the source."""
+
+MESSAGES: dict[str, str] = {
+    # -- the verdicts and predictions of every exercise (umkit.teaching.exercises) ------------------
+    "PASS:": "通过：",
+    "NOT YET:": "还没通过：",
+    "concept": "概念",
+    "answer": "答案",
+    "stuck? run the check again with hint=2 for a pointer to the concept":
+        "卡住了？带上 hint=2 再运行一次检查，看看概念提示",
+    "still stuck? hint=3 shows the answer": "还是卡住？hint=3 会显示答案",
+    "it passes: no hint needed": "已经通过：不需要提示",
+    "no further hint for this one": "这道题没有更多提示了",
+    "no further hint for this one: read the message again": "这道题没有更多提示了：再读一遍上面的信息",
+    "hint={hint}: use hint=1 (what is wrong), 2 (the concept) or 3 (the answer)":
+        "hint={hint}：请用 hint=1（哪里不对）、2（概念）或 3（答案）",
+    "{call} raised {type}: {exception}": "{call} 抛出了 {type}：{exception}",
+    "{call} raised {error}": "{call} 抛出了 {error}",
+    "right so far; still None: {missing}": "目前都对；仍为 None 的：{missing}",
+    "your guess": "你的猜测",
+    "measured": "测量值",
+    "comparison": "对比",
+    "prediction '{name}' kept: {n} of {total} guesses written (reveal(...) shows them beside the measurement)":
+        "预测“{name}”已记下：{total} 个猜测中写了 {n} 个（reveal(...) 会把它们和测量值并排显示）",
+    "no guess written": "没有写猜测",
+    "not measured here": "这里没有测量",
+    "exact": "完全一致",
+    "off (one of them is 0)": "有偏差（其中一个为 0）",
+    "close (within 25 %)": "接近（误差在 25 % 以内）",
+    "{r}x the measurement": "是测量值的 {r} 倍",
+    "1/{r} of the measurement": "是测量值的 1/{r}",
+    "right": "正确",
+    "different": "不同",
+
+    # -- notebook 00: read a profile ------------------------------------------------------------------
+    "§3.2 as a formula: one prefetch costs a fixed per-call latency plus bytes / bandwidth, in the "
+    "direction the pages move (host->GPU: prefetch_h2d_bw, GPU->host: prefetch_d2h_bw); the profile "
+    "holds SI units (s, B, B/s), and a MiB is 2**20 bytes. umkit/sim/costs.py is that paragraph "
+    "written as code":
+        "把 §3.2 写成公式：一次预取的开销是固定的单次调用延迟，加上字节数 / 带宽，带宽取页面移动的方向"
+        "（主机->GPU：prefetch_h2d_bw，GPU->主机：prefetch_d2h_bw）；profile 里存的是 SI 单位（s、B、B/s），"
+        "1 MiB 是 2**20 字节。umkit/sim/costs.py 就是把这一段写成了代码",
+    "that is the time in seconds: multiply by 1000 for milliseconds": "这是以秒为单位的时间：乘以 1000 得到毫秒",
+    "that looks like microseconds: divide by 1000 for milliseconds": "这看起来是微秒：除以 1000 得到毫秒",
+    "you left out the fixed per-call cost: add prefetch_latency": "你漏掉了固定的单次调用开销：加上 prefetch_latency",
+    "you used prefetch_d2h_bw (GPU->host); host->GPU is prefetch_h2d_bw":
+        "你用了 prefetch_d2h_bw（GPU->主机）；主机->GPU 是 prefetch_h2d_bw",
+    "two slips: use prefetch_h2d_bw (host->GPU) and add prefetch_latency":
+        "两处疏忽：要用 prefetch_h2d_bw（主机->GPU），并加上 prefetch_latency",
+    "{mib} MiB is {mib2} * 2**20 bytes, not {mib3} * 10**6 (MiB vs MB)":
+        "{mib} MiB 是 {mib2} * 2**20 字节，不是 {mib3} * 10**6（MiB 与 MB 的区别）",
+    "GB/s in the profiles means 10**9 bytes per second, not 2**30":
+        "profile 里的 GB/s 指每秒 10**9 字节，不是 2**30",
+    "you used pinned_h2d_bw (an explicit hipMemcpy from pinned memory); a prefetch runs at prefetch_h2d_bw":
+        "你用了 pinned_h2d_bw（从固定内存做显式 hipMemcpy 的带宽）；预取的速率是 prefetch_h2d_bw",
+    "you used fault_bw (demand paging); a prefetch runs at prefetch_h2d_bw":
+        "你用了 fault_bw（按需分页的带宽）；预取的速率是 prefetch_h2d_bw",
+    "that is the 64 MiB bar of the chart above; the exercise asks for {mib} MiB, computed from the "
+    "profile's parameters":
+        "这是上图中 64 MiB 的那根条；练习要的是 {mib} MiB，而且要从 profile 的参数算出来",
+    "ms={ms}: a prefetch takes a positive, finite time": "ms={ms}：一次预取的时间必须是正的有限值",
+    "{ms} ms: prefetch_latency ({lat} us) + {mib} MiB / prefetch_h2d_bw ({bw} GB/s) = {want} ms":
+        "{ms} ms：prefetch_latency（{lat} us）+ {mib} MiB / prefetch_h2d_bw（{bw} GB/s）= {want} ms",
+    "{ms} ms: {why}": "{ms} ms：{why}",
+    "{ms} ms is not what the model charges (it is too long)": "{ms} ms 不是模型给出的开销（太长了）",
+    "{ms} ms is not what the model charges (it is too short)": "{ms} ms 不是模型给出的开销（太短了）",
+    "{argument} is None: compute the time of a {mib} MiB host->GPU prefetch on the '{profile}' "
+    "profile, in milliseconds":
+        "{argument} 是 None：算出在“{profile}” profile 上，一次 {mib} MiB 主机->GPU 预取的时间，单位毫秒",
+    "{argument} should be a number of milliseconds, got {type} {value}":
+        "{argument} 应该是一个毫秒数，得到的是 {type} {value}",
+    "that is the time in seconds, not milliseconds": "这是以秒为单位的时间，不是毫秒",
+    "that looks like microseconds, not milliseconds": "这看起来是微秒，不是毫秒",
+    "the fixed per-call cost is missing": "缺了固定的单次调用开销",
+    "that is the GPU->host bandwidth; this call moves the pages host->GPU":
+        "这是 GPU->主机 方向的带宽；这次调用是把页面从主机搬到 GPU",
+    "that is the host->GPU bandwidth; this call moves the pages GPU->host":
+        "这是 主机->GPU 方向的带宽；这次调用是把页面从 GPU 搬回主机",
+    "two slips: the GPU->host bandwidth, and no per-call cost": "两处疏忽：用了 GPU->主机 方向的带宽，而且没有单次调用开销",
+    "two slips: the host->GPU bandwidth, and no per-call cost": "两处疏忽：用了 主机->GPU 方向的带宽，而且没有单次调用开销",
+    "{mib} MiB is not {mib2} * 10**6 bytes": "{mib} MiB 不是 {mib2} * 10**6 字节",
+    "the profiles' bandwidths are in bytes per second already (GB/s = 10**9 B/s)":
+        "profile 里的带宽本来就是字节每秒（GB/s = 10**9 B/s）",
+    "that bandwidth is an explicit hipMemcpy's from pinned memory, not a prefetch's":
+        "这个带宽是从固定内存做显式 hipMemcpy 的，不是预取的",
+    "that bandwidth is demand paging's (faults), not a prefetch's": "这个带宽是按需分页（缺页）的，不是预取的",
+    "{call} returned {got}; return a number of milliseconds": "{call} 返回了 {got}；请返回一个毫秒数",
+    "{call} returned {got}: a prefetch takes a positive, finite time": "{call} 返回了 {got}：一次预取的时间必须是正的有限值",
+    "{call} returned {got} ms: {why}": "{call} 返回了 {got} ms：{why}",
+    "{call} returned {got} ms, which is not what the model charges (too long)":
+        "{call} 返回了 {got} ms，这不是模型给出的开销（太长了）",
+    "{call} returned {got} ms, which is not what the model charges (too short)":
+        "{call} 返回了 {got} ms，这不是模型给出的开销（太短了）",
+    "your formula is the model's on {n} cases, both directions: on the MI250X 16 MiB take {to} ms to "
+    "the GPU and {back} ms back -- latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)":
+        "你的公式在 {n} 个用例、两个方向上都和模型一致：在 MI250X 上，16 MiB 到 GPU 要 {to} ms，"
+        "搬回来要 {back} ms——延迟 + 字节数 / 带宽，方向决定用哪个带宽（§3.2）",
+    "{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return milliseconds":
+        "{argument} 是 None：写出 def prefetch_ms(p, mib, to_gpu=True): ...，并返回毫秒数",
+    "{argument} should be a function (p, mib, to_gpu), got {type}":
+        "{argument} 应该是一个函数 (p, mib, to_gpu)，得到的是 {type}",
+    "{call} raised AttributeError: {exception} -- compute from the profile's parameters "
+    "(prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods":
+        "{call} 抛出了 AttributeError：{exception}——请用 profile 的参数计算"
+        "（prefetch_latency、prefetch_h2d_bw、prefetch_d2h_bw 等），不要调用模型自己的方法",
+
+    # -- notebook 01: UMD and KMD ---------------------------------------------------------------------
+    "hipMallocManaged creates no physical page, but on ROCm it does reach the kernel driver: with HMM "
+    "support the runtime reserves address space and registers it as an SVM range with KFD (ROCm/clr "
+    "rocclr/device/rocm/rocmemory.cpp Buffer::create -> Device::SvmAllocInit -> "
+    "hsa_amd_svm_attributes_set -> the AMDKFD_IOC_SVM ioctl, kfd_svm.c svm_range_set_attr); without "
+    "HMM it becomes pinned host memory (Device::hostAlloc), also a kernel-driver call. The article's "
+    "'the UMD records the range, the KMD maps pages later' describes the pages, not the call":
+        "hipMallocManaged 不创建物理页，但在 ROCm 上它确实会进入内核驱动：有 HMM 支持时，运行时预留地址空间，"
+        "并把它作为一个 SVM 范围注册到 KFD（ROCm/clr rocclr/device/rocm/rocmemory.cpp Buffer::create -> "
+        "Device::SvmAllocInit -> hsa_amd_svm_attributes_set -> AMDKFD_IOC_SVM ioctl，kfd_svm.c "
+        "svm_range_set_attr）；没有 HMM 时它变成固定的主机内存（Device::hostAlloc），同样是一次内核驱动调用。"
+        "原文说的“UMD 先维护逻辑地址记录，KMD 之后再映射物理页”，说的是页面，而不是这个调用",
+    "hipMalloc maps real VRAM: only the kernel driver owns VRAM and the page tables":
+        "hipMalloc 映射真正的显存：只有内核驱动掌管显存和页表",
+    "the first CPU touch of a fresh page is a page fault (缺页): the OS kernel zero-fills a physical "
+    "page and maps it":
+        "CPU 对一个新页的首次访问是一次缺页：操作系统内核把一个物理页清零并映射它",
+    "a kernel launch is a packet written into a command queue in user memory and a doorbell write: "
+    "no trap into the kernel":
+        "一次 kernel 启动就是往用户内存里的命令队列写一个命令包，再写一次门铃（doorbell）：不陷入内核",
+    "GPU page faults are serviced by the kernel driver: it migrates pages and updates the GPU page "
+    "table (amdkfd svm_range_restore_pages)":
+        "GPU 缺页由内核驱动处理：它迁移页面并更新 GPU 页表（amdkfd svm_range_restore_pages）",
+    "the migration behind hipMemPrefetchAsync moves physical pages and edits page tables: "
+    "kernel-driver work (the API call itself is queued in the UMD)":
+        "hipMemPrefetchAsync 背后的迁移要移动物理页、修改页表：这是内核驱动的工作（API 调用本身在 UMD 里排队）",
+    "hipMemAdvise stores the policy with the range in the kernel driver (ROCm/clr "
+    "Device::SetSvmAttributes -> hsa_amd_svm_attributes_set -> the KFD SVM ioctl), moving no page yet":
+        "hipMemAdvise 把策略和范围一起存进内核驱动（ROCm/clr Device::SetSvmAttributes -> "
+        "hsa_amd_svm_attributes_set -> KFD SVM ioctl），此时还不移动任何页",
+    "the rule (§1.1): a call that ends in a system call into the kernel driver (an ioctl on /dev/kfd), "
+    "a page fault or a page-table edit reaches the KMD; one that only writes into the process's own "
+    "memory (a queue packet, a table entry) stays in the UMD. Run the trace cell and read each line's layer":
+        "规则（§1.1）：最终落到一次进入内核驱动的系统调用（对 /dev/kfd 的 ioctl）、一次缺页或一次页表修改的调用，"
+        "会进入 KMD；只往进程自己的内存里写东西（一个队列命令包、一条表项）的调用，停留在 UMD。"
+        "运行 trace 单元格，读一读每一行所在的层",
+    "malloc_managed is KMD: {why}": "malloc_managed 属于 KMD：{why}",
+    "malloc_device is KMD: {why}": "malloc_device 属于 KMD：{why}",
+    "first_touch is KMD: {why}": "first_touch 属于 KMD：{why}",
+    "increment_kernel is UMD: {why}": "increment_kernel 属于 UMD：{why}",
+    "fault_batch is KMD: {why}": "fault_batch 属于 KMD：{why}",
+    "prefetch is KMD: {why}": "prefetch 属于 KMD：{why}",
+    "advise is KMD: {why}": "advise 属于 KMD：{why}",
+    "all seven right: launches and queue writes stay in user space (UMD); everything that touches "
+    "physical pages, page tables or the driver's range policy reaches the KMD.":
+        "七个全对：kernel 启动和队列写入停留在用户态（UMD）；凡是涉及物理页、页表或驱动的范围策略的，都会进入 KMD。",
+    "all seven right: launches and queue writes stay in user space (UMD); everything that touches "
+    "physical pages, page tables or the driver's range policy reaches the KMD. One nuance: you put "
+    "hipMallocManaged in the UMD, as the article does (no page is created). On ROCm the call still ends "
+    "in one KFD ioctl that registers the range -- 'kmd' is the stricter answer: {why}.":
+        "七个全对：kernel 启动和队列写入停留在用户态（UMD）；凡是涉及物理页、页表或驱动的范围策略的，都会进入 KMD。"
+        "有一个细微之处：你和原文一样，把 hipMallocManaged 放在了 UMD（它不创建页）。在 ROCm 上，这个调用最终仍落到一次"
+        "注册范围的 KFD ioctl——更严格的答案是“kmd”：{why}。",
+    "{argument} should be a dict like {{'malloc_managed': 'umd', ...}}, got {type}":
+        "{argument} 应该是一个形如 {{'malloc_managed': 'umd', ...}} 的 dict，得到的是 {type}",
+    "{argument} should be a dict like {'malloc_managed': 'umd', ...}, got {type}":
+        "{argument} 应该是一个形如 {'malloc_managed': 'umd', ...} 的 dict，得到的是 {type}",
+    "unknown operations {unknown}: use the keys {items}": "未知的操作 {unknown}：请使用这些键 {items}",
+    "every answer is still None: write 'umd' or 'kmd' for each operation":
+        "所有答案都还是 None：为每个操作写上 'umd' 或 'kmd'",
+    "{item}: {value} is neither 'umd' nor 'kmd'": "{item}：{value} 既不是 'umd' 也不是 'kmd'",
+    "{n} of your {given} answers are wrong; reconsider {first} first (find its line in the trace "
+    "printed below the exercise, then ask what the call ends in)":
+        "你的 {given} 个答案中有 {n} 个不对；先重新考虑 {first}（在练习下方打印的 trace 里找到它那一行，"
+        "再问问这个调用最终落到了哪里）",
+    "§3.2 and section 5 of the notebook: one trip into the kernel carries up to batch_max faults, a "
+    "partly filled batch still costs a whole trip, and no fault costs no trip":
+        "§3.2 和本 notebook 第 5 节：一次进入内核最多处理 batch_max 个缺页，没装满的一批仍要花一整次，"
+        "没有缺页就不用进内核",
+    "{call} returned {got}; return a whole number": "{call} 返回了 {got}；请返回一个整数",
+    "{call} returned {got}: a batch is either sent or not, so the count is a whole number":
+        "{call} 返回了 {got}：一批要么送出、要么不送，所以次数是整数",
+    "{call} returned {got}, expected {want}: {hint}": "{call} 返回了 {got}，应为 {want}：{hint}",
+    "you rounded down: the last, partly filled batch still costs a trip into the kernel":
+        "你向下取整了：最后那批没装满，也仍要进一次内核",
+    "no faults, no trip into the kernel": "没有缺页，就不用进内核",
+    "that is one trip per fault: the driver batches up to batch_max faults":
+        "这是每个缺页进一次：驱动会把最多 batch_max 个缺页合成一批",
+    "multiply? a batch *holds* batch_max faults: divide": "用乘法？一批*装*的是 batch_max 个缺页：应该用除法",
+    "count the batches the driver sends": "数一数驱动送出了多少批",
+    "{argument} is None: write def transitions(n_faults, batch_max): ...":
+        "{argument} 是 None：写出 def transitions(n_faults, batch_max): ...",
+    "{argument} should be a function, got {type}": "{argument} 应该是一个函数，得到的是 {type}",
+    "ceil(n_faults / batch_max): 16384 faults cost {trips} trips into the kernel in batches of 256, "
+    "but 16384 trips one by one":
+        "ceil(n_faults / batch_max)：16384 个缺页按每批 256 个处理要进 {trips} 次内核，逐个处理则要 16384 次",
+
+    # -- notebook 02: allocation -------------------------------------------------------------------------
+    "hot weights are read and written every step and live all training long: hipMalloc + explicit "
+    "copies is the most controllable (§3.4, §6.1 'the heart')":
+        "热权重每一步都要读写，而且贯穿整个训练：hipMalloc 加显式拷贝最可控（§3.4，§6.1 的“心脏”）",
+    "a checkpoint is written rarely and read by the CPU to save it: low-frequency data is where managed "
+    "memory saves effort (§3.4)":
+        "checkpoint 很少写，由 CPU 读出来存盘：低频数据正是托管内存省心的地方（§3.4）",
+    "offline-preprocessed epoch data is prepared on the CPU and consumed once per epoch: the author's "
+    "managed-memory case (§3.4), prefetched before each epoch (§3.2)":
+        "离线预处理好的 epoch 数据在 CPU 上准备、每个 epoch 消费一次：正是作者用托管内存的场景（§3.4），"
+        "每个 epoch 之前预取（§3.2）",
+    "small data the CPU updates often and the GPU only glances at: hipHostMalloc, zero-copy over the "
+    "link with no migration jitter (§4.4)":
+        "CPU 经常更新、GPU 只是瞄一眼的小数据：hipHostMalloc，经链路零拷贝，没有迁移抖动（§4.4）",
+    "latency-critical inference buffers: a pre-allocated hipMalloc pool, because a burst of migrations "
+    "at peak load is exactly what must not happen (§6.3)":
+        "延迟敏感的推理缓冲区：预分配的 hipMalloc 内存池，因为高峰负载时的一阵迁移恰恰是绝不能发生的（§6.3）",
+    "a tokenizer vocabulary only the CPU data loader reads; no kernel ever touches it: ordinary pageable "
+    "host memory (malloc / new / NumPy) -- pinning or managing it buys nothing":
+        "只有 CPU 数据加载器读的分词器词表；没有 kernel 碰它：普通的可分页主机内存（malloc / new / NumPy）"
+        "——固定它或托管它都得不到任何好处",
+    "ask of each buffer: who touches it (CPU, GPU, both), how often, and for how long (§3.4 table, "
+    "§4.4 pinned memory, §6.1 'the heart', §6.3 the inference service); the allocator follows from its "
+    "access owner and lifetime (§7)":
+        "对每块缓冲区都问一问：谁访问它（CPU、GPU、两者），多频繁，持续多久（§3.4 的表格、§4.4 的固定内存、"
+        "§6.1 的“心脏”、§6.3 的推理服务）；分配器由它的访问主人和生命周期决定（§7）",
+    "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')":
+        "谁读写它，多频繁，持续多久？（§3.4，§6.1 的“心脏”）",
+    "how often is it touched, and by whom? (§3.4: the author's own practice)": "它多久被访问一次，被谁访问？（§3.4：作者自己的做法）",
+    "who prepares it, who consumes it, and how often? (§3.4, §3.2)": "谁准备它，谁消费它，多频繁？（§3.4，§3.2）",
+    "how big is it, who writes it, and how often does the GPU look at it? (§4.4)":
+        "它有多大，谁写它，GPU 多久看它一次？（§4.4）",
+    "what matters most for it: convenience or predictable latency at peak? (§6.3)":
+        "对它来说什么最重要：方便，还是高峰时可预测的延迟？（§6.3）",
+    "does any kernel ever touch it? (a buffer only the CPU uses)": "有没有 kernel 碰过它？（一块只有 CPU 用的缓冲区）",
+    "{argument} should be a dict like {'weights': 'device', ...}, got {type}":
+        "{argument} 应该是一个形如 {'weights': 'device', ...} 的 dict，得到的是 {type}",
+    "unknown buffers {unknown}: use the keys {items}": "未知的缓冲区 {unknown}：请使用这些键 {items}",
+    "every choice is still None: write 'device', 'managed', 'pinned' or 'pageable' for each buffer":
+        "所有选择都还是 None：为每块缓冲区写上 'device'、'managed'、'pinned' 或 'pageable'",
+    "{item}: {value} is not an allocator; use 'device', 'managed', 'pinned' or 'pageable'":
+        "{item}：{value} 不是一种分配器；请用 'device'、'managed'、'pinned' 或 'pageable'",
+    "{n} of your {given} choices to rethink; start with {first}": "你的 {given} 个选择中有 {n} 个要重新考虑；从 {first} 开始",
+    "{concept}. For {first}: {question}": "{concept}。关于 {first}：{question}",
+    "mix allocators by each buffer's access owner and lifetime (§7): hot and latency-critical data in "
+    "device memory, low-frequency data managed, small CPU-heavy data pinned, CPU-only data in plain "
+    "pageable memory":
+        "按每块缓冲区的访问主人和生命周期混合使用分配器（§7）：热数据和延迟敏感的数据放设备内存，低频数据放托管内存，"
+        "CPU 访问频繁的小数据放固定内存，只有 CPU 用的数据放普通的可分页内存",
+    "weights -> device: {why}": "weights -> device：{why}",
+    "checkpoint -> managed: {why}": "checkpoint -> managed：{why}",
+    "epoch_preprocessing -> managed: {why}": "epoch_preprocessing -> managed：{why}",
+    "lr_schedule -> pinned: {why}": "lr_schedule -> pinned：{why}",
+    "request_pool -> device: {why}": "request_pool -> device：{why}",
+    "vocab -> pageable: {why}": "vocab -> pageable：{why}",
+    "load(data) returned {type}; return the umkit array the GPU will read (umkit.device_array / "
+    "managed / pinned)":
+        "load(data) 返回了 {type}；请返回 GPU 将要读取的 umkit 数组（umkit.device_array / managed / pinned）",
+    "the data is read 8 times by the GPU: where should it live, and what is the fastest way to get it "
+    "there on this card? Compare the profile's prefetch_h2d_bw, pinned_h2d_bw and zero_copy_bw (§3.4: "
+    "hot data in hipMalloc + explicit copies; notebook 00 reads a profile)":
+        "这份数据要被 GPU 读 8 遍：它应该住在哪里？在这块卡上，把它送到那里最快的办法是什么？比较 profile 的 "
+        "prefetch_h2d_bw、pinned_h2d_bw 和 zero_copy_bw（§3.4：热数据放 hipMalloc 加显式拷贝；notebook 00 "
+        "讲了怎么读 profile）",
+    "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
+    "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  -- on the MI250X a hipMemcpy "
+    "from pinned memory runs at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)":
+        "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
+        "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  ——在 MI250X 上，从固定内存做 "
+        "hipMemcpy 是 28 GB/s，托管内存的预取是 6 GB/s（Pearson，Frontier）",
+    "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
+        "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
+    "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: one explicit copy "
+    "at hipMemcpy speed, then every read at HBM speed (§3.4: hot data in hipMalloc + explicit copies)":
+        "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：一次以 hipMemcpy 速度进行的"
+        "显式拷贝，之后每次读取都是 HBM 速度（§3.4：热数据放 hipMalloc 加显式拷贝）",
+    "{ms} ms of model time on {profile}, over the {budget} ms budget ('{kind}' memory; {mib} MiB "
+    "migrated, {remote} MiB read over the link, {faults} GPU faults)":
+        "在 {profile} 上花了 {ms} ms 模型时间，超出 {budget} ms 的预算（'{kind}' 内存；迁移了 {mib} MiB，"
+        "经链路读取 {remote} MiB，GPU 缺页 {faults} 次）",
+    "{ms} ms of model time on {profile}, over the {budget} ms budget ('{kind}' memory)":
+        "在 {profile} 上花了 {ms} ms 模型时间，超出 {budget} ms 的预算（'{kind}' 内存）",
+    "{argument} is None: write def load(data): ... and return a umkit array":
+        "{argument} 是 None：写出 def load(data): ...，并返回一个 umkit 数组",
+    "{argument} should be a function of the data, got {type}": "{argument} 应该是一个以数据为参数的函数，得到的是 {type}",
+
+    # -- notebook 03: migration, prefetch, advice ---------------------------------------------------------
+    "§3.2 and section 4 of the notebook: which advice lets a processor read the pages without taking "
+    "them away from the other side -- a copy on each side (read_mostly), or the pages left where they "
+    "are and read across the link (preferred_location + accessed_by)? And §4.4: the prefetch obeys only "
+    "the advice that is already there":
+        "§3.2 和本 notebook 第 4 节：哪种建议能让一个处理器读这些页，而不把它们从另一侧拿走——两侧各一份副本"
+        "（read_mostly），还是页面留在原处、经链路读取（preferred_location + accessed_by）？还有 §4.4："
+        "预取只遵从已经设好的建议",
+    "preferred location CPU + accessed_by GPU: the pages stay in host memory and the GPU reads them in "
+    "place -- on AMD the setup that moves nothing (faults not counted on a real GPU; run on sim)":
+        "首选位置 CPU + accessed_by GPU：页面留在主机内存里，GPU 原地读取它们——在 AMD 上这是什么都不搬的设置"
+        "（真 GPU 上不统计缺页；请在 sim 上运行）",
+    "on AMD read_mostly is a flag on the range, not a copy on each side: each CPU read still migrates "
+    "the pages back. Leave them home instead: preferred_location 'cpu' + accessed_by 'gpu'":
+        "在 AMD 上 read_mostly 只是范围上的一个标志，不会在两侧各留一份副本：每次 CPU 读取仍会把页面迁移回来。"
+        "改为让它们留在原处：preferred_location 'cpu' + accessed_by 'gpu'",
+    "read_mostly + prefetch to the GPU: each side keeps its own copy (faults not counted on a real GPU; "
+    "run on sim to see them)":
+        "read_mostly + 预取到 GPU：两侧各保留一份自己的副本（真 GPU 上不统计缺页；在 sim 上运行才能看到）",
+    "the range was never prefetched to the GPU (attributes: last_prefetch_location={last}): inhale "
+    "before the GPU reads":
+        "这段范围从没被预取到 GPU（属性：last_prefetch_location={last}）：在 GPU 读之前先吸气",
+    "the pages are on the GPU, but no advice lets the CPU read them without pulling them back: each CPU "
+    "read will migrate them again":
+        "页面在 GPU 上，但没有任何建议能让 CPU 读它们而不把它们拉回来：每次 CPU 读取都会再次迁移它们",
+    "read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally -- NVIDIA's "
+    "read-mostly. On AMD, amdkfd's read-mostly is a flag on the range (KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, "
+    "include/uapi/linux/kfd_ioctl.h: 'GPUs mostly read ... but writes fault'), not this duplication: try "
+    "the profile's own answer in section 4":
+        "先 read_mostly，再预取：两侧各保留一份副本，各自在本地读取——这是 NVIDIA 的 read-mostly。在 AMD 上，"
+        "amdkfd 的 read-mostly 只是范围上的一个标志（KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY，"
+        "include/uapi/linux/kfd_ioctl.h：“GPU 以读为主……但写会缺页”），不是这种复制：试试第 4 节里这个 profile 自己的答案",
+    "no faults: the pages stay in host memory and the GPU reads all of them over the link on every pass "
+    "(accessed_by for the GPU: zero-copy) -- it works, but each GPU read pays the link; read_mostly, then "
+    "prefetch gives each side a local copy instead":
+        "没有缺页：页面留在主机内存里，GPU 每一遍都经链路读取全部页面（对 GPU 设 accessed_by：零拷贝）"
+        "——这行得通，但每次 GPU 读取都要付链路的代价；先 read_mostly 再预取，则让两侧各有一份本地副本",
+    "the GPU faulted {n} times -- nothing was on the GPU before it read":
+        "GPU 缺页 {n} 次——它读之前 GPU 上什么都没有",
+    "the GPU faulted {n} times (the pages the CPU pulled back had to fault in again: ping-pong)":
+        "GPU 缺页 {n} 次（被 CPU 拉回去的页面不得不再缺页调入：乒乓）",
+    "the GPU faulted {n} times": "GPU 缺页 {n} 次",
+    "the CPU faulted {n} times although read_mostly is set: look at the order of your two calls":
+        "尽管设了 read_mostly，CPU 还是缺页 {n} 次：看看你那两个调用的顺序",
+    "the CPU faulted {n} times although accessed_by is set for the CPU: on this card the CPU can't read "
+    "GPU memory in place, so each CPU read still pulled the pages back":
+        "尽管为 CPU 设了 accessed_by，CPU 还是缺页 {n} 次：在这块卡上 CPU 无法原地读取 GPU 内存，"
+        "所以每次 CPU 读取仍然把页面拉了回来",
+    "the CPU faulted {n} times: each CPU read pulled the pages back": "CPU 缺页 {n} 次：每次 CPU 读取都把页面拉了回来",
+    "{n} B still moved between CPU and GPU": "CPU 和 GPU 之间仍然搬了 {n} B",
+    "(preferred_location={pref} alone still migrates on access)": "（单独的 preferred_location={pref} 在访问时仍会迁移）",
+    "{argument} is None: write def prepare(a): ... (advice and/or prefetch)":
+        "{argument} 是 None：写出 def prepare(a): ...（建议和/或预取）",
+    "{argument} should be a function of one array, got {type}": "{argument} 应该是一个以一个数组为参数的函数，得到的是 {type}",
+
+    # -- notebook 04: synchronization --------------------------------------------------------------------
+    "§3.3: a kernel launch returns at once; the CPU may read what the kernel writes only after something "
+    "has waited for that kernel. hipDeviceSynchronize waits for every stream on the device, "
+    "hipStreamSynchronize for one stream, hipEventSynchronize for the work recorded before one event "
+    "(notebook section 2, 'three ways to wait')":
+        "§3.3：kernel 启动立即返回；只有在某个东西等过那个 kernel 之后，CPU 才能读 kernel 写的内容。"
+        "hipDeviceSynchronize 等待设备上的每一个流，hipStreamSynchronize 等待一个流，hipEventSynchronize "
+        "等待某个事件之前记录的工作（本 notebook 第 2 节“三种等待方式”）",
+    "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())":
+        "step 返回了 None：请返回 CPU 对 a 求的和，例如 float(a.host.sum())",
+    "step returned {got}; return a number (the sum)": "step 返回了 {got}；请返回一个数（那个和）",
+    "the CPU read a while the kernel could still be writing it (a race, §3.3) -- on a real card that is "
+    "a wrong sum with no error (§5.1): nothing waited for the kernel before the CPU's sum":
+        "CPU 在 kernel 可能还在写 a 的时候读了它（数据竞争，§3.3）——在真卡上，这就是一个错误的和，而且不报错"
+        "（§5.1）：CPU 求和之前，没有任何东西等待 kernel",
+    "the sum came back before the kernel on `stream` had finished: nothing waited for your stream. (A "
+    "GPU reduction such as float(a.device.sum()) runs on the default stream, not on yours: on a real "
+    "card it waits either for every stream, like hipDeviceSynchronize, or for none.)":
+        "在 `stream` 上的 kernel 完成之前，和就回来了：没有任何东西等待你的流。（像 float(a.device.sum()) 这样的 "
+        "GPU 归约运行在默认流上，而不是你的流上：在真卡上，它要么像 hipDeviceSynchronize 那样等待每一个流，"
+        "要么一个都不等。）",
+    "sum {got} = the array before the kernel: the CPU read too early, or the kernel never ran on a -- "
+    "call umkit.increment(a, stream=stream) and wait for it":
+        "和为 {got} = kernel 之前的数组：CPU 读得太早，或者 kernel 根本没在 a 上运行——调用 "
+        "umkit.increment(a, stream=stream) 并等待它",
+    "sum {got}, expected {want}: add 1 to every element once (umkit.increment(a, stream=stream)) and "
+    "return the sum":
+        "和为 {got}，应为 {want}：给每个元素加 1 一次（umkit.increment(a, stream=stream)），然后返回和",
+    "right sum, but the host waited {ms} ms (model time) -- until the *other* stream's long job was "
+    "done too: that is hipDeviceSynchronize, which blocks on everything; your sum needed only your own kernel":
+        "和是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也完成：这就是 "
+        "hipDeviceSynchronize，它会等待一切；你的和只需要你自己的 kernel",
+    "sum {got} (on a real GPU the check can't see what you waited for; run it on sim to check that too)":
+        "和为 {got}（在真 GPU 上，检查看不到你等待了什么；在 sim 上运行才能把这一点也检查了）",
+    "sum {got}, and the host waited {ms} ms (model time): only for your stream, not for the other "
+    "stream's job":
+        "和为 {got}，主机等了 {ms} ms（模型时间）：只等了你的流，没有等另一个流上的任务",
+    "{argument} is None: write def step(a, stream): ... and return the CPU's sum":
+        "{argument} 是 None：写出 def step(a, stream): ...，并返回 CPU 求的和",
+    "{argument} should be a function (a, stream) -> float, got {type}":
+        "{argument} 应该是一个函数 (a, stream) -> float，得到的是 {type}",
+    "the CPU touched the array while the kernel was running: {exception}":
+        "CPU 在 kernel 运行时访问了这个数组：{exception}",
+
+    # -- notebook 05: concurrent access and ping-pong ------------------------------------------------------
+    "§4.3: the spikes come from *where the parameters live*, not from how they are moved: as long as the "
+    "CPU's statistic touches GPU-resident managed pages, the driver migrates them back (on the H200 and "
+    "on the MI250X alike, whatever the advice). Split the buffers by access frequency: what the GPU uses "
+    "every step in one kind of memory, the CPU's helper data in another":
+        "§4.3：毛刺来自*参数住在哪里*，而不是它们怎么被搬运：只要 CPU 的统计访问驻留在 GPU 上的托管页，"
+        "驱动就会把它们迁移回来（在 H200 和 MI250X 上都一样，不论建议是什么）。按访问频率拆分缓冲区："
+        "GPU 每一步都用的放一种内存，CPU 的辅助数据放另一种",
+    "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): parameters in device "
+    "memory (hipMalloc), the statistic computed on the GPU, only the batch managed and prefetched":
+        "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none')：参数放设备内存"
+        "（hipMalloc），统计量在 GPU 上计算，只有批次放托管内存并做预取",
+    "that is not a strategy: {error}": "这不是一个策略：{error}",
+    "all-device memory does remove the ping-pong, but then the CPU can't touch any buffer without an "
+    "explicit copy: keep some data managed.":
+        "全部放设备内存确实消除了乒乓，但这样 CPU 不做显式拷贝就碰不了任何缓冲区：请让一部分数据留在托管内存里。",
+    "still spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x). On that step {mib} MiB "
+    "moved (cpu_faults={cf}, gpu_faults={gf}): the CPU statistic still pulls the parameters' pages back "
+    "to the host and the next kernel faults them in again.":
+        "仍然有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）。那一步搬了 {mib} MiB"
+        "（cpu_faults={cf}，gpu_faults={gf}）：CPU 的统计仍然把参数页拉回主机，下一个 kernel 再把它们缺页调入。",
+    "flat, but slow: {steps} steps take {total} ms, {x}x all-device memory ({ref} ms).{why}":
+        "平稳，但慢：{steps} 步用了 {total} ms，是全部放设备内存（{ref} ms）的 {x} 倍。{why}",
+    " Every step read {mib} MiB over the CPU-GPU link (remote_bytes): pinned memory never migrates, so "
+    "the GPU never gets a local copy.":
+        "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：固定内存从不迁移，所以 GPU 永远得不到本地副本。",
+    " Every step read {mib} MiB over the CPU-GPU link (remote_bytes): advice that prefers the CPU keeps "
+    "those pages in host memory, so the GPU never gets a local copy.":
+        "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：首选 CPU 的建议把这些页留在主机内存里，"
+        "所以 GPU 永远得不到本地副本。",
+    " Every step moves pages back to the host (prefetch 'gpu+back') and the next step brings them in again.":
+        "每一步都把页面搬回主机（预取 'gpu+back'），下一步再把它们搬进来。",
+    "flat and fast: {steps} steps in {total} ms ({x}x all-device memory); after the warm-up step the "
+    "worst step is {peak} ms against a median of {med} ms, no spike. '{name}' = memory {memory}, prefetch "
+    "{prefetch}, advice {advice}.{note}":
+        "平稳又快：{steps} 步用了 {total} ms（是全部放设备内存的 {x} 倍）；热身步之后最慢的一步是 {peak} ms，"
+        "中位数是 {med} ms，没有毛刺。'{name}' = 内存 {memory}，预取 {prefetch}，建议 {advice}。{note}",
+    " One caveat: the CPU's touch of GPU-resident pages migrates them back whatever the advice (H200: the "
+    "CPU can't map VRAM; MI250X: amdkfd's svm_migrate_to_ram), so only placement fixes it -- see section 3.":
+        "有一点要注意：CPU 访问驻留在 GPU 上的页时，不论建议是什么都会把它们迁移回来（H200：CPU 无法映射显存；"
+        "MI250X：amdkfd 的 svm_migrate_to_ram），所以只有放置方式能修复它——见第 3 节。",
+    "my_fix is still None. Build a Strategy, e.g. umkit.workloads.Strategy('my fix', memory=..., "
+    "prefetch=..., advice=...), or name one of {names}.":
+        "my_fix 仍然是 None。构建一个 Strategy，例如 umkit.workloads.Strategy('my fix', memory=..., "
+        "prefetch=..., advice=...)，或者写出 {names} 中的一个名字。",
+    "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it there.":
+        "把 hipMallocManaged 指针的值发给进程 B（管道、套接字），在那边使用它。",
+    "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in process "
+    "B with hipIpcOpenMemHandle.":
+        "用 hipMalloc 分配，用 hipIpcGetMemHandle 导出，发送句柄，在进程 B 里用 hipIpcOpenMemHandle 打开它。",
+    "Send the managed pointer, and have process B call hipMemPrefetchAsync(ptr, bytes, 0, s) before "
+    "using it so that the pages get mapped in B.":
+        "发送托管指针，并让进程 B 在使用前调用 hipMemPrefetchAsync(ptr, bytes, 0, s)，好让页面在 B 里被映射。",
+    "Put the data in a file (or shared memory) that both processes map with mmap, and let each process "
+    "copy what it needs to its own GPU memory.":
+        "把数据放进一个文件（或共享内存），两个进程都用 mmap 映射它，再让每个进程把需要的东西拷进自己的 GPU 内存。",
+    "Send the managed pointer and call hipDeviceSynchronize in both processes first.":
+        "发送托管指针，并先在两个进程里都调用 hipDeviceSynchronize。",
+    "a virtual address is only meaningful inside the process that made it: process B's page tables have "
+    "nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)":
+        "虚拟地址只在创建它的进程里才有意义：进程 B 的页表在那个地址上什么都没有（HSA_STATUS_ERROR_INVALID_MEMORY，§5.1）",
+    "prefetch moves pages of a range this process owns; in process B the range doesn't exist":
+        "预取搬动的是本进程拥有的范围里的页；在进程 B 里，这段范围并不存在",
+    "synchronizing orders work inside one process; it doesn't create a mapping in another":
+        "同步只给一个进程内部的工作排序；它不会在另一个进程里创建映射",
+    "IPC handles are how the runtime shares device memory between processes (managed memory can't be "
+    "exported this way: allocate the shared buffer with hipMalloc)":
+        "IPC 句柄是运行时在进程之间共享设备内存的方式（托管内存不能这样导出：请用 hipMalloc 分配共享缓冲区）",
+    "a file or shared-memory mapping is the other route the article names (§4.3)":
+        "文件或共享内存映射是原文提到的另一条路（§4.3）",
+    "§4.3 and §5.1: a managed pointer is a virtual address in one process's page tables; another process "
+    "needs the runtime's IPC handles or a mapping the operating system shares (a file, shared memory)":
+        "§4.3 和 §5.1：托管指针是一个进程页表里的虚拟地址；另一个进程需要运行时的 IPC 句柄，"
+        "或者操作系统共享的映射（文件、共享内存）",
+    "b and d work: {b}; {d}. The others don't: {rest}": "b 和 d 行得通：{b}；{d}。其余的不行：{rest}",
+    "give a set of letters such as {'a'}, not {answer}": "请给出一个字母集合，例如 {'a'}，而不是 {answer}",
+    "{unknown} are not options: choose among {options}": "{unknown} 不是选项：请从 {options} 中选择",
+    "{n} of your {m} choices don't work": "你的 {m} 个选择中有 {n} 个行不通",
+    "{n} of your {m} choices don't work, and {k} that work are missing":
+        "你的 {m} 个选择中有 {n} 个行不通，还缺了 {k} 个行得通的选项",
+    "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)":
+        "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # 向上取整的除法（用 math.ceil 也行）",
+    "def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n(on a machine where the GPU may read host memory in place, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link)":
+        "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
+    "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize: only my stream\n    return float(a.host.sum())\n(or record an event after the kernel, umkit.Event().record(stream), and call its .synchronize() before the sum)":
+        "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize：只等我的流\n    return float(a.host.sum())\n（或者在 kernel 之后记录一个事件 umkit.Event().record(stream)，并在求和之前调用它的 .synchronize()）",
+    "{n} option(s) that work are missing": "缺了 {n} 个行得通的选项",
+    "and {n} that work are missing": "还缺了 {n} 个行得通的选项",
+    "reconsider '{x}' first: would process B's page tables know that address?":
+        "先重新考虑 '{x}'：进程 B 的页表会知道那个地址吗？",
+    "which other route between two processes does the article name?": "原文还提到了两个进程之间的哪条路？",
+    "b and d: {b}; {d}.": "b 和 d：{b}；{d}。",
+    "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
+        "{argument} 仍然是 None：请给出行得通的字母集合，例如 {'x', 'y'}（读一读 nb05.IPC_OPTIONS）。",
+    "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver migrate (or copy) them "
+    "to the host. Let the GPU compute the statistic where the data lives, and bring back only the number":
+        "§4.3 和第 3 节：凡是在 CPU 上读参数的操作，都会让驱动把它们迁移（或拷贝）到主机。让 GPU 在数据所在的地方"
+        "计算统计量，只把那个数字带回来",
+    "def statistic(params):\n    return float(params.device[::16384].mean())   # a GPU reduction; only "
+    "the scalar crosses the link":
+        "def statistic(params):\n    return float(params.device[::16384].mean())   # GPU 上的归约；只有这个"
+        "标量经过链路",
+    "statistic(params) returned {got}; return a float": "statistic(params) 返回了 {got}；请返回一个 float",
+    "at step {step} your statistic returned {got}, the mean of the sample is {want}: sample one float "
+    "every 64 KiB (a stride of {stride} floats) and average it":
+        "在第 {step} 步你的统计函数返回了 {got}，样本的平均值是 {want}：每 64 KiB 取一个 float"
+        "（步长 {stride} 个 float），再求平均",
+    "right values, but the curve is spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x); "
+    "{mib} MiB went to the host over the run":
+        "数值对了，但曲线有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）；整个运行中有 {mib} MiB 被搬到主机",
+    "right values and a flat curve on {profile}: worst step {peak} ms against a median of {med} ms; {mib} "
+    "MiB went to the host. The statistic ran where the data lives, and only a number crossed the link.":
+        "在 {profile} 上数值正确、曲线平稳：最慢的一步 {peak} ms，中位数 {med} ms；有 {mib} MiB 被搬到主机。"
+        "统计量在数据所在的地方计算，只有一个数字经过了链路。",
+    "{argument} is None: write def statistic(params): ... and return a float":
+        "{argument} 是 None：写出 def statistic(params): ...，并返回一个 float",
+    "{argument} should be a function of the array, got {type}": "{argument} 应该是一个以数组为参数的函数，得到的是 {type}",
+    # -- umkit.explain: the article's §5.1 table (umkit.diagnostics.explain, umkit.errors.table) -----
+    "What it means:": "含义：",
+    "Note:": "注：",
+    "What to do:": "怎么办：",
+    "Article:": "原文：",
+    "Also called:": "别名：",
+    "Likely cause:": "可能原因：",
+    "Tools:": "工具：",
+    "See also:": "另见：",
+    "Symptom: {title}": "症状：{title}",
+    "Wrong results, no error": "结果错误，但不报错",
+    "The CPU and the GPU wrote the same managed pages at the same time, or the CPU read before the "
+    "kernel finished: a missing synchronization (§3.3). Nothing fails; the data is simply whatever won "
+    "the race.":
+        "CPU 和 GPU 同时写了同样的托管页，或者 CPU 在 kernel 完成之前就读了：缺了一次同步（§3.3）。"
+        "什么都不会失败；数据只是数据竞争中胜出的那一方写的东西。",
+    "Synchronize before the CPU touches data a kernel may still use: hipStreamSynchronize / "
+    "hipEventSynchronize on the stream that ran it (hipDeviceSynchronize is the safe, slow hammer) "
+    "(§3.3, §5.1). Check that no CPU access lags behind a launch. Run the same code on the sim backend "
+    "in strict mode: it raises RaceDetected naming the pages and the kernel in flight.":
+        "在 CPU 访问 kernel 可能还在用的数据之前先同步：在运行它的流上用 hipStreamSynchronize / "
+        "hipEventSynchronize（hipDeviceSynchronize 是安全但慢的大锤）（§3.3、§5.1）。检查有没有 CPU 访问"
+        "落在 kernel 启动之后、完成之前。在 sim 后端的严格模式下运行同样的代码：它会抛出 RaceDetected，"
+        "指出相关的页和正在运行的 kernel。",
+    "sim strict mode (RaceDetected); hipDeviceSynchronize after each launch as a quick test":
+        "sim 的严格模式（RaceDetected）；作为快速测试，在每次启动后加 hipDeviceSynchronize",
+    "Erratic step time (fast, then slow, then fast)": "性能忽快忽慢（step 时间时快、时慢、又快）",
+    "Pages thrash: the CPU and the GPU take turns on one big managed array, so the driver migrates the "
+    "same pages back and forth (§2.3, §4.3: an optimizer doing CPU statistics every ten steps made later "
+    "epochs 20x slower).":
+        "页面颠簸：CPU 和 GPU 轮流访问同一个大的托管数组，于是驱动把同样的页面来回迁移（§2.3、§4.3："
+        "一个每十步在 CPU 上做一次统计的优化器，让后面的 epoch 慢了 20 倍）。",
+    "Split buffers by access frequency: hot training data in device memory, low-frequency helper data "
+    "managed (§4.3); give advice first, then prefetch before each epoch (§4.4); consider pinned memory "
+    "for small CPU-heavy data (§4.4). Run the memory ECG (§7): 50 steps each with device, managed and "
+    "mixed strategies; a smooth curve wins.":
+        "按访问频率拆分缓冲区：热的训练数据放设备内存，低频的辅助数据放托管内存（§4.3）；先给建议，再在每个 "
+        "epoch 之前预取（§4.4）；CPU 访问频繁的小数据考虑用固定内存（§4.4）。跑一次显存心电图（§7）："
+        "device、managed 和 mixed 三种策略各跑 50 步；曲线平滑的胜出。",
+    "on ROCm rocprofv3's KFD page-migrate and page-fault records (implicit migrations are the driver's "
+    "own SDMA copies, never memcpy rows), nsys on NVIDIA; timestamps with hipGetLastError + "
+    "hipDeviceSynchronize (§5.2)":
+        "在 ROCm 上看 rocprofv3 的 KFD 页迁移和缺页记录（隐式迁移是驱动自己的 SDMA 拷贝，从不表现为 memcpy 行），"
+        "NVIDIA 上用 nsys；再配合 hipGetLastError + hipDeviceSynchronize 打时间戳（§5.2）",
+    "umkit.explain('slow') (managed memory slow everywhere, old cards)":
+        "umkit.explain('slow')（托管内存处处都慢、老卡）",
+    "Managed memory very slow on old cards": "老卡上托管内存极慢",
+    "The GPU cannot take recoverable page faults (GCN-era AMD cards, or XNACK off), so managed memory "
+    "is host memory the GPU reads over the link, and pages move only when you prefetch them; on AMD "
+    "page migration is always the driver's software work, never a hardware feature (§2.2).":
+        "GPU 不支持可恢复缺页（GCN 时代的 AMD 卡，或 XNACK 关闭），所以托管内存就是 GPU 经链路读取的主机内存，"
+        "页面只有在你预取时才会移动；在 AMD 上，页迁移始终是驱动的软件工作，从来不是一项硬件功能（§2.2）。"
+        "（专栏说老卡慢是因为缺少硬件页迁移引擎；本工具更正为：缺的是可恢复缺页。）",
+    "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before the first "
+    "HIP call, target xnack+; umkit.doctor() reads it from pageable_memory_access), prefetch the hot data "
+    "before each epoch, or use explicit hipMalloc + hipMemcpy for it (§5.1, §6.3).":
+        "升级 ROCm（并在 GPU 支持的地方确认 XNACK 已打开：在第一个 HIP 调用之前设 HSA_XNACK=1，目标显示 "
+        "xnack+；umkit.doctor() 从 pageable_memory_access 读取它），在每个 epoch 之前预取热数据，"
+        "或者对它改用显式的 hipMalloc + hipMemcpy（§5.1、§6.3）。",
+    "umkit.doctor() (XNACK: pageable_memory_access), HSA_XNACK=1 rocminfo | grep -i gfx (xnack+ when it "
+    "is on)":
+        "umkit.doctor()（XNACK：pageable_memory_access），HSA_XNACK=1 rocminfo | grep -i gfx（打开时显示 xnack+）",
+    "other slow-downs: umkit.explain('erratic') (step time jumps), umkit.explain('slow after porting'), "
+    "umkit.explain('slow host access')":
+        "其他变慢的情况：umkit.explain('erratic')（step 时间跳变）、umkit.explain('slow after porting')、"
+        "umkit.explain('slow host access')",
+    "Slower after porting CUDA to HIP": "从 CUDA 移植到 HIP 之后变慢",
+    "NVIDIA's UVM prefetches more aggressively on some architectures; AMD relies more on explicit hints, "
+    "so code that leaned on automatic migration loses speed (§5.3: a missing hipMemPrefetchAsync cost "
+    "one team a third of its throughput).":
+        "NVIDIA 的 UVM 在某些架构上预取更激进；AMD 更依赖显式提示，所以依赖自动迁移的代码会变慢"
+        "（§5.3：漏了一个 hipMemPrefetchAsync，让一个团队的吞吐掉了三分之一）。",
+    "Renaming cudaMallocManaged is only step one: add hipMemPrefetchAsync and hipMemAdvise where the "
+    "CUDA code relied on the driver, and on day one draw a table of every buffer's memory budget, "
+    "lifetime and access owner (§5.3).":
+        "把 cudaMallocManaged 改名只是第一步：在 CUDA 代码依赖驱动的地方加上 hipMemPrefetchAsync 和 "
+        "hipMemAdvise，并在第一天就为每块缓冲区画一张显存预算、生命周期和访问主人的表（§5.3）。",
+    "the porting notebook's HIP<->CUDA table; the memory ECG (§7)": "移植 notebook 里的 HIP<->CUDA 对照表；显存心电图（§7）",
+    "Host (CPU) access to managed memory is slow": "主机（CPU）访问托管内存很慢",
+    "The pages live on the GPU and every CPU touch faults them back, or the slowness is in the platform: "
+    "IOMMU page granularity or NUMA affinity, not your code (§1.3, §3.1).":
+        "页面住在 GPU 上，CPU 每次访问都要把它们缺页调回；或者慢在平台上：IOMMU 页粒度或 NUMA 亲和性，"
+        "而不是你的代码（§1.3、§3.1）。",
+    "Prefetch to the CPU before a CPU-heavy phase (hipMemPrefetchAsync to hipCpuDeviceId), keep "
+    "CPU-heavy small data in pinned memory (§4.4), and check IOMMU mode and NUMA placement (numactl "
+    "--hardware) before rewriting code (§1.3).":
+        "在 CPU 密集的阶段之前预取到 CPU（hipMemPrefetchAsync 到 hipCpuDeviceId），把 CPU 访问频繁的小数据放在"
+        "固定内存里（§4.4），并在改写代码之前检查 IOMMU 模式和 NUMA 放置（numactl --hardware）（§1.3）。",
+    "umkit.doctor(); numactl --hardware; the residency map on sim": "umkit.doctor()；numactl --hardware；sim 上的驻留图",
+    "No error: the call completed.": "没有错误：调用已完成。",
+    "Nothing to fix. If the numbers are still wrong, there is no error code for that: see "
+    "umkit.explain('wrong result').":
+        "没有要修的。如果数字仍然不对，那是没有错误码的：见 umkit.explain('wrong result')。",
+    "The runtime could not allocate enough memory (device memory, or the managed mapping behind "
+    "hipMallocManaged / cudaMallocManaged).":
+        "运行时无法分配足够的内存（设备内存，或 hipMallocManaged / cudaMallocManaged 背后的托管映射）。",
+    "hipErrorMemoryAllocation is HIP's deprecated alias of hipErrorOutOfMemory (both 2).":
+        "hipErrorMemoryAllocation 是 HIP 中 hipErrorOutOfMemory 已弃用的别名（两者都是 2）。",
+    "The article's §5.1: your managed + device allocations exceed what the GPU can hold, or the managed "
+    "mapping is limited. Check free memory with umkit.doctor() (rocm-smi / nvidia-smi also show other "
+    "processes holding VRAM), allocate in smaller blocks, split the hot data into device memory and let "
+    "cold data breathe out to the host with managed memory (§2.1, §4.3). umkit's guard against "
+    "oversubscribing managed memory applies on the cuda backend (umkit.allow_oversubscription(True) "
+    "lifts it); sim models a smaller card with umkit.use('sim', vram=...) so you can watch pages breathe "
+    "out.":
+        "原文 §5.1：你的托管内存 + 设备内存分配超出了 GPU 的容量，或者托管映射受限。用 umkit.doctor() 查看空闲内存"
+        "（rocm-smi / nvidia-smi 还会显示占用显存的其他进程），换成小块分配，把热数据拆到设备内存里，让冷数据借助托管内存"
+        "呼气到主机（§2.1、§4.3）。umkit 防止托管内存超额订阅的保护只在 cuda 后端生效（umkit.allow_oversubscription(True) "
+        "解除它）；sim 可以用 umkit.use('sim', vram=...) 模拟一块更小的卡，让你看着页面呼气出去。",
+    "A memory call in the HSA runtime underneath HIP failed.": "HIP 底下的 HSA 运行时中的一个内存调用失败了。",
+    "CUDA has no such code; HIP adds 1052/1053 for failures in the HSA runtime.":
+        "CUDA 没有这个错误码；HIP 为 HSA 运行时中的失败额外加了 1052/1053。",
+    "The real cause is in ROCm's HSA layer: look for an HSA_STATUS_… message on stderr and explain that "
+    "name; for multi-process sharing see umkit.explain('HSA_STATUS_ERROR_INVALID_MEMORY'). Check dmesg "
+    "for amdgpu messages.":
+        "真正的原因在 ROCm 的 HSA 层：在 stderr 上找 HSA_STATUS_… 信息，再 explain 那个名字；多进程共享的情况见 "
+        "umkit.explain('HSA_STATUS_ERROR_INVALID_MEMORY')。检查 dmesg 里的 amdgpu 信息。",
+    "The driver's page tables and this pointer disagree: the memory isn't valid here. The article's §5.1 "
+    "sees it most often when processes share a managed pointer.":
+        "驱动的页表和这个指针对不上：这块内存在这里无效。原文 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
+    "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; the real "
+    "statuses behind it are HSA_STATUS_ERROR_INVALID_MEMORY_POOL (40), "
+    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41) and HSA_STATUS_ERROR_MEMORY_FAULT (43), each "
+    "explained on its own.":
+        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具在这里更正了原文）；它背后真正的状态是 "
+        "HSA_STATUS_ERROR_INVALID_MEMORY_POOL（40）、HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41）和 "
+        "HSA_STATUS_ERROR_MEMORY_FAULT（43），各有各的解释。",
+    "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in one process "
+    "means nothing in another. Share memory with IPC (hipIpcGetMemHandle / hipIpcOpenMemHandle, "
+    "cudaIpcGetMemHandle on NVIDIA) or a file mapping, or copy explicitly.":
+        "托管指针不能跨进程（§4.3、§5.1）：一个进程里 hipMallocManaged 得到的地址，在另一个进程里毫无意义。"
+        "用 IPC（hipIpcGetMemHandle / hipIpcOpenMemHandle，NVIDIA 上是 cudaIpcGetMemHandle）或文件映射共享内存，"
+        "或者显式拷贝。",
+    "The HSA runtime refused an allocation request as invalid.": "HSA 运行时认为一个分配请求无效，拒绝了它。",
+    "Check the size and flags: a zero or huge size, or a pool that can't serve this agent. If memory is "
+    "simply short, see the out-of-memory row: {hint}":
+        "检查大小和标志：大小为零或极大，或者一个无法为这个 agent 服务的内存池。如果只是内存不够，见内存不足那一行：{hint}",
+    "The HSA runtime could not get the memory (or threads, queues, events) it needed.":
+        "HSA 运行时拿不到它需要的内存（或线程、队列、事件）。",
+    "The memory pool (region of memory an agent allocates from) is invalid.":
+        "内存池（agent 从中分配内存的区域）无效。",
+    "The pool handle belongs to another agent or process, or was never valid. {hint}":
+        "这个内存池句柄属于另一个 agent 或进程，或者从来就无效。{hint}",
+    "A GPU agent accessed memory beyond the largest legal address.": "一个 GPU agent 访问了超出最大合法地址的内存。",
+    "A kernel used a garbage pointer: foreign (another process's address), freed, or computed past the "
+    "end of an allocation. {hint} This error is sticky: the context is broken, so every later call fails "
+    "too; fix the cause and restart the process (or the notebook kernel).":
+        "一个 kernel 用了一个垃圾指针：外来的（另一个进程的地址）、已释放的，或者算到了分配末尾之外。{hint} "
+        "这个错误是粘滞的：上下文已经坏了，之后的每个调用也都会失败；修好原因，然后重启进程（或 notebook 的内核）。",
+    "A GPU agent touched an address it can't access. ROCm prints 'Memory access fault by GPU node-N ... "
+    "Reason:' and the reason: page not present, a write to a read-only page, host access only, ...":
+        "一个 GPU agent 访问了它无权访问的地址。ROCm 会打印 'Memory access fault by GPU node-N ... Reason:' "
+        "和原因：页不存在、写了只读页、仅限主机访问……",
+    "The AMD form of an illegal address: an index past the end, freed or foreign memory. With XNACK off "
+    "it is also what a kernel touching malloc'd (system) memory gets: register that memory with "
+    "hipHostRegister, run with HSA_XNACK=1 (set before the first HIP call, on a GPU that supports it; "
+    "umkit.doctor() shows both), or use hipMalloc + hipMemcpy. hipMallocManaged memory does not fault "
+    "this way: with XNACK off it is mapped for the GPU when it is allocated (§2.2, §5.1). This error is "
+    "sticky: the context is broken, so every later call fails too; fix the cause and restart the process "
+    "(or the notebook kernel).":
+        "非法地址在 AMD 上的形式：索引越界、已释放或外来的内存。XNACK 关闭时，kernel 访问 malloc 出来的（系统）内存也会"
+        "得到它：用 hipHostRegister 注册那块内存，以 HSA_XNACK=1 运行（在第一个 HIP 调用之前设置，并且 GPU 要支持；"
+        "umkit.doctor() 会显示两者），或者改用 hipMalloc + hipMemcpy。hipMallocManaged 的内存不会这样缺页："
+        "XNACK 关闭时，它在分配时就为 GPU 映射好了（§2.2、§5.1）。这个错误是粘滞的：上下文已经坏了，之后的每个调用"
+        "也都会失败；修好原因，然后重启进程（或 notebook 的内核）。",
+    # -- umkit.doctor(): the environment check of §4.1 (umkit.diagnostics.doctor) ---------------------
+    "umkit doctor -- the environment check of the article's §4.1": "umkit doctor——原文 §4.1 的环境检查",
+    "Backend: {backend}": "后端：{backend}",
+    "why: {reason}": "原因：{reason}",
+    "what to do: {fix}": "怎么办：{fix}",
+    "Backend: {req} CANNOT RUN": "后端：{req} 无法运行",
+    "Backends probed:": "探测过的后端：",
+    "Device {i}: {name}": "设备 {i}：{name}",
+    "  (the MODELLED card: sim uses no GPU of this machine)": "  （被模拟的卡：sim 不使用这台机器上的任何 GPU）",
+    "  memory: {free} free of {total} (modelled)": "  显存：{total} 中空闲 {free}（模拟值）",
+    "  memory: {free} free of {total}": "  显存：{total} 中空闲 {free}",
+    "capabilities: {caps}": "能力：{caps}",
+    "Versions: {v}": "版本：{v}",
+    "Packages: {p}": "软件包：{p}",
+    "Environment: {env}": "环境变量：{env}",
+    "Checklist:": "检查清单：",
+    "-> {fix}": "→ {fix}",
+    "Result: usable ({backend}); {n_fail} failed, {n_warn} warnings. Errors later? umkit.explain(err)":
+        "结论：可以使用（{backend}）；{n_fail} 项失败，{n_warn} 项警告。之后遇到错误？用 umkit.explain(err)",
+    "Result: the requested backend can't run (exit code 1). {n_fail} failed, {n_warn} warnings.":
+        "结论：所要求的后端无法运行（退出码 1）。{n_fail} 项失败，{n_warn} 项警告。",
+    "UMKIT_BACKEND: the CPU model always runs": "UMKIT_BACKEND：CPU 模型总能运行",
+    "the CPU model always runs": "CPU 模型总能运行",
+    "umkit backend: {b}": "umkit 后端：{b}",
+    "requested backend: {b}": "所要求的后端：{b}",
+    "device {i}: managed memory": "设备 {i}：托管内存",
+    "the device has no managed memory": "这个设备没有托管内存",
+    "hipMallocManaged / cudaMallocManaged won't work here: use device memory with explicit copies, or "
+    "the sim backend to learn":
+        "hipMallocManaged / cudaMallocManaged 在这里不能用：改用设备内存加显式拷贝，或者用 sim 后端来学习",
+    "device {i}: managed memory through the kernel driver (SVM/HMM)": "设备 {i}：经由内核驱动的托管内存（SVM/HMM）",
+    "no: hipMallocManaged gives pinned host memory that the GPU reads over the link; nothing migrates":
+        "否：hipMallocManaged 得到的是 GPU 经链路读取的固定主机内存；什么都不迁移",
+    "a kernel with amdgpu's HMM support (a recent ROCm) is needed for managed memory to move "
+    "(umkit.explain('slow'))":
+        "要让托管内存能够迁移，需要一个带 amdgpu HMM 支持的内核（较新的 ROCm）（umkit.explain('slow')）",
+    "yes (this says nothing about XNACK: see the XNACK check)": "是（这一项与 XNACK 无关：见 XNACK 那一项检查）",
+    "device {i}: concurrent managed access (pages migrate on demand)": "设备 {i}：并发托管访问（页面按需迁移）",
+    "no: CPU and GPU must not touch managed memory at the same time, and pages don't migrate on GPU faults":
+        "否：CPU 和 GPU 不能同时访问托管内存，GPU 缺页时页面也不会迁移",
+    "synchronize before every CPU access; expect managed memory to be slow (umkit.explain('slow'))":
+        "每次 CPU 访问之前都要同步；托管内存会很慢（umkit.explain('slow')）",
+    "device {i}: GPU access to ordinary (malloc) memory: HMM/ATS": "设备 {i}：GPU 访问普通（malloc）内存：HMM/ATS",
+    "device {i}: CPU access to GPU-resident managed pages": "设备 {i}：CPU 访问驻留在 GPU 上的托管页",
+    "in place (a CPU-coherent link or an APU)": "原地访问（CPU 一致互连，或 APU）",
+    "by migration: a CPU touch moves the pages back (PCIe)": "通过迁移：CPU 一访问就把页面搬回来（PCIe）",
+    "XNACK: the GPU can fault managed pages in on demand (§2.2)": "XNACK：GPU 能按需把托管页缺页调入（§2.2）",
+    "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), on a GPU whose target "
+    "supports xnack (gfx90a, gfx942, ...); without it the GPU can't fault pages in, so managed memory is "
+    "host memory read over the link -- the article's 'very slow on old cards' row (§2.2, §5.1; "
+    "umkit.explain('slow'))":
+        "在 Python 启动之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取它），而且 GPU 的目标要支持 xnack"
+        "（gfx90a、gfx942 等）；没有它，GPU 就无法把页面缺页调入，托管内存就是经链路读取的主机内存——"
+        "即原文“老卡上统一内存极慢”那一行（§2.2、§5.1；umkit.explain('slow')）",
+    "why the sim backend": "为什么是 sim 后端",
+    "the GPU backends": "GPU 后端",
+    "umkit chose sim because {reason}": "umkit 选择 sim，是因为 {reason}",
+    "switch with UMKIT_BACKEND=cuda (or hip, sim) before starting Python, or umkit.use('cuda') in a "
+    "notebook; umkit.doctor('cuda') says why a backend can't run":
+        "在启动 Python 之前用 UMKIT_BACKEND=cuda（或 hip、sim）切换，或者在 notebook 里用 umkit.use('cuda')；"
+        "umkit.doctor('cuda') 会说明某个后端为什么无法运行",
+    "GPU drivers": "GPU 驱动",
+    "no AMD (/dev/kfd, ROCm tools) or NVIDIA (/dev/nvidiactl, nvidia-smi) GPU found on this machine; the "
+    "sim backend teaches everything with model time":
+        "这台机器上没有找到 AMD（/dev/kfd、ROCm 工具）或 NVIDIA（/dev/nvidiactl、nvidia-smi）GPU；"
+        "sim 后端用模型时间来讲授一切",
+    "rocm-smi: GPU status and driver (§4.1)": "rocm-smi：GPU 状态和驱动（§4.1）",
+    "hipconfig --full: the HIP configuration (§4.1)": "hipconfig --full：HIP 的配置（§4.1）",
+    "rocminfo: a GPU agent (gfx…) is listed (§4.1)": "rocminfo：列出了一个 GPU agent（gfx…）（§4.1）",
+    "rocminfo ran but lists no gfx GPU agent (CPU agents only)": "rocminfo 运行了，但没有列出 gfx GPU agent（只有 CPU agent）",
+    "the GPU isn't visible to ROCm: check HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and that this GPU is "
+    "supported by your ROCm release":
+        "ROCm 看不到这块 GPU：检查 HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES，以及你的 ROCm 版本是否支持这块 GPU",
+    "{tool} not on PATH": "PATH 中没有 {tool}",
+    "ROCm puts its tools in /opt/rocm/bin: add it to PATH": "ROCm 把它的工具放在 /opt/rocm/bin：把它加进 PATH",
+    "HSA errors mean the kernel driver (KMD: amdgpu / ROCk) isn't loaded or /dev/kfd isn't accessible: "
+    "check `lsmod | grep amdgpu` and `ls -l /dev/kfd /dev/dri`, add your user to the render and video "
+    "groups, and in a container pass --device=/dev/kfd --device=/dev/dri (article §4.1)":
+        "HSA 错误意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问：检查 `lsmod | grep amdgpu` "
+        "和 `ls -l /dev/kfd /dev/dri`，把你的用户加入 render 和 video 组，在容器里要传 "
+        "--device=/dev/kfd --device=/dev/dri（原文 §4.1）",
+    "/dev/kfd (the ROCm kernel driver) is accessible": "/dev/kfd（ROCm 内核驱动）可以访问",
+    "/dev/kfd exists but this user can't open it": "/dev/kfd 存在，但这个用户打不开它",
+    "add your user to the render and video groups (sudo usermod -aG render,video $USER) and log in again":
+        "把你的用户加入 render 和 video 组（sudo usermod -aG render,video $USER），然后重新登录",
+    "/dev/kfd does not exist: the amdgpu KMD isn't loaded (or the container wasn't given the device)":
+        "/dev/kfd 不存在：amdgpu KMD 没有加载（或者容器没有拿到这个设备）",
+    "PyTorch's HIP runtime matches the installed ROCm (§4.1)": "PyTorch 的 HIP 运行时与已安装的 ROCm 匹配（§4.1）",
+    "PyTorch not installed": "没有安装 PyTorch",
+    "torch {v} is not a ROCm build": "torch {v} 不是 ROCm 版本",
+    "install the ROCm wheel of PyTorch for your ROCm release (pytorch.org, 'ROCm' compute platform)":
+        "为你的 ROCm 版本安装 PyTorch 的 ROCm wheel（pytorch.org，计算平台选“ROCm”）",
+    "hardware counters: CUPTI unified-memory counters (umkit.counters_on())":
+        "硬件计数器：CUPTI 统一内存计数器（umkit.counters_on()）",
+    # -- the widgets' labels, buttons and help (umkit.teaching.widgets; umkit.runtime.lang.localize) ---
+    "memory": "内存",
+    "prefetch": "预取",
+    "advice": "建议",
+    "access pattern": "访问模式",
+    "buffer (MiB)": "缓冲区 (MiB)",
+    "steps": "步数",
+    "every k steps": "每 k 步",
+    "hardware": "硬件",
+    "the card the sim backend models (umkit.use('sim', profile=...))":
+        "sim 后端模拟的那块卡（umkit.use('sim', profile=...)）",
+    "▶ Run": "▶ 运行",
+    "■ Stop": "■ 停止",
+    "Reset": "重置",
+    "Run": "运行",
+    "run the steps with these settings": "用这些设置运行这些 step",
+    "end the run after the current step": "在当前 step 之后结束运行",
+    "clear the runs from the chart": "把各次运行从图上清掉",
+    "Strategy panel: where should the buffers live?": "策略面板：缓冲区应该放在哪里？",
+    "A training-style step reads a batch and updates parameters on the GPU, while the CPU does its "
+    "part. Pick a strategy, press ":
+        "一个训练式的 step 在 GPU 上读一个批次并更新参数，同时 CPU 做它那一份。选一个策略，按下 ",
+    ", and compare the runs: one bar per step.": "，然后比较各次运行：每个 step 一根条。",
+    "backend": "后端",
+    "demo": "演示",
+    "(choose a demo)": "（选择一个演示）",
+    "Reset everything": "全部重置",
+    "clear the runs, back to the default card": "清掉各次运行，回到默认的卡",
+    "Projector mode": "投影模式",
+    "large fonts for a room": "给整个教室看的大字体",
+    "GPU touches it": "GPU 访问它",
+    "prefetch to GPU": "预取到 GPU",
+    "CPU reads it": "CPU 读它",
+    "prefetch to CPU": "预取到 CPU",
+    "Breathing (呼吸): where the pages live": "呼吸：页面住在哪里",
+    "Record the memory ECG on this card": "在这块卡上记录显存心电图",
+    "Memory ECG (显存心电图)": "显存心电图",
+    "memory ECG": "显存心电图",
+    # -- notebook 06: training data loading ---------------------------------------------------------
+    "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch "
+    "(hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched since the last "
+    "epoch, because those pages went back to the host; wait for the stream before the CPU reads what "
+    "the kernel wrote; hipFree what you allocated":
+        "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问的每个数组都吸气进来（hipMemPrefetchAsync 到 GPU）"
+        "——还要记得自上个 epoch 以来 CPU 访问过哪些数组，因为那些页已经回到了主机；CPU 读 kernel 写的内容之前，"
+        "先等待这个流；分配了什么，就 hipFree 什么",
+    "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
+    "return a list of numbers (one sum per epoch), not {type}.": "请返回一个数字列表（每个 epoch 一个和），而不是 {type}。",
+    "called with epochs={epochs}, your function returned {n} sums.": "以 epochs={epochs} 调用时，你的函数返回了 {n} 个和。",
+    "only {n} kernel(s) ran for {epochs} epochs: call umkit.add(out, a, b, stream=s) once per epoch.":
+        "{epochs} 个 epoch 只运行了 {n} 个 kernel：每个 epoch 调用一次 umkit.add(out, a, b, stream=s)。",
+    "the CPU read `out` while add_kernel could still be writing it (a race, §3.3): nothing waited for the "
+    "kernel before the CPU's sum.":
+        "CPU 在 add_kernel 可能还在写 `out` 的时候读了它（数据竞争，§3.3）：CPU 求和之前，没有任何东西等待 kernel。",
+    "epoch {i}'s sum is {got}, expected {want} (= n * (1.0 + 2.0)): fill a with 1.0 and b with 2.0 on the "
+    "CPU, and sum all of out.":
+        "第 {i} 个 epoch 的和是 {got}，应为 {want}（= n * (1.0 + 2.0)）：在 CPU 上把 a 填成 1.0、b 填成 2.0，"
+        "并对整个 out 求和。",
+    "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving, one fault batch "
+    "at a time.":
+        "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运，一次一批。",
+    "you prefetch, but the kernel still took {n} GPU page faults: some array the kernel touches was not "
+    "on the GPU when it ran. Which array did the CPU touch last?":
+        "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上。"
+        "CPU 最后访问的是哪个数组？",
+    "{n} managed array(s) ({b} B) are still allocated when your function returns.":
+        "你的函数返回时，仍有 {n} 个托管数组（{b} B）没有释放。",
+    "your function allocated {made} managed arrays and freed {freed} of them itself: free each one when "
+    "you are done with it (x.free(), or `with umkit.managed(n) as x:`). Python frees the rest when the "
+    "function returns, but in a long training loop that is too late -- the memory stays allocated until "
+    "then (§4.2).":
+        "你的函数分配了 {made} 个托管数组，自己释放了其中 {freed} 个：每个用完就释放（x.free()，或 "
+        "`with umkit.managed(n) as x:`）。Python 会在函数返回时释放其余的，但在长时间的训练循环里那就太晚了——"
+        "在那之前内存一直被占着（§4.2）。",
+    "{epochs} epochs, sums {want} each, no GPU faults, no race, nothing leaked ({kib} KiB prefetched, "
+    "{cf} CPU faults).":
+        "{epochs} 个 epoch，每个和都是 {want}，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，"
+        "CPU 缺页 {cf} 次）。",
+    "{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the function itself (no "
+    "parentheses).":
+        "{argument} 仍然是 None：定义 def my_epoch_loop(n, epochs): ...，并传入函数本身（不带括号）。",
+    "pass the function itself, not {type} (no parentheses).": "请传入函数本身，而不是 {type}（不带括号）。",
+
+    # -- notebook 07: choosing a strategy ----------------------------------------------------------------
+    "§6.1-6.3: who touches the buffer, how often, how big, and whether its latency matters. Big and hot "
+    "every step = the heart (device); small, sparse, dynamic or rare = managed; tiny and read by the CPU "
+    "every step = pinned; latency-critical = a pre-allocated device pool":
+        "§6.1-6.3：谁访问这块缓冲区、多频繁、多大，以及它的延迟是否要紧。又大又热、每一步都用 = 心脏（device）；"
+        "小、稀疏、动态或很少用 = managed；很小、CPU 每一步都读 = pinned；延迟敏感 = 预分配的设备内存池",
+    "§2.3 the breathing analogy: inhale = prefetch into VRAM, exhale = move cold data out to the host; "
+    "§2.1: let cold parameters breathe out. When VRAM is full the driver must evict something before it "
+    "can bring a page in, and it picks least-recently-migrated memory (section 2b) -- it doesn't know "
+    "which pages are the heart (§6.1). Decide yourself what leaves VRAM and when, or let a cold layer be "
+    "read where it is (§3.2, §4.4: advice, then prefetch)":
+        "§2.3 的呼吸类比：吸气 = 预取到显存，呼气 = 把冷数据搬回主机；§2.1：让冷参数呼气出去。显存满了时，"
+        "驱动必须先驱逐点什么才能调入一个页，而它挑的是最久未迁移的内存（第 2b 节）——它不知道哪些页是心脏（§6.1）。"
+        "自己决定什么在何时离开显存，或者让冷的那一层在原处被读取（§3.2、§4.4：先建议，再预取）",
+    "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them in every "
+    "optimizer step.":
+        "4 GB 的全连接层权重；GPU 在每次正向传播中读它们，在每次优化器更新中写它们。",
+    "a 20 GB feature table that every training step gathers from on the GPU; it stays resident for the "
+    "whole run.":
+        "一张 20 GB 的特征表，每个训练步都在 GPU 上从中取数；它在整个运行期间常驻。",
+    "64 MB of augmentation scratch: the CPU reshuffles it now and then, the GPU reads it in some steps.":
+        "64 MB 的数据增强临时区：CPU 时不时把它重新洗一遍，GPU 在某些 step 里读它。",
+    "2 GB of embedding rows for rare tokens: a step looks up a handful of rows, most rows are never "
+    "touched in a given epoch.":
+        "2 GB 的罕见 token 的 embedding 行：一个 step 只查几行，在一个 epoch 里大多数行从没被访问。",
+    "a few MB of tensors you want to inspect from the CPU (a debugger, print) while the job runs.":
+        "几 MB 的张量，你想在任务运行时从 CPU 查看它们（调试器、print）。",
+    "a 4 GB snapshot of the weights written every 2,000 steps and then saved to disk by the CPU.":
+        "一份 4 GB 的权重快照，每 2,000 步写一次，然后由 CPU 存盘。",
+    "an inference service's per-request input and output buffers: a few MB each, thousands per second, "
+    "latency measured at p99.":
+        "一个推理服务每个请求的输入和输出缓冲区：每个几 MB，每秒几千个，延迟按 p99 衡量。",
+    "a 4 KB block of scalars (loss, grad norm) the GPU writes every step and the CPU logger reads every "
+    "step.":
+        "一块 4 KB 的标量（loss、梯度范数），GPU 每一步都写，CPU 的日志程序每一步都读。",
+    "It is big, hot, read and written by the GPU every step: the 'heart' (心脏) of the job. In managed "
+    "memory every CPU look or eviction makes it re-inhale; give it device memory (§6.1, §3.4).":
+        "它又大又热，GPU 每一步都读写：这是任务的“心脏”。放在托管内存里，CPU 每看一次或每驱逐一次都会让它重新吸气；"
+        "给它设备内存（§6.1、§3.4）。",
+    "It is resident and used every step: another part of the heart. Managed memory buys nothing here and "
+    "risks eviction under memory pressure (§6.1).":
+        "它常驻并且每一步都用：这是心脏的另一部分。托管内存在这里毫无好处，而且在内存紧张时有被驱逐的风险（§6.1）。",
+    "It is small, touched by both sides now and then: exactly what managed memory is for. Device memory "
+    "would need explicit copies for every CPU reshuffle (§6.1).":
+        "它很小，两端时不时都会访问：这正是托管内存的用武之地。用设备内存的话，CPU 每洗一次都需要显式拷贝（§6.1）。",
+    "It is sparse: only the rows a step touches migrate on demand. In device memory you would copy and "
+    "hold all 2 GB for a few rows (§6.1).":
+        "它是稀疏的：只有一个 step 访问到的行才会按需迁移。放在设备内存里，你就得为了几行而拷贝并占着整整 2 GB（§6.1）。",
+    "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read the same pointer "
+    "without writing copy code. Pinned memory the GPU writes into is defensible too: the CPU reads it at "
+    "any time and no page moves.":
+        "从 CPU 调试是 §6.1 中适合托管内存的场景之一：CPU 不用写拷贝代码就能读同一个指针。由 GPU 写入的固定内存"
+        "也说得通：CPU 随时可以读它，而且没有页面移动。",
+    "It is low-frequency: written rarely, read by the CPU once. The article's own practice keeps "
+    "checkpoints managed (§3.4); it may breathe out to host memory in between. A pinned host buffer "
+    "filled by an asynchronous copy from device memory is defensible too: the copy overlaps training and "
+    "the CPU saves from host memory.":
+        "它是低频的：很少写，CPU 读一次。原文自己的做法是把 checkpoint 放在托管内存里（§3.4）；两次之间它可以呼气到"
+        "主机内存。用一块由设备内存异步拷贝填充的固定主机缓冲区也说得通：拷贝与训练重叠，CPU 从主机内存存盘。",
+    "It is latency-critical: §6.3's inference service was unstable at peak with managed request data and "
+    "stable once requests went into a pre-allocated hipMalloc buffer pool with explicit copies.":
+        "它是延迟敏感的：§6.3 的推理服务把请求数据放在托管内存里时高峰期很不稳定，改为把请求放进预分配的 hipMalloc "
+        "缓冲池并显式拷贝之后就稳定了。",
+    "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU write it "
+    "over the link with no page ever migrating; managed memory would bounce the page every step (§4.4).":
+        "它很小，CPU 每一步都读：固定主机内存（hipHostMalloc）让 GPU 经链路写它，而且永远没有页面迁移；"
+        "托管内存则会让这个页每一步都来回弹跳（§4.4）。",
+    "{argument} is still None: make a dict {buffer name: 'device' | 'managed' | 'pinned'} covering every "
+    "buffer in nb07.BUFFERS.":
+        "{argument} 仍然是 None：写一个 dict {buffer name: 'device' | 'managed' | 'pinned'}，覆盖 nb07.BUFFERS 中的每块缓冲区。",
+    "{argument} must be a dict, not {type}.": "{argument} 必须是一个 dict，而不是 {type}。",
+    "every buffer has the allocator that matches who touches it and how often: the heart in device "
+    "memory, sparse / dynamic / rare data managed, the tiny every-step CPU read pinned.":
+        "每块缓冲区都用上了与它的访问者和访问频率相匹配的分配器：心脏放设备内存，稀疏 / 动态 / 很少用的数据放托管内存，"
+        "CPU 每一步都读的小块数据放固定内存。",
+    "{unknown} are not buffers of this exercise; the names are {items}.": "{unknown} 不是这道练习的缓冲区；名字是 {items}。",
+    "still to place: {missing}.": "还没有安排的：{missing}。",
+    "{first} -> {value}? Not quite. Reread it: {about}": "{first} -> {value}？不太对。再读一遍：{about}",
+    "{first} -> {value}? Not quite ({rest} more to reconsider after this one). Reread it: {about}":
+        "{first} -> {value}？不太对（这个之后还有 {rest} 个要重新考虑）。再读一遍：{about}",
+    "{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold layers "
+    "before step i)":
+        "{argument} 仍然是 None：写出 def plan(i, cold, stream): ...（在第 i 步之前对冷的那些层做预取 / 建议）",
+    "{argument} should be a function (i, cold, stream), got {type}": "{argument} 应该是一个函数 (i, cold, stream)，得到的是 {type}",
+    "the cold layers stayed on the host and the GPU read them in place": "冷的那些层留在主机上，GPU 原地读取它们",
+    "only the cold layers breathed, and the heart stayed in VRAM": "只有冷的那些层在呼吸，心脏一直留在显存里",
+    "{total} ms of model time for {steps} steps on {profile} (budget {budget} ms; the heart in device "
+    "memory: {ref} ms): {how}. {ev} evictions by the driver, {gf} GPU faults.":
+        "在 {profile} 上 {steps} 步用了 {total} ms 模型时间（预算 {budget} ms；心脏放设备内存时：{ref} ms）：{how}。"
+        "驱动驱逐了 {ev} 次，GPU 缺页 {gf} 次。",
+    "{total} ms of model time for {steps} steps on {profile}, over the budget of {budget} ms. The driver "
+    "evicted {mib} MiB ({ev} evictions), the GPU took {gf} page faults, {h2d} MiB moved to the GPU, and "
+    "{hit} of the {steps2} steps began with part of the heart evicted.":
+        "在 {profile} 上 {steps} 步用了 {total} ms 模型时间，超出了 {budget} ms 的预算。驱动驱逐了 {mib} MiB"
+        "（{ev} 次驱逐），GPU 缺页 {gf} 次，{h2d} MiB 被搬到 GPU，{steps2} 步中有 {hit} 步开始时心脏的一部分已被驱逐。",
+
+    # -- notebook 09: troubleshooting and the memory ECG -------------------------------------------------
+    "§5.1's table: read each report for its symptom -- an error code at start-up, an error in a second "
+    "process, wrong numbers with no error, erratic step times, a card-dependent slowdown -- and match the "
+    "symptom, not the words. umkit.explain(...) looks a symptom or error up in the same table":
+        "§5.1 的表格：从每份报告里读出它的症状——启动时的错误码、第二个进程里的错误、不报错的错误数字、忽快忽慢的 "
+        "step 时间、依赖于卡的变慢——按症状匹配，而不是按字面。umkit.explain(...) 在同一张表里查症状或错误",
+    "§7 and the memory ECG's rule (umkit.ecg.SPIKY = 3, umkit.ecg.SPIKE_MS = 1 ms): step 0 is warm-up "
+    "and left out; a spike is longer than 3x the median of the other steps (the median, not the mean: the "
+    "mean is dragged up by the spikes) AND more than 1 ms above it (a 0.5 ms blip is not a spike)":
+        "§7 和显存心电图的规则（umkit.ecg.SPIKY = 3，umkit.ecg.SPIKE_MS = 1 ms）：第 0 步是热身，不计入；"
+        "毛刺是比其他 step 的中位数长 3 倍以上（用中位数，不用平均值：平均值会被毛刺拉高）并且比它多出 1 ms 以上的 step"
+        "（0.5 ms 的小凸起不算毛刺）",
+    "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
+    "rocm-smi shows another process holding 20 GB.":
+        "任务从 7B 参数涨到 13B，现在 hipMallocManaged 在启动时返回错误 2；rocm-smi 显示另一个进程占着 20 GB。",
+    "A data-loader process sends a pointer from hipMallocManaged to the training process through a pipe; "
+    "the training process dies with HSA_STATUS_ERROR_INVALID_MEMORY.":
+        "一个数据加载进程通过管道把 hipMallocManaged 得到的指针发给训练进程；训练进程以 "
+        "HSA_STATUS_ERROR_INVALID_MEMORY 崩溃。",
+    "No error anywhere, but the validation loss is sometimes garbage since someone moved the CPU-side "
+    "normalisation of the batch to just after the kernel launch.":
+        "哪里都不报错，但自从有人把 CPU 端对批次的归一化挪到 kernel 启动之后，验证 loss 时不时就是一堆乱数。",
+    "Step time alternates between 40 ms and 900 ms; with HSA_XNACK=1, ROCm Systems Profiler's "
+    "unified-memory report shows thousands of page faults and page migrations (triggers PAGEFAULT_GPU and "
+    "PAGEFAULT_CPU) on the parameter buffer every few steps.":
+        "step 时间在 40 ms 和 900 ms 之间交替；在 HSA_XNACK=1 下，ROCm Systems Profiler 的统一内存报告显示，"
+        "每隔几步参数缓冲区上就有几千次缺页和页迁移（触发 PAGEFAULT_GPU 和 PAGEFAULT_CPU）。",
+    "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an old GCN card "
+    "(or with XNACK off), where the GPU cannot replay a faulting access.":
+        "同一段托管内存代码在开启 HSA_XNACK=1 的 MI250X 上运行良好，在老的 GCN 卡上（或 XNACK 关闭时）却慢 30 倍，"
+        "因为那里的 GPU 无法重放一次缺页的访问。",
+    "Split buffers by access frequency (hot data in device memory), then advice + prefetch.":
+        "按访问频率拆分缓冲区（热数据放设备内存），再加建议 + 预取。",
+    "Synchronize (stream or event) before the CPU touches data a kernel may still use.":
+        "在 CPU 访问 kernel 可能还在用的数据之前同步（流或事件）。",
+    "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.":
+        "通过 IPC 句柄（对 hipMalloc 内存用 hipIpcGetMemHandle）或文件映射来共享。",
+    "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.":
+        "查看是什么占着显存（rocm-smi），换成小块分配，让冷数据呼气出去。",
+    "Upgrade ROCm, or use explicit hipMemcpy instead of managed memory on that card.":
+        "升级 ROCm，或者在那块卡上用显式 hipMemcpy 代替托管内存。",
+    "an out-of-memory error (error 2) while another process holds VRAM": "另一个进程占着显存时出现的内存不足错误（错误 2）",
+    "a pointer from another process: its address means nothing there": "来自另一个进程的指针：它的地址在这里毫无意义",
+    "a race: the CPU touches the batch while the kernel may still use it": "数据竞争：CPU 在 kernel 可能还在用批次时访问了它",
+    "page thrash: CPU and GPU faults on the same buffer every few steps": "页面颠簸：每隔几步，CPU 和 GPU 就在同一块缓冲区上缺页",
+    "no recoverable GPU page faults (XNACK off / old card): no on-demand migration":
+        "没有可恢复的 GPU 缺页（XNACK 关闭 / 老卡）：没有按需迁移",
+    "case {item}: there is no fix {v}; choose 1-{n}.": "案例 {item}：没有第 {v} 号修复办法；请从 1-{n} 中选。",
+    "case {item}: {value} is not a fix number (1-{n}).": "案例 {item}：{value} 不是修复办法的编号（1-{n}）。",
+    "{argument} is still None: map every case letter to a fix number, e.g. {'A': 1, 'B': 2, ...}.":
+        "{argument} 仍然是 None：把每个案例字母对应到一个修复办法编号，例如 {'A': 1, 'B': 2, ...}。",
+    "{argument} must be a dict {letter: number}, not {type}.": "{argument} 必须是一个 dict {letter: number}，而不是 {type}。",
+    "all five: OOM (A), cross-process pointer (B), a race with no error (C), page thrash (D), a card "
+    "without recoverable page faults (XNACK), so no on-demand migration (E).":
+        "五个全对：内存不足（A）、跨进程指针（B）、不报错的数据竞争（C）、页面颠簸（D）、一块没有可恢复缺页（XNACK）"
+        "因而没有按需迁移的卡（E）。",
+    "cases without a diagnosis: {missing}.": "还没有诊断的案例：{missing}。",
+    "{concept}. For case {first}, ask the table: {question}": "{concept}。对于案例 {first}，去问问那张表：{question}",
+    "one diagnosis doesn't fit: case {first}. Read its symptom again: {about}":
+        "有一个诊断不对：案例 {first}。再读一遍它的症状：{about}",
+    "{n} of {total} diagnoses don't fit; reconsider case {first} first. Read its symptom again: {about}":
+        "{total} 个诊断中有 {n} 个不对；先重新考虑案例 {first}。再读一遍它的症状：{about}",
+    "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
+        "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
+    "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",
+    "your spike finder agrees with the memory ECG on all eight curves, the simulated 'managed', 'mixed' "
+    "and 'device' ECGs included: a curve the ECG calls flat has no spikes.":
+        "你的毛刺查找器在全部八条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 'device' 心电图："
+        "心电图判定为平稳的曲线没有毛刺。",
+    "return a list of step indices (ints), not {type}.": "请返回一个 step 下标（int）的列表，而不是 {type}。",
+
+    # -- notebook 10: your own loop ----------------------------------------------------------------------
+    "§4.3 and §7: a CPU that reads GPU-resident managed pages makes the driver migrate them to the host, "
+    "and the next kernel faults them back -- the spikes of the memory ECG (显存心电图). Compute the "
+    "statistic where the weights live and let only the answer cross the link; keep the step's other work "
+    "(batch written by the CPU, read and weights updated by the GPU) as it was":
+        "§4.3 和 §7：CPU 读取驻留在 GPU 上的托管页，会让驱动把它们迁移到主机，下一个 kernel 再把它们缺页调回——"
+        "这就是显存心电图上的毛刺。在权重所在的地方计算统计量，只让答案经过链路；这一步的其他工作"
+        "（CPU 写批次，GPU 读批次并更新权重）保持原样",
+    "{argument} is still None: write a function fixed_step(params, batch, i).":
+        "{argument} 仍然是 None：写一个函数 fixed_step(params, batch, i)。",
+    "{argument} must be a function, not {type}.": "{argument} 必须是一个函数，而不是 {type}。",
+    "step {i} launched {n} kernel(s): the step must still read the batch and update the weights on the GPU.":
+        "第 {i} 步启动了 {n} 个 kernel：这一步仍然必须在 GPU 上读批次并更新权重。",
+    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms with {cf} CPU faults and {gf} GPU "
+    "faults: something on the CPU still touches the weights' pages.":
+        "心电图仍然有毛刺（max/median {x}）：第 {worst} 步用了 {ms} ms，CPU 缺页 {cf} 次，GPU 缺页 {gf} 次："
+        "CPU 上仍有东西在访问权重的页。",
+    "flat (max/median {x}) and the statistic is right: the answer travelled, the weights stayed on the GPU.":
+        "平稳（max/median {x}），而且统计量正确：走的是答案，权重一直留在 GPU 上。",
+    "step {i} returned None: every {k}th step must return the weights' mean (here {want}).":
+        "第 {i} 步返回了 None：每第 {k} 步都必须返回权重的平均值（这里是 {want}）。",
+    "step {i} returned {v}, but the weights' mean is {want}: did the step still update the weights "
+    "(umkit.increment) and wait for the GPU before reading the answer?":
+        "第 {i} 步返回了 {v}，但权重的平均值是 {want}：这一步是否仍然更新了权重（umkit.increment），"
+        "并且在读答案之前等待了 GPU？",
+    "step {i} returned {v}, not a number.": "第 {i} 步返回了 {v}，不是一个数字。",
+    "{k} -> fix {n}: {why}": "{k} -> 修复办法 {n}：{why}",
+    "{item} -> {label}: {why}": "{item} -> {label}：{why}",
+    # -- notebook 08: porting CUDA to HIP -----------------------------------------------------------
+    "§5.3 and section 1 of the notebook: renaming is step one (umkit.names.cuda_to_hip gives each HIP "
+    "name; umkit.names.row(name).note says where there is none). CUDA 13's cudaMemLocation has two HIP "
+    "ports: HIP's classic calls with an int device (and their own argument lists), or the _v2 calls with a "
+    "hipMemLocation, as in ROCm/clr hipamd/src/hip_hmm.cpp. Keep every prefetch -- AMD relies on them more "
+    "than NVIDIA -- and keep the order the CPU and GPU depend on (§3.3)":
+        "§5.3 和本 notebook 第 1 节：改名只是第一步（umkit.names.cuda_to_hip 给出每个 HIP 名字；没有对应名字的地方，"
+        "umkit.names.row(name).note 会说明）。CUDA 13 的 cudaMemLocation 在 HIP 里有两种移植法：HIP 经典的、"
+        "以 int 设备号为参数的调用（参数列表也是它们自己的），或者以 hipMemLocation 为参数的 _v2 调用，"
+        "见 ROCm/clr hipamd/src/hip_hmm.cpp。保留每一个预取——AMD 比 NVIDIA 更依赖它们——并保持 CPU 和 GPU "
+        "所依赖的顺序（§3.3）",
+    "§5.3's day-one table, one row per buffer: the budget is count x bytes per element (GB = 10^9 bytes); "
+    "the lifetime is how long the buffer lives; the access owner is who touches it on the hot path, every "
+    "step (a rare visitor is not an owner); the allocator follows from owner and lifetime: only the GPU -> "
+    "device memory, the heart of §6.1; both sides every step -> managed + prefetch (§4.2), or pinned "
+    "zero-copy when it is tiny (§4.4); rarely touched, CPU-side -> managed (§3.4)":
+        "§5.3 的第一天表格，每块缓冲区一行：预算 = 个数 x 每个元素的字节数（GB = 10^9 字节）；生命周期是这块缓冲区活多久；"
+        "访问主人是在热路径上、每一步都访问它的一方（偶尔来访的不算主人）；分配器由访问主人和生命周期决定：只有 GPU -> "
+        "设备内存，即 §6.1 的心脏；两端每一步都访问 -> 托管内存 + 预取（§4.2），很小时用固定内存零拷贝（§4.4）；"
+        "很少访问、在 CPU 一侧 -> 托管内存（§3.4）",
+    "3e9 parameters in bf16 (2 bytes each). The GPU reads them in every forward and backward pass and the "
+    "optimizer updates them every step; they live for the whole run.":
+        "3e9 个 bf16 参数（每个 2 字节）。GPU 在每次正向和反向传播中读它们，优化器每一步都更新它们；它们贯穿整个运行。",
+    "one bf16 gradient per parameter, written by the backward pass every step and consumed by the "
+    "optimizer in the same step.":
+        "每个参数一个 bf16 梯度，反向传播每一步都写，优化器在同一步里消费。",
+    "two fp32 moments per parameter (8 bytes per parameter), updated by the optimizer on the GPU every "
+    "step for the whole run; every 10 steps the CPU computes sparse statistics on them (the article's §4.3 "
+    "optimizer).":
+        "每个参数两个 fp32 动量（每个参数 8 字节），整个运行期间优化器每一步都在 GPU 上更新它们；每 10 步 CPU 对它们做一次"
+        "稀疏统计（原文 §4.3 的优化器）。",
+    "0.5 GB of token ids per step, written by the CPU data loader, read once by the GPU.":
+        "每一步 0.5 GB 的 token id，由 CPU 数据加载器写入，GPU 读一次。",
+    "a 4 KB block (loss, grad norm) the GPU writes every step and the CPU logger reads every step.":
+        "一块 4 KB 的数据（loss、梯度范数），GPU 每一步都写，CPU 的日志程序每一步都读。",
+    "a copy of the weights made every 2,000 steps and written to disk by the CPU.":
+        "每 2,000 步做一次的权重拷贝，由 CPU 写到磁盘。",
+    "the GPU touches it every step; the CPU never does on the hot path": "GPU 每一步都访问它；CPU 在热路径上从不访问",
+    "produced and consumed on the GPU inside one step": "在一步之内于 GPU 上产生并被消费",
+    "the GPU updates it every step; the CPU's statistic every 10 steps is a rare visitor -- give it a small "
+    "explicit copy (or a GPU-side statistic), not ownership":
+        "GPU 每一步都更新它；CPU 每 10 步一次的统计只是偶尔来访——给它一次小的显式拷贝（或者在 GPU 上算统计量），而不是主人身份",
+    "the CPU writes it and the GPU reads it, every step: both sides": "CPU 写、GPU 读，每一步都如此：两端",
+    "the GPU writes it and the CPU reads it, every step: both sides": "GPU 写、CPU 读，每一步都如此：两端",
+    "after the copy is made, only the CPU touches it (to write it to disk)": "拷贝做好之后，只有 CPU 访问它（把它写到磁盘）",
+    "a buffer only the GPU touches on the hot path belongs in device memory (hipMalloc), the heart of §6.1":
+        "在热路径上只有 GPU 访问的缓冲区应该放在设备内存里（hipMalloc），即 §6.1 的心脏",
+    "a buffer both sides touch every step is managed + prefetch (§4.2), or pinned zero-copy when it is "
+    "tiny (§4.4)":
+        "两端每一步都访问的缓冲区用托管内存 + 预取（§4.2），很小时用固定内存零拷贝（§4.4）",
+    "a rarely-touched, CPU-side buffer is what the article keeps in managed memory (§3.4): it may breathe "
+    "out to host memory between checkpoints":
+        "很少被访问、在 CPU 一侧的缓冲区，正是原文放在托管内存里的那种（§3.4）：两次 checkpoint 之间它可以呼气到主机内存",
+    "Both sides touch it every step, but it is 4 KB: in managed memory its one page would migrate back and "
+    "forth every step (a tiny ping-pong). Pinned host memory (hipHostMalloc) lets the GPU write it over the "
+    "link with nothing migrating (§4.4).":
+        "两端每一步都访问它，但它只有 4 KB：放在托管内存里，它那一个页每一步都会来回迁移（一场小小的乒乓）。"
+        "固定主机内存（hipHostMalloc）让 GPU 经链路写它，什么都不迁移（§4.4）。",
+    "6 GB that the CPU touches once every 2,000 steps: pinning that much host memory for a rare visitor is "
+    "costly; the article keeps checkpoints in managed memory (§3.4), free to breathe out to the host in "
+    "between.":
+        "6 GB 的数据，CPU 每 2,000 步才访问一次：为一个偶尔来访者固定这么多主机内存代价很高；原文把 checkpoint 放在"
+        "托管内存里（§3.4），两次之间可以自由地呼气到主机。",
+    "a faithful port: every name from the table, int devices instead of cudaMemLocation (hipCpuDeviceId for "
+    "the host), no flags argument, and both prefetches kept. (hipMemPrefetchAsync_v2 / hipMemAdvise_v2 with a "
+    "hipMemLocation would be right too: the most direct port of CUDA 13.)":
+        "忠实的移植：每个名字都取自对照表，用 int 设备号代替 cudaMemLocation（主机用 hipCpuDeviceId），没有 flags 参数，"
+        "两个预取都保留了。（用 hipMemLocation 配 hipMemPrefetchAsync_v2 / hipMemAdvise_v2 也对：那是对 CUDA 13 最直接的移植。）",
+    "a faithful port of CUDA 13: hipMemLocation with hipMemPrefetchAsync_v2 / hipMemAdvise_v2 (flags 0), "
+    "every other name from the table, and both prefetches kept. (The classic int-device calls would be "
+    "right too.)":
+        "对 CUDA 13 的忠实移植：hipMemLocation 配 hipMemPrefetchAsync_v2 / hipMemAdvise_v2（flags 为 0），其他每个名字都"
+        "取自对照表，两个预取都保留了。（用经典的 int 设备号调用也对。）",
+    "{argument} is still None: write the HIP version of nb08.CUDA_SOURCE as a string.":
+        "{argument} 仍然是 None：把 nb08.CUDA_SOURCE 的 HIP 版本写成一个字符串。",
+    "{argument} must be a string of C++ code, not {type}.": "{argument} 必须是一个 C++ 代码字符串，而不是 {type}。",
+    "the device-memory buffers add up to {dev} GB, more than the {vram} GB card.":
+        "设备内存缓冲区加起来有 {dev} GB，超过了 {vram} GB 的卡。",
+    "every buffer has a budget, a lifetime and an access owner, and its allocator follows from them; {dev} "
+    "GB of the {vram} GB card is device memory, the rest is activations' headroom. Same table, both "
+    "platforms.":
+        "每块缓冲区都有预算、生命周期和访问主人，它的分配器由这些决定；{vram} GB 的卡中 {dev} GB 是设备内存，"
+        "其余留给激活值。同一张表，两个平台通用。",
+    "{argument} is None: start from nb08.empty_owner_table().": "{argument} 是 None：从 nb08.empty_owner_table() 开始。",
+    "{argument} must be a dict of rows, not {type}.": "{argument} 必须是一个由行组成的 dict，而不是 {type}。",
+    "HIP spells it {h} (umkit.names.cuda_to_hip({n})).": "HIP 里写作 {h}（umkit.names.cuda_to_hip({n})）。",
+    "the CUDA code prefetches twice, your port {n} time(s). Dropping a prefetch is exactly the port that cost "
+    "one team a third of its throughput (§5.3).":
+        "CUDA 代码预取了两次，你的移植是 {n} 次。丢掉一个预取，正是那个让一个团队损失了三分之一吞吐量的移植（§5.3）。",
+    "keep both: hipMemPrefetchAsync(w, bytes, 0, stream) before the launch, hipMemPrefetchAsync(w, bytes, "
+    "hipCpuDeviceId, stream) after it":
+        "两个都保留：启动之前 hipMemPrefetchAsync(w, bytes, 0, stream)，之后 hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream)",
+    "no prefetch of your port sends w back to the host, as the CUDA code's second prefetch does.":
+        "你的移植里没有一个预取像 CUDA 代码的第二个预取那样把 w 送回主机。",
+    "no prefetch of your port inhales w into the GPU, as the CUDA code's first prefetch does.":
+        "你的移植里没有一个预取像 CUDA 代码的第一个预取那样把 w 吸气进 GPU。",
+    "the kernel launch is gone.": "kernel 启动不见了。",
+    "save_checkpoint(w, n) is gone: keep the program's own code.": "save_checkpoint(w, n) 不见了：保留程序自己的代码。",
+    "the calls are not in the CUDA code's order: something now runs before what it depends on (§3.3).":
+        "这些调用不是 CUDA 代码里的顺序：现在有东西在它所依赖的东西之前运行了（§3.3）。",
+    "prefetch to the GPU, launch, prefetch to the CPU, synchronize, and only then let the CPU read w "
+    "(save_checkpoint)":
+        "预取到 GPU，启动，预取到 CPU，同步，然后才让 CPU 读 w（save_checkpoint）",
+    "the CUDA code calls {cuda}(...); your port has no HIP counterpart of that call.":
+        "CUDA 代码调用了 {cuda}(...)；你的移植里没有这个调用对应的 HIP 调用。",
+    "{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., allocator=...).":
+        "{k}：每一行都是一个 dict(budget_gb=..., lifetime=..., owner=..., allocator=...)。",
+    "{k}: budget_gb is still None. Work it out from the description (GB = 10^9 bytes): {d}":
+        "{k}：budget_gb 仍然是 None。根据描述算出来（GB = 10^9 字节）：{d}",
+    "{k}: {field} is still None (one of {allowed}).": "{k}：{field} 仍然是 None（应为 {allowed} 之一）。",
+    "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
+    "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是一个 GB 数。",
+    "{k}: budget {b} GB? Count again: {d}": "{k}：预算 {b} GB？再算一遍：{d}",
+}
