@@ -58,6 +58,7 @@ def test_model_only_bytes_appear_when_needed_and_read_true(small_machine):
     ay, _ = b.engine.find(y.ptr)
     assert not ax.has_data and not ay.has_data
     umkit.copy(y, x)                                 # both still zero: no bytes are needed
+    umkit.synchronize()
     assert not ax.has_data and not ay.has_data
     np.testing.assert_array_equal(y.host[:], 0.0)    # a fresh array reads as zeros
     x.host[:] = 3.0
