@@ -52,7 +52,7 @@ REQUIRED_PARAMS = [
 # A per-fault / per-region / unmap cost may be 0 where a profile folds it into another term
 # (its source says so: AMD's fit charges everything per 2 MiB fault; the H200 fit found no
 # per-fault CPU cost beyond the per-region one).
-ZERO_ALLOWED = {"map_cost_per_mib", "fault_unmap_latency", "fault_region_latency",
+ZERO_ALLOWED = {"advise_accessed_by_per_mib", "advise_preferred_per_mib", "map_cost_per_mib", "fault_unmap_latency", "fault_region_latency",
                 "cpu_region_latency", "cpu_fault_latency",
                 # fitted by non-negative least squares: a cost the data does not need is 0
                 "fault_batch_latency", "fault_latency", "copy_latency", "prefetch_latency",
@@ -78,7 +78,9 @@ def readme_schema() -> dict:
 SCHEMA = readme_schema()
 SCHEMA_UNITS = {k: v["unit"] for k, v in SCHEMA["params"].items()}
 #: optional parameters (umkit.sim.costs.OPTIONAL) and their README units
-OPTIONAL_UNITS = {"fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw": "GB/s",
+OPTIONAL_UNITS = {"advise_latency": "us", "advise_read_mostly_cpu_per_mib": "us",
+                  "advise_read_mostly_gpu_per_mib": "us", "advise_preferred_per_mib": "us",
+                  "advise_accessed_by_per_mib": "us", "fp32_flops": "TFLOP/s", "copy_latency": "us", "host_copy_bw": "GB/s",
                   "fault_latency": "us", "launch_overhead": "us", "event_overhead": "us",
                   "copy_submit": "us", "prefetch_submit": "us", "prefetch_gpu_latency": "us",
                   "host_cache_bytes": "B", "host_cache_bw": "GB/s", "host_cache_copy_bw": "GB/s",
