@@ -363,9 +363,17 @@ def _managed_memory(p: Platform, prefetched: bool, name: str):
         msg = (f"XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page "
                "inside the call (time grows with size); the GPU cannot fault, so it reads and "
                f"writes host memory over the link, {bw}, unless a prefetch moves it.")
-        return ("differs" if prefetched else "slower", msg +
-                ("" if not prefetched else " It is prefetched here."),
-                ["amd.xnack0.alloc_maps", "amd.xnack0.no_retry_fault"])
+        led = ["amd.xnack0.alloc_maps", "amd.xnack0.no_retry_fault"]
+        if not prefetched:
+            return "slower", msg, led
+        if p.cpu_touch == "migrate_block":
+            return "slower", msg + (
+                " It is prefetched here; after that, any CPU read or write of its GPU-resident "
+                "pages (a host check of a result, for one) migrates the 2 MiB block back and, "
+                "with XNACK off, stops all of the process's GPU queues until the driver has "
+                "remapped the range: keep CPU touches out of the GPU phase, or prefetch it to "
+                "the CPU first."), led + [_cpu_touch_entry(p), "amd.xnack0.quiesce"]
+        return "differs", msg + " It is prefetched here.", led
     lat = p.number("fault_batch_latency", 1e3, "ms per isolated fault round", on=True)
     msg = (f"pages of {what} appear on first touch; a GPU fault migrates the 2 MiB block around "
            f"it, with no density prefetcher, and a fault round costs far more than on NVIDIA "
@@ -509,10 +517,14 @@ def _advice(p: Platform, kind, dest):
              "."), ["amd.advise.accessed_by_cpu"] + ([_cpu_touch_entry(p)] if p.cpu_touch ==
                                                       "migrate_block" else [])
     if kind == "accessed_by":
-        if not p.xnack or p.apu:
-            return "same", "the range is mapped for the GPUs already (at allocation with " \
-                "XNACK off; one memory on an APU).", ["amd.xnack0.alloc_maps"] if not \
-                p.xnack else ["amd.apu.no_migration"]
+        if not p.xnack:
+            return "same", "the range is mapped for the GPUs already, at allocation with " \
+                "XNACK off.", ["amd.xnack0.alloc_maps"]
+        if p.apu:
+            return "differs", "with XNACK on neither the allocation nor this advice maps the " \
+                "range: that GPU's first touch faults once per 2 MiB block and maps it where " \
+                "it is (one memory, nothing migrates), where NVIDIA maps it without a fault.", [
+                    "amd.advise.remap", "amd.fault.granule", "amd.apu.no_migration"]
         return "differs", "accessed-by a GPU maps the range where it is on that GPU's first " \
             "fault (one fault per 2 MiB block), where NVIDIA maps it without a fault.", [
                 "amd.peer.accessed_by"]
