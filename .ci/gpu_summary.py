@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime.py",
-              "umkit/calibrate.py", "umkit/validation.py", "umkit/workloads.py", "kernels", "benchmarks/core_bench.py",
-              "umkit/custom.py", "umkit/umperf.py", "benchmarks/unified_memory_perf.py",
+GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime",
+              "umkit/measure", "umkit/workloads", "kernels", "benchmarks/core_bench.py",
+              "umkit/user_kernels.py", "benchmarks/unified_memory_perf.py",
               "benchmarks/pool_bench.py",
               # the model the calibrate / umperf comparison predicts with (issue 11)
               "umkit/sim", "umkit/sim/profiles/h200-pcie5.json"]
