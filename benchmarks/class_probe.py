@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.measure.timing import Sink, cpu_written, gpu_ms, host_ms  # noqa: E402
+from umkit.measure.timing import Sink, cpu_written, gpu_ms, host_ms, warm_up  # noqa: E402
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -170,14 +170,7 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
-    # warm up: kernels built and loaded, the allocator touched
-    w = umkit.device_array(1 << 20)
-    umkit.fill(w, 1.0)
-    umkit.touch(w, 4)
-    umkit.touch(w, 4096)
-    umkit.increment(w)
-    umkit.synchronize()
-    w.free()
+    warm_up()
     out = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
            "reps": args.reps}

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import api
 from .. import workloads
-from .timing import MiB, cpu_written, gpu_ms, host_ms, written
+from .timing import MiB, cpu_written, gpu_ms, host_ms, warm_up, written
 
 
 def w_gpu_touch(nbytes, stride):
@@ -153,14 +153,7 @@ def run_workloads(nbytes: int = 256 * MiB, progress=None) -> dict:
         ("pingpong", lambda: w_pingpong(nbytes)),
         ("epoch_loop", lambda: w_epoch_loop(min(nbytes, 64 * MiB))),
     ]
-    # warm up: build and load the kernels, create the sink, touch the allocator -- untimed
-    w = api.device_array(1 << 20)
-    api.fill(w, 1.0)
-    api.touch(w, 4)
-    api.touch(w, 4096)
-    api.increment(w)
-    api.synchronize()
-    w.free()
+    warm_up()
     out = {}
     for i, (name, fn) in enumerate(jobs):
         r = fn()

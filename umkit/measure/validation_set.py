@@ -22,7 +22,7 @@ from .. import api
 from .. import runtime
 from .. import workloads
 from .fit_set import w_prefetch             # the fit set's prefetch workload, here at 1 MiB
-from .timing import Sink, cpu_written, free_all, gpu_ms, host_ms, written   # both sets time alike
+from .timing import Sink, cpu_written, free_all, gpu_ms, host_ms, warm_up, written   # both sets time alike
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -546,17 +546,6 @@ def workloads_list() -> list[Workload]:
     return W
 
 
-def _warm_up(gpus: int):
-    for g in range(gpus):
-        w = api.device_array(1 << 20, device=g)
-        api.fill(w, 1.0)
-        api.touch(w, 4)
-        api.touch(w, 4096)
-        api.increment(w)
-        api.synchronize()
-        w.free()
-
-
 #: how often each workload runs on a GPU (fresh buffers each time); the median is reported.
 #: One run is one cold measurement, and cold single shots on the H200 move by more than the
 #: x/÷1.5 the model is judged by (benchmarks/README.md, "Rounds and host speed").  sim is
@@ -573,7 +562,7 @@ def run_validation(progress=None, only=None, repeats: int | None = None, raw: di
     if repeats is None:
         repeats = 1 if runtime.backend_name() == "sim" else REPEATS
     todo = [w for w in workloads_list() if w.gpus <= n_gpus and (only is None or w.name in only)]
-    _warm_up(min(n_gpus, 2))
+    warm_up(min(n_gpus, 2))
     out = {}
     for i, w in enumerate(todo):
         vals = [round(float(w.fn()), 6) for _ in range(max(1, int(repeats)))]
