@@ -32,12 +32,21 @@ PROFILE = ROOT / "umkit" / "sim" / "profiles" / "h200-pcie5.json"
 MiB = 1 << 20
 
 
-def rows(paths):
+def rows(specs, default_speed=1.0):
+    """The probe's advice rows from each ``FILE[:HOST_SPEED]``, every time divided by its lease's
+    host speed (``calibrate --compare``'s fit on that lease), so leases of different speeds
+    pool into the times of a host of speed 1.0."""
     out = []
-    for p in paths:
-        d = json.loads(Path(p).read_text())
+    for spec in specs:
+        path, _, speed = spec.partition(":")
+        hs = float(speed) if speed else default_speed
+        if not (hs > 0 and math.isfinite(hs)):
+            raise SystemExit(f"{spec}: the host speed after ':' must be a positive number")
+        d = json.loads(Path(path).read_text())
         for r in d.get("advice", []):
-            out.append(dict(r, file=str(p)))
+            out.append(dict(r, file=path, host_speed=hs,
+                            set_ms=[x / hs for x in r["set_ms"]],
+                            unset_ms=[x / hs for x in r["unset_ms"]]))
     return out
 
 
@@ -66,14 +75,19 @@ def fit_rate(points, fixed_ms):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("probe", nargs="+")
+    ap.add_argument("probe", nargs="+", help="FILE[:HOST_SPEED]: a class_probe.py result and the "
+                    "host speed calibrate --compare fitted on the same lease (default --host-speed)")
     ap.add_argument("--host-speed", type=float, default=1.0,
-                    help="the lease's host speed (calibrate --compare's fit): the profile keeps "
+                    help="the host speed of probes given without one: the profile keeps "
                          "the times of a host of speed 1.0, and advice is host work")
+    ap.add_argument("--statistic", choices=("min", "median"), default="median",
+                    help="how a probe's fresh buffers are combined: median (default) or min, as calibrate "
+                         "--compare combines its rounds (umkit.measure.calibrate.STATISTIC)")
     ap.add_argument("--write", action="store_true", help="write the fitted values into the profile")
     args = ap.parse_args(argv)
-    R = rows(args.probe)
-    med = lambda v: float(np.median(v))            # noqa: E731
+    R = rows(args.probe, args.host_speed)
+    med = (lambda v: float(np.min(v))) if args.statistic == "min" \
+        else (lambda v: float(np.median(v)))       # noqa: E731
     base = sim_baseline_ms()
     none = [med(r["set_ms"]) for r in R if r["resident"] == "none"] + \
            [med(r["unset_ms"]) for r in R if r["resident"] == "none"]
@@ -89,7 +103,7 @@ def main(argv=None):
                                     + pts("preferred_location", ("cpu",), "unset_ms"),
         "advise_accessed_by_per_mib": pts("accessed_by", ("cpu", "gpu")),
     }
-    files = ", ".join(sorted({r["file"] for r in R}))
+    files_speeds = ", ".join(sorted({f"{r['file']} at host speed {r['host_speed']}" for r in R}))
     result = {"advise_latency": (latency_ms * 1e3, None)}
     print(f"sim's host timing around a free call: {base * 1e3:.2f} us")
     print(f"advise_latency = {latency_ms * 1e3:.2f} us (median of {len(none)} calls on untouched ranges)")
@@ -103,9 +117,10 @@ def main(argv=None):
         d = json.loads(PROFILE.read_text())
         src = ("fitted on fit data only: benchmarks/class_probe.py 'advice' (one call's host time, "
                "set and unset, on managed ranges of 8, 64 and 512 MiB that the CPU wrote, that were "
-               "then prefetched to the GPU, or that nothing touched; 3 fresh buffers each, median) by "
+               f"then prefetched to the GPU, or that nothing touched; 3 fresh buffers each, {args.statistic}; "
+               "each lease's times divided by its host speed) by "
                "benchmarks/fit_advice.py; umkit team, lent NVIDIA H200 (PCIe Gen5 x16, CUDA 13.0), "
-               f"2026-12-02 ({files}). What the driver does per call: NVIDIA open-gpu-kernel-modules "
+               f"2026-12-02 ({files_speeds}). What the driver does per call: NVIDIA open-gpu-kernel-modules "
                "kernel-open/nvidia-uvm/uvm_policy.c (commit df1c9a3de2be4b130f4fc7680f7198193d8ac6ad) "
                "-- read_duplication_set walks the range's VA blocks and calls "
                "uvm_va_block_make_resident_read_duplicate for every processor holding pages; "
@@ -113,9 +128,7 @@ def main(argv=None):
                "(preferred_location_unmap_remote_pages); accessed_by_set maps the resident pages "
                "for the named processor (uvm_va_block_set_accessed_by); a range with no VA blocks "
                "yet has nothing to walk")
-        src += f"; divided by the lease's host speed {args.host_speed} (calibrate --compare, same lease)"
         for key, (val, _) in result.items():
-            val /= args.host_speed
             d["params"][key] = {"value": round(val, 4), "unit": "us", "source": src}
         PROFILE.write_text(json.dumps(d, indent=1, ensure_ascii=False) + "\n")
         print(f"wrote {PROFILE.relative_to(ROOT)}")

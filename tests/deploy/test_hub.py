@@ -43,11 +43,17 @@ def _proxy(tmp_path):
 
 
 def _text_outputs(outputs):
-    """What nbval compares, in text: stream text and text/plain results, images left out."""
+    """What nbval compares, in text: stream text and text/plain results, images left out.
+    Consecutive stream outputs are one text (a kernel may flush a print in one message or two,
+    as nbval's own comparison allows)."""
     out = []
     for o in outputs:
         if o["output_type"] == "stream":
-            out.append(("stream", o["text"] if isinstance(o["text"], str) else "".join(o["text"])))
+            text = o["text"] if isinstance(o["text"], str) else "".join(o["text"])
+            if out and out[-1][0] == "stream":
+                out[-1] = ("stream", out[-1][1] + text)
+            else:
+                out.append(("stream", text))
         elif o["output_type"] == "execute_result":
             t = o["data"].get("text/plain", "")
             out.append(("result", t if isinstance(t, str) else "".join(t)))

@@ -47,24 +47,36 @@ def test_use_in_another_thread_does_not_break_a_running_timer():
     assert times and times[0] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="umkit/workloads makes its touch sink with api.device_array, "
-                   "on the process-wide backend of the moment (workloads.Step._sink): the run "
-                   "should allocate on its own backend (RUNTIME.using_backend around run())")
 def test_a_workload_in_a_thread_survives_use_in_the_main_thread():
+    """The main thread switches the process-wide backend after a run in another thread made its
+    buffers and before its first step (a handshake makes the order certain): the run keeps the
+    backend it started on."""
     errors, out = [], []
     umkit.use("sim", quiet=True)
+    stepped, switched = threading.Event(), threading.Event()
+
+    def should_stop():              # asked before each step: the first time, before step 0
+        if not stepped.is_set():
+            stepped.set()
+            switched.wait(30)
+        return False
 
     def worker():
         try:
-            out.append(run_workload("managed+prefetch", nbytes=2 * MiB, steps=3))
+            out.append(run_workload("managed+prefetch", nbytes=2 * MiB, steps=3,
+                                    should_stop=should_stop))
         except Exception as e:  # noqa: BLE001
             errors.append(e)
     th = threading.Thread(target=worker)
     th.start()
-    for _ in range(5):
-        umkit.use("sim", quiet=True)
+    assert stepped.wait(30)
+    first = umkit.backend()
+    umkit.use("sim", quiet=True)                     # a new process-wide backend mid-run
+    assert umkit.backend() is not first
+    switched.set()
     th.join(60)
     assert not errors, errors
+    assert len(out) == 1 and len(out[0].steps) == 3
 
 
 def test_event_of_gpu1_with_no_stream_waits_for_gpu1():

@@ -49,3 +49,18 @@ def nb03_split_speedup():
 def test_prose_quotes_the_output(check):
     actual, quoted, rounding = check()
     assert abs(actual - quoted) <= rounding / 2 + 1e-9, (actual, quoted)
+
+
+def nb07_whole_model_split():
+    cells = _cells("07_choosing_a_strategy.ipynb")
+    _, c = _find(cells, 'W.model_step_costs("13b", "H200"')
+    ms = {m[0]: float(m[1]) for m in re.findall(r"^(\S+)\s+([\d.]+)\s+\d+\s+\d+", _out(c), re.M)}
+    _, prose = _find(cells, "per step than plain managed")
+    quoted = float(re.search(r"about (\d+)× faster\s+per step than plain managed",
+                             "".join(prose["source"])).group(1))
+    return ms["managed"] / ms["mixed"], quoted, 1.0
+
+
+def test_whole_model_prose_quotes_the_output():
+    actual, quoted, rounding = nb07_whole_model_split()
+    assert abs(actual - quoted) <= rounding / 2 + 1e-9, (actual, quoted)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import api
 from ..errors import InvalidArgument, InvalidType
-from ..runtime import backend
+from ..runtime import RUNTIME, backend
 
 MEMORY = ("device", "managed", "pinned", "mixed")
 PREFETCH = ("off", "gpu", "gpu+back")
@@ -262,6 +262,13 @@ def run(strat, patt="gpu_only", steps: int = 50, nbytes: int = 64 << 20, *, devi
     V.callback(on_step, "on_step")
     V.callback(should_stop, "should_stop")
     b = backend()
+    # the whole run stays on the backend it started on, even if another thread calls
+    # umkit.use() meanwhile (runtime.context: a using block is per thread)
+    with RUNTIME.using_backend(b, RUNTIME.active().name, "umkit.workloads.run keeps its backend"):
+        return _run(b, strat, patt, steps, nbytes, device, on_step, should_stop)
+
+
+def _run(b, strat, patt, steps, nbytes, device, on_step, should_stop) -> RunResult:
     job = TrainingStep(strat, patt, nbytes, device)
     res = RunResult(job.strategy.name, job.pattern.name, nbytes, b.name)
     start = api.counters()
