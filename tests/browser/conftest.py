@@ -22,6 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "notebooks" / "dashboard.ipynb"
 WORKSHOP = ROOT / "notebooks" / "workshop" / "dashboard.ipynb"
+WORKSHOP_ZH = ROOT / "notebooks" / "zh" / "workshop" / "dashboard.ipynb"
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = os.environ.get("UMKIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -64,6 +65,13 @@ def voila_workshop(tmp_path_factory):
     """The workshop dashboard (``notebooks/workshop/dashboard.ipynb``) as ``bash run.sh voila``
     serves it."""
     yield from _serve_voila(tmp_path_factory, WORKSHOP)
+
+
+@pytest.fixture(scope="session")
+def voila_workshop_zh(tmp_path_factory):
+    """The Chinese edition's workshop dashboard (``notebooks/zh/workshop/dashboard.ipynb``: its
+    folder's ``.umkit-lang`` marker makes umkit print Chinese)."""
+    yield from _serve_voila(tmp_path_factory, WORKSHOP_ZH)
 
 
 def _serve_voila(tmp_path_factory, notebook):
@@ -143,12 +151,22 @@ def lab(tmp_path_factory):
     :func:`umkit.teaching.workspace.sync` (the tests' runs never touch the committed notebooks), with the
     app exposed to the page (``window.jupyterapp``) and notebook windowing off, so the tests can
     wait on cell states instead of sleeping."""
+    yield from _serve_lab(tmp_path_factory, "en")
+
+
+@pytest.fixture(scope="session")
+def lab_zh(tmp_path_factory):
+    """The same over the Chinese workspace (``umkit workspace --lang zh``)."""
+    yield from _serve_lab(tmp_path_factory, "zh")
+
+
+def _serve_lab(tmp_path_factory, lang):
     _require("jupyterlab", "pip install jupyterlab")
     _require("ipykernel", "pip install ipykernel")
     from umkit.teaching import workspace
     tmp = tmp_path_factory.mktemp("lab")
     ws = tmp / "workspace"
-    workspace.sync(ROOT / "notebooks", ws)
+    workspace.sync(ROOT / "notebooks", ws, lang=lang)
     env = _kernelspec(tmp)
     settings = tmp / "lab-settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
