@@ -19,7 +19,13 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
 * ``small``: host-timed GPU fault reads of freshly CPU-written managed buffers of 32 KiB,
   128 KiB, 512 KiB, 2 MiB and 8 MiB (allocation and the CPU write untimed), and host-timed round
   trips -- the CPU writes a managed buffer, the GPU increments it, the CPU sums it -- of 128 KiB,
-  1 MiB and 4 MiB, the first one and the median of the later ones.
+  1 MiB and 4 MiB, the first one and the median of the later ones;
+* ``context``: the same host-timed small fault read (32 KiB and 128 KiB), five fresh buffers in
+  a row, right after one of: nothing; freeing a 512 MiB managed buffer the CPU wrote; freeing one
+  the GPU then read every 64 KiB (pages on the GPU, as the validation set's ``touch_64k_*`` leave
+  them); freeing a 512 MiB device array; or with such a GPU-read managed buffer still alive --
+  whether the driver's work after a large free or a large GPU-resident range slows the next
+  small faults (the validation set's ``small_read_64k`` follows ``touch_64k_1g``).
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -163,10 +169,62 @@ def smallpair(reps):
     return rows
 
 
+CONTEXTS = ("none", "free_cpu_managed", "free_gpu_managed", "free_device", "alive_gpu_managed")
+
+
+def _context(kind, nbytes=512 * MiB):
+    """Set up one context; returns what to free once the small reads are done."""
+    if kind == "none":
+        return None
+    if kind == "free_device":
+        d = umkit.device_array(nbytes // 4)
+        umkit.fill(d, 1.0)
+        umkit.synchronize()
+        d.free()
+        return None
+    a = cpu_written(nbytes)
+    if kind in ("free_gpu_managed", "alive_gpu_managed"):
+        with Sink() as s:
+            umkit.touch(a, 64 * KiB, sink=s)
+            umkit.synchronize()
+    if kind == "alive_gpu_managed":
+        return a
+    a.free()
+    return None
+
+
+def context(reps):
+    rows = []
+    for nbytes in (32 * KiB, 128 * KiB):
+        for kind in CONTEXTS:
+            runs = []
+            for _ in range(reps):
+                keep = _context(kind)
+                try:
+                    seq = []
+                    for _ in range(5):
+                        a = cpu_written(nbytes)
+                        try:
+                            with Sink() as s:
+                                seq.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
+                        finally:
+                            a.free()
+                    runs.append(seq)
+                finally:
+                    if keep is not None:
+                        keep.free()
+            rows.append({"bytes": nbytes, "context": kind, "runs_ms": runs})
+            first = np.median([r[0] for r in runs])
+            later = np.median([x for r in runs for x in r[1:]])
+            print(f"context {kind:<18} {nbytes // KiB:>4} KiB: first read {first:.4f} ms, "
+                  f"next four {later:.4f} ms", flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
-    p.add_argument("--sections", default="advice,faultsize,smallpair,small")
+    p.add_argument("--sections", default="advice,faultsize,smallpair,small,context")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -174,7 +232,8 @@ def main(argv=None):
     out = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
            "reps": args.reps}
-    fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair}
+    fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
+           "context": context}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
