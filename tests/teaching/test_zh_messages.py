@@ -166,6 +166,70 @@ def test_explain_and_the_doctor_in_chinese():
     assert "What it means" in umkit.explain("HSA_STATUS_ERROR_INVALID_MEMORY", file=io.StringIO())
 
 
+_FUNCTION_WORDS = {"the", "a", "an", "of", "to", "and", "is", "are", "in", "on", "for", "with", "that",
+                   "it", "by", "not", "be", "this", "from", "when", "its", "as", "at", "or", "you",
+                   "your", "which", "can", "has", "have", "does", "do", "than", "so", "then", "one"}
+
+
+def _english_left(en: str, zh: str) -> list[str]:
+    """Runs of seven words of the English still in the translation that read as prose (two
+    function words or more; quoted output, code and names have fewer): a part of a joined text,
+    such as a shared hint behind a ``{hint}`` template, that no entry translated."""
+    w = en.split()
+    runs = (" ".join(w[i:i + 7]) for i in range(len(w) - 6))
+    return [r for r in runs if r in zh and
+            sum(x.strip(".,;:()'").lower() in _FUNCTION_WORDS for x in r.split()) >= 2]
+
+
+def _explain_texts():
+    """Every text ``umkit.explain`` prints from the error table: each row's meaning, note and what
+    to do, and each symptom's title, cause, advice, tools and see-also."""
+    from umkit.errors.table import ERRORS, SYMPTOMS
+    out = [(f"{r.key}.{f}", getattr(r, f)) for r in ERRORS for f in ("message", "note", "hint")
+           if getattr(r, f)]
+    out += [(f"{s.key}.{f}", getattr(s, f)) for s in SYMPTOMS
+            for f in ("title", "cause", "hint", "tools", "see_also") if getattr(s, f)]
+    return out
+
+
+@pytest.mark.parametrize("where,en", _explain_texts(), ids=[w for w, _ in _explain_texts()])
+def test_every_text_of_the_error_table_is_in_chinese(where, en):
+    """A row added to umkit/errors/table.py (or reworded there) needs its entry in lang_zh.py:
+    otherwise the Chinese learner reads a Chinese label followed by English."""
+    zh = lang.tr(en, "zh")
+    assert zh != en and _han(zh), f"{where}: no Chinese entry in lang_zh.py for {en[:90]!r}"
+    left = _english_left(en, zh)
+    assert not left, (f"{where}: English left in the Chinese (a part joined by a {{hint}} template "
+                      f"without an entry of its own?): {left[:2]}")
+
+
+def test_the_coverage_check_sees_an_untranslated_part():
+    assert _english_left("Do this first. Then look at the kernel log for the driver's faults.",
+                         "先做这个。Then look at the kernel log for the driver's faults.")
+    assert not _english_left("ROCm prints 'Memory access fault by GPU node-N ... Reason:' here",
+                             "ROCm 会打印 'Memory access fault by GPU node-N ... Reason:'")
+
+
+def test_explain_prints_a_row_in_chinese():
+    import io
+    from umkit.errors.table import lookup
+    lang.set_language("zh")
+    text = umkit.explain(700, file=io.StringIO())
+    assert "kernel 读写了一个不属于它的地址" in text and "粘性错误" in text
+    assert "hipErrorIllegalAddress" in text and "CUDA_LAUNCH_BLOCKING=1" in text   # names stay
+    assert not _english_left(lookup("hipErrorIllegalAddress").hint, text)
+
+
+@pytest.mark.parametrize("cls", ["UseAfterFree", "NotManaged", "BackendUnavailable"])
+def test_explain_of_umkit_s_own_errors_says_what_it_means_in_chinese(cls):
+    import io
+    import umkit.errors
+    lang.set_language("zh")
+    text = umkit.explain(getattr(umkit.errors, cls)("a test"), file=io.StringIO())
+    means = next(ln for ln in text.splitlines() if "含义" in ln)
+    assert _han(means.replace("含义", "")) and not re.search(r"[a-z]+ [a-z]+ [a-z]+ [a-z]+", means), means
+
+
 def _source_shingles() -> set:
     """Every run of three words in the string literals of umkit's source (this catalogue aside)."""
     import ast
@@ -201,3 +265,17 @@ def test_the_staleness_check_sees_a_reworded_message():
     w = words("the kernel launch puts a packet in a queue and rings the doorbell twice per step")
     runs = [tuple(w[i:i + 3]) for i in range(len(w) - 2)]
     assert sum(r in src for r in runs) / len(runs) < 0.4
+
+
+def test_the_exercise_data_a_notebook_prints_follows_the_language():
+    """nb08.BUFFERS and nb09.CASES / FIXES are printed by the notebooks' code cells: Chinese in the
+    Chinese workspace, the English untouched otherwise (the checks read the same dicts)."""
+    from umkit.teaching.exercises import nb08, nb09
+    for d in (nb08.BUFFERS, nb09.CASES, nb09.FIXES):
+        english = {k: dict.__getitem__(d, k) for k in d}
+        assert dict(d.items()) == english and d[next(iter(d))] == english[next(iter(d))]
+        lang.set_language("zh")
+        shown = dict(d.items())
+        assert list(shown) == list(english) and all(_han(v) for v in shown.values()), shown
+        assert d.get(next(iter(d))) == shown[next(iter(d))] and "{" in repr(d)
+        lang.set_language("en")

@@ -168,6 +168,29 @@ def text(template: str, lang: str | None = None, **fields) -> str:
     return template.format(**fields)
 
 
+class Localized(dict):
+    """A dict of English texts that a notebook prints (an exercise's cases, a job's buffers),
+    whose values read in the learner's language: ``d[k]``, ``d.get(k)``, ``d.values()``,
+    ``d.items()`` and ``repr(d)`` give :func:`tr` of the English values, so the same code cell
+    (``for k, v in nb09.CASES.items(): print(k, v)``) prints Chinese in the Chinese workspace.
+    The keys, ``len``, ``in`` and ``==`` are the plain dict's; in English nothing changes."""
+
+    def __getitem__(self, key):
+        return tr(super().__getitem__(key))
+
+    def get(self, key, default=None):
+        return tr(super().get(key, default))
+
+    def values(self):
+        return [tr(v) for v in super().values()]
+
+    def items(self):
+        return [(k, tr(v)) for k, v in super().items()]
+
+    def __repr__(self):
+        return repr(dict(self.items()))
+
+
 def localize(widget, lang: str | None = None, _seen=None):
     """Translate a widget tree's fixed texts in place -- each ``description``, ``tooltip`` and
     ``placeholder``, and the ``value`` of text-only widgets (``HTML``, ``Label``) -- and return

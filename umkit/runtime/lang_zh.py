@@ -61,7 +61,7 @@ MESSAGES: dict[str, str] = {
         "你用了 fault_bw（按需分页的带宽）；预取的速率是 prefetch_h2d_bw",
     "that is the 64 MiB bar of the chart above; the exercise asks for {mib} MiB, computed from the "
     "profile's parameters":
-        "这是上图中 64 MiB 的那根条；练习要的是 {mib} MiB，而且要从 profile 的参数算出来",
+        "这是上图中 64 MiB 的那根柱子；练习要的是 {mib} MiB，而且要从 profile 的参数算出来",
     "ms={ms}: a prefetch takes a positive, finite time": "ms={ms}：一次预取的时间必须是正的有限值",
     "{ms} ms: prefetch_latency ({lat} us) + {mib} MiB / prefetch_h2d_bw ({bw} GB/s) = {want} ms":
         "{ms} ms：prefetch_latency（{lat} us）+ {mib} MiB / prefetch_h2d_bw（{bw} GB/s）= {want} ms",
@@ -321,7 +321,7 @@ MESSAGES: dict[str, str] = {
     "the GPU faulted {n} times -- nothing was on the GPU before it read":
         "GPU 缺页 {n} 次——它读之前 GPU 上什么都没有",
     "the GPU faulted {n} times (the pages the CPU pulled back had to fault in again: ping-pong)":
-        "GPU 缺页 {n} 次（被 CPU 拉回去的页面不得不再缺页调入：乒乓）",
+        "GPU 缺页 {n} 次（被 CPU 拉回去的页面不得不再缺页迁回：乒乓）",
     "the GPU faulted {n} times": "GPU 缺页 {n} 次",
     "the CPU faulted {n} times although read_mostly is set: look at the order of your two calls":
         "尽管设了 read_mostly，CPU 还是缺页 {n} 次：看看你那两个调用的顺序",
@@ -400,9 +400,9 @@ MESSAGES: dict[str, str] = {
     "moved (cpu_faults={cf}, gpu_faults={gf}): the CPU statistic still pulls the parameters' pages back "
     "to the host and the next kernel faults them in again.":
         "仍然有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）。那一步搬了 {mib} MiB"
-        "（cpu_faults={cf}，gpu_faults={gf}）：CPU 的统计仍然把参数页拉回主机，下一个 kernel 再把它们缺页调入。",
+        "（cpu_faults={cf}，gpu_faults={gf}）：CPU 的统计仍然把参数页拉回主机，下一个 kernel 再把它们缺页迁回。",
     "flat, but slow: {steps} steps take {total} ms, {x}x all-device memory ({ref} ms).{why}":
-        "平稳，但慢：{steps} 步用了 {total} ms，是全部放设备内存（{ref} ms）的 {x} 倍。{why}",
+        "曲线平坦，但慢：{steps} 步用了 {total} ms，是全部放设备内存（{ref} ms）的 {x} 倍。{why}",
     " Every step read {mib} MiB over the CPU-GPU link (remote_bytes): pinned memory never migrates, so "
     "the GPU never gets a local copy.":
         "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：固定内存从不迁移，所以 GPU 永远得不到本地副本。",
@@ -415,12 +415,12 @@ MESSAGES: dict[str, str] = {
     "flat and fast: {steps} steps in {total} ms ({x}x all-device memory); after the warm-up step the "
     "worst step is {peak} ms against a median of {med} ms, no spike. '{name}' = memory {memory}, prefetch "
     "{prefetch}, advice {advice}.{note}":
-        "平稳又快：{steps} 步用了 {total} ms（是全部放设备内存的 {x} 倍）；热身步之后最慢的一步是 {peak} ms，"
+        "曲线平坦，而且快：{steps} 步用了 {total} ms（是全部放设备内存的 {x} 倍）；预热步之后最慢的一步是 {peak} ms，"
         "中位数是 {med} ms，没有毛刺。'{name}' = 内存 {memory}，预取 {prefetch}，建议 {advice}。{note}",
     " One caveat: the CPU's touch of GPU-resident pages migrates them back whatever the advice (H200: the "
     "CPU can't map VRAM; MI250X: amdkfd's svm_migrate_to_ram), so only placement fixes it -- see section 3.":
         "有一点要注意：CPU 访问驻留在 GPU 上的页时，不论建议是什么都会把它们迁移回来（H200：CPU 无法映射显存；"
-        "MI250X：amdkfd 的 svm_migrate_to_ram），所以只有放置方式能修复它——见第 3 节。",
+        "MI250X：amdkfd 的 svm_migrate_to_ram），所以只有改变数据的存放位置才能解决——见第 3 节。",
     "my_fix is still None. Build a Strategy, e.g. umkit.workloads.Strategy('my fix', memory=..., "
     "prefetch=..., advice=...), or name one of {names}.":
         "my_fix 仍然是 None。构建一个 Strategy，例如 umkit.workloads.Strategy('my fix', memory=..., "
@@ -492,7 +492,7 @@ MESSAGES: dict[str, str] = {
         "数值对了，但曲线有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）；整个运行中有 {mib} MiB 被搬到主机",
     "right values and a flat curve on {profile}: worst step {peak} ms against a median of {med} ms; {mib} "
     "MiB went to the host. The statistic ran where the data lives, and only a number crossed the link.":
-        "在 {profile} 上数值正确、曲线平稳：最慢的一步 {peak} ms，中位数 {med} ms；有 {mib} MiB 被搬到主机。"
+        "在 {profile} 上数值正确、曲线平坦：最慢的一步 {peak} ms，中位数 {med} ms；有 {mib} MiB 被搬到主机。"
         "统计量在数据所在的地方计算，只有一个数字经过了链路。",
     "{argument} is None: write def statistic(params): ... and return a float":
         "{argument} 是 None：写出 def statistic(params): ...，并返回一个 float",
@@ -549,7 +549,7 @@ MESSAGES: dict[str, str] = {
     "page migration is always the driver's software work, never a hardware feature (§2.2).":
         "GPU 不支持可恢复缺页（GCN 时代的 AMD 卡，或 XNACK 关闭），所以托管内存就是 GPU 经链路读取的主机内存，"
         "页面只有在你预取时才会移动；在 AMD 上，页迁移始终是驱动的软件工作，从来不是一项硬件功能（§2.2）。"
-        "（专栏说老卡慢是因为缺少硬件页迁移引擎；本工具更正为：缺的是可恢复缺页。）",
+        "（专栏说老卡慢是因为缺少硬件页迁移引擎；本工具包更正为：缺的是可恢复缺页。）",
     "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before the first "
     "HIP call, target xnack+; umkit.doctor() reads it from pageable_memory_access), prefetch the hot data "
     "before each epoch, or use explicit hipMalloc + hipMemcpy for it (§5.1, §6.3).":
@@ -578,7 +578,7 @@ MESSAGES: dict[str, str] = {
     "Host (CPU) access to managed memory is slow": "主机（CPU）访问托管内存很慢",
     "The pages live on the GPU and every CPU touch faults them back, or the slowness is in the platform: "
     "IOMMU page granularity or NUMA affinity, not your code (§1.3, §3.1).":
-        "页面住在 GPU 上，CPU 每次访问都要把它们缺页调回；或者慢在平台上：IOMMU 页粒度或 NUMA 亲和性，"
+        "页面住在 GPU 上，CPU 每次访问都要把它们缺页迁回；或者慢在平台上：IOMMU 页粒度或 NUMA 亲和性，"
         "而不是你的代码（§1.3、§3.1）。",
     "Prefetch to the CPU before a CPU-heavy phase (hipMemPrefetchAsync to hipCpuDeviceId), keep "
     "CPU-heavy small data in pinned memory (§4.4), and check IOMMU mode and NUMA placement (numactl "
@@ -621,7 +621,7 @@ MESSAGES: dict[str, str] = {
     "statuses behind it are HSA_STATUS_ERROR_INVALID_MEMORY_POOL (40), "
     "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41) and HSA_STATUS_ERROR_MEMORY_FAULT (43), each "
     "explained on its own.":
-        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具在这里更正了原文）；它背后真正的状态是 "
+        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了原文）；它背后真正的状态是 "
         "HSA_STATUS_ERROR_INVALID_MEMORY_POOL（40）、HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41）和 "
         "HSA_STATUS_ERROR_MEMORY_FAULT（43），各有各的解释。",
     "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in one process "
@@ -645,7 +645,7 @@ MESSAGES: dict[str, str] = {
     "end of an allocation. {hint} This error is sticky: the context is broken, so every later call fails "
     "too; fix the cause and restart the process (or the notebook kernel).":
         "一个 kernel 用了一个垃圾指针：外来的（另一个进程的地址）、已释放的，或者算到了分配末尾之外。{hint} "
-        "这个错误是粘滞的：上下文已经坏了，之后的每个调用也都会失败；修好原因，然后重启进程（或 notebook 的内核）。",
+        "这是一个粘性错误（sticky error）：上下文已经损坏，之后的每个调用也都会失败；先修好原因，再重启进程（或 notebook 的内核）。",
     "A GPU agent touched an address it can't access. ROCm prints 'Memory access fault by GPU node-N ... "
     "Reason:' and the reason: page not present, a write to a read-only page, host access only, ...":
         "一个 GPU agent 访问了它无权访问的地址。ROCm 会打印 'Memory access fault by GPU node-N ... Reason:' "
@@ -658,11 +658,283 @@ MESSAGES: dict[str, str] = {
     "sticky: the context is broken, so every later call fails too; fix the cause and restart the process "
     "(or the notebook kernel).":
         "非法地址在 AMD 上的形式：索引越界、已释放或外来的内存。XNACK 关闭时，kernel 访问 malloc 出来的（系统）内存也会"
-        "得到它：用 hipHostRegister 注册那块内存，以 HSA_XNACK=1 运行（在第一个 HIP 调用之前设置，并且 GPU 要支持；"
+        "报这个错：用 hipHostRegister 注册那块内存，以 HSA_XNACK=1 运行（在第一个 HIP 调用之前设置，并且 GPU 要支持；"
         "umkit.doctor() 会显示两者），或者改用 hipMalloc + hipMemcpy。hipMallocManaged 的内存不会这样缺页："
-        "XNACK 关闭时，它在分配时就为 GPU 映射好了（§2.2、§5.1）。这个错误是粘滞的：上下文已经坏了，之后的每个调用"
-        "也都会失败；修好原因，然后重启进程（或 notebook 的内核）。",
+        "XNACK 关闭时，它在分配时就为 GPU 映射好了（§2.2、§5.1）。这是一个粘性错误（sticky error）：上下文已经损坏，之后的每个调用"
+        "也都会失败；先修好原因，再重启进程（或 notebook 的内核）。",
+    # the rest of the table (umkit.errors.table.ERRORS): every row's meaning, note and what to do;
+    # texts several rows share (_HINT_KMD, _HINT_PEER, _HINT_CAPTURE, the sticky and locate
+    # sentences) are entries of their own, joined by {hint} templates
+    "The article's §4.1: HSA errors at start-up usually mean the kernel driver (KMD: amdgpu / ROCk) "
+    "isn't loaded or /dev/kfd isn't accessible. Run umkit.doctor(), then `rocminfo` (a gfx… GPU agent "
+    "must be listed), `lsmod | grep amdgpu`, `ls -l /dev/kfd /dev/dri`; add your user to the render and "
+    "video groups; in a container pass --device=/dev/kfd --device=/dev/dri.":
+        "原文 §4.1：启动时出现 HSA 错误，通常意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问。"
+        "先运行 umkit.doctor()，再运行 `rocminfo`（必须列出一个 gfx… GPU agent）、`lsmod | grep amdgpu`、"
+        "`ls -l /dev/kfd /dev/dri`；把你的用户加入 render 和 video 组；在容器里要传 --device=/dev/kfd --device=/dev/dri。",
+    "The article's §6.2: migrating one managed pointer between GPUs is a double-edged sword. Check the "
+    "topology (nvidia-smi topo -m / rocm-smi --showtopo), enable peer access once per device pair, and "
+    "keep managed memory for start-up broadcast and rare checkpoints, not the hot loop.":
+        "原文 §6.2：让一个托管指针在多块 GPU 之间迁移是一把双刃剑。先查看拓扑（nvidia-smi topo -m / rocm-smi --showtopo），"
+        "每对设备只启用一次 peer access（P2P），托管内存只用于启动时的广播和偶尔的 checkpoint，不要放进热循环。",
+    "A stream that is being captured into a graph can't synchronize, allocate, or prefetch managed "
+    "memory in a way the graph can't record. Do allocations and prefetches before BeginCapture, "
+    "synchronize only after EndCapture, and keep other streams out of the capture (or use the relaxed "
+    "capture mode).":
+        "正在被捕获成图（graph）的流，不能做图无法记录的同步、分配或托管内存预取。把分配和预取放在 BeginCapture 之前，"
+        "只在 EndCapture 之后同步，并让其他流不参与这次捕获（或者使用宽松（relaxed）捕获模式）。",
+    "{hint} This error is sticky: the context is broken, so every later call fails too; fix the cause "
+    "and restart the process (or the notebook kernel).":
+        "{hint}这是一个粘性错误（sticky error）：上下文已经损坏，之后的每个调用也都会失败；先修好原因，再重启进程（或 notebook 的内核）。",
+    "{hint} This error is sticky: the context is broken, so every later call fails too; fix the cause "
+    "and restart the process (or the notebook kernel). To find the kernel: rerun with "
+    "CUDA_LAUNCH_BLOCKING=1 (NVIDIA) or AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=3 (AMD), or run "
+    "compute-sanitizer; the cheapest check is the article's §5.2: hipGetLastError + hipDeviceSynchronize "
+    "with a timestamp around each step.":
+        "{hint}这是一个粘性错误（sticky error）：上下文已经损坏，之后的每个调用也都会失败；先修好原因，再重启进程（或 notebook 的内核）。"
+        "要找出是哪个 kernel：设置 CUDA_LAUNCH_BLOCKING=1（NVIDIA）或 AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=3（AMD）重新运行，"
+        "或者运行 compute-sanitizer；最省事的检查是原文 §5.2 的做法：在每一步前后加 hipGetLastError + hipDeviceSynchronize，并打上时间戳。",
+    "{hint} Without peer access, data goes through host memory.": "{hint}没有 peer access 时，数据要经过主机内存中转。",
+    "One or more arguments are out of range (a NULL pointer, a zero or too-large size, an unknown flag "
+    "or advice value).":
+        "有一个或多个参数超出了范围（NULL 指针、大小为零或过大、未知的标志或建议值）。",
+    "Check sizes and pointers: the range must lie inside one allocation; prefetch/advise need managed "
+    "memory and a valid device id (the CPU is hipCpuDeviceId / cudaCpuDeviceId, -1) (§3.2). umkit checks "
+    "these before calling and raises InvalidArgument or NotManaged with the argument's name.":
+        "检查大小和指针：范围必须落在同一次分配之内；prefetch/advise 需要托管内存和一个有效的设备 ID（CPU 是 hipCpuDeviceId / cudaCpuDeviceId，"
+        "即 -1）（§3.2）。umkit 在调用之前会检查这些，并抛出 InvalidArgument 或 NotManaged，指明是哪个参数。",
+    "The driver and runtime could not be initialized.": "驱动和运行时无法初始化。",
+    "The driver isn't usable from this process. {hint} On NVIDIA run nvidia-smi; in a container use "
+    "--gpus all. umkit falls back to the sim backend and umkit.doctor() says why.":
+        "这个进程用不了驱动。{hint}在 NVIDIA 上运行 nvidia-smi；在容器里要加 --gpus all。umkit 会退回 sim 后端，"
+        "umkit.doctor() 会说明原因。",
+    "hipErrorInitializationError is HIP's deprecated alias of hipErrorNotInitialized.":
+        "hipErrorInitializationError 是 HIP 中 hipErrorNotInitialized 已弃用的别名。",
+    "The call came while the runtime was shutting down (after the driver was unloaded).":
+        "这个调用发生在运行时正在关闭的时候（驱动已经卸载之后）。",
+    "Usually a destructor freeing GPU memory at interpreter exit. Free memory explicitly (or with a "
+    "`with` block) before the program ends; at exit itself it is harmless.":
+        "通常是解释器退出时某个析构函数在释放 GPU 内存。在程序结束之前显式释放内存（或者用 `with` 代码块）；"
+        "如果发生在退出的那一刻，它本身是无害的。",
+    "The kernel launch asked for a grid/block shape or shared memory the device can't give.":
+        "kernel 启动所要求的 grid/block 形状或共享内存超出了设备能提供的范围。",
+    "Keep the block at most 1024 threads (256 is the article's choice) and the grid at (n + threads - 1) "
+    "// threads blocks (§4.2).":
+        "每个 block 最多 1024 个线程（原文用的是 256），grid 取 (n + threads - 1) // threads 个 block（§4.2）。",
+    "A pointer is not a valid device (or managed) pointer for this runtime.": "这个指针对当前运行时来说不是有效的设备（或托管）指针。",
+    "The pointer was freed already, came from another process or another runtime, or is a plain host "
+    "pointer where device memory was expected. {hint}":
+        "这个指针已经被释放了、来自另一个进程或另一个运行时，或者是在需要设备内存的地方传入了一个普通的主机指针。{hint}",
+    "The copy direction (HostToDevice, DeviceToHost, ...) doesn't match the pointers.":
+        "拷贝方向（HostToDevice、DeviceToHost……）与指针不符。",
+    "With managed memory one pointer lives on both sides, so pass the Default kind (hipMemcpyDefault / "
+    "cudaMemcpyDefault) and let the runtime infer the direction; umkit's memcpy always does (§3.1).":
+        "托管内存的一个指针两端通用，所以传 Default 类型（hipMemcpyDefault / cudaMemcpyDefault），让运行时推断方向；"
+        "umkit 的 memcpy 总是这样做（§3.1）。",
+    "The CUDA driver library loaded is a stub (libcuda.so from the toolkit), not a real driver.":
+        "加载的 CUDA 驱动库是一个桩库（stub，CUDA Toolkit 自带的 libcuda.so），而不是真正的驱动。",
+    "No NVIDIA driver is installed on this machine, or the stub shadows it on LD_LIBRARY_PATH; run "
+    "nvidia-smi and umkit.doctor().":
+        "这台机器上没有安装 NVIDIA 驱动，或者 LD_LIBRARY_PATH 里的桩库遮住了真正的驱动；运行 nvidia-smi 和 umkit.doctor()。",
+    "HIP has no such code; a missing AMD driver shows up as hipErrorNoDevice or an HSA error.":
+        "HIP 没有这个错误码；缺少 AMD 驱动时表现为 hipErrorNoDevice 或某个 HSA 错误。",
+    "The installed driver is older than the runtime this program uses.": "已安装的驱动比这个程序使用的运行时旧。",
+    "Upgrade the driver, or install runtime packages that match it: the CUDA version in nvidia-smi's "
+    "header must be at least cuda-bindings'/CuPy's CUDA major; on AMD the ROCm user space must match the "
+    "amdgpu kernel driver, and PyTorch's HIP runtime must match the installed ROCm (§4.1). "
+    "umkit.doctor() prints both sides.":
+        "升级驱动，或者安装与它匹配的运行时软件包：nvidia-smi 表头里的 CUDA 版本不能低于 cuda-bindings / CuPy 所用的 CUDA 主版本；"
+        "在 AMD 上，ROCm 用户态软件必须与 amdgpu 内核驱动匹配，PyTorch 的 HIP 运行时必须与已安装的 ROCm 匹配（§4.1）。"
+        "umkit.doctor() 会把两边都打印出来。",
+    "All devices are busy or unavailable right now.": "所有设备此刻都忙或不可用。",
+    "The GPU is in an exclusive compute mode and another process holds it (nvidia-smi shows the compute "
+    "mode and the processes); wait for it, or ask for a different GPU with CUDA_VISIBLE_DEVICES.":
+        "GPU 处于独占计算模式，并且被另一个进程占着（nvidia-smi 会显示计算模式和进程）；等它释放，或者用 CUDA_VISIBLE_DEVICES 换一块 GPU。",
+    "HIP has no such code; an AMD GPU that can't be opened shows up as hipErrorNoDevice or an HSA error.":
+        "HIP 没有这个错误码；打不开的 AMD GPU 表现为 hipErrorNoDevice 或某个 HSA 错误。",
+    "No GPU is visible to this process.": "这个进程看不到任何 GPU。",
+    "Check that CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES aren't empty or -1, "
+    "that nvidia-smi or rocminfo lists the GPU, and that a container was given the devices (--gpus all, "
+    "or --device=/dev/kfd --device=/dev/dri) (§4.1). umkit then uses the sim backend; umkit.doctor() says why.":
+        "检查 CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES 既不是空的也不是 -1，nvidia-smi 或 rocminfo 列出了这块 GPU，"
+        "并且容器拿到了设备（--gpus all，或 --device=/dev/kfd --device=/dev/dri）（§4.1）。此时 umkit 会改用 sim 后端；"
+        "umkit.doctor() 会说明原因。",
+    "The device number doesn't name a visible GPU.": "这个设备编号对应不到任何可见的 GPU。",
+    "Device ids run from 0 to device_count - 1 after *_VISIBLE_DEVICES renumbering. To prefetch to the "
+    "host, pass the CPU location (hipCpuDeviceId / cudaCpuDeviceId), not a GPU number (§3.2).":
+        "经过 *_VISIBLE_DEVICES 重新编号之后，设备 ID 从 0 到 device_count - 1。要预取到主机，传 CPU 的位置（hipCpuDeviceId / cudaCpuDeviceId），"
+        "而不是某个 GPU 编号（§3.2）。",
+    "No valid context is current on this thread (or it belongs to another device).":
+        "这个线程上当前没有有效的上下文（或者它属于另一个设备）。",
+    "Often a process that forked after the GPU was initialized: start worker processes with the 'spawn' "
+    "method and initialize the GPU inside each one.":
+        "常见原因是进程在 GPU 初始化之后 fork 了：用 'spawn' 方式启动工作进程，并在每个进程里各自初始化 GPU。",
+    "Mapping a buffer failed (HIP's header documents it for hipIpcGetMemHandle and hipIpcCloseMemHandle).":
+        "映射缓冲区失败（HIP 的头文件把它记在 hipIpcGetMemHandle 和 hipIpcCloseMemHandle 名下）。",
+    "{hint} Open an IPC handle once per process, on the same node. ROCm's runtime returns other codes in "
+    "practice: a failed attach (hipIpcOpenMemHandle) gives hipErrorInvalidDevicePointer, and a failed "
+    "hipIpcGetMemHandle hipErrorInvalidValue -- which is what we expect for managed memory, whose SVM "
+    "ranges ROCR's IPC export does not know (inferred from the source, not run).":
+        "{hint}每个进程只打开一次 IPC 句柄，而且要在同一个节点上。ROCm 的运行时实际返回的是别的错误码：附加失败（hipIpcOpenMemHandle）返回 hipErrorInvalidDevicePointer，"
+        "hipIpcGetMemHandle 失败返回 hipErrorInvalidValue——对托管内存我们预计会是后者，因为 ROCR 的 IPC 导出不认识托管内存的 SVM 范围（这是从源码推断的，没有实际运行过）。",
+    "hipErrorMapBufferObjectFailed is HIP's deprecated alias of hipErrorMapFailed.":
+        "hipErrorMapBufferObjectFailed 是 HIP 中 hipErrorMapFailed 已弃用的别名。",
+    "The program has no kernel code built for this GPU's architecture.": "程序里没有为这块 GPU 的架构编译的 kernel 代码。",
+    "Rebuild for this GPU (--offload-arch=gfx… on AMD, -arch=sm_… on NVIDIA); `rocminfo | grep -i gfx` "
+    "shows the target. On AMD a binary built only for gfx90a (MI200) won't load on gfx942 (MI300), and "
+    "the xnack± feature is part of the target: a binary built for xnack- won't load with HSA_XNACK=1 and "
+    "the other way round (no suffix loads in both).":
+        "为这块 GPU 重新编译（AMD 上用 --offload-arch=gfx…，NVIDIA 上用 -arch=sm_…）；`rocminfo | grep -i gfx` 会显示目标架构。"
+        "在 AMD 上，只为 gfx90a（MI200）编译的二进制在 gfx942（MI300）上加载不了；而且 xnack± 特性是目标的一部分："
+        "为 xnack- 编译的二进制在 HSA_XNACK=1 时加载不了，反过来也一样（不带后缀的在两种情况下都能加载）。",
+    "The GPU memory reported an uncorrectable ECC error.": "GPU 显存报告了一个不可纠正的 ECC 错误。",
+    "A hardware fault, not your code: note the GPU (nvidia-smi -q -d ECC / rocm-smi --showrasinfo), "
+    "reset or drain it, and move the job elsewhere.":
+        "这是硬件故障，不是你的代码的问题：记下是哪块 GPU（nvidia-smi -q -d ECC / rocm-smi --showrasinfo），"
+        "重置它或让它停止接收任务（drain），把作业挪到别处。",
+    "These two GPUs can't access each other's memory directly.": "这两块 GPU 不能直接访问对方的显存。",
+    "A stream, event or other handle is invalid (destroyed, or from another device).":
+        "某个流、事件或其他句柄无效（已被销毁，或者来自另一个设备）。",
+    "Don't use a stream or event after destroying it, and create it on the device you use it with.":
+        "流或事件销毁之后就不要再用；在哪个设备上用，就在哪个设备上创建它。",
+    "hipErrorInvalidResourceHandle is HIP's deprecated alias of hipErrorInvalidHandle.":
+        "hipErrorInvalidResourceHandle 是 HIP 中 hipErrorInvalidHandle 已弃用的别名。",
+    "Not an error: work queued earlier hasn't finished yet (event or stream query).":
+        "不是错误：之前排队的工作还没有完成（事件或流的查询结果）。",
+    "Synchronize on the stream or event before reading results or timings (§3.3): the GPU runs "
+    "asynchronously, and the CPU must wait before it touches the data.":
+        "在读取结果或计时之前，先在流或事件上同步（§3.3）：GPU 是异步运行的，CPU 必须等它完成才能访问数据。",
+    "A kernel read or wrote memory at an address it doesn't own.": "kernel 读写了一个不属于它的地址。",
+    "A kernel touched memory it doesn't own: an index past the end (guard with `if (idx < n)`, §4.2), a "
+    "pointer from another process, or freed managed memory (use after free; umkit raises UseAfterFree "
+    "before the kernel on every backend, and sim shows which pages).":
+        "kernel 访问了不属于它的内存：索引越界（用 `if (idx < n)` 做保护，§4.2）、来自另一个进程的指针，或者已释放的托管内存（释放后使用；"
+        "umkit 在每个后端上都会在 kernel 运行之前抛出 UseAfterFree，sim 还会指出是哪些页）。",
+    "On AMD a GPU page fault usually does not come back as this code: ROCm prints 'Memory access fault "
+    "by GPU node-N' and aborts the process (umkit.explain('HSA_STATUS_ERROR_MEMORY_FAULT')).":
+        "在 AMD 上，非法访问引起的 GPU 缺页通常不会以这个错误码返回：ROCm 会打印 'Memory access fault by GPU node-N' 并中止进程（见 umkit.explain('HSA_STATUS_ERROR_MEMORY_FAULT')）。",
+    "The kernel launch needs more registers, shared memory or threads than the device has.":
+        "这次 kernel 启动需要的寄存器、共享内存或线程数超出了设备所能提供的。",
+    "Use a smaller block (256 threads) or fewer registers per thread.": "用更小的 block（256 个线程），或者减少每个线程用的寄存器。",
+    "A kernel ran longer than the watchdog allows.": "一个 kernel 的运行时间超过了看门狗（watchdog）允许的上限。",
+    "On a GPU that also drives a display the watchdog kills long kernels. A kernel that page-faults "
+    "through a large managed array can be slowed far past that: prefetch the data before launching "
+    "(§3.2), or split the work.":
+        "在同时驱动显示器的 GPU 上，看门狗会杀掉运行时间过长的 kernel。一个靠缺页一路走完一个大托管数组的 kernel，"
+        "可能被拖慢到远远超过这个上限：在启动之前先预取数据（§3.2），或者把工作拆开。",
+    "Peer access from this device was already enabled.": "这个设备的 peer access 已经启用过了。",
+    "Harmless: enable peer access once per device pair and ignore this code (§6.2).":
+        "无害：每对设备启用一次 peer access，忽略这个错误码即可（§6.2）。",
+    "Peer access between these devices was never enabled.": "这两个设备之间从未启用过 peer access。",
+    "Enable it first (hipDeviceEnablePeerAccess / cudaDeviceEnablePeerAccess). {hint}":
+        "先启用它（hipDeviceEnablePeerAccess / cudaDeviceEnablePeerAccess）。{hint}",
+    "The context this call needs was already destroyed (device reset).": "这个调用需要的上下文已经被销毁了（设备被重置过）。",
+    "Something reset the device (hipDeviceReset / cudaDeviceReset) while memory or streams were still in "
+    "use; reset only at the very end.":
+        "有代码在内存或流还在使用时重置了设备（hipDeviceReset / cudaDeviceReset）；只在最后才重置设备。",
+    "A device-side assert() failed inside a kernel.": "kernel 里的一个设备端 assert() 失败了。",
+    "Read the assert's message printed on stderr and fix the kernel's input.":
+        "读一读 stderr 上打印的 assert 信息，修正 kernel 的输入。",
+    "This host memory range is already page-locked (registered).": "这段主机内存已经是锁页的（已注册）。",
+    "Register each host buffer once; pinned memory from hipHostMalloc / cudaMallocHost is already "
+    "page-locked (§4.4).":
+        "每块主机缓冲区只注册一次；hipHostMalloc / cudaMallocHost 分配的固定内存本来就是锁页的（§4.4）。",
+    "This host memory range was never page-locked (registered).": "这段主机内存从未被锁页（注册）过。",
+    "Only unregister what you registered; free pinned memory with its own free call (hipHostFree / "
+    "cudaFreeHost) (§4.4).":
+        "只注销你注册过的内存；固定内存要用它自己的释放调用来释放（hipHostFree / cudaFreeHost）（§4.4）。",
+    "The GPU hit an illegal instruction while running a kernel.": "GPU 在运行 kernel 时遇到了一条非法指令。",
+    "Usually code built for a different GPU architecture or a corrupted binary: rebuild for this GPU.":
+        "通常是为另一种 GPU 架构编译的代码，或者二进制文件已损坏：为这块 GPU 重新编译。",
+    "HIP has no such code: ROCm reports HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION (42) and the HIP call fails "
+    "with hipErrorLaunchFailure (719) or the process aborts.":
+        "HIP 没有这个错误码：ROCm 报告 HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION（42），HIP 调用以 hipErrorLaunchFailure（719）失败，或者进程直接中止。",
+    "An exception occurred on the device while a kernel was running.": "kernel 运行期间，设备上发生了异常。",
+    "Most often a bad memory access, as with illegal address: an index past the end, a freed or foreign "
+    "pointer. On AMD look for 'Memory access fault by GPU node' on stderr (see "
+    "umkit.explain('HSA_STATUS_ERROR_MEMORY_FAULT')).":
+        "最常见的是一次错误的内存访问，和非法地址一样：索引越界、已释放或外来的指针。在 AMD 上，到 stderr 里找 'Memory access fault by GPU node'（见 umkit.explain('HSA_STATUS_ERROR_MEMORY_FAULT')）。",
+    "The operation is not supported on this system or device.": "这个系统或设备不支持这项操作。",
+    "For memory work on NVIDIA: prefetch or advice on a device without concurrent managed access "
+    "(Windows, pre-Pascal GPUs). On AMD: hipMemPrefetchAsync of memory HIP did not allocate (malloc'd) "
+    "on a GPU without XNACK; prefetch and advice on hipMallocManaged memory work with XNACK off, and a "
+    "failed hipMemAdvise returns hipErrorInvalidValue. Some advice (coarse_grain) exists on AMD only. "
+    "umkit.doctor() lists the device's capabilities; the sim backend shows what would happen (§3.2, "
+    "§4.4, §5.3).":
+        "就内存操作而言，在 NVIDIA 上：在不支持并发托管访问的设备上（Windows、Pascal 之前的 GPU）做预取或建议。"
+        "在 AMD 上：在没有 XNACK 的 GPU 上，对不是 HIP 分配的内存（malloc 出来的）调用 hipMemPrefetchAsync；"
+        "对 hipMallocManaged 内存做预取和建议，在 XNACK 关闭时也能用，而 hipMemAdvise 失败时返回的是 hipErrorInvalidValue。"
+        "有些建议（coarse_grain）只有 AMD 才有。umkit.doctor() 会列出设备的能力；sim 后端会演示会发生什么（§3.2、§4.4、§5.3）。",
+    "The driver's user-space library and kernel module have different versions.": "驱动的用户态库和内核模块版本不一致。",
+    "Typically after a driver upgrade without a reboot: reboot, or reload the nvidia kernel module; "
+    "nvidia-smi then works again.":
+        "通常发生在升级驱动之后没有重启：重启机器，或者重新加载 nvidia 内核模块；之后 nvidia-smi 就又能用了。",
+    "HIP has no such code; on AMD a mismatched ROCm and amdgpu driver shows up as HSA errors at start-up (§4.1).":
+        "HIP 没有这个错误码；在 AMD 上，ROCm 与 amdgpu 驱动不匹配时，表现为启动时的 HSA 错误（§4.1）。",
+    "This operation is not permitted while the stream is being captured.": "流正在被捕获时，不允许这项操作。",
+    "The capture on this stream was invalidated by an earlier error.": "这个流上的捕获已被之前的一个错误作废。",
+    "Find the first failing call inside the capture (it returned its own error), fix it, and capture "
+    "again. {hint}":
+        "找到捕获过程中第一个失败的调用（它返回了自己的错误），修好它，再重新捕获。{hint}",
+    "The operation would merge two independent capture sequences.": "这项操作会把两个相互独立的捕获序列合并在一起。",
+    "The capture was not started on this stream.": "捕获不是在这个流上开始的。",
+    "End the capture on the stream that began it. {hint}": "在开始捕获的那个流上结束捕获。{hint}",
+    "The captured work forked onto another stream that was never joined back.": "被捕获的工作分叉到了另一个流上，却始终没有汇合回来。",
+    "Record an event on the forked stream and make the origin stream wait on it before EndCapture. {hint}":
+        "在分叉出去的流上记录一个事件，并在 EndCapture 之前让原来的流等待它。{hint}",
+    "A dependency would cross the boundary of the capture.": "有一个依赖关系会越过捕获的边界。",
+    "The operation would add an implicit dependency on the legacy default stream while capturing.":
+        "这项操作会在捕获期间引入对旧式默认流（legacy default stream）的隐式依赖。",
+    "Capture on a stream created non-blocking, and don't use the legacy default stream (stream 0) during "
+    "the capture. {hint}":
+        "在以非阻塞方式创建的流上捕获，捕获期间不要使用旧式默认流（流 0）。{hint}",
+    "The operation is not allowed on an event last recorded in a capturing stream.":
+        "对一个最后在正被捕获的流里记录的事件，不允许做这项操作。",
+    "Query or synchronize on that event only after EndCapture. {hint}": "只在 EndCapture 之后再查询或同步那个事件。{hint}",
+    "The capture was ended from a different thread than the one that started it.": "结束捕获的线程不是开始捕获的那个线程。",
+    "End the capture on the thread that began it, or begin it in the relaxed mode.":
+        "在开始捕获的那个线程上结束捕获，或者以宽松模式开始捕获。",
+    "The runtime hit an error it has no code for.": "运行时遇到了一个没有对应错误码的错误。",
+    "Run umkit.doctor(), check the kernel log (`dmesg | grep -i -e amdgpu -e xid`) for driver faults, "
+    "and narrow it down with the article's §5.2: hipGetLastError + hipDeviceSynchronize with a timestamp "
+    "around each step.":
+        "运行 umkit.doctor()，查看内核日志（`dmesg | grep -i -e amdgpu -e xid`）里有没有驱动故障，再用原文 §5.2 的办法缩小范围："
+        "在每一步前后加 hipGetLastError + hipDeviceSynchronize，并打上时间戳。",
+    "A non-memory call in the HSA runtime underneath HIP failed.": "HIP 底下的 HSA 运行时中一个与内存无关的调用失败了。",
+    "Look for the HSA_STATUS_… message on stderr and explain that name. {hint}":
+        "在 stderr 上找 HSA_STATUS_… 信息，再 explain 那个名字。{hint}",
+    "A generic failure in ROCm's HSA runtime, most often while starting up.": "ROCm 的 HSA 运行时中的一个通用故障，最常出现在启动时。",
+    "{hint} If the ROCm user space and the kernel driver come from different releases, or PyTorch "
+    "bundles another HIP runtime than the installed ROCm, align them.":
+        "{hint}如果 ROCm 用户态软件和内核驱动来自不同的版本，或者 PyTorch 自带的 HIP 运行时与已安装的 ROCm 不同，就把它们对齐。",
+    "The HSA runtime found the device or resource busy.": "HSA 运行时发现设备或资源正忙。",
+    "Another process or queue holds it: see who with rocm-smi --showpids, wait for it, or pick another "
+    "GPU with HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES.":
+        "另一个进程或队列占着它：用 rocm-smi --showpids 看看是谁，等它释放，或者用 HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES 换一块 GPU。",
+    "umkit caught a use of freed memory before the GPU did; on real hardware this is an illegal address "
+    "or a memory fault.":
+        "umkit 抢在 GPU 之前发现了一次释放后使用；在真实硬件上，这会是一个非法地址错误或一次内存访问故障。",
+    "Prefetch and advice only apply to managed memory (§3.2, §4.4); device memory lives on the GPU and "
+    "pinned memory on the host, so there is nothing to migrate. Allocate with kind='managed', or copy explicitly.":
+        "预取和建议只对托管内存有效（§3.2、§4.4）；设备内存待在 GPU 上，固定内存待在主机上，没有什么可迁移的。"
+        "用 kind='managed' 分配，或者显式拷贝。",
+    "Run umkit.doctor() to see each backend's reason; the sim backend always works (§4.1).":
+        "运行 umkit.doctor() 查看每个后端的原因；sim 后端总能运行（§4.1）。",
     # -- umkit.doctor(): the environment check of §4.1 (umkit.diagnostics.doctor) ---------------------
+    # the backends' probe lines (umkit.backends.registry.probe) and the reason sim was chosen
+    "{n}  no      {reason}": "{n}  不可用  {reason}",
+    "{n}  usable  {reason}": "{n}  可用    {reason}",
+    "no GPU backend usable ({why}): using the CPU model": "没有可用的 GPU 后端（{why}）：改用 CPU 模型",
+    "CUDA driver missing (libcuda.so not found)": "没有 CUDA 驱动（找不到 libcuda.so）",
+    "cuda: CUDA driver missing (libcuda.so not found)": "cuda：没有 CUDA 驱动（找不到 libcuda.so）",
+    "hip-python installed but libamdhip64 not found (ROCm not installed)":
+        "装了 hip-python，但找不到 libamdhip64（没有安装 ROCm）",
+    "hip: hip-python installed but libamdhip64 not found (ROCm not installed)":
+        "hip：装了 hip-python，但找不到 libamdhip64（没有安装 ROCm）",
+    "no CUDA device visible (cudaErrorNoDevice)": "看不到任何 CUDA 设备（cudaErrorNoDevice）",
+    "no AMD GPU visible (hipErrorNoDevice)": "看不到任何 AMD GPU（hipErrorNoDevice）",
+    "{count} CUDA device(s) visible": "可以看到 {count} 个 CUDA 设备",
+    "{count} AMD GPU(s) visible": "可以看到 {count} 块 AMD GPU",
     "umkit doctor -- the environment check of the article's §4.1": "umkit doctor——原文 §4.1 的环境检查",
     "Backend: {backend}": "后端：{backend}",
     "why: {reason}": "原因：{reason}",
@@ -708,13 +980,13 @@ MESSAGES: dict[str, str] = {
     "device {i}: CPU access to GPU-resident managed pages": "设备 {i}：CPU 访问驻留在 GPU 上的托管页",
     "in place (a CPU-coherent link or an APU)": "原地访问（CPU 一致互连，或 APU）",
     "by migration: a CPU touch moves the pages back (PCIe)": "通过迁移：CPU 一访问就把页面搬回来（PCIe）",
-    "XNACK: the GPU can fault managed pages in on demand (§2.2)": "XNACK：GPU 能按需把托管页缺页调入（§2.2）",
+    "XNACK: the GPU can fault managed pages in on demand (§2.2)": "XNACK：GPU 能按需把托管页缺页迁入（§2.2）",
     "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), on a GPU whose target "
     "supports xnack (gfx90a, gfx942, ...); without it the GPU can't fault pages in, so managed memory is "
     "host memory read over the link -- the article's 'very slow on old cards' row (§2.2, §5.1; "
     "umkit.explain('slow'))":
         "在 Python 启动之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取它），而且 GPU 的目标要支持 xnack"
-        "（gfx90a、gfx942 等）；没有它，GPU 就无法把页面缺页调入，托管内存就是经链路读取的主机内存——"
+        "（gfx90a、gfx942 等）；没有它，GPU 就无法把页面缺页迁入，托管内存就是经链路读取的主机内存——"
         "即原文“老卡上统一内存极慢”那一行（§2.2、§5.1；umkit.explain('slow')）",
     "why the sim backend": "为什么是 sim 后端",
     "the GPU backends": "GPU 后端",
@@ -778,7 +1050,7 @@ MESSAGES: dict[str, str] = {
     "A training-style step reads a batch and updates parameters on the GPU, while the CPU does its "
     "part. Pick a strategy, press ":
         "一个训练式的 step 在 GPU 上读一个批次并更新参数，同时 CPU 做它那一份。选一个策略，按下 ",
-    ", and compare the runs: one bar per step.": "，然后比较各次运行：每个 step 一根条。",
+    ", and compare the runs: one bar per step.": "，然后比较各次运行：每个 step 一根柱子。",
     "backend": "后端",
     "demo": "演示",
     "(choose a demo)": "（选择一个演示）",
@@ -791,7 +1063,7 @@ MESSAGES: dict[str, str] = {
     "CPU reads it": "CPU 读它",
     "prefetch to CPU": "预取到 CPU",
     "Breathing (呼吸): where the pages live": "呼吸：页面住在哪里",
-    "Record the memory ECG on this card": "在这块卡上记录显存心电图",
+    "Record the memory ECG on this card": "在这块卡上录制显存心电图",
     "Memory ECG (显存心电图)": "显存心电图",
     "memory ECG": "显存心电图",
     # -- notebook 06: training data loading ---------------------------------------------------------
@@ -799,7 +1071,7 @@ MESSAGES: dict[str, str] = {
     "(hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched since the last "
     "epoch, because those pages went back to the host; wait for the stream before the CPU reads what "
     "the kernel wrote; hipFree what you allocated":
-        "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问的每个数组都吸气进来（hipMemPrefetchAsync 到 GPU）"
+        "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问的每个数组都吸入显存（hipMemPrefetchAsync 到 GPU）"
         "——还要记得自上个 epoch 以来 CPU 访问过哪些数组，因为那些页已经回到了主机；CPU 读 kernel 写的内容之前，"
         "先等待这个流；分配了什么，就 hipFree 什么",
     "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
@@ -939,12 +1211,12 @@ MESSAGES: dict[str, str] = {
     "§5.1's table: read each report for its symptom -- an error code at start-up, an error in a second "
     "process, wrong numbers with no error, erratic step times, a card-dependent slowdown -- and match the "
     "symptom, not the words. umkit.explain(...) looks a symptom or error up in the same table":
-        "§5.1 的表格：从每份报告里读出它的症状——启动时的错误码、第二个进程里的错误、不报错的错误数字、忽快忽慢的 "
-        "step 时间、依赖于卡的变慢——按症状匹配，而不是按字面。umkit.explain(...) 在同一张表里查症状或错误",
+        "§5.1 的表格：从每份报告里读出它的症状——启动时的错误码、第二个进程里的错误、数字错了却不报错、"
+        "step 时间忽快忽慢、只在某些卡上才出现的变慢——按症状匹配，而不是按字面。umkit.explain(...) 在同一张表里查症状或错误",
     "§7 and the memory ECG's rule (umkit.ecg.SPIKY = 3, umkit.ecg.SPIKE_MS = 1 ms): step 0 is warm-up "
     "and left out; a spike is longer than 3x the median of the other steps (the median, not the mean: the "
     "mean is dragged up by the spikes) AND more than 1 ms above it (a 0.5 ms blip is not a spike)":
-        "§7 和显存心电图的规则（umkit.ecg.SPIKY = 3，umkit.ecg.SPIKE_MS = 1 ms）：第 0 步是热身，不计入；"
+        "§7 和显存心电图的规则（umkit.ecg.SPIKY = 3，umkit.ecg.SPIKE_MS = 1 ms）：第 0 步是预热步，不计入；"
         "毛刺是比其他 step 的中位数长 3 倍以上（用中位数，不用平均值：平均值会被毛刺拉高）并且比它多出 1 ms 以上的 step"
         "（0.5 ms 的小凸起不算毛刺）",
     "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
@@ -1003,7 +1275,7 @@ MESSAGES: dict[str, str] = {
     "your spike finder agrees with the memory ECG on all eight curves, the simulated 'managed', 'mixed' "
     "and 'device' ECGs included: a curve the ECG calls flat has no spikes.":
         "你的毛刺查找器在全部八条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 'device' 心电图："
-        "心电图判定为平稳的曲线没有毛刺。",
+        "心电图判定为平坦的曲线没有毛刺。",
     "return a list of step indices (ints), not {type}.": "请返回一个 step 下标（int）的列表，而不是 {type}。",
 
     # -- notebook 10: your own loop ----------------------------------------------------------------------
@@ -1011,7 +1283,7 @@ MESSAGES: dict[str, str] = {
     "and the next kernel faults them back -- the spikes of the memory ECG (显存心电图). Compute the "
     "statistic where the weights live and let only the answer cross the link; keep the step's other work "
     "(batch written by the CPU, read and weights updated by the GPU) as it was":
-        "§4.3 和 §7：CPU 读取驻留在 GPU 上的托管页，会让驱动把它们迁移到主机，下一个 kernel 再把它们缺页调回——"
+        "§4.3 和 §7：CPU 读取驻留在 GPU 上的托管页，会让驱动把它们迁移到主机，下一个 kernel 再把它们缺页迁回——"
         "这就是显存心电图上的毛刺。在权重所在的地方计算统计量，只让答案经过链路；这一步的其他工作"
         "（CPU 写批次，GPU 读批次并更新权重）保持原样",
     "{argument} is still None: write a function fixed_step(params, batch, i).":
@@ -1024,9 +1296,9 @@ MESSAGES: dict[str, str] = {
         "心电图仍然有毛刺（max/median {x}）：第 {worst} 步用了 {ms} ms，CPU 缺页 {cf} 次，GPU 缺页 {gf} 次："
         "CPU 上仍有东西在访问权重的页。",
     "flat (max/median {x}) and the statistic is right: the answer travelled, the weights stayed on the GPU.":
-        "平稳（max/median {x}），而且统计量正确：走的是答案，权重一直留在 GPU 上。",
+        "曲线平坦（max/median {x}），统计量也正确：经过链路的只有答案，权重一直留在 GPU 上。",
     "step {i} returned None: every {k}th step must return the weights' mean (here {want}).":
-        "第 {i} 步返回了 None：每第 {k} 步都必须返回权重的平均值（这里是 {want}）。",
+        "第 {i} 步返回了 None：每 {k} 步必须返回一次权重的平均值（第 {k}、2×{k}……步；这里是 {want}）。",
     "step {i} returned {v}, but the weights' mean is {want}: did the step still update the weights "
     "(umkit.increment) and wait for the GPU before reading the answer?":
         "第 {i} 步返回了 {v}，但权重的平均值是 {want}：这一步是否仍然更新了权重（umkit.increment），"
@@ -1122,14 +1394,14 @@ MESSAGES: dict[str, str] = {
     "HIP spells it {h} (umkit.names.cuda_to_hip({n})).": "HIP 里写作 {h}（umkit.names.cuda_to_hip({n})）。",
     "the CUDA code prefetches twice, your port {n} time(s). Dropping a prefetch is exactly the port that cost "
     "one team a third of its throughput (§5.3).":
-        "CUDA 代码预取了两次，你的移植是 {n} 次。丢掉一个预取，正是那个让一个团队损失了三分之一吞吐量的移植（§5.3）。",
+        "CUDA 代码预取了两次，你的移植是 {n} 次。丢掉一个预取，正是 §5.3 里让一个团队的吞吐量掉了三分之一的那种移植。",
     "keep both: hipMemPrefetchAsync(w, bytes, 0, stream) before the launch, hipMemPrefetchAsync(w, bytes, "
     "hipCpuDeviceId, stream) after it":
         "两个都保留：启动之前 hipMemPrefetchAsync(w, bytes, 0, stream)，之后 hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream)",
     "no prefetch of your port sends w back to the host, as the CUDA code's second prefetch does.":
         "你的移植里没有一个预取像 CUDA 代码的第二个预取那样把 w 送回主机。",
     "no prefetch of your port inhales w into the GPU, as the CUDA code's first prefetch does.":
-        "你的移植里没有一个预取像 CUDA 代码的第一个预取那样把 w 吸气进 GPU。",
+        "你的移植里没有一个预取像 CUDA 代码的第一个预取那样把 w 吸入 GPU。",
     "the kernel launch is gone.": "kernel 启动不见了。",
     "save_checkpoint(w, n) is gone: keep the program's own code.": "save_checkpoint(w, n) 不见了：保留程序自己的代码。",
     "the calls are not in the CUDA code's order: something now runs before what it depends on (§3.3).":
@@ -1145,6 +1417,6 @@ MESSAGES: dict[str, str] = {
         "{k}：budget_gb 仍然是 None。根据描述算出来（GB = 10^9 字节）：{d}",
     "{k}: {field} is still None (one of {allowed}).": "{k}：{field} 仍然是 None（应为 {allowed} 之一）。",
     "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
-    "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是一个 GB 数。",
+    "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
     "{k}: budget {b} GB? Count again: {d}": "{k}：预算 {b} GB？再算一遍：{d}",
 }

@@ -5,6 +5,7 @@ import re
 
 import umkit
 
+from ...runtime.lang import Localized
 from . import Exercise, Verdict, check, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
@@ -288,8 +289,9 @@ def check_port(hip_source) -> Verdict:
 
 # -- exercise 2: the "access owner" table (§5.3) --------------------------------------------------------
 VRAM_GB = 80
-#: the buffers of a fine-tuning job on one 80 GB GPU (a 3-billion-parameter model)
-BUFFERS = {
+#: the buffers of a fine-tuning job on one 80 GB GPU (a 3-billion-parameter model); printed in the
+#: learner's language (umkit.runtime.lang.Localized)
+BUFFERS = Localized({
     "weights": "3e9 parameters in bf16 (2 bytes each). The GPU reads them in every forward and "
                "backward pass and the optimizer updates them every step; they live for the whole run.",
     "grads": "one bf16 gradient per parameter, written by the backward pass every step and consumed "
@@ -301,7 +303,7 @@ BUFFERS = {
     "metrics": "a 4 KB block (loss, grad norm) the GPU writes every step and the CPU logger reads "
                "every step.",
     "checkpoint": "a copy of the weights made every 2,000 steps and written to disk by the CPU.",
-}
+})
 _EXPECT = {
     "weights": dict(budget=6.0, lifetime={"run"}, owner={"gpu"}, allocator={"device"}),
     "grads": dict(budget=6.0, lifetime={"step", "run"}, owner={"gpu"}, allocator={"device"}),

@@ -5,10 +5,12 @@ import numpy as np
 
 import umkit
 
+from ...runtime.lang import Localized
 from . import Exercise, Labels, Verdict, check, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
-CASES = {
+# the reports and the fixes print in the learner's language (umkit.runtime.lang.Localized)
+CASES = Localized({
     "A": "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
          "rocm-smi shows another process holding 20 GB.",
     "B": "A data-loader process sends a pointer from hipMallocManaged to the training process through "
@@ -20,14 +22,14 @@ CASES = {
          "PAGEFAULT_GPU and PAGEFAULT_CPU) on the parameter buffer every few steps.",
     "E": "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an "
          "old GCN card (or with XNACK off), where the GPU cannot replay a faulting access.",
-}
-FIXES = {
+})
+FIXES = Localized({
     1: "Split buffers by access frequency (hot data in device memory), then advice + prefetch.",
     2: "Synchronize (stream or event) before the CPU touches data a kernel may still use.",
     3: "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.",
     4: "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.",
     5: "Upgrade ROCm, or use explicit hipMemcpy instead of managed memory on that card.",
-}
+})
 _DIAG = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
 _LOOKUP = {
     "A": "umkit.explain(2) or umkit.explain('hipErrorOutOfMemory')",
