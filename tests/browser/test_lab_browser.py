@@ -39,7 +39,7 @@ def _console_errors(page) -> list[str]:
             if (m.startswith("error") or m.startswith("pageerror")) and not any(b in m for b in BENIGN)]
 
 
-def _open(page, lab, name: str):
+def open_notebook(page, lab, name: str):
     page.goto(f"{lab.url}lab/tree/{name}?reset", wait_until="domcontentloaded", timeout=60_000)
     try:
         page.wait_for_function(f"() => {{ const s = ({STATE_JS})(); return s && s.status === 'idle'; }}",
@@ -77,7 +77,7 @@ def _new_panel(page):
 
 
 def test_lab_run_all_03_then_click_the_panel(page, lab):
-    _open(page, lab, NB03)
+    open_notebook(page, lab, NB03)
     state = _run_all(page, lab)
     assert not state["errors"], state["errors"]
     # no outputs came with the learner's copy: every one on the page is this run's
@@ -103,7 +103,7 @@ def test_lab_run_all_03_then_click_the_panel(page, lab):
 
 
 def test_lab_panel_recovers_from_an_out_of_range_value(page, lab):
-    _open(page, lab, NB03)
+    open_notebook(page, lab, NB03)
     panel = _new_panel(page)
     size = panel.locator(".umk-ctl-size_mib input")
     size.fill("0")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_lab_browser import _open
+from test_lab_browser import open_notebook
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -79,7 +79,7 @@ def test_chinese_workshop_dashboard_renders_chinese(page, voila_workshop_zh):
 
 
 def test_chinese_notebook_in_jupyterlab_renders_chinese(page, lab_zh):
-    _open(page, lab_zh, "00_start_here.ipynb")
+    open_notebook(page, lab_zh, "00_start_here.ipynb")
     page.locator(".jp-RenderedMarkdown").first.wait_for(timeout=60_000)
     _assert_chinese_renders(page, ".jp-Notebook")
     ARTIFACTS.mkdir(exist_ok=True)

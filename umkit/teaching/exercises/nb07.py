@@ -5,6 +5,7 @@ import functools
 
 import umkit
 
+from ...runtime.lang import Localized
 from . import (Exercise, Labels, Verdict, check, learner_code, passed, sim_sandbox,
                tiered)
 
@@ -12,7 +13,7 @@ KINDS = ("device", "managed", "pinned")
 
 #: The buffers of one training + serving system.  Each is described by who touches it, how often and
 #: how big it is; the learner picks an allocator for each.
-BUFFERS = {
+BUFFERS = Localized({
     "fc_weights": "4 GB of fully-connected weights; the GPU reads them in every forward pass and "
                   "writes them in every optimizer step.",
     "feature_table": "a 20 GB feature table that every training step gathers from on the GPU; it "
@@ -29,7 +30,7 @@ BUFFERS = {
                        "thousands per second, latency measured at p99.",
     "loss_scalars": "a 4 KB block of scalars (loss, grad norm) the GPU writes every step and the CPU "
                     "logger reads every step.",
-}
+})
 
 _ANSWER = {
     "fc_weights": {"device"},
