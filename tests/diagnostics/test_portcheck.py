@@ -394,3 +394,78 @@ def test_port_check_is_a_lazy_name_of_the_root():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={"UMKIT_BACKEND": "sim", "PATH": "/usr/bin:/bin"}, check=True).stdout
     assert out.split() == ["False", "True", "Report"]
+
+
+# -- hostile input: typed errors, bounded time ---------------------------------------------------
+def test_a_pipe_is_refused_as_not_a_regular_file(tmp_path):
+    import os
+    fifo = tmp_path / "k.cu"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidArgument, match="not a regular file"):
+        portcheck.port_check(str(fifo))
+
+
+def test_an_unreadable_entry_under_a_folder_is_a_typed_error(tmp_path, monkeypatch):
+    (tmp_path / "ok.cu").write_text(ALLOC)
+    (tmp_path / "locked.cu").write_text(ALLOC)
+    real = Path.is_file
+
+    def is_file(self):
+        if self.name == "locked.cu":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "is_file", is_file)
+    with pytest.raises(InvalidArgument, match="locked.cu.*cannot be read"):
+        portcheck.port_check(str(tmp_path))
+
+
+def test_a_file_is_read_no_further_than_the_limit_whatever_stat_says(tmp_path, monkeypatch):
+    status = Path("/proc/self/status")
+    if not status.exists() or status.stat().st_size != 0:
+        pytest.skip("needs Linux /proc (files whose size stat gives as 0)")
+    (tmp_path / "proc.cu").symlink_to(status)
+    monkeypatch.setattr(portcheck, "MAX_BYTES", 64)
+    with pytest.raises(InvalidArgument, match="larger than"):
+        portcheck.port_check(str(tmp_path / "proc.cu"))
+
+
+def test_all_the_files_of_a_run_are_bounded_together(tmp_path, monkeypatch):
+    for k in range(3):
+        (tmp_path / f"k{k}.cu").write_text(ALLOC)
+    monkeypatch.setattr(portcheck, "MAX_TOTAL_BYTES", 2 * len(ALLOC))
+    with pytest.raises(InvalidArgument, match="hold more than"):
+        portcheck.port_check(str(tmp_path))
+
+
+def test_brackets_nested_beyond_any_hand_written_code_are_refused(tmp_path):
+    with pytest.raises(InvalidArgument, match=r"t\.cu:1: brackets nested more than"):
+        check(tmp_path, "int main() { f" + "f(" * 5000 + "); }\n")
+    with pytest.raises(InvalidArgument, match="brackets nested"):   # left open, too
+        check(tmp_path, "{\n" * 5000)
+    deep = "f(" * (cxx.MAX_DEPTH - 2) + ")" * (cxx.MAX_DEPTH - 2)  # deep but balanced: read
+    assert check(tmp_path, f"int main() {{ {deep}; }}\n").findings == ()
+
+
+@pytest.mark.parametrize("unit", ["x = y ", "cudaMemLocation a, ", "__managed__ ",
+                                  "std::vector<", "void f(){ float a[1]; }\n",
+                                  "int* f(){ cudaMallocManaged(&p, 1); return p; } q = f();\n",
+                                  "f(" * 200 + ")" * 200 + ";\n"])
+def test_pathological_sources_are_read_in_linear_time(tmp_path, unit):
+    import time
+    small, big = (unit * (n // len(unit)) for n in (25_000, 200_000))
+    t0 = time.perf_counter()
+    check(tmp_path, small)
+    t1 = time.perf_counter()
+    check(tmp_path, big)
+    t2 = time.perf_counter()
+    # 8x the text: linear is ~8x the time, quadratic ~64x (minutes before the fix)
+    assert t2 - t1 < max(30 * (t1 - t0), 3.0), (t1 - t0, t2 - t1)
+
+
+def test_lazy_arguments_read_as_before():
+    src = cxx.Source.parse("cudaMemAdvise(ptr + off, f(a, b), cudaMemAdviseSetReadMostly, "
+                           "std::vector<int, A>{1, 2}.size());")
+    (c,) = [c for c in src.calls if c.name == "cudaMemAdvise"]
+    assert [a.text for a in c.args] == ["ptr + off", "f(a, b)", "cudaMemAdviseSetReadMostly",
+                                        "std::vector < int, A > { 1, 2 }.size()"]
+    assert c.args[1].ids() == ["f", "a", "b"] and c.args[0].line == 1

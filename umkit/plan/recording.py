@@ -595,6 +595,7 @@ class Recorder:
                                   hint="one `with umkit.plan.recorder() as rec:` block at a time")
         b = backend()
         self.b = b
+        self.switched = False
         self.book = Book(self.name)
         self.watcher = None
         self.stamps: list = []         # GPU timeline: the CUPTI clock at each step's end event
@@ -658,14 +659,29 @@ class Recorder:
         if not self.own:
             raise InvalidArgument("this plan recorder follows an ECG recorder's steps",
                                   hint="call the ECG recorder's step(), as the loop does")
+        self.same_backend()
         if self.gpu_log:
             self.cpu_stamps.append(self.b.counters_clock())
         self.ecg.step(note)
+
+    def same_backend(self) -> None:
+        """The recording watches the backend of its ``with``; after ``umkit.use()`` inside the
+        block the steps would go on without the new backend's work: refused."""
+        if self.switched or backend() is not self.b:
+            self.switched = True
+            raise InvalidArgument("umkit.use() switched the backend inside this plan recording: "
+                                  "what runs on the new backend is not recorded",
+                                  argument="rec", hint="call umkit.use() before "
+                                  "`with umkit.plan.recorder() as rec:`, and record again")
 
     def __exit__(self, *exc) -> bool:
         if not self.active:
             return False
         self.active = False
+        try:
+            self.switched = self.switched or backend() is not self.b
+        except BackendUnavailable:         # no backend at all now: as switched
+            self.switched = True
         try:
             if self.own:
                 self.ecg.__exit__(*exc)
@@ -707,6 +723,8 @@ class Recorder:
         if self.active:
             raise InvalidArgument("rec.result() inside the `with` block",
                                   hint="call it after the block ends")
+        if getattr(self, "switched", False):
+            self.same_backend()
         if self.done is None:
             if not hasattr(self, "book"):
                 raise InvalidArgument("nothing recorded yet",

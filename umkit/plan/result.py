@@ -186,9 +186,15 @@ def whole(v, what: str, lo: int = 0, hi: int | None = None, none: bool = False):
     return v
 
 
-def number(v, what: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise bad(f"{what}={v!r} is not a finite number >= 0")
+#: the largest flops of one operation, ms of one step a recording may hold (beyond: not a
+#: recording, and tables of 300-digit times)
+MAX_FLOPS, MAX_MS = 1e21, 1e9
+
+
+def number(v, what: str, hi: float = float("inf")) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 \
+            or v > hi:
+        raise bad(f"{what}={V.short(v)} is not a finite number in [0, {hi:g}]")
     return float(v)
 
 
@@ -231,7 +237,7 @@ def op_from(op, where: str, ids: set) -> list:
     if not isinstance(op, list) or len(op) != 4:
         raise bad(f"{where} is not [kind, flops, tag, accesses]")
     kind = words(op[0], f"{where} kind", OPS)
-    flops = number(op[1], f"{where} flops")
+    flops = number(op[1], f"{where} flops", MAX_FLOPS)
     tag = words(op[2], f"{where} tag")
     if not isinstance(op[3], list) or len(op[3]) > MAX_BUFFERS * 4:
         raise bad(f"{where} accesses is not a list")
@@ -287,7 +293,7 @@ def from_dict(d) -> PlanResult:
     ms = d.get("step_ms")
     if not isinstance(ms, list) or len(ms) > MAX_STEPS:
         raise bad(f"step_ms is not a list of at most {MAX_STEPS}")
-    ms = [number(v, f"step_ms[{i}]") for i, v in enumerate(ms)]
+    ms = [number(v, f"step_ms[{i}]", MAX_MS) for i, v in enumerate(ms)]
     steps = whole(d.get("steps"), "steps", 0, MAX_STEPS)
     if len(sp) != steps or len(ms) != steps:
         raise bad(f"steps={steps} but {len(sp)} step patterns and {len(ms)} step times")
@@ -316,7 +322,7 @@ def load(path) -> PlanResult:
                               hint="pass the path PlanResult.save() wrote")
     try:
         d = json.loads(p.read_bytes().decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+    except (ValueError, RecursionError) as e:     # ValueError: also a number of > 4300 digits
         raise InvalidArgument(f"path={str(p)!r} is not JSON ({type(e).__name__})",
                               argument="path", hint="pass the path PlanResult.save() wrote") from None
     except OSError as e:

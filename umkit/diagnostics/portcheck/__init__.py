@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ... import ledger
 from ...errors import InvalidArgument, InvalidType
-from .cxx import MAX_BYTES, Source
+from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source
 from .rules import CONSTRUCTS, SEVERITIES, TARGETS, Finding, check_source, platform
 
 SUFFIXES = (".cu", ".cuh", ".cpp", ".h", ".hpp", ".cc", ".cxx")
@@ -139,11 +139,15 @@ def _files(paths) -> list[tuple[Path, str]]:
         p = Path(raw)
         shown = Path(os.fspath(raw)) if not p.is_absolute() else Path(p.name)
         if p.is_dir():
-            found = sorted(q for q in p.rglob("*") if q.is_file() and q.suffix in SUFFIXES
-                           and not any(part.startswith(".") for part in q.relative_to(p).parts))
+            found = _walk(p, MAX_FILES + 1 - len(out))
             out += [(q, str(shown / q.relative_to(p))) for q in found]
         elif p.is_file():
             out.append((p, str(shown)))
+        elif p.exists():
+            raise InvalidArgument(f"{os.fspath(raw)!r} is not a regular file or folder (a pipe, "
+                                  "a device or a socket)", argument="paths",
+                                  hint="give CUDA sources (.cu, .cuh, .cpp, .h) or folders "
+                                       "holding them")
         else:
             raise InvalidArgument(f"{os.fspath(raw)!r}: no such file or folder", argument="paths",
                                   hint="give CUDA sources (.cu, .cuh, .cpp, .h) or folders "
@@ -154,6 +158,32 @@ def _files(paths) -> list[tuple[Path, str]]:
     return out
 
 
+def _walk(top: Path, limit: int) -> list[Path]:
+    """The regular source files under ``top``, sorted; hidden names and links to folders are
+    not followed, and the walk stops once it has found ``limit`` files."""
+    found = []
+
+    def refuse(err: OSError):
+        raise InvalidArgument(f"{err.filename!r} cannot be read ({err.strerror})",
+                              argument="paths", hint="check its permissions, or point "
+                              "port-check at a folder you can read") from None
+    for here, dirs, files in os.walk(top, onerror=refuse):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or os.path.splitext(name)[1] not in SUFFIXES:
+                continue
+            q = Path(here, name)
+            try:
+                regular = q.is_file()
+            except OSError as e:
+                refuse(e)
+            if regular:
+                found.append(q)
+                if len(found) >= limit:
+                    return sorted(found)
+    return sorted(found)
+
+
 def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNACK) -> Report:
     """Read the CUDA sources under ``paths`` and report what behaves differently on ``target``
     (``mi250x``, ``mi250x-coherent``, ``mi300x`` or ``mi300a``) with XNACK ``"on"`` or
@@ -161,7 +191,7 @@ def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNAC
     _choice(target, "target", tuple(TARGETS))
     _choice(xnack, "xnack", XNACK)
     plat = platform(target, xnack == "on")
-    findings, shown_files = [], []
+    findings, shown_files, total = [], [], 0
     for path, shown in _files(paths):
         try:
             size = path.stat().st_size
@@ -169,7 +199,18 @@ def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNAC
                 raise InvalidArgument(f"{shown} is larger than {MAX_BYTES >> 20} MiB",
                                       argument="paths", hint="port-check reads hand-written "
                                       "sources; leave generated files out")
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            with open(path, "rb") as fh:          # at most MAX_BYTES, whatever stat said
+                data = fh.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise InvalidArgument(f"{shown} is larger than {MAX_BYTES >> 20} MiB",
+                                      argument="paths", hint="port-check reads hand-written "
+                                      "sources; leave generated files out")
+            total += len(data)
+            if total > MAX_TOTAL_BYTES:
+                raise InvalidArgument(f"the sources under the paths given hold more than "
+                                      f"{MAX_TOTAL_BYTES >> 20} MiB", argument="paths",
+                                      hint="check a few folders at a time")
+            text = data.decode("utf-8", errors="replace")
         except OSError as e:
             raise InvalidArgument(f"{shown} cannot be read ({e.strerror})", argument="paths",
                                   hint="check the file's permissions") from None

@@ -34,10 +34,20 @@ BEFORE_CALL = {"return", "throw", "else", "do", "case", "co_return", "co_yield",
 #: what may stand between a function's ``)`` and its body
 AFTER_PARAMS = {"const", "noexcept", "override", "final", "volatile", "mutable", "&", "&&",
                 "__restrict__", "throw"}
-MAX_BYTES = 8 << 20          # one source file; larger ones are refused (generated code)
+MAX_BYTES = 2 << 20          # one source file; larger ones are refused (generated code)
+MAX_TOTAL_BYTES = 32 << 20   # all the files of one run
+MAX_DEPTH = 256              # brackets nested deeper than this: not hand-written code, refused
+SCAN = 64                    # tokens a declaration or template-argument scan looks at
 
 
-@dataclass(frozen=True)
+class TooDeep(ValueError):
+    """Brackets nested more than :data:`MAX_DEPTH` deep (the caller names the file)."""
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
 class Token:
     kind: str                 # "id" | "num" | "str" | "op"
     text: str
@@ -45,17 +55,45 @@ class Token:
     pos: int                  # offset in the spliced text (adjacency checks)
 
 
-@dataclass(frozen=True)
 class Arg:
-    tokens: tuple
-    text: str
+    """One argument of a call: the code tokens ``seq[start:end]``, copied (and shown as text)
+    only when a rule asks, so that nested calls cost no more than the file's length."""
+    __slots__ = ("_seq", "_start", "_end", "_tokens", "_text")
+
+    def __init__(self, seq, start: int, end: int):
+        self._seq, self._start, self._end = seq, start, end
+        self._tokens = self._text = None
+
+    @property
+    def tokens(self) -> tuple:
+        if self._tokens is None:
+            self._tokens = tuple(self._seq[self._start:self._end])
+        return self._tokens
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = arg_text(self.tokens)
+        return self._text
 
     @property
     def line(self) -> int:
-        return self.tokens[0].line if self.tokens else 0
+        return self._seq[self._start].line if self._end > self._start else 0
 
     def ids(self) -> list[str]:
         return [t.text for t in self.tokens if t.kind == "id"]
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Arg) and self.tokens == other.tokens
+
+    def __hash__(self) -> int:
+        return hash(self.tokens)
+
+    def __repr__(self) -> str:
+        return f"Arg({self.text!r})"
 
 
 @dataclass(frozen=True)
@@ -333,6 +371,8 @@ def brackets(tokens) -> dict[int, int]:
         if t.kind != "op":
             continue
         if t.text in pairs:
+            if len(stack) >= MAX_DEPTH:
+                raise TooDeep(t.line)
             stack.append(i)
         elif t.text in closing:
             while stack and tokens[stack[-1]].text != closing[t.text]:
@@ -365,29 +405,25 @@ def template_end(tokens, i: int, match: dict) -> int | None:
 
 def split_args(tokens, open_i: int, close_i: int, match: dict) -> tuple:
     """The comma-separated arguments between ``tokens[open_i]`` and ``tokens[close_i]``."""
-    args, cur, j = [], [], open_i + 1
-    while j < close_i:
+    args, start, j = [], open_i + 1, open_i + 1
+    while j < close_i:                    # each argument is the tokens between two commas
         t = tokens[j]
         if t.kind == "op" and t.text in ("(", "[", "{", "<<<"):
-            end = match.get(j, j)
-            cur.extend(tokens[j:end + 1])
-            j = end + 1
+            j = match.get(j, j) + 1
             continue
-        if t.text == "<" and cur and cur[-1].kind == "id":
+        if t.text == "<" and j > start and tokens[j - 1].kind == "id":
             end = template_end(tokens, j, match)
             if end is not None and end < close_i and tokens[end + 1].text in ("(", "::", "{",
                                                                                ",", ")", ">"):
-                cur.extend(tokens[j:end + 1])
                 j = end + 1
                 continue
         if t.text == ",":
-            args.append(Arg(tuple(cur), arg_text(cur)))
-            cur = []
-        else:
-            cur.append(t)
+            args.append(Arg(tokens, start, j))
+            start = j + 1
         j += 1
-    if cur or args:
-        args.append(Arg(tuple(cur), arg_text(cur)))
+    end = min(j, close_i)
+    if end > start or args:
+        args.append(Arg(tokens, start, end))
     return tuple(args)
 
 
@@ -402,20 +438,29 @@ class Source:
     functions: list = field(default_factory=list)
     launches: list = field(default_factory=list)
     uses_std: bool = False    # ``using namespace std;`` or ``using std::...;`` seen
+    _owner: tuple | None = field(default=None, repr=False)
+    _ends: list | None = field(default=None, repr=False)
 
     @classmethod
     def parse(cls, text: str, path: str = "<text>") -> "Source":
         code, directives = tokenize(text)
         code, directives = _conditional(directives, code)
         src = cls(path, code, _macros(directives))
-        src.match = brackets(code)
+        try:
+            src.match = brackets(code)
+            macro_brackets = [brackets(m.body) for m in src.macros]
+        except TooDeep as e:
+            from ...errors import InvalidArgument
+            raise InvalidArgument(f"{path}:{e.line}: brackets nested more than {MAX_DEPTH} deep "
+                                  "(or that many left open)", argument="paths",
+                                  hint="port-check reads hand-written sources; leave generated "
+                                       "or broken files out") from None
         src.uses_std = any(code[k].text == "using" and k + 1 < len(code) and
                            (code[k + 1].text == "namespace" and k + 2 < len(code) and
                             code[k + 2].text == "std" or code[k + 1].text == "std")
                            for k in range(len(code)))
         src.calls = _calls(code, src.match)
-        for m in src.macros:
-            mm = brackets(m.body)
+        for m, mm in zip(src.macros, macro_brackets):
             src.calls += [Call(c.name, m.line, c.args, c.index, c.qualifier, c.template, True)
                           for c in _calls(m.body, mm)]
         src.functions = _functions(code, src.match)
@@ -431,27 +476,45 @@ class Source:
 
     def function_at(self, index: int) -> Function | None:
         """The innermost function whose body holds code token ``index``."""
-        best = None
-        for f in self.functions:
-            a, b = f.body
-            if a <= index <= b and (best is None or a >= best.body[0]):
-                best = f
-        return best
+        if self._owner is None:             # bodies by start, each with its enclosing one
+            order = sorted(range(len(self.functions)), key=lambda k: self.functions[k].body)
+            bodies = [self.functions[k].body for k in order]
+            parent, stack = [], []
+            for a, b in bodies:
+                while stack and bodies[stack[-1]][1] < a:
+                    stack.pop()
+                parent.append(stack[-1] if stack else -1)
+                stack.append(len(parent) - 1)
+            self._owner = (order, [a for a, _ in bodies], bodies, parent)
+        order, starts, bodies, parent = self._owner
+        k = bisect.bisect_right(starts, index) - 1
+        while k >= 0 and bodies[k][1] < index:
+            k = parent[k]
+        return self.functions[order[k]] if k >= 0 else None
 
     def statement_end(self, i: int) -> int:
         """The index of the ``;`` (or closing brace) that ends the statement holding ``i``."""
-        j, n = i, len(self.tokens)
-        while j < n:
-            t = self.tokens[j].text
-            if t in ("(", "[", "{"):
-                if t == "{" and j > i and self.tokens[j - 1].text not in ("=", ",", "("):
-                    return j
-                j = self.match.get(j, j) + 1
-                continue
-            if t in (";", "}", ")"):
-                return j
-            j += 1
-        return n - 1
+        n = len(self.tokens)
+        if i >= n:
+            return n - 1
+        if self._ends is None:              # where a walk from each token stops, right to left
+            toks, ends = self.tokens, [n - 1] * (n + 1)
+            for j in range(n - 1, -1, -1):
+                t = toks[j].text
+                if t in (";", "}", ")") or (t == "{" and j and
+                                            toks[j - 1].text not in ("=", ",", "(")):
+                    ends[j] = j
+                elif t in ("(", "[", "{"):
+                    ends[j] = ends[max(self.match.get(j, j), j) + 1]
+                else:
+                    ends[j] = ends[j + 1]
+            self._ends = ends
+        t = self.tokens[i].text
+        if t in ("(", "[", "{"):
+            return self._ends[max(self.match.get(i, i), i) + 1]
+        if t in (";", "}", ")"):
+            return i
+        return self._ends[i]
 
 
 def _calls(tokens, match) -> list[Call]:
@@ -520,8 +583,8 @@ def _launches(tokens, match) -> list[Launch]:
             continue
         j = i - 1
         if j >= 0 and tokens[j].text == ">":          # kernel<float><<<...>>>
-            depth = 0
-            while j >= 0:
+            depth, stop = 0, max(-1, j - SCAN)
+            while j > stop:
                 if tokens[j].text == ">":
                     depth += 1
                 elif tokens[j].text == "<":
@@ -529,6 +592,8 @@ def _launches(tokens, match) -> list[Launch]:
                     if depth == 0:
                         break
                 j -= 1
+            else:
+                continue                              # no `<` near: not a template launch
             j -= 1
         if j < 0 or tokens[j].kind != "id":
             continue

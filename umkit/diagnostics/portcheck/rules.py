@@ -9,12 +9,13 @@ follow it, CPU-side rules (what a CPU touch of GPU-resident pages does) follow t
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from ...backends import names
 from ...sim.costs import Profile, load_profile
 from ...sim.policy import AmdApu, AmdXnackOff, Policy, policy_for
-from .cxx import Arg, Call, Source, declared_name
+from .cxx import SCAN, Arg, Call, Source, declared_name
 
 SEVERITIES = ("breaks", "slower", "differs", "same")
 #: target -> (GPU architecture, profile with XNACK on, profile with XNACK off, words)
@@ -126,7 +127,7 @@ class Finding:
 def chain_name(tokens) -> str:
     """The variable an expression names: ``&a`` -> a, ``(void**)&s.ptr`` -> ptr,
     ``&buf[i]`` -> buf, ``v.data()`` -> v."""
-    toks = list(tokens)
+    toks = list(tokens[:SCAN])               # a variable is named early; long args hold none
     amp = max((k for k, t in enumerate(toks) if t.text == "&"), default=-1)
     if amp >= 0:
         toks = toks[amp + 1:]
@@ -183,6 +184,10 @@ def facts(src: Source) -> Facts:
     f = Facts()
     toks = src.tokens
     n = len(toks)
+    heap_words = ALLOCATORS | {"new", "make_unique", "make_shared"}
+    heap_before = [0] * (n + 1)              # allocator words among the first k tokens
+    for k, t in enumerate(toks):
+        heap_before[k + 1] = heap_before[k] + (t.text in heap_words)
     for c in src.calls:
         if c.name == "cudaMallocManaged" and c.args:
             f.managed.add(chain_name(c.args[0].tokens))
@@ -198,7 +203,8 @@ def facts(src: Source) -> Facts:
         nxt = toks[i + 1].text if i + 1 < n else ""
         if t.text == "__managed__":
             j = i + 1
-            while j < n and toks[j].text not in (";", "=", "[", "{", ","):
+            while j < n and j - i <= SCAN and toks[j].text not in (";", "=", "[", "{", ",",
+                                                                   "__managed__"):
                 j += 1
             decl = toks[i + 1:j]
             ids = [x.text for x in decl if x.kind == "id" and x.text not in
@@ -210,11 +216,11 @@ def facts(src: Source) -> Facts:
             j = i + 1
             while j < n and toks[j].text in ("const", "&", "*", "&&"):
                 j += 1
-            while j < n and toks[j].kind == "id":
+            while j < n and toks[j].kind == "id" and toks[j].text != "cudaMemLocation":
                 kinds = f.locations.setdefault(toks[j].text, set())
                 end = j + 1
                 depth = 0
-                while end < n:
+                while end < n and toks[end].text != "cudaMemLocation":   # the next one's own
                     x = toks[end].text
                     if x in ("(", "{", "["):
                         depth += 1
@@ -234,24 +240,22 @@ def facts(src: Source) -> Facts:
                 break
         elif nxt == "=" and i + 2 < n:
             end = src.statement_end(i + 2)
-            rhs = toks[i + 2:end]
-            texts = [x.text for x in rhs]
             if i >= 2 and toks[i - 1].text == "." and toks[i].text == "type":
                 owner = toks[i - 2].text
-                kinds = {LOCATION_KINDS[x] for x in texts if x in LOCATION_KINDS}
+                kinds = {LOCATION_KINDS[x.text] for x in toks[i + 2:min(end, i + 2 + SCAN)]
+                         if x.text in LOCATION_KINDS}
                 if kinds:
                     f.locations.setdefault(owner, set()).update(kinds)
-            elif texts == ["cudaCpuDeviceId"]:
+            elif end == i + 3 and toks[i + 2].text == "cudaCpuDeviceId":
                 f.cpu_ids.add(t.text)
-            elif any(x in ALLOCATORS for x in texts) or "new" in texts or \
-                    any(x in ("make_unique", "make_shared") for x in texts):
+            elif end > i + 2 and heap_before[end] > heap_before[i + 2]:
                 f.system.setdefault(t.text, "heap")
         elif t.text in STD_CONTAINERS and (
                 (i >= 2 and toks[i - 1].text == "::" and toks[i - 2].text == "std") or
                 src.uses_std) and nxt == "<":
             j = i + 1
             depth = 0
-            while j < n:
+            while j < n and j - i <= SCAN:
                 depth += toks[j].text == "<"
                 depth -= toks[j].text == ">"
                 j += 1
@@ -273,18 +277,26 @@ def facts(src: Source) -> Facts:
     for x in f.managed | f.pinned | f.registered:
         f.system.pop(x, None)
     # factories: a function that returns a managed pointer makes its callers' names managed
+    returns_at = [k for k in range(n - 2) if toks[k].text == "return" and
+                  toks[k + 2].text == ";"]      # `return name;`
+    assigned = {}                               # function name -> names set from its calls
+    for k in range(n - 2):
+        if toks[k].kind == "id" and toks[k + 1].text == "=":
+            callee = toks[k + 2].text if toks[k + 2].text != "::" or k + 3 >= n else \
+                toks[k + 3].text
+            assigned.setdefault(callee, set()).add(toks[k].text)
+    done = set()                                # (function name, returned name) pairs
     for fn in src.functions:
         a, b = fn.body
-        body = toks[a:b]
-        returns = {body[k + 1].text for k in range(len(body) - 2)
-                   if body[k].text == "return" and body[k + 2].text == ";"}
+        lo, hi = bisect.bisect_left(returns_at, a), bisect.bisect_right(returns_at, b - 3)
+        returns = {toks[k + 1].text for k in returns_at[lo:hi]}
         for ret in returns & f.managed:
-            for k in range(n - 2):
-                if toks[k].kind == "id" and toks[k + 1].text == "=" and (
-                        toks[k + 2].text == fn.name or toks[k + 3:k + 4] and
-                        toks[k + 2].text == "::" and toks[k + 3].text == fn.name):
-                    f.managed.add(toks[k].text)
-                    f.aliases.setdefault(ret, set()).add(toks[k].text)
+            if (fn.name, ret) in done:
+                continue
+            done.add((fn.name, ret))
+            for name in assigned.get(fn.name, ()):
+                f.managed.add(name)
+                f.aliases.setdefault(ret, set()).add(name)
     kernels = {fn.name: fn for fn in src.functions if fn.kernel}
     for la in src.launches:
         for k, arg in enumerate(la.args):
