@@ -183,10 +183,15 @@ def test_reset_everything_brings_back_the_starting_controls(page, voila_workshop
     page.click("button.umk-ws-reset")
     page.wait_for_function("() => document.querySelectorAll('.umk-bar').length === 0",
                            timeout=30_000)
-    page.wait_for_function(f"() => document.querySelector('.umk-ctl-size_mib input').value === "
-                           f"'{DEFAULTS['size_mib']}'", timeout=30_000)
-    now = {k: page.locator(f".umk-ctl-{k} select, .umk-ctl-{k} input").first.input_value()
-           for k in DEFAULTS}
+    # the kernel sends one update per control (size first, pattern and every last): wait for
+    # all of them, not for the first one alone
+    deadline = time.monotonic() + 30
+    while True:
+        now = {k: page.locator(f".umk-ctl-{k} select, .umk-ctl-{k} input").first.input_value()
+               for k in DEFAULTS}
+        if now == start or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
     assert now == start
     assert page.locator(".umk-ws-ask").count() == 0 or not page.locator(".umk-ws-ask").is_visible()
     assert _problems(page) == []

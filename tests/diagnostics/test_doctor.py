@@ -11,6 +11,7 @@ import stat
 import sys
 import types
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -189,6 +190,26 @@ def test_auto_choice_on_sim_explains_why_and_how_to_switch(monkeypatch, no_tools
     assert "UMKIT_BACKEND=cuda" in why["fix"] and "umkit.use('cuda')" in why["fix"]
     assert "why the sim backend" in text and "umkit.use('cuda')" in text
 
+
+
+def test_a_long_reason_under_why_the_sim_backend_is_read_to_its_end(monkeypatch, no_tools):
+    """The probes' reasons under 'why the sim backend' wrap; they were cut at 110 characters
+    (issue 26, §1.3: "doctor's why lines are cut mid-text")."""
+    long_why = ("hip-python is installed but the HIP runtime it loads (libamdhip64.so of HIP 5.2) "
+                "does not match the ROCm 7 it was built for: hipErrorInvalidDevice on device 0; "
+                "install ROCm 7's runtime LAST-WORDS")
+    use_detect(monkeypatch, fake_detect(reasons={"cuda": "CUDA driver missing", "hip": long_why}))
+    code, text = _doctor()
+    assert code == 0
+    part = text.split("why the sim backend", 1)[1].split("->", 1)[0]
+    lines = [ln.strip().lstrip("|").strip() for ln in part.splitlines() if ln.strip()]
+    assert " ".join(lines) == f"cuda: CUDA driver missing hip: {long_why}", lines
+    assert all(len(ln) <= 121 for ln in part.splitlines())
+
+
+def test_a_tool_line_of_kilobytes_stops_after_a_few_lines():
+    out = doc.wrap_line("word " * 2000)
+    assert len(out) == doc.LINE_WRAPS and out[-1].endswith(" ...")
 
 def test_auto_env_value_is_not_a_request(monkeypatch, no_tools):
     use_detect(monkeypatch, fake_detect())
@@ -421,3 +442,20 @@ def test_real_detect_requested_gpu_backend(no_tools):
         assert code == (0 if usable else 1)
         if not usable:
             assert why in text and "what to do:" in text
+
+
+# -- run as a module ------------------------------------------------------------------------------
+def test_python_m_the_doctor_prints_no_runpy_warning(tmp_path):
+    """``python -m umkit.diagnostics.doctor`` (and the ``umkit doctor`` entry, umkit.cli) run
+    without runpy's "found in sys.modules ... prior to execution" RuntimeWarning, which
+    ``python -m umkit.doctor`` printed on every run when the package imported the module first
+    (issue 26, §5.4)."""
+    import subprocess
+    env = dict(os.environ, UMKIT_BACKEND="sim", PATH=str(tmp_path))     # no GPU tools to run
+    for module in ("umkit.diagnostics.doctor", "umkit.cli"):
+        args = [sys.executable, "-m", module] + (["doctor"] if module == "umkit.cli" else [])
+        r = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env,
+                           cwd=str(Path(__file__).resolve().parents[2]))
+        assert r.returncode == 0, r.stderr
+        assert "RuntimeWarning" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert "umkit doctor" in r.stdout

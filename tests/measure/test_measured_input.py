@@ -60,3 +60,47 @@ def test_the_command_exits_2_without_a_traceback(tmp_path, doc, capsys, monkeypa
     rc = cli.main(["calibrate", "--compare", "--measured", str(p)])
     err = capsys.readouterr().err
     assert rc in (1, 2) and "Traceback" not in err and "umkit calibrate" in err
+
+
+# fields the first sweep left unchecked (issue 26, §5.3: a traceback from the table or the summary)
+MORE = {
+    "nbytes null": (lambda d: d.__setitem__("nbytes", None), "'nbytes'"),
+    "device_count null": (lambda d: d.__setitem__("device_count", None), "'device_count'"),
+    "counters text": (lambda d: d.__setitem__("counters", "x"), "'counters'"),
+    "counters list": (lambda d: d.__setitem__("counters", [None]), "'counters'"),
+    "row without ratio": (lambda d: d["counters"]["rows"][0].pop("ratio"),
+                          r"counters\['rows'\]\[0\]"),
+    "row real text": (lambda d: d["counters"]["rows"][0].__setitem__("real", "many"),
+                      r"counters\['rows'\]\[0\]"),
+    "rows not a list": (lambda d: d["counters"].__setitem__("rows", {}), r"counters\['rows'\]"),
+    "within missing": (lambda d: d["counters"].pop("within"), r"counters\['within'\]"),
+    "tolerance text": (lambda d: d["counters"].__setitem__("tolerance", "x"), "tolerance"),
+}
+
+
+@pytest.mark.parametrize("label", sorted(MORE))
+def test_null_sizes_and_a_malformed_counters_axis_are_named(good, label, tmp_path, capsys,
+                                                            monkeypatch):
+    mutate, says = MORE[label]
+    d = copy.deepcopy(good)
+    mutate(d)
+    with pytest.raises(InvalidArgument, match=says):
+        check_measured(d)
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps({"measured": d}))
+    rc = cli.main(["calibrate", "--compare", "--measured", str(p)])
+    err = capsys.readouterr().err
+    assert rc in (1, 2) and "Traceback" not in err and "umkit calibrate" in err
+
+
+def test_every_committed_run_with_a_fit_set_passes():
+    runs = sorted(RUN.parents[1].glob("*/calibrate_compare.json"))
+    checked = 0
+    for path in runs:
+        doc = json.loads(path.read_text())
+        m = doc.get("measured", doc)
+        if "fit" in m:                                # the format since the fit set (run 6 on)
+            check_measured(copy.deepcopy(m), str(path))
+            checked += 1
+    assert checked >= 20

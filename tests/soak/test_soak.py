@@ -90,6 +90,28 @@ def test_a_kept_view_does_not_make_every_launch_copy_the_array():
     s.synchronize()
 
 
+
+@pytest.mark.parametrize("view", ["kept", "dropped"])
+def test_launches_over_a_whole_array_with_a_view_taken_hold_no_copies(view):
+    """The issue's own case (§3, 32 MiB x 60 launches: +868 MiB and 20 s): launches that read
+    the *whole* array while ``h = a.host`` is kept -- or after ``del h`` -- on a stream nobody
+    waits for.  The soak above touches 4 KiB per launch, which a copy per launch also passes."""
+    a = umkit.managed(32 * MiB // 4)
+    a.host[:] = 1.0
+    umkit.synchronize()
+    h = a.host
+    if view == "dropped":
+        del h
+        gc.collect()
+    s = umkit.Stream()
+    r0, t0 = rss_mib(), time.perf_counter()
+    for _ in range(24):
+        umkit.touch(a, stream=s)                           # reads every page of a
+    grew, took = rss_mib() - r0, time.perf_counter() - t0
+    s.synchronize()
+    assert grew < 64, f"+{grew:.0f} MiB for 24 launches: the watch copies the array"
+    assert took < 8.0, f"{took:.1f} s for 24 launches"
+
 def test_switching_backends_lets_the_old_ones_go():
     """1,000 ``umkit.use()`` after read_back and the default touch() once kept every backend
     (+343 MiB): each one's staging pool and touch sink now die with it (the weak references

@@ -21,6 +21,8 @@ from umkit.diagnostics import doctor as doctor_module
 from repo_tools import ROOT, copy_repo
 
 PKG_SCRIPT = ROOT / "scripts" / "setup_test_packages.sh"
+#: what the package script installs on a machine that has none of it (no fc-list here: no CJK font)
+PACKAGES = {"chromium", "hipcc", "npm", "fonts-wqy-microhei"}
 
 
 # -- the doctor in notebook 00: the card the session models ---------------------------------------
@@ -192,12 +194,12 @@ def test_packages_install_without_recommends_and_without_upgrading(tmp_path):
     r = _packages(tmp_path, env, "umkit_test_packages")
     assert r.returncode == 0, r.stderr
     installs = [ln for ln in _log(env) if " install " in f" {ln} " and " -s " not in f" {ln} "]
-    assert {ln.split()[-1] for ln in installs} == {"chromium", "hipcc", "npm"}, _log(env)
+    assert {ln.split()[-1] for ln in installs} == PACKAGES, _log(env)
     for ln in installs:
         assert "--no-install-recommends" in ln and "--no-upgrade" in ln, ln
     # every real install was simulated first
     sims = [ln for ln in _log(env) if " -s " in f" {ln} "]
-    assert {ln.split()[-1] for ln in sims} == {"chromium", "hipcc", "npm"}, _log(env)
+    assert {ln.split()[-1] for ln in sims} == PACKAGES, _log(env)
 
 
 def test_a_package_that_would_upgrade_the_system_is_not_installed(tmp_path):
@@ -300,3 +302,30 @@ def test_the_map_of_the_kit_in_00_names_every_notebook():
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         num = nb.name[:2]
         assert re.search(rf"^\| \*\*{num} ", text, re.M), f"00's map leaves out {nb.name}"
+
+
+def test_the_layers_hint_points_at_the_trace_where_it_is():
+    """Exercise 01a's hint sends a learner with wrong answers to 'the trace printed below the
+    exercise' (it said 'above', where there is none): the trace cell comes after the check."""
+    from umkit.teaching.exercises import nb01
+    v = nb01.check_layers({op: "umd" for op in nb01.LAYERS})
+    assert not v.ok and "trace printed below the exercise" in v.message, v.message
+    cells = _cells("01_umd_and_kmd.ipynb")
+    check = next(i for i, c in enumerate(cells) if "nb01.check_layers(" in "".join(c["source"]))
+    traces = [i for i, c in enumerate(cells)
+              if c["cell_type"] == "code" and "umkit.trace(" in "".join(c["source"])]
+    assert traces and min(traces) > check, (check, traces)
+
+
+def test_notebook_07_renders_the_unified_memory_perf_tables():
+    """§6 of notebook 07 shows the measured UnifiedMemoryPerf tables rendered (a text/markdown
+    output), not printed as raw Markdown pipes."""
+    cells = _cells("07_choosing_a_strategy.ipynb")
+    cell = next(c for c in cells if c["cell_type"] == "code"
+                and "umperf.side_by_side(" in "".join(c["source"]))
+    outs = cell.get("outputs", [])
+    printed = "".join("".join(o.get("text", "")) for o in outs if o["output_type"] == "stream")
+    assert not any(ln.lstrip().startswith("|") for ln in printed.splitlines()), printed[:500]
+    shown = ["".join(o["data"]["text/markdown"]) for o in outs
+             if "text/markdown" in o.get("data", {})]
+    assert shown and all("|" in md for md in shown)

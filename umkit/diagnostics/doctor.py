@@ -573,6 +573,21 @@ def _wrap(text: str, indent: str) -> list[str]:
                          break_on_hyphens=False)
 
 
+#: the most lines one line of a check (a probe's reason, a tool's output line) wraps into
+LINE_WRAPS = 8
+
+
+def wrap_line(text: str, indent: str = "         | ") -> list[str]:
+    """One line under a check, wrapped rather than cut: a probe's reason (why the sim backend)
+    can be longer than a terminal line and must be read to its end.  A pathological line (a
+    tool printing kilobytes) stops after :data:`LINE_WRAPS` lines and ends in ' ...'."""
+    parts = textwrap.wrap(text.strip(), 110, break_on_hyphens=False) or [""]
+    if len(parts) > LINE_WRAPS:
+        parts = parts[:LINE_WRAPS]
+        parts[-1] += " ..."
+    return [indent + parts[0]] + [indent + "  " + p for p in parts[1:]]
+
+
 def _fmt_caps(caps: dict) -> str:
     parts = []
     for k, v in caps.items():
@@ -598,7 +613,7 @@ def format_report(rep: dict) -> str:
         for f in rep["fix"]:
             out += _wrap(f"what to do: {f}", "  ")
     if rep.get("active"):
-        out.append(f"  active in this session: {rep['active']['name']}")
+        out.append("  " + tr(f"active in this session: {rep['active']['name']}"))
     if rep["probes"]:
         out += ["", tr("Backends probed:")]
         for n, p in rep["probes"].items():
@@ -640,7 +655,7 @@ def format_report(rep: dict) -> str:
         if c["detail"]:
             out += _wrap(c["detail"], "         ")
         for ln in c["lines"]:
-            out.append("         | " + ln.strip()[:110])
+            out += wrap_line(ln)
         if c["fix"]:
             out += _wrap("-> " + c["fix"], "         ")
     n_fail = sum(c["status"] == "fail" for c in rep["checklist"])

@@ -459,14 +459,56 @@ def check_measured(m: dict, name: str = "measured") -> dict:
         for w, vs in runs.items():
             if not isinstance(vs, list) or not vs or not all(time_ok(v) for v in vs):
                 raise bad(f"{key}[{w!r}]", "must be a list of times in ms, finite and > 0")
+
+    from ..validate import shown
+
+    def whole(v, lo, hi=None):
+        return (isinstance(v, int) and not isinstance(v, bool) and v >= lo
+                and (hi is None or v <= hi))
     for key, lo, hi in (("nbytes", 1 << 20, 1 << 40), ("device_count", 1, 64)):
-        v = m.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi):
-            raise bad(f"'{key}'", f"= {v!r}: a whole number from {lo} to {hi}")
+        # absent: the defaults; present, even as null, it must be a whole number in range
+        if key in m and not whole(m[key], lo, hi):
+            raise bad(f"'{key}'", f"= {shown(m[key])}: a whole number from {lo} to {hi}")
     skipped = m.get("skipped", [])
     if not isinstance(skipped, list) or not all(isinstance(x, str) for x in skipped):
         raise bad("'skipped'", "must be a list of workload names")
+    _check_counters(m.get("counters"), bad, whole)
     return m
+
+
+def _check_counters(cnt, bad, whole) -> None:
+    """The counters axis of a measured run (what fidelity.compare_counters wrote; None where the
+    run had none): the table and the summary read every one of these fields."""
+    import math
+
+    from ..validate import shown
+    if cnt is None:
+        return
+    if not isinstance(cnt, dict):
+        raise bad("'counters'", f"= {shown(cnt)}: a mapping (the counters axis) or null")
+    if not cnt.get("available"):
+        return
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if not whole(cnt.get("nbytes"), 0):
+        raise bad("counters['nbytes']", f"= {shown(cnt.get('nbytes'))}: a whole number of bytes")
+    if not number(cnt.get("tolerance")) or cnt["tolerance"] <= 0:
+        raise bad("counters['tolerance']", f"= {shown(cnt.get('tolerance'))}: a ratio > 0")
+    rows = cnt.get("rows")
+    if not isinstance(rows, list):
+        raise bad("counters['rows']", "is missing or not a list of rows")
+    for i, r in enumerate(rows):
+        ok = (isinstance(r, dict) and isinstance(r.get("phase"), str)
+              and isinstance(r.get("key"), str) and number(r.get("real")) and number(r.get("sim"))
+              and "ratio" in r and (r["ratio"] is None or number(r["ratio"]))
+              and "within" in r and (r["within"] is None or isinstance(r["within"], bool)))
+        if not ok:
+            raise bad(f"counters['rows'][{i}]", f"= {shown(r)}: phase and key texts, real and sim "
+                      "numbers, ratio a number or null, within true/false/null")
+    for key in ("within", "total"):
+        if not whole(cnt.get(key), 0, len(rows)):
+            raise bad(f"counters[{key!r}]", f"= {shown(cnt.get(key))}: a whole number of rows")
 
 
 def main(args) -> int:
