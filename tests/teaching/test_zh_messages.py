@@ -231,17 +231,26 @@ def test_explain_of_umkit_s_own_errors_says_what_it_means_in_chinese(cls):
 
 
 def _source_shingles() -> set:
-    """Every run of three words in the string literals of umkit's source (this catalogue aside)."""
+    """Every run of three words in the string literals of umkit's source (this catalogue aside),
+    and in the titles of the sim profiles (umkit/sim/profiles/*.json: the modelled card's name,
+    which the panel and the doctor print)."""
     import ast
+    import json
     from pathlib import Path
     words, out = (lambda s: re.findall(r"[A-Za-z_][\w'.-]*|\d+", s)), set()
+    texts = []
     for p in Path(umkit.__file__).parent.rglob("*.py"):
         if p.name == "lang_zh.py":
             continue
-        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            if isinstance(n, ast.Constant) and isinstance(n.value, str):
-                w = words(n.value)
-                out.update(tuple(w[i:i + 3]) for i in range(len(w) - 2))
+        texts += [n.value for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    for p in (Path(umkit.__file__).parent / "sim" / "profiles").glob("*.json"):
+        title = json.loads(p.read_text(encoding="utf-8")).get("title")
+        if isinstance(title, str):
+            texts.append(title)
+    for t in texts:
+        w = words(t)
+        out.update(tuple(w[i:i + 3]) for i in range(len(w) - 2))
     return out
 
 
@@ -279,3 +288,117 @@ def test_the_exercise_data_a_notebook_prints_follows_the_language():
         assert list(shown) == list(english) and all(_han(v) for v in shown.values()), shown
         assert d.get(next(iter(d))) == shown[next(iter(d))] and "{" in repr(d)
         lang.set_language("en")
+
+
+# -- the workshop dashboard, the residency map, explain's header and usage, the sim notice --------
+def _shown(w, out=None):
+    """Every text a widget tree shows: descriptions, tooltips, the labels of a dropdown's options,
+    and the text of its HTML (markup and style sheets left out)."""
+    out = [] if out is None else out
+    for attr in ("description", "tooltip"):
+        v = getattr(w, attr, None)
+        if isinstance(v, str) and v:
+            out.append(v)
+    for o in getattr(w, "options", ()) or ():
+        out.append(o[0] if isinstance(o, tuple) else str(o))
+    if type(w).__name__ == "HTML" and isinstance(w.value, str):
+        out.append(re.sub(r"<[^>]+>", " ", re.sub(r"<style>.*?</style>", "", w.value, flags=re.S)))
+    for c in getattr(w, "children", ()) or ():
+        _shown(c, out)
+    return out
+
+
+def _prose(texts) -> list[str]:
+    """The texts with a run of three lower-case English words (prose, not a name or a unit)."""
+    return [t for t in texts if re.search(r"\b[a-z]{2,}[,:]? [a-z]{2,} [a-z]{2,}\b", t)]
+
+
+def test_the_whole_workshop_dashboard_speaks_chinese(monkeypatch):
+    """What the screenshot of the Chinese dashboard showed in English: the backend line, the demo
+    picker and its presets, the controls' choices, the status line, the residency map (header,
+    legend, breath, caption) and the ECG box."""
+    import umkit.widgets
+    monkeypatch.setenv("UMKIT_WIDGETS", "1")             # drawn as in Voila, not the static fallback
+    umkit.use("sim", compute=False, quiet=True)
+    lang.set_language("zh")
+    ws = umkit.widgets.workshop()
+    ws.apply("pingpong")
+    ws.breathe("gpu")
+    ws.panel.run_once(steps=3)
+    shown = _shown(ws.widget)
+    assert not _prose(shown), _prose(shown)[:5]
+    joined = "\n".join(shown)
+    for zh in ("被建模的显卡", "按实测拟合", "（选择一个演示）", "1. 乒乓", "托管内存（hipMallocManaged）",
+               "CPU 每 k 步读一次统计量", "一个 16 MiB 的托管数组", "每格 2 个页面", "吸气", "请台下回答",
+               "完成：3 步", "中位数"):
+        assert zh in joined, zh
+    assert "running #" not in joined and "unpopulated" not in joined
+    # only the labels changed: the values the code reads are the English ones
+    assert [o[1] for o in ws.preset_picker.options][1] == "pingpong"
+    assert [v for _, v in ws.panel.controls["memory"].options] == ["device", "managed", "pinned", "mixed"]
+    assert ws.panel.settings()["pattern"] == "cpu_stats"
+    assert ws.panel.model.status().startswith("#1 done: 3 steps")       # the model stays English
+
+
+def test_the_status_line_translates_part_by_part():
+    assert lang.tr_parts("running #1: step 14 / 40 · median 0.0852 ms", lang="zh") == \
+        "正在运行 #1：第 14 / 40 步 · 中位数 0.0852 ms"
+    assert lang.tr_parts("running #1: step 14 / 40 · median 0.0852 ms", lang="en") == \
+        "running #1: step 14 / 40 · median 0.0852 ms"
+
+
+def test_the_residency_map_speaks_chinese_and_its_data_stays_english():
+    import umkit.widgets
+    umkit.use("sim", compute=False, quiet=True)
+    a = umkit.managed(1 << 20)
+    english = umkit.widgets.residency_map(a, static=False)
+    assert "unpopulated" in english.footer.value and "Breathing" in english.footer.value
+    lang.set_language("zh")
+    m = umkit.widgets.residency_map(a, static=False)
+    text = "\n".join(_shown(m.widget))
+    assert not _prose([text]), text
+    assert "未填充" in text and "GPU 上" in text and "呼吸" in text and "吸气" in text
+    assert m.caption == "0% of the pages are on the GPU"                # the data a test reads
+    m.static = True
+    assert m._repr_mimebundle_()["text/plain"].startswith("驻留图：")
+    a.free()
+
+
+def test_the_ecg_widget_table_speaks_chinese():
+    from umkit.teaching.widgets.ecg_widget import summary_html
+    row = dict(strategy="managed", median_ms=1.0, p95_ms=2.0, max_over_median=9.0, verdict="spiky")
+    assert "verdict" in summary_html({"summary": [row]})
+    lang.set_language("zh")
+    html = summary_html({"summary": [row]})
+    assert "结论" in html and "有毛刺" in html and "managed" in html and "verdict" not in html
+
+
+def test_explain_header_usage_and_did_you_mean_in_chinese():
+    import io
+    lang.set_language("zh")
+    head = umkit.explain(700, file=io.StringIO()).splitlines()[0]
+    assert head.startswith("错误码 700：") and "hipErrorIllegalAddress" in head, head
+    usage = umkit.explain("hipErrorIlegalAddress", file=io.StringIO())
+    assert "没有" in usage and "你是不是想找：hipErrorIllegalAddress" in usage, usage
+    assert not _prose(usage.splitlines()), _prose(usage.splitlines())
+    assert "umkit.explain(e)" in usage                                    # the code stays code
+    assert "错误码 123456" in umkit.explain(123456, file=io.StringIO())
+    lang.set_language("en")
+    assert umkit.explain(700, file=io.StringIO()).startswith("Code 700: HIP 700 = ")
+
+
+def test_the_doctor_s_session_line_and_the_sim_notice_in_chinese(monkeypatch, capsys):
+    import io
+    umkit.use("sim", quiet=True)
+    lang.set_language("zh")
+    out = io.StringIO()
+    umkit.doctor(file=out)
+    assert "  本会话当前使用：sim" in out.getvalue()
+    assert "active in this session" not in out.getvalue()
+    monkeypatch.setenv("UMKIT_BACKEND", "sim")
+    umkit.use()
+    said = capsys.readouterr().out
+    assert said.startswith("umkit：正在使用 sim 后端（") and "CPU 模型总能运行" in said, said
+    lang.set_language("en")
+    umkit.use()
+    assert capsys.readouterr().out.startswith("umkit: using the sim backend (UMKIT_BACKEND")

@@ -41,7 +41,7 @@ def _render_row(row: ErrorInfo, heading: str = "", *, names_line: bool = True) -
         lines.append("  ==  ".join(names))
     missing = [label for col, label in COLUMNS[:2] if not getattr(row, col)]
     if missing and row.hsa is None and not row.note:
-        lines.append(f"  ({' and '.join(missing)}: no such code)")
+        lines.append("  " + tr(f"({' and '.join(missing)}: no such code)"))
     if row.aliases:
         lines += _para("Also called:", ", ".join(row.aliases))
     lines += _para("What it means:", row.message)
@@ -67,7 +67,7 @@ def _render_symptom(s: Symptom) -> list[str]:
 
 def _usage(what: str) -> str:
     lines = [f"umkit.explain() has no entry for {what}."]
-    return "\n".join(lines + [
+    return "\n".join(tr(line) for line in lines + [
         "Call it with one of:",
         "  an exception you caught   try: ... except Exception as e: umkit.explain(e)",
         "  an error code             umkit.explain(2)   (shows the HIP and the CUDA meaning)",
@@ -136,12 +136,11 @@ def _runtime_of(name: str) -> str | None:
 def _explain_code(code: int) -> str:
     if code.bit_length() > 64:          # no runtime's code is that large (and str() has limits)
         return _usage(f"an int of about {int(code.bit_length() * 0.30103) + 1} digits") + \
-            "\n(an error code fits in 64 bits)"
+            "\n" + tr("(an error code fits in 64 bits)")
     hits = lookup_code(code)
     if not hits:
-        return _usage(f"code {code}") + (
-            "\nFor other codes see hip_runtime_api.h (hipError_t) or driver_types.h "
-            "(cudaError_t).")
+        return _usage(f"code {code}") + "\n" + tr(
+            "For other codes see hip_runtime_api.h (hipError_t) or driver_types.h (cudaError_t).")
     rows: list[ErrorInfo] = []
     for _col, row in hits:
         if row not in rows:
@@ -152,17 +151,17 @@ def _explain_code(code: int) -> str:
     if len(rows) == 1:
         title = ", ".join(f"{label} {code} = {getattr(rows[0], col)}"
                           for col, label in COLUMNS if col in cols)
-        lines.append(f"Code {code}: {title}" + (
-            f"  (not a {' or '.join(absent)} code)" if absent else ""))
+        lines.append(tr(f"Code {code}: {title}") + (
+            "  " + tr(f"(not a {' or '.join(absent)} code)") if absent else ""))
         lines += _render_row(rows[0], names_line=False)
     else:
-        lines.append(f"Code {code} means different things on different runtimes:")
+        lines.append(tr(f"Code {code} means different things on different runtimes:"))
         for row in rows:
             for col, label in COLUMNS:
                 if (col, row) in hits:
                     article = "an" if label == "HSA" else "a"
-                    lines += ["", *_render_row(row, f"As {article} {label} code: "
-                                                    f"{getattr(row, col)}")]
+                    lines += ["", *_render_row(row, tr(f"As {article} {label} code: "
+                                                       f"{getattr(row, col)}"))]
                     break
     return "\n".join(lines)
 
@@ -175,7 +174,7 @@ def _explain_text(text: str) -> str:
     if re.fullmatch(r"[+-]?(0[xX][0-9a-fA-F]+|\d+)", s):
         if len(s) > MAX_CODE_CHARS:      # no runtime's code is that long (and int() has limits)
             return _usage(repr(text[:40] + "...")) + \
-                f"\n(an error code has at most {MAX_CODE_CHARS} characters)"
+                "\n" + tr(f"(an error code has at most {MAX_CODE_CHARS} characters)")
         return _explain_code(int(s, 16) if "x" in s.lower() else int(s, 10))   # "0123" is 123
     row = lookup(s) or find_in_text(s)
     if row is not None:
@@ -186,8 +185,8 @@ def _explain_text(text: str) -> str:
     close = difflib.get_close_matches(s.lower(), list(BY_NAME), n=3, cutoff=0.75)
     extra = ""
     if close:
-        extra = "\nDid you mean: " + ", ".join(lookup(c).names[[n.lower() for n in
-                                               lookup(c).names].index(c)] for c in close) + "?"
+        extra = "\n" + tr("Did you mean: " + ", ".join(
+            lookup(c).names[[n.lower() for n in lookup(c).names].index(c)] for c in close) + "?")
     return _usage(repr(text)) + extra
 
 

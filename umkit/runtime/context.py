@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from ..backends import registry
 from ..backends.contract import Backend
 from ..errors import InvalidArgument
+from .lang import tr
 
 
 #: the attribute of a backend its per-backend resources live in (:meth:`Runtime.resource`)
@@ -98,12 +99,12 @@ class Runtime:
             self._active = act
         if act.name == "sim" and name is None and not quiet:
             if act.reason.startswith("no GPU backend usable"):   # the long why: umkit.why()
-                print("umkit: no usable GPU here, so umkit runs on the sim backend (a CPU model "
-                      "of a GPU); umkit.why() says what is missing, umkit.use('cuda'|'hip') "
-                      "switches", file=sys.stdout)
+                print(tr("umkit: no usable GPU here, so umkit runs on the sim backend (a CPU model "
+                         "of a GPU); umkit.why() says what is missing, umkit.use('cuda'|'hip') "
+                         "switches"), file=sys.stdout)
             else:
-                print(f"umkit: using the sim backend ({act.reason}); "
-                      "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change",
+                print(tr(f"umkit: using the sim backend ({act.reason}); "
+                         "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change"),
                       file=sys.stdout)
         return act.backend
 

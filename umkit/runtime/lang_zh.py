@@ -920,6 +920,34 @@ MESSAGES: dict[str, str] = {
         "用 kind='managed' 分配，或者显式拷贝。",
     "Run umkit.doctor() to see each backend's reason; the sim backend always works (§4.1).":
         "运行 umkit.doctor() 查看每个后端的原因；sim 后端总能运行（§4.1）。",
+    "Code {code}: {title}": "错误码 {code}：{title}",
+    "(not a {runtimes} code)": "（不是 {runtimes} 错误码）",
+    "Code {code} means different things on different runtimes:": "错误码 {code} 在不同运行时上含义不同：",
+    "As a {label} code: {name}": "作为 {label} 错误码：{name}",
+    "As an {label} code: {name}": "作为 {label} 错误码：{name}",
+    "({missing}: no such code)": "（{missing}：没有这个错误码）",
+    "umkit.explain() has no entry for {what}.": "umkit.explain() 里没有 {what} 的条目。",
+    "umkit.explain() has no entry for code {code}.": "umkit.explain() 里没有错误码 {code} 的条目。",
+    "umkit.explain() has no entry for this {type}.": "umkit.explain() 里没有这个 {type} 的条目。",
+    "umkit.explain() has no entry for an int of about {n} digits.":
+        "umkit.explain() 里没有一个大约 {n} 位的整数的条目。",
+    "Call it with one of:": "调用时传入以下任意一种：",
+    "an exception you caught   try: ... except Exception as e: umkit.explain(e)":
+        "捕获到的异常              try: ... except Exception as e: umkit.explain(e)",
+    "an error code             umkit.explain(2)   (shows the HIP and the CUDA meaning)":
+        "错误码                    umkit.explain(2)   （显示它在 HIP 和 CUDA 上各自的含义）",
+    "an error name             umkit.explain('hipErrorOutOfMemory'), 'cudaErrorIllegalAddress',":
+        "错误名                    umkit.explain('hipErrorOutOfMemory')、'cudaErrorIllegalAddress'、",
+    "'HSA_STATUS_ERROR_INVALID_MEMORY' (any case)": "'HSA_STATUS_ERROR_INVALID_MEMORY'（大小写均可）",
+    "a symptom                 umkit.explain('wrong result'), 'slow', 'erratic', 'thrash'":
+        "症状                      umkit.explain('wrong result')、'slow'、'erratic'、'thrash'",
+    "The table: umkit.errors.table.ERRORS ({n} errors) and umkit.errors.table.SYMPTOMS ({m} symptoms).":
+        "这张表：umkit.errors.table.ERRORS（{n} 个错误）和 umkit.errors.table.SYMPTOMS（{m} 个症状）。",
+    "(an error code fits in 64 bits)": "（错误码最多 64 位）",
+    "For other codes see hip_runtime_api.h (hipError_t) or driver_types.h (cudaError_t).":
+        "其他错误码请查 hip_runtime_api.h（hipError_t）或 driver_types.h（cudaError_t）。",
+    "(an error code has at most {n} characters)": "（错误码最多有 {n} 个字符）",
+    "Did you mean: {names}?": "你是不是想找：{names}？",
     # -- umkit.doctor(): the environment check of §4.1 (umkit.diagnostics.doctor) ---------------------
     # the backends' probe lines (umkit.backends.registry.probe) and the reason sim was chosen
     "{n}  no      {reason}": "{n}  不可用  {reason}",
@@ -942,6 +970,13 @@ MESSAGES: dict[str, str] = {
     "Backend: {req} CANNOT RUN": "后端：{req} 无法运行",
     "Backends probed:": "探测过的后端：",
     "Device {i}: {name}": "设备 {i}：{name}",
+    "active in this session: {name}": "本会话当前使用：{name}",
+    "umkit: using the sim backend ({reason}); set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change":
+        "umkit：正在使用 sim 后端（{reason}）；要更换，请设置 UMKIT_BACKEND 或调用 umkit.use('cuda'|'hip')",
+    "umkit: no usable GPU here, so umkit runs on the sim backend (a CPU model of a GPU); umkit.why() "
+    "says what is missing, umkit.use('cuda'|'hip') switches":
+        "umkit：这里没有可用的 GPU，所以 umkit 运行在 sim 后端上（一个 GPU 的 CPU 模型）；umkit.why() "
+        "会说明缺了什么，umkit.use('cuda'|'hip') 可以切换后端",
     "  (the MODELLED card: sim uses no GPU of this machine)": "  （被模拟的卡：sim 不使用这台机器上的任何 GPU）",
     "  memory: {free} free of {total} (modelled)": "  显存：{total} 中空闲 {free}（模拟值）",
     "  memory: {free} free of {total}": "  显存：{total} 中空闲 {free}",
@@ -1066,6 +1101,166 @@ MESSAGES: dict[str, str] = {
     "Record the memory ECG on this card": "在这块卡上录制显存心电图",
     "Memory ECG (显存心电图)": "显存心电图",
     "memory ECG": "显存心电图",
+    # the strategy panel's choices (labels only: the values stay), its status line, chart and table
+    "device (hipMalloc)": "设备内存（hipMalloc）",
+    "managed (hipMallocManaged)": "托管内存（hipMallocManaged）",
+    "pinned host, zero-copy": "固定主机内存，零拷贝",
+    "mixed: hot in device + cold managed": "混合：热数据放设备内存 + 冷数据用托管内存",
+    "off": "关闭",
+    "to GPU before each step": "每步之前预取到 GPU",
+    "to GPU, back to CPU after": "预取到 GPU，之后再回到 CPU",
+    "none": "无",
+    "read-mostly": "以读为主（read-mostly）",
+    "preferred location GPU": "首选位置 GPU",
+    "preferred CPU + accessed-by GPU": "首选位置 CPU + 访问方 GPU",
+    "GPU only": "只有 GPU 访问",
+    "CPU statistics every k steps": "CPU 每 k 步读一次统计量",
+    "CPU edits between epochs": "CPU 在 epoch 之间修改数据",
+    "AMD MI250X, XNACK on": "AMD MI250X，XNACK 开启",
+    "AMD MI250X, XNACK off": "AMD MI250X，XNACK 关闭",
+    "AMD MI250X, CPU-coherent node": "AMD MI250X，CPU 一致性节点",
+    "{short} (fitted to measurements)": "{short}（按实测拟合）",
+    "{short} (estimate: {est} of {total} numbers)": "{short}（{total} 个数字中有 {est} 个是估计值）",
+    "this machine's GPU ({gpu})": "本机的 GPU（{gpu}）",
+    "sim — the MODELLED card: {title} (profile {name}, {how}); no GPU of this machine runs these "
+    "steps, the times are model time":
+        "sim —— 被建模的显卡：{title}（profile {name}，{how}）；这些 step 不在本机的任何 GPU 上运行，"
+        "显示的时间都是模型时间",
+    "fitted to measurements": "按实测拟合",
+    "{est} of {total} numbers are estimates": "{total} 个数字中有 {est} 个是估计值",
+    # the sim profiles' titles (umkit/sim/profiles/*.json): the modelled card, in the panel and the doctor
+    "NVIDIA H200 (141 GB HBM3e) on a PCIe Gen5 x16 host, CUDA 13":
+        "NVIDIA H200（141 GB HBM3e），PCIe Gen5 x16 主机，CUDA 13",
+    "AMD MI250X, one GCD, HSA_XNACK=1, device-coherent VRAM (Frontier-class node, coherent Infinity "
+    "Fabric CPU-GPU link): the CPU reads GPU-resident pages in place":
+        "AMD MI250X，单个 GCD，HSA_XNACK=1，设备一致性显存（Frontier 级节点，一致性的 Infinity Fabric "
+        "CPU-GPU 链路）：CPU 原地读取驻留在 GPU 上的页面",
+    "AMD MI250X, one GCD, HSA_XNACK=0: managed memory is zero-copy host memory":
+        "AMD MI250X，单个 GCD，HSA_XNACK=0：托管内存就是零拷贝的主机内存",
+    "AMD MI250X, one GCD, HSA_XNACK=1 (Frontier node, Infinity Fabric CPU-GPU link)":
+        "AMD MI250X，单个 GCD，HSA_XNACK=1（Frontier 节点，Infinity Fabric CPU-GPU 链路）",
+    "AMD MI300A APU: CPU and GPU share one 128 GB HBM3 memory":
+        "AMD MI300A APU：CPU 和 GPU 共用一块 128 GB 的 HBM3 内存",
+    "AMD MI300X (discrete, PCIe Gen5 x16 host link), HSA_XNACK=1":
+        "AMD MI300X（独立显卡，PCIe Gen5 x16 主机链路），HSA_XNACK=1",
+    "Teaching GPU: round numbers, not a real device": "教学用 GPU：取整的数字，不是真实设备",
+    "running #{i}: step {n} / {total}": "正在运行 #{i}：第 {n} / {total} 步",
+    "median {t}": "中位数 {t}",
+    "stopping...": "正在停止……",
+    "error (see the message)": "出错了（见下面的信息）",
+    "ready: pick settings and press Run": "就绪：选好设置，按下“运行”",
+    "#{i} stopped after {n} steps": "#{i} 在第 {n} 步后停止",
+    "#{i} done: {n} steps": "#{i} 完成：{n} 步",
+    "{n} run(s) on the chart": "图上有 {n} 次运行",
+    "run #{i}, step {s}: {t}": "运行 #{i}，第 {s} 步：{t}",
+    "GPU faults": "GPU 缺页",
+    "CPU faults": "CPU 缺页",
+    "MiB to GPU": "迁到 GPU 的 MiB",
+    "MiB to CPU": "迁到 CPU 的 MiB",
+    "MiB zero-copy": "零拷贝 MiB",
+    "evictions": "驱逐",
+    "race flags": "竞争标记",
+    "no runs yet: pick settings and press Run": "还没有运行：选好设置，按下“运行”",
+    "step time (log scale)": "每步时间（对数刻度）",
+    "running": "运行中",
+    "stopped": "已停止",
+    "running...": "运行中……",
+    "modelled {profile}": "建模的显卡 {profile}",
+    "one bar per training step, height = step time on a log scale":
+        "每个训练步一根柱子，高度 = 对数刻度上的每步时间",
+    "dashed line = median": "虚线 = 中位数",
+    "dark cap = the CPU touched the data in that step": "深色顶端 = 这一步里 CPU 访问了数据",
+    "hover a bar for its counters": "鼠标悬停在柱子上可看它的计数器",
+    "run": "运行",
+    "median": "中位数",
+    "no runs yet": "还没有运行",
+    "counters appear here as steps finish": "每完成一步，计数器就显示在这里",
+    "(running)": "（运行中）",
+    "(prefetch/advice ignored)": "（预取/建议被忽略）",
+    "(stopped)": "（已停止）",
+    "(error)": "（出错）",
+    "{backend} keeps these counters in the driver: umkit.counters_on() reads them on cuda (CUPTI); "
+    "nsys / rocprof elsewhere":
+        "{backend} 把这些计数器保存在驱动里：在 cuda 上由 umkit.counters_on() 读取（CUPTI）；"
+        "其他平台用 nsys / rocprof",
+    "Error.": "错误。",
+    "prefetch and advice only act on managed memory: with {memory} memory they change nothing":
+        "预取和建议只对托管内存起作用：用 {memory} 内存时它们什么也不改变",
+    "mixed: the advice applies to the managed (cold) buffer only": "mixed：建议只作用于托管的（冷）缓冲区",
+    "a run is already going: press Stop first": "已经有一次运行在进行：先按“停止”",
+    "stop the run before Reset": "先停止运行，再重置",
+    "stop the run before switching the hardware": "先停止运行，再切换硬件",
+    "stop the run before choosing another demo": "先停止运行，再选别的演示",
+    # the workshop dashboard: presets, the question for the room, the residency map's notes, the ECG
+    "1. Ping-pong: managed memory, the CPU reads statistics every 10 steps":
+        "1. 乒乓：托管内存，CPU 每 10 步读一次统计量",
+    "Predict: how much slower are the statistic steps than the others? 2x, 10x, 100x?":
+        "预测一下，读统计量的那些步比其他步慢多少？2 倍、10 倍，还是 100 倍？",
+    "2. ... the fix: hot data in device memory, cold data managed (mixed)":
+        "2. ……修复：热数据放设备内存，冷数据用托管内存（mixed）",
+    "Which pages still move, and why are the spikes gone?": "哪些页面还在迁移？毛刺为什么消失了？",
+    "3. MI250X with XNACK off: managed memory, no prefetch": "3. XNACK 关闭的 MI250X：托管内存，不预取",
+    "With XNACK off the GPU cannot fault pages in. Where does the data stay, and what does every GPU "
+    "access cost?":
+        "XNACK 关闭时，GPU 无法通过缺页把页面迁入。数据停留在哪里？每次 GPU 访问要付出什么代价？",
+    "4. ... XNACK off + explicit prefetch to the GPU": "4. ……XNACK 关闭 + 显式预取到 GPU",
+    "Explicit prefetch still migrates with XNACK off: is one prefetch per step worth it?":
+        "XNACK 关闭时，显式预取仍然会迁移页面：每步预取一次值得吗？",
+    "5. Oversubscription, before: 192 MiB on a card modelled with 320 MiB of VRAM":
+        "5. 超额订阅，之前：192 MiB 数据，放在建模为 320 MiB 显存的卡上",
+    "Everything fits. Now double the data: what happens to the step time?":
+        "全都放得下。现在把数据翻倍：每步时间会怎样？",
+    "6. ... after: 384 MiB on the same 320 MiB card (managed memory thrashes)":
+        "6. ……之后：384 MiB 数据，放在同一块 320 MiB 的卡上（托管内存发生颠簸）",
+    "Twice the data: how many times the step time? Watch the evictions column.":
+        "数据翻倍：每步时间变成几倍？注意看驱逐那一列。",
+    "(modelled VRAM: {n} MiB)": "（建模的显存：{n} MiB）",
+    "Ask the room: {ask} Then press <b>Run</b>.": "请台下回答：{ask} 然后按 <b>运行</b>。",
+    "recording...": "录制中……",
+    "{n} strategies x {steps} steps; spiky: {spiky}": "{n} 种策略 × {steps} 步；有毛刺的：{spiky}",
+    "a fresh array: no page populated yet": "一个新数组：还没有任何页面被填充",
+    "the GPU touched it": "GPU 访问了它",
+    "prefetched to the GPU": "已预取到 GPU",
+    "the CPU read it": "CPU 读了它",
+    "prefetched to the CPU": "已预取到 CPU",
+    "a 16 MiB managed array": "一个 16 MiB 的托管数组",
+    # the residency map (umkit.widgets.residency_map)
+    "{size} MiB {kind} array": "{size} MiB 的 {kind} 数组",
+    "<b>{name}</b>: per-page residency is not available here.": "<b>{name}</b>：这里拿不到逐页的驻留信息。",
+    "<b>{name}</b>: {pages} pages of {kib} KiB, {agg}": "<b>{name}</b>：{pages} 个 {kib} KiB 的页面，{agg}",
+    "{per} pages per cell (mixed = pages of the cell in different places)":
+        "每格 {per} 个页面（混合 = 这一格的页面分处不同位置）",
+    "one page per cell": "每格一个页面",
+    "unpopulated": "未填充",
+    "both (read-mostly)": "两边都有（以读为主）",
+    "both": "两边都有",
+    "mixed": "混合",
+    "{p} of the pages are on the GPU": "{p} 的页面在 GPU 上",
+    "inhale: +{d} of the pages moved to the GPU (now {p})": "吸气：+{d} 的页面迁到了 GPU（现在是 {p}）",
+    "exhale: {d} of the pages went back to the CPU (now {p} on the GPU)":
+        "呼气：{d} 的页面回到了 CPU（现在 GPU 上有 {p}）",
+    "steady: {p} of the pages on the GPU": "平稳：{p} 的页面在 GPU 上",
+    "<b>{caption}</b> ({parts})": "<b>{caption}</b>（{parts}）",
+    "Breathing (呼吸): the array <b>inhales</b> to the GPU on prefetch or GPU faults (cells turn orange) "
+    "and <b>exhales</b> back to the CPU on eviction or CPU access (cells turn blue).":
+        "呼吸：预取或 GPU 缺页时，数组向 GPU <b>吸气</b>（格子变成橙色）；驱逐或 CPU 访问时，"
+        "数组<b>呼气</b>回到 CPU（格子变成蓝色）。",
+    "residency map: {n} pages; {caption}; {summary}": "驻留图：{n} 个页面；{caption}；{summary}",
+    "residency map: {caption}": "驻留图：{caption}",
+    "no data": "没有数据",
+    "since the last update: {counters}": "自上次更新以来：{counters}",
+    "GPU faults {g}, CPU faults {c}, {h2d} MiB to the GPU, {d2h} MiB to the CPU":
+        "GPU 缺页 {g}，CPU 缺页 {c}，{h2d} MiB 迁到 GPU，{d2h} MiB 迁到 CPU",
+    # the memory ECG widget and the recorder view
+    "strategy": "策略",
+    "median ms": "中位数 ms",
+    "verdict": "结论",
+    "spiky": "有毛刺",
+    "flat": "平坦",
+    "done": "完成",
+    "<b>{name}</b>: waiting for the first step": "<b>{name}</b>：等待第一步",
+    "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
+    "<b>{name}</b>: step {n}, last {ms} ms": "<b>{name}</b>：第 {n} 步，最近一步 {ms} ms",
     # -- notebook 06: training data loading ---------------------------------------------------------
     "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch "
     "(hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched since the last "

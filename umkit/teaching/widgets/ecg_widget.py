@@ -6,6 +6,7 @@ import html
 
 from ... import ecg as _ecg
 from ...ecg import ECG_STRATEGIES
+from ...runtime.lang import tr
 from .panel import fig_png, has_frontend, in_ipython
 
 
@@ -20,12 +21,12 @@ class ECGResult(dict):
 
 
 def summary_html(result: dict) -> str:
-    head = ("<tr><th style='text-align:left'>strategy</th><th>median ms</th><th>p95 ms</th>"
-            "<th>max/median</th><th>verdict</th></tr>")
+    head = (f"<tr><th style='text-align:left'>{tr('strategy')}</th><th>{tr('median ms')}</th>"
+            f"<th>p95 ms</th><th>max/median</th><th>{tr('verdict')}</th></tr>")
     rows = "".join(
         f"<tr><td style='text-align:left'>{html.escape(r['strategy'])}</td>"
         f"<td>{r['median_ms']:.4f}</td><td>{r['p95_ms']:.4f}</td><td>{r['max_over_median']:.2f}</td>"
-        f"<td style='color:{'#b00' if r['verdict'] == 'spiky' else '#080'}'>{r['verdict']}</td></tr>"
+        f"<td style='color:{'#b00' if r['verdict'] == 'spiky' else '#080'}'>{tr(r['verdict'])}</td></tr>"
         for r in result["summary"])
     return ("<table class='umk-ecg-summary' style='border-collapse:collapse;font-size:13px'>"
             "<style>.umk-ecg-summary td,.umk-ecg-summary th{padding:2px 10px;text-align:right;"
@@ -75,7 +76,8 @@ class ECGView:
         self.fig = plots.ecg(res)
         if not self.static:
             self.progress.bar_style = "success"
-            self.label.value = "&nbsp;done" + (" (stopped)" if res.get("stopped") else "")
+            self.label.value = "&nbsp;" + tr("done") + (" " + tr("(stopped)") if res.get("stopped")
+                                                        else "")
             self.image.value = fig_png(self.fig)
             self.table.value = summary_html(res)
             plt.close(self.fig)

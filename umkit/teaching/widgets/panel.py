@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ... import workloads
 from ...errors import InvalidArgument, InvalidType, UmkitError
 from ...runtime import backend, backend_name, use, why
+from ...runtime.lang import tr, tr_parts
 
 # -- the choices the controls offer: (label shown, value of the workloads field) --------------------
 MEMORY_CHOICES = (
@@ -60,6 +61,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#7f7f7f", "#bcbd22", "#17becf")
 
 HINTLESS = ("device", "pinned")        # memory kinds that prefetch and advice don't act on
+IGNORED = " (prefetch/advice ignored)"  # a run's label says so when it set them anyway
 _SHORT = {"gpu": "+prefetch", "gpu+back": "+prefetch+back", "read_mostly": "+read-mostly",
           "preferred_gpu": "+pref-gpu", "preferred_cpu_accessed_by": "+pref-cpu+accessed-by"}
 COUNTER_COLUMNS = (       # (counter, header, unit divisor: 1 or bytes per MiB)
@@ -196,7 +198,7 @@ class PanelRun:
         p = self.pattern
         patt = f"cpu_stats/{p.every}" if p.name == "cpu_stats" else p.name
         s = self.strategy
-        ignored = (" (prefetch/advice ignored)" if s.memory in HINTLESS
+        ignored = (IGNORED if s.memory in HINTLESS
                    and (s.prefetch != "off" or s.advice != "none") else "")
         return f"#{self.index} {s.name}{ignored} · {patt} · {self.nbytes >> 20} MiB"
 
@@ -492,15 +494,21 @@ table.umk-counters i{display:inline-block;width:12px;height:12px;border-radius:2
 </style>""".replace("GROUP_MIN_PX", str(GROUP_MIN_PX))
 
 
+def shown_label(label: str) -> str:
+    """A run's label as the chart and the table show it: in the learner's language where it is
+    prose (the strategy, pattern and size are names and stay)."""
+    return label.replace(IGNORED, " " + tr(IGNORED.strip())) if IGNORED in label else label
+
+
 def _bar_title(run: PanelRun, rec) -> str:
-    bits = [f"run #{run.index}, step {rec.step}: {fmt_ms(rec.ms)}"]
+    bits = [tr(f"run #{run.index}, step {rec.step}: {fmt_ms(rec.ms)}")]
     if rec.note:
-        bits.append(rec.note)
+        bits.append(tr(rec.note))
     c = rec.counters
     for key, name, div in COUNTER_COLUMNS:
         if c.get(key):
             v = c[key] / div if div != 1 else c[key]
-            bits.append(f"{name} {v:.1f}" if div != 1 else f"{name} {v}")
+            bits.append(f"{tr(name)} {v:.1f}" if div != 1 else f"{tr(name)} {v}")
     return " · ".join(bits)
 
 
@@ -511,8 +519,9 @@ def bars_html(runs, height: int = 230) -> str:
     runs = list(runs)
     if not runs:
         body = (f'<div class="umk-row"><div class="umk-bars" style="height:{height}px;width:100%">'
-                '<div class="umk-empty">no runs yet: pick settings and press Run</div></div></div>')
-        return ('<div class="umk-ycap">step time (log scale)</div>'
+                f'<div class="umk-empty">{tr("no runs yet: pick settings and press Run")}</div>'
+                '</div></div>')
+        return (f'<div class="umk-ycap">{tr("step time (log scale)")}</div>'
                 f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">'
                 '</div><div class="umk-scroll">' + body + "</div></div>")
     lo, hi = log_range([v for r in runs for v in r.step_ms])
@@ -536,7 +545,7 @@ def bars_html(runs, height: int = 230) -> str:
         if r.steps:
             sm = r.summary()
             median = (f'<div class="umk-median" style="bottom:{_pct(sm["median_ms"], lo, hi):.2f}%" '
-                      f'title="median {fmt_ms(sm["median_ms"])}"></div>')
+                      f'title="{html.escape(tr("median " + fmt_ms(sm["median_ms"])))}"></div>')
         if r.steps:
             sm = r.summary()
             state = ("running · " if r.running else "stopped · " if r.stopped else "") + \
@@ -545,6 +554,7 @@ def bars_html(runs, height: int = 230) -> str:
             state = "running..." if r.running else (r.error or "")
         if r.profile:
             state += f" · modelled {r.profile}"
+        state = tr_parts(state)
         slots = r.planned if r.running else max(1, len(r.steps))   # a stopped run: its steps
         width = max(GROUP_MIN_PX, 4 * slots)
         groups.append(
@@ -552,25 +562,27 @@ def bars_html(runs, height: int = 230) -> str:
             f'max-width:{2 * width}px">'
             f'<div class="umk-bars" style="height:{height}px">{grid}{median}{"".join(bars)}</div>'
             f'<div class="umk-label" style="border-color:{r.color}">'
-            f'<b style="color:{r.color}">#{r.index}</b> {html.escape(r.label.split(" ", 1)[1])}'
+            f'<b style="color:{r.color}">#{r.index}</b> {html.escape(shown_label(r.label).split(" ", 1)[1])}'
             f"<br><small>{html.escape(state)}</small></div></div>")
-    return ('<div class="umk-ycap">step time (log scale)</div>'
+    return (f'<div class="umk-ycap">{tr("step time (log scale)")}</div>'
             f'<div class="umk-chart"><div class="umk-yaxis" style="height:{height}px">{ticks_html}'
             '</div><div class="umk-scroll"><div class="umk-row">' + "".join(groups)
             + "</div></div></div>"
-            '<div class="umk-legend">one bar per training step, height = step time on a log scale'
-            " · dashed line = median · dark cap = the CPU touched the data in that step"
-            " · hover a bar for its counters</div>")
+            '<div class="umk-legend">' + tr_parts(
+                "one bar per training step, height = step time on a log scale"
+                " · dashed line = median · dark cap = the CPU touched the data in that step"
+                " · hover a bar for its counters") + "</div>")
 
 
 def counters_html(rows, backend: str = "") -> str:
     """The counters table (``table.umk-counters``): one row per run."""
-    head = ("<tr><th class='umk-l'>run</th><th>steps</th><th>median</th><th>p95</th>"
-            "<th>max/<br>median</th>" + "".join(f"<th>{h.replace(' ', '<br>', 1)}</th>"
-                                         for _, h, _ in COUNTER_COLUMNS) + "</tr>")
+    head = (f"<tr><th class='umk-l'>{tr('run')}</th><th>{tr('steps')}</th><th>{tr('median')}</th>"
+            "<th>p95</th><th>max/<br>median</th>"
+            + "".join(f"<th>{tr(h).replace(' ', '<br>', 1)}</th>" for _, h, _ in COUNTER_COLUMNS)
+            + "</tr>")
     if not rows:
-        body = (f"<tr><td class='umk-l' colspan='{5 + len(COUNTER_COLUMNS)}'>no runs yet · "
-                "counters appear here as steps finish</td></tr>")
+        body = (f"<tr><td class='umk-l' colspan='{5 + len(COUNTER_COLUMNS)}'>"
+                + tr_parts("no runs yet · counters appear here as steps finish") + "</td></tr>")
     else:
         body = ""
         for r in rows:
@@ -584,17 +596,19 @@ def counters_html(rows, backend: str = "") -> str:
                     cells.append(f"<td>{v:,.1f}</td>" if div != 1 else f"<td>{int(v):,}</td>")
             flag = " (running)" if r["running"] else " (stopped)" if r["stopped"] else \
                 " (error)" if r["error"] else ""
-            card = f"<br><small>modelled {html.escape(r['profile'])}</small>" if r.get("profile") else ""
+            flag = flag and " " + tr(flag[1:])
+            card = (f"<br><small>{html.escape(tr('modelled ' + r['profile']))}</small>"
+                    if r.get("profile") else "")
             body += (f"<tr><td class='umk-l'><i style='background:{r['color']}'></i>"
-                     f"{html.escape(r['label'])}{flag}{card}</td><td>{steps}</td>"
+                     f"{html.escape(shown_label(r['label']))}{flag}{card}</td><td>{steps}</td>"
                      f"<td>{fmt_ms(r['median_ms'])}</td><td>{fmt_ms(r['p95_ms'])}</td>"
                      f"<td>{r['max_over_median']:g}</td>{''.join(cells)}</tr>")
     foot = ""
     if rows and not any(r["has_counters"] for r in rows):
         foot = ("<caption style='caption-side:bottom;text-align:left;font-size:12px;color:#666'>"
-                f"{html.escape(backend)} keeps these counters in the driver: "
-                "umkit.counters_on() reads them on cuda (CUPTI); nsys / rocprof elsewhere"
-                "</caption>")
+                + html.escape(tr(f"{backend} keeps these counters in the driver: "
+                                 "umkit.counters_on() reads them on cuda (CUPTI); nsys / rocprof "
+                                 "elsewhere")) + "</caption>")
     return f"<div class='umk-table-scroll'><table class='umk-counters'>{foot}{head}{body}</table></div>"
 
 
@@ -656,13 +670,13 @@ class StrategyPanel:
         wide = W.Layout(width="390px", max_width="100%")
         narrow = W.Layout(width="230px", max_width="100%")
         self.controls = {
-            "memory": W.Dropdown(options=list(MEMORY_CHOICES), value=start["memory"],
+            "memory": W.Dropdown(options=[(tr(t), v) for t, v in MEMORY_CHOICES], value=start["memory"],
                                  description="memory", style=st, layout=wide),
-            "prefetch": W.Dropdown(options=list(PREFETCH_CHOICES), value=start["prefetch"],
+            "prefetch": W.Dropdown(options=[(tr(t), v) for t, v in PREFETCH_CHOICES], value=start["prefetch"],
                                    description="prefetch", style=st, layout=wide),
-            "advice": W.Dropdown(options=list(ADVICE_CHOICES), value=start["advice"],
+            "advice": W.Dropdown(options=[(tr(t), v) for t, v in ADVICE_CHOICES], value=start["advice"],
                                  description="advice", style=st, layout=wide),
-            "pattern": W.Dropdown(options=list(PATTERN_CHOICES), value=start["pattern"],
+            "pattern": W.Dropdown(options=[(tr(t), v) for t, v in PATTERN_CHOICES], value=start["pattern"],
                                   description="access pattern", style=st, layout=wide),
             "size_mib": W.BoundedIntText(value=start["size_mib"], min=0, max=MAX_MIB,
                                          description="buffer (MiB)", style=st, layout=narrow),
@@ -677,8 +691,8 @@ class StrategyPanel:
         cur = current_profile()
         if cur and cur not in names:
             names.append(cur)
-        opts = ([(f"this machine's GPU ({self._gpu_backend})", "")] if self._gpu_backend else []) \
-            + [(profile_label(n), n) for n in names]
+        opts = ([(tr(f"this machine's GPU ({self._gpu_backend})"), "")] if self._gpu_backend
+                else []) + [(tr(profile_label(n)), n) for n in names]
         self.profile_picker = W.Dropdown(
             options=opts, value=cur if not self._gpu_backend else "", description="hardware",
             style=st, layout=W.Layout(width="470px", max_width="100%"),
@@ -713,8 +727,8 @@ class StrategyPanel:
             "<p>A training-style step reads a batch and updates parameters on the GPU, while the "
             "CPU does its part. Pick a strategy, press <b>Run</b>, and compare the runs: "
             "one bar per step.</p></div>")
-        self.backend_label = W.HTML(f"<div class='umk-backend'><b>backend</b> "
-                                    f"{html.escape(self.backend_text)}</div>")
+        self.backend_label = W.HTML()
+        self.backend_label.value = self._backend_html()
         self.status = W.HTML()
         self.message = W.HTML()
         self.chart = W.HTML()
@@ -789,9 +803,12 @@ class StrategyPanel:
 
     def _refresh_backend(self):
         self.backend_text = backend_description(self._why if backend_name() != "sim" else "")
-        self.backend_label.value = (f"<div class='umk-backend'><b>backend</b> "
-                                    f"{html.escape(self.backend_text)}</div>")
+        self.backend_label.value = self._backend_html()
         self._draw(force=True)
+
+    def _backend_html(self) -> str:
+        return (f"<div class='umk-backend'><b>{html.escape(tr('backend'))}</b> "
+                f"{html.escape(tr(self.backend_text))}</div>")
 
     def _on_profile(self, change):
         new = change["new"]
@@ -947,12 +964,13 @@ class StrategyPanel:
         m = self.model
         out = ""
         if m.error:
-            out += f"<div class='umk-error'><b>Error.</b> {html.escape(m.error)}</div>"
+            out += (f"<div class='umk-error'><b>{html.escape(tr('Error.'))}</b> "
+                    f"{html.escape(tr(m.error))}</div>")
         try:
             notes = PanelModel.notes(self.settings())
         except Exception:
             notes = []
-        out += "".join(f"<div class='umk-note'>{html.escape(n)}</div>" for n in notes)
+        out += "".join(f"<div class='umk-note'>{html.escape(tr(n))}</div>" for n in notes)
         return out
 
     def _draw(self, force: bool = False):
@@ -966,7 +984,7 @@ class StrategyPanel:
         rows = m.summary_rows()
         self.chart.value = bars_html(m.runs)
         self.table.value = counters_html(rows, backend_name())
-        self.status.value = f"<div class='umk-status'>{html.escape(m.status())}</div>"
+        self.status.value = f"<div class='umk-status'>{html.escape(tr_parts(m.status()))}</div>"
         self.message.value = self._message_html()
 
     # display

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 
+from ...runtime.lang import text, tr
 from .ecg_widget import summary_html
 from .panel import fig_png, has_frontend, in_ipython
 
@@ -35,7 +36,8 @@ class RecorderView:
         self.fig = None
         if not self.static:
             import ipywidgets as W
-            self.label = W.HTML(f"<b>{html.escape(name)}</b>: waiting for the first step")
+            self.label = W.HTML(text("<b>{name}</b>: waiting for the first step",
+                                     name=html.escape(name)))
             self.image = W.Image(format="png", layout=W.Layout(max_width="900px"))
             self.table = W.HTML()
             self.widget = W.VBox([self.label, self.image, self.table])
@@ -86,8 +88,9 @@ class RecorderView:
                 plt.close(self.fig)
         else:
             row = result.summary()
-            self.label.value = (f"<b>{html.escape(self.name)}</b>: {len(self.steps)} steps, "
-                                f"verdict <b>{row['verdict']}</b>")
+            self.label.value = text("<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>",
+                                    name=html.escape(self.name), n=len(self.steps),
+                                    verdict=tr(row["verdict"]))
             self.image.value = fig_png(self.fig)
             self.table.value = summary_html(result.to_ecg())
             plt.close(self.fig)
@@ -98,8 +101,9 @@ class RecorderView:
         fig = plots.step_bars([dict(label=self.name, step_ms=self.steps)])
         self.image.value = fig_png(fig)
         plt.close(fig)
-        self.label.value = (f"<b>{html.escape(self.name)}</b>: step {len(self.steps)}, "
-                            f"last {self.steps[-1]:.3f} ms")
+        self.label.value = text("<b>{name}</b>: step {n}, last {ms} ms",
+                                name=html.escape(self.name), n=len(self.steps),
+                                ms=f"{self.steps[-1]:.3f}")
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         if not self.static:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import residency_plot as plots
 from ...api import Residency, counters, residency
+from ...runtime.lang import text, tr, tr_parts
 from .panel import fig_png, has_frontend
 
 CELLS = 2048                    # at most this many cells: 1 GiB of 4 KiB pages -> 128 pages a cell
@@ -62,7 +63,7 @@ def grid_html(cells: np.ndarray, columns: int | None = None) -> str:
 
 def legend_html(present) -> str:
     return "<div class='umk-rmap-legend'>" + "".join(
-        f"<span><i style='background:{plots.STATE_COLORS[k]}'></i>{plots.STATE_NAMES[k]}</span>"
+        f"<span><i style='background:{plots.STATE_COLORS[k]}'></i>{tr(plots.STATE_NAMES[k])}</span>"
         for k in sorted(present)) + "</div>"
 
 
@@ -131,26 +132,31 @@ class ResidencyMap:
         if self.static:
             return
         res = self.residency
-        name = self.title or f"{self.arr.nbytes / (1 << 20):,.0f} MiB {self.arr.kind} array"
+        name = tr(self.title or f"{self.arr.nbytes / (1 << 20):,.0f} MiB {self.arr.kind} array")
         if res.codes is None:
-            self.header.value = (CSS + f"<div class='umk-rmap'><b>{html.escape(name)}</b>: "
-                                 "per-page residency is not available here.<br>"
-                                 f"{html.escape(self.caption)}</div>")
+            self.header.value = (CSS + "<div class='umk-rmap'>"
+                                 + text("<b>{name}</b>: per-page residency is not available here.",
+                                        name=html.escape(name))
+                                 + f"<br>{html.escape(tr_parts(self.caption, '; '))}</div>")
             self.grid.value = self.footer.value = ""
             return
         per = self.pages_per_cell
         agg = (f"{per} pages per cell" + (" (mixed = pages of the cell in different places)"
                                           if per > 1 else "")) if per > 1 else "one page per cell"
-        self.header.value = (CSS + f"<div class='umk-rmap'><b>{html.escape(name)}</b>: "
-                             f"{res.codes.size:,} pages of {res.page_bytes // 1024} KiB, {agg}"
-                             + (f" · <i>{html.escape(note)}</i>" if note else "") + "</div>")
+        self.header.value = (CSS + "<div class='umk-rmap'>"
+                             + text("<b>{name}</b>: {pages} pages of {kib} KiB, {agg}",
+                                    name=html.escape(name), pages=f"{res.codes.size:,}",
+                                    kib=res.page_bytes // 1024, agg=tr(agg))
+                             + (f" · <i>{html.escape(tr(note))}</i>" if note else "") + "</div>")
         self.grid.value = grid_html(self.cells)
         s = self.history[-1]
-        parts = " · ".join(f"{k} {v:.0%}" for k, v in s.items() if v)
+        parts = " · ".join(f"{tr(k)} {v:.0%}" for k, v in s.items() if v)
         self.footer.value = (
             "<div class='umk-rmap'>" + legend_html(set(np.unique(self.cells).tolist()))
-            + f"<div class='umk-rmap-breath'><b>{html.escape(self.caption)}</b> ({parts})</div>"
-            f"<div class='umk-rmap-caption'>{CAPTION}</div></div>")
+            + "<div class='umk-rmap-breath'>"
+            + text("<b>{caption}</b> ({parts})", caption=html.escape(tr(self.caption)), parts=parts)
+            + "</div>"
+            f"<div class='umk-rmap-caption'>{tr(CAPTION)}</div></div>")
 
     def figure(self):
         """The static picture (:func:`umkit.widgets.residency_plot`), or None where the hardware
@@ -168,9 +174,9 @@ class ResidencyMap:
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         res = self.residency
         if res is not None and res.codes is not None:
-            text = f"residency map: {res.codes.size} pages; {self.caption}; {res.summary()}"
+            text = tr(f"residency map: {res.codes.size} pages; {self.caption}; {res.summary()}")
         else:
-            text = f"residency map: {self.caption if res else 'no data'}"
+            text = tr(f"residency map: {self.caption if res else 'no data'}")
         if not self.static:
             bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
             bundle = dict((bundle[0] if isinstance(bundle, tuple) else bundle) or {})

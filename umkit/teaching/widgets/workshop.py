@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ...errors import InvalidArgument
 from ...runtime import backend_name, use, using
+from ...runtime.lang import text, tr
 from .panel import DEFAULTS, StrategyPanel, error_message
 
 
@@ -100,7 +101,8 @@ class Workshop:
         self.ecg_steps = ecg_steps
         self.panel = StrategyPanel(why=why)
         self.preset_picker = W.Dropdown(
-            options=[("(choose a demo)", "")] + [(p.title, p.key) for p in PRESETS], value="",
+            options=[(tr("(choose a demo)"), "")] + [(tr(p.title), p.key) for p in PRESETS],
+            value="",
             description="demo", style={"description_width": "112px"},
             layout=W.Layout(width="640px", max_width="100%"))
         self.preset_picker.add_class("umk-ctl-preset")
@@ -175,9 +177,11 @@ class Workshop:
         except Exception as exc:
             self.panel.show_error(error_message(exc))
             return None
-        vram = f" (modelled VRAM: {p.vram_mib} MiB)" if p.vram_mib else ""
-        self.ask.value = (f"<div class='umk-ws-ask'><b>{html.escape(p.title)}</b>{html.escape(vram)}"
-                          f"<br>Ask the room: {html.escape(p.ask)} Then press <b>Run</b>.</div>")
+        vram = " " + tr(f"(modelled VRAM: {p.vram_mib} MiB)") if p.vram_mib else ""
+        self.ask.value = (f"<div class='umk-ws-ask'><b>{html.escape(tr(p.title))}</b>"
+                          f"{html.escape(vram)}<br>"
+                          + text("Ask the room: {ask} Then press <b>Run</b>.",
+                                 ask=html.escape(tr(p.ask))) + "</div>")
         self._new_array()
         return p
 
@@ -255,7 +259,7 @@ class Workshop:
         from ...ecg import picture as plots
         from .panel import fig_png
         self.ecg_button.disabled = True
-        self.ecg_status.value = "recording..."
+        self.ecg_status.value = tr("recording...")
         try:
             res = ecg.record(steps=self.ecg_steps)
             fig = plots.ecg(res)
@@ -263,12 +267,13 @@ class Workshop:
             self.ecg_image.layout.display = ""
             plt.close(fig)
             spiky = [r["strategy"] for r in res["summary"] if r["verdict"] == "spiky"]
-            self.ecg_status.value = (f"<div class='umk-ws-ecg-done'>{len(res['curves'])} strategies x "
-                                     f"{res['steps']} steps; spiky: {html.escape(', '.join(spiky) or 'none')}"
-                                     "</div>")
+            self.ecg_status.value = ("<div class='umk-ws-ecg-done'>" + text(
+                "{n} strategies x {steps} steps; spiky: {spiky}", n=len(res["curves"]),
+                steps=res["steps"], spiky=html.escape(", ".join(spiky) or tr("none")))
+                + "</div>")
             return res
         except Exception as exc:
-            self.ecg_status.value = f"<div class='umk-error'>{html.escape(error_message(exc))}</div>"
+            self.ecg_status.value = f"<div class='umk-error'>{html.escape(tr(error_message(exc)))}</div>"
             return None
         finally:
             self.ecg_button.disabled = False
