@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.errors import RaceWarning
+from umkit.errors import RaceWarning, UseAfterFree
 
 MiB = 1 << 20
 N = MiB // 4            # float32 elements in 1 MiB
@@ -323,14 +323,18 @@ def test_race_is_counted_once_per_operation_and_array():
 
 
 def test_view_kept_across_free_never_reaches_another_array():
-    """A freed array's block stays quarantined while a view of it lives (the memory layer);
-    the simulator's views charge nothing to memory another array now owns."""
+    """A freed array's block stays quarantined while a view of it lives (the memory layer),
+    and sim refuses every use through that view: a write, a read, a reduction, a slice of it."""
     umkit.use("sim", strict=True)
     a = populated()
     h = a.host
+    part = h[4:8]
     a.free()
     b = populated(7.0)
-    h[:] = 1.0                      # writes the quarantined block only
+    for use in (lambda: h.__setitem__(slice(None), 1.0), lambda: float(h[0]),
+                lambda: h.sum(), lambda: part.fill(3.0)):
+        with pytest.raises(UseAfterFree, match="freed memory"):
+            use()
     np.testing.assert_array_equal(b.host, 7.0)
     assert umkit.counters()["race_flags"] == 0
 

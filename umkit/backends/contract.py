@@ -124,6 +124,11 @@ class Memory(ABC):
         """An array-module uint8 array over the same bytes (GPU side): CuPy, or sim's twin.
         ``owner``: an object the view (and every view derived from it) must keep alive -- the
         memory layer watches it to know when no view of a freed block is left."""
+    def retire(self, ptr: int, kind: str) -> None:
+        """The array at ``ptr`` was freed while views of it are still alive: the memory layer
+        holds the block back until they die (so no later allocation gets those bytes).  A
+        backend that sees its views' uses refuses them from now on; the default does nothing
+        (a GPU's NumPy and CuPy views cannot be intercepted)."""
 
 
 class Migration(ABC):

@@ -3,12 +3,15 @@
 ``a.host`` is a NumPy array over the bytes (the CPU side); ``a.device`` is a CuPy array over the
 *same* bytes on GPU backends (on sim, a NumPy twin whose use is charged to the GPU).
 
-Freed memory cannot be written through old views: every view an array hands out keeps one
-*export token* alive (NumPy views through their base, CuPy views through the memory's owner).
+Freed memory cannot be reached by another allocation through old views: every view an array
+hands out keeps one *export token* alive (NumPy views through their base, CuPy views through the memory's owner).
 When the array is freed -- ``free()``, garbage collection, its pool closing -- while a view is
 still held somewhere, the block is quarantined: it goes back to its pool or backend only when
 the last view is gone, so no later allocation can get those bytes while an old view can still
-write them.
+write them.  After ``free()`` the backend is told at once (``Backend.retire``): sim then refuses
+every read or write through the old views with ``UseAfterFree``; on a GPU a write through one
+reaches only the held-back block.  (A view of an array that was only garbage-collected stays
+valid, as a NumPy view keeps its base.)
 """
 from __future__ import annotations
 
@@ -52,11 +55,12 @@ def _as_exported(raw, token: _Export):
 
 
 class _Block:
-    """What freeing an array needs: where to give the block back, and the views' token."""
-    __slots__ = ("release", "ptr", "kind", "token")
+    """What freeing an array needs: where to give the block back, whom to tell that its views
+    are stale (``retire``), and the views' token."""
+    __slots__ = ("release", "retire", "ptr", "kind", "token")
 
-    def __init__(self, release, ptr, kind):
-        self.release, self.ptr, self.kind, self.token = release, ptr, kind, None
+    def __init__(self, release, ptr, kind, retire=None):
+        self.release, self.retire, self.ptr, self.kind, self.token = release, retire, ptr, kind, None
 
 
 def _release_block(block: _Block):
@@ -98,7 +102,8 @@ class Array:
                  release=None, keep=None):
         self.backend, self.ptr, self.nbytes = backend, ptr, nbytes
         self.shape, self.dtype, self.kind, self.device_id = shape, np.dtype(dtype), kind, device
-        self._block = _Block(release or backend.free, ptr, kind)
+        self._block = _Block(release or backend.free, ptr, kind,
+                             None if release is not None else backend.retire)
         self._finalizer = weakref.finalize(self, _release_block, self._block)
         self._host = self._device = None
         self._lock = threading.Lock()
@@ -194,6 +199,11 @@ class Array:
             raise UseAfterFree(f"double free of array at {self.ptr:#x}",
                                hint="free each array once (or let Python free it)")
         self._host = self._device = None
+        b = self._block
+        if b.retire is not None and b.token is not None and b.token() is not None:
+            # freed on purpose while views live: they are stale (a view of an array that was
+            # only garbage-collected stays valid, as a NumPy view keeps its base)
+            _free_quietly(b.retire, b.ptr, b.kind)
         self._finalizer()
 
     def disown(self):

@@ -121,6 +121,9 @@ class SimBackend(Backend):
     def free(self, ptr: int, kind: str | None = None) -> None:
         self.engine.free(ptr)
 
+    def retire(self, ptr: int, kind: str | None = None) -> None:
+        self.engine.retire(ptr)
+
     def allocations(self) -> list[Allocation]:
         return [Allocation(a.ptr, a.nbytes, a.kind, a.device)
                 for a in list(self.engine.allocs.values())]

@@ -194,6 +194,12 @@ class Engine:
         return self.space.place(a)
 
     @locked
+    def retire(self, ptr: int) -> None:
+        """The owner freed the allocation at ``ptr`` while views of it live (it is released when
+        they die): from now on every use through those views is a use after free."""
+        self.space.find(ptr)[0].retired = True
+
+    @locked
     def free(self, ptr: int) -> Allocation:
         a = self.space.remove(ptr)
         # unmapping from the GPUs' page tables: deferred work for their next op

@@ -121,6 +121,8 @@ class Allocation:
         #: remote mappings a GPU fault established (the GPU reads those pages where they are)
         self.mapped = full(0, np.uint8)
         self.freed = False
+        #: its owner freed it while views of it live (Engine.retire): views may no longer use it
+        self.retired = False
         #: the driver's address range it lies in (``AddressSpace.place`` sets it; small managed
         #: allocations may share one arena)
         self.range = None
