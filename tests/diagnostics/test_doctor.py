@@ -90,6 +90,7 @@ def no_tools(monkeypatch):
     """No GPU tools or device files; nothing external may run."""
     monkeypatch.setenv("PATH", "/nonexistent-umkit-test")
     monkeypatch.setattr(tools, "exists", lambda p: False)
+    monkeypatch.setattr(tools, "amd_gpu_on_pci", lambda: None)      # the bus can't be read
     monkeypatch.delenv("UMKIT_BACKEND", raising=False)
     monkeypatch.delenv("HSA_XNACK", raising=False)
 
@@ -350,6 +351,38 @@ def test_rocminfo_hsa_error_means_kmd_not_loaded(monkeypatch, tool_dir):
     assert "kernel driver (KMD" in agent["fix"] and "render and video groups" in agent["fix"]
     assert code == 0          # nothing was requested: umkit still runs (on sim)
     assert "[FAIL] rocminfo" in text
+
+
+def test_rocm_tools_without_an_amd_gpu_inform_instead_of_warning(monkeypatch, tool_dir):
+    """Debian's hipcc brings rocminfo to a machine with no AMD GPU: its failure and the missing
+    /dev/kfd are facts about the machine, not problems (unless hip was asked for)."""
+    fake_tool(tool_dir, "rocminfo", "echo 'ROCk module is NOT loaded, possibly no GPU devices' >&2\n"
+                                    "exit 1\n")
+    use_detect(monkeypatch, fake_detect())
+    monkeypatch.setattr(tools, "amd_gpu_on_pci", lambda: False)
+    rep = doc.report()
+    st = {c["check"]: c for c in rep["checklist"]}
+    assert st["rocminfo: a GPU agent (gfx…) is listed (§4.1)"]["status"] == "info"
+    assert st["/dev/kfd (the ROCm kernel driver) is accessible"]["status"] == "info"
+    assert not [c for c in rep["checklist"] if c["status"] in ("warn", "fail")]
+    monkeypatch.setenv("UMKIT_BACKEND", "hip")           # asked for: the same facts are problems
+    rep = doc.report()
+    st = {c["check"]: c for c in rep["checklist"]}
+    assert st["/dev/kfd (the ROCm kernel driver) is accessible"]["status"] == "warn"
+
+
+def test_amd_gpu_on_pci_reads_vendor_and_class(tmp_path):
+    def dev(name, vendor, cls):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "vendor").write_text(vendor + "\n")
+        (d / "class").write_text(cls + "\n")
+    dev("0000:00:01.0", "0x8086", "0x060000")            # an Intel bridge
+    dev("0000:01:00.0", "0x1002", "0x040300")            # AMD audio: not a GPU
+    assert tools.amd_gpu_on_pci(str(tmp_path)) is False
+    dev("0000:c1:00.0", "0x1002", "0x038000")            # an AMD display controller
+    assert tools.amd_gpu_on_pci(str(tmp_path)) is True
+    assert tools.amd_gpu_on_pci(str(tmp_path / "missing")) is None
 
 
 def test_pytorch_rocm_mismatch_warns(monkeypatch, tool_dir):

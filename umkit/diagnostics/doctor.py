@@ -312,7 +312,11 @@ def _checklists(rep: dict, run_tools: bool) -> None:
         _check(rep, f"requested backend: {requested or '?'}", "fail", rep["problem"] or "",
                "; ".join(rep["fix"]))
     if amd:
-        _amd_checks(rep, run_tools)
+        # ROCm's tools without an AMD GPU (Debian's hipcc brings rocminfo, say): their checks
+        # inform instead of warning, unless hip was asked for or a GPU is there to be found
+        expected = ("hip" in (chosen, requested) or tools.exists("/dev/kfd")
+                    or tools.amd_gpu_on_pci() is not False)
+        _amd_checks(rep, run_tools, expected)
     if nvidia:
         _nvidia_checks(rep, run_tools)
     _device_checks(rep)
@@ -369,7 +373,9 @@ def _counters_check(rep: dict) -> None:
                "bytes (without it they show timings only)")
 
 
-def _amd_checks(rep: dict, run_tools: bool) -> None:
+def _amd_checks(rep: dict, run_tools: bool, expected: bool = True) -> None:
+    """``expected``: an AMD GPU should be usable here; otherwise a failing ROCm tool or a
+    missing /dev/kfd is reported as ``info`` (nothing to fix on a machine without the GPU)."""
     rocm_bin = "ROCm puts its tools in /opt/rocm/bin: add it to PATH"
     _tool_check(rep, "rocm-smi: GPU status and driver (§4.1)",
                 _tool(rep, ["rocm-smi"], run_tools, max_lines=10), rocm_bin,
@@ -390,6 +396,9 @@ def _amd_checks(rep: dict, run_tools: bool) -> None:
         _check(rep, title, "warn", "rocminfo ran but lists no gfx GPU agent (CPU agents only)",
                "the GPU isn't visible to ROCm: check HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES "
                "and that this GPU is supported by your ROCm release", lines=res["lines"])
+    elif not expected and res["found"] and not gfx:
+        _check(rep, title, "info", "no AMD GPU on this machine (none on the PCI bus, no "
+               "/dev/kfd): rocminfo lists no GPU agent, as expected", lines=res["lines"])
     else:
         _tool_check(rep, title, res, rocm_bin, _KMD_FIX)
     rep["rocm_version"] = tools.rocm_version()
@@ -403,6 +412,10 @@ def _amd_checks(rep: dict, run_tools: bool) -> None:
                    "/dev/kfd exists but this user can't open it",
                    "add your user to the render and video groups (sudo usermod -aG render,video "
                    "$USER) and log in again")
+    elif not expected:
+        _check(rep, "/dev/kfd (the ROCm kernel driver) is accessible", "info",
+               "no /dev/kfd and no AMD GPU on the PCI bus: ROCm's tools are installed, but "
+               "there is no AMD GPU here to drive (needed only to run on one)")
     else:
         _check(rep, "/dev/kfd (the ROCm kernel driver) is accessible", "warn",
                "/dev/kfd does not exist: the amdgpu KMD isn't loaded (or the container wasn't "

@@ -28,3 +28,27 @@ def rocm_version() -> str | None:
         except OSError:
             continue
     return None
+
+
+#: PCI class codes of a GPU: display controller (0x03xxxx), processing accelerator (0x12xxxx)
+_GPU_CLASSES = ("0x03", "0x12")
+
+
+def amd_gpu_on_pci(root: str = "/sys/bus/pci/devices") -> bool | None:
+    """Whether the PCI bus shows an AMD GPU (vendor 0x1002, a display or accelerator class),
+    whatever its driver; None where the bus can't be read (not Linux, a sandbox)."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return None
+    for name in names:
+        try:
+            with open(os.path.join(root, name, "vendor")) as f:
+                vendor = f.read().strip().lower()
+            with open(os.path.join(root, name, "class")) as f:
+                cls = f.read().strip().lower()
+        except OSError:
+            continue
+        if vendor == "0x1002" and cls.startswith(_GPU_CLASSES):
+            return True
+    return False

@@ -1051,6 +1051,11 @@ MESSAGES: dict[str, str] = {
         "和 `ls -l /dev/kfd /dev/dri`，把你的用户加入 render 和 video 组，在容器里要传 "
         "--device=/dev/kfd --device=/dev/dri（原文 §4.1）",
     "/dev/kfd (the ROCm kernel driver) is accessible": "/dev/kfd（ROCm 内核驱动）可以访问",
+    "no AMD GPU on this machine (none on the PCI bus, no /dev/kfd): rocminfo lists no GPU agent, as "
+    "expected": "这台机器上没有 AMD GPU（PCI 总线上没有，也没有 /dev/kfd）：rocminfo 列不出 GPU agent，这在意料之中",
+    "no /dev/kfd and no AMD GPU on the PCI bus: ROCm's tools are installed, but there is no AMD GPU "
+    "here to drive (needed only to run on one)":
+        "没有 /dev/kfd，PCI 总线上也没有 AMD GPU：装了 ROCm 的工具，但这里没有可驱动的 AMD GPU（只有在 AMD GPU 上运行时才需要它）",
     "/dev/kfd exists but this user can't open it": "/dev/kfd 存在，但这个用户打不开它",
     "add your user to the render and video groups (sudo usermod -aG render,video $USER) and log in again":
         "把你的用户加入 render 和 video 组（sudo usermod -aG render,video $USER），然后重新登录",
