@@ -147,7 +147,7 @@ def test_short_lived_arrays_do_not_slow_the_cpu_cache_model():
         t0 = time.perf_counter()
         other.host[:8] = 1.0                               # an unrelated array's host write
         return time.perf_counter() - t0
-    early, late, rss_early, rss_late = soak(step, 4000, 300)
+    early, late, rss_early, rss_late = soak(step, 10_000, 1000)     # 10^4 iterations
     assert_flat(early, late, rss_early, rss_late, ratio=2.0)
     cache = int(b.profile.p["host_cache_bytes"])
     assert len(b.engine.host.cache) <= cache // b.profile.host_page + 1
