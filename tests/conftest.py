@@ -2,4 +2,17 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture
+def fresh_sim(monkeypatch):
+    """A fresh sim backend for the test and after it, whatever UMKIT_BACKEND says (tests that
+    switch backends use it: ``pytestmark = pytest.mark.usefixtures("fresh_sim")``)."""
+    import umkit
+    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True)

@@ -13,12 +13,7 @@ from umkit.workloads import run as run_workload
 MiB = 1 << 20
 
 
-@pytest.fixture(autouse=True)
-def _sim(monkeypatch):
-    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True)
+pytestmark = pytest.mark.usefixtures("fresh_sim")
 
 
 def test_use_in_another_thread_does_not_break_a_running_timer():

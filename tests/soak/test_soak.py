@@ -57,12 +57,7 @@ def assert_flat(early, late, rss_early, rss_late, *, slack_mib=24.0, ratio=3.0):
     assert rss_late - rss_early <= slack_mib, f"RSS {rss_early:.0f} -> {rss_late:.0f} MiB"
 
 
-@pytest.fixture(autouse=True)
-def _sim(monkeypatch):
-    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True)
+pytestmark = pytest.mark.usefixtures("fresh_sim")
 
 
 def test_a_kept_view_does_not_make_every_launch_copy_the_array():

@@ -91,12 +91,7 @@ HOSTILE_VALUES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _sim(monkeypatch):
-    monkeypatch.delenv("UMKIT_BACKEND", raising=False)
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True)
+pytestmark = pytest.mark.usefixtures("fresh_sim")
 
 
 def _run(fn, submitted):
