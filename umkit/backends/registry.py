@@ -18,7 +18,7 @@ GPU_NAMES = NAMES[:2]
 ENV = "UMKIT_BACKEND"
 
 
-def _cuda_driver_present() -> bool:
+def cuda_driver_present() -> bool:
     for lib in ("libcuda.so.1", "libcuda.so"):
         try:
             ctypes.CDLL(lib)
@@ -32,20 +32,22 @@ def _probe_cuda() -> tuple[bool, str]:
     try:
         from cuda.bindings import runtime as rt
     except ImportError:
+        if not cuda_driver_present():     # no NVIDIA driver: installing bindings won't help
+            return False, "no NVIDIA GPU driver on this machine (libcuda.so not found)"
         return False, f"cuda-bindings not installed ({install_hint('cuda')})"
     except (OSError, RuntimeError) as e:
         return False, f"cuda-bindings could not load: {e}"
     try:
         err, count = rt.cudaGetDeviceCount()
     except (OSError, RuntimeError) as e:
-        if not _cuda_driver_present():
+        if not cuda_driver_present():
             return False, "CUDA driver missing (libcuda.so not found)"
         return False, f"CUDA runtime failed to start: {e}"
     code = int(err)
     if code != 0:
         name = getattr(err, "name", str(code))
         if name in ("cudaErrorInsufficientDriver", "cudaErrorStubLibrary"):
-            if not _cuda_driver_present():
+            if not cuda_driver_present():
                 return False, "CUDA driver missing (libcuda.so not found)"
             return False, (f"CUDA driver too old for cuda-bindings 13 ({name}): "
                            "update the NVIDIA driver to 580 or newer")
@@ -69,6 +71,8 @@ def _probe_hip() -> tuple[bool, str]:
     try:
         from hip import hip
     except ImportError:
+        if not os.path.exists("/dev/kfd"):   # no ROCm kernel driver: hip-python won't help
+            return False, "no AMD GPU driver on this machine (/dev/kfd not found)"
         return False, f"hip-python not installed ({install_hint('rocm')})"
     except (OSError, RuntimeError) as e:
         return False, f"hip-python could not load: {e}"

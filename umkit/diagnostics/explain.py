@@ -190,6 +190,14 @@ def _explain_text(text: str) -> str:
     return _usage(repr(text)) + extra
 
 
+class Explanation(str):
+    """The text :func:`explain` printed.  A str; Jupyter shows nothing more for it when it is a
+    cell's last value (the text is on the screen already, once)."""
+
+    def _ipython_display_(self):
+        pass
+
+
 def explain(error_or_code, *, file=None) -> str:
     """Explain an error or a symptom the way the article's §5.1 table does, and print it.
 
@@ -224,4 +232,4 @@ def explain(error_or_code, *, file=None) -> str:
                      "umkit.explain('hipErrorOutOfMemory'), umkit.explain('slow')") from None
         text = _explain_code(code)
     print(text, file=file if file is not None else sys.stdout)
-    return text
+    return Explanation(text)
