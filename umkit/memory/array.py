@@ -4,7 +4,8 @@
 *same* bytes on GPU backends (on sim, a NumPy twin whose use is charged to the GPU).
 
 Freed memory cannot be reached by another allocation through old views: every view an array
-hands out keeps one *export token* alive (NumPy views through their base, CuPy views through the memory's owner).
+hands out keeps one *export token* alive (NumPy views through their base, CuPy views through
+the memory's owner).
 When the array is freed -- ``free()``, garbage collection, its pool closing -- while a view is
 still held somewhere, the block is quarantined: it goes back to its pool or backend only when
 the last view is gone, so no later allocation can get those bytes while an old view can still
@@ -60,13 +61,17 @@ class _Block:
     __slots__ = ("release", "retire", "ptr", "kind", "token")
 
     def __init__(self, release, ptr, kind, retire=None):
-        self.release, self.retire, self.ptr, self.kind, self.token = release, retire, ptr, kind, None
+        self.release, self.retire, self.ptr, self.kind = release, retire, ptr, kind
+        self.token = None
+
+    def live_token(self):
+        """The views' token while any view is alive, else None."""
+        return self.token() if self.token is not None else None
 
 
 def _release_block(block: _Block):
     """Give the block back now, or -- while a view of it is alive -- when the last one dies."""
-    ref, block.token = block.token, None
-    tok = ref() if ref is not None else None
+    tok, block.token = block.live_token(), None
     if tok is not None:
         weakref.finalize(tok, _free_quietly, block.release, block.ptr, block.kind)
     else:
@@ -122,7 +127,7 @@ class Array:
                                hint="allocate a new array; a freed one cannot be used again")
 
     def _token(self) -> _Export:
-        tok = self._block.token() if self._block.token is not None else None
+        tok = self._block.live_token()
         if tok is None:
             tok = _Export()
             self._block.token = weakref.ref(tok)
@@ -200,7 +205,7 @@ class Array:
                                hint="free each array once (or let Python free it)")
         self._host = self._device = None
         b = self._block
-        if b.retire is not None and b.token is not None and b.token() is not None:
+        if b.retire is not None and b.live_token() is not None:
             # freed on purpose while views live: they are stale (a view of an array that was
             # only garbage-collected stays valid, as a NumPy view keeps its base)
             _free_quietly(b.retire, b.ptr, b.kind)
@@ -210,7 +215,7 @@ class Array:
         """For the pool closing under this array: mark it freed without giving the block back
         (the pool does that).  Returns the object whose death ends the last view still out
         (free the block then), or None when no view is alive."""
-        tok = self._block.token() if self._block.token is not None else None
+        tok = self._block.live_token()
         self._finalizer.detach()
         self._host = self._device = None
         return tok

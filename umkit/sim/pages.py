@@ -129,6 +129,11 @@ class Allocation:
         self.kept = False          # a host view was stored (h = a.host): see RaceDetector.start
         self.host_seen = False     # the CPU has touched it (host.CpuCache.span)
 
+    @property
+    def stale(self) -> bool:
+        """Freed, or retired by its owner while views live: no view may use its bytes."""
+        return self.freed or self.retired
+
     def table(self, value, dtype, n: int | None = None):
         """A new per-page table (``n`` entries, default one per page) holding ``value``."""
         n = self.npages if n is None else n

@@ -149,7 +149,7 @@ def _escape(v, use, who: str) -> None:
     info = v._umk
     if info is None or info.side != "cpu" or not info.engine.detector.inflight:
         return
-    if info.alloc.freed or info.alloc.retired:
+    if info.alloc.stale:
         return
     with info.engine.lock:
         pages, _ = _pages(v, info.alloc)
@@ -159,7 +159,7 @@ def _escape(v, use, who: str) -> None:
 def _raw_pointer(v, what: str) -> None:
     """A raw address of host view ``v``'s bytes is handed out (RaceDetector.raw_pointer)."""
     info = v._umk
-    if info is None or info.side != "cpu" or info.alloc.freed or info.alloc.retired:
+    if info is None or info.side != "cpu" or info.alloc.stale:
         return
     with info.engine.lock:
         pages, _ = _pages(v, info.alloc)
@@ -213,7 +213,7 @@ def charge(reads: list, writes: list, name: str):
     for views, write in ((reads, False), (writes, True)):
         for v in views:
             info = v._umk
-            if info.alloc.freed or info.alloc.retired:
+            if info.alloc.stale:
                 raise UseAfterFree(f"{name} through a view of freed memory (allocation "
                                    f"{info.alloc.ptr:#x})",
                                    hint="a view does not keep its array alive: keep the "
