@@ -116,17 +116,21 @@ def faultsize(reps):
     return rows
 
 
+def fresh_read_ms(nbytes):
+    """One host-timed GPU fault read of a freshly CPU-written managed buffer (allocation and the
+    CPU write untimed)."""
+    a = cpu_written(nbytes)
+    try:
+        with Sink() as s:
+            return host_ms(lambda: umkit.touch(a, 4, sink=s))
+    finally:
+        a.free()
+
+
 def small(reps):
     reads, trips = [], []
     for nbytes in SMALL_READS:
-        vals = []
-        for _ in range(reps):
-            a = cpu_written(nbytes)
-            try:
-                with Sink() as s:
-                    vals.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
-            finally:
-                a.free()
+        vals = [fresh_read_ms(nbytes) for _ in range(reps)]
         reads.append({"bytes": nbytes, "host_ms": vals})
         print(f"small read {nbytes // KiB} KiB: {np.median(vals):.4f} ms", flush=True)
     for nbytes in SMALL_TRIPS:
@@ -201,15 +205,7 @@ def context(reps):
             for _ in range(reps):
                 keep = _context(kind)
                 try:
-                    seq = []
-                    for _ in range(5):
-                        a = cpu_written(nbytes)
-                        try:
-                            with Sink() as s:
-                                seq.append(host_ms(lambda: umkit.touch(a, 4, sink=s)))
-                        finally:
-                            a.free()
-                    runs.append(seq)
+                    runs.append([fresh_read_ms(nbytes) for _ in range(5)])
                 finally:
                     if keep is not None:
                         keep.free()

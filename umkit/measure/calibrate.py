@@ -10,12 +10,14 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import json
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from .. import runtime
+from .. import validate as V
 from ..errors import BackendUnavailable, InvalidArgument
 
 from .fit_set import run_workloads
@@ -282,7 +284,6 @@ def measure(nbytes: int = 256 * MiB, progress=None, rounds: int | None = None) -
     (:data:`STATISTIC`; the medians are kept too), and every round's value in ``fit_runs`` /
     ``validation_runs``."""
     from . import validation_set as validation
-    from .. import validate as V
     real = runtime.backend()
     if rounds is None:
         rounds = 1 if real.name == "sim" else ROUNDS
@@ -332,8 +333,7 @@ def compare(profile: str | None = None, nbytes: int = 256 * MiB, progress=None,
     if host_speed is None:
         host = fit_host_speed(measured["fit"], profile, nbytes, gpus)
     else:
-        from .. import validate as V
-        host = dict(host_speed=V.real(host_speed, "host_speed", lo=HOST_SPEED_SEARCH[0],
+            host = dict(host_speed=V.real(host_speed, "host_speed", lo=HOST_SPEED_SEARCH[0],
                                       hi=HOST_SPEED_SEARCH[1]), source="given by the caller")
     fruns, vruns = measured.get("fit_runs"), measured.get("validation_runs")
     groups = validation.groups()
@@ -431,15 +431,13 @@ def check_measured(m: dict, name: str = "measured") -> dict:
     ``validation`` map workload names to times in ms (finite, > 0), the optional ``*_runs``
     map names to lists of such times, ``backend`` / ``device`` are texts, ``nbytes`` and
     ``device_count`` whole numbers in range.  A bad field is an InvalidArgument naming it."""
-    import math
     hint = "pass the JSON that calibrate --compare --out wrote (benchmarks/results/*/)"
 
     def bad(field, why):
         return InvalidArgument(f"{name}: {field} {why}", argument=name, hint=hint)
 
     def time_ok(v):
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
-            and v > 0
+        return _finite(v) and v > 0
     for key in ("backend", "device"):
         if not isinstance(m.get(key), str):
             raise bad(f"'{key}'", "is missing or not a text")
@@ -459,56 +457,54 @@ def check_measured(m: dict, name: str = "measured") -> dict:
         for w, vs in runs.items():
             if not isinstance(vs, list) or not vs or not all(time_ok(v) for v in vs):
                 raise bad(f"{key}[{w!r}]", "must be a list of times in ms, finite and > 0")
-
-    from ..validate import shown
-
-    def whole(v, lo, hi=None):
-        return (isinstance(v, int) and not isinstance(v, bool) and v >= lo
-                and (hi is None or v <= hi))
     for key, lo, hi in (("nbytes", 1 << 20, 1 << 40), ("device_count", 1, 64)):
         # absent: the defaults; present, even as null, it must be a whole number in range
-        if key in m and not whole(m[key], lo, hi):
-            raise bad(f"'{key}'", f"= {shown(m[key])}: a whole number from {lo} to {hi}")
+        if key in m and not _whole(m[key], lo, hi):
+            raise bad(f"'{key}'", f"= {V.shown(m[key])}: a whole number from {lo} to {hi}")
     skipped = m.get("skipped", [])
     if not isinstance(skipped, list) or not all(isinstance(x, str) for x in skipped):
         raise bad("'skipped'", "must be a list of workload names")
-    _check_counters(m.get("counters"), bad, whole)
+    _check_counters(m.get("counters"), bad)
     return m
 
 
-def _check_counters(cnt, bad, whole) -> None:
+def _finite(v) -> bool:
+    """A JSON number (not a bool), finite."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _whole(v, lo: int, hi: int | None = None) -> bool:
+    """A whole number from ``lo`` (to ``hi``)."""
+    return V.is_int(v) and v >= lo and (hi is None or v <= hi)
+
+
+def _check_counters(cnt, bad) -> None:
     """The counters axis of a measured run (what fidelity.compare_counters wrote; None where the
     run had none): the table and the summary read every one of these fields."""
-    import math
-
-    from ..validate import shown
     if cnt is None:
         return
     if not isinstance(cnt, dict):
-        raise bad("'counters'", f"= {shown(cnt)}: a mapping (the counters axis) or null")
+        raise bad("'counters'", f"= {V.shown(cnt)}: a mapping (the counters axis) or null")
     if not cnt.get("available"):
         return
-
-    def number(v):
-        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-    if not whole(cnt.get("nbytes"), 0):
-        raise bad("counters['nbytes']", f"= {shown(cnt.get('nbytes'))}: a whole number of bytes")
-    if not number(cnt.get("tolerance")) or cnt["tolerance"] <= 0:
-        raise bad("counters['tolerance']", f"= {shown(cnt.get('tolerance'))}: a ratio > 0")
+    if not _whole(cnt.get("nbytes"), 0):
+        raise bad("counters['nbytes']", f"= {V.shown(cnt.get('nbytes'))}: a whole number of bytes")
+    if not _finite(cnt.get("tolerance")) or cnt["tolerance"] <= 0:
+        raise bad("counters['tolerance']", f"= {V.shown(cnt.get('tolerance'))}: a ratio > 0")
     rows = cnt.get("rows")
     if not isinstance(rows, list):
         raise bad("counters['rows']", "is missing or not a list of rows")
     for i, r in enumerate(rows):
         ok = (isinstance(r, dict) and isinstance(r.get("phase"), str)
-              and isinstance(r.get("key"), str) and number(r.get("real")) and number(r.get("sim"))
-              and "ratio" in r and (r["ratio"] is None or number(r["ratio"]))
+              and isinstance(r.get("key"), str) and _finite(r.get("real")) and _finite(r.get("sim"))
+              and "ratio" in r and (r["ratio"] is None or _finite(r["ratio"]))
               and "within" in r and (r["within"] is None or isinstance(r["within"], bool)))
         if not ok:
-            raise bad(f"counters['rows'][{i}]", f"= {shown(r)}: phase and key texts, real and sim "
-                      "numbers, ratio a number or null, within true/false/null")
+            raise bad(f"counters['rows'][{i}]", f"= {V.shown(r)}: phase and key texts, real and "
+                      "sim numbers, ratio a number or null, within true/false/null")
     for key in ("within", "total"):
-        if not whole(cnt.get(key), 0, len(rows)):
-            raise bad(f"counters[{key!r}]", f"= {shown(cnt.get(key))}: a whole number of rows")
+        if not _whole(cnt.get(key), 0, len(rows)):
+            raise bad(f"counters[{key!r}]", f"= {V.shown(cnt.get(key))}: a whole number of rows")
 
 
 def main(args) -> int:

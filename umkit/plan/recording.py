@@ -540,6 +540,7 @@ class Recorder:
         self.ecg = ecg
         self.own = ecg is None
         self.active = False
+        self.switched = False          # umkit.use() switched the backend inside the block
         self.done: PlanResult | None = None
         self.ranges = Ranges()
         self.pending_names: list = []
@@ -595,7 +596,7 @@ class Recorder:
                                   hint="one `with umkit.plan.recorder() as rec:` block at a time")
         b = backend()
         self.b = b
-        self.switched = False
+        self.switched = False          # a new block starts on this backend
         self.book = Book(self.name)
         self.watcher = None
         self.stamps: list = []         # GPU timeline: the CUPTI clock at each step's end event
@@ -723,7 +724,7 @@ class Recorder:
         if self.active:
             raise InvalidArgument("rec.result() inside the `with` block",
                                   hint="call it after the block ends")
-        if getattr(self, "switched", False):
+        if self.switched:
             self.same_backend()
         if self.done is None:
             if not hasattr(self, "book"):

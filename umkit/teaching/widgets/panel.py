@@ -494,6 +494,12 @@ table.umk-counters i{display:inline-block;width:12px;height:12px;border-radius:2
 </style>""".replace("GROUP_MIN_PX", str(GROUP_MIN_PX))
 
 
+def labelled(choices) -> list:
+    """A dropdown's ``(label, value)`` options with the labels in the learner's language (the
+    values stay what the code reads)."""
+    return [(tr(label), value) for label, value in choices]
+
+
 def shown_label(label: str) -> str:
     """A run's label as the chart and the table show it: in the learner's language where it is
     prose (the strategy, pattern and size are names and stay)."""
@@ -670,13 +676,13 @@ class StrategyPanel:
         wide = W.Layout(width="390px", max_width="100%")
         narrow = W.Layout(width="230px", max_width="100%")
         self.controls = {
-            "memory": W.Dropdown(options=[(tr(t), v) for t, v in MEMORY_CHOICES], value=start["memory"],
+            "memory": W.Dropdown(options=labelled(MEMORY_CHOICES), value=start["memory"],
                                  description="memory", style=st, layout=wide),
-            "prefetch": W.Dropdown(options=[(tr(t), v) for t, v in PREFETCH_CHOICES], value=start["prefetch"],
+            "prefetch": W.Dropdown(options=labelled(PREFETCH_CHOICES), value=start["prefetch"],
                                    description="prefetch", style=st, layout=wide),
-            "advice": W.Dropdown(options=[(tr(t), v) for t, v in ADVICE_CHOICES], value=start["advice"],
+            "advice": W.Dropdown(options=labelled(ADVICE_CHOICES), value=start["advice"],
                                  description="advice", style=st, layout=wide),
-            "pattern": W.Dropdown(options=[(tr(t), v) for t, v in PATTERN_CHOICES], value=start["pattern"],
+            "pattern": W.Dropdown(options=labelled(PATTERN_CHOICES), value=start["pattern"],
                                   description="access pattern", style=st, layout=wide),
             "size_mib": W.BoundedIntText(value=start["size_mib"], min=0, max=MAX_MIB,
                                          description="buffer (MiB)", style=st, layout=narrow),
