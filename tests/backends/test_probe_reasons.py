@@ -24,7 +24,7 @@ def test_no_nvidia_driver_is_the_reason_before_missing_bindings(monkeypatch):
     _no_module(monkeypatch, "cuda")
     monkeypatch.setattr(registry, "cuda_driver_present", lambda: False)
     ok, why = registry.probe("cuda")
-    assert not ok and "no NVIDIA GPU driver" in why and "pip" not in why
+    assert not ok and why == registry.NO_CUDA_DRIVER and "pip" not in why
     monkeypatch.setattr(registry, "cuda_driver_present", lambda: True)
     ok, why = registry.probe("cuda")                  # a driver: then the bindings are the fix
     assert not ok and "cuda-bindings not installed" in why
@@ -38,8 +38,7 @@ def test_no_amd_driver_is_the_reason_before_missing_hip_python(monkeypatch):
 
 
 def test_the_new_reasons_are_translated():
-    for en in ("no NVIDIA GPU driver on this machine (libcuda.so not found)",
-               "no AMD GPU driver on this machine (/dev/kfd not found)"):
+    for en in (registry.NO_CUDA_DRIVER, "no AMD GPU driver on this machine (/dev/kfd not found)"):
         lang.set_language("zh")
         try:
             assert lang.tr(en) != en

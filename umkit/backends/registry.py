@@ -18,6 +18,11 @@ GPU_NAMES = NAMES[:2]
 ENV = "UMKIT_BACKEND"
 
 
+#: why the cuda backend can't run where no NVIDIA driver is installed (before anything else:
+#: installing Python packages would not help)
+NO_CUDA_DRIVER = "CUDA driver missing (libcuda.so not found)"
+
+
 def cuda_driver_present() -> bool:
     for lib in ("libcuda.so.1", "libcuda.so"):
         try:
@@ -33,7 +38,7 @@ def _probe_cuda() -> tuple[bool, str]:
         from cuda.bindings import runtime as rt
     except ImportError:
         if not cuda_driver_present():     # no NVIDIA driver: installing bindings won't help
-            return False, "no NVIDIA GPU driver on this machine (libcuda.so not found)"
+            return False, NO_CUDA_DRIVER
         return False, f"cuda-bindings not installed ({install_hint('cuda')})"
     except (OSError, RuntimeError) as e:
         return False, f"cuda-bindings could not load: {e}"
@@ -41,14 +46,14 @@ def _probe_cuda() -> tuple[bool, str]:
         err, count = rt.cudaGetDeviceCount()
     except (OSError, RuntimeError) as e:
         if not cuda_driver_present():
-            return False, "CUDA driver missing (libcuda.so not found)"
+            return False, NO_CUDA_DRIVER
         return False, f"CUDA runtime failed to start: {e}"
     code = int(err)
     if code != 0:
         name = getattr(err, "name", str(code))
         if name in ("cudaErrorInsufficientDriver", "cudaErrorStubLibrary"):
             if not cuda_driver_present():
-                return False, "CUDA driver missing (libcuda.so not found)"
+                return False, NO_CUDA_DRIVER
             return False, (f"CUDA driver too old for cuda-bindings 13 ({name}): "
                            "update the NVIDIA driver to 580 or newer")
         if name == "cudaErrorNoDevice":

@@ -954,7 +954,6 @@ MESSAGES: dict[str, str] = {
     "{n}  usable  {reason}": "{n}  可用    {reason}",
     "no GPU backend usable ({why}): using the CPU model": "没有可用的 GPU 后端（{why}）：改用 CPU 模型",
     "CUDA driver missing (libcuda.so not found)": "没有 CUDA 驱动（找不到 libcuda.so）",
-    "no NVIDIA GPU driver on this machine (libcuda.so not found)": "这台机器上没有 NVIDIA GPU 驱动（找不到 libcuda.so）",
     "no AMD GPU driver on this machine (/dev/kfd not found)": "这台机器上没有 AMD GPU 驱动（找不到 /dev/kfd）",
     "cuda: CUDA driver missing (libcuda.so not found)": "cuda：没有 CUDA 驱动（找不到 libcuda.so）",
     "hip-python installed but libamdhip64 not found (ROCm not installed)":
