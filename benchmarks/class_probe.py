@@ -25,7 +25,13 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   the GPU then read every 64 KiB (pages on the GPU, as the validation set's ``touch_64k_*`` leave
   them); freeing a 512 MiB device array; or with such a GPU-read managed buffer still alive --
   whether the driver's work after a large free or a large GPU-resident range slows the next
-  small faults (the validation set's ``small_read_64k`` follows ``touch_64k_1g``).
+  small faults (the validation set's ``small_read_64k`` follows ``touch_64k_1g``);
+* ``faultshape``: 64 KiB-stride fault reads by one kernel over 512 MiB .. 3 GiB, the same 2 GiB
+  as four kernels of 512 MiB or as one kernel over its first 512 MiB only, and strides of 32 and
+  128 KiB: whether the per-touch cost follows the buffer, the span or the touches in flight;
+* ``context2``: ``context``'s small reads after the host wrote a fresh 512 MiB NumPy array,
+  rewrote or read one already touched (512 or 64 MiB), or with a CPU-written managed buffer
+  alive: whether the slow first fault follows the host's caches or the driver.
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -217,10 +223,103 @@ def context(reps):
     return rows
 
 
+def _touch_part(a, offset, nbytes, stride, sink):
+    """``umkit.touch`` over bytes [offset, offset + nbytes) of ``a`` only: the same kernel,
+    launched on a pointer into the array (a probe's own launch; the public touch has no range)."""
+    from umkit.api import BLOCK, _grid
+    from umkit.runtime.streams import kernel_stream
+    n = nbytes // 4
+    s = stride // 4
+    a.backend.launch("touch_kernel", _grid(-(-n // s)), BLOCK, (a.ptr + offset, n, s, sink.ptr),
+                     kernel_stream(None, a))
+
+
+def shapes(u=512 * MiB):
+    """(name, buffer bytes, stride, [(offset, bytes) per kernel]); the names are for u = 512 MiB
+    (a test runs the same shapes at a smaller u)."""
+    s = 64 * KiB
+    return [
+        ("one_512m_64k", u, s, [(0, u)]),
+        ("one_1g_64k", 2 * u, s, [(0, 2 * u)]),
+        ("one_1536m_64k", 3 * u, s, [(0, 3 * u)]),
+        ("one_2g_64k", 4 * u, s, [(0, 4 * u)]),
+        ("one_3g_64k", 6 * u, s, [(0, 6 * u)]),
+        ("four_512m_of_2g_64k", 4 * u, s, [(i * u, u) for i in range(4)]),
+        ("first_512m_of_2g_64k", 4 * u, s, [(0, u)]),
+        ("one_2g_128k", 4 * u, 2 * s, [(0, 4 * u)]),
+        ("one_1g_32k", 2 * u, s // 2, [(0, 2 * u)]),
+        ("one_1g_128k", 2 * u, 2 * s, [(0, 2 * u)]),
+    ]
+
+
+def faultshape(reps, u=512 * MiB):
+    """What the per-touch cost of a 64 KiB-stride fault read follows: the buffer's size, the
+    span one kernel faults over, or the number of touches one kernel has in flight."""
+    rows = []
+    for name, nbytes, stride, parts in shapes(u):
+        vals = []
+        for _ in range(reps):
+            a = cpu_written(nbytes)
+            try:
+                with Sink() as s:
+                    vals.append(gpu_ms(lambda: [_touch_part(a, o, n, stride, s) for o, n in parts]))
+            finally:
+                a.free()
+        touches = sum(n // stride for _, n in parts)
+        rows.append({"name": name, "bytes": nbytes, "stride": stride, "kernels": len(parts),
+                     "touches": touches, "ms": vals})
+        print(f"faultshape {name:<22} {np.median(vals):9.3f} ms, "
+              f"{np.median(vals) / touches * 1e3:.3f} us/touch ({[round(v, 2) for v in vals]})",
+              flush=True)
+    return rows
+
+
+CONTEXTS2 = ("none", "numpy_fresh_512m", "numpy_rewrite_512m", "numpy_rewrite_64m",
+             "numpy_read_512m", "managed_cpu_512m_alive", "managed_cpu_64m_alive")
+
+
+def context2(reps, u=512 * MiB):
+    """The first small fault read after the host swept memory that is not managed (a fresh
+    NumPy array, a rewrite or a read of one already touched) against after a CPU-written
+    managed buffer: is the slow first fault about the host's caches or about the driver?
+    (The names are for u = 512 MiB; a test runs the same contexts at a smaller u.)"""
+    big = np.ones(u // 8)              # touched once, before anything is timed
+    small = np.ones(u // 64)
+    rows = []
+    for nbytes in (32 * KiB, 128 * KiB):
+        for kind in CONTEXTS2:
+            runs = []
+            for _ in range(reps):
+                alive = None
+                if kind == "numpy_fresh_512m":
+                    x = np.empty(u // 8)
+                    x[:] = 2.0
+                    del x
+                elif kind == "numpy_rewrite_512m":
+                    big[:] = 3.0
+                elif kind == "numpy_rewrite_64m":
+                    small[:] = 3.0
+                elif kind == "numpy_read_512m":
+                    float(big.sum())
+                elif kind.startswith("managed_cpu_"):
+                    alive = cpu_written(u if "512m" in kind else u // 8)
+                try:
+                    runs.append([fresh_read_ms(nbytes) for _ in range(5)])
+                finally:
+                    if alive is not None:
+                        alive.free()
+            rows.append({"bytes": nbytes, "context": kind, "runs_ms": runs})
+            print(f"context2 {kind:<24} {nbytes // KiB:>4} KiB: first read "
+                  f"{np.median([r[0] for r in runs]):.4f} ms, next four "
+                  f"{np.median([x for r in runs for x in r[1:]]):.4f} ms", flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
-    p.add_argument("--sections", default="advice,faultsize,smallpair,small,context")
+    p.add_argument("--sections",
+                   default="advice,faultsize,smallpair,small,context,faultshape,context2")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -229,7 +328,7 @@ def main(argv=None):
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
            "reps": args.reps}
     fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
-           "context": context}
+           "context": context, "faultshape": faultshape, "context2": context2}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
