@@ -223,14 +223,16 @@ def context(reps):
     return rows
 
 
-def _touch_part(a, offset, nbytes, stride, sink):
+def touch_part(a, offset, nbytes, stride, sink):
     """``umkit.touch`` over bytes [offset, offset + nbytes) of ``a`` only: the same kernel,
     launched on a pointer into the array (a probe's own launch; the public touch has no range)."""
-    from umkit.api import BLOCK, _grid
+    from umkit.api import BLOCK
     from umkit.runtime.streams import kernel_stream
     n = nbytes // 4
     s = stride // 4
-    a.backend.launch("touch_kernel", _grid(-(-n // s)), BLOCK, (a.ptr + offset, n, s, sink.ptr),
+    count = -(-n // s)                                 # one thread per touched float, as touch()
+    grid = max(1, -(-count // BLOCK))
+    a.backend.launch("touch_kernel", grid, BLOCK, (a.ptr + offset, n, s, sink.ptr),
                      kernel_stream(None, a))
 
 
@@ -262,7 +264,7 @@ def faultshape(reps, u=512 * MiB):
             a = cpu_written(nbytes)
             try:
                 with Sink() as s:
-                    vals.append(gpu_ms(lambda: [_touch_part(a, o, n, stride, s) for o, n in parts]))
+                    vals.append(gpu_ms(lambda: [touch_part(a, o, n, stride, s) for o, n in parts]))
             finally:
                 a.free()
         touches = sum(n // stride for _, n in parts)

@@ -8,6 +8,8 @@ machine that runs it.
 2. the same for 256 GiB: <= 1 s
 3. a 1 GiB managed buffer written on the CPU, then fault-migrated to the GPU by one kernel
    (as ``sim_speed.py`` measures it): <= 20 ms
+4. one training step of a 70B model on the H200 under every strategy
+   (``umkit.workloads.model_step_costs``): no target, how long a learner waits
 
 Each case runs in a fresh process, so its peak RSS is its own (Python and NumPy included).
 
@@ -63,9 +65,23 @@ def fault_1gib(reps: int = 5) -> dict:
     return dict(median_ms=out["median_ms"], gpu_faults=out["gpu_faults"])
 
 
+def whole_model(m: str = "70b", card: str = "H200") -> dict:
+    """Case 4 (no target: how long a learner waits): every strategy's step of ``m`` on
+    ``card`` with ``umkit.workloads.model_step_costs`` (notebook 07's section 2c), model-only."""
+    import umkit
+    from umkit import workloads
+    umkit.use("sim", quiet=True, compute=False)
+    t0 = time.perf_counter()
+    rows = workloads.model_step_costs(m, card)
+    return dict(wall_s=time.perf_counter() - t0, model=m, card=card,
+                step_s={r.strategy: (None if r.ms is None else r.ms / 1e3) for r in rows},
+                evictions={r.strategy: r.evictions for r in rows})
+
+
 CASES = {"1tib": (lambda: sweep(1 << 40), dict(wall_s=5.0, rss_mib=1024)),
          "256gib": (lambda: sweep(256 * GiB), dict(wall_s=1.0)),
-         "1gib_fault": (fault_1gib, dict(median_ms=20.0))}
+         "1gib_fault": (fault_1gib, dict(median_ms=20.0)),
+         "70b_h200_step": (whole_model, {})}
 
 
 def one(case: str) -> dict:

@@ -22,7 +22,7 @@ def probe():
     return class_probe
 
 
-def test_touch_part_over_the_whole_array_is_the_public_touch(probe):
+def testtouch_part_over_the_whole_array_is_the_public_touch(probe):
     def one(fn):
         a = cpu_written(8 * MiB)
         try:
@@ -32,16 +32,16 @@ def test_touch_part_over_the_whole_array_is_the_public_touch(probe):
             a.free()
     one(lambda a, s: umkit.touch(a, 64 << 10, sink=s))     # the first read_back's set-up
     whole, n_whole = one(lambda a, s: umkit.touch(a, 64 << 10, sink=s))
-    part, n_part = one(lambda a, s: probe._touch_part(a, 0, 8 * MiB, 64 << 10, s))
+    part, n_part = one(lambda a, s: probe.touch_part(a, 0, 8 * MiB, 64 << 10, s))
     assert part == pytest.approx(whole, rel=1e-9)
     assert n_part == n_whole == 8 * MiB // (64 << 10)    # one float of 1.0 read per 64 KiB
 
 
-def test_touch_part_faults_only_its_range(probe):
+def testtouch_part_faults_only_its_range(probe):
     a = cpu_written(8 * MiB)
     try:
         with Sink() as s:
-            probe._touch_part(a, 2 * MiB, 2 * MiB, 64 << 10, s)
+            probe.touch_part(a, 2 * MiB, 2 * MiB, 64 << 10, s)
             umkit.synchronize()
             assert float(umkit.read_back(s)[0]) == 2 * MiB // (64 << 10)
         codes, per = umkit.residency(a).codes, 2 * MiB // umkit.residency(a).page_bytes

@@ -197,6 +197,8 @@ def test_pageset_and_runs_answer_like_numpy():
         m = e > 1
         np.testing.assert_array_equal(np.asarray(r[Runs.from_dense(m)]), d[m])
         assert np.count_nonzero(r) == np.count_nonzero(d) and r.sum() == d.sum()
+        for bits in (1, 2, 6):
+            assert r.count_with(np.uint8(bits)) == np.count_nonzero(d & np.uint8(bits))
         if idx.size:
             p0, p1 = sorted(int(x) for x in rng.integers(0, idx.size + 1, 2))
             np.testing.assert_array_equal(np.asarray(ps[p0:p1]), idx[p0:p1])

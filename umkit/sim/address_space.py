@@ -308,16 +308,15 @@ class AddressSpace:
         one allocation with one stamp are one piece, evicted together: counts and times are
         those of evicting them one by one (the times summed in that order)."""
         p, bit, c = self.profile, gpu_bit(g), self.record.counters
-        over = self.gpu_resident_bytes(g) + incoming - p.vram
+        held = [(a, a.resident_bytes(bit)) for a in self.allocs.values()]
+        over = sum(rb for _, rb in held) + incoming - p.vram     # gpu_resident_bytes(g), once
         if over <= 0:
             return Room(0.0, 0)
         pieces = []
-        for a in self.allocs.values():
-            if a.kind != "managed":
+        for a, rb in held:
+            if a.kind != "managed" or not rb:
                 continue
             on = (a.where & bit) != 0
-            if not on.any():
-                continue
             reg = uniq_div(true_pages(on), a.pages_per_region)
             keep = protect.get(a.ptr)
             if keep is not None and keep.size:
@@ -360,12 +359,11 @@ class AddressSpace:
                 done.append((ptr, r, moved))
                 r += k
         if done:
-            ends = np.cumsum([m.size for _, _, m in done])
+            regions = [r + i for _, r, m in done for i in range(m.size)]
+            ptrs = [ptr for ptr, _, m in done for _ in range(m.size)]
+            moved = np.concatenate([m for _, _, m in done]).tolist()
 
             def entry(i):
-                j = int(np.searchsorted(ends, i, "right"))
-                ptr, r, moved = done[j]
-                i -= int(ends[j - 1]) if j else 0
-                return f"region {r + i} of {ptr:#x} -> cpu", dict(bytes=int(moved[i]))
-            self.record.log_many("evict", "kmd", int(ends[-1]), entry)
+                return f"region {regions[i]} of {ptrs[i]:#x} -> cpu", dict(bytes=moved[i])
+            self.record.log_many("evict", "kmd", len(moved), entry)
         return Room(t, max(0, int(over)))

@@ -164,7 +164,10 @@ class Allocation:
         return PageSet.from_sorted(pages) if self.extents else pages
 
     def resident_bytes(self, bit: np.uint8) -> int:
-        return int(np.count_nonzero(self.where & bit)) * self.host_page
+        w = self.where
+        if isinstance(w, Runs):
+            return w.count_with(bit) * self.host_page
+        return int(np.count_nonzero(w & bit)) * self.host_page
 
     def snapshot(self) -> np.ndarray:
         """Per-page state codes for pictures: 0 unpopulated, 1 CPU, 2 GPU, 3 both."""
