@@ -203,24 +203,29 @@ def _context(kind, nbytes=512 * MiB):
     return None
 
 
-def context(reps):
+def _context_rows(section, kinds, setup, reps):
+    """Five fresh small fault reads (32 and 128 KiB) right after ``setup(kind)`` for each kind;
+    ``setup`` returns an array to free once the reads are done, or None."""
     rows = []
     for nbytes in (32 * KiB, 128 * KiB):
-        for kind in CONTEXTS:
+        for kind in kinds:
             runs = []
             for _ in range(reps):
-                keep = _context(kind)
+                keep = setup(kind)
                 try:
                     runs.append([fresh_read_ms(nbytes) for _ in range(5)])
                 finally:
                     if keep is not None:
                         keep.free()
             rows.append({"bytes": nbytes, "context": kind, "runs_ms": runs})
-            first = np.median([r[0] for r in runs])
-            later = np.median([x for r in runs for x in r[1:]])
-            print(f"context {kind:<18} {nbytes // KiB:>4} KiB: first read {first:.4f} ms, "
-                  f"next four {later:.4f} ms", flush=True)
+            print(f"{section} {kind:<24} {nbytes // KiB:>4} KiB: first read "
+                  f"{np.median([r[0] for r in runs]):.4f} ms, next four "
+                  f"{np.median([x for r in runs for x in r[1:]]):.4f} ms", flush=True)
     return rows
+
+
+def context(reps):
+    return _context_rows("context", CONTEXTS, _context, reps)
 
 
 def touch_part(a, offset, nbytes, stride, sink):
@@ -287,34 +292,21 @@ def context2(reps, u=512 * MiB):
     (The names are for u = 512 MiB; a test runs the same contexts at a smaller u.)"""
     big = np.ones(u // 8)              # touched once, before anything is timed
     small = np.ones(u // 64)
-    rows = []
-    for nbytes in (32 * KiB, 128 * KiB):
-        for kind in CONTEXTS2:
-            runs = []
-            for _ in range(reps):
-                alive = None
-                if kind == "numpy_fresh_512m":
-                    x = np.empty(u // 8)
-                    x[:] = 2.0
-                    del x
-                elif kind == "numpy_rewrite_512m":
-                    big[:] = 3.0
-                elif kind == "numpy_rewrite_64m":
-                    small[:] = 3.0
-                elif kind == "numpy_read_512m":
-                    float(big.sum())
-                elif kind.startswith("managed_cpu_"):
-                    alive = cpu_written(u if "512m" in kind else u // 8)
-                try:
-                    runs.append([fresh_read_ms(nbytes) for _ in range(5)])
-                finally:
-                    if alive is not None:
-                        alive.free()
-            rows.append({"bytes": nbytes, "context": kind, "runs_ms": runs})
-            print(f"context2 {kind:<24} {nbytes // KiB:>4} KiB: first read "
-                  f"{np.median([r[0] for r in runs]):.4f} ms, next four "
-                  f"{np.median([x for r in runs for x in r[1:]]):.4f} ms", flush=True)
-    return rows
+
+    def setup(kind):
+        if kind == "numpy_fresh_512m":
+            x = np.empty(u // 8)
+            x[:] = 2.0
+        elif kind == "numpy_rewrite_512m":
+            big[:] = 3.0
+        elif kind == "numpy_rewrite_64m":
+            small[:] = 3.0
+        elif kind == "numpy_read_512m":
+            float(big.sum())
+        elif kind.startswith("managed_cpu_"):
+            return cpu_written(u if "512m" in kind else u // 8)
+        return None
+    return _context_rows("context2", CONTEXTS2, setup, reps)
 
 
 def main(argv=None):
