@@ -118,6 +118,30 @@ def text(value, name: str, *, hint: str = "") -> str:
     return v
 
 
+#: the longest name or label umkit keeps (a buffer's name in a table, a recording's name)
+MAX_LABEL = 1000
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def has_control(v: str) -> bool:
+    """Whether ``v`` holds control characters (newlines, escape codes): a table printed to a
+    terminal would act on them."""
+    return CONTROL_CHARS.search(v) is not None
+
+
+def label(value, name: str, *, hint: str = "") -> str:
+    """A non-empty text of at most MAX_LABEL printable characters: a name shown in tables."""
+    v = text(value, name, hint=hint)
+    if len(v) > MAX_LABEL:
+        raise InvalidArgument(f"{name} is {len(v)} characters long (at most {MAX_LABEL})",
+                              argument=name, hint=hint or f"pass a shorter {name}")
+    if has_control(v):
+        raise InvalidArgument(f"{name}={short(v)} holds control characters (newlines, escape "
+                              "codes)", argument=name,
+                              hint=hint or f"pass {name} as printable text on one line")
+    return v
+
+
 def sequence(value, name: str, *, hint: str = "") -> list:
     """A list or tuple (or a 1-D NumPy array) -- not a string, not a lazy iterable whose own
     code would run inside umkit."""

@@ -178,8 +178,15 @@ def test_the_command_line_reads_a_saved_recording(tmp_path, capsys):
     adv = json.loads((tmp_path / "adv.json").read_text())
     assert set(adv["choices"]) == {"h200-pcie5", "mi300x"}
     (tmp_path / "bad.json").write_text("[]")
-    assert main(["plan", str(tmp_path / "bad.json")]) == 1
-    assert "no recorded plan" in capsys.readouterr().err
+    # a file or an argument that is not usable: exit 2 before any replay, as port-check,
+    # ecg and calibrate do (1 stays for what goes wrong while a command runs)
+    assert main(["plan", str(tmp_path / "bad.json")]) == 2
+    assert "umkit plan:" in (err := capsys.readouterr().err) and "no recorded plan" in err
+    assert main(["plan", str(p), "--steps", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "--steps 99" in err and "1..4" in err
+    assert main(["plan", str(p), "--profiles", "nope"]) == 2
+    assert "--profiles" in capsys.readouterr().err
 
 
 def test_umkits_own_touch_sink_is_named_as_such():

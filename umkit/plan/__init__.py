@@ -31,21 +31,34 @@ def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool =
 
 
 def cli(args) -> int:
-    """``umkit plan FILE``: the table and the recommendation of a saved recording."""
+    """``umkit plan FILE``: the table and the recommendation of a saved recording.  Exit 2 when
+    an argument or the file is not usable (nothing is replayed then), as the other commands."""
     import json
+    import sys
     from .. import validate as V
-    from ..errors import InvalidArgument
+    from ..errors import InvalidArgument, UmkitError
     from ..sim.costs import available_profiles
-    out = None if args.json is None else V.output_path(args.json, "--json", (".json",))
-    profiles = None
-    if args.profiles is not None:
-        profiles = [x.strip() for x in args.profiles.split(",") if x.strip()]
-        known = available_profiles()
-        bad = [x for x in profiles if x not in known] or ([] if profiles else [args.profiles])
-        if bad:
-            raise InvalidArgument(f"--profiles: {V.short(bad[0])} is not a sim profile",
-                                  argument="--profiles", hint=f"a comma-separated list of {known}")
-    r = load(args.file)
+    from .advice import steps_of
+    try:             # every argument and the recording before a replay starts
+        out = None if args.json is None else V.output_path(args.json, "--json", (".json",))
+        profiles = None
+        if args.profiles is not None:
+            profiles = [x.strip() for x in args.profiles.split(",") if x.strip()]
+            known = available_profiles()
+            bad = [x for x in profiles if x not in known] or ([] if profiles else [args.profiles])
+            if bad:
+                raise InvalidArgument(f"--profiles: {V.short(bad[0])} is not a sim profile",
+                                      argument="--profiles", hint=f"a comma-separated list of {known}")
+        r = load(args.file)
+        if args.steps is not None:
+            try:
+                steps_of(r, args.steps)
+            except InvalidArgument as e:
+                raise InvalidArgument(e.message.replace("steps=", "--steps ", 1),
+                                      argument="--steps", hint=e.hint) from None
+    except UmkitError as err:
+        print(f"umkit plan: {err}", file=sys.stderr)
+        return 2
     print(r.table())
     adv = r.recommend(profiles, steps=args.steps)
     print()

@@ -530,7 +530,7 @@ class Recorder:
 
     def __init__(self, name: str = "your loop", *, ecg=None, stream=None, counters: bool = True):
         from ..ecg.recording import Recorder as EcgRecorder
-        V.text(name, "name", hint="e.g. umkit.plan.recorder('my training loop')")
+        V.label(name, "name", hint="e.g. umkit.plan.recorder('my training loop')")
         if ecg is not None and not isinstance(ecg, EcgRecorder):
             raise InvalidType(f"ecg={V.short(ecg)} is not an umkit.ecg.recorder()",
                               argument="ecg", hint="pass the recorder of `with umkit.ecg.recorder() "
@@ -548,7 +548,7 @@ class Recorder:
     # naming --------------------------------------------------------------------------------------------
     def name_buffer(self, obj, name: str, role: str = "array") -> None:
         """Call a buffer ``name`` in the table: a umkit Array, or (cuda) a torch tensor."""
-        V.text(name, "name", hint="e.g. rec.name_buffer(weights, 'weights')")
+        V.label(name, "name", hint="e.g. rec.name_buffer(weights, 'weights')")
         V.choice(role, "role", ROLES)
         ptr, nbytes, kind = self.range_of(obj)
         self.ranges.add(ptr, nbytes, name, role, kind)

@@ -200,7 +200,21 @@ def number(v, what: str, hi: float = float("inf")) -> float:
 
 def words(v, what: str, options=None) -> str:
     if not isinstance(v, str) or (options is not None and v not in options):
-        raise bad(f"{what}={v!r} is not " + (f"one of {options}" if options else "a text"))
+        raise bad(f"{what}={V.short(v)} is not " + (f"one of {options}" if options else "a text"))
+    if len(v) > V.MAX_LABEL:
+        raise bad(f"{what} is longer than {V.MAX_LABEL} characters")
+    if V.has_control(v):
+        # a table printed to a terminal would act on them (escape sequences, carriage returns)
+        raise bad(f"{what}={V.short(v)} holds control characters")
+    return v
+
+
+def profile_name(v, what: str) -> str:
+    """A sim profile's name as a recording keeps it: a name, never a path (a shared file must
+    not steer which file a replay reads)."""
+    v = words(v, what)
+    if "/" in v or "\\" in v or v.endswith(".json"):
+        raise bad(f"{what}={V.short(v)} is a path, not a profile name")
     return v
 
 
@@ -214,8 +228,10 @@ def buffer_from(x, i: int) -> Buffer:
     if not isinstance(hints, dict):
         raise bad(f"buffers[{i}].hints is not an object")
     adv = hints.get("advice", [])
-    if not isinstance(adv, list) or not all(isinstance(a, str) for a in adv):
-        raise bad(f"buffers[{i}].hints.advice is not a list of texts")
+    if not isinstance(adv, list) or len(adv) > 16:
+        raise bad(f"buffers[{i}].hints.advice is not a list of at most 16 texts")
+    for j, a in enumerate(adv):
+        words(a, f"buffers[{i}].hints.advice[{j}]")
     for k in ("prefetch_gpu", "prefetch_cpu"):
         whole(hints.get(k, 0), f"buffers[{i}].hints.{k}")
     return Buffer(
@@ -298,14 +314,19 @@ def from_dict(d) -> PlanResult:
     if len(sp) != steps or len(ms) != steps:
         raise bad(f"steps={steps} but {len(sp)} step patterns and {len(ms)} step times")
     notes = d.get("notes") or []
-    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-        raise bad("notes is not a list of texts")
+    if not isinstance(notes, list) or len(notes) > MAX_PATTERNS:
+        raise bad(f"notes is not a list of at most {MAX_PATTERNS} texts")
+    notes = [words(n, f"notes[{i}]") for i, n in enumerate(notes)]
     meta = d.get("meta") or {}
     if not isinstance(meta, dict):
         raise bad("meta is not an object")
+    if "name" in meta:
+        words(meta["name"], "meta.name")
+    if meta.get("recorded_on") is not None:
+        profile_name(meta["recorded_on"], "meta.recorded_on")
     return PlanResult(backend=words(d.get("backend"), "backend"),
                       device=words(d.get("device", ""), "device"),
-                      profile=None if d.get("profile") is None else words(d["profile"], "profile"),
+                      profile=None if d.get("profile") is None else profile_name(d["profile"], "profile"),
                       steps=steps, step_ms=ms, buffers=buffers, patterns=patterns,
                       step_pattern=sp, notes=list(notes), meta=dict(meta))
 
