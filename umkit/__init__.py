@@ -140,3 +140,17 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | set(LAZY_MODULES) | set(LAZY_FUNCTIONS)
                   | {a.split(".")[1] for a in ALIASES})
+
+
+def _short_tracebacks_in_ipython():
+    """In IPython or Jupyter, umkit's typed errors show the learner's frames and the message,
+    not umkit's internals (:mod:`umkit.runtime.tracebacks`)."""
+    ipython = _sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    if shell is not None:
+        from .runtime.tracebacks import install
+        install(shell)
+
+
+_short_tracebacks_in_ipython()
+
