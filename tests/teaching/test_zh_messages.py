@@ -402,3 +402,19 @@ def test_the_doctor_s_session_line_and_the_sim_notice_in_chinese(monkeypatch, ca
     lang.set_language("en")
     umkit.use()
     assert capsys.readouterr().out.startswith("umkit: using the sim backend (UMKIT_BACKEND")
+
+
+def test_the_ecg_text_table_speaks_chinese_and_keeps_its_columns():
+    umkit.use("sim", quiet=True)
+    e = umkit.ecg.record(steps=12, nbytes=8 << 20, progress=None, strategies=["device", "managed"])
+    en = umkit.ecg.table(e).splitlines()
+    assert en[0].startswith("memory ECG: 12 steps of 8 MiB") and en[1].endswith("verdict")
+    lang.set_language("zh")
+    zh = umkit.ecg.table(e).splitlines()
+    assert zh[0].startswith("显存心电图：12 步") and "结论" in zh[1] and "最大/中位数" in zh[1]
+    assert all(z.split()[0] == x.split()[0] for z, x in zip(zh[2:], en[2:]))   # strategy names
+    assert {z.split()[-1] for z in zh[2:]} <= {"平坦", "有毛刺"}
+    assert [z.split()[1:4] for z in zh[2:]] == [x.split()[1:4] for x in en[2:]]  # the numbers
+    # the columns line up in a fixed-width font: a CJK character takes two columns
+    from umkit.ecg.model import display_width as _width
+    assert _width(zh[1]) == _width(en[1]) - len("verdict") + _width("结论")

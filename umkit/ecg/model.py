@@ -1,7 +1,9 @@
 """The memory ECG's data model (a leaf): what an ECG dict holds, its check, the flat/spiky
 verdict, the heading and the text table.  The runs, the recorder, the picture and the widget all
-import it; it imports only the validators."""
+import it; it imports only the validators (and, for the table, the message catalogue)."""
 from __future__ import annotations
+
+import unicodedata
 
 from .. import validate as V
 
@@ -55,12 +57,25 @@ def check(ecg, name: str = "ecg") -> dict:
     return ecg
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a fixed-width font (a CJK character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill
+
+
 def table(ecg: dict) -> str:
-    """The summary as a fixed-width text table."""
+    """The summary as a fixed-width text table, in the language umkit prints in (the numbers
+    and the strategies' names stay as they are)."""
+    from ..runtime.lang import tr
     ecg = check(ecg)
-    lines = [title(ecg),
-             f"{'strategy':<18}{'median ms':>11}{'p95 ms':>11}{'max/median':>12}  verdict"]
+    lines = [tr(title(ecg)),
+             _pad(tr("strategy"), 18) + _pad(tr("median ms"), 11, True) + _pad("p95 ms", 11, True)
+             + _pad(tr("max/median"), 12, True) + "  " + tr("verdict")]
     for r in ecg["summary"]:
         lines.append(f"{r['strategy']:<18}{r['median_ms']:>11.4f}{r['p95_ms']:>11.4f}"
-                     f"{r['max_over_median']:>12.2f}  {r['verdict']}")
+                     f"{r['max_over_median']:>12.2f}  {tr(r['verdict'])}")
     return "\n".join(lines)

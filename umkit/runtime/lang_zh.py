@@ -1263,6 +1263,12 @@ MESSAGES: dict[str, str] = {
     "verdict": "结论",
     "spiky": "有毛刺",
     "flat": "平坦",
+    # umkit.ecg.table(): its heading and columns (the numbers and strategy names stay)
+    "max/median": "最大/中位数",
+    "memory ECG: {steps} steps of {mib} MiB, pattern {pattern}, backend {backend}":
+        "显存心电图：{steps} 步，每个作业 {mib} MiB，模式 {pattern}，后端 {backend}",
+    "memory ECG: {steps} steps of {mib} MiB, pattern {pattern}, backend {backend} (profile {profile})":
+        "显存心电图：{steps} 步，每个作业 {mib} MiB，模式 {pattern}，后端 {backend}（profile {profile}）",
     "done": "完成",
     "<b>{name}</b>: waiting for the first step": "<b>{name}</b>：等待第一步",
     "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
