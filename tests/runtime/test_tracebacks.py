@@ -77,3 +77,16 @@ def test_a_note_is_added_once_however_often_the_error_is_shown(shell):
         run(shell, "raise saved")
     err = shell.user_ns["saved"]
     assert sum("left out" in n for n in getattr(err, "__notes__", [])) == 1
+
+
+def test_in_a_jupyter_kernel_the_error_output_is_the_short_one(tmp_path):
+    """The same through a real kernel (nbclient), as a learner's notebook shows it."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL)])
+    nbclient.NotebookClient(nb, timeout=120, allow_errors=True,
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    err = [o for o in nb.cells[0].outputs if o.output_type == "error"]
+    assert len(err) == 1 and err[0].ename == "InvalidArgument"
+    text = "\n".join(err[0].traceback)
+    assert "my_step" in text and "frames left out" in text and "validate.py" not in text
