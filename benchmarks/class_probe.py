@@ -30,8 +30,9 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   as four kernels of 512 MiB or as one kernel over its first 512 MiB only, and strides of 32 and
   128 KiB: whether the per-touch cost follows the buffer, the span or the touches in flight;
 * ``context2``: ``context``'s small reads after the host wrote a fresh 512 MiB NumPy array,
-  rewrote or read one already touched (512 or 64 MiB), or with a CPU-written managed buffer
-  alive: whether the slow first fault follows the host's caches or the driver.
+  rewrote one already touched (512, 64 or 8 MiB: the last under the cache size the profile
+  fitted, 24 MiB) or read one, or with a CPU-written managed buffer of 512 or 64 MiB alive:
+  whether the slow first fault follows the host's caches or the driver.
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -282,7 +283,8 @@ def faultshape(reps, u=512 * MiB):
 
 
 CONTEXTS2 = ("none", "numpy_fresh_512m", "numpy_rewrite_512m", "numpy_rewrite_64m",
-             "numpy_read_512m", "managed_cpu_512m_alive", "managed_cpu_64m_alive")
+             "numpy_rewrite_8m", "numpy_read_512m", "managed_cpu_512m_alive",
+             "managed_cpu_64m_alive")
 
 
 def context2(reps, u=512 * MiB):
@@ -292,6 +294,7 @@ def context2(reps, u=512 * MiB):
     (The names are for u = 512 MiB; a test runs the same contexts at a smaller u.)"""
     big = np.ones(u // 8)              # touched once, before anything is timed
     small = np.ones(u // 64)
+    tiny = np.ones(u // 512)           # 8 MiB: under the profile's host_cache_bytes (24 MiB)
 
     def setup(kind):
         if kind == "numpy_fresh_512m":
@@ -301,6 +304,8 @@ def context2(reps, u=512 * MiB):
             big[:] = 3.0
         elif kind == "numpy_rewrite_64m":
             small[:] = 3.0
+        elif kind == "numpy_rewrite_8m":
+            tiny[:] = 3.0
         elif kind == "numpy_read_512m":
             float(big.sum())
         elif kind.startswith("managed_cpu_"):

@@ -72,7 +72,7 @@ def test_context2_rows_and_nothing_left_allocated(probe):
     free0 = umkit.mem_info()[0]
     rows = probe.context2(1, u=4 * MiB)
     assert [r["context"] for r in rows] == list(probe.CONTEXTS2) * 2
-    assert [r["bytes"] for r in rows] == [32 << 10] * 7 + [128 << 10] * 7
+    assert [r["bytes"] for r in rows] == [32 << 10] * 8 + [128 << 10] * 8
     assert all(len(r["runs_ms"]) == 1 and len(r["runs_ms"][0]) == 5 and
                all(t > 0 for t in r["runs_ms"][0]) for r in rows)
     assert umkit.mem_info()[0] == free0
