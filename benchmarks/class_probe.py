@@ -194,10 +194,14 @@ def _context(kind, nbytes=512 * MiB):
         d.free()
         return None
     a = cpu_written(nbytes)
-    if kind in ("free_gpu_managed", "alive_gpu_managed"):
-        with Sink() as s:
-            umkit.touch(a, 64 * KiB, sink=s)
-            umkit.synchronize()
+    try:
+        if kind in ("free_gpu_managed", "alive_gpu_managed"):
+            with Sink() as s:
+                umkit.touch(a, 64 * KiB, sink=s)
+                umkit.synchronize()
+    except BaseException:
+        a.free()
+        raise
     if kind == "alive_gpu_managed":
         return a
     a.free()
@@ -231,7 +235,10 @@ def context(reps):
 
 def touch_part(a, offset, nbytes, stride, sink):
     """``umkit.touch`` over bytes [offset, offset + nbytes) of ``a`` only: the same kernel,
-    launched on a pointer into the array (a probe's own launch; the public touch has no range)."""
+    launched on a pointer into the array (a probe's own launch; the public touch has no range).
+    For strides of 8 bytes and more (at 4, ``umkit.touch`` runs its read kernel instead)."""
+    if stride < 8:
+        raise ValueError(f"stride={stride}: touch_part is for strides of 8 bytes and more")
     from umkit.api import BLOCK
     from umkit.runtime.streams import kernel_stream
     n = nbytes // 4

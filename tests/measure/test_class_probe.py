@@ -22,7 +22,7 @@ def probe():
     return class_probe
 
 
-def testtouch_part_over_the_whole_array_is_the_public_touch(probe):
+def test_touch_part_over_the_whole_array_is_the_public_touch(probe):
     def one(fn):
         a = cpu_written(8 * MiB)
         try:
@@ -37,7 +37,7 @@ def testtouch_part_over_the_whole_array_is_the_public_touch(probe):
     assert n_part == n_whole == 8 * MiB // (64 << 10)    # one float of 1.0 read per 64 KiB
 
 
-def testtouch_part_faults_only_its_range(probe):
+def test_touch_part_faults_only_its_range(probe):
     a = cpu_written(8 * MiB)
     try:
         with Sink() as s:
@@ -68,11 +68,58 @@ def test_faultshape_rows_and_touch_counts(probe):
     assert by["first_512m_of_2g_64k"]["ms"][0] < whole
 
 
+def live():
+    return len(umkit.backend().engine.allocs)
+
+
 def test_context2_rows_and_nothing_left_allocated(probe):
-    free0 = umkit.mem_info()[0]
+    n0 = live()
     rows = probe.context2(1, u=4 * MiB)
     assert [r["context"] for r in rows] == list(probe.CONTEXTS2) * 2
     assert [r["bytes"] for r in rows] == [32 << 10] * 8 + [128 << 10] * 8
     assert all(len(r["runs_ms"]) == 1 and len(r["runs_ms"][0]) == 5 and
                all(t > 0 for t in r["runs_ms"][0]) for r in rows)
-    assert umkit.mem_info()[0] == free0
+    assert live() == n0
+    probe.context(1)                          # context's own setups free what they made too
+    assert live() == n0
+
+
+def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch):
+    """Each kernel of each shape: the launch umkit.touch makes for the same range and stride
+    (kernel, grid, block, float counts), at the part's byte offset in its buffer."""
+    calls = []
+    real = type(umkit.backend()).launch
+
+    def spy(self, kernel, grid, block, args, stream):
+        if kernel == "touch_kernel":
+            calls.append((kernel, grid, block, args))
+        return real(self, kernel, grid, block, args, stream)
+    monkeypatch.setattr(type(umkit.backend()), "launch", spy)
+
+    def public(nbytes, stride):
+        calls.clear()
+        a = umkit.managed(nbytes // 4)
+        try:
+            with Sink() as s:
+                umkit.touch(a, stride, sink=s)
+        finally:
+            a.free()
+        (k, grid, block, (_, n, st, _)), = calls
+        return k, grid, block, n, st
+
+    u = 2 * MiB
+    want = [[public(n, stride) for _, n in parts] for _, _, stride, parts in probe.shapes(u)]
+    calls.clear()
+    n0 = live()
+    rows = probe.faultshape(1, u=u)
+    assert live() == n0                                   # every buffer freed
+    it = iter(calls)
+    for (name, _, stride, parts), row, w in zip(probe.shapes(u), rows, want):
+        assert row["stride"] == stride, name
+        launched = [next(it) for _ in parts]
+        base = launched[0][3][0]
+        assert [(k, g, b, n, st) for k, g, b, (_, n, st, _) in launched] == w, name
+        assert [args[0] - base for *_, args in launched] == [off for off, _ in parts], name
+    assert next(it, None) is None
+    with pytest.raises(ValueError, match="stride"):
+        probe.touch_part(None, 0, 16, 4, None)
