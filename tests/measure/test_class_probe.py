@@ -107,7 +107,7 @@ def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch)
         (k, grid, block, (_, n, st, _)), = calls
         return k, grid, block, n, st
 
-    u = 2 * MiB
+    u = 8 * MiB                               # big enough that some grids have several blocks
     want = [[public(n, stride) for _, n in parts] for _, _, stride, parts in probe.shapes(u)]
     calls.clear()
     n0 = live()
@@ -121,5 +121,6 @@ def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch)
         assert [(k, g, b, n, st) for k, g, b, (_, n, st, _) in launched] == w, name
         assert [args[0] - base for *_, args in launched] == [off for off, _ in parts], name
     assert next(it, None) is None
+    assert max(g for w in want for _, g, *_ in w) > 1
     with pytest.raises(ValueError, match="stride"):
         probe.touch_part(None, 0, 16, 4, None)
