@@ -21,7 +21,7 @@ PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
 ENV = "UMKIT_FULL_TRACEBACKS"
 NOTE = "(umkit's own {n} frame{s} left out of this traceback; umkit.runtime.tracebacks.full() " \
        "or UMKIT_FULL_TRACEBACKS=1 shows them)"
-_state = {"full": False}
+_full = [False]          # full() sets it: show every frame
 
 
 def full(on: bool = True) -> None:
@@ -30,7 +30,7 @@ def full(on: bool = True) -> None:
         from ..errors import InvalidType
         raise InvalidType(f"on={on!r} must be True or False", argument="on",
                           hint="umkit.runtime.tracebacks.full() or full(False)")
-    _state["full"] = on
+    _full[0] = on
 
 
 def own(tb) -> bool:
@@ -55,7 +55,7 @@ def without_umkit(tb):
 def show(shell, etype, value, tb, tb_offset=None):
     """IPython's custom handler for :class:`UmkitError`: the traceback without umkit's frames."""
     dropped = 0
-    if not (_state["full"] or os.environ.get(ENV, "") not in ("", "0")):
+    if not (_full[0] or os.environ.get(ENV, "") not in ("", "0")):
         short, dropped = without_umkit(tb)
         if short is not None:
             tb = short
