@@ -124,3 +124,4 @@ def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch)
     assert max(g for w in want for _, g, *_ in w) > 1
     with pytest.raises(ValueError, match="stride"):
         probe.touch_part(None, 0, 16, 4, None)
+
