@@ -44,7 +44,8 @@ def test_touch_part_faults_only_its_range(probe):
             probe.touch_part(a, 2 * MiB, 2 * MiB, 64 << 10, s)
             umkit.synchronize()
             assert float(umkit.read_back(s)[0]) == 2 * MiB // (64 << 10)
-        codes, per = umkit.residency(a).codes, 2 * MiB // umkit.residency(a).page_bytes
+        res = umkit.residency(a)
+        codes, per = res.codes, 2 * MiB // res.page_bytes
         assert (codes[:per] == 1).all() and (codes[2 * per:] == 1).all()   # still on the CPU
         assert (codes[per:2 * per] == 2).any()                             # read by the GPU
     finally:

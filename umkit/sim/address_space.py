@@ -185,9 +185,13 @@ class AddressSpace:
         return sum(a.npages * a.host_page for a in self.allocs.values()
                    if a.kind == "device" and a.device == g)
 
-    def gpu_resident_bytes(self, g: int) -> int:
+    def resident_by_allocation(self, g: int) -> list:
+        """[(allocation, its bytes resident on GPU ``g``)] for every live allocation."""
         bit = gpu_bit(g)
-        return sum(a.resident_bytes(bit) for a in self.allocs.values())
+        return [(a, a.resident_bytes(bit)) for a in self.allocs.values()]
+
+    def gpu_resident_bytes(self, g: int) -> int:
+        return sum(rb for _, rb in self.resident_by_allocation(g))
 
     def block_segments(self, blk: int):
         """The managed allocations overlapping absolute 2 MiB VA block ``blk``: (allocation,
@@ -308,8 +312,8 @@ class AddressSpace:
         one allocation with one stamp are one piece, evicted together: counts and times are
         those of evicting them one by one (the times summed in that order)."""
         p, bit, c = self.profile, gpu_bit(g), self.record.counters
-        held = [(a, a.resident_bytes(bit)) for a in self.allocs.values()]
-        over = sum(rb for _, rb in held) + incoming - p.vram     # gpu_resident_bytes(g), once
+        held = self.resident_by_allocation(g)         # asked once: the sum and the candidates
+        over = sum(rb for _, rb in held) + incoming - p.vram
         if over <= 0:
             return Room(0.0, 0)
         pieces = []
