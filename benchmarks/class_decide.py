@@ -1,0 +1,238 @@
+"""Read a card's ``class_probe.json`` against the predictions ``benchmarks/README.md`` wrote
+before the run (issue 27, classes 2 and 3), and say which lead the card's data leave standing.
+
+* ``faultshape`` (class 2, per-fault cost growing with the buffer): each shape's cost per touch
+  (median over the probe's repeats / touches) is placed between two anchors of the same run,
+  ``one_1g_64k`` (0: "flat") and ``one_2g_64k`` (1: "grows").  Below 0.35 a shape is flat, above
+  0.65 it grows, between it is unclear.  If the anchors' own repeats overlap, the card showed no
+  growth on this lease that its repeats can tell apart, and nothing is decided.  A lead stands
+  when no shape contradicts it and none is unclear; every other lead must be contradicted.
+* ``context2`` (class 3, the slow first small fault): a context's first read is slow when its
+  median is at least 1.5x the first read after nothing and every repeat of it is slower than every
+  repeat after nothing; flat when its median is at most 1.2x; unclear between.  Both sizes of the
+  probe (32 and 128 KiB) must agree.  Slow after the large NumPy sweeps but not after 8 MiB (under
+  the host cache the profile fitted): the host's caches (a CPU-written managed buffer is such a
+  sweep too).  Slow with CPU-written managed memory alive and after no NumPy sweep: the driver's
+  state.
+
+    python benchmarks/class_decide.py results/<run>/class_probe.json [--json out.json]
+
+Exit status 0 when it read the file (whatever it decided), 2 when it cannot.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+LOW, HIGH = "one_1g_64k", "one_2g_64k"
+FLAT_BELOW, GROWS_ABOVE = 0.35, 0.65
+
+# What each lead predicts per shape, copied from benchmarks/README.md (issue 27's section),
+# written there before any card ran these shapes.
+LEADS = {
+    "A: faults in flight overflow the fault buffer": {
+        "four_512m_of_2g_64k": "flat", "first_512m_of_2g_64k": "flat",
+        "one_2g_128k": "flat", "one_1g_32k": "grows"},
+    "B: the allocation's size": {
+        "four_512m_of_2g_64k": "grows", "first_512m_of_2g_64k": "grows",
+        "one_2g_128k": "grows", "one_1g_32k": "flat"},
+    "C: the span one kernel faults over": {
+        "four_512m_of_2g_64k": "flat", "first_512m_of_2g_64k": "flat",
+        "one_2g_128k": "grows", "one_1g_32k": "flat"},
+}
+# Every lead predicts growth for these: they check the effect is there at all, and decide nothing.
+ALL_GROW = ("one_1536m_64k", "one_3g_64k")
+
+SLOW_RATIO, FLAT_RATIO = 1.5, 1.2
+CACHE_CONTEXTS = ("numpy_fresh_512m", "numpy_rewrite_512m")
+NUMPY_CONTEXTS = ("numpy_fresh_512m", "numpy_rewrite_512m", "numpy_rewrite_64m",
+                  "numpy_rewrite_8m", "numpy_read_512m")
+MANAGED_CONTEXTS = ("managed_cpu_512m_alive", "managed_cpu_64m_alive")
+
+
+class ProbeFileError(ValueError):
+    """The file is not a class probe with the sections this reads."""
+
+
+def _per_touch(row):
+    vals = row.get("ms")
+    touches = row.get("touches")
+    if (not isinstance(vals, list) or not vals or not isinstance(touches, int) or touches <= 0
+            or not all(isinstance(v, (int, float)) and v > 0 for v in vals)):
+        raise ProbeFileError(f"faultshape row {row.get('name')!r} needs positive 'ms' and "
+                             "'touches'")
+    return [v / touches for v in vals]
+
+
+def faultshape(doc):
+    found = doc.get("faultshape") if isinstance(doc, dict) else None
+    if not isinstance(found, list) or not found:
+        raise ProbeFileError("no 'faultshape' section: run benchmarks/class_probe.py with "
+                             "--sections faultshape on a card")
+    rows = {}
+    for r in found:
+        if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+            raise ProbeFileError(f"'faultshape' has a row without a name: {str(r)[:80]}")
+        rows[r["name"]] = r
+    for need in (LOW, HIGH):
+        if need not in rows:
+            raise ProbeFileError(f"faultshape lacks the anchor {need!r}")
+    lo_v, hi_v = _per_touch(rows[LOW]), _per_touch(rows[HIGH])
+    lo, hi = statistics.median(lo_v), statistics.median(hi_v)
+    out = {"anchors_us_per_touch": {LOW: round(lo * 1e3, 4), HIGH: round(hi * 1e3, 4)},
+           "growth": round(hi / lo, 3), "shapes": {}, "leads": {}}
+    if max(lo_v) >= min(hi_v):
+        out["verdict"] = ("undecided: the anchors' repeats overlap "
+                          f"({LOW} up to {max(lo_v) * 1e3:.3f} us/touch, {HIGH} from "
+                          f"{min(hi_v) * 1e3:.3f}), so this lease shows no growth its repeats "
+                          "can tell apart")
+        return out
+
+    def place(x):
+        return (x - lo) / (hi - lo)
+
+    for name, row in rows.items():
+        if name in (LOW, HIGH):
+            continue
+        vals = _per_touch(row)
+        p = place(statistics.median(vals))
+        call = "flat" if p <= FLAT_BELOW else "grows" if p >= GROWS_ABOVE else "unclear"
+        out["shapes"][name] = {"us_per_touch": round(statistics.median(vals) * 1e3, 4),
+                               "position": round(p, 3), "call": call,
+                               "repeat_positions": [round(place(v), 3) for v in vals]}
+    missing = [s for s in ALL_GROW if out["shapes"].get(s, {}).get("call") != "grows"]
+    for lead, pred in LEADS.items():
+        agree, against, open_ = [], [], []
+        for shape, want in pred.items():
+            call = out["shapes"].get(shape, {}).get("call", "unclear")
+            (agree if call == want else open_ if call == "unclear" else against).append(shape)
+        out["leads"][lead] = {"agree": agree, "against": against, "unclear": open_}
+    standing = [lead for lead, v in out["leads"].items() if not v["against"]]
+    if not standing:
+        out["verdict"] = "every lead is contradicted by at least one shape: look for another"
+    elif len(standing) == 1 and not out["leads"][standing[0]]["unclear"]:
+        out["verdict"] = f"{standing[0]} stands; every other lead is contradicted"
+    else:
+        out["verdict"] = ("not decided: " + "; ".join(standing) + " not contradicted "
+                          "(unclear shapes leave more than one reading)")
+    if missing:
+        out["verdict"] += ("; note: " + ", ".join(missing)
+                           + " did not grow, though every lead says it should")
+    return out
+
+
+def _first_reads(row):
+    runs = row.get("runs_ms")
+    if (not isinstance(runs, list) or not runs
+            or not all(isinstance(r, list) and r and isinstance(r[0], (int, float)) for r in runs)):
+        raise ProbeFileError(f"context2 row {row.get('context')!r} needs 'runs_ms' as lists of "
+                             "read times")
+    return [r[0] for r in runs]
+
+
+def context2(doc):
+    rows = doc.get("context2") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ProbeFileError("no 'context2' section: run benchmarks/class_probe.py with "
+                             "--sections context2 on a card")
+    by_size = {}
+    for r in rows:
+        if not isinstance(r, dict) or "context" not in r or "bytes" not in r:
+            raise ProbeFileError(f"'context2' has a row without 'context' or 'bytes': "
+                                 f"{str(r)[:80]}")
+        by_size.setdefault(r["bytes"], {})[r["context"]] = _first_reads(r)
+    calls = {}
+    out = {"sizes": {}}
+    for nbytes, ctx in sorted(by_size.items()):
+        if "none" not in ctx:
+            raise ProbeFileError(f"context2 at {nbytes} bytes lacks the 'none' context")
+        base = ctx["none"]
+        base_med = statistics.median(base)
+        size = {}
+        for kind, firsts in ctx.items():
+            if kind == "none":
+                continue
+            ratio = statistics.median(firsts) / base_med
+            if ratio >= SLOW_RATIO and min(firsts) > max(base):
+                call = "slow"
+            elif ratio <= FLAT_RATIO:
+                call = "flat"
+            else:
+                call = "unclear"
+            size[kind] = {"first_ms": round(statistics.median(firsts), 4),
+                          "ratio": round(ratio, 3), "call": call}
+            calls.setdefault(kind, set()).add(call)
+        out["sizes"][str(nbytes)] = {"none_first_ms": round(base_med, 4), "contexts": size}
+    agreed = {k: next(iter(v)) if len(v) == 1 else "unclear" for k, v in calls.items()}
+    out["calls"] = agreed
+
+    def is_(kind, call):
+        return agreed.get(kind) == call
+
+    cache = any(is_(k, "slow") for k in CACHE_CONTEXTS) and is_("numpy_rewrite_8m", "flat")
+    driver = (any(is_(k, "slow") for k in MANAGED_CONTEXTS)
+              and all(is_(k, "flat") for k in NUMPY_CONTEXTS if k in agreed))
+    if cache:
+        out["verdict"] = ("the host's caches: slow after the large NumPy sweeps, not after 8 MiB "
+                          "(the model's CPU-cache working set is the place for it)")
+    elif driver:
+        out["verdict"] = "the driver's state: slow only with CPU-written managed memory"
+    elif agreed and all(c == "flat" for c in agreed.values()):
+        out["verdict"] = ("none of these contexts is slow: the slow first fault needs the free "
+                          "of a CPU-written managed buffer (the 'context' section), not a sweep")
+    else:
+        out["verdict"] = "unclear: the calls fit neither reading (see the contexts)"
+    return out
+
+
+def decide(doc):
+    out = {}
+    for name, fn in (("faultshape", faultshape), ("context2", context2)):
+        try:
+            out[name] = fn(doc)
+        except ProbeFileError as e:
+            out[name] = {"verdict": f"not read: {e}"}
+    if all(v["verdict"].startswith("not read") for v in out.values()):
+        raise ProbeFileError("neither 'faultshape' nor 'context2' could be read: "
+                             + out["faultshape"]["verdict"])
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("probe", nargs="?", help="a class_probe.json from a card")
+    p.add_argument("--json", help="also write the decision here")
+    args = p.parse_args(argv)
+    if not args.probe:
+        print("class_decide: give a class_probe.json (benchmarks/results/<run>/class_probe.json)",
+              file=sys.stderr)
+        return 2
+    try:
+        doc = json.loads(Path(args.probe).read_text())
+        out = decide(doc)
+    except (OSError, ValueError) as e:       # ProbeFileError and JSONDecodeError are ValueErrors
+        print(f"class_decide: {args.probe}: {e}", file=sys.stderr)
+        return 2
+    out["probe"] = {k: doc.get(k) for k in ("date", "device", "backend", "reps")}
+    fs = out["faultshape"]
+    print(f"class 2 (faultshape): {fs['verdict']}")
+    if "growth" in fs:
+        print(f"  per touch: {LOW} {fs['anchors_us_per_touch'][LOW]} us, {HIGH} "
+              f"{fs['anchors_us_per_touch'][HIGH]} us (x{fs['growth']})")
+    for name, s in fs.get("shapes", {}).items():
+        print(f"  {name:<22} {s['us_per_touch']:8.3f} us/touch  position {s['position']:6.2f}  "
+              f"{s['call']}")
+    c2 = out["context2"]
+    print(f"class 3 (context2): {c2['verdict']}")
+    for kind, call in c2.get("calls", {}).items():
+        print(f"  {kind:<24} {call}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

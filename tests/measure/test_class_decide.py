@@ -1,0 +1,195 @@
+"""benchmarks/class_decide.py: a card's faultshape / context2 probe read against the leads that
+benchmarks/README.md wrote down before the run (issue 27, classes 2 and 3)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import umkit
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+KiB, MiB = 1 << 10, 1 << 20
+
+
+@pytest.fixture()
+def decide():
+    import class_decide
+    return class_decide
+
+
+def _shapes():
+    import class_probe
+    return class_probe.shapes()
+
+
+def _faultshape(us, spread=(0.97, 1.0, 1.03)):
+    """A faultshape section whose cost per touch is ``us[name]`` microseconds, three repeats."""
+    rows = []
+    for name, nbytes, stride, parts in _shapes():
+        touches = sum(n // stride for _, n in parts)
+        rows.append({"name": name, "bytes": nbytes, "stride": stride, "kernels": len(parts),
+                     "touches": touches, "ms": [us[name] * f * touches / 1e3 for f in spread]})
+    return rows
+
+
+FLAT, GROWS = 4.0, 5.6          # us per touch: one_1g_64k's and one_2g_64k's on a made-up lease
+
+
+def _lead_data(decide, lead):
+    us = {name: FLAT for name, *_ in _shapes()}
+    us.update({"one_2g_64k": GROWS, "one_1536m_64k": 5.2, "one_3g_64k": 6.5})
+    for shape, call in decide.LEADS[lead].items():
+        us[shape] = GROWS if call == "grows" else FLAT + 0.1
+    return us
+
+
+def test_the_leads_name_the_probes_shapes(decide):
+    """Every shape the leads and anchors name is one class_probe.py runs (a rename in one file
+    and not the other would leave a lead judged on nothing)."""
+    names = {name for name, *_ in _shapes()}
+    for pred in decide.LEADS.values():
+        assert set(pred) <= names
+    assert {decide.LOW, decide.HIGH, *decide.ALL_GROW} <= names
+    import class_probe
+    assert set(decide.NUMPY_CONTEXTS + decide.MANAGED_CONTEXTS) | {"none"} \
+        == set(class_probe.CONTEXTS2)
+
+
+@pytest.mark.parametrize("lead", ["A: faults in flight overflow the fault buffer",
+                                  "B: the allocation's size",
+                                  "C: the span one kernel faults over"])
+def test_data_that_follow_one_lead_leave_that_lead_standing(decide, lead):
+    out = decide.faultshape({"faultshape": _faultshape(_lead_data(decide, lead))})
+    assert out["verdict"].startswith(f"{lead} stands")
+    for other, v in out["leads"].items():
+        if other != lead:
+            assert v["against"], other
+    assert out["growth"] == round(GROWS / FLAT, 3)
+
+
+def test_an_unclear_shape_leaves_the_leads_it_could_separate_open(decide):
+    us = _lead_data(decide, "C: the span one kernel faults over")
+    us["one_2g_128k"] = us["one_1g_32k"] = (FLAT + GROWS) / 2     # half way: what tells A from C
+    out = decide.faultshape({"faultshape": _faultshape(us)})
+    assert out["shapes"]["one_2g_128k"]["call"] == out["shapes"]["one_1g_32k"]["call"] == "unclear"
+    assert out["verdict"].startswith("not decided")
+    assert "A: faults" in out["verdict"] and "C: the span" in out["verdict"]
+    assert "B: the allocation" not in out["verdict"]
+
+
+def test_data_against_every_lead_say_so(decide):
+    us = _lead_data(decide, "B: the allocation's size")
+    us["one_1g_32k"] = GROWS                               # A's call, with B's others
+    out = decide.faultshape({"faultshape": _faultshape(us)})
+    assert out["verdict"].startswith("every lead is contradicted")
+
+
+def test_no_growth_beyond_the_repeats_decides_nothing(decide):
+    us = _lead_data(decide, "A: faults in flight overflow the fault buffer")
+    us["one_2g_64k"] = FLAT * 1.05
+    out = decide.faultshape({"faultshape": _faultshape(us, spread=(0.9, 1.0, 1.1))})
+    assert out["verdict"].startswith("undecided") and not out["leads"]
+
+
+def test_growth_missing_where_every_lead_wants_it_is_noted(decide):
+    us = _lead_data(decide, "A: faults in flight overflow the fault buffer")
+    us["one_3g_64k"] = FLAT
+    out = decide.faultshape({"faultshape": _faultshape(us)})
+    assert out["verdict"].startswith("A: faults") and "one_3g_64k did not grow" in out["verdict"]
+
+
+def _context2(first_ms, none=0.25):
+    """A context2 section: five reads per repeat, three repeats, the first read given."""
+    rows = []
+    for nbytes in (32 * KiB, 128 * KiB):
+        for kind in ("none",) + tuple(first_ms):
+            f = none if kind == "none" else first_ms[kind]
+            rows.append({"bytes": nbytes, "context": kind,
+                         "runs_ms": [[f * k, 0.25, 0.26, 0.25, 0.27] for k in (0.95, 1.0, 1.05)]})
+    return rows
+
+
+def test_context2_slow_after_large_sweeps_only_is_the_host_cache(decide):
+    first = {k: 0.26 for k in decide.NUMPY_CONTEXTS + decide.MANAGED_CONTEXTS}
+    first.update({"numpy_fresh_512m": 0.7, "numpy_rewrite_512m": 0.65, "numpy_rewrite_64m": 0.6,
+                  "managed_cpu_512m_alive": 0.7, "managed_cpu_64m_alive": 0.6})
+    out = decide.context2({"context2": _context2(first)})
+    assert out["verdict"].startswith("the host's caches")
+    assert out["calls"]["numpy_rewrite_8m"] == "flat"
+
+
+def test_context2_slow_only_with_managed_memory_is_the_driver(decide):
+    first = {k: 0.26 for k in decide.NUMPY_CONTEXTS}
+    first.update({"managed_cpu_512m_alive": 0.7, "managed_cpu_64m_alive": 0.45})
+    out = decide.context2({"context2": _context2(first)})
+    assert out["verdict"].startswith("the driver's state")
+
+
+def test_context2_sizes_that_disagree_are_unclear(decide):
+    first = {k: 0.26 for k in decide.NUMPY_CONTEXTS + decide.MANAGED_CONTEXTS}
+    rows = _context2(first)
+    for r in rows:                          # slow at 32 KiB only
+        if r["bytes"] == 32 * KiB and r["context"] == "numpy_fresh_512m":
+            r["runs_ms"] = [[0.8] + x[1:] for x in r["runs_ms"]]
+    out = decide.context2({"context2": rows})
+    assert out["calls"]["numpy_fresh_512m"] == "unclear"
+    assert out["verdict"].startswith("unclear")
+
+
+def test_the_cli_reads_a_file_and_refuses_what_it_cannot_read(decide, tmp_path, capsys):
+    good = tmp_path / "probe.json"
+    us = _lead_data(decide, "C: the span one kernel faults over")
+    good.write_text(json.dumps({"date": "d", "device": "x", "backend": "cuda", "reps": 3,
+                                "faultshape": _faultshape(us)}))
+    out = tmp_path / "decision.json"
+    assert decide.main([str(good), "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["faultshape"]["verdict"].startswith("C: the span")
+    assert got["context2"]["verdict"].startswith("not read: no 'context2' section")
+    assert "class 2 (faultshape): C: the span" in capsys.readouterr().out
+
+    assert decide.main([]) == 2
+    assert decide.main([str(tmp_path / "missing.json")]) == 2
+    (tmp_path / "bad.json").write_text("{")
+    assert decide.main([str(tmp_path / "bad.json")]) == 2
+    # run 42's probe predates both sections: nothing to read, said so
+    assert decide.main([str(BENCH / "results" / "2026-12-04-h200-gpu-ci-run42"
+                            / "class_probe.json")]) == 2
+    assert "neither 'faultshape' nor 'context2'" in capsys.readouterr().err
+    (tmp_path / "rows.json").write_text(json.dumps({"faultshape": [{"name": "one_1g_64k"}]}))
+    assert decide.main([str(tmp_path / "rows.json")]) == 2
+
+
+def test_the_probe_on_sim_reads_as_no_growth(decide):
+    """class_probe.py's own output, on sim (one fault cost whatever the buffer): the format the
+    tool reads is the one the probe writes, and sim's flat cost per touch decides nothing."""
+    import class_probe
+    umkit.use("sim", quiet=True)
+    doc = {"faultshape": class_probe.faultshape(2, u=4 * MiB),
+           "context2": class_probe.context2(2, u=4 * MiB)}
+    out = decide.decide(doc)
+    assert out["faultshape"]["verdict"].startswith("undecided")
+    assert set(out["context2"]["calls"]) == set(class_probe.CONTEXTS2) - {"none"}
+
+
+def test_the_leads_are_the_predictions_the_readme_wrote_before_the_run(decide):
+    """LEADS is benchmarks/README.md's table of predictions, cell for cell ("grows, less" and
+    "grows (less if ...)" are growth)."""
+    rows = {}
+    for line in (BENCH / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and all(
+                c.split()[0].rstrip(",") in ("grows", "flat") for c in cells[1:]):
+            name = cells[0].split("`")[1]
+            rows[name] = [c.split()[0].rstrip(",") for c in cells[1:]]
+    assert set(rows) == {name for pred in decide.LEADS.values() for name in pred} \
+        | set(decide.ALL_GROW)
+    for i, (lead, pred) in enumerate(decide.LEADS.items()):
+        assert lead[0] == "ABC"[i]
+        assert {name: rows[name][i] for name in pred} == pred
+    for name in decide.ALL_GROW:
+        assert rows[name] == ["grows"] * 3
