@@ -418,3 +418,110 @@ def test_the_ecg_text_table_speaks_chinese_and_keeps_its_columns():
     # the columns line up in a fixed-width font: a CJK character takes two columns
     from umkit.ecg.model import display_width as _width
     assert _width(zh[1]) == _width(en[1]) - len("verdict") + _width("结论")
+
+
+# -- umkit's typed errors: str(err) in the learner's language, the fields English -----------------
+def _mistakes():
+    import numpy as np
+
+    def freed():
+        a = umkit.managed(8)
+        a.free()
+        umkit.fill(a, 1.0)
+
+    def race():
+        umkit.use("sim", strict=True, quiet=True)
+        a = umkit.managed(1 << 20)
+        umkit.increment(a, stream=umkit.Stream())
+        a.host[:16] = 0.0
+
+    def oom():
+        umkit.use("sim", vram=64 << 20, quiet=True)
+        umkit.device_array((128 << 20) // 4)
+
+    return {
+        "negative size": lambda: umkit.managed(-1),
+        "size as text": lambda: umkit.managed("x"),
+        "data as a shape": lambda: umkit.managed(np.ones(3)),
+        "host view of device memory": lambda: umkit.device_array(8).host,
+        "object dtype": lambda: umkit.managed(8, dtype="object"),
+        "prefetch of device memory": lambda: umkit.prefetch(umkit.device_array(8), "gpu"),
+        "unknown location": lambda: umkit.prefetch(umkit.managed(8), "tpu"),
+        "unknown advice": lambda: umkit.advise(umkit.managed(8), "fast"),
+        "arithmetic on an array": lambda: umkit.managed(8) + 1,
+        "unknown backend": lambda: umkit.use("nope"),
+        "bad stride": lambda: umkit.touch(umkit.managed(8), 3),
+        "use after free": freed,
+        "race": race,
+        "out of memory": oom,
+    }
+
+
+def _raised(fn):
+    umkit.use("sim", quiet=True)
+    with pytest.raises(umkit.UmkitError) as e:
+        fn()
+    return e.value
+
+
+@pytest.mark.parametrize("mistake", sorted(_mistakes()))
+def test_a_learner_s_mistake_reads_in_chinese_and_its_fields_stay_english(mistake):
+    """The errors a learner meets first (bad sizes, device memory read on the host, a freed array,
+    a race, out of memory): str(err) -- what a traceback and print(err) show -- is Chinese in the
+    Chinese workspace; err.message and err.hint, which code reads, are the English they were."""
+    english = _raised(_mistakes()[mistake])
+    assert str(english) == english.message + (f"\n  -> {english.hint}" if english.hint else "")
+    lang.set_language("zh")
+    err = _raised(_mistakes()[mistake])
+    assert (err.message, err.hint) == (english.message, english.hint)
+    shown = str(err)
+    assert _han(shown.split("\n")[0]), shown
+    if err.hint:
+        assert _han(shown.split("\n  -> ")[1]), shown
+    # nothing of the English message is left but names, numbers and code
+    assert not re.search(r"\b[a-z]{3,} [a-z]{3,} [a-z]{3,}\b", shown.replace("hipMalloc", "")), shown
+    if getattr(err, "argument", None):
+        assert err.argument in shown                   # the argument's name is code: kept as is
+
+
+def test_an_argument_s_name_is_kept_even_where_it_is_a_catalogue_word():
+    """``advice`` and ``read`` are catalogue entries (建议, 读); as the name of an argument they
+    are code and stay English."""
+    lang.set_language("zh")
+    err = _raised(lambda: umkit.advise(umkit.managed(8), "fast"))
+    assert str(err).startswith("advice='fast' 未知")
+    assert lang.tr("read=3 must be an int", "zh") == "read=3 必须是整数"
+
+
+def test_explain_finds_the_row_of_a_chinese_error():
+    """explain searches its tables in the English the error was made in: the OOM and race rows
+    are found in the Chinese workspace too, under a Chinese first line."""
+    import io
+    lang.set_language("zh")
+    for mistake, marker in (("out of memory", "hipErrorOutOfMemory"), ("race", "症状")):
+        err = _raised(_mistakes()[mistake])
+        text = umkit.explain(err, file=io.StringIO())
+        first = text.splitlines()[0]
+        assert first.startswith(type(err).__name__ + ": ") and _han(first), first
+        assert marker in text and "怎么办" in text, text
+
+
+def test_a_catalogue_field_used_twice_matches_the_same_text_twice():
+    lang.set_language("zh")
+    assert lang.tr("pass flag=True or flag=False", "zh") == "请传入 flag=True 或 flag=False"
+    assert lang.tr("pass flag=True or other=False", "zh") == "pass flag=True or other=False"
+
+
+def test_the_ipython_traceback_of_an_error_is_chinese_in_the_chinese_workspace():
+    IPython = pytest.importorskip("IPython")
+    from IPython.testing.globalipapp import get_ipython
+    from IPython.utils.capture import capture_output
+    from umkit.runtime import tracebacks
+    shell = get_ipython()
+    assert tracebacks.install(shell)
+    lang.set_language("zh")
+    with capture_output() as out:
+        shell.run_cell("import umkit; umkit.use('sim', quiet=True); umkit.managed(-1)")
+    text = out.stdout + out.stderr
+    assert "InvalidArgument" in text and "每个维度都必须 > 0" in text and "至少分配一个元素" in text
+    assert IPython

@@ -131,9 +131,9 @@ def choose(requested: str | None = None) -> tuple[str, str]:
         if want in ("", "auto"):
             requested = None
         elif want not in NAMES:
-            raise InvalidArgument(f"{source}={requested!r} is not a backend; valid: "
-                                  f"{', '.join(NAMES)} (or auto)",
-                                  argument="name" if source == "requested" else source)
+            arg = "name" if source == "requested" else source      # use(name=...)'s argument
+            raise InvalidArgument(f"{arg}={requested!r} is not a backend; valid: "
+                                  f"{', '.join(NAMES)} (or auto)", argument=arg)
         else:
             ok, reason = probe(want)
             if not ok:

@@ -93,7 +93,9 @@ _CLASS_NOTES = {
 def _explain_exception(exc: BaseException) -> str:
     # a umkit error's message without its hint (the hint is printed below, once)
     msg = exc.message if isinstance(exc, UmkitError) else str(exc)
-    head = [f"{type(exc).__name__}: {msg}".rstrip(), ""]
+    # the tables are searched in the English the error was made in; the learner reads tr()'s
+    english = f"{msg}\n{exc.hint}" if isinstance(exc, UmkitError) else msg
+    head = [f"{type(exc).__name__}: {tr(msg)}".rstrip(), ""]
     row = None
     name = getattr(exc, "name", None)
     if isinstance(name, str):
@@ -118,10 +120,10 @@ def _explain_exception(exc: BaseException) -> str:
         elif exc.hint:
             return "\n".join(head + _para("What to do:", exc.hint))
     if row is None:
-        row = find_in_text(f"{type(exc).__name__}: {exc}")
+        row = find_in_text(f"{type(exc).__name__}: {english}")
     if row is not None:
         return "\n".join(head + _render_row(row))
-    symptoms = find_symptoms(str(exc))
+    symptoms = find_symptoms(english)
     if symptoms:
         return "\n".join(head + [line for s in symptoms for line in _render_symptom(s) + [""]])
     return "\n".join(head + [_usage(f"this {type(exc).__name__}")])

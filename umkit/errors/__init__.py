@@ -3,7 +3,8 @@ renderer behind ``umkit.explain`` is :mod:`umkit.diagnostics.explain`).
 
 Every error says what went wrong (``message``) and what to do (``hint``); both are attributes,
 so code reads them as fields and never parses the text (as CuPy's ``OutOfMemoryError`` keeps its
-sizes).  ``str(err)`` shows both, the hint on its own line.  Bad input raises a subclass of both
+sizes).  ``str(err)`` shows both, the hint on its own line, in the learner's language (the
+fields stay English).  Bad input raises a subclass of both
 :class:`UmkitError` and the matching built-in (``ValueError``/``TypeError``), so ordinary
 ``except ValueError`` code still works.
 """
@@ -15,6 +16,10 @@ class UmkitError(Exception):
     to do about it."""
 
     hint: str = ""
+    #: turns a finished English text into the learner's language; :mod:`umkit.runtime.lang`
+    #: installs its translator (until then, and in English, the text is returned unchanged).
+    #: ``message`` and ``hint`` stay English, for code; ``str(err)`` is what a learner reads.
+    localize = staticmethod(lambda text: text)
 
     def __init__(self, message: str, *, hint: str = ""):
         self.message = str(message)
@@ -22,7 +27,8 @@ class UmkitError(Exception):
         super().__init__(self.message)
 
     def __str__(self) -> str:
-        return self.message + (f"\n  -> {self.hint}" if self.hint else "")
+        hint = self.localize(self.hint) if self.hint else ""
+        return self.localize(self.message) + (f"\n  -> {hint}" if hint else "")
 
     def __reduce__(self):          # pickle the fields, whatever the subclass's __init__ takes
         return _rebuild, (type(self), self.args, self.__dict__.copy())

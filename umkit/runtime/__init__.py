@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..backends.contract import Backend
 from .context import RUNTIME
+from . import lang  # noqa: F401,E402 - installs the translator umkit's errors print through
 
 
 def use(name: str | None = None, *, quiet: bool = False, lang: str | None = None,

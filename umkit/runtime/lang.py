@@ -8,7 +8,8 @@ wrongly.
 A catalogue entry is an English template and its translation.  Templates have ``{name}`` fields
 standing for the values a message is made with (``"case {case}: got {got}"``); a finished
 message matches a template when the literal text around the fields is the same, and the fields'
-values (translated too, when they are themselves a catalogue entry) go into the translation.
+values (translated too, when they are themselves a catalogue entry, except fields whose name
+starts with ``code``: an argument's name, an identifier) go into the translation.
 A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
 
 The language, first match wins:
@@ -27,7 +28,7 @@ import re
 import threading
 from pathlib import Path
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, UmkitError
 
 LANGS = ("en", "zh")
 MARKER = ".umkit-lang"
@@ -116,7 +117,9 @@ def _tables(lang: str):
                 exact[en] = zh
                 continue
             parts = _FIELD.split(en)          # literal, field, literal, field, ..., literal
-            rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)"
+            seen: set = set()                 # a field used twice matches the same text twice
+            rx = "".join(re.escape(p) if i % 2 == 0 else
+                         f"(?P={p})" if p in seen or seen.add(p) else f"(?P<{p}>.+?)"
                          for i, p in enumerate(parts))
             literal = sum(len(p) for p in parts[::2])
             patterns.append((re.compile(rx + r"\Z", re.S), zh, literal))
@@ -147,7 +150,8 @@ def tr(text, lang: str | None = None, _depth: int = 0):
     for rx, zh, _ in patterns:
         m = rx.match(text)
         if m:
-            values = {k: tr(v, lang, _depth + 1) for k, v in m.groupdict().items()}
+            values = {k: v if k.startswith("code") else tr(v, lang, _depth + 1)
+                      for k, v in m.groupdict().items()}
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part
         parts = text.split("; ")
@@ -233,3 +237,8 @@ def localize(widget, lang: str | None = None, _seen=None):
     for child in getattr(widget, "children", ()) or ():
         localize(child, lang, seen)
     return widget
+
+
+# a umkit error's str() -- what a traceback, print(err) and explain show -- in the learner's
+# language; its message and hint fields stay English
+UmkitError.localize = staticmethod(tr)

@@ -1626,4 +1626,239 @@ MESSAGES: dict[str, str] = {
     "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
     "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
     "{k}: budget {b} GB? Count again: {d}": "{k}：预算 {b} GB？再算一遍：{d}",
+    # -- umkit's typed errors: str(err) in the learner's language (umkit.errors.UmkitError.localize;
+    #    message and hint fields stay English). validate.py's checks, the API, arrays, streams, sim --
+    "{code_name}={value} must be an int": "{code_name}={value} 必须是整数",
+    "pass a whole number, e.g. 0": "请传入整数，例如 0",
+    "{code_name}={value} must be {rng}": "{code_name}={value} 必须 {rng}",
+    "pass an int {rng}": "请传入 {rng} 的整数",
+    "{code_name}={value} must be True or False": "{code_name}={value} 必须是 True 或 False",
+    "pass {code_name}=True or {code_name}=False": "请传入 {code_name}=True 或 {code_name}=False",
+    "{code_name}={value} must be a real number": "{code_name}={value} 必须是实数",
+    "pass a number, e.g. {code_name}=1.0": "请传入一个数，例如 {code_name}=1.0",
+    "{code_name}={value} is too large for a float": "{code_name}={value} 超出了浮点数的范围",
+    "pass a number within float range": "请传入浮点数范围内的数",
+    "{code_name}={value} must be finite": "{code_name}={value} 必须是有限的数",
+    "pass a finite number": "请传入有限的数",
+    "{code_name}={value} must be in [{lo}, {hi}]": "{code_name}={value} 必须在 [{lo}, {hi}] 之内",
+    "pass a number in [{lo}, {hi}]": "请传入 [{lo}, {hi}] 之内的数",
+    "{code_name}={value} must be a string": "{code_name}={value} 必须是字符串",
+    "pass {code_name} as text": "请以文本形式传入 {code_name}",
+    "{code_name}={value} is empty": "{code_name}={value} 是空的",
+    "pass {code_name} as non-empty text": "请以非空文本传入 {code_name}",
+    "{code_name} is {n} characters long (at most {limit})": "{code_name} 有 {n} 个字符（最多 {limit} 个）",
+    "pass a shorter {code_name}": "请传入更短的 {code_name}",
+    "{code_name}={value} holds control characters (newlines, escape codes)":
+        "{code_name}={value} 含有控制字符（换行、转义序列）",
+    "pass {code_name} as printable text on one line": "请以单行可打印文本传入 {code_name}",
+    "{code_name}={value} must be a list or tuple": "{code_name}={value} 必须是 list 或 tuple",
+    "pass {code_name} as a list, e.g. [...]": "请以列表传入 {code_name}，例如 [...]",
+    "{code_name} holds {value}: not a finite number": "{code_name} 里有 {value}：不是有限的数",
+    "{code_name} is a list of numbers": "{code_name} 是一个数字列表",
+    "{code_name}={value} must be a dict": "{code_name}={value} 必须是 dict",
+    "pass the dict umkit made for {code_name}": "请传入 umkit 为 {code_name} 生成的 dict",
+    "{code_name} lacks {missing}": "{code_name} 缺少 {missing}",
+    "{code_name}={value} must be a path": "{code_name}={value} 必须是路径",
+    "pass {code_name} as a file path (str or pathlib.Path)": "请以文件路径传入 {code_name}（str 或 pathlib.Path）",
+    "{code_name}={value} is not a usable path ({why})": "{code_name}={value} 不是可用的路径（{why}）",
+    "pick a shorter, plain path": "请换一个更短、更普通的路径",
+    "use one of {options}": "请用 {options} 之一",
+    "{code_name}={value} is unknown": "{code_name}={value} 未知",
+    "{code_name}={value} must be a list or tuple of names": "{code_name}={value} 必须是由名字组成的 list 或 tuple",
+    "e.g. {example}": "例如 {example}",
+    "{code_name} is empty": "{code_name} 是空的",
+    "use some of {options}": "请从 {options} 中选用",
+    "{code_name}={value} is not callable": "{code_name}={value} 不可调用",
+    "pass a function, or leave {code_name} out": "请传入一个函数，或者不传 {code_name}",
+    "dtype={value} is not a dtype": "dtype={value} 不是 dtype",
+    "use e.g. 'float32', np.float16, 'int64'": "请用例如 'float32'、np.float16、'int64'",
+    "dtype={value} is not a NumPy dtype ({why})": "dtype={value} 不是 NumPy 的 dtype（{why}）",
+    "dtype={value} is not supported in GPU memory": "GPU 内存不支持 dtype={value}",
+    "use a numeric dtype: bool, int*, uint*, float*, complex*":
+        "请用数值类型的 dtype：bool、int*、uint*、float*、complex*",
+    "shape={value} is not a size": "shape={value} 不是大小",
+    "pass an int (elements) or a tuple of ints, e.g. (1024, 1024)":
+        "请传入一个整数（元素个数）或由整数组成的 tuple，例如 (1024, 1024)",
+    "shape= got a NumPy array {array}: a shape is an int or a tuple of ints, not data":
+        "shape= 收到的是一个 NumPy 数组 {array}：shape 是整数或由整数组成的 tuple，不是数据",
+    "to put data x in managed memory: a = umkit.managed(x.shape, x.dtype); a.host[:] = x":
+        "要把数据 x 放进托管内存：a = umkit.managed(x.shape, x.dtype); a.host[:] = x",
+    "shape=() would hold a single scalar": "shape=() 只能放一个标量",
+    "use shape=1": "请用 shape=1",
+    "shape has {n} dimensions; at most {limit}": "shape 有 {n} 个维度；最多 {limit} 个",
+    "reshape to fewer dimensions": "请 reshape 成更少的维度",
+    "shape={value}: {n} is not an integer": "shape={value}：{n} 不是整数",
+    "sizes count elements: use ints, e.g. umkit.managed(2**20)":
+        "大小按元素个数计：请用整数，例如 umkit.managed(2**20)",
+    "shape={value}: every dimension must be > 0 (got {n})": "shape={value}：每个维度都必须 > 0（收到 {n}）",
+    "allocate at least one element": "至少分配一个元素",
+    "{n} B is larger than any machine's memory": "{n} B 比任何机器的内存都大",
+    "sizes count elements, not bytes: check the shape": "大小按元素个数计，不是字节数：请检查 shape",
+    "{code_name}={n} must be > 0": "{code_name}={n} 必须 > 0",
+    "allocate at least 1 byte": "至少分配 1 字节",
+    "{code_name}={n} is larger than any machine's memory": "{code_name}={n} 比任何机器的内存都大",
+    "sizes are in bytes: check the arithmetic": "大小以字节计：请检查计算",
+    "sizes are in bytes, e.g. 4096": "大小以字节计，例如 4096",
+    "one of {options}": "{options} 之一",
+    "{code_name}={d} does not exist ({count} GPU(s) here)": "{code_name}={d} 不存在（这里有 {count} 块 GPU）",
+    "use 0..{last}{more}": "请用 0..{last}{more}",
+    "{code_name}={value}: device {i} does not exist ({count} GPU(s))": "{code_name}={value}：设备 {i} 不存在（共 {count} 块 GPU）",
+    "use a valid device: 'cpu', or a GPU 0..{last}": "请用存在的设备：'cpu'，或 GPU 0..{last}",
+    "byte range offset={off}, nbytes={n} is outside the array's {total} B":
+        "字节范围 offset={off}, nbytes={n} 超出了数组的 {total} B",
+    "{code_name}={value} must be a file path": "{code_name}={value} 必须是文件路径",
+    "{code_name}={value} is a directory, not a file": "{code_name}={value} 是文件夹，不是文件",
+    "name a file in it, e.g. {example}": "请指定其中的一个文件，例如 {example}",
+    "{code_name}={value} is not a regular file": "{code_name}={value} 不是普通文件",
+    "write to a regular file, e.g. {example}": "请写到普通文件里，例如 {example}",
+    "{code_name}={value}: unknown extension {ext}": "{code_name}={value}：未知的扩展名 {ext}",
+    "{code_name}={value}: folder {parent} does not exist": "{code_name}={value}：文件夹 {parent} 不存在",
+    "create the folder first, or pick another path": "请先建好这个文件夹，或者换一个路径",
+    "{code_name}={value} cannot be written ({why})": "{code_name}={value} 无法写入（{why}）",
+    "pick a path you can write": "请换一个你有写权限的路径",
+    "{code_argument}={where} is not a location": "{code_argument}={where} 不是一个位置",
+    "use 'cpu' (the host), 'gpu' / 'gpu0' / 'cuda:1', a device number, or umkit.CPU":
+        "请用 'cpu'（主机）、'gpu' / 'gpu0' / 'cuda:1'、设备编号，或 umkit.CPU",
+    "build locations with umkit.CPU or umkit.gpu(i)": "请用 umkit.CPU 或 umkit.gpu(i) 构造位置",
+    "use 'cpu', 'gpu', 'gpu1' or a device number": "请用 'cpu'、'gpu'、'gpu1' 或设备编号",
+    "{code_argument}: device {i} does not exist": "{code_argument}：设备 {i} 不存在",
+    "device numbers start at 0; -1 means the CPU": "设备编号从 0 开始；-1 表示 CPU",
+    "{code_name} must be float32 (got {dtype})": "{code_name} 必须是 float32（收到 {dtype}）",
+    "allocate with dtype='float32' (the kernels in kernels/ are float32)":
+        "请用 dtype='float32' 分配（kernels/ 里的 kernel 都是 float32 的）",
+    "sizes differ: out {n}, a {na}, b {nb}": "大小不一致：out {n}，a {na}，b {nb}",
+    "use equal sizes": "请用相同的大小",
+    "add_kernel takes an int count: at most 2**31-1 elements": "add_kernel 的元素个数是 int：最多 2**31-1 个元素",
+    "increment_kernel takes an int count: at most 2**31-1 elements":
+        "increment_kernel 的元素个数是 int：最多 2**31-1 个元素",
+    "split the work into chunks": "请把工作拆成几块",
+    "value={value} does not fit a float32": "value={value} 超出了 float32 的范围",
+    "use a value within ±{limit}": "请用 ±{limit} 之内的值",
+    "stride_bytes={stride} must be a positive multiple of 4": "stride_bytes={stride} 必须是 4 的正整数倍",
+    "e.g. 4096 (one float per host page) or 65536": "例如 4096（每个主机页一个 float）或 65536",
+    "{code_name} was allocated on another backend instance ({a}) than the other arrays ({b}); each "
+    "umkit.use(...) call starts a new backend":
+        "{code_name} 分配在另一个后端实例（{a}）上，和其他数组（{b}）不同；每次调用 umkit.use(...) 都会启动一个新的后端",
+    "allocate all arrays of one computation after the last umkit.use(...)":
+        "同一次计算用到的数组，都在最后一次 umkit.use(...) 之后分配",
+    "cannot synchronize on {what}": "无法在 {what} 上同步",
+    "pass nothing, a Stream or an Event": "请什么都不传，或传一个 Stream 或 Event",
+    "stream={stream} is not a umkit.Stream": "stream={stream} 不是 umkit.Stream",
+    "umkit.timer() or umkit.timer(umkit.Stream())": "请用 umkit.timer() 或 umkit.timer(umkit.Stream())",
+    "out must be a pinned umkit.Array of x's dtype, at least as large as x":
+        "out 必须是固定内存的 umkit.Array，dtype 与 x 相同，且不小于 x",
+    "out={kind} must be a pinned umkit.Array or a NumPy array": "out={kind} 必须是固定内存的 umkit.Array 或 NumPy 数组",
+    "or leave it out to get a new NumPy array": "或者不传 out，得到一个新的 NumPy 数组",
+    "out is {out}, x is {x}: read_back copies, it does not convert":
+        "out 是 {out}，x 是 {x}：read_back 只拷贝，不转换",
+    "out is read-only": "out 是只读的",
+    "pass a writable array (out.flags.writeable)": "请传入可写的数组（out.flags.writeable）",
+    "copy between two NumPy arrays: that is host work": "两个 NumPy 数组之间的拷贝：那是主机上的活",
+    "use numpy.copyto(dst, src)": "请用 numpy.copyto(dst, src)",
+    "the NumPy side of a copy must be C-contiguous (and writeable when it is the destination)":
+        "拷贝中 NumPy 那一侧必须是 C 连续的（作为目标时还必须可写）",
+    "{what} on a umkit.Array: it is memory with two views, not an array of numbers":
+        "对 umkit.Array 做 {what}：它是一块有两个视图的内存，不是一个数字数组",
+    "use a.host (the CPU's NumPy view: a.host[0], a.host + 1, np.sum(a.host)) or a.device (the "
+    "GPU's), or umkit.read_back(a) for a copy on the host":
+        "请用 a.host（CPU 的 NumPy 视图：a.host[0]、a.host + 1、np.sum(a.host)）或 a.device（GPU 的视图），"
+        "或者用 umkit.read_back(a) 在主机上得到一份拷贝",
+    "{what} needs a umkit.Array, got {got}": "{what} 需要 umkit.Array，收到的是 {got}",
+    "allocate with umkit.managed(...), umkit.device_array(...) or umkit.pinned(...)":
+        "请用 umkit.managed(...)、umkit.device_array(...) 或 umkit.pinned(...) 分配",
+    "{what} needs managed memory; this array is {kind} memory": "{what} 需要托管内存；这个数组是 {kind} 内存",
+    "only hipMallocManaged memory migrates: allocate with umkit.managed(...)":
+        "只有 hipMallocManaged 的内存会迁移：请用 umkit.managed(...) 分配",
+    "what={what} must be a string": "what={what} 必须是字符串",
+    "the operation, e.g. a.check_alive('my kernel')": "操作的名字，例如 a.check_alive('my kernel')",
+    "{what} on a freed array (ptr {ptr})": "对已释放的数组做 {what}（ptr {ptr}）",
+    "allocate a new array; a freed one cannot be used again": "请分配一个新数组；释放过的数组不能再用",
+    "device memory (hipMalloc) has no host view": "设备内存（hipMalloc）没有主机视图",
+    "use umkit.read_back(arr) to copy it to the host": "请用 umkit.read_back(arr) 把它拷贝到主机",
+    "double free of array at {ptr}": "{ptr} 处的数组被释放了两次",
+    "free each array once (or let Python free it)": "每个数组只释放一次（或者交给 Python 释放）",
+    "umkit exports its memory without copies (copy=True)": "umkit 导出内存时不做拷贝（copy=True）",
+    "copy on the consumer's side, or use umkit.copy": "请在使用方那边拷贝，或者用 umkit.copy",
+    "create one with umkit.Stream()": "请用 umkit.Stream() 创建一个",
+    "end={end} is not a umkit.Event": "end={end} 不是 umkit.Event",
+    "start.elapsed_ms(end) with two recorded umkit.Event()s": "start.elapsed_ms(end)，两个都是已记录的 umkit.Event()",
+    "end belongs to another backend than this event": "end 和这个事件属于不同的后端",
+    "create both events after the last umkit.use(...)": "两个事件都在最后一次 umkit.use(...) 之后创建",
+    "event not recorded: elapsed_ms needs two recorded events": "事件还没记录：elapsed_ms 需要两个已记录的事件",
+    "record both events first: start.record(s), end.record(s)": "请先记录两个事件：start.record(s)、end.record(s)",
+    "stream={stream} belongs to another backend than the memory it is used with (created before "
+    "a umkit.use(...) call?)":
+        "stream={stream} 和它所用的内存属于不同的后端（是在某次 umkit.use(...) 之前创建的？）",
+    "create the stream after umkit.use(...), with the arrays": "请在 umkit.use(...) 之后、和数组一起创建流",
+    "backend={backend} is not a umkit backend": "backend={backend} 不是 umkit 的后端",
+    "leave it out (the active backend), or pass a stream's .backend":
+        "请不传（用当前后端），或者传某个流的 .backend",
+    "backend name {code_name} must be a string": "后端名 {code_name} 必须是字符串",
+    "one of {options}, or None to auto-detect": "{options} 之一，或 None 表示自动检测",
+    "counters={value} must be True or False": "counters={value} 必须是 True 或 False",
+    "umkit.use('cuda', counters=True) starts CUPTI's counters": "umkit.use('cuda', counters=True) 会启动 CUPTI 的计数器",
+    "options {options} only apply to the sim backend": "选项 {options} 只对 sim 后端有效",
+    "call umkit.use({chosen}) without options (counters=True is the one GPU option)":
+        "请不带选项调用 umkit.use({chosen})（counters=True 是唯一的 GPU 选项）",
+    "{what} needs managed memory; {ptr} is {kind} memory": "{what} 需要托管内存；{ptr} 是 {kind} 内存",
+    "{kind} memory never migrates: allocate it with umkit.managed(...) to {what} it":
+        "{kind} 内存从不迁移：要对它做 {what}，请用 umkit.managed(...) 分配",
+    "{what}: range of {n} B at offset {off} runs past the allocation's {total} B":
+        "{what}：从偏移 {off} 开始的 {n} B 超出了这次分配的 {total} B",
+    "pass nbytes within the array": "请传入数组范围之内的 nbytes",
+    "event not recorded yet": "事件还没记录",
+    "record both events first": "请先记录两个事件",
+    "kernel {code_kernel} is not in kernels/": "kernel {code_kernel} 不在 kernels/ 里",
+    "available: {names}": "可用的：{names}",
+    "pointer {ptr} is not a live umkit allocation": "指针 {ptr} 不是一个还活着的 umkit 分配",
+    "it was freed already, or never allocated by this backend": "它已经被释放，或者根本不是这个后端分配的",
+    "device allocation of {n} B exceeds the simulated VRAM ({held} of {total} B in use) -- "
+    "hipErrorOutOfMemory":
+        "设备内存分配 {n} B 超出了模拟显存（已用 {held} / {total} B）—— hipErrorOutOfMemory",
+    "device memory never breathes out: use managed memory for cold data":
+        "设备内存从不呼气：冷数据请用托管内存",
+    "free of {ptr}: not a live allocation (double free?)": "释放 {ptr}：不是还活着的分配（重复释放？）",
+    "free each buffer once; umkit arrays free themselves": "每个缓冲区只释放一次；umkit 数组会自己释放",
+    "race: {who} {access} bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
+    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
+    "now {now} ms)":
+        "数据竞争：{who}{access}了分配 {ptr} 的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
+        "可能还在{kaccess}它们（没有任何东西等它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
+    "race: {who} {access} bytes [{lo}, {hi}) of allocation {ptr} while '{code_kernel}' on stream "
+    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
+    "now {now} ms)":
+        "数据竞争：{who}{access}了分配 {ptr} 的字节 [{lo}, {hi})，而流 {stream} 上的 '{code_kernel}' "
+        "可能还在{kaccess}它们（没有任何东西等它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
+    "fill(a, 1.0): the kernel writes one float32 value everywhere":
+        "fill(a, 1.0)：kernel 把同一个 float32 值写满整个数组",
+    "a whole number of bytes, a multiple of 4, e.g. 4096": "整数个字节，且是 4 的倍数，例如 4096",
+    "the number of recent events, e.g. last=20": "最近事件的个数，例如 last=20",
+    "copy 1..{n} bytes": "拷贝 1..{n} 字节",
+    "pass gpus= between 1 and 7, e.g. umkit.use('sim', gpus=2)":
+        "请传入 1 到 7 之间的 gpus=，例如 umkit.use('sim', gpus=2)",
+    "{code_source}={value} is not a backend; valid: {valid} (or auto)":
+        "{code_source}={value} 不是后端；可用的有：{valid}（或 auto）",
+    "backend {value} ({code_source}) cannot run here: {why}": "后端 {value}（{code_source}）在这里无法运行：{why}",
+    "writes": "写",
+    "reads": "读",
+    "write": "写",
+    "read": "读",
+    "host": "主机",
+    "the host (a.host, handed out now)": "主机（a.host，此刻交出的视图）",
+    "the host (a view derived from a.host)": "主机（从 a.host 派生的视图）",
+    "the host (a slice of a.host)": "主机（a.host 的切片）",
+    "the host (a.host.data, a memoryview)": "主机（a.host.data，一个 memoryview）",
+    "the host (a.host.flat)": "主机（a.host.flat）",
+    "the host (a.host.base)": "主机（a.host.base）",
+    "the host (through a view handed out earlier, by a path NumPy does not dispatch)":
+        "主机（通过先前交出的视图，走了 NumPy 不分派的路径）",
+    "'{code_name}' on stream {stream}": "流 {stream} 上的 '{code_name}'",
+    "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
+    "the result is wrong with no error (§5.1)":
+        "先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "却不会报错（§5.1）",
+    "order the two streams: put both on one stream, or wait for the first (stream.synchronize(), "
+    "or an event recorded on it) before starting the second (article §3.3)":
+        "给两个流排好顺序：把两者放到同一个流上，或者先等第一个完成（stream.synchronize()，或在它上面记录的"
+        "事件），再启动第二个（原文 §3.3）",
 }
