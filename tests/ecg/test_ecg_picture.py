@@ -42,3 +42,59 @@ def test_ecg_picture_distinguishes_and_explains(recorded):
     x0 = leg.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).x0
     assert x0 > 1.0                                     # the legend is outside the axes
     plt.close(fig)
+
+
+def _texts(fig):
+    from matplotlib.text import Text
+    return [t for t in fig.findobj(Text) if t.get_text()]
+
+
+def test_in_the_chinese_workspace_the_picture_speaks_chinese_in_a_cjk_font(recorded, monkeypatch):
+    """显存心电图 on the figure, its labels and legend in Chinese, drawn in the CJK font found;
+    the strategies' names (code) stay as they are."""
+    import re
+    import warnings
+
+    import matplotlib.pyplot as plt
+    from umkit.runtime import lang
+    font = lang.figure_font()
+    if font is None:                                 # no CJK font here: pretend DejaVu is one
+        font = "DejaVu Sans"
+        monkeypatch.setattr(lang, "figure_font", lambda: font)
+    lang.set_language("zh")
+    try:
+        with warnings.catch_warnings():
+            if font == "DejaVu Sans":                # it has no Chinese glyphs: boxes, warned
+                warnings.simplefilter("ignore")
+            fig = plots.ecg(recorded)
+    finally:
+        lang.set_language(None)
+    ax = fig.axes[0]
+    assert ax.get_title().startswith("显存心电图：") and "sim，模拟" in ax.get_title()
+    assert ax.get_xlabel() == "训练步" and ax.get_ylabel() == "每步耗时（ms，模型时间）"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert set(recorded["curves"]) <= {re.split("（", s)[0] for s in labels}
+    assert any("CPU 读取统计数据（每 5 步一次）的步" == s for s in labels), labels
+    assert any(t.get_text().startswith("毛刺：CPU 读取统计数据") for t in ax.texts)
+    han = [t for t in _texts(fig) if re.search(r"[\u4e00-\u9fff]", t.get_text())]
+    assert han and all(t.get_fontfamily()[0] == font for t in han)
+    if lang.figure_font() != "DejaVu Sans":          # a real CJK font: every glyph is drawn
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")           # matplotlib warns "Glyph ... missing"
+            fig.canvas.draw()
+    plt.close(fig)
+
+
+def test_without_a_cjk_font_the_picture_stays_english(recorded, monkeypatch):
+    """No font that draws Chinese: English labels, not empty boxes."""
+    import matplotlib.pyplot as plt
+    from umkit.runtime import lang
+    monkeypatch.setattr(lang, "figure_font", lambda: None)
+    lang.set_language("zh")
+    try:
+        fig = plots.ecg(recorded)
+    finally:
+        lang.set_language(None)
+    assert fig.axes[0].get_title().startswith("memory ECG:")
+    assert fig.axes[0].get_xlabel() == "training step"
+    plt.close(fig)

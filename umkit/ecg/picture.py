@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import validate as V
 from ..errors import InvalidType
+from ..runtime.lang import figure_fonts, for_figure as T
 from .model import check
 
 def pyplot():
@@ -69,17 +70,18 @@ def ecg(ecg: dict, ax=None, log: bool = True, fontsize: float = 12):
     causes = sorted({NOTE_CAUSES.get(t, t) for n in ecg.get("notes", {}).values() for t in n.values()})
     every = ecg.get("every")
     if noted:
-        what = " / ".join(causes) or "the CPU touches the data"
-        band = f"{what} (every {every} steps)" if ecg.get("pattern") == "cpu_stats" and every else what
+        what = " / ".join(T(c) for c in causes) or T("the CPU touches the data")
+        band = (T(f"{what} (every {every} steps)") if ecg.get("pattern") == "cpu_stats" and every
+                else what)
         for i, st in enumerate(noted):
             ax.axvspan(st - 0.45, st + 0.45, color="#f2e6c9", zorder=0,
-                       label=f"steps where {band}" if i == 0 else None)
+                       label=T(f"steps where {band}") if i == 0 else None)
     for i, (name, curve) in enumerate(curves.items()):
         color, ls, marker = ECG_STYLES[i % len(ECG_STYLES)]
         label = name
         kw = dict(lw=2.2, ms=6)
         if name in same:
-            label = f"{name} (same curve as {same[name]})"
+            label = T(f"{name} (same curve as {same[name]})")
             ls, kw = (0, (3, 3)), dict(lw=2.6, ms=9, markerfacecolor="none", markeredgewidth=1.6)
         ax.plot(range(len(curve)), curve, color=color, linestyle=ls, marker=marker,
                 label=label, zorder=3, **kw)
@@ -95,24 +97,25 @@ def ecg(ecg: dict, ax=None, log: bool = True, fontsize: float = 12):
         note = ecg.get("notes", {}).get(name, {})
         note = note.get(k, note.get(str(k)))
         if note:
-            cause = NOTE_CAUSES.get(note, note)
-            ax.annotate(f"spike: {cause}\n-> its pages migrate to the CPU (and back)",
+            cause = T(NOTE_CAUSES.get(note, note))
+            ax.annotate(T(f"spike: {cause}\n-> its pages migrate to the CPU (and back)"),
                         xy=(k, curve[k]), xytext=(0.01, 0.98), textcoords="axes fraction",
                         va="top", fontsize=fontsize - 1,
                         arrowprops=dict(arrowstyle="->", color="#444"),
                         bbox=dict(boxstyle="round", fc="white", ec="#999", alpha=0.9))
-    ax.set_xlabel("training step", fontsize=fontsize)
-    ax.set_ylabel("step time (ms" + (", model time)" if ecg.get("backend") == "sim" else ")"),
+    ax.set_xlabel(T("training step"), fontsize=fontsize)
+    ax.set_ylabel(T("step time (ms" + (", model time)" if ecg.get("backend") == "sim" else ")")),
                   fontsize=fontsize)
     prof = ecg.get("profile")
     where = f"{ecg['backend']}" + (f", modelled {prof}" if prof and ecg.get("backend") == "sim"
                                    else f" [{prof}]" if prof else "")
-    ax.set_title(ecg.get("title") or f"memory ECG: {ecg['nbytes'] >> 20} MiB, pattern "
-                 f"{ecg['pattern']}, {where}", fontsize=fontsize + 1)
+    ax.set_title(T(ecg.get("title")) or T(f"memory ECG: {ecg['nbytes'] >> 20} MiB, pattern "
+                                       f"{ecg['pattern']}, {where}"), fontsize=fontsize + 1)
     ax.tick_params(labelsize=fontsize - 1)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=fontsize - 1, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               borderaxespad=0, frameon=False)
+    figure_fonts(ax.figure)
     if fig is not None:
         fig.tight_layout()
     return fig or ax.figure
@@ -141,7 +144,7 @@ def step_bars(runs: list, ax=None):
         ax.bar(np.arange(x0, x0 + len(ms)), ms, width=0.85, label=label, color=color)
         x0 += len(ms) + 2
     ax.set_yscale("log")
-    ax.set_ylabel("step time (ms)")
+    ax.set_ylabel(T("step time (ms)"))
     ax.set_xticks([])
     ax.legend(fontsize=8)
-    return fig or ax.figure
+    return figure_fonts(fig or ax.figure)

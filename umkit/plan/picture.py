@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ecg.picture import axes, pyplot
+from ..runtime.lang import figure_fonts, for_figure as T
 
 #: cell colours: nobody, the GPU, the CPU, both
 TOUCH_COLOURS = ("#f2f2f2", "#1f77b4", "#d62728", "#9467bd")
@@ -34,15 +35,16 @@ def pattern(result, ax=None, max_buffers: int = 40):
               cmap=ListedColormap(TOUCH_COLOURS))
     ax.set_yticks(range(len(bufs)))
     ax.set_yticklabels([f"{b.name} ({b.nbytes / 2**20:.1f} MiB)" for b in bufs], fontsize=8)
-    ax.set_xlabel("step")
-    ax.set_title(f"who touched what: GPU blue, CPU red, both purple ({result.backend})")
+    ax.set_xlabel(T("step"))
+    ax.set_title(T(f"who touched what: GPU blue, CPU red, both purple ({result.backend})"))
     if ax2 is not None:
         y = np.arange(len(bufs))
         h2d = [b.moved.get("bytes_h2d", 0) / 2**20 for b in bufs]
         d2h = [b.moved.get("bytes_d2h", 0) / 2**20 for b in bufs]
-        ax2.barh(y - 0.2, h2d, height=0.4, color="#1f77b4", label="to the GPU")
-        ax2.barh(y + 0.2, d2h, height=0.4, color="#d62728", label="to the CPU")
-        ax2.set_xlabel("MiB moved")
+        ax2.barh(y - 0.2, h2d, height=0.4, color="#1f77b4", label=T("to the GPU"))
+        ax2.barh(y + 0.2, d2h, height=0.4, color="#d62728", label=T("to the CPU"))
+        ax2.set_xlabel(T("MiB moved"))
         ax2.legend(fontsize=8, loc="lower right")
+    figure_fonts(fig)
     fig.tight_layout()
     return fig

@@ -204,6 +204,59 @@ class Localized(dict):
         return repr(dict(self.items()))
 
 
+#: fonts with Chinese glyphs that matplotlib may find here, in order of preference
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN",
+             "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Droid Sans Fallback", "Microsoft YaHei",
+             "SimHei", "PingFang SC", "Heiti SC", "AR PL UMing CN", "Noto Sans CJK JP")
+#: file names of such fonts, for a font installed after matplotlib cached its font list
+CJK_FONT_FILES = ("wqy", "notosanscjk", "notoserifcjk", "notosanssc", "sourcehansans",
+                  "droidsansfallback", "simhei", "msyh", "pingfang", "uming")
+_fonts: dict = {}                          # "cjk" -> the font found (or None), once per process
+_HAN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def figure_font() -> str | None:
+    """The first of :data:`CJK_FONTS` that matplotlib knows here, or None (then figures keep
+    their English: a Chinese label in a font without Chinese glyphs would be empty boxes)."""
+    if "cjk" not in _fonts:
+        try:
+            from matplotlib import font_manager
+            have = {f.name for f in font_manager.fontManager.ttflist}
+            if not any(f in have for f in CJK_FONTS):   # installed after the cache was made?
+                for path in font_manager.findSystemFonts():
+                    base = os.path.basename(path).lower().replace("-", "").replace("_", "")
+                    if base.startswith(CJK_FONT_FILES):
+                        font_manager.fontManager.addfont(path)
+                have = {f.name for f in font_manager.fontManager.ttflist}
+        except Exception:  # noqa: BLE001 - no matplotlib, or a broken font cache: English
+            have = set()
+        with _lock:
+            _fonts["cjk"] = next((f for f in CJK_FONTS if f in have), None)
+    return _fonts["cjk"]
+
+
+def for_figure(text, lang: str | None = None):
+    """``text`` for a matplotlib figure: :func:`tr` of it when matplotlib has a font that
+    draws Chinese here (:func:`figure_font`), else the English."""
+    lang = _norm(lang) if lang is not None else language()
+    if lang in (None, "en") or not isinstance(text, str) or figure_font() is None:
+        return text
+    return "\n".join(tr(line, lang) for line in text.split("\n"))
+
+
+def figure_fonts(fig):
+    """Give every text of ``fig`` that holds Chinese the font :func:`figure_font` found (Latin
+    letters fall back to DejaVu Sans); returns ``fig``.  A no-op where nothing is Chinese."""
+    font = figure_font()
+    if font is None or fig is None:
+        return fig
+    from matplotlib.text import Text
+    for t in fig.findobj(Text):
+        if _HAN.search(t.get_text() or ""):
+            t.set_fontfamily([font, "DejaVu Sans"])
+    return fig
+
+
 def localize(widget, lang: str | None = None, _seen=None):
     """Translate a widget tree's fixed texts in place -- each ``description``, ``tooltip`` and
     ``placeholder``, and the ``value`` of text-only widgets (``HTML``, ``Label``) -- and return

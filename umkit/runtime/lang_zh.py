@@ -1861,4 +1861,31 @@ MESSAGES: dict[str, str] = {
     "or an event recorded on it) before starting the second (article §3.3)":
         "给两个流排好顺序：把两者放到同一个流上，或者先等第一个完成（stream.synchronize()，或在它上面记录的"
         "事件），再启动第二个（原文 §3.3）",
+    # -- the figures' texts (umkit.runtime.lang.for_figure: Chinese only where matplotlib has a
+    #    CJK font; umkit.ecg.picture, umkit.plan.picture, the residency picture, the panel) -------
+    "the CPU reads the statistics": "CPU 读取统计数据",
+    "the CPU edits the data": "CPU 修改数据",
+    "the CPU touches the data": "CPU 访问数据",
+    "{what} (every {n} steps)": "{what}（每 {n} 步一次）",
+    "steps where {band}": "{band}的步",
+    "{code_name} (same curve as {code_other})": "{code_name}（与 {code_other} 曲线相同）",
+    "spike: {cause}": "毛刺：{cause}",
+    "-> its pages migrate to the CPU (and back)": "-> 它的页迁移到 CPU（之后再迁回来）",
+    "training step": "训练步",
+    "step time (ms, model time)": "每步耗时（ms，模型时间）",
+    "step time (ms)": "每步耗时（ms）",
+    "memory ECG: {n} MiB, pattern {code_pattern}, {where}": "显存心电图：{n} MiB，模式 {code_pattern}，{where}",
+    "sim, modelled {code_profile}": "sim，模拟 {code_profile}",
+    "strategy panel: step times ({code_backend})": "策略面板：每步耗时（{code_backend}）",
+    "training steps, one group per run": "训练步，每次运行一组",
+    "step": "步",
+    "who touched what: GPU blue, CPU red, both purple ({code_backend})":
+        "谁访问了什么：GPU 蓝色，CPU 红色，两边都有为紫色（{code_backend}）",
+    "to the GPU": "迁到 GPU",
+    "to the CPU": "迁到 CPU",
+    "MiB moved": "迁移量（MiB）",
+    "{n} pages of {k} KiB, {per} page(s) per cell": "{n} 个 {k} KiB 的页，每格 {per} 页",
+    "predicted memory ECG of {name} under each plan ({code_profile}, replayed on sim)":
+        "{name}在各个方案下的预测显存心电图（{code_profile}，在 sim 上重放）",
+    "your loop": "你的循环",
 }

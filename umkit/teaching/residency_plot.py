@@ -7,6 +7,7 @@ import numpy as np
 from .. import validate as V
 from ..ecg import picture
 from ..errors import InvalidType
+from ..runtime.lang import figure_fonts, for_figure
 
 STATE_COLORS = {0: "#dddddd", 1: "#4c78a8", 2: "#f58518", 3: "#54a24b", 4: "#b279a2"}
 STATE_NAMES = {0: "unpopulated", 1: "CPU", 2: "GPU", 3: "both (read-mostly)", 4: "mixed"}
@@ -59,9 +60,10 @@ def residency(codes: np.ndarray, ax=None, cells: int = 4096, title: str = "", pa
     ax.set_xticks([])
     ax.set_yticks([])
     per = -(-codes.size // agg.size)
-    ax.set_title(title or f"{codes.size} pages of {page_bytes // 1024} KiB, "
-                 f"{per} page(s) per cell", fontsize=9)
+    ax.set_title(title or for_figure(f"{codes.size} pages of {page_bytes // 1024} KiB, "
+                                     f"{per} page(s) per cell"), fontsize=9)
     present = sorted(set(np.unique(agg).tolist()))
-    ax.legend(handles=[Patch(color=STATE_COLORS[i], label=STATE_NAMES[i]) for i in present],
+    ax.legend(handles=[Patch(color=STATE_COLORS[i], label=for_figure(STATE_NAMES[i]))
+                       for i in present],
               loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=5, fontsize=8, frameon=False)
-    return fig or ax.figure
+    return figure_fonts(fig or ax.figure)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ... import workloads
 from ...errors import InvalidArgument, InvalidType, UmkitError
 from ...runtime import backend, backend_name, use, why
-from ...runtime.lang import tr, tr_parts
+from ...runtime.lang import figure_fonts, for_figure, tr, tr_parts
 
 # -- the choices the controls offer: (label shown, value of the workloads field) --------------------
 MEMORY_CHOICES = (
@@ -936,12 +936,12 @@ class StrategyPanel:
         fig = plots.step_bars([{"label": r.label, "step_ms": r.step_ms, "color": r.color}
                                for r in self.model.runs if r.steps])
         ax = fig.axes[0]
-        ax.set_title(f"strategy panel: step times ({backend_name()})", fontsize=10)
-        ax.set_xlabel("training steps, one group per run")
+        ax.set_title(for_figure(f"strategy panel: step times ({backend_name()})"), fontsize=10)
+        ax.set_xlabel(for_figure("training steps, one group per run"))
         if ax.get_legend() is not None:                 # below the bars, not over them
             ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
                       frameon=False)
-        return fig
+        return figure_fonts(fig)
 
     # drawing
     def _on_start(self, entry):
