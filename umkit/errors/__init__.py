@@ -138,4 +138,9 @@ class DLPackUnsupported(UmkitError, BufferError):
 
 
 class RaceWarning(UserWarning):
-    """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1)."""
+    """The host touched pages that a kernel still in flight may touch (article §3.3, §5.1).
+    Its text is English (``args[0]``); ``str()`` -- what the warning shows -- is in the learner's
+    language, as a :class:`UmkitError`'s is."""
+
+    def __str__(self) -> str:
+        return UmkitError.localize(super().__str__())

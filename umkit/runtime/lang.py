@@ -8,8 +8,9 @@ wrongly.
 A catalogue entry is an English template and its translation.  Templates have ``{name}`` fields
 standing for the values a message is made with (``"case {case}: got {got}"``); a finished
 message matches a template when the literal text around the fields is the same, and the fields'
-values (translated too, when they are themselves a catalogue entry, except fields whose name
-starts with ``code``: an argument's name, an identifier) go into the translation.
+values (translated too, when they are themselves a catalogue entry) go into the translation.
+Fields whose name starts with ``code`` match one word of code (an argument's name) and those
+starting with ``list`` a bracketed Python list or tuple; both are kept as they are.
 A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
 
 The language, first match wins:
@@ -39,6 +40,10 @@ _chosen: list = [None]                    # set_language's choice; None: environ
 _marker_cache: dict = {}                  # folder -> the language its marker names (or None)
 _compiled: dict = {}                      # language -> (exact entries, [(regex, fields, zh)])
 _FIELD = re.compile(r"\{(\w+)\}")
+#: what a field matches, by the start of its name: ``code*`` one word of code (an argument's
+#: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets; both are
+#: kept as they are.  Any other field matches any text, translated when it is an entry itself.
+_FIELD_RX = {"code": r"\S+?", "list": r"[\[\(\{].*?[\]\)\}]"}
 _TAGS = re.compile(r"(<[^>]*>)")
 
 
@@ -119,7 +124,8 @@ def _tables(lang: str):
             parts = _FIELD.split(en)          # literal, field, literal, field, ..., literal
             seen: set = set()                 # a field used twice matches the same text twice
             rx = "".join(re.escape(p) if i % 2 == 0 else
-                         f"(?P={p})" if p in seen or seen.add(p) else f"(?P<{p}>.+?)"
+                         f"(?P={p})" if p in seen or seen.add(p) else
+                         f"(?P<{p}>{_FIELD_RX.get(p[:4], '.+?')})"
                          for i, p in enumerate(parts))
             literal = sum(len(p) for p in parts[::2])
             patterns.append((re.compile(rx + r"\Z", re.S), zh, literal))
@@ -150,7 +156,7 @@ def tr(text, lang: str | None = None, _depth: int = 0):
     for rx, zh, _ in patterns:
         m = rx.match(text)
         if m:
-            values = {k: v if k.startswith("code") else tr(v, lang, _depth + 1)
+            values = {k: v if k[:4] in _FIELD_RX else tr(v, lang, _depth + 1)
                       for k, v in m.groupdict().items()}
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part

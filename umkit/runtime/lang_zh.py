@@ -1627,19 +1627,24 @@ MESSAGES: dict[str, str] = {
     "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
     "{k}: budget {b} GB? Count again: {d}": "{k}：预算 {b} GB？再算一遍：{d}",
     # -- umkit's typed errors: str(err) in the learner's language (umkit.errors.UmkitError.localize;
-    #    message and hint fields stay English). validate.py's checks, the API, arrays, streams, sim --
+    #    message and hint fields stay English). validate.py's checks, the API, arrays, streams, the
+    #    simulator's races, profiles and out-of-memory, the recorders ----------------------------------
     "{code_name}={value} must be an int": "{code_name}={value} 必须是整数",
     "pass a whole number, e.g. 0": "请传入整数，例如 0",
-    "{code_name}={value} must be {rng}": "{code_name}={value} 必须 {rng}",
-    "pass an int {rng}": "请传入 {rng} 的整数",
+    "{code_name}={value} must be between {lo} and {hi}": "{code_name}={value} 必须在 {lo} 到 {hi} 之间",
+    "{code_name}={value} must be >= {lo}": "{code_name}={value} 必须 >= {lo}",
+    "{code_name}={value} must be <= {hi}": "{code_name}={value} 必须 <= {hi}",
+    "pass an int between {lo} and {hi}": "请传入 {lo} 到 {hi} 之间的整数",
+    "pass an int >= {lo}": "请传入 >= {lo} 的整数",
+    "pass an int <= {hi}": "请传入 <= {hi} 的整数",
     "{code_name}={value} must be True or False": "{code_name}={value} 必须是 True 或 False",
     "pass {code_name}=True or {code_name}=False": "请传入 {code_name}=True 或 {code_name}=False",
     "{code_name}={value} must be a real number": "{code_name}={value} 必须是实数",
     "pass a number, e.g. {code_name}=1.0": "请传入一个数，例如 {code_name}=1.0",
     "{code_name}={value} is too large for a float": "{code_name}={value} 超出了浮点数的范围",
     "pass a number within float range": "请传入浮点数范围内的数",
-    "{code_name}={value} must be finite": "{code_name}={value} 必须是有限的数",
-    "pass a finite number": "请传入有限的数",
+    "{code_name}={value} must be finite": "{code_name}={value} 必须是有限值",
+    "pass a finite number": "请传入有限值",
     "{code_name}={value} must be in [{lo}, {hi}]": "{code_name}={value} 必须在 [{lo}, {hi}] 之内",
     "pass a number in [{lo}, {hi}]": "请传入 [{lo}, {hi}] 之内的数",
     "{code_name}={value} must be a string": "{code_name}={value} 必须是字符串",
@@ -1653,30 +1658,29 @@ MESSAGES: dict[str, str] = {
     "pass {code_name} as printable text on one line": "请以单行可打印文本传入 {code_name}",
     "{code_name}={value} must be a list or tuple": "{code_name}={value} 必须是 list 或 tuple",
     "pass {code_name} as a list, e.g. [...]": "请以列表传入 {code_name}，例如 [...]",
-    "{code_name} holds {value}: not a finite number": "{code_name} 里有 {value}：不是有限的数",
-    "{code_name} is a list of numbers": "{code_name} 是一个数字列表",
+    "{code_name} holds {value}: not a finite number": "{code_name} 里有 {value}：不是有限值",
+    "{code_name} is a list of numbers": "{code_name} 应当是由数字组成的列表",
     "{code_name}={value} must be a dict": "{code_name}={value} 必须是 dict",
     "pass the dict umkit made for {code_name}": "请传入 umkit 为 {code_name} 生成的 dict",
     "{code_name} lacks {missing}": "{code_name} 缺少 {missing}",
     "{code_name}={value} must be a path": "{code_name}={value} 必须是路径",
     "pass {code_name} as a file path (str or pathlib.Path)": "请以文件路径传入 {code_name}（str 或 pathlib.Path）",
     "{code_name}={value} is not a usable path ({why})": "{code_name}={value} 不是可用的路径（{why}）",
-    "pick a shorter, plain path": "请换一个更短、更普通的路径",
-    "use one of {options}": "请用 {options} 之一",
+    "pick a shorter, plain path": "请换一个更短、不含特殊字符的路径",
+    "use one of {list_options}": "请从 {list_options} 中选一个",
     "{code_name}={value} is unknown": "{code_name}={value} 未知",
     "{code_name}={value} must be a list or tuple of names": "{code_name}={value} 必须是由名字组成的 list 或 tuple",
-    "e.g. {example}": "例如 {example}",
     "{code_name} is empty": "{code_name} 是空的",
-    "use some of {options}": "请从 {options} 中选用",
+    "use some of {list_options}": "请从 {list_options} 中选用",
     "{code_name}={value} is not callable": "{code_name}={value} 不可调用",
-    "pass a function, or leave {code_name} out": "请传入一个函数，或者不传 {code_name}",
+    "pass a function, or leave {code_name} out": "请传入一个函数，或者省略 {code_name}",
     "dtype={value} is not a dtype": "dtype={value} 不是 dtype",
-    "use e.g. 'float32', np.float16, 'int64'": "请用例如 'float32'、np.float16、'int64'",
+    "use e.g. 'float32', np.float16, 'int64'": "例如用 'float32'、np.float16 或 'int64'",
     "dtype={value} is not a NumPy dtype ({why})": "dtype={value} 不是 NumPy 的 dtype（{why}）",
     "dtype={value} is not supported in GPU memory": "GPU 内存不支持 dtype={value}",
     "use a numeric dtype: bool, int*, uint*, float*, complex*":
         "请用数值类型的 dtype：bool、int*、uint*、float*、complex*",
-    "shape={value} is not a size": "shape={value} 不是大小",
+    "shape={value} is not a size": "shape={value} 不是有效的大小",
     "pass an int (elements) or a tuple of ints, e.g. (1024, 1024)":
         "请传入一个整数（元素个数）或由整数组成的 tuple，例如 (1024, 1024)",
     "shape= got a NumPy array {array}: a shape is an int or a tuple of ints, not data":
@@ -1691,46 +1695,53 @@ MESSAGES: dict[str, str] = {
     "sizes count elements: use ints, e.g. umkit.managed(2**20)":
         "大小按元素个数计：请用整数，例如 umkit.managed(2**20)",
     "shape={value}: every dimension must be > 0 (got {n})": "shape={value}：每个维度都必须 > 0（收到 {n}）",
-    "allocate at least one element": "至少分配一个元素",
+    "allocate at least one element": "请至少分配一个元素",
     "{n} B is larger than any machine's memory": "{n} B 比任何机器的内存都大",
     "sizes count elements, not bytes: check the shape": "大小按元素个数计，不是字节数：请检查 shape",
     "{code_name}={n} must be > 0": "{code_name}={n} 必须 > 0",
-    "allocate at least 1 byte": "至少分配 1 字节",
+    "allocate at least 1 byte": "请至少分配 1 字节",
     "{code_name}={n} is larger than any machine's memory": "{code_name}={n} 比任何机器的内存都大",
     "sizes are in bytes: check the arithmetic": "大小以字节计：请检查计算",
     "sizes are in bytes, e.g. 4096": "大小以字节计，例如 4096",
-    "one of {options}": "{options} 之一",
-    "{code_name}={d} does not exist ({count} GPU(s) here)": "{code_name}={d} 不存在（这里有 {count} 块 GPU）",
-    "use 0..{last}{more}": "请用 0..{last}{more}",
-    "{code_name}={value}: device {i} does not exist ({count} GPU(s))": "{code_name}={value}：设备 {i} 不存在（共 {count} 块 GPU）",
-    "use a valid device: 'cpu', or a GPU 0..{last}": "请用存在的设备：'cpu'，或 GPU 0..{last}",
+    "one of {list_options}": "应为 {list_options} 之一",
+    "{code_name}={d} does not exist ({count} GPU(s) here)": "{code_name}={d} 不存在（这里只有 {count} 块 GPU）",
+    "use 0..{last}": "请用 0..{last}",
+    "use 0..{last} (the CPU is umkit.CPU, not a device number)":
+        "请用 0..{last}（CPU 是 umkit.CPU，不是设备编号）",
+    "use 0..{last}, or umkit.use('sim', gpus={n}) to simulate more GPUs":
+        "请用 0..{last}，或者用 umkit.use('sim', gpus={n}) 模拟更多 GPU",
+    "use 0 for the first GPU (0..{last} here)": "第一块 GPU 用 0（这里可用 0..{last}）",
+    "{code_name}={value}: device {i} does not exist ({count} GPU(s))":
+        "{code_name}={value}：设备 {i} 不存在（这里只有 {count} 块 GPU）",
+    "use a valid device: 'cpu', or a GPU 0..{last}": "请用有效的设备：'cpu'，或 GPU 0..{last}",
     "byte range offset={off}, nbytes={n} is outside the array's {total} B":
-        "字节范围 offset={off}, nbytes={n} 超出了数组的 {total} B",
+        "字节范围 offset={off}、nbytes={n} 超出了数组的 {total} B",
+    "byte ranges are whole numbers of bytes: 0 <= offset < offset+nbytes <= arr.nbytes":
+        "字节范围是整数个字节：0 <= offset < offset+nbytes <= arr.nbytes",
     "{code_name}={value} must be a file path": "{code_name}={value} 必须是文件路径",
     "{code_name}={value} is a directory, not a file": "{code_name}={value} 是文件夹，不是文件",
-    "name a file in it, e.g. {example}": "请指定其中的一个文件，例如 {example}",
     "{code_name}={value} is not a regular file": "{code_name}={value} 不是普通文件",
-    "write to a regular file, e.g. {example}": "请写到普通文件里，例如 {example}",
     "{code_name}={value}: unknown extension {ext}": "{code_name}={value}：未知的扩展名 {ext}",
     "{code_name}={value}: folder {parent} does not exist": "{code_name}={value}：文件夹 {parent} 不存在",
     "create the folder first, or pick another path": "请先建好这个文件夹，或者换一个路径",
     "{code_name}={value} cannot be written ({why})": "{code_name}={value} 无法写入（{why}）",
     "pick a path you can write": "请换一个你有写权限的路径",
-    "{code_argument}={where} is not a location": "{code_argument}={where} 不是一个位置",
+    "{code_name}={where} is not a location": "{code_name}={where} 不是有效的位置",
     "use 'cpu' (the host), 'gpu' / 'gpu0' / 'cuda:1', a device number, or umkit.CPU":
         "请用 'cpu'（主机）、'gpu' / 'gpu0' / 'cuda:1'、设备编号，或 umkit.CPU",
     "build locations with umkit.CPU or umkit.gpu(i)": "请用 umkit.CPU 或 umkit.gpu(i) 构造位置",
     "use 'cpu', 'gpu', 'gpu1' or a device number": "请用 'cpu'、'gpu'、'gpu1' 或设备编号",
-    "{code_argument}: device {i} does not exist": "{code_argument}：设备 {i} 不存在",
+    "{code_name}: device {i} does not exist": "{code_name}：设备 {i} 不存在",
     "device numbers start at 0; -1 means the CPU": "设备编号从 0 开始；-1 表示 CPU",
     "{code_name} must be float32 (got {dtype})": "{code_name} 必须是 float32（收到 {dtype}）",
     "allocate with dtype='float32' (the kernels in kernels/ are float32)":
-        "请用 dtype='float32' 分配（kernels/ 里的 kernel 都是 float32 的）",
+        "请用 dtype='float32' 分配（kernels/ 里的 kernel 只处理 float32）",
     "sizes differ: out {n}, a {na}, b {nb}": "大小不一致：out {n}，a {na}，b {nb}",
     "use equal sizes": "请用相同的大小",
-    "add_kernel takes an int count: at most 2**31-1 elements": "add_kernel 的元素个数是 int：最多 2**31-1 个元素",
+    "add_kernel takes an int count: at most 2**31-1 elements":
+        "add_kernel 的元素个数参数是 int 类型：最多 2**31-1 个元素",
     "increment_kernel takes an int count: at most 2**31-1 elements":
-        "increment_kernel 的元素个数是 int：最多 2**31-1 个元素",
+        "increment_kernel 的元素个数参数是 int 类型：最多 2**31-1 个元素",
     "split the work into chunks": "请把工作拆成几块",
     "value={value} does not fit a float32": "value={value} 超出了 float32 的范围",
     "use a value within ±{limit}": "请用 ±{limit} 之内的值",
@@ -1740,7 +1751,7 @@ MESSAGES: dict[str, str] = {
     "umkit.use(...) call starts a new backend":
         "{code_name} 分配在另一个后端实例（{a}）上，和其他数组（{b}）不同；每次调用 umkit.use(...) 都会启动一个新的后端",
     "allocate all arrays of one computation after the last umkit.use(...)":
-        "同一次计算用到的数组，都在最后一次 umkit.use(...) 之后分配",
+        "请把同一次计算用到的数组，都放在最后一次 umkit.use(...) 之后分配",
     "cannot synchronize on {what}": "无法在 {what} 上同步",
     "pass nothing, a Stream or an Event": "请什么都不传，或传一个 Stream 或 Event",
     "stream={stream} is not a umkit.Stream": "stream={stream} 不是 umkit.Stream",
@@ -1748,42 +1759,56 @@ MESSAGES: dict[str, str] = {
     "out must be a pinned umkit.Array of x's dtype, at least as large as x":
         "out 必须是固定内存的 umkit.Array，dtype 与 x 相同，且不小于 x",
     "out={kind} must be a pinned umkit.Array or a NumPy array": "out={kind} 必须是固定内存的 umkit.Array 或 NumPy 数组",
-    "or leave it out to get a new NumPy array": "或者不传 out，得到一个新的 NumPy 数组",
+    "or leave it out to get a new NumPy array": "或者省略 out，得到一个新的 NumPy 数组",
     "out is {out}, x is {x}: read_back copies, it does not convert":
         "out 是 {out}，x 是 {x}：read_back 只拷贝，不转换",
     "out is read-only": "out 是只读的",
     "pass a writable array (out.flags.writeable)": "请传入可写的数组（out.flags.writeable）",
-    "copy between two NumPy arrays: that is host work": "两个 NumPy 数组之间的拷贝：那是主机上的活",
+    "copy between two NumPy arrays: that is host work": "两个 NumPy 数组之间的拷贝属于主机端的操作",
     "use numpy.copyto(dst, src)": "请用 numpy.copyto(dst, src)",
     "the NumPy side of a copy must be C-contiguous (and writeable when it is the destination)":
         "拷贝中 NumPy 那一侧必须是 C 连续的（作为目标时还必须可写）",
     "{what} on a umkit.Array: it is memory with two views, not an array of numbers":
-        "对 umkit.Array 做 {what}：它是一块有两个视图的内存，不是一个数字数组",
+        "对 umkit.Array 做{what}：它是一块有两个视图的内存，不是数值数组",
+    "arithmetic": "算术运算",
+    "indexing (a[...])": "索引（a[...]）",
+    "assigning through an index (a[...] = ...)": "按索引赋值（a[...] = ...）",
+    "iterating": "迭代",
     "use a.host (the CPU's NumPy view: a.host[0], a.host + 1, np.sum(a.host)) or a.device (the "
     "GPU's), or umkit.read_back(a) for a copy on the host":
         "请用 a.host（CPU 的 NumPy 视图：a.host[0]、a.host + 1、np.sum(a.host)）或 a.device（GPU 的视图），"
         "或者用 umkit.read_back(a) 在主机上得到一份拷贝",
-    "{what} needs a umkit.Array, got {got}": "{what} 需要 umkit.Array，收到的是 {got}",
+    "{code_what} needs a umkit.Array, got {got}": "{code_what} 需要 umkit.Array，收到的是 {got}",
     "allocate with umkit.managed(...), umkit.device_array(...) or umkit.pinned(...)":
         "请用 umkit.managed(...)、umkit.device_array(...) 或 umkit.pinned(...) 分配",
-    "{what} needs managed memory; this array is {kind} memory": "{what} 需要托管内存；这个数组是 {kind} 内存",
+    "{code_what} needs managed memory; this array is device memory":
+        "{code_what} 需要托管内存；这个数组是设备内存（hipMalloc）",
+    "{code_what} needs managed memory; this array is pinned memory":
+        "{code_what} 需要托管内存；这个数组是固定内存（hipHostMalloc）",
     "only hipMallocManaged memory migrates: allocate with umkit.managed(...)":
         "只有 hipMallocManaged 的内存会迁移：请用 umkit.managed(...) 分配",
     "what={what} must be a string": "what={what} 必须是字符串",
     "the operation, e.g. a.check_alive('my kernel')": "操作的名字，例如 a.check_alive('my kernel')",
-    "{what} on a freed array (ptr {ptr})": "对已释放的数组做 {what}（ptr {ptr}）",
+    "{what} on a freed array (ptr {ptr})": "{what}：该数组已被释放（ptr {ptr}）",
+    "host access": "主机访问",
+    "device access": "设备访问",
     "allocate a new array; a freed one cannot be used again": "请分配一个新数组；释放过的数组不能再用",
     "device memory (hipMalloc) has no host view": "设备内存（hipMalloc）没有主机视图",
     "use umkit.read_back(arr) to copy it to the host": "请用 umkit.read_back(arr) 把它拷贝到主机",
-    "double free of array at {ptr}": "{ptr} 处的数组被释放了两次",
+    "double free of array at {ptr}": "重复释放 {ptr} 处的数组（double free）",
     "free each array once (or let Python free it)": "每个数组只释放一次（或者交给 Python 释放）",
-    "umkit exports its memory without copies (copy=True)": "umkit 导出内存时不做拷贝（copy=True）",
-    "copy on the consumer's side, or use umkit.copy": "请在使用方那边拷贝，或者用 umkit.copy",
+    "umkit exports its memory without copies (copy=True)": "请求了 copy=True，但 umkit 导出内存时从不拷贝",
+    "copy on the consumer's side, or use umkit.copy": "请在消费方一侧拷贝，或者用 umkit.copy",
+    "{code_what} through a view of freed memory (allocation {ptr})":
+        "{code_what}：经由一个视图访问了已释放的内存（分配 {ptr}）",
+    "a view does not keep its array alive: keep the umkit.Array until you are done with its views":
+        "视图不会让它的数组保持存活：在用完它的视图之前，请一直保留这个 umkit.Array",
     "create one with umkit.Stream()": "请用 umkit.Stream() 创建一个",
     "end={end} is not a umkit.Event": "end={end} 不是 umkit.Event",
-    "start.elapsed_ms(end) with two recorded umkit.Event()s": "start.elapsed_ms(end)，两个都是已记录的 umkit.Event()",
+    "start.elapsed_ms(end) with two recorded umkit.Event()s":
+        "用法：start.elapsed_ms(end)，start 和 end 都须是已记录的 umkit.Event()",
     "end belongs to another backend than this event": "end 和这个事件属于不同的后端",
-    "create both events after the last umkit.use(...)": "两个事件都在最后一次 umkit.use(...) 之后创建",
+    "create both events after the last umkit.use(...)": "请在最后一次 umkit.use(...) 之后再创建这两个事件",
     "event not recorded: elapsed_ms needs two recorded events": "事件还没记录：elapsed_ms 需要两个已记录的事件",
     "record both events first: start.record(s), end.record(s)": "请先记录两个事件：start.record(s)、end.record(s)",
     "stream={stream} belongs to another backend than the memory it is used with (created before "
@@ -1792,75 +1817,148 @@ MESSAGES: dict[str, str] = {
     "create the stream after umkit.use(...), with the arrays": "请在 umkit.use(...) 之后、和数组一起创建流",
     "backend={backend} is not a umkit backend": "backend={backend} 不是 umkit 的后端",
     "leave it out (the active backend), or pass a stream's .backend":
-        "请不传（用当前后端），或者传某个流的 .backend",
-    "backend name {code_name} must be a string": "后端名 {code_name} 必须是字符串",
-    "one of {options}, or None to auto-detect": "{options} 之一，或 None 表示自动检测",
+        "请省略此参数（使用当前后端），或者传某个流的 .backend",
+    "backend name {name} must be a string": "后端名 {name} 必须是字符串",
+    "one of {list_options}, or None to auto-detect": "应为 {list_options} 之一，或 None 表示自动检测",
     "counters={value} must be True or False": "counters={value} 必须是 True 或 False",
     "umkit.use('cuda', counters=True) starts CUPTI's counters": "umkit.use('cuda', counters=True) 会启动 CUPTI 的计数器",
-    "options {options} only apply to the sim backend": "选项 {options} 只对 sim 后端有效",
+    "options {list_options} only apply to the sim backend": "选项 {list_options} 只对 sim 后端有效",
     "call umkit.use({chosen}) without options (counters=True is the one GPU option)":
         "请不带选项调用 umkit.use({chosen})（counters=True 是唯一的 GPU 选项）",
-    "{what} needs managed memory; {ptr} is {kind} memory": "{what} 需要托管内存；{ptr} 是 {kind} 内存",
-    "{kind} memory never migrates: allocate it with umkit.managed(...) to {what} it":
-        "{kind} 内存从不迁移：要对它做 {what}，请用 umkit.managed(...) 分配",
-    "{what}: range of {n} B at offset {off} runs past the allocation's {total} B":
-        "{what}：从偏移 {off} 开始的 {n} B 超出了这次分配的 {total} B",
+    "pass gpus= between 1 and 7, e.g. umkit.use('sim', gpus=2)":
+        "请传入 1 到 7 之间的 gpus=，例如 umkit.use('sim', gpus=2)",
+    "{code_source}={value} is not a backend; valid: {valid} (or auto)":
+        "{code_source}={value} 不是已知的后端；可用的有：{valid}（或 auto）",
+    "backend {value} (requested) cannot run here: {why}": "指定的后端 {value} 在这里无法运行：{why}",
+    "backend {value} ({code_source}) cannot run here: {why}": "后端 {value}（来自 {code_source}）在这里无法运行：{why}",
+    "lang={value} is not a language umkit speaks": "lang={value} 不是 umkit 支持的语言",
+    "one of {list_options} (or None for UMKIT_LANG / the workspace's)":
+        "应为 {list_options} 之一（或 None，表示用 UMKIT_LANG / 工作区的设置）",
+    "profile {value} not found": "找不到 profile {value}",
+    "profile={value} must be a profile name or a JSON path": "profile={value} 必须是 profile 名或 JSON 文件路径",
+    "e.g. umkit.explain(err), umkit.explain(2), umkit.explain('hipErrorOutOfMemory'), "
+    "umkit.explain('slow')":
+        "例如 umkit.explain(err)、umkit.explain(2)、umkit.explain('hipErrorOutOfMemory')、"
+        "umkit.explain('slow')",
+    "use one of {list_options} or a path to a JSON file": "请从 {list_options} 中选一个，或者给出一个 JSON 文件的路径",
+    "unknown profile override {value}": "未知的 profile 覆盖项 {value}",
+    "valid: {list_options}": "可用的有：{list_options}",
+    "profile override {code_name}={value} must be a finite number >= 0":
+        "profile 覆盖项 {code_name}={value} 必须是 >= 0 的有限值",
+    "profile override {code_name}={value} is beyond any machine (at most {top} in SI units)":
+        "profile 覆盖项 {code_name}={value} 超出了任何机器的范围（SI 单位下最多 {top}）",
+    "e.g. {code_name}={value} (SI units: bytes, seconds, bytes/s)": "例如 {code_name}={value}（SI 单位：字节、秒、字节/秒）",
+    "{code_kind} allocation of {n} B ({gib} GiB): with compute=True the simulator keeps every byte in "
+    "this machine's RAM, and this machine can give {avail} GiB":
+        "{code_kind} 内存分配 {n} B（{gib} GiB）：compute=True 时，模拟器会把每个字节都放在本机内存里，而本机只能提供 {avail} GiB",
+    "switch to model-only, umkit.use(\"sim\", compute=False): costs and counters without the bytes, "
+    "page state as extents (sizes up to TiBs); or lower vram= to show oversubscription with small "
+    "buffers":
+        "请切换到仅模型模式 umkit.use(\"sim\", compute=False)：只算开销和计数器，不保存字节，页状态以区段记录"
+        "（可到 TiB 级）；或者调低 vram=，用小缓冲区演示超额订阅",
+    "the bytes of a {code_kind} allocation of {n} B ({gib} GiB): model-only sim keeps no bytes until a "
+    "host or device view (or a copy) needs them, and this machine can give {avail} GiB":
+        "{code_kind} 内存分配 {n} B（{gib} GiB）的字节：仅模型模式的 sim 在主机或设备视图（或拷贝）用到之前不保存字节，"
+        "而本机只能提供 {avail} GiB",
+    "model-only runs at this size charge kernels, prefetches and advice without data: use "
+    "umkit.touch / umkit.increment and prefetch, not views of the array; or view a smaller array":
+        "这种规模的仅模型运行只计 kernel、预取和建议的开销，不带数据：请用 umkit.touch / umkit.increment 和预取，"
+        "不要用数组的视图；或者对更小的数组取视图",
+    "{code_what} needs managed memory; {ptr} is device memory": "{code_what} 需要托管内存；{ptr} 是设备内存",
+    "{code_what} needs managed memory; {ptr} is pinned memory": "{code_what} 需要托管内存；{ptr} 是固定内存",
+    "device memory never migrates: allocate it with umkit.managed(...) to {code_what} it":
+        "设备内存从不迁移：要对它做 {code_what}，请用 umkit.managed(...) 分配",
+    "pinned memory never migrates: allocate it with umkit.managed(...) to {code_what} it":
+        "固定内存从不迁移：要对它做 {code_what}，请用 umkit.managed(...) 分配",
+    "{code_what}: range of {n} B at offset {off} runs past the allocation's {total} B":
+        "{code_what}：从偏移 {off} 开始的 {n} B 超出了这次分配的 {total} B",
     "pass nbytes within the array": "请传入数组范围之内的 nbytes",
     "event not recorded yet": "事件还没记录",
     "record both events first": "请先记录两个事件",
     "kernel {code_kernel} is not in kernels/": "kernel {code_kernel} 不在 kernels/ 里",
-    "available: {names}": "可用的：{names}",
-    "pointer {ptr} is not a live umkit allocation": "指针 {ptr} 不是一个还活着的 umkit 分配",
+    "available: {names}": "可用的有：{names}",
+    "pointer {ptr} is not a live umkit allocation": "指针 {ptr} 不指向任何仍有效的 umkit 分配",
     "it was freed already, or never allocated by this backend": "它已经被释放，或者根本不是这个后端分配的",
     "device allocation of {n} B exceeds the simulated VRAM ({held} of {total} B in use) -- "
     "hipErrorOutOfMemory":
-        "设备内存分配 {n} B 超出了模拟显存（已用 {held} / {total} B）—— hipErrorOutOfMemory",
+        "申请 {n} B 设备内存，超出了模拟显存容量（已用 {held} / {total} B）——hipErrorOutOfMemory",
     "device memory never breathes out: use managed memory for cold data":
         "设备内存从不呼气：冷数据请用托管内存",
-    "free of {ptr}: not a live allocation (double free?)": "释放 {ptr}：不是还活着的分配（重复释放？）",
+    "free of {ptr}: not a live allocation (double free?)": "释放 {ptr} 失败：它不是仍有效的分配（重复释放？）",
     "free each buffer once; umkit arrays free themselves": "每个缓冲区只释放一次；umkit 数组会自己释放",
-    "race: {who} {access} bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
-    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
-    "now {now} ms)":
-        "数据竞争：{who}{access}了分配 {ptr} 的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
-        "可能还在{kaccess}它们（没有任何东西等它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
-    "race: {who} {access} bytes [{lo}, {hi}) of allocation {ptr} while '{code_kernel}' on stream "
-    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
-    "now {now} ms)":
-        "数据竞争：{who}{access}了分配 {ptr} 的字节 [{lo}, {hi})，而流 {stream} 上的 '{code_kernel}' "
-        "可能还在{kaccess}它们（没有任何东西等它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
     "fill(a, 1.0): the kernel writes one float32 value everywhere":
         "fill(a, 1.0)：kernel 把同一个 float32 值写满整个数组",
     "a whole number of bytes, a multiple of 4, e.g. 4096": "整数个字节，且是 4 的倍数，例如 4096",
     "the number of recent events, e.g. last=20": "最近事件的个数，例如 last=20",
-    "copy 1..{n} bytes": "拷贝 1..{n} 字节",
-    "pass gpus= between 1 and 7, e.g. umkit.use('sim', gpus=2)":
-        "请传入 1 到 7 之间的 gpus=，例如 umkit.use('sim', gpus=2)",
-    "{code_source}={value} is not a backend; valid: {valid} (or auto)":
-        "{code_source}={value} 不是后端；可用的有：{valid}（或 auto）",
-    "backend {value} ({code_source}) cannot run here: {why}": "后端 {value}（{code_source}）在这里无法运行：{why}",
-    "writes": "写",
-    "reads": "读",
+    "copy 1..{n} bytes": "请拷贝 1..{n} 字节",
+    "explain(error_or_code={value}): a bool is not an error": "explain(error_or_code={value})：bool 不是错误",
+    "explain(error_or_code=...): got a {code_type}, expected an exception, an int error code or a str":
+        "explain(error_or_code=...)：收到的是 {code_type}，应为异常、整数错误码或字符串",
+    "pass an exception, an int error code, an error name or a symptom string":
+        "请传入一个异常、整数错误码、错误名或症状描述",
+    "rec.step() called outside its `with` block": "rec.step() 在它的 `with` 块之外被调用",
+    "call rec.step() inside `with umkit.ecg.recorder() as rec:`": "请在 `with umkit.ecg.recorder() as rec:` 里面调用 rec.step()",
+    "rec.result() inside the `with` block": "rec.result() 在 `with` 块里面被调用",
+    "call it after the block ends": "请在这个块结束之后再调用",
+    "nothing recorded yet": "还没有记录任何内容",
+    "use `with umkit.ecg.recorder() as rec:` and rec.step()": "请用 `with umkit.ecg.recorder() as rec:` 和 rec.step()",
+    # the simulator's race detector (strict mode raises RaceDetected; otherwise a RaceWarning)
+    "race: {who} writes bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
+    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
+    "now {now} ms)":
+        "数据竞争：{who}写入了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
+        "可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
+    "race: {who} reads bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
+    "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
+    "now {now} ms)":
+        "数据竞争：{who}读取了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
+        "可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
+    "race: '{code_other}' on stream {other} writes bytes [{lo}, {hi}) of allocation {ptr} while "
+    "'{code_kernel}' on stream {stream} may still {kaccess} them (nothing waited for it; in model "
+    "time it ends at {end} ms, now {now} ms)":
+        "数据竞争：流 {other} 上的 '{code_other}' 写入了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
+        "'{code_kernel}' 可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，"
+        "现在是 {now} ms）",
+    "race: '{code_other}' on stream {other} reads bytes [{lo}, {hi}) of allocation {ptr} while "
+    "'{code_kernel}' on stream {stream} may still {kaccess} them (nothing waited for it; in model "
+    "time it ends at {end} ms, now {now} ms)":
+        "数据竞争：流 {other} 上的 '{code_other}' 读取了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
+        "'{code_kernel}' 可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，"
+        "现在是 {now} ms）",
+    "race: {who} hands out a raw pointer to bytes of allocation {ptr} while '{code_kernel}' on "
+    "stream {stream} may still {kaccess} them; what code does through a raw pointer cannot be "
+    "checked":
+        "数据竞争：{who} 交出了指向分配 {ptr} 中字节的裸指针，而流 {stream} 上的 '{code_kernel}' "
+        "可能仍在{kaccess}这些字节；通过裸指针做的事无法检查",
+    "{message}. Fix: {hint}": "{message}。修复：{hint}",
     "write": "写",
     "read": "读",
     "host": "主机",
-    "the host (a.host, handed out now)": "主机（a.host，此刻交出的视图）",
+    "the host (a.host, handed out now)": "主机（刚取得的 a.host 视图）",
     "the host (a view derived from a.host)": "主机（从 a.host 派生的视图）",
     "the host (a slice of a.host)": "主机（a.host 的切片）",
     "the host (a.host.data, a memoryview)": "主机（a.host.data，一个 memoryview）",
     "the host (a.host.flat)": "主机（a.host.flat）",
     "the host (a.host.base)": "主机（a.host.base）",
     "the host (through a view handed out earlier, by a path NumPy does not dispatch)":
-        "主机（通过先前交出的视图，走了 NumPy 不分派的路径）",
-    "'{code_name}' on stream {stream}": "流 {stream} 上的 '{code_name}'",
+        "主机（通过先前取得的视图，走了 NumPy 不分派的路径）",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
     "the result is wrong with no error (§5.1)":
-        "先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
         "却不会报错（§5.1）",
+    "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
+    "the result is wrong with no error (§5.1); take the view only after the wait":
+        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "却不会报错（§5.1）；等同步完成之后再取视图",
+    "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
+    "the result is wrong with no error (§5.1); take the pointer only after the wait":
+        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "却不会报错（§5.1）；等同步完成之后再取指针",
     "order the two streams: put both on one stream, or wait for the first (stream.synchronize(), "
     "or an event recorded on it) before starting the second (article §3.3)":
         "给两个流排好顺序：把两者放到同一个流上，或者先等第一个完成（stream.synchronize()，或在它上面记录的"
         "事件），再启动第二个（原文 §3.3）",
+
     # -- the figures' texts (umkit.runtime.lang.for_figure: Chinese only where matplotlib has a
     #    CJK font; umkit.ecg.picture, umkit.plan.picture, the residency picture, the panel) -------
     "the CPU reads the statistics": "CPU 读取统计数据",

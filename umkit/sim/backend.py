@@ -134,7 +134,7 @@ class SimBackend(Backend):
         if managed_only and a.kind != "managed":
             raise NotManaged(f"{what} needs managed memory; {ptr:#x} is {a.kind} memory",
                              hint=f"{a.kind} memory never migrates: allocate it with "
-                                  "umkit.managed(...) to {what} it")
+                                  f"umkit.managed(...) to {what} it")
         if nbytes < 0 or off + nbytes > a.nbytes:
             raise InvalidArgument(f"{what}: range of {nbytes} B at offset {off} runs past the "
                                   f"allocation's {a.nbytes} B", hint="pass nbytes within the array")

@@ -301,7 +301,7 @@ class RaceDetector:
                f"in model time it ends at {k.end * 1e3:.3f} ms, now {now * 1e3:.3f} ms)")
         if self.strict:
             raise RaceDetected(msg, hint=hint)
-        warnings.warn(f"{msg}. Fix: {hint}", RaceWarning, stacklevel=_outside_engine())
+        warnings.warn(RaceWarning(f"{msg}. Fix: {hint}"), stacklevel=_outside_engine())
 
     # -- the checks ------------------------------------------------------------------------------
     def check_host(self, accesses: list[Access], where: str) -> None:
