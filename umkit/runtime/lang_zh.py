@@ -1902,6 +1902,43 @@ MESSAGES: dict[str, str] = {
     "call it after the block ends": "请在这个块结束之后再调用",
     "nothing recorded yet": "还没有记录任何内容",
     "use `with umkit.ecg.recorder() as rec:` and rec.step()": "请用 `with umkit.ecg.recorder() as rec:` 和 rec.step()",
+    # the GPU backends (cuda / hip) and umkit.names
+    "refusing to allocate {gib} GiB of managed memory on gpu{d}: only {free} GiB of its {total} GiB "
+    "is free. Oversubscribing managed memory (asking for more than the GPU has free) makes the "
+    "driver evict and re-fault pages without end, and on a shared or headless GPU it can hang the "
+    "GPU itself, not only this program. If you mean it, opt in with "
+    "umkit.allow_oversubscription(True) or {code_env}=1.":
+        "拒绝在 gpu{d} 上分配 {gib} GiB 托管内存：它的 {total} GiB 中只有 {free} GiB 空闲。托管内存超额订阅"
+        "（申请的比 GPU 空闲的还多）会让驱动没完没了地驱逐页、再缺页迁回；在共享或无显示器的 GPU 上，"
+        "它可能让整块 GPU 挂起，而不只是这个程序。如果你确实要这样做，请用 umkit.allow_oversubscription(True) "
+        "或 {code_env}=1 明确开启。",
+    "Out of memory allocating {n} bytes of {code_kind} memory on {code_where}; {free} GiB of {total} "
+    "GiB free ({detail})":
+        "内存不足：在 {code_where} 上分配 {n} 字节的 {code_kind} 内存失败；{total} GiB 中有 {free} GiB 空闲（{detail}）",
+    "Out of memory allocating {n} bytes of {code_kind} memory on {code_where} ({detail})":
+        "内存不足：在 {code_where} 上分配 {n} 字节的 {code_kind} 内存失败（{detail}）",
+    "{code_call} failed: {code_name} ({code})": "{code_call} 失败：{code_name}（{code}）",
+    "{code_call} failed: {code_name} ({code}): {detail}": "{code_call} 失败：{code_name}（{code}）：{detail}",
+    "{ptr} was already freed (double free)": "{ptr} 已经释放过了（重复释放）",
+    "{ptr} is device memory (cudaMalloc/hipMalloc): the CPU cannot read it. Use memcpy, or allocate "
+    "managed memory.":
+        "{ptr} 是设备内存（cudaMalloc/hipMalloc）：CPU 读不了它。请用 memcpy，或者分配托管内存。",
+    "host_view of {ptr}, which was freed": "host_view 访问了已释放的 {ptr}",
+    "device_view of {ptr}, which was freed": "device_view 访问了已释放的 {ptr}",
+    "advice {value} is HIP-only ({code_hip}): {code_rt} has no counterpart. {note}":
+        "建议 {value} 只有 HIP 有（{code_hip}）：{code_rt} 没有对应项。{note}",
+    "name={value} is not in umkit's CUDA<->HIP table (umkit.names)":
+        "name={value} 不在 umkit 的 CUDA<->HIP 对照表里（umkit.names）",
+    "see umkit.names.as_markdown() for the table": "对照表见 umkit.names.as_markdown()",
+    "name={value} must be a CUDA or HIP name (a string)": "name={value} 必须是 CUDA 或 HIP 的名字（字符串）",
+    "e.g. 'cudaMallocManaged' or 'hipMemPrefetchAsync'": "例如 'cudaMallocManaged' 或 'hipMemPrefetchAsync'",
+    "name={value} is not a CUDA name in umkit's table": "name={value} 不是 umkit 对照表里的 CUDA 名字",
+    "CUDA names start with cuda/CU; see umkit.names.as_markdown()":
+        "CUDA 的名字以 cuda/CU 开头；见 umkit.names.as_markdown()",
+    "name={value} is not a HIP name in umkit's table": "name={value} 不是 umkit 对照表里的 HIP 名字",
+    "HIP names start with hip; see umkit.names.as_markdown()": "HIP 的名字以 hip 开头；见 umkit.names.as_markdown()",
+    "{code_name} has no {code_rt} counterpart: {note}": "{code_name} 在 {code_rt} 里没有对应项：{note}",
+    "see the row's note: umkit.names.row(name).note": "见这一行的注释：umkit.names.row(name).note",
     # the simulator's race detector (strict mode raises RaceDetected; otherwise a RaceWarning)
     "race: {who} writes bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
     "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
