@@ -195,3 +195,28 @@ def test_reset_everything_brings_back_the_starting_controls(page, voila_workshop
     assert now == start
     assert page.locator(".umk-ws-ask").count() == 0 or not page.locator(".umk-ws-ask").is_visible()
     assert _problems(page) == []
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1920, 1080)])
+def test_the_chart_is_in_sight_after_run(page, voila_workshop, size):
+    """A presenter presses Run and the room sees the bars without anyone scrolling: on a
+    1400x900 (and a 1920x1080) window the chart's top and at least 150 px of it lie inside the
+    window after the first run of the first demo."""
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    _open(page, voila_workshop)
+    page.select_option(".umk-ctl-preset select", index=1)
+    page.locator(".umk-ws-ask", has_text=PRESETS[0].title[:12]).wait_for(timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('button.umk-run').disabled",
+                           timeout=30_000)
+    page.click("button.umk-run")
+    _wait_bars(page, PRESETS[0].settings["steps"], voila_workshop,
+               ARTIFACTS / f"workshop-insight-{size[0]}-stuck.png")
+    time.sleep(0.3)
+    top, bottom, scrolled, height = page.evaluate(
+        "() => { const c = document.querySelector('.umk-chart').getBoundingClientRect();"
+        " const s = Math.max(...[...document.querySelectorAll('*')].map(e => e.scrollTop));"
+        " return [c.top, c.bottom, s, window.innerHeight]; }")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"workshop-insight-{size[0]}x{size[1]}.png"))
+    assert scrolled == 0, "the page scrolled by itself"
+    assert top >= 0 and min(bottom, height) - top >= 150, (top, bottom, height)

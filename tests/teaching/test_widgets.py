@@ -253,7 +253,8 @@ def test_a_stopped_long_run_shrinks_to_its_steps():
     assert "umk-slot" not in p.chart.value
     while_running = P.bars_html([P.PanelRun(2, run.settings, run.strategy, run.pattern, run.nbytes,
                                             400, "#000", steps=list(run.steps), running=True)])
-    assert while_running.count("umk-slot") == 395 and "1600px" in while_running
+    assert while_running.count("umk-slot") == 395
+    assert f"flex:400 1 {P.GROUP_MIN_PX}px;max-width:3200px" in while_running   # room for 400
 
 
 def test_hints_on_device_or_pinned_are_labelled_ignored():

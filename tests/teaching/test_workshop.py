@@ -114,13 +114,16 @@ def test_the_ecg_image_is_hidden_until_it_is_recorded(ws):
     assert ws.ecg_image.layout.display == "none"
 
 
-def test_the_chart_and_table_span_the_dashboard_below_the_side_column(ws):
-    """The chart and the counters table are not inside the column beside the residency map, so
-    runs 5 and 6 (and twelve table columns) are not squeezed under it."""
+def test_the_chart_sits_under_the_controls_and_the_table_spans_below(ws):
+    """The chart is in the panel's column right under Run (in sight after a run), not in the
+    column beside it with the residency map; the counters table, twelve columns wide, spans the
+    dashboard below both (tests/browser/test_workshop_geometry.py checks six runs on screen)."""
     row = next(c for c in ws.widget.children if ws.rmap_box in getattr(c, "children", ())
                or any(ws.rmap_box in getattr(k, "children", ()) for k in getattr(c, "children", ())))
 
     def inside(w, target):
         return w is target or any(inside(k, target) for k in getattr(w, "children", ()))
-    assert not inside(row, ws.panel.chart) and not inside(row, ws.panel.table)
-    assert inside(ws.widget, ws.panel.chart) and inside(ws.widget, ws.panel.table)
+    main, side = row.children
+    assert inside(side, ws.rmap_box) and not inside(side, ws.panel.chart)
+    assert inside(main, ws.panel.run_button) and inside(main, ws.panel.chart)
+    assert not inside(row, ws.panel.table) and inside(ws.widget, ws.panel.table)

@@ -449,7 +449,8 @@ def _ticks(lo: float, hi: float) -> list[float]:
     return sorted(t for t in out if lo <= t <= hi * 1.0001)
 
 
-GROUP_MIN_PX = 120        # a run's group of bars is at least this wide; more runs wrap to a new row
+GROUP_MIN_PX = 120        # a run's group of bars is at least this wide (and starts there, growing
+                          # with its steps to twice its width): more runs than fit wrap to a new row
 CSS = """<style>
 .umk-panel{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222}
 .umk-title h2{margin:4px 0 2px;font-size:22px}
@@ -564,7 +565,7 @@ def bars_html(runs, height: int = 230) -> str:
         slots = r.planned if r.running else max(1, len(r.steps))   # a stopped run: its steps
         width = max(GROUP_MIN_PX, 4 * slots)
         groups.append(
-            f'<div class="umk-group" data-run="{r.index}" style="flex:{max(slots, 8)} 1 {width}px;'
+            f'<div class="umk-group" data-run="{r.index}" style="flex:{max(slots, 8)} 1 {GROUP_MIN_PX}px;'
             f'max-width:{2 * width}px">'
             f'<div class="umk-bars" style="height:{height}px">{grid}{median}{"".join(bars)}</div>'
             f'<div class="umk-label" style="border-color:{r.color}">'

@@ -66,6 +66,8 @@ CSS = """<style>
   font-size:15px;margin:4px 0;color:#123}
 .umk-ws-side h3{margin:4px 0;font-size:17px}
 .umk-ws-results{min-width:0}
+@media (max-width:1100px){.umk-workshop .umk-ws-side-col{flex:1 1 100% !important}}
+.umk-projector .umk-ws-side-col{flex:1 1 100% !important}
 .umk-projector{zoom:1.4}
 .umk-projector .umk-title h2{font-size:30px}
 .umk-projector table.umk-counters th,.umk-projector table.umk-counters td{padding:3px 4px}
@@ -140,18 +142,23 @@ class Workshop:
         self.ecg_image = W.Image(format="png", layout=W.Layout(max_width="100%", display="none"))
         self.ecg_box = W.VBox([W.HTML("<div class='umk-ws-side'><h3>Memory ECG (显存心电图)</h3>"
                                       "</div>"), self.ecg_button, self.ecg_status, self.ecg_image])
-        # the panel's controls beside the residency map and the ECG; its chart and counters table
-        # below both, across the whole width, so six runs and twelve columns have room
+        # the panel's controls with its chart right under them (in sight after Run: runs that do
+        # not fit side by side wrap to a new row), beside the residency map and the ECG; the
+        # counters table below both, across the whole width, so its twelve columns have room
         pn = self.panel
         controls = W.VBox([w for w in pn.widget.children if w not in (pn.chart, pn.table)],
                           layout=W.Layout(padding="4px 10px", min_width="0"))
         controls.add_class("umk-panel")
-        results = W.VBox([pn.chart, pn.table], layout=W.Layout(padding="4px 10px", width="100%"))
-        results.add_class("umk-panel")
-        results.add_class("umk-ws-results")
+        chart = W.VBox([pn.chart], layout=W.Layout(padding="0 10px", min_width="0"))
+        results = W.VBox([pn.table], layout=W.Layout(padding="4px 10px", width="100%"))
+        for box in (chart, results):
+            box.add_class("umk-panel")
+            box.add_class("umk-ws-results")
         side = W.VBox([self.rmap_box, self.ecg_box],
-                      layout=W.Layout(flex="2 1 340px", min_width="0", max_width="100%"))
-        main = W.VBox([controls], layout=W.Layout(flex="3 1 540px", min_width="0", max_width="100%"))
+                      layout=W.Layout(flex="0 1 360px", min_width="0", max_width="100%"))
+        side.add_class("umk-ws-side-col")      # below the panel on narrow windows and projectors
+        main = W.VBox([controls, chart],
+                      layout=W.Layout(flex="3 1 540px", min_width="0", max_width="100%"))
         top = W.HBox([self.preset_picker, self.reset_button, self.projector_toggle],
                      layout=W.Layout(align_items="center", flex_flow="row wrap"))
         self.widget = W.VBox([W.HTML(CSS), top, self.ask,
