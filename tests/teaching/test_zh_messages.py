@@ -596,3 +596,35 @@ def test_a_code_field_takes_one_word_and_a_list_field_a_bracketed_list():
         == "profile override vram=-1 must be between 1 and 7"
     assert lang.tr("use one of ('a', 'b')") == "请从 ('a', 'b') 中选一个"
     assert lang.tr("use one of two things") == "use one of two things"
+
+
+def test_a_long_text_that_almost_matches_many_templates_does_not_hang():
+    """The matcher takes each literal where it first occurs, in one pass: a message whose
+    values repeat the templates' own words (a name, a path, a repr the learner chose) is matched
+    in time linear in its length.  The backtracking regex this replaced took minutes on 800
+    characters; this guard allows 20 s for all of them at 5000."""
+    import random
+    import signal
+    lang.set_language("zh")
+    lang.tr("warm the tables up", "zh")
+    rng = random.Random(1)
+    texts = []
+    for en in MESSAGES:
+        parts = re.split(r"\{\w+\}", en)
+        if len(parts) < 3:
+            continue
+        words = [p for p in parts if p] + ["x", " ", "; "]
+        junk = "".join(rng.choice(words) for _ in range(600))[:5000]
+        texts.append(re.sub(r"\{\w+\}", lambda m: junk, en)[:-1] + "#")   # fails only at the end
+
+    def too_long(*_):
+        raise TimeoutError("tr() backtracked")
+    old = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(20)
+    try:
+        for t in texts:
+            lang.tr(t, "zh")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(texts) > 100

@@ -7,8 +7,9 @@ wrongly.
 
 A catalogue entry is an English template and its translation.  Templates have ``{name}`` fields
 standing for the values a message is made with (``"case {case}: got {got}"``); a finished
-message matches a template when the literal text around the fields is the same, and the fields'
-values (translated too, when they are themselves a catalogue entry) go into the translation.
+message matches a template when the literal text around the fields is the same (each literal
+taken where it first occurs: one pass, linear in the message), and the fields' values (translated
+too, when they are themselves a catalogue entry) go into the translation.
 Fields whose name starts with ``code`` match one word of code (an argument's name) and those
 starting with ``list`` a bracketed Python list or tuple; both are kept as they are.
 A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
@@ -43,7 +44,7 @@ _FIELD = re.compile(r"\{(\w+)\}")
 #: what a field matches, by the start of its name: ``code*`` one word of code (an argument's
 #: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets; both are
 #: kept as they are.  Any other field matches any text, translated when it is an entry itself.
-_FIELD_RX = {"code": r"\S+?", "list": r"[\[\(\{].*?[\]\)\}]"}
+_FIELD_RX = {"code": r"\S+", "list": r"[\[\(\{].*[\]\)\}]"}
 _TAGS = re.compile(r"(<[^>]*>)")
 
 
@@ -117,22 +118,42 @@ def _tables(lang: str):
     if lang not in _compiled:
         exact, patterns = {}, []
         for en, zh in catalogue(lang).items():
-            fields = _FIELD.findall(en)
-            if not fields:
+            if not _FIELD.search(en):
                 exact[en] = zh
                 continue
             parts = _FIELD.split(en)          # literal, field, literal, field, ..., literal
-            seen: set = set()                 # a field used twice matches the same text twice
-            rx = "".join(re.escape(p) if i % 2 == 0 else
-                         f"(?P={p})" if p in seen or seen.add(p) else
-                         f"(?P<{p}>{_FIELD_RX.get(p[:4], '.+?')})"
-                         for i, p in enumerate(parts))
-            literal = sum(len(p) for p in parts[::2])
-            patterns.append((re.compile(rx + r"\Z", re.S), zh, literal))
-        patterns.sort(key=lambda t: -t[2])      # the most specific template first
+            fields = [(name, re.compile(_FIELD_RX.get(name[:4], ".+") + r"\Z", re.S))
+                      for name in parts[1::2]]
+            patterns.append((parts[::2], fields, zh, sum(len(p) for p in parts[::2])))
+        patterns.sort(key=lambda t: -t[3])      # the most specific template first
         with _lock:
             _compiled[lang] = (exact, patterns)
     return _compiled[lang]
+
+
+def _match(literals, fields, text):
+    """The fields' values when ``text`` is the template made of ``literals`` and ``fields``,
+    else None.  Each literal is taken where it first occurs after the field before it (the last
+    one at the end of the text): one pass, time linear in the text, whatever the text holds.  A
+    field is at least one character; a field used twice must hold the same text twice."""
+    first, last = literals[0], literals[-1]
+    if not text.startswith(first) or len(text) < len(first) + len(last) + len(fields) \
+            or not text.endswith(last):
+        return None
+    pos, end, values = len(first), len(text) - len(last), {}
+    for i, (name, rx) in enumerate(fields):
+        if i + 1 < len(fields):
+            lit = literals[i + 1]
+            at = text.find(lit, pos + 1, end) if lit else pos + 1
+            if at < 0:
+                return None
+        else:
+            at = end
+        value = text[pos:at]
+        if not value or not rx.match(value) or values.setdefault(name, value) != value:
+            return None
+        pos = at + len(literals[i + 1])
+    return values
 
 
 def tr(text, lang: str | None = None, _depth: int = 0):
@@ -153,11 +174,11 @@ def tr(text, lang: str | None = None, _depth: int = 0):
             text[len(text.rstrip()):]
     if _depth > 2:
         return text
-    for rx, zh, _ in patterns:
-        m = rx.match(text)
-        if m:
+    for literals, fields, zh, _ in patterns:
+        found = _match(literals, fields, text)
+        if found is not None:
             values = {k: v if k[:4] in _FIELD_RX else tr(v, lang, _depth + 1)
-                      for k, v in m.groupdict().items()}
+                      for k, v in found.items()}
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part
         parts = text.split("; ")
