@@ -67,13 +67,18 @@ def _per_touch(row):
     return [v / touches for v in vals]
 
 
+def _section(doc, name):
+    """The rows of section ``name`` of a probe file, or ProbeFileError saying how to make it."""
+    rows = doc.get(name) if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ProbeFileError(f"no '{name}' section: run benchmarks/class_probe.py with "
+                             f"--sections {name} on a card")
+    return rows
+
+
 def faultshape(doc):
-    found = doc.get("faultshape") if isinstance(doc, dict) else None
-    if not isinstance(found, list) or not found:
-        raise ProbeFileError("no 'faultshape' section: run benchmarks/class_probe.py with "
-                             "--sections faultshape on a card")
     rows = {}
-    for r in found:
+    for r in _section(doc, "faultshape"):
         if not isinstance(r, dict) or not isinstance(r.get("name"), str):
             raise ProbeFileError(f"'faultshape' has a row without a name: {str(r)[:80]}")
         rows[r["name"]] = r
@@ -134,12 +139,8 @@ def _first_reads(row):
 
 
 def context2(doc):
-    rows = doc.get("context2") if isinstance(doc, dict) else None
-    if not isinstance(rows, list) or not rows:
-        raise ProbeFileError("no 'context2' section: run benchmarks/class_probe.py with "
-                             "--sections context2 on a card")
     by_size = {}
-    for r in rows:
+    for r in _section(doc, "context2"):
         if not isinstance(r, dict) or "context" not in r or "bytes" not in r:
             raise ProbeFileError(f"'context2' has a row without 'context' or 'bytes': "
                                  f"{str(r)[:80]}")
