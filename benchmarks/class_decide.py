@@ -5,12 +5,13 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
   (median over the probe's repeats / touches) is placed between two anchors of the same run,
   ``one_1g_64k`` (0: "flat") and ``one_2g_64k`` (1: "grows").  Below 0.35 a shape is flat, above
   0.65 it grows, between it is unclear.  If the anchors' own repeats overlap, the card showed no
-  growth on this lease that its repeats can tell apart, and nothing is decided.  A lead stands
+  growth on this lease that its repeats can tell apart, and nothing is decided (nor with one
+  repeat of an anchor).  A lead stands
   when no shape contradicts it and none is unclear; every other lead must be contradicted.
 * ``context2`` (class 3, the slow first small fault): a context's first read is slow when its
   median is at least 1.5x the first read after nothing and every repeat of it is slower than every
   repeat after nothing; flat when its median is at most 1.2x; unclear between.  Both sizes of the
-  probe (32 and 128 KiB) must agree.  Slow after the large NumPy sweeps but not after 8 MiB (under
+  probe (32 and 128 KiB) must have measured it and agree.  Slow after the large NumPy sweeps but not after 8 MiB (under
   the host cache the profile fitted): the host's caches (a CPU-written managed buffer is such a
   sweep too).  Slow with CPU-written managed memory alive and after no NumPy sweep: the driver's
   state.
@@ -61,7 +62,8 @@ def _per_touch(row):
     vals = row.get("ms")
     touches = row.get("touches")
     if (not isinstance(vals, list) or not vals or not isinstance(touches, int) or touches <= 0
-            or not all(isinstance(v, (int, float)) and v > 0 for v in vals)):
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+                       for v in vals)):
         raise ProbeFileError(f"faultshape row {row.get('name')!r} needs positive 'ms' and "
                              "'touches'")
     return [v / touches for v in vals]
@@ -89,6 +91,10 @@ def faultshape(doc):
     lo, hi = statistics.median(lo_v), statistics.median(hi_v)
     out = {"anchors_us_per_touch": {LOW: round(lo * 1e3, 4), HIGH: round(hi * 1e3, 4)},
            "growth": round(hi / lo, 3), "shapes": {}, "leads": {}}
+    if min(len(lo_v), len(hi_v)) < 2:
+        out["verdict"] = ("undecided: one repeat of an anchor cannot tell growth from the card's "
+                          "own spread (run the probe with --reps 3)")
+        return out
     if max(lo_v) >= min(hi_v):
         out["verdict"] = ("undecided: the anchors' repeats overlap "
                           f"({LOW} up to {max(lo_v) * 1e3:.3f} us/touch, {HIGH} from "
@@ -108,7 +114,8 @@ def faultshape(doc):
         out["shapes"][name] = {"us_per_touch": round(statistics.median(vals) * 1e3, 4),
                                "position": round(p, 3), "call": call,
                                "repeat_positions": [round(place(v), 3) for v in vals]}
-    missing = [s for s in ALL_GROW if out["shapes"].get(s, {}).get("call") != "grows"]
+    absent = [s for s in ALL_GROW if s not in out["shapes"]]
+    missing = [s for s in ALL_GROW if out["shapes"].get(s, {}).get("call") == "flat"]
     for lead, pred in LEADS.items():
         agree, against, open_ = [], [], []
         for shape, want in pred.items():
@@ -126,26 +133,30 @@ def faultshape(doc):
     if missing:
         out["verdict"] += ("; note: " + ", ".join(missing)
                            + " did not grow, though every lead says it should")
+    if absent:
+        out["verdict"] += "; note: the file lacks " + ", ".join(absent)
     return out
 
 
 def _first_reads(row):
     runs = row.get("runs_ms")
     if (not isinstance(runs, list) or not runs
-            or not all(isinstance(r, list) and r and isinstance(r[0], (int, float)) for r in runs)):
+            or not all(isinstance(r, list) and r and isinstance(r[0], (int, float))
+                       and not isinstance(r[0], bool) and r[0] > 0 for r in runs)):
         raise ProbeFileError(f"context2 row {row.get('context')!r} needs 'runs_ms' as lists of "
-                             "read times")
+                             "positive read times")
     return [r[0] for r in runs]
 
 
 def context2(doc):
     by_size = {}
     for r in _section(doc, "context2"):
-        if not isinstance(r, dict) or "context" not in r or "bytes" not in r:
+        if (not isinstance(r, dict) or not isinstance(r.get("context"), str)
+                or not isinstance(r.get("bytes"), int) or isinstance(r.get("bytes"), bool)):
             raise ProbeFileError(f"'context2' has a row without 'context' or 'bytes': "
                                  f"{str(r)[:80]}")
         by_size.setdefault(r["bytes"], {})[r["context"]] = _first_reads(r)
-    calls = {}
+    calls, seen = {}, {}
     out = {"sizes": {}}
     for nbytes, ctx in sorted(by_size.items()):
         if "none" not in ctx:
@@ -166,16 +177,21 @@ def context2(doc):
             size[kind] = {"first_ms": round(statistics.median(firsts), 4),
                           "ratio": round(ratio, 3), "call": call}
             calls.setdefault(kind, set()).add(call)
+            seen[kind] = seen.get(kind, 0) + 1
         out["sizes"][str(nbytes)] = {"none_first_ms": round(base_med, 4), "contexts": size}
-    agreed = {k: next(iter(v)) if len(v) == 1 else "unclear" for k, v in calls.items()}
+    sizes = len(by_size)
+    # a context decides only when every size measured it, and all sizes agree
+    agreed = {k: next(iter(v)) if len(v) == 1 and seen[k] == sizes else "unclear"
+              for k, v in calls.items()}
     out["calls"] = agreed
 
     def is_(kind, call):
         return agreed.get(kind) == call
 
     cache = any(is_(k, "slow") for k in CACHE_CONTEXTS) and is_("numpy_rewrite_8m", "flat")
-    driver = (any(is_(k, "slow") for k in MANAGED_CONTEXTS)
-              and all(is_(k, "flat") for k in NUMPY_CONTEXTS if k in agreed))
+    numpy = [k for k in NUMPY_CONTEXTS if k in agreed]
+    driver = (any(is_(k, "slow") for k in MANAGED_CONTEXTS) and numpy
+              and all(is_(k, "flat") for k in numpy))
     if cache:
         out["verdict"] = ("the host's caches: slow after the large NumPy sweeps, not after 8 MiB "
                           "(the model's CPU-cache working set is the place for it)")

@@ -193,3 +193,38 @@ def test_the_leads_are_the_predictions_the_readme_wrote_before_the_run(decide):
         assert {name: rows[name][i] for name in pred} == pred
     for name in decide.ALL_GROW:
         assert rows[name] == ["grows"] * 3
+
+
+def test_growth_between_the_anchors_is_not_called_missing(decide):
+    """README: one_1536m_64k "grows, less" -- half way between the anchors is that, not a miss."""
+    us = _lead_data(decide, "C: the span one kernel faults over")
+    us["one_1536m_64k"] = (FLAT + GROWS) / 2
+    out = decide.faultshape({"faultshape": _faultshape(us)})
+    assert out["verdict"].startswith("C: the span") and "did not grow" not in out["verdict"]
+
+
+def test_one_repeat_decides_nothing(decide):
+    us = _lead_data(decide, "C: the span one kernel faults over")
+    out = decide.faultshape({"faultshape": _faultshape(us, spread=(1.0,))})
+    assert out["verdict"].startswith("undecided: one repeat")
+
+
+def test_context2_rows_missing_at_one_size_or_without_numpy_decide_nothing(decide):
+    first = {k: 0.26 for k in decide.NUMPY_CONTEXTS}
+    first.update({"managed_cpu_512m_alive": 0.7, "managed_cpu_64m_alive": 0.45})
+    rows = [r for r in _context2(first)
+            if not (r["bytes"] == 32 * KiB and r["context"] == "managed_cpu_512m_alive")]
+    out = decide.context2({"context2": rows})
+    assert out["calls"]["managed_cpu_512m_alive"] == "unclear"
+    only_managed = [r for r in _context2(first) if not r["context"].startswith("numpy")]
+    assert not decide.context2({"context2": only_managed})["verdict"].startswith("the driver")
+
+
+def test_zero_times_and_text_sizes_are_refused_with_exit_2(decide, tmp_path):
+    rows = _context2({"numpy_fresh_512m": 0.5}, none=0.0)
+    (tmp_path / "zero.json").write_text(json.dumps({"context2": rows}))
+    assert decide.main([str(tmp_path / "zero.json")]) == 2
+    rows = _context2({"numpy_fresh_512m": 0.5})
+    rows[0]["bytes"] = "32768"
+    (tmp_path / "text.json").write_text(json.dumps({"context2": rows}))
+    assert decide.main([str(tmp_path / "text.json")]) == 2

@@ -565,7 +565,8 @@ def test_the_ipython_traceback_of_an_error_is_chinese_in_the_chinese_workspace()
 
 def test_a_race_warning_reads_in_chinese_and_its_text_stays_english():
     """Outside strict mode a race is a RaceWarning: what the warning shows is Chinese in the
-    Chinese workspace, its args (what a filter or a log matches) the English."""
+    Chinese workspace, its args the English (code that sorts warnings should test the category,
+    as a `message=` filter matches the shown text)."""
     import warnings
 
     def race():
@@ -585,6 +586,9 @@ def test_a_race_warning_reads_in_chinese_and_its_text_stays_english():
             assert str(w.message) == w.message.args[0] and ". Fix: synchronize first" in str(w.message)
         else:
             assert str(w.message).startswith("数据竞争：主机写入了分配") and "。修复：请先同步" in str(w.message)
+        import io
+        shown = umkit.explain(w.message, file=io.StringIO())      # the symptom is found either way
+        assert ("症状" if language == "zh" else "Symptom") in shown, shown
 
 
 def test_a_code_field_takes_one_word_and_a_list_field_a_bracketed_list():
@@ -628,3 +632,18 @@ def test_a_long_text_that_almost_matches_many_templates_does_not_hang():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert len(texts) > 100
+
+
+@pytest.mark.parametrize("raw", ["zh\n".encode("utf-8-sig"), "zh\n".encode("utf-16"),
+                                 b"\xff\xfe\xff garbage", b"\x80\x81 not utf-8"])
+def test_a_marker_an_editor_wrote_in_another_encoding_never_breaks_an_error(raw, tmp_path,
+                                                                            monkeypatch):
+    """A .umkit-lang with a byte-order mark or in UTF-16 (Windows Notepad) names its language;
+    bytes that are no text mean English; an error's str() never raises because of the file."""
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / ".umkit-lang").write_bytes(raw)
+    monkeypatch.chdir(work)
+    expected = "zh" if raw.replace(b"\x00", b"").strip().endswith(b"zh") else "en"
+    assert lang.language() == expected
+    assert str(InvalidArgument("x", hint="y"))

@@ -94,7 +94,8 @@ def _explain_exception(exc: BaseException) -> str:
     # a umkit error's message without its hint (the hint is printed below, once)
     msg = exc.message if isinstance(exc, UmkitError) else str(exc)
     # the tables are searched in the English the error was made in; the learner reads tr()'s
-    english = f"{msg}\n{exc.hint}" if isinstance(exc, UmkitError) else msg
+    english = (f"{msg}\n{exc.hint}" if isinstance(exc, UmkitError)
+               else str(exc.args[0]) if isinstance(exc, Warning) and exc.args else msg)
     head = [f"{type(exc).__name__}: {tr(msg)}".rstrip(), ""]
     row = None
     name = getattr(exc, "name", None)

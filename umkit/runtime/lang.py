@@ -84,7 +84,10 @@ def _from_marker() -> str | None:
         f = folder / MARKER
         try:
             if f.is_file():
-                found = _norm(f.read_text(encoding="utf-8").strip()) or "en"
+                raw = f.read_bytes()[:256]
+                # a text editor may write a byte-order mark, or UTF-16 (Windows Notepad)
+                enc = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+                found = _norm(raw.decode(enc, errors="replace").strip()) or "en"
                 break
         except OSError:
             break
@@ -274,13 +277,13 @@ def for_figure(text, lang: str | None = None):
 def figure_fonts(fig):
     """Give every text of ``fig`` that holds Chinese the font :func:`figure_font` found (Latin
     letters fall back to DejaVu Sans); returns ``fig``.  A no-op where nothing is Chinese."""
-    font = figure_font()
-    if font is None or fig is None:
+    if fig is None:
         return fig
     from matplotlib.text import Text
-    for t in fig.findobj(Text):
-        if _HAN.search(t.get_text() or ""):
-            t.set_fontfamily([font, "DejaVu Sans"])
+    han = [t for t in fig.findobj(Text) if _HAN.search(t.get_text() or "")]
+    font = figure_font() if han else None
+    for t in han if font is not None else ():
+        t.set_fontfamily([font, "DejaVu Sans"])
     return fig
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import residency_plot as plots
 from ...api import Residency, counters, residency
-from ...runtime.lang import text, tr, tr_parts
+from ...runtime.lang import figure_fonts, for_figure, text, tr, tr_parts
 from .panel import fig_png, has_frontend
 
 CELLS = 2048                    # at most this many cells: 1 GiB of 4 KiB pages -> 128 pages a cell
@@ -168,7 +168,8 @@ class ResidencyMap:
         fig = plots.residency(res.codes, cells=self.limit, title=title, page_bytes=res.page_bytes)
         if self.caption:
             ax = fig.axes[0]
-            ax.set_title(f"{ax.get_title()}\n{self.caption}", fontsize=9)
+            ax.set_title(f"{ax.get_title()}\n{for_figure(self.caption)}", fontsize=9)
+            figure_fonts(fig)
         return fig
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
