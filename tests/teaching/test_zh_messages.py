@@ -549,18 +549,21 @@ def test_a_catalogue_field_used_twice_matches_the_same_text_twice():
 
 
 def test_the_ipython_traceback_of_an_error_is_chinese_in_the_chinese_workspace():
-    IPython = pytest.importorskip("IPython")
-    from IPython.testing.globalipapp import get_ipython
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
     from umkit.runtime import tracebacks
-    shell = get_ipython()
-    assert tracebacks.install(shell)
-    lang.set_language("zh")
-    with capture_output() as out:
-        shell.run_cell("import umkit; umkit.use('sim', quiet=True); umkit.managed(-1)")
+    shell = InteractiveShell.instance()          # the one shell of this process, as IPython's
+    shell.set_custom_exc((), None)
+    try:
+        assert tracebacks.install(shell)
+        lang.set_language("zh")
+        with capture_output() as out:
+            shell.run_cell("import umkit; umkit.use('sim', quiet=True); umkit.managed(-1)")
+    finally:
+        shell.set_custom_exc((), None)
     text = out.stdout + out.stderr
     assert "InvalidArgument" in text and "每个维度都必须 > 0" in text and "至少分配一个元素" in text
-    assert IPython
 
 
 def test_a_race_warning_reads_in_chinese_and_its_text_stays_english():
