@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import umkit
@@ -126,3 +127,16 @@ def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch)
     with pytest.raises(ValueError, match="stride"):
         probe.touch_part(None, 0, 16, 4, None)
 
+
+
+def test_class_span_reads_each_span_once_per_round_and_frees_it(probe):
+    """benchmarks/class_span.py on sim: a row per span, its repeats, ms per GiB from the median,
+    nothing left allocated."""
+    import class_span
+    live = len(umkit.backend().engine.allocs)
+    rows = class_span.spans(2, sizes=(1, 2))
+    assert [r["span_mib"] for r in rows] == [1, 2] and all(len(r["ms"]) == 2 for r in rows)
+    for r in rows:
+        assert r["ms_per_gib"] == round(float(np.median(r["ms"])) / (r["span_mib"] / 1024), 3)
+        assert all(v > 0 for v in r["ms"])
+    assert len(umkit.backend().engine.allocs) == live
