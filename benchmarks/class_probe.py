@@ -267,19 +267,26 @@ def shapes(u=512 * MiB):
     ]
 
 
+def fault_read_ms(nbytes, stride, parts=None):
+    """A device-timed GPU fault read of a freshly CPU-written managed buffer of ``nbytes``: one
+    float every ``stride`` bytes, by ``umkit.touch``, or by one kernel per ``(offset, bytes)`` of
+    ``parts`` (allocation and the CPU write untimed)."""
+    a = cpu_written(nbytes)
+    try:
+        with Sink() as s:
+            if parts is None:
+                return gpu_ms(lambda: umkit.touch(a, stride, sink=s))
+            return gpu_ms(lambda: [touch_part(a, o, n, stride, s) for o, n in parts])
+    finally:
+        a.free()
+
+
 def faultshape(reps, u=512 * MiB):
     """What the per-touch cost of a 64 KiB-stride fault read follows: the buffer's size, the
     span one kernel faults over, or the number of touches one kernel has in flight."""
     rows = []
     for name, nbytes, stride, parts in shapes(u):
-        vals = []
-        for _ in range(reps):
-            a = cpu_written(nbytes)
-            try:
-                with Sink() as s:
-                    vals.append(gpu_ms(lambda: [touch_part(a, o, n, stride, s) for o, n in parts]))
-            finally:
-                a.free()
+        vals = [fault_read_ms(nbytes, stride, parts) for _ in range(reps)]
         touches = sum(n // stride for _, n in parts)
         rows.append({"name": name, "bytes": nbytes, "stride": stride, "kernels": len(parts),
                      "touches": touches, "ms": vals})

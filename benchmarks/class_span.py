@@ -17,27 +17,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.measure.timing import Sink, cpu_written, gpu_ms, warm_up  # noqa: E402
+from class_probe import fault_read_ms  # noqa: E402
+from umkit.measure.timing import warm_up  # noqa: E402
 
 MiB = 1 << 20
 SPANS_MIB = (256, 384, 512, 640, 768, 896, 1024, 1536)
 STRIDE = 64 << 10
 
 
-def one(nbytes: int) -> float:
-    a = cpu_written(nbytes)
-    try:
-        with Sink() as s:
-            return gpu_ms(lambda: umkit.touch(a, STRIDE, sink=s))
-    finally:
-        a.free()
-
-
 def spans(reps: int, sizes=SPANS_MIB) -> list:
     runs = {m: [] for m in sizes}
     for _ in range(reps):
         for m in sizes:
-            runs[m].append(one(m * MiB))
+            runs[m].append(fault_read_ms(m * MiB, STRIDE))
     rows = []
     for m in sizes:
         med = float(np.median(runs[m]))

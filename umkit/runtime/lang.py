@@ -39,7 +39,7 @@ ENV = "UMKIT_LANG"
 _lock = threading.Lock()
 _chosen: list = [None]                    # set_language's choice; None: environment, marker, en
 _marker_cache: dict = {}                  # folder -> the language its marker names (or None)
-_compiled: dict = {}                      # language -> (exact entries, [(regex, fields, zh)])
+_compiled: dict = {}                      # language -> (exact entries, templates for _match)
 _FIELD = re.compile(r"\{(\w+)\}")
 #: what a field matches, by the start of its name: ``code*`` one word of code (an argument's
 #: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets; both are
