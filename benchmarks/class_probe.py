@@ -32,7 +32,10 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
 * ``context2``: ``context``'s small reads after the host wrote a fresh 512 MiB NumPy array,
   rewrote one already touched (512, 64 or 8 MiB: the last under the cache size the profile
   fitted, 24 MiB) or read one, or with a CPU-written managed buffer of 512 or 64 MiB alive:
-  whether the slow first fault follows the host's caches or the driver.
+  whether the slow first fault follows the host's caches or the driver;
+* ``tripparts``: ``small``'s round trips (128 KiB, 1 MiB, 4 MiB) taken apart, each piece timed
+  on the host clock: the CPU's write, the same write again, the GPU's increment with its
+  synchronize, the CPU's sum, the same sum again -- which piece the model under-charges.
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -328,11 +331,51 @@ def context2(reps, u=512 * MiB):
     return _context_rows("context2", CONTEXTS2, setup, reps)
 
 
+TRIP_PARTS = ("write", "write_again", "increment", "sum", "sum_again")
+
+
+def tripparts(reps):
+    """``small``'s round trip with each piece host-timed: {bytes, piece: [ms per trip]}, the
+    first trip (its pages arrive from the CPU write of ``cpu_written``) left out."""
+    rows = []
+    for nbytes in SMALL_TRIPS:
+        a = cpu_written(nbytes)
+        try:
+            def piece(fn):
+                t0 = umkit.now()
+                fn()
+                return (umkit.now() - t0) * 1e3
+
+            def write():
+                a.host[:] = 2.0
+
+            def inc():
+                umkit.increment(a)
+                umkit.synchronize()
+
+            def add():
+                float(a.host.sum())
+            runs = {k: [] for k in TRIP_PARTS}
+            for i in range(max(8, 2 * reps) + 1):
+                umkit.synchronize()
+                vals = dict(zip(TRIP_PARTS, (piece(write), piece(write), piece(inc), piece(add),
+                                             piece(add))))
+                if i:
+                    for k, v in vals.items():
+                        runs[k].append(v)
+        finally:
+            a.free()
+        rows.append({"bytes": nbytes, **runs})
+        print(f"tripparts {nbytes // KiB:>5} KiB: " + ", ".join(
+            f"{k} {np.median(v):.4f}" for k, v in runs.items()) + " ms (medians)", flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
     p.add_argument("--sections",
-                   default="advice,faultsize,smallpair,small,context,faultshape,context2")
+                   default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -341,7 +384,8 @@ def main(argv=None):
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
            "reps": args.reps}
     fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
-           "context": context, "faultshape": faultshape, "context2": context2}
+           "context": context, "faultshape": faultshape, "context2": context2,
+           "tripparts": tripparts}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")

@@ -92,7 +92,9 @@ OPTIONAL_UNITS = {"advise_latency": "us", "advise_read_mostly_cpu_per_mib": "us"
                   "copy_handoff_latency": "us", "prefetch_handoff_latency": "us",
                   "cpu_map_latency": "us", "user_launch_overhead": "us", "link_duplex": "fraction",
                   "pageable_copy_latency": "us", "dirty_refault_latency": "us",
-                  "queue_restore_latency": "us", "peer_link_bw": "GB/s", "xgmi_hive_gpus": "GPUs"}
+                  "queue_restore_latency": "us", "peer_link_bw": "GB/s", "xgmi_hive_gpus": "GPUs",
+                  "fault_cold_latency": "us", "fault_cold_decay": "fraction",
+                  "fault_cold_bytes": "B"}
 
 
 def profile_files() -> list[Path]:

@@ -57,7 +57,11 @@ alone), by what the driver does for that advice -- read-mostly on pages the CPU 
 (``advise_read_mostly_cpu_per_mib``) or a GPU holds (``advise_read_mostly_gpu_per_mib``),
 preferred location on pages the CPU holds, set or unset (``advise_preferred_per_mib``),
 accessed-by on any resident page (``advise_accessed_by_per_mib``); unsetting read-mostly or
-accessed-by costs the call alone.
+accessed-by costs the call alone.  The CPU touching X bytes pushes ``1 - exp(-X /
+fault_cold_bytes)`` of what the driver's fault path uses on the host out of the CPU's caches:
+the next kernel that wakes the fault service pays that part of ``fault_cold_latency`` for
+bringing it back, and each one that wakes it after that ``fault_cold_decay`` of what the one
+before it paid (the path warms over a few faults, not at once).
 A host whose CPU runs slower than the one a profile was measured with (hosts of the same card
 differ; the card does not) multiplies every host-side time and divides every
 host-side rate by ``host_speed`` -- ``umkit calibrate --compare`` fits that one number on a run's
@@ -99,7 +103,8 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "user_launch_overhead", "pageable_copy_latency", "link_duplex",
             "dirty_refault_latency", "queue_restore_latency", "peer_link_bw", "xgmi_hive_gpus",
             "advise_latency", "advise_read_mostly_cpu_per_mib", "advise_read_mostly_gpu_per_mib",
-            "advise_preferred_per_mib", "advise_accessed_by_per_mib")
+            "advise_preferred_per_mib", "advise_accessed_by_per_mib",
+            "fault_cold_latency", "fault_cold_decay", "fault_cold_bytes")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...
@@ -113,7 +118,9 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               # advice: the driver's walk of the range's pages runs in the calling thread
               "advise_latency", "advise_read_mostly_cpu_per_mib",
               "advise_read_mostly_gpu_per_mib", "advise_preferred_per_mib",
-              "advise_accessed_by_per_mib")
+              "advise_accessed_by_per_mib",
+              # the CPU refilling its caches from DRAM with what the fault path uses
+              "fault_cold_latency")
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose

@@ -21,7 +21,7 @@ from .clock import Clock, SimEvent, SimStream
 from .copies import plan_memcpy, plan_pageable
 from .costs import Profile
 from .faults import DensityPrefetcher, Faults, KernelCost
-from .host import Host
+from .host import FaultPathCache, Host
 from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
@@ -84,8 +84,10 @@ class Engine:
         self.space = AddressSpace(profile, policy, gpus, self.clock, self.record, pages, eager)
         density = DensityPrefetcher(profile, self.space, self.record,
                                     prefetcher and policy.density_prefetcher)
-        self.faults = Faults(profile, policy, self.clock, self.space, self.record, density)
-        self.host = Host(profile, policy, self.space, self.record, density)
+        fault_path = FaultPathCache(profile)
+        self.faults = Faults(profile, policy, self.clock, self.space, self.record, density,
+                             fault_path)
+        self.host = Host(profile, policy, self.space, self.record, density, fault_path)
         self.detector = RaceDetector(self.clock, self.record, strict)
 
     # -- what the parts hold -------------------------------------------------------------------

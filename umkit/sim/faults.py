@@ -198,9 +198,12 @@ class Faults:
     """The GPU side of page movement: kernels' accesses and their faults, explicit prefetches."""
 
     def __init__(self, profile: Profile, policy: Policy, clock, space: AddressSpace, record,
-                 prefetcher: DensityPrefetcher):
+                 prefetcher: DensityPrefetcher, fault_path=None):
         self.profile, self.policy, self.clock = profile, policy, clock
         self.space, self.record, self.prefetcher = space, record, prefetcher
+        #: the fault path's host data in the CPU's caches (host.FaultPathCache, shared with
+        #: the host side, which counts the CPU's touches)
+        self.fault_path = fault_path
 
     # -- a kernel ----------------------------------------------------------------------------------
     def kernel(self, accesses: list[Access], g: int, flops: float = 0.0,
@@ -224,9 +227,13 @@ class Faults:
             # a kernel that starts on an idle GPU wakes the driver's fault service with its
             # first fault (fault_wakeup_latency); kernels queued back to back behind it find
             # the service awake
+            # the service awake -- and, after a large CPU sweep, the wake-up refills the CPU's
+            # caches with what the fault path uses (host.FaultPathCache)
             queued = start is not None and start > self.clock.now
             if not queued:
                 t_fault += p.p.get("fault_wakeup_latency", 0.0)
+                if self.fault_path is not None:
+                    t_fault += self.fault_path.service()
         cost.fault = t_fault
         t_mem = cost.stream + cost.remote
         rate = p.p.get("fp32_flops")

@@ -117,14 +117,56 @@ class CpuCache:
         return dist
 
 
+class FaultPathCache:
+    """How much of what the driver's GPU fault path uses on the host has left the CPU's caches.
+
+    The CPU touching X bytes pushes a part ``1 - exp(-X / fault_cold_bytes)`` of what is still
+    cached out (a sweep through a cache that keeps no order: the more it touches, the less of
+    the path stays); the next kernel that wakes the fault service (its first fault on an idle
+    GPU) pays that part of ``fault_cold_latency`` for bringing it back, and each kernel that
+    wakes it after that ``fault_cold_decay`` of what the one before paid (the path warms over
+    a few faults, not at once; kernels queued behind a faulting one find it warm).  Only the CPU's own touches
+    count (bytes a DMA engine or a GPU moves do not, as in :class:`CpuCache`).
+
+    Fit data behind it (umkit team, lent NVIDIA H200, 2026-12-04 and 2026-12-05,
+    ``benchmarks/class_probe.py`` sections ``context`` and ``context2``;
+    ``benchmarks/fit_cold_path.py``): five fresh 32 / 128 KiB fault reads in a row after the
+    host wrote or read 512 MiB -- NumPy or managed memory alike -- paid about 0.2-0.4 ms more
+    than after nothing on the first read and about half as much more on each next one; after
+    64 MiB about half that, after 8 MiB next to nothing.  The host's caches are the reading
+    that fits (a NumPy sweep, which the driver never sees, slows it as much as a managed one);
+    which of the path's data they hold is not measured."""
+
+    def __init__(self, profile: Profile):
+        self.profile = profile
+        self.swept = 0          # bytes the CPU touched since the last fault service
+        self.cold = 0.0         # seconds the next fault service pays
+
+    def touched(self, nbytes: int) -> None:
+        """The CPU touched ``nbytes``."""
+        self.swept += int(nbytes)
+
+    def service(self) -> float:
+        """The fault service wakes for a kernel's faults now: what refilling the caches costs."""
+        p = self.profile.p
+        first, size = p.get("fault_cold_latency", 0.0), p.get("fault_cold_bytes", 0.0)
+        if first and size and self.swept:
+            self.cold += (first - self.cold) * -math.expm1(-self.swept / size)
+        self.swept = 0
+        t, self.cold = self.cold, self.cold * p.get("fault_cold_decay", 0.0)
+        return t
+
+
 class Host:
     """The CPU's accesses to allocations."""
 
     def __init__(self, profile: Profile, policy: Policy, space: AddressSpace, record,
-                 prefetcher: DensityPrefetcher):
+                 prefetcher: DensityPrefetcher, fault_path: FaultPathCache | None = None):
         self.profile, self.policy, self.space, self.record = profile, policy, space, record
         self.prefetcher = prefetcher
         self.cache = CpuCache(profile)
+        #: the fault path's host data in the CPU's caches (shared with the GPU side: faults.py)
+        self.fault_path = fault_path if fault_path is not None else FaultPathCache(profile)
         #: the last access's migrating CPU faults, (start, end) in seconds into it (or None)
         self.migrated = None
 
@@ -150,6 +192,7 @@ class Host:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
                 continue
+            self.fault_path.touched(acc.nbytes)
             if a.kind == "device":
                 t += self._reads_device_memory(acc)
                 continue

@@ -1,0 +1,77 @@
+"""benchmarks/fit_cold_path.py: recovers the cold fault path from probe data made to follow it,
+and refuses what it cannot read."""
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MiB = 1 << 20
+
+
+def _mod():
+    spec = importlib.util.spec_from_file_location("fit_cold_path",
+                                                  ROOT / "benchmarks" / "fit_cold_path.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def probe(tmp_path, C, r, S, base=0.2, name="p.json", noise=0.0):
+    """A class_probe file whose context rows follow the model exactly (plus a fixed wobble)."""
+    m = _mod()
+    rows = []
+    for nbytes in (32 * 1024, 128 * 1024):
+        rows.append({"bytes": nbytes, "context": "none", "runs_ms": [[base] * 5] * 3})
+        for ctx, (swept, between) in m.CONTEXTS.items():
+            runs = []
+            for rep in range(3):
+                runs.append([base + C * (1 - math.exp(-swept / S)) * r ** (k + between)
+                             + noise * (-1) ** (k + rep) for k in range(5)])
+            rows.append({"bytes": nbytes, "context": ctx, "runs_ms": runs})
+    f = tmp_path / name
+    f.write_text(json.dumps({"context2": rows}))
+    return f
+
+
+def test_it_recovers_what_the_data_were_made_with(tmp_path):
+    m = _mod()
+    f = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB)
+    C, r, S, rms = m.fit(m.extras(str(f)))
+    assert C == pytest.approx(0.3, rel=1e-3) and r == 0.45 and S == 64 * MiB and rms < 1e-9
+
+
+def test_host_speed_divides_the_times(tmp_path):
+    m = _mod()
+    f = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB)
+    C, r, S, _ = m.fit(m.extras(f"{f}:1.5"))
+    assert C == pytest.approx(0.2, rel=1e-3) and r == 0.45
+
+
+def test_the_cli_prints_each_file_and_the_pooled_fit_without_writing(tmp_path, capsys):
+    m = _mod()
+    a = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB, name="a.json", noise=0.01)
+    b = probe(tmp_path, C=0.2, r=0.5, S=128 * MiB, name="b.json", noise=0.01)
+    before = m.PROFILE.read_text()
+    assert m.main([str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "a.json: C 0.3" in out and "b.json: C 0.2" in out and "pooled:" in out
+    assert m.PROFILE.read_text() == before
+
+
+@pytest.mark.parametrize("content, why", [
+    ("not json", "cannot read it as JSON"),
+    (json.dumps({"advice": []}), "no 'context' or 'context2' section"),
+    (json.dumps({"context2": [{"bytes": 1024, "context": "numpy_read_512m",
+                               "runs_ms": [[1.0] * 5]}]}), "no 'none' context"),
+])
+def test_files_it_cannot_use_are_refused_by_name(tmp_path, content, why):
+    m = _mod()
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    with pytest.raises(SystemExit, match=why):
+        m.main([str(f)])
+    with pytest.raises(SystemExit, match="host speed"):
+        m.main([f"{probe(tmp_path, 0.3, 0.45, 64 * MiB)}:-1"])
