@@ -234,6 +234,35 @@ def test_pages_prefetched_back_read_as_resident_but_the_first_write_costs_per_pa
     assert counters()["cpu_faults"] == 0
 
 
+@pytest.mark.parametrize("read_first", [True, False])
+def test_pages_a_cpu_read_faulted_back_cost_the_same_first_write(read_first):
+    """class_probe 'tripparts' on the H200 (2026-12-05): after a CPU sum faulted a GPU-resident
+    buffer back, the CPU's first write to it took about 0.35 us per 4 KiB page more than the
+    write after it -- as after a prefetch back.  A CPU *write* fault leaves nothing to pay."""
+    b = sim(fault_cold_latency=0.0)
+    p = b.profile
+    nbytes = 4 * MiB
+    home, a = cpu_populated(nbytes), cpu_populated(nbytes)
+    a.prefetch("gpu")
+    umkit.synchronize()
+
+    def took(fn):
+        t0 = umkit.now()
+        fn()
+        return umkit.now() - t0
+    if read_first:
+        float(a.host.sum())                               # CPU faults bring every page back
+    else:
+        a.host[:] = 5.0                                   # CPU write faults bring them back
+    assert counters()["cpu_faults"] > 0 and (codes(a) == ON_CPU).all()
+    resident_write = took(lambda: home.host.__setitem__(slice(None), 2.0))
+    first = took(lambda: a.host.__setitem__(slice(None), 2.0))
+    again = took(lambda: a.host.__setitem__(slice(None), 3.0))
+    extra = (nbytes // p.host_page) * p.host_op("cpu_map_latency") if read_first else 0.0
+    assert first == pytest.approx(resident_write + extra)
+    assert again == pytest.approx(resident_write)
+
+
 def test_zero_copy_reads_and_writes_cross_the_link_in_its_two_directions():
     """fit_probe 'duplex' on the H200 (run 24): a zero-copy increment of pinned memory (each
     element read and written) takes the write alone (a fill) plus (1 - link_duplex) of the read;

@@ -80,14 +80,15 @@ class DensityPrefetcher:
     def __init__(self, profile: Profile, space: AddressSpace, record, enabled: bool):
         self.profile, self.space, self.record, self.enabled = profile, space, record, enabled
 
-    def run(self, a: Allocation, faulted: np.ndarray, g: int) -> float:
+    def run(self, a: Allocation, faulted: np.ndarray, g: int, clean: bool = False) -> float:
         """Per 2 MiB VA block, a bitmap tree over its 4 KiB pages holds the pages resident on
         the faulting processor ``g`` (a GPU, or CPU_ID) plus the faulted ones, grown to whole 64
         KiB big pages (grow_fault_granularity); for each faulted page, compute_prefetch_region
         walks from the leaf up and keeps the largest subregion whose count is > 51% of its
         pages; those subregions are migrated too.  A VA block may hold several small
-        allocations (packed in one arena): the prefetch then brings neighbours.  Returns the
-        time it takes."""
+        allocations (packed in one arena): the prefetch then brings neighbours.  ``clean``
+        (toward the CPU, for a read): the pages it brings are mapped clean, their first write
+        costs ``cpu_map_latency`` (host.py).  Returns the time it takes."""
         p, bit, space = self.profile, loc_bit(g), self.space
         to_cpu = g == CPU_ID
         hp = a.host_page
@@ -172,6 +173,8 @@ class DensityPrefetcher:
                     dup = space.duplicates(b, sel, False)
                     _, d1, _ = space.move(b, sel[dup], CPU_ID, dup=True)
                     _, d2, _ = space.move(b, sel[~dup], CPU_ID, dup=False)
+                    if clean:
+                        b.cpu_unmapped[sel[~dup]] = True
                     self.record.counters["prefetcher_bytes"] += d1 + d2
                     t += (d1 + d2) / p.cpu_fault_bw
                     self.record.log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} "

@@ -125,8 +125,8 @@ class FaultPathCache:
     the path stays); the next kernel that wakes the fault service (its first fault on an idle
     GPU) pays that part of ``fault_cold_latency`` for bringing it back, and each kernel that
     wakes it after that ``fault_cold_decay`` of what the one before paid (the path warms over
-    a few faults, not at once; kernels queued behind a faulting one find it warm).  Only the CPU's own touches
-    count (bytes a DMA engine or a GPU moves do not, as in :class:`CpuCache`).
+    a few faults, not at once; kernels queued behind a faulting one find it warm).  Only the
+    CPU's own touches count (bytes a DMA engine or a GPU moves do not, as in :class:`CpuCache`).
 
     Fit data behind it (umkit team, lent NVIDIA H200, 2026-12-04 and 2026-12-05,
     ``benchmarks/class_probe.py`` sections ``context`` and ``context2``;
@@ -224,6 +224,7 @@ class Host:
                     # one CPU fault per gpu_page block; the whole block comes back
                     ppb = max(1, p.gpu_page // a.host_page)
                     blocks = uniq_div(need, ppb)
+                    map_cost = p.p.get("cpu_map_latency")     # (see back())
                     def back(blocks):
                         if blocks.size == 1:
                             lo = int(blocks[0]) * ppb
@@ -236,6 +237,11 @@ class Host:
                         dup = space.duplicates(a, blk, acc.write)
                         _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True)
                         _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False)
+                        if not acc.write and map_cost:
+                            # a read brings them back mapped but clean: the first write to each
+                            # 4 KiB page costs cpu_map_latency, as after a prefetch (measured,
+                            # class_probe 'tripparts': the write after a faulting sum)
+                            a.cpu_unmapped[blk[~dup]] = True
                         return d1 + d2
                     t_pf, moved = 0.0, 0
                     if self.prefetcher.enabled:
@@ -249,8 +255,9 @@ class Host:
                                 continue
                             faulted.append(bk)
                             moved += back(np.array([bk], dtype=np.intp))
-                            t_pf += self.prefetcher.run(a, np.arange(lo, min(lo + ppb, a.npages)),
-                                                        CPU_ID)
+                            t_pf += self.prefetcher.run(
+                                a, np.arange(lo, min(lo + ppb, a.npages)), CPU_ID,
+                                clean=bool(not acc.write and map_cost))
                         blocks = np.array(faulted, dtype=np.intp)
                     else:
                         moved = back(blocks)
