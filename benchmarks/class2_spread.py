@@ -31,7 +31,9 @@ SOURCES = [("2026-12-02-h200-class-probe", "class_probe_1.json", "faultsize"),
            ("2026-12-02-h200-gpu-ci-run41", "class_probe.json", "faultsize"),
            ("2026-12-04-h200-gpu-ci-run42", "class_probe.json", "faultsize"),
            ("2026-12-05-h200-class-probe-shape", "class_probe.json", "faultshape"),
-           ("2026-12-05-h200-class-span", "class_span.json", "spans")]
+           ("2026-12-05-h200-class-span", "class_span.json", "spans"),
+           ("2026-12-05-h200-gpu-ci-run43", "class_probe.json", "faultsize"),
+           ("2026-12-05-h200-gpu-ci-run43", "class_probe.json", "faultshape")]
 
 
 def card_rows() -> list[dict]:
