@@ -7,8 +7,9 @@ Reads the committed card data (FIT data, never validation): ``class_probe.py``'s
 (first reads at 4 and 64 KiB strides, 64 MiB - 2 GiB) and ``faultshape`` (one kernel over 512 MiB
 - 3 GiB; 32 / 64 / 128 KiB strides) sections, and ``class_span.py``'s spans (256 MiB - 1.5 GiB).
 For each row: the card's median and its repeats' spread (slowest / fastest), sim's time for the
-same read (``class_probe.fault_read_ms`` on sim, model-only, host speed 1.0: the fault path is
-the card's, not the host's), and sim / card.  Shapes of several kernels, or of part of a buffer,
+same read (``class_probe.fault_read_ms`` on sim, model-only, host speed 1.0: the fault service
+is the card's in the model; its one host part, the cold fault path, is a fraction of a
+millisecond against reads of milliseconds to seconds), and sim / card.  Shapes of several kernels, or of part of a buffer,
 are left out: they test the leads, not the model.
 """
 from __future__ import annotations
@@ -33,7 +34,9 @@ SOURCES = [("2026-12-02-h200-class-probe", "class_probe_1.json", "faultsize"),
            ("2026-12-05-h200-class-probe-shape", "class_probe.json", "faultshape"),
            ("2026-12-05-h200-class-span", "class_span.json", "spans"),
            ("2026-12-05-h200-gpu-ci-run43", "class_probe.json", "faultsize"),
-           ("2026-12-05-h200-gpu-ci-run43", "class_probe.json", "faultshape")]
+           ("2026-12-05-h200-gpu-ci-run43", "class_probe.json", "faultshape"),
+           ("2026-12-05-h200-gpu-ci-run44", "class_probe.json", "faultsize"),
+           ("2026-12-05-h200-gpu-ci-run44", "class_probe.json", "faultshape")]
 
 
 def card_rows() -> list[dict]:
@@ -42,6 +45,7 @@ def card_rows() -> list[dict]:
     for folder, name, kind in SOURCES:
         f = RESULTS / folder / name
         if not f.exists():
+            print(f"(not found, left out: {folder}/{name})")
             continue
         d = json.loads(f.read_text())
         for r in d.get(kind, []):
@@ -80,6 +84,8 @@ def main(argv=None) -> int:
           f"{'sim ms':>9} {'sim/card':>8}")
     for r in rows:
         med = float(np.median(r["ms"]))
+        if not (med > 0 and min(r["ms"]) > 0):
+            raise SystemExit(f"{r['source']}: a time that is not positive ({r['ms']})")
         r["card_ms"], r["repeat_spread"] = med, float(max(r["ms"]) / min(r["ms"]))
         r["ratio"] = r["sim_ms"] / med
         print(f"{r['source']:<36} {r['bytes'] // MiB:>6} MiB {r['stride'] // 1024:>4} KiB "

@@ -5,9 +5,9 @@
 
 The model (``umkit/sim/host.py``, ``FaultPathCache``): the CPU touching X bytes pushes a part
 ``1 - exp(-X / fault_cold_bytes)`` of what the driver's fault path uses on the host out of its
-caches (of what is still there); the next kernel that faults pays that part of
-``fault_cold_latency``, and each kernel that faults after it ``fault_cold_decay`` times what the
-one before paid.  The probe reads five fresh small buffers (32 and 128 KiB) by GPU faults in a
+caches (of what is still there); the next kernel that wakes the fault service (its first fault
+on an idle GPU) pays that part of ``fault_cold_latency``, and each kernel that wakes it after that
+``fault_cold_decay`` times what the one before paid.  The probe reads five fresh small buffers (32 and 128 KiB) by GPU faults in a
 row after a context; in the model's terms, read k (1..5) pays
 
     C * (1 - exp(-X / S)) * r**(k - 1 + b)
@@ -52,20 +52,45 @@ DECAYS = np.round(np.arange(0.0, 0.96, 0.01), 2)
 SWEEPS = np.round(2.0 ** np.arange(2, 11.01, 0.125)) * MiB
 
 
+def split_spec(spec: str) -> tuple[str, float]:
+    """``FILE[:HOST_SPEED]`` -> (file, host speed); a path may hold ':' itself."""
+    path, sep, speed = spec.rpartition(":")
+    if not sep:
+        return spec, 1.0
+    try:
+        hs = float(speed)
+    except ValueError:
+        if Path(spec).exists():
+            return spec, 1.0
+        raise SystemExit(f"{spec}: after the last ':' comes the lease's host speed, a positive "
+                         "number (e.g. probe.json:1.24)")
+    if not (hs > 0 and math.isfinite(hs)):
+        raise SystemExit(f"{spec}: the host speed after ':' must be a positive number")
+    return path, hs
+
+
 def extras(spec: str) -> list:
     """The points of one ``FILE[:HOST_SPEED]``: (file, bytes, context, swept bytes, faults
     between, read index k, extra ms at host speed 1)."""
-    path, _, speed = spec.partition(":")
-    hs = float(speed) if speed else 1.0
-    if not (hs > 0 and math.isfinite(hs)):
-        raise SystemExit(f"{spec}: the host speed after ':' must be a positive number")
+    path, hs = split_spec(spec)
     try:
         d = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
         raise SystemExit(f"{path}: cannot read it as JSON ({e})")
+    if not isinstance(d, dict):
+        raise SystemExit(f"{path}: not a class_probe.py file (a JSON object with sections)")
     rows = d.get("context", []) + d.get("context2", [])
     if not rows:
         raise SystemExit(f"{path}: no 'context' or 'context2' section")
+    try:
+        for r in rows:
+            runs = np.asarray(r["runs_ms"], dtype=float)
+            if runs.ndim != 2 or runs.shape[1] < 2 or not np.isfinite(runs).all() \
+                    or not isinstance(r["bytes"], int) or not isinstance(r["context"], str):
+                raise ValueError
+    except (KeyError, TypeError, ValueError):
+        raise SystemExit(f"{path}: every context row needs 'bytes' (an integer), 'context' and "
+                         "'runs_ms' (runs of the same number, two or more, of finite ms)")
     out = []
     for nbytes in sorted({r["bytes"] for r in rows}):
         here = [r for r in rows if r["bytes"] == nbytes]
@@ -103,6 +128,9 @@ def fit(points) -> tuple[float, float, float, float]:
             rms = float(np.sqrt(np.mean((e - c * m) ** 2)))
             if best is None or rms < best[3] - 1e-12:
                 best = (c, float(r), float(S), rms)
+    if best is None or not all(math.isfinite(x) for x in best):
+        raise SystemExit("nothing to fit: no context swept the CPU's caches (the fit needs the "
+                         "8, 64 or 512 MiB contexts), or the reads are not finite")
     return best
 
 
@@ -133,7 +161,7 @@ def main(argv=None) -> int:
     if args.write:
         doc = json.loads(PROFILE.read_text())
         def shown(spec):
-            f = Path(spec.partition(":")[0]).resolve()
+            f = Path(split_spec(spec)[0]).resolve()
             return f.relative_to(ROOT).as_posix() if f.is_relative_to(ROOT) else f.name
         files = ", ".join(shown(s) for s in args.probes)
         src = ("fitted: five fresh 32 / 128 KiB GPU fault reads in a row after the host wrote or "
@@ -141,7 +169,8 @@ def main(argv=None) -> int:
                "least squares of extra = fault_cold_latency * (1 - exp(-swept / "
                "fault_cold_bytes)) * fault_cold_decay**(k-1) over reads k = 1..5 (one step more "
                "where the GPU read the swept buffer between; rms "
-               f"{rms:.3f} ms over {len(pooled)} reads); umkit team, lent NVIDIA H200 (PCIe Gen5 x16), "
+               f"{rms:.3f} ms over {len(pooled)} reads; each call's times divided by its host speed where "
+               "calibrate --compare fitted one on that lease, else taken at 1.0); umkit team, lent NVIDIA H200 (PCIe Gen5 x16), "
                f"2026-12-04 and 2026-12-05, benchmarks/class_probe.py sections context and "
                f"context2 ({files}), benchmarks/fit_cold_path.py")
         doc["params"]["fault_cold_latency"] = {"value": round(C * 1e3, 1), "unit": "us",

@@ -75,3 +75,34 @@ def test_files_it_cannot_use_are_refused_by_name(tmp_path, content, why):
         m.main([str(f)])
     with pytest.raises(SystemExit, match="host speed"):
         m.main([f"{probe(tmp_path, 0.3, 0.45, 64 * MiB)}:-1"])
+
+
+@pytest.mark.parametrize("rows, why", [
+    ([{"bytes": 1024, "context": "none", "runs_ms": [[1.0, 1.0], [1.0]]}], "runs of the same"),
+    ([{"context": "none", "runs_ms": [[1.0, 1.0]]}], "needs 'bytes'"),
+    ([{"bytes": 1024, "context": "none", "runs_ms": [[1.0, float("nan")]]}], "finite"),
+    ([{"bytes": 1024, "context": "none", "runs_ms": [[1.0, 1.0]]},
+      {"bytes": 1024, "context": "free_device", "runs_ms": [[1.0, 1.0]]}], "nothing to fit"),
+])
+def test_rows_it_cannot_fit_are_refused_not_fitted_to_zero(tmp_path, rows, why):
+    m = _mod()
+    f = tmp_path / "rows.json"
+    f.write_text(json.dumps({"context2": rows}))
+    with pytest.raises(SystemExit, match=why):
+        m.main([str(f)])
+
+
+def test_a_top_level_list_and_a_bad_host_speed_are_named(tmp_path):
+    m = _mod()
+    f = tmp_path / "list.json"
+    f.write_text("[]")
+    with pytest.raises(SystemExit, match="not a class_probe.py file"):
+        m.main([str(f)])
+    good = probe(tmp_path, 0.3, 0.45, 64 * MiB)
+    with pytest.raises(SystemExit, match="host speed"):
+        m.main([f"{good}:abc"])
+    # a ':' inside the path itself is a path, not a host speed
+    odd = tmp_path / "a:b.json"
+    odd.write_text(good.read_text())
+    C, r, S, _ = m.fit(m.extras(str(odd)))
+    assert C == pytest.approx(0.3, rel=1e-3)

@@ -14,6 +14,8 @@ KiB, MiB = 1 << 10, 1 << 20
 @pytest.fixture(autouse=True)
 def _no_env_backend(monkeypatch):
     monkeypatch.delenv("UMKIT_BACKEND", raising=False)
+    yield
+    umkit.use("sim", quiet=True)            # leave the default sim behind, whatever a test set
 
 
 def fresh_read() -> float:
@@ -115,6 +117,25 @@ def test_kernels_queued_behind_a_faulting_one_find_the_path_warm():
     # one wake-up for the three queued reads: the first pays, the others find the path warm
     assert got == pytest.approx(reference(p, [("sweep", 3 * 64 * KiB + 16 * MiB), ("wake",)]),
                                 rel=1e-6)
+
+
+def test_a_strided_sweep_counts_the_pages_it_spans_not_a_line_per_element():
+    def steps():
+        out = []
+        for view in (lambda h: h.host, lambda h: h.host[::2]):
+            for _ in range(40):
+                fresh_read()
+            h = umkit.pinned(64 * MiB // 4)
+            float(view(h).sum())
+            h.free()
+            out.append(fresh_read())
+        return out
+    p, got = run_twice(steps)
+    # every other float of 64 MiB pulls the same 64 MiB of lines through the cache
+    assert got[1] == pytest.approx(got[0], rel=1e-6)
+    assert got[0] == pytest.approx(p["fault_cold_latency"] * 1e3
+                                   * -math.expm1(-(64 * MiB + 64 * KiB) / p["fault_cold_bytes"]),
+                                   rel=0.01)
 
 
 def test_a_profile_without_it_has_no_cold_path():

@@ -7,7 +7,10 @@ count, between the same first and last page, evenly spread), each CPU access lik
 synchronize waits.  The CPU's touches of a buffer that the plan puts in device memory become
 what code must do then: a copy of the bytes it touched through a pinned staging buffer (out
 before a read, in after a write).  Step times are model times between events at the step
-boundaries, as the ECG recorder measures them.
+boundaries, as the ECG recorder measures them.  What the engine held before the recording
+started is not in it: a replay starts from a fresh engine, so on a profile with the cold fault
+path (sim/host.py ``FaultPathCache``) a CPU sweep made before ``recorder()`` leaves the first
+steps' fault wake-ups a little dearer in the recording than in the replay.
 """
 from __future__ import annotations
 

@@ -126,7 +126,8 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
 #: CPU was slow the GPU fault read was no slower, so what varies with the host is its
 #: memory-bound work, not the fault service (the measurements: benchmarks/README.md, "Rounds
-#: and host speed").
+#: and host speed").  The one host part of a fault read is fault_cold_latency (HOST_TIMES): the
+#: CPU refilling its caches after a sweep, a fraction of a millisecond.
 GPU_FAULT_SERVICE = ("fault_batch_latency", "fault_unmap_latency", "fault_region_latency",
                      "fault_wakeup_latency", "fault_latency", "fault_range_latency",
                      "fault_split_latency", "dup_refault_latency", "dirty_refault_latency",

@@ -229,7 +229,6 @@ class Faults:
                 + cost.new_ranges * p.host_op("fault_range_latency")
             # a kernel that starts on an idle GPU wakes the driver's fault service with its
             # first fault (fault_wakeup_latency); kernels queued back to back behind it find
-            # the service awake
             # the service awake -- and, after a large CPU sweep, the wake-up refills the CPU's
             # caches with what the fault path uses (host.FaultPathCache)
             queued = start is not None and start > self.clock.now

@@ -125,8 +125,10 @@ class FaultPathCache:
     the path stays); the next kernel that wakes the fault service (its first fault on an idle
     GPU) pays that part of ``fault_cold_latency`` for bringing it back, and each kernel that
     wakes it after that ``fault_cold_decay`` of what the one before paid (the path warms over
-    a few faults, not at once; kernels queued behind a faulting one find it warm).  Only the
-    CPU's own touches count (bytes a DMA engine or a GPU moves do not, as in :class:`CpuCache`).
+    a few faults, not at once; kernels queued behind a faulting one find it warm).  What counts
+    is what the CPU touches through the kit (host views of its arrays: plain NumPy arrays it
+    never sees do not count, nor bytes a DMA engine or a GPU moves, as in :class:`CpuCache`,
+    nor device memory the CPU reads over the link).
 
     Fit data behind it (umkit team, lent NVIDIA H200, 2026-12-04 and 2026-12-05,
     ``benchmarks/class_probe.py`` sections ``context`` and ``context2``;
@@ -192,10 +194,13 @@ class Host:
             a, pages = acc.alloc, acc.pages
             if pages.size == 0:
                 continue
-            self.fault_path.touched(acc.nbytes)
             if a.kind == "device":
+                # (read over the link, uncached: nothing it pushes out of the CPU's caches)
                 t += self._reads_device_memory(acc)
                 continue
+            # the bytes it pulls through the CPU's caches: a strided view's nbytes counts a
+            # cache line per element, never more than the pages it spans
+            self.fault_path.touched(min(acc.nbytes, pages.size * a.host_page))
             w = a.where[pages]
             fresh = pages[w == 0]
             if fresh.size:
