@@ -1,22 +1,19 @@
 """benchmarks/fit_cold_path.py: recovers the cold fault path from probe data made to follow it,
 and refuses what it cannot read."""
-import importlib.util
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 MiB = 1 << 20
 
 
 def _mod():
-    spec = importlib.util.spec_from_file_location("fit_cold_path",
-                                                  ROOT / "benchmarks" / "fit_cold_path.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    import fit_cold_path
+    return fit_cold_path
 
 
 def probe(tmp_path, C, r, S, base=0.2, name="p.json", noise=0.0):

@@ -208,6 +208,13 @@ def test_prefetch_takes_the_profiles_time():
     assert t_d2h.ms == pytest.approx((timer + call + p.prefetch_cost(nbytes, False)) * 1e3, rel=1e-9)
 
 
+def took(fn) -> float:
+    """Model seconds the host spends in ``fn()``."""
+    t0 = umkit.now()
+    fn()
+    return umkit.now() - t0
+
+
 def test_pages_prefetched_back_read_as_resident_but_the_first_write_costs_per_page():
     """fit_probe 'cycles' on the H200 (run 23): the CPU reads pages a prefetch brought back as
     fast as pages that never left; its first write to each 4 KiB page costs more
@@ -219,11 +226,6 @@ def test_pages_prefetched_back_read_as_resident_but_the_first_write_costs_per_pa
     back.prefetch("gpu")
     back.prefetch("cpu")
     umkit.synchronize()
-
-    def took(fn):
-        t0 = umkit.now()
-        fn()
-        return umkit.now() - t0
     assert took(lambda: float(back.host.sum())) == pytest.approx(took(lambda: float(home.host.sum())))
     resident_write = took(lambda: home.host.__setitem__(slice(None), 2.0))
     first = took(lambda: back.host.__setitem__(slice(None), 2.0))
@@ -245,11 +247,6 @@ def test_pages_a_cpu_read_faulted_back_cost_the_same_first_write(read_first):
     home, a = cpu_populated(nbytes), cpu_populated(nbytes)
     a.prefetch("gpu")
     umkit.synchronize()
-
-    def took(fn):
-        t0 = umkit.now()
-        fn()
-        return umkit.now() - t0
     if read_first:
         float(a.host.sum())                               # CPU faults bring every page back
     else:
