@@ -261,8 +261,11 @@ class AddressSpace:
             return np.asarray(r)        # a NumPy page list gets a NumPy mask
         return r.copy()
 
-    def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool) -> tuple[int, int, int]:
-        """Make ``pages`` resident at ``dest`` (device id or CPU_ID).  Returns bytes moved
+    def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool,
+             clean: bool = False) -> tuple[int, int, int]:
+        """Make ``pages`` resident at ``dest`` (device id or CPU_ID); ``clean``: toward the CPU,
+        the pages arrive mapped clean, so the CPU's first write to each costs
+        ``cpu_map_latency`` (host.py; a prefetch back, or a CPU read fault).  Returns bytes moved
         (h2d, d2h, peer); unpopulated pages are populated in place (no bytes).  Where the
         policy moves pages between GPUs through system memory (``gpu_to_gpu_migration ==
         "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from another GPU counts once
@@ -287,7 +290,7 @@ class AddressSpace:
                 self.record.log("migrate_via_sysmem", "kmd", f"{d2h} B from another GPU's VRAM "
                                 f"to system memory, then to GPU{dest}", bytes=d2h)
         a.where[ix] = (w | bit) if dup else bit
-        a.cpu_unmapped[ix] = False          # (a prefetch to the CPU sets it again after this)
+        a.cpu_unmapped[ix] = clean and dest == CPU_ID
         if dup:
             c["duplicates"] += n_pop
         if dest != CPU_ID:

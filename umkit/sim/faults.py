@@ -172,9 +172,7 @@ class DensityPrefetcher:
                 if to_cpu:
                     dup = space.duplicates(b, sel, False)
                     _, d1, _ = space.move(b, sel[dup], CPU_ID, dup=True)
-                    _, d2, _ = space.move(b, sel[~dup], CPU_ID, dup=False)
-                    if clean:
-                        b.cpu_unmapped[sel[~dup]] = True
+                    _, d2, _ = space.move(b, sel[~dup], CPU_ID, dup=False, clean=clean)
                     self.record.counters["prefetcher_bytes"] += d1 + d2
                     t += (d1 + d2) / p.cpu_fault_bw
                     self.record.log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} "
@@ -201,7 +199,7 @@ class Faults:
     """The GPU side of page movement: kernels' accesses and their faults, explicit prefetches."""
 
     def __init__(self, profile: Profile, policy: Policy, clock, space: AddressSpace, record,
-                 prefetcher: DensityPrefetcher, fault_path=None):
+                 prefetcher: DensityPrefetcher, fault_path):
         self.profile, self.policy, self.clock = profile, policy, clock
         self.space, self.record, self.prefetcher = space, record, prefetcher
         #: the fault path's host data in the CPU's caches (host.FaultPathCache, shared with
@@ -234,8 +232,7 @@ class Faults:
             queued = start is not None and start > self.clock.now
             if not queued:
                 t_fault += p.p.get("fault_wakeup_latency", 0.0)
-                if self.fault_path is not None:
-                    t_fault += self.fault_path.service()
+                t_fault += self.fault_path.service()
         cost.fault = t_fault
         t_mem = cost.stream + cost.remote
         rate = p.p.get("fp32_flops")
@@ -531,11 +528,11 @@ class Faults:
             t += room.seconds
             pages = room.fit(a, pages)      # what doesn't fit beside device memory stays
         dup = space.duplicates(a, pages, False)
-        h1, d1, pe1 = space.move(a, pages[dup], dest, dup=True)
-        h2, d2, pe2 = space.move(a, pages[~dup], dest, dup=False)
+        # migrated to the CPU: its first write to each page costs more
+        clean = bool(p.p.get("cpu_map_latency"))
+        h1, d1, pe1 = space.move(a, pages[dup], dest, dup=True, clean=clean)
+        h2, d2, pe2 = space.move(a, pages[~dup], dest, dup=False, clean=clean)
         h, d, pe = h1 + h2, d1 + d2, pe1 + pe2
-        if dest == CPU_ID and p.p.get("cpu_map_latency"):
-            a.cpu_unmapped[pages] = True       # migrated: the CPU's first write costs more
         c["prefetch_bytes_h2d"] += h + pe
         c["prefetch_bytes_d2h"] += d
         t += h / p.prefetch_h2d_bw + d / p.prefetch_d2h_bw + pe / p.peer_bw

@@ -163,12 +163,12 @@ class Host:
     """The CPU's accesses to allocations."""
 
     def __init__(self, profile: Profile, policy: Policy, space: AddressSpace, record,
-                 prefetcher: DensityPrefetcher, fault_path: FaultPathCache | None = None):
+                 prefetcher: DensityPrefetcher, fault_path: FaultPathCache):
         self.profile, self.policy, self.space, self.record = profile, policy, space, record
         self.prefetcher = prefetcher
         self.cache = CpuCache(profile)
         #: the fault path's host data in the CPU's caches (shared with the GPU side: faults.py)
-        self.fault_path = fault_path if fault_path is not None else FaultPathCache(profile)
+        self.fault_path = fault_path
         #: the last access's migrating CPU faults, (start, end) in seconds into it (or None)
         self.migrated = None
 
@@ -210,9 +210,10 @@ class Host:
                 t += fresh.size * (p.first_touch_latency + a.host_page / p.host_mem_bw)
                 self.record.log("first_touch", "kmd", f"{fresh.size} fresh pages zero-filled on CPU")
             if a.kind == "managed" and acc.write and a.cpu_unmapped.any():
-                # pages a prefetch brought back: the CPU reads them at the resident rate, but its
-                # first write to each 4 KiB page costs cpu_map_latency (measured, fit_probe
-                # 'cycles': writes ~2x a resident page's, reads the same)
+                # pages a prefetch or a CPU read fault brought back (space.move's clean): the CPU
+                # reads them at the resident rate, but its first write to each 4 KiB page costs
+                # cpu_map_latency (measured, fit_probe 'cycles': writes ~2x a resident page's,
+                # reads the same)
                 um = pages[a.cpu_unmapped[pages]]
                 if um.size:
                     a.cpu_unmapped[um] = False
@@ -229,7 +230,10 @@ class Host:
                     # one CPU fault per gpu_page block; the whole block comes back
                     ppb = max(1, p.gpu_page // a.host_page)
                     blocks = uniq_div(need, ppb)
-                    map_cost = p.p.get("cpu_map_latency")     # (see back())
+                    # a read brings them back mapped but clean: the first write to each 4 KiB
+                    # page costs cpu_map_latency, as after a prefetch (measured, class_probe
+                    # 'tripparts': the write after a faulting sum); a write fault leaves none
+                    clean = not acc.write and bool(p.p.get("cpu_map_latency"))
                     def back(blocks):
                         if blocks.size == 1:
                             lo = int(blocks[0]) * ppb
@@ -241,12 +245,7 @@ class Host:
                         blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
                         dup = space.duplicates(a, blk, acc.write)
                         _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True)
-                        _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False)
-                        if not acc.write and map_cost:
-                            # a read brings them back mapped but clean: the first write to each
-                            # 4 KiB page costs cpu_map_latency, as after a prefetch (measured,
-                            # class_probe 'tripparts': the write after a faulting sum)
-                            a.cpu_unmapped[blk[~dup]] = True
+                        _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False, clean=clean)
                         return d1 + d2
                     t_pf, moved = 0.0, 0
                     if self.prefetcher.enabled:
@@ -261,8 +260,7 @@ class Host:
                             faulted.append(bk)
                             moved += back(np.array([bk], dtype=np.intp))
                             t_pf += self.prefetcher.run(
-                                a, np.arange(lo, min(lo + ppb, a.npages)), CPU_ID,
-                                clean=bool(not acc.write and map_cost))
+                                a, np.arange(lo, min(lo + ppb, a.npages)), CPU_ID, clean=clean)
                         blocks = np.array(faulted, dtype=np.intp)
                     else:
                         moved = back(blocks)
