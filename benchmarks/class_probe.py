@@ -35,7 +35,13 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   whether the slow first fault follows the host's caches or the driver;
 * ``tripparts``: ``small``'s round trips (128 KiB, 1 MiB, 4 MiB) taken apart, each piece timed
   on the host clock: the CPU's write, the same write again, the GPU's increment with its
-  synchronize, the CPU's sum, the same sum again -- which piece the model under-charges.
+  synchronize, the CPU's sum, the same sum again -- which piece the model under-charges;
+* ``thrash``: 16 back-to-back round trips (``small``'s) of 128 KiB and 1 MiB, each piece timed,
+  then the same 16 with the driver's unified-memory counters on, read once before and once
+  after (cuda: CUPTI's thrashing and throttling records; sim: its ``throttles``): whether the
+  naps every few trips are NVIDIA UVM's thrashing throttle (``uvm_perf_thrashing.c``: a page
+  migrated by faults again within 500 us, three times, is thrashing, and the processors then
+  take turns on it).
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -51,6 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
+from umkit.errors import BackendUnavailable  # noqa: E402
 from umkit.measure.timing import Sink, cpu_written, gpu_ms, host_ms, warm_up  # noqa: E402
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -371,11 +378,66 @@ def tripparts(reps):
     return rows
 
 
+THRASH_TRIPS = 16
+THRASH_SIZES = (128 * KiB, MiB)
+#: the counters the ``thrash`` section reads (those a backend lacks read 0)
+THRASH_COUNTERS = ("thrashing", "throttling", "throttles", "cpu_faults", "gpu_faults",
+                   "bytes_h2d", "bytes_d2h")
+
+
+def thrash(reps):
+    """{bytes, timed: {piece: [ms per trip]}, counted: {piece: [...], counters: {k: n}},
+    counters: bool} per size: back-to-back round trips, each piece host-timed, without and then
+    with the unified-memory counters on."""
+    rows = []
+    for nbytes in THRASH_SIZES:
+        row = {"bytes": nbytes}
+        for part in ("timed", "counted"):
+            a = cpu_written(nbytes)
+            counted = False
+            try:
+                if part == "counted":
+                    try:
+                        umkit.counters_on()
+                        counted = True
+                    except BackendUnavailable as e:     # a backend without counters
+                        row["counters_error"] = str(e)
+                c0 = umkit.counters() if counted else {}
+                out = {"write": [], "increment": [], "sum": []}
+                for _ in range(THRASH_TRIPS):
+                    t0 = umkit.now()
+                    a.host[:] = 2.0
+                    t1 = umkit.now()
+                    umkit.increment(a)
+                    umkit.synchronize()
+                    t2 = umkit.now()
+                    float(a.host.sum())
+                    t3 = umkit.now()
+                    for k, (x, y) in zip(out, ((t0, t1), (t1, t2), (t2, t3))):
+                        out[k].append((y - x) * 1e3)
+                if counted:
+                    c1 = umkit.counters()
+                    out["counters"] = {k: int(c1.get(k, 0)) - int(c0.get(k, 0))
+                                       for k in THRASH_COUNTERS}
+            finally:
+                if counted:
+                    umkit.counters_off()
+                a.free()
+            row[part] = out
+        rows.append(row)
+        t = row["timed"]
+        print(f"thrash {nbytes // KiB:>5} KiB: trips " + " ".join(
+            f"{w + i + s:.2f}" for w, i, s in zip(t["write"], t["increment"], t["sum"]))
+            + f" ms; counted: {row['counted'].get('counters', 'n/a')}", flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
     p.add_argument("--sections",
-                   default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts")
+                   default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts,"
+                           "thrash")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -385,7 +447,7 @@ def main(argv=None):
            "reps": args.reps}
     fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
            "context": context, "faultshape": faultshape, "context2": context2,
-           "tripparts": tripparts}
+           "tripparts": tripparts, "thrash": thrash}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")

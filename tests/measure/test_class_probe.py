@@ -155,3 +155,19 @@ def test_tripparts_times_each_piece_of_the_round_trip(probe):
         assert np.median(r["sum"]) > np.median(r["sum_again"])
     # a piece that moves bytes costs more on a larger buffer
     assert np.median(rows[-1]["increment"]) > np.median(rows[0]["increment"])
+
+
+def test_thrash_times_trips_then_counts_them(probe):
+    n0 = live()
+    rows = probe.thrash(1)
+    assert [r["bytes"] for r in rows] == list(probe.THRASH_SIZES) and live() == n0
+    for r in rows:
+        for part in ("timed", "counted"):
+            assert all(len(r[part][k]) == probe.THRASH_TRIPS for k in ("write", "increment", "sum"))
+        c = r["counted"]["counters"]
+        assert set(c) == set(probe.THRASH_COUNTERS)
+        # sim's counters: the 16 counted trips take naps (its 'throttles'), and each trip moves
+        # the buffer there and back
+        assert c["throttles"] > 0 and c["bytes_h2d"] == c["bytes_d2h"] == 16 * r["bytes"]
+        trips = np.add(np.add(r["timed"]["write"], r["timed"]["increment"]), r["timed"]["sum"])
+        assert trips.max() > 1.5 * np.median(trips)       # a nap stands out of the trips

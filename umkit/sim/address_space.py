@@ -20,6 +20,7 @@ from .extents import PageSet, Runs
 from .pages import (CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, minus,
                     true_pages, uniq_div, window_counts)
 from .policy import Policy
+from .thrashing import Thrashing
 
 BASE = 0x7F00_0000_0000     # the first address handed out
 ARENA_SPAN = 1 << 40        # address space an arena of small managed allocations may grow into
@@ -75,9 +76,11 @@ class AddressSpace:
     or a copy needs them)."""
 
     def __init__(self, profile: Profile, policy: Policy, gpus: int, clock, record,
-                 pages: str = "dense", eager: bool = True):
+                 pages: str = "dense", eager: bool = True, thrashing: Thrashing | None = None):
         self.profile, self.policy, self.gpus = profile, policy, gpus
         self.clock, self.record = clock, record
+        #: the driver's thrashing module (thrashing.py): every migration reports to it
+        self.thrashing = thrashing if thrashing is not None else Thrashing(profile, False)
         self.pages, self.eager = pages, eager
         self.allocs: dict[int, Allocation] = {}
         self._starts: list[int] = []         # the live allocations' addresses, sorted
@@ -262,10 +265,12 @@ class AddressSpace:
         return r.copy()
 
     def move(self, a: Allocation, pages: np.ndarray, dest: int, dup: bool,
-             clean: bool = False) -> tuple[int, int, int]:
+             clean: bool = False, at: float | None = None) -> tuple[int, int, int]:
         """Make ``pages`` resident at ``dest`` (device id or CPU_ID); ``clean``: toward the CPU,
         the pages arrive mapped clean, so the CPU's first write to each costs
-        ``cpu_map_latency`` (host.py; a prefetch back, or a CPU read fault).  Returns bytes moved
+        ``cpu_map_latency`` (host.py; a prefetch back, or a CPU read fault).  ``at``: a fault or
+        the density prefetcher moves them, at that model time (the driver's thrashing module
+        counts it); None: an explicit move (a prefetch), which clears their thrashing records.  Returns bytes moved
         (h2d, d2h, peer); unpopulated pages are populated in place (no bytes).  Where the
         policy moves pages between GPUs through system memory (``gpu_to_gpu_migration ==
         "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from another GPU counts once
@@ -297,6 +302,9 @@ class AddressSpace:
             a.cpu_dirty[ix] = False
             regions = uniq_div(pages, a.pages_per_region)
             a.region_stamp[regions] = self.clock.now
+        if self.thrashing.enabled:
+            self.thrashing.migrated(a, pages, dest, self.clock.now if at is None else at,
+                                    counted=at is not None and not dup)
         c["bytes_h2d"] += h2d
         c["bytes_d2h"] += d2h
         c["bytes_peer"] += peer
@@ -357,6 +365,9 @@ class AddressSpace:
                     w = w[:e - lo]
                 a.where[lo:e] = np.where((w & bit) != 0,
                                          np.where((w & ~bit) == 0, CPU_BIT, w & ~bit), w)
+                if a.thrash is not None:        # an eviction clears the thrashing records
+                    self.thrashing.migrated(a, PageSet.span(lo, e), CPU_ID, self.clock.now,
+                                            counted=False)
                 over -= int(n_on[:k].sum()) * hp
                 nbytes = int(moved.sum())
                 c["evictions"] += k

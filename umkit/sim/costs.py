@@ -104,7 +104,8 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "dirty_refault_latency", "queue_restore_latency", "peer_link_bw", "xgmi_hive_gpus",
             "advise_latency", "advise_read_mostly_cpu_per_mib", "advise_read_mostly_gpu_per_mib",
             "advise_preferred_per_mib", "advise_accessed_by_per_mib",
-            "fault_cold_latency", "fault_cold_decay", "fault_cold_bytes")
+            "fault_cold_latency", "fault_cold_decay", "fault_cold_bytes",
+            "thrashing_lapse", "thrashing_threshold", "thrashing_nap")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...

@@ -22,6 +22,7 @@ from .copies import plan_memcpy, plan_pageable
 from .costs import Profile
 from .faults import DensityPrefetcher, Faults, KernelCost
 from .host import FaultPathCache, Host
+from .thrashing import Thrashing
 from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
@@ -81,7 +82,10 @@ class Engine:
         self.lock = threading.RLock()
         self.clock = Clock(profile)
         self.record = Record(self.clock, trace)
-        self.space = AddressSpace(profile, policy, gpus, self.clock, self.record, pages, eager)
+        #: NVIDIA UVM's thrashing throttle (thrashing.py), where the policy has one
+        self.thrashing = Thrashing(profile, policy.thrashing_throttle)
+        self.space = AddressSpace(profile, policy, gpus, self.clock, self.record, pages, eager,
+                                  self.thrashing)
         density = DensityPrefetcher(profile, self.space, self.record,
                                     prefetcher and policy.density_prefetcher)
         fault_path = FaultPathCache(profile)

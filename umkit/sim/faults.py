@@ -80,7 +80,8 @@ class DensityPrefetcher:
     def __init__(self, profile: Profile, space: AddressSpace, record, enabled: bool):
         self.profile, self.space, self.record, self.enabled = profile, space, record, enabled
 
-    def run(self, a: Allocation, faulted: np.ndarray, g: int, clean: bool = False) -> float:
+    def run(self, a: Allocation, faulted: np.ndarray, g: int, clean: bool = False,
+            at: float | None = None) -> float:
         """Per 2 MiB VA block, a bitmap tree over its 4 KiB pages holds the pages resident on
         the faulting processor ``g`` (a GPU, or CPU_ID) plus the faulted ones, grown to whole 64
         KiB big pages (grow_fault_granularity); for each faulted page, compute_prefetch_region
@@ -171,8 +172,8 @@ class DensityPrefetcher:
                     continue
                 if to_cpu:
                     dup = space.duplicates(b, sel, False)
-                    _, d1, _ = space.move(b, sel[dup], CPU_ID, dup=True)
-                    _, d2, _ = space.move(b, sel[~dup], CPU_ID, dup=False, clean=clean)
+                    _, d1, _ = space.move(b, sel[dup], CPU_ID, dup=True, at=at)
+                    _, d2, _ = space.move(b, sel[~dup], CPU_ID, dup=False, clean=clean, at=at)
                     self.record.counters["prefetcher_bytes"] += d1 + d2
                     t += (d1 + d2) / p.cpu_fault_bw
                     self.record.log("density_prefetch", "kmd", f"VA block {int(blk)}: +{sel.size} "
@@ -185,8 +186,8 @@ class DensityPrefetcher:
                 if sel.size == 0:
                     continue
                 dup = space.duplicates(b, sel, False)
-                h1, _, pe1 = space.move(b, sel[dup], g, dup=True)
-                h2, _, pe2 = space.move(b, sel[~dup], g, dup=False)
+                h1, _, pe1 = space.move(b, sel[dup], g, dup=True, at=at)
+                h2, _, pe2 = space.move(b, sel[~dup], g, dup=False, at=at)
                 h, pe = h1 + h2, pe1 + pe2
                 self.record.counters["prefetcher_bytes"] += h + pe
                 t += h / p.fault_bw + pe / p.peer_bw
@@ -205,6 +206,8 @@ class Faults:
         #: the fault path's host data in the CPU's caches (host.FaultPathCache, shared with
         #: the host side, which counts the CPU's touches)
         self.fault_path = fault_path
+        #: the model time the kernel being costed faults at (its start, plus any throttling)
+        self._at = 0.0
 
     # -- a kernel ----------------------------------------------------------------------------------
     def kernel(self, accesses: list[Access], g: int, flops: float = 0.0,
@@ -215,6 +218,7 @@ class Faults:
         ``now``: it was queued behind other work)."""
         p, c = self.profile, self.record.counters
         cost = KernelCost()
+        self._at = max(self.clock.now, start if start is not None else 0.0) + p.kernel_launch
         t_fault = self._touch(cost, accesses, g, gpu_bit(g))
         nf, waves = cost.faults, cost.waves
         if nf:
@@ -419,6 +423,17 @@ class Faults:
         """GPU faults on ``need`` pages: batches, migration of gpu_page blocks, the density
         prefetcher, eviction when VRAM is full."""
         p, c, space = self.profile, self.record.counters, self.space
+        wait = 0.0
+        if space.thrashing.enabled and a.thrash is not None:
+            # pages the CPU and this GPU keep taking from each other: the driver may throttle
+            # this GPU's faults on them until the current throttling period ends (thrashing.py)
+            wait = space.thrashing.wait(a, need, g, self._at, cpu=False)
+            if wait:
+                self._at += wait
+                c["throttles"] += 1
+                self.record.log("throttle", "kmd", f"GPU{g} throttled {wait * 1e3:.3f} ms on "
+                                "thrashing pages (they migrate back and forth within 500 us)")
+        at = self._at
         ppb = max(1, p.gpu_page // a.host_page)
         blocks = uniq_div(need, ppb)
         t_split = 0.0
@@ -470,10 +485,11 @@ class Faults:
                                 f"and mapped for GPU{g}: VRAM is held by device memory", bytes=rb)
                 chunk, cdup = fit, cdup[:fit.size]
             if any_dup:
-                h1, d1, pe1 = space.move(a, chunk[cdup], g, dup=True)
-                h2, d2, pe2 = space.move(a, chunk[~cdup], g, dup=False)
+                h1, d1, pe1 = space.move(a, chunk[cdup], g, dup=True, at=at)
+                h2, d2, pe2 = space.move(a, chunk[~cdup], g, dup=False, at=at)
             else:
-                (h1, d1, pe1), (h2, d2, pe2) = (0, 0, 0), space.move(a, chunk, g, dup=False)
+                (h1, d1, pe1), (h2, d2, pe2) = (0, 0, 0), space.move(a, chunk, g, dup=False,
+                                                                     at=at)
             moved += h1 + h2
             t += (pe1 + pe2) / p.peer_bw
             if d1 + d2:
@@ -496,8 +512,8 @@ class Faults:
         self.record.log("fault_batch", "kmd", f"{nf} faults (~{batches} batches), "
                         f"{moved} B migrated to GPU{g}", faults=nf, batches=batches, bytes=moved)
         if self.prefetcher.enabled:
-            t += self.prefetcher.run(a, need, g)
-        return t + t_split
+            t += self.prefetcher.run(a, need, g, at=at)
+        return t + t_split + wait
 
     # -- an explicit prefetch ------------------------------------------------------------------------
     def prefetch(self, a: Allocation, pages: np.ndarray, dest: int) -> PrefetchCost:

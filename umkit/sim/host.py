@@ -234,6 +234,11 @@ class Host:
                     # page costs cpu_map_latency, as after a prefetch (measured, class_probe
                     # 'tripparts': the write after a faulting sum); a write fault leaves none
                     clean = not acc.write and bool(p.p.get("cpu_map_latency"))
+                    thr, waited = space.thrashing, [0.0]
+
+                    def at() -> float:          # the model time of the CPU's next fault
+                        return space.clock.now + t + waited[0]
+
                     def back(blocks):
                         if blocks.size == 1:
                             lo = int(blocks[0]) * ppb
@@ -243,9 +248,20 @@ class Host:
                             blk = blk[blk < a.npages]
                         wb = a.where[blk]
                         blk = blk[(wb != 0) & ((wb & CPU_BIT) == 0)]
+                        if thr.enabled and a.thrash is not None and blk.size:
+                            # pages this CPU and a GPU keep taking from each other: the CPU
+                            # may sleep in its fault handler until the throttling period
+                            # ends (thrashing.py)
+                            nap = thr.wait(a, blk, CPU_ID, at(), cpu=True)
+                            if nap:
+                                waited[0] += nap
+                                c["throttles"] += 1
+                                self.record.log("throttle", "kmd", f"CPU slept {nap * 1e3:.3f} "
+                                                "ms in its fault handler on thrashing pages")
                         dup = space.duplicates(a, blk, acc.write)
-                        _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True)
-                        _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False, clean=clean)
+                        _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True, at=at())
+                        _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False, clean=clean,
+                                              at=at())
                         return d1 + d2
                     t_pf, moved = 0.0, 0
                     if self.prefetcher.enabled:
@@ -260,14 +276,15 @@ class Host:
                             faulted.append(bk)
                             moved += back(np.array([bk], dtype=np.intp))
                             t_pf += self.prefetcher.run(
-                                a, np.arange(lo, min(lo + ppb, a.npages)), CPU_ID, clean=clean)
+                                a, np.arange(lo, min(lo + ppb, a.npages)), CPU_ID, clean=clean,
+                                at=at())
                         blocks = np.array(faulted, dtype=np.intp)
                     else:
                         moved = back(blocks)
                     nr = uniq(blocks * ppb // a.pages_per_region).size
                     c["cpu_faults"] += blocks.size
                     t0 = t
-                    t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf
+                    t += p.cpu_fault_cost(blocks.size, nr, moved) + t_pf + waited[0]
                     self.migrated = (t0 if self.migrated is None else self.migrated[0], t)
                     self.record.log("cpu_fault", "kmd", f"{blocks.size} CPU faults, {moved} B "
                                     "migrated to CPU", faults=int(blocks.size))

@@ -126,6 +126,8 @@ class Allocation:
         #: the driver's address range it lies in (``AddressSpace.place`` sets it; small managed
         #: allocations may share one arena)
         self.range = None
+        #: NVIDIA UVM's thrashing records of its pages (thrashing.py; None until a fault moves one)
+        self.thrash = None
         self.kept = False          # a host view was stored (h = a.host): see RaceDetector.start
         self.host_seen = False     # the CPU has touched it (host.CpuCache.span)
 

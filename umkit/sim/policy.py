@@ -72,6 +72,7 @@ class Policy:
     migration_stops_queues: Rule
     gpu_to_gpu_migration: Rule
     peer_access_in_place: Rule
+    thrashing_throttle: Rule
 
     @classmethod
     def rules(cls) -> dict[str, Rule]:
@@ -141,6 +142,12 @@ class NvidiaPolicy(Policy):
                                 "when the GPUs can access each other); charged at peer_bw")
     peer_access_in_place = Rule(None, "2x H200 (issue 11): accessed-by advice toward a peer "
                                 "GPU did not stop the faults: pages on another GPU fault across")
+    thrashing_throttle = Rule(True, "uvm_perf_thrashing.c (open-gpu-kernel-modules df1c9a3): a "
+                              "page migrated by faults again within 500 us, 3 times, is "
+                              "thrashing; while it is, the processors that fault on it take "
+                              "turns and the others are throttled for a nap (the CPU sleeps in "
+                              "its fault handler, a GPU's faults are replayed); umkit/sim/"
+                              "thrashing.py")
 
 
 class AmdXnackOn(Policy):
@@ -231,6 +238,9 @@ class AmdXnackOn(Policy):
                                 "peer_link_bw; outside the hive best_loc = 0: the range is "
                                 "migrated to system memory and mapped there "
                                 "(ledger: amd.peer.accessed_by)")
+    thrashing_throttle = Rule(False, "not modelled for AMD: umkit has not read amdkfd's SVM fault "
+                              "path (kfd_svm.c) for a throttle of pages that thrash between the "
+                              "CPU and a GPU; NVIDIA's (uvm_perf_thrashing.c) is modelled")
 
     def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
         """kfd_svm.c svm_range_restore_pages -> svm_range_create_unregistered_range: a 2 MiB

@@ -13,7 +13,7 @@ COUNTERS = (
     "kernels", "gpu_faults", "fault_batches", "cpu_faults", "first_touch_pages",
     "bytes_h2d", "bytes_d2h", "bytes_peer", "prefetch_bytes_h2d", "prefetch_bytes_d2h",
     "prefetcher_bytes", "evictions", "evicted_bytes", "remote_bytes", "duplicates",
-    "invalidations", "race_flags", "umd_ops", "kmd_ops",
+    "invalidations", "race_flags", "umd_ops", "kmd_ops", "throttles",
 )
 
 
