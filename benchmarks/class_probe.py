@@ -36,12 +36,17 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
 * ``tripparts``: ``small``'s round trips (128 KiB, 1 MiB, 4 MiB) taken apart, each piece timed
   on the host clock: the CPU's write, the same write again, the GPU's increment with its
   synchronize, the CPU's sum, the same sum again -- which piece the model under-charges;
-* ``thrash``: 16 back-to-back round trips (``small``'s) of 128 KiB and 1 MiB, each piece timed,
+* ``thrash``: 16 back-to-back round trips (``small``'s) of 32 KiB, 128 KiB and 1 MiB, each
+  piece timed,
   then the same 16 with the driver's unified-memory counters on, read once before and once
   after (cuda: CUPTI's thrashing and throttling records; sim: its ``throttles``): whether the
   naps every few trips are NVIDIA UVM's thrashing throttle (``uvm_perf_thrashing.c``: a page
   migrated by faults again within 500 us, three times, is thrashing, and the processors then
-  take turns on it).
+  take turns on it); at 32 KiB also what a trip costs below 128 KiB (the validation set's
+  ``small_roundtrip_16k`` uses 16 KiB);
+* ``allocs``: 20, 100 and 400 managed or device buffers of 512 KiB and 2 MiB allocated in a row
+  and then freed, each half host-timed: whether a cudaMalloc / cudaFree costs more with more
+  allocations alive (the validation set's ``alloc_free_200_*`` hold 200 of 1 MiB).
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -379,7 +384,7 @@ def tripparts(reps):
 
 
 THRASH_TRIPS = 16
-THRASH_SIZES = (128 * KiB, MiB)
+THRASH_SIZES = (32 * KiB, 128 * KiB, MiB)
 #: the counters the ``thrash`` section reads (those a backend lacks read 0)
 THRASH_COUNTERS = ("thrashing", "throttling", "throttles", "cpu_faults", "gpu_faults",
                    "bytes_h2d", "bytes_d2h")
@@ -432,12 +437,37 @@ def thrash(reps):
     return rows
 
 
+ALLOC_COUNTS = (20, 100, 400)
+ALLOC_SIZES = (512 * KiB, 2 * MiB)
+
+
+def allocs(reps):
+    """[{kind, bytes, count, alloc_ms: [per allocation, per rep], free_ms: [...]}]: ``count``
+    buffers allocated in a row, then freed in a row, each half host-timed."""
+    rows = []
+    for kind in ("managed", "device"):
+        for nbytes in ALLOC_SIZES:
+            for count in ALLOC_COUNTS:
+                ta, tf = [], []
+                for _ in range(max(2, reps)):
+                    xs: list = []
+                    ta.append(host_ms(lambda: xs.extend(
+                        umkit.empty(nbytes // 4, "float32", kind) for _ in range(count))) / count)
+                    tf.append(host_ms(lambda: [x.free() for x in xs]) / count)
+                rows.append({"kind": kind, "bytes": nbytes, "count": count,
+                             "alloc_ms": ta, "free_ms": tf})
+                print(f"allocs {kind:<7} {nbytes // KiB:>5} KiB x{count:<4}: alloc "
+                      f"{np.median(ta) * 1e3:.1f} us, free {np.median(tf) * 1e3:.1f} us each",
+                      flush=True)
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
     p.add_argument("--sections",
                    default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts,"
-                           "thrash")
+                           "thrash,allocs")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -447,7 +477,7 @@ def main(argv=None):
            "reps": args.reps}
     fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
            "context": context, "faultshape": faultshape, "context2": context2,
-           "tripparts": tripparts, "thrash": thrash}
+           "tripparts": tripparts, "thrash": thrash, "allocs": allocs}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")

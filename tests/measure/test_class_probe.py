@@ -171,3 +171,17 @@ def test_thrash_times_trips_then_counts_them(probe):
         assert c["throttles"] > 0 and c["bytes_h2d"] == c["bytes_d2h"] == 16 * r["bytes"]
         trips = np.add(np.add(r["timed"]["write"], r["timed"]["increment"]), r["timed"]["sum"])
         assert trips.max() > 1.5 * np.median(trips)       # a nap stands out of the trips
+
+
+def test_allocs_times_each_count_and_frees_everything(probe):
+    n0 = live()
+    rows = probe.allocs(1)
+    assert live() == n0
+    assert len(rows) == 2 * len(probe.ALLOC_SIZES) * len(probe.ALLOC_COUNTS)
+    for r in rows:
+        assert r["kind"] in ("managed", "device") and len(r["alloc_ms"]) == len(r["free_ms"]) == 2
+        assert all(t > 0 for t in r["alloc_ms"] + r["free_ms"])
+    # each allocation is timed: at least what the profile charges for one
+    p = umkit.backend().engine.profile
+    for r in rows:
+        assert min(r["alloc_ms"]) >= getattr(p, f"alloc_{r['kind']}") * 1e3 * 0.999

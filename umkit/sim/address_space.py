@@ -270,7 +270,8 @@ class AddressSpace:
         the pages arrive mapped clean, so the CPU's first write to each costs
         ``cpu_map_latency`` (host.py; a prefetch back, or a CPU read fault).  ``at``: a fault or
         the density prefetcher moves them, at that model time (the driver's thrashing module
-        counts it); None: an explicit move (a prefetch), which clears their thrashing records.  Returns bytes moved
+        counts it); None: an explicit move (a prefetch), which clears their thrashing records
+        (an eviction, which does not come here, leaves them: thrashing_event_cb skips it).  Returns bytes moved
         (h2d, d2h, peer); unpopulated pages are populated in place (no bytes).  Where the
         policy moves pages between GPUs through system memory (``gpu_to_gpu_migration ==
         "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from another GPU counts once
@@ -365,9 +366,6 @@ class AddressSpace:
                     w = w[:e - lo]
                 a.where[lo:e] = np.where((w & bit) != 0,
                                          np.where((w & ~bit) == 0, CPU_BIT, w & ~bit), w)
-                if a.thrash is not None:        # an eviction clears the thrashing records
-                    self.thrashing.migrated(a, PageSet.span(lo, e), CPU_ID, self.clock.now,
-                                            counted=False)
                 over -= int(n_on[:k].sum()) * hp
                 nbytes = int(moved.sum())
                 c["evictions"] += k

@@ -8,10 +8,12 @@ What the driver does (``kernel-open/nvidia-uvm/uvm_perf_thrashing.c``, open-gpu-
   prefetcher again within ``thrashing_lapse`` (500 us) of its last migration counts one
   thrashing event; ``thrashing_threshold`` (3) events make it a thrashing page.  A migration
   after a longer pause clears a thrashing page (``thrashing_reset_page``: events and time stamp
-  to zero).  Any other migration -- an explicit prefetch, an eviction, read duplication --
-  clears the thrashing pages it moves (``thrashing_reset_pages_in_region``).  The per-page
-  records of a 2 MiB VA block are only created once two different processors migrated in it
-  within the lapse (before that, migrations stamp the block alone).
+  to zero).  Other migrations -- an explicit prefetch, read duplication -- clear the thrashing
+  pages they move (``thrashing_reset_pages_in_region``); an eviction is skipped (no event, no
+  reset).  The per-page records of a 2 MiB VA block are only created once two different
+  processors migrated in it within the lapse (before that, migrations stamp the block alone),
+  and they are dropped again when none of its pages thrashed for an epoch of 2000 lapses (at
+  most 4 times per block).
 - *Throttling* (``uvm_perf_thrashing_get_hint``, ``thrashing_throttle_update``,
   ``get_hint_for_migration_thrashing``).  The first processor to fault on a thrashing page in a
   new *throttling period* opens it: the period ends ``thrashing_nap`` (one lapse) later, and
@@ -29,17 +31,32 @@ every few trips, on the CPU and the GPU in turn (measured on the H200: ``class_p
 ms every third round while the prefetched and the spaced-out rounds did not; see
 benchmarks/README.md).
 
-Not modelled: the lapse's own adaptation (``adjust_thrashing_lapse``: votes of thrashing pages
-move it by an eighth at a time, between 5 us and 500 ms, per process), pinning (after
-``uvm_perf_thrashing_pin_threshold`` = 10 throttling periods on a page the driver pins it to one
-processor and maps it for the others), and pages with a preferred location (which the driver
-pins to it); the epoch reset (a block quiet for 2000 lapses) is the same as the lapse test here.
+Not modelled (ledger ``nv.thrashing``):
+
+- the lapse's adaptation, per process (``adjust_thrashing_lapse``).  As read here it compares a
+  signed 8-bit vote count with an unsigned threshold, so every vote of a thrashing page whose
+  last migration is closer than the lapse would lengthen the lapse by an eighth, up to 500 ms,
+  while the nap stays one default lapse; a lapse that long would keep a page thrashing after
+  its nap and throttle nearly every trip, which the H200's round trips (free trips between the
+  naps) do not show.  ``class_probe.py --sections thrash`` counts the driver's own records;
+- pinning: after ``uvm_perf_thrashing_pin_threshold`` (10) throttling periods on a page the
+  driver pins it for 300 lapses and maps it for the other processors, so a long tight loop on
+  the card stops napping for a while where sim keeps throttling;
+- the prefetcher and fault growth leaving thrashing pages out (``compute_prefetch_mask``,
+  ``grow_fault_granularity_if_no_thrashing``): the driver then faults them page by page;
+- the times: sim stamps all pages of one fault service at its start (a kernel's, or a CPU
+  access's), the driver each migration when it happens; records are kept per allocation, where
+  the driver keeps them per 2 MiB VA block that small allocations may share; revocations (they
+  count too) and pages with a GPU preferred location (throttled here; the driver pins
+  CPU-preferred pages, which sim leaves alone);
+- AMD: no source was read for a counterpart in amdkfd.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .pages import NO_LOC, Allocation, as_index, loc_bit, uniq_div
+from ..errors import InvalidArgument
+from .pages import CPU_ID, Allocation, as_index, loc_bit, uniq_div
 
 #: no processor (``UVM_ID_INVALID``)
 NOBODY = -2
@@ -49,6 +66,9 @@ EVENTS_MAX, THROTTLES_MAX = 7, 255
 #: ``usleep_range(nap, nap + nap / 2)``: an idle CPU's timer fires at the end of the range
 #: (the range only lets the kernel wake it earlier, together with another wake-up)
 CPU_SLEEP_RANGE = 1.5
+#: a block whose pages last thrashed this many lapses ago loses its per-page records, at most
+#: MAX_RESETS times (``UVM_PERF_THRASHING_EPOCH_DEFAULT`` 2000, ``..._MAX_RESETS_DEFAULT`` 4)
+EPOCH_LAPSES, MAX_RESETS = 2000, 4
 
 
 class _Pages:
@@ -78,12 +98,16 @@ class _State:
     """One allocation's thrashing records: per VA block, the last migration's time and
     processor, and the per-page records of the blocks that have them."""
 
-    __slots__ = ("block_ts", "block_proc", "blocks")
+    __slots__ = ("block_ts", "block_proc", "blocks", "thrashed", "resets")
 
     def __init__(self, nregions: int):
         self.block_ts = np.full(nregions, np.nan)
         self.block_proc = np.full(nregions, NOBODY, np.int16)
         self.blocks: dict[int, _Pages] = {}
+        #: per tracked block: when a page of it last counted an event as a thrashing page, and
+        #: how often its records were dropped for an epoch without that
+        self.thrashed: dict[int, float] = {}
+        self.resets: dict[int, int] = {}
 
 
 class Thrashing:
@@ -96,6 +120,19 @@ class Thrashing:
         self.threshold = int(g("thrashing_threshold", 0))
         self.nap = float(g("thrashing_nap", 0.0))
         self.enabled = bool(enabled and self.lapse > 0 and self.threshold > 0 and self.nap > 0)
+        if self.enabled:
+            # the driver's own bounds: the event counter has 3 bits, and the nap is 1-100 lapses
+            # (uvm_perf_thrashing_threshold, uvm_perf_thrashing_nap)
+            if not 1 <= self.threshold <= EVENTS_MAX:
+                raise InvalidArgument(f"thrashing_threshold={self.threshold} is outside the "
+                                      f"driver's 1..{EVENTS_MAX}", argument="thrashing_threshold",
+                                      hint="the driver's default is 3")
+            if not self.lapse * (1 - 1e-9) <= self.nap <= 100 * self.lapse * (1 + 1e-9):
+                raise InvalidArgument(
+                    f"thrashing_nap={self.nap * 1e6:g} us must be 1 to 100 lapses "
+                    f"(thrashing_lapse={self.lapse * 1e6:g} us)", argument="thrashing_nap",
+                    hint="the driver's nap is the lapse times uvm_perf_thrashing_nap (default 1)")
+        self.epoch = EPOCH_LAPSES * self.lapse
         #: a throttled GPU retries the page on its next fault-service round
         self.replay = float(g("fault_wakeup_latency", 0.0))
         #: throttling periods that made a processor wait, and the time waited (for tests/lessons)
@@ -136,14 +173,23 @@ class Thrashing:
         latest period end among them), or None where it may go on now."""
         if not self.enabled or a.thrash is None or not a.thrash.blocks or pages.size == 0:
             return None
+        st: _State = a.thrash
         bit, until = loc_bit(proc), None
-        pinned_by_advice = bool((a.preferred != NO_LOC).any())
-        for r, P, i in self._blocks(a, pages, True):
+        cpu_preferred = bool((a.preferred == CPU_ID).any())
+        for r, P, i in list(self._blocks(a, pages, True)):
+            last = st.thrashed.get(r)
+            if last is not None and now - last > self.epoch and st.resets.get(r, 0) < MAX_RESETS:
+                # an epoch without thrashing: the block's per-page records go
+                st.resets[r] = st.resets.get(r, 0) + 1
+                del st.blocks[r], st.thrashed[r]
+                st.block_ts[r], st.block_proc[r] = np.nan, NOBODY
+                continue
             lo = r * a.pages_per_region
             i = i[P.events[i] >= self.threshold]
-            if i.size and pinned_by_advice:
-                # a page with a preferred location: the driver pins it there instead
-                i = i[np.asarray(a.preferred[as_index(i + lo)]) == NO_LOC]
+            if i.size and cpu_preferred:
+                # a page whose preferred location is the CPU, which every processor can reach:
+                # the driver pins it there (get_hint_for_migration_thrashing), no throttle
+                i = i[np.asarray(a.preferred[as_index(i + lo)]) != CPU_ID]
             if i.size == 0:
                 continue
             mine = (P.throttled[i] & bit) != 0
@@ -154,7 +200,7 @@ class Thrashing:
             ended = i[mine]                                     # thrashing_throttle_end_processor
             P.throttled[ended] &= ~bit
             P.end[ended[P.throttled[ended] == 0]] = 0.0
-            i = i[~(now - P.ts[i] > self.lapse)]                # still thrashing
+            i = i[now - P.ts[i] <= self.lapse]                  # still thrashing
             if i.size == 0:
                 continue
             opens = now > P.end[i]                              # thrashing_throttle_update
@@ -177,11 +223,12 @@ class Thrashing:
         until = self.hint(a, pages, proc, now)
         if until is None:
             return 0.0
-        wake = now + (until - now) * CPU_SLEEP_RANGE if cpu else until + self.replay
-        again = self.hint(a, pages, proc, wake)
-        if again is not None and again > wake:      # (a page another period holds: wait on)
-            wake = again + (0.0 if cpu else self.replay)
-            self.hint(a, pages, proc, wake)
+        wake = now
+        for _ in range(8):          # (each retry ends a period: a few at most)
+            wake = wake + (until - wake) * CPU_SLEEP_RANGE if cpu else until + self.replay
+            until = self.hint(a, pages, proc, wake)
+            if until is None or until <= wake:
+                break
         self.throttled += 1
         self.waited += wake - now
         return wake - now
@@ -212,13 +259,15 @@ class Thrashing:
             if r not in st.blocks:
                 st.blocks[r] = _Pages(min(ppr, a.npages - r * ppr))
         if st.blocks:
-            for _, P, i in self._blocks(a, pages, True):
+            for r, P, i in self._blocks(a, pages, True):
                 last = P.ts[i].copy()
                 P.ts[i] = now
                 seen = ~np.isnan(last)
                 within = seen & (now - last <= self.lapse)
                 w = i[within]
                 P.events[w] = np.minimum(P.events[w] + 1, EVENTS_MAX)
+                if (P.events[w] >= self.threshold).any():
+                    st.thrashed[r] = now
                 P.clear(i[seen & ~within & (P.events[i] >= self.threshold)])
         st.block_ts[regions] = now
         st.block_proc[regions] = proc
