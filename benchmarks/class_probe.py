@@ -63,7 +63,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
 from umkit.errors import BackendUnavailable  # noqa: E402
-from umkit.measure.timing import Sink, cpu_written, gpu_ms, host_ms, warm_up  # noqa: E402
+from umkit.measure.timing import (Sink, cpu_written, gpu_ms, host_ms, round_trips,  # noqa: E402
+                                  warm_up)
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -408,18 +409,7 @@ def thrash(reps):
                     except BackendUnavailable as e:     # a backend without counters
                         row["counters_error"] = str(e)
                 c0 = umkit.counters() if counted else {}
-                out = {"write": [], "increment": [], "sum": []}
-                for _ in range(THRASH_TRIPS):
-                    t0 = umkit.now()
-                    a.host[:] = 2.0
-                    t1 = umkit.now()
-                    umkit.increment(a)
-                    umkit.synchronize()
-                    t2 = umkit.now()
-                    float(a.host.sum())
-                    t3 = umkit.now()
-                    for k, (x, y) in zip(out, ((t0, t1), (t1, t2), (t2, t3))):
-                        out[k].append((y - x) * 1e3)
+                out = round_trips(a, THRASH_TRIPS)
                 if counted:
                     c1 = umkit.counters()
                     out["counters"] = {k: int(c1.get(k, 0)) - int(c0.get(k, 0))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import umkit
-from umkit.measure.timing import cpu_written
+from umkit.measure.timing import cpu_written, round_trips
 from umkit.sim.costs import load_profile
 from umkit.sim.pages import CPU_ID, Allocation
 from umkit.sim.thrashing import CPU_SLEEP_RANGE, NOBODY, Thrashing
@@ -28,22 +28,8 @@ def trips(nbytes: int, n: int = 10, back: str = "fault", **options) -> dict:
     ms, and the engine's counters after."""
     sim = umkit.use("sim", quiet=True, **options)
     a = cpu_written(nbytes)
-    out = {"write": [], "increment": [], "sum": []}
     try:
-        for _ in range(n):
-            t0 = umkit.now()
-            a.host[:] = 2.0
-            t1 = umkit.now()
-            umkit.increment(a)
-            umkit.synchronize()
-            t2 = umkit.now()
-            if back == "prefetch":
-                a.prefetch("cpu")
-                umkit.synchronize()
-            float(a.host.sum())
-            t3 = umkit.now()
-            for k, (x, y) in zip(out, ((t0, t1), (t1, t2), (t2, t3))):
-                out[k].append((y - x) * 1e3)
+        out = round_trips(a, n, back)
     finally:
         a.free()
     out["counters"] = dict(sim.engine.counters)

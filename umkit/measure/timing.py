@@ -48,6 +48,30 @@ def host_ms(fn) -> float:
     return (api.now() - t0) * 1e3
 
 
+def round_trips(a, n: int, back: str = "fault") -> dict:
+    """``n`` round trips back to back on the managed array ``a``: the CPU writes it, the GPU
+    increments it (and synchronizes), the CPU sums it -- ``back="prefetch"``: after a prefetch
+    of it to the CPU.  Returns each piece's milliseconds per trip, ``{"write": [...],
+    "increment": [...], "sum": [...]}``, on ``umkit.now()``'s clock (no synchronize between
+    trips: a trip starts when the last one's sum returns)."""
+    out: dict = {"write": [], "increment": [], "sum": []}
+    for _ in range(n):
+        t0 = api.now()
+        a.host[:] = 2.0
+        t1 = api.now()
+        api.increment(a)
+        api.synchronize()
+        t2 = api.now()
+        if back == "prefetch":
+            a.prefetch("cpu")
+            api.synchronize()
+        float(a.host.sum())
+        t3 = api.now()
+        for k, (x, y) in zip(out, ((t0, t1), (t1, t2), (t2, t3))):
+            out[k].append((y - x) * 1e3)
+    return out
+
+
 @contextlib.contextmanager
 def written(n_bytes, device=0):
     """``with written(n) as a:`` a :func:`cpu_written` array, freed at the end of the block."""
