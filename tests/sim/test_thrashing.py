@@ -213,7 +213,8 @@ def test_cpu_preferred_pages_are_not_throttled():
 
 
 @pytest.mark.parametrize("bad, argument", [({"thrashing_nap": 100e-6}, "thrashing_nap"),
-                                           ({"thrashing_threshold": 9}, "thrashing_threshold")])
+                                           ({"thrashing_threshold": 9}, "thrashing_threshold"),
+                                           ({"thrashing_threshold": 2.5}, "thrashing_threshold")])
 def test_a_nap_or_threshold_the_driver_cannot_have_is_refused(bad, argument):
     from umkit.errors import InvalidArgument
     with pytest.raises(InvalidArgument) as e:

@@ -117,16 +117,18 @@ class Thrashing:
     def __init__(self, profile, enabled: bool):
         g = profile.p.get
         self.lapse = float(g("thrashing_lapse", 0.0))
-        self.threshold = int(g("thrashing_threshold", 0))
+        threshold = float(g("thrashing_threshold", 0))
+        self.threshold = int(threshold)
         self.nap = float(g("thrashing_nap", 0.0))
         self.enabled = bool(enabled and self.lapse > 0 and self.threshold > 0 and self.nap > 0)
         if self.enabled:
             # the driver's own bounds: the event counter has 3 bits, and the nap is 1-100 lapses
             # (uvm_perf_thrashing_threshold, uvm_perf_thrashing_nap)
-            if not 1 <= self.threshold <= EVENTS_MAX:
-                raise InvalidArgument(f"thrashing_threshold={self.threshold} is outside the "
-                                      f"driver's 1..{EVENTS_MAX}", argument="thrashing_threshold",
-                                      hint="the driver's default is 3")
+            if threshold != self.threshold or not 1 <= self.threshold <= EVENTS_MAX:
+                raise InvalidArgument(f"thrashing_threshold={threshold:g} is not one of the "
+                                      f"driver's 1..{EVENTS_MAX} events",
+                                      argument="thrashing_threshold",
+                                      hint="a whole number of events; the driver's default is 3")
             if not self.lapse * (1 - 1e-9) <= self.nap <= 100 * self.lapse * (1 + 1e-9):
                 raise InvalidArgument(
                     f"thrashing_nap={self.nap * 1e6:g} us must be 1 to 100 lapses "
