@@ -271,11 +271,11 @@ class AddressSpace:
         ``cpu_map_latency`` (host.py; a prefetch back, or a CPU read fault).  ``at``: a fault or
         the density prefetcher moves them, at that model time (the driver's thrashing module
         counts it); None: an explicit move (a prefetch), which clears their thrashing records
-        (an eviction, which does not come here, leaves them: thrashing_event_cb skips it).  Returns bytes moved
-        (h2d, d2h, peer); unpopulated pages are populated in place (no bytes).  Where the
-        policy moves pages between GPUs through system memory (``gpu_to_gpu_migration ==
-        "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from another GPU counts once
-        each way, d2h and h2d, and no peer bytes."""
+        (an eviction, which does not come here, leaves them: thrashing_event_cb skips it).
+        Returns bytes moved (h2d, d2h, peer); unpopulated pages are populated in place (no
+        bytes).  Where the policy moves pages between GPUs through system memory
+        (``gpu_to_gpu_migration == "via_sysmem"``, AMD: ledger amd.peer.via_sysmem) a page from
+        another GPU counts once each way, d2h and h2d, and no peer bytes."""
         if pages.size == 0:
             return 0, 0, 0
         c = self.record.counters

@@ -22,10 +22,10 @@ from .copies import plan_memcpy, plan_pageable
 from .costs import Profile
 from .faults import DensityPrefetcher, Faults, KernelCost
 from .host import FaultPathCache, Host
-from .thrashing import Thrashing
 from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
+from .thrashing import Thrashing
 from .record import COUNTERS, Record
 
 __all__ = ["Engine", "COUNTERS", "Access", "SimEvent", "SimStream", "KernelCost"]
