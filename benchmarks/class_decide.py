@@ -15,6 +15,14 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
   the host cache the profile fitted): the host's caches (a CPU-written managed buffer is such a
   sweep too).  Slow with CPU-written managed memory alive and after no NumPy sweep: the driver's
   state.
+* ``thrash`` (class 3, the naps in tight round trips): per size, the timed trips after the third
+  that take at least 1.5x a free trip (the fastest of them) and 0.2 ms more (naps), and the driver's own records
+  from the counted trips (cuda: CUPTI's thrashing and throttling).  Written before any card ran
+  the section (benchmarks/README.md, issue 27): the model's reading, NVIDIA UVM's throttle at a
+  fixed 500 us lapse (``umkit/sim/thrashing.py``), naps every two or three trips at 32 and
+  128 KiB, some CUPTI throttling records; the reading of ``adjust_thrashing_lapse`` in which
+  every short vote lengthens the lapse, naps on most trips once they start.  A size decides only
+  with enough trips; the records decide whether it is the driver's throttle at all.
 
     python benchmarks/class_decide.py results/<run>/class_probe.json [--json out.json]
 
@@ -205,15 +213,70 @@ def context2(doc):
     return out
 
 
+NAP_RATIO, NAP_MS = 1.5, 0.2     # a nap: >= 1.5x a free trip (the fastest later one), +0.2 ms
+FREE_TRIPS = 3                   # the first trips count the events: no nap is possible yet
+EVERY_FEW = (0.15, 0.6)          # the share of later trips that nap: every few / most
+
+
+def thrash(doc):
+    out = {"sizes": {}}
+    shares, records = [], []
+    for r in _section(doc, "thrash"):
+        timed = r.get("timed") if isinstance(r, dict) else None
+        if (not isinstance(r, dict) or not isinstance(r.get("bytes"), int)
+                or isinstance(r.get("bytes"), bool) or not isinstance(timed, dict)):
+            raise ProbeFileError(f"'thrash' has a row without 'bytes' or 'timed': {str(r)[:80]}")
+        parts = [timed.get(k) for k in ("write", "increment", "sum")]
+        if not all(isinstance(p, list) and p and len(p) == len(parts[0])
+                   and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                           for v in p) for p in parts):
+            raise ProbeFileError(f"thrash row at {r['bytes']} bytes needs 'timed' write / "
+                                 "increment / sum lists of times of one length")
+        trips = [sum(v) for v in zip(*parts)]
+        later = trips[FREE_TRIPS:]
+        if len(later) < 6:
+            raise ProbeFileError(f"thrash row at {r['bytes']} bytes has {len(trips)} trips: "
+                                 f"at least {FREE_TRIPS + 6} are needed")
+        free = min(later)               # naps may be most of the trips: not their median
+        naps = [i + 1 for i, t in enumerate(trips)
+                if i >= FREE_TRIPS and t >= NAP_RATIO * free and t - free >= NAP_MS]
+        share = len(naps) / len(later)
+        counted = (r.get("counted") or {}).get("counters") if isinstance(r.get("counted"), dict) \
+            else None
+        rec = None
+        if isinstance(counted, dict):
+            rec = {k: counted.get(k) for k in ("thrashing", "throttling", "throttles")
+                   if isinstance(counted.get(k), int) and not isinstance(counted.get(k), bool)}
+            records.append(sum(rec.values()))
+        shares.append(share)
+        out["sizes"][str(r["bytes"])] = {"free_trip_ms": round(free, 4), "nap_trips": naps,
+                                         "nap_share": round(share, 3), "records": rec}
+    low, high = EVERY_FEW
+    if records and not any(records):
+        out["verdict"] = ("no throttling or thrashing records in the counted trips: not shown to "
+                          "be the driver's throttle (see the sizes' nap trips)")
+    elif all(s < low for s in shares):
+        out["verdict"] = "no naps: tight round trips run free on this lease"
+    elif any(s >= high for s in shares):
+        out["verdict"] = ("naps on most trips once they start: the reading in which the driver "
+                          "lengthens its lapse (adjust_thrashing_lapse), not the model's fixed "
+                          "lapse")
+    else:
+        out["verdict"] = ("naps every few trips: the driver's throttle at a fixed lapse, as the "
+                          "model has it" + ("" if records else " (no counted trips to confirm "
+                                            "it is the driver's)"))
+    return out
+
+
 def decide(doc):
     out = {}
-    for name, fn in (("faultshape", faultshape), ("context2", context2)):
+    for name, fn in (("faultshape", faultshape), ("context2", context2), ("thrash", thrash)):
         try:
             out[name] = fn(doc)
         except ProbeFileError as e:
             out[name] = {"verdict": f"not read: {e}"}
     if all(v["verdict"].startswith("not read") for v in out.values()):
-        raise ProbeFileError("neither 'faultshape' nor 'context2' could be read: "
+        raise ProbeFileError("none of 'faultshape', 'context2' and 'thrash' could be read: "
                              + out["faultshape"]["verdict"])
     return out
 
@@ -246,6 +309,11 @@ def main(argv=None):
     print(f"class 3 (context2): {c2['verdict']}")
     for kind, call in c2.get("calls", {}).items():
         print(f"  {kind:<24} {call}")
+    th = out["thrash"]
+    print(f"class 3 (thrash): {th['verdict']}")
+    for nbytes, s in th.get("sizes", {}).items():
+        print(f"  {int(nbytes) >> 10:>6} KiB  free trip {s['free_trip_ms']:.3f} ms  naps at "
+              f"trips {s['nap_trips']} ({s['nap_share']:.0%})  records {s['records']}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -159,7 +159,7 @@ def test_the_cli_reads_a_file_and_refuses_what_it_cannot_read(decide, tmp_path, 
     # run 42's probe predates both sections: nothing to read, said so
     assert decide.main([str(BENCH / "results" / "2026-12-04-h200-gpu-ci-run42"
                             / "class_probe.json")]) == 2
-    assert "neither 'faultshape' nor 'context2'" in capsys.readouterr().err
+    assert "none of 'faultshape', 'context2' and 'thrash'" in capsys.readouterr().err
     (tmp_path / "rows.json").write_text(json.dumps({"faultshape": [{"name": "one_1g_64k"}]}))
     assert decide.main([str(tmp_path / "rows.json")]) == 2
 
@@ -228,3 +228,59 @@ def test_zero_times_and_text_sizes_are_refused_with_exit_2(decide, tmp_path):
     rows[0]["bytes"] = "32768"
     (tmp_path / "text.json").write_text(json.dumps({"context2": rows}))
     assert decide.main([str(tmp_path / "text.json")]) == 2
+
+
+def _thrash_row(nbytes, trips_ms, records=None):
+    """A thrash row whose timed trips take ``trips_ms`` (split write / increment / sum)."""
+    row = {"bytes": nbytes, "timed": {"write": [t * 0.1 for t in trips_ms],
+                                      "increment": [t * 0.6 for t in trips_ms],
+                                      "sum": [t * 0.3 for t in trips_ms]}}
+    if records is not None:
+        row["counted"] = {"counters": records}
+    return row
+
+
+def test_thrash_naps_every_few_trips_read_as_the_models_throttle(decide):
+    trips = [0.3] * 16
+    for i in (3, 6, 9, 12, 15):                 # 0-based: trips 4, 7, 10, 13, 16
+        trips[i] = 0.9
+    out = decide.thrash({"thrash": [_thrash_row(128 * KiB, trips, {"thrashing": 2,
+                                                                   "throttling": 5})]})
+    s = out["sizes"][str(128 * KiB)]
+    assert s["nap_trips"] == [4, 7, 10, 13, 16] and s["nap_share"] == round(5 / 13, 3)
+    assert out["verdict"].startswith("naps every few trips")
+
+
+def test_thrash_naps_on_most_trips_read_as_a_lengthened_lapse(decide):
+    trips = [0.3, 0.3, 0.3] + [0.3, 0.9] * 2 + [0.9] * 9
+    out = decide.thrash({"thrash": [_thrash_row(128 * KiB, trips, {"throttling": 9})]})
+    assert out["verdict"].startswith("naps on most trips")
+
+
+def test_thrash_without_driver_records_is_not_called_the_throttle(decide):
+    trips = [0.3] * 16
+    trips[5] = trips[9] = 1.0
+    out = decide.thrash({"thrash": [_thrash_row(128 * KiB, trips, {"thrashing": 0,
+                                                                   "throttling": 0})]})
+    assert out["verdict"].startswith("no throttling or thrashing records")
+    assert decide.thrash({"thrash": [_thrash_row(MiB, [0.3] * 16)]})["verdict"].startswith(
+        "no naps")
+
+
+def test_thrash_rows_it_cannot_read_are_refused(decide):
+    with pytest.raises(decide.ProbeFileError):
+        decide.thrash({"thrash": [_thrash_row(128 * KiB, [0.3] * 5)]})      # too few trips
+    with pytest.raises(decide.ProbeFileError):
+        decide.thrash({"thrash": [{"bytes": 1, "timed": {"write": [1.0], "increment": []}}]})
+    with pytest.raises(decide.ProbeFileError):
+        decide.thrash({"thrash": []})
+    with pytest.raises(decide.ProbeFileError):              # nothing at all to read
+        decide.decide({"thrash": []})
+
+
+def test_the_thrash_probe_on_sim_reads_as_the_models_throttle(decide):
+    import class_probe
+    umkit.use("sim", quiet=True)
+    out = decide.thrash({"thrash": class_probe.thrash(1)})
+    assert out["verdict"].startswith("naps every few trips")
+    assert out["sizes"][str(128 * KiB)]["nap_trips"]
