@@ -7,8 +7,10 @@ import pytest
 
 import umkit
 from umkit.measure.timing import cpu_written, round_trips
+from umkit.sim.clock import Clock
 from umkit.sim.costs import load_profile
 from umkit.sim.pages import CPU_ID, Allocation
+from umkit.sim.record import Record
 from umkit.sim.thrashing import CPU_SLEEP_RANGE, NOBODY, Thrashing
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -109,12 +111,18 @@ def test_records_stay_bounded_in_a_long_loop():
 
 
 # -- the state machine against the driver's rules, step by step --------------------------------
+def _thrashing(enabled: bool) -> Thrashing:
+    """The H200 profile's thrashing module, on a record of its own."""
+    p = load_profile("h200-pcie5")
+    return Thrashing(p, enabled, Record(Clock(p)))
+
+
 def _alloc(npages=32):
     return Allocation(0x1000, npages * 4096, "managed", 0, 4096, 2 * MiB, 0.0)
 
 
 def test_state_machine_follows_uvm_perf_thrashing():
-    thr = Thrashing(load_profile("h200-pcie5"), True)
+    thr = _thrashing(True)
     a, pages, G, C = _alloc(), np.arange(32), 0, CPU_ID
     lapse, nap = thr.lapse, thr.nap
     assert (lapse, nap, thr.threshold) == (500 * US, 500 * US, 3)
@@ -142,7 +150,7 @@ def test_state_machine_follows_uvm_perf_thrashing():
 
 
 def test_the_processor_spared_alternates_between_periods():
-    thr = Thrashing(load_profile("h200-pcie5"), True)
+    thr = _thrashing(True)
     a, pages = _alloc(4), np.arange(4)
     thr.migrated(a, pages, 0, 0.0, counted=True)
     t = 0.0
@@ -164,7 +172,7 @@ def test_the_processor_spared_alternates_between_periods():
 
 
 def test_other_migrations_clear_thrashing_pages():
-    thr = Thrashing(load_profile("h200-pcie5"), True)
+    thr = _thrashing(True)
     a, pages = _alloc(8), np.arange(8)
     t = 0.0
     for who in (0, CPU_ID, 0, CPU_ID, 0):
@@ -180,14 +188,14 @@ def test_other_migrations_clear_thrashing_pages():
 
 
 def test_a_disabled_module_records_nothing():
-    thr = Thrashing(load_profile("h200-pcie5"), False)
+    thr = _thrashing(False)
     a = _alloc()
     thr.migrated(a, np.arange(32), 0, 0.0, counted=True)
     assert a.thrash is None and thr.hint(a, np.arange(32), 0, 1.0) is None
 
 
 def test_an_epoch_without_thrashing_drops_the_records():
-    thr = Thrashing(load_profile("h200-pcie5"), True)
+    thr = _thrashing(True)
     a, pages, t = _alloc(4), np.arange(4), 0.0
     for who in (0, CPU_ID, 0, CPU_ID, 0):
         thr.migrated(a, pages, who, t, counted=True)
@@ -201,7 +209,7 @@ def test_an_epoch_without_thrashing_drops_the_records():
 def test_cpu_preferred_pages_are_not_throttled():
     """The driver pins thrashing pages to a preferred location every processor can reach (the
     CPU's memory): nobody naps on them."""
-    thr = Thrashing(load_profile("h200-pcie5"), True)
+    thr = _thrashing(True)
     a, pages, t = _alloc(4), np.arange(4), 0.0
     for who in (0, CPU_ID, 0, CPU_ID, 0):
         thr.migrated(a, pages, who, t, counted=True)

@@ -80,7 +80,8 @@ class AddressSpace:
         self.profile, self.policy, self.gpus = profile, policy, gpus
         self.clock, self.record = clock, record
         #: the driver's thrashing module (thrashing.py): every migration reports to it
-        self.thrashing = thrashing if thrashing is not None else Thrashing(profile, False)
+        self.thrashing = thrashing if thrashing is not None else Thrashing(profile, False,
+                                                                           record)
         self.pages, self.eager = pages, eager
         self.allocs: dict[int, Allocation] = {}
         self._starts: list[int] = []         # the live allocations' addresses, sorted

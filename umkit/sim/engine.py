@@ -83,7 +83,7 @@ class Engine:
         self.clock = Clock(profile)
         self.record = Record(self.clock, trace)
         #: NVIDIA UVM's thrashing throttle (thrashing.py), where the policy has one
-        self.thrashing = Thrashing(profile, policy.thrashing_throttle)
+        self.thrashing = Thrashing(profile, policy.thrashing_throttle, self.record)
         self.space = AddressSpace(profile, policy, gpus, self.clock, self.record, pages, eager,
                                   self.thrashing)
         density = DensityPrefetcher(profile, self.space, self.record,

@@ -428,11 +428,7 @@ class Faults:
             # pages the CPU and this GPU keep taking from each other: the driver may throttle
             # this GPU's faults on them until the current throttling period ends (thrashing.py)
             wait = space.thrashing.wait(a, need, g, self._at, cpu=False)
-            if wait:
-                self._at += wait
-                c["throttles"] += 1
-                self.record.log("throttle", "kmd", f"GPU{g} throttled {wait * 1e3:.3f} ms on "
-                                "thrashing pages (they migrate back and forth within 500 us)")
+            self._at += wait
         at = self._at
         ppb = max(1, p.gpu_page // a.host_page)
         blocks = uniq_div(need, ppb)

@@ -252,12 +252,7 @@ class Host:
                             # pages this CPU and a GPU keep taking from each other: the CPU
                             # may sleep in its fault handler until the throttling period
                             # ends (thrashing.py)
-                            nap = thr.wait(a, blk, CPU_ID, at(), cpu=True)
-                            if nap:
-                                waited[0] += nap
-                                c["throttles"] += 1
-                                self.record.log("throttle", "kmd", f"CPU slept {nap * 1e3:.3f} "
-                                                "ms in its fault handler on thrashing pages")
+                            waited[0] += thr.wait(a, blk, CPU_ID, at(), cpu=True)
                         dup = space.duplicates(a, blk, acc.write)
                         _, d1, _ = space.move(a, blk[dup], CPU_ID, dup=True, at=at())
                         _, d2, _ = space.move(a, blk[~dup], CPU_ID, dup=False, clean=clean,

@@ -114,8 +114,10 @@ class Thrashing:
     """The driver's thrashing module for one engine (enabled where the policy has it and the
     profile gives ``thrashing_lapse``, ``thrashing_threshold`` and ``thrashing_nap``)."""
 
-    def __init__(self, profile, enabled: bool):
+    def __init__(self, profile, enabled: bool, record):
         g = profile.p.get
+        #: the engine's counters and trace: each wait counts one ``throttles`` and is traced
+        self.record = record
         self.lapse = float(g("thrashing_lapse", 0.0))
         threshold = float(g("thrashing_threshold", 0))
         self.threshold = int(threshold)
@@ -137,24 +139,21 @@ class Thrashing:
         self.epoch = EPOCH_LAPSES * self.lapse
         #: a throttled GPU retries the page on its next fault-service round
         self.replay = float(g("fault_wakeup_latency", 0.0))
-        #: throttling periods that made a processor wait, and the time waited (for tests/lessons)
-        self.throttled = 0
-        self.waited = 0.0
 
     # -- the pages of an operation, block by block ----------------------------------------------
-    def _blocks(self, a: Allocation, pages, only_tracked: bool):
-        """(block index, _Pages or None, local page indices) of the 2 MiB blocks ``pages`` touch
-        (``only_tracked``: those with per-page records alone)."""
+    def _blocks(self, a: Allocation, pages, regions=None):
+        """(block index, _Pages, local page indices) of the 2 MiB blocks with per-page records
+        that ``pages`` touch (``regions``: their blocks, where the caller has them already)."""
         st: _State = a.thrash
         ppr = a.pages_per_region
-        if only_tracked and not st.blocks:
+        if not st.blocks:
             return
-        regions = np.asarray(uniq_div(pages, ppr))
-        if only_tracked:
-            regions = regions[np.isin(regions, np.fromiter(st.blocks, dtype=np.int64))]
+        if regions is None:
+            regions = np.asarray(uniq_div(pages, ppr))
+        regions = regions[np.isin(regions, np.fromiter(st.blocks, dtype=np.int64))]
         for r in regions.tolist():
             lo, hi = r * ppr, min((r + 1) * ppr, a.npages)
-            yield r, st.blocks.get(r), self._local(pages, lo, hi)
+            yield r, st.blocks[r], self._local(pages, lo, hi)
 
     @staticmethod
     def _local(pages, lo: int, hi: int) -> np.ndarray:
@@ -178,7 +177,7 @@ class Thrashing:
         st: _State = a.thrash
         bit, until = loc_bit(proc), None
         cpu_preferred = bool((a.preferred == CPU_ID).any())
-        for r, P, i in list(self._blocks(a, pages, True)):
+        for r, P, i in list(self._blocks(a, pages)):
             last = st.thrashed.get(r)
             if last is not None and now - last > self.epoch and st.resets.get(r, 0) < MAX_RESETS:
                 # an epoch without thrashing: the block's per-page records go
@@ -221,7 +220,7 @@ class Thrashing:
     def wait(self, a: Allocation, pages, proc: int, now: float, cpu: bool) -> float:
         """How long ``proc`` waits before its fault on ``pages`` at ``now`` is serviced: 0, or
         until the throttling period ends (the CPU sleeping, a GPU replaying) -- after which its
-        retry asks again (and goes on)."""
+        retry asks again (and goes on).  A wait counts one ``throttles`` and is traced."""
         until = self.hint(a, pages, proc, now)
         if until is None:
             return 0.0
@@ -231,9 +230,15 @@ class Thrashing:
             until = self.hint(a, pages, proc, wake)
             if until is None or until <= wake:
                 break
-        self.throttled += 1
-        self.waited += wake - now
-        return wake - now
+        nap = wake - now
+        self.record.counters["throttles"] += 1
+        if cpu:
+            self.record.log("throttle", "kmd", f"CPU slept {nap * 1e3:.3f} ms in its fault "
+                            "handler on thrashing pages")
+        else:
+            self.record.log("throttle", "kmd", f"GPU{proc} throttled {nap * 1e3:.3f} ms on "
+                            "thrashing pages (they migrate back and forth within 500 us)")
+        return nap
 
     # -- then the pages move ---------------------------------------------------------------------
     def migrated(self, a: Allocation, pages, proc: int, now: float, counted: bool) -> None:
@@ -245,7 +250,7 @@ class Thrashing:
             return
         if not counted:
             if a.thrash is not None:
-                for _, P, i in self._blocks(a, pages, True):
+                for _, P, i in self._blocks(a, pages):
                     P.clear(i[P.events[i] >= self.threshold])
             return
         if a.thrash is None:
@@ -261,7 +266,7 @@ class Thrashing:
             if r not in st.blocks:
                 st.blocks[r] = _Pages(min(ppr, a.npages - r * ppr))
         if st.blocks:
-            for r, P, i in self._blocks(a, pages, True):
+            for r, P, i in self._blocks(a, pages, regions):
                 last = P.ts[i].copy()
                 P.ts[i] = now
                 seen = ~np.isnan(last)
