@@ -33,12 +33,13 @@ benchmarks/README.md).
 
 Not modelled (ledger ``nv.thrashing``):
 
-- the lapse's adaptation, per process (``adjust_thrashing_lapse``).  As read here it compares a
-  signed 8-bit vote count with an unsigned threshold, so every vote of a thrashing page whose
-  last migration is closer than the lapse would lengthen the lapse by an eighth, up to 500 ms,
-  while the nap stays one default lapse; a lapse that long would keep a page thrashing after
-  its nap and throttle nearly every trip, which the H200's round trips (free trips between the
-  naps) do not show.  ``class_probe.py --sections thrash`` counts the driver's own records;
+- the lapse's adaptation.  The 580 driver the lent H200s ran keeps the lapse fixed (580.105.08,
+  ``2af9f1f0f``, the newest 580 release in the public repository; this file is otherwise the
+  same as at ``df1c9a3``).  From 590.44.01 on, ``adjust_thrashing_lapse`` adapts it per process;
+  as written it compares a signed 8-bit vote count with an unsigned threshold, so any vote of a
+  page whose last migration is closer than the lapse lengthens the lapse by an eighth, up to
+  500 ms, and nothing shortens it.  On such a driver a page would stay thrashing after its nap
+  and a tight loop would nap on nearly every trip;
 - pinning: after ``uvm_perf_thrashing_pin_threshold`` (10) throttling periods on a page the
   driver pins it for 300 lapses and maps it for the other processors, so a long tight loop on
   the card stops napping for a while where sim keeps throttling;
