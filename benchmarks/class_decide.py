@@ -21,8 +21,17 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
   the section (benchmarks/README.md, issue 27): the model's reading, NVIDIA UVM's throttle at a
   fixed 500 us lapse (``umkit/sim/thrashing.py``), naps every two or three trips at 32 and
   128 KiB, some CUPTI throttling records; the reading of ``adjust_thrashing_lapse`` in which
-  every short vote lengthens the lapse, naps on most trips once they start.  A size decides only
-  with enough trips; the records decide whether it is the driver's throttle at all.
+  every short vote lengthens the lapse, naps on most trips once they start (a 590 or later
+  driver: the lent H200s ran 580, whose lapse is fixed).  A size decides only with enough trips;
+  the records decide whether it is the driver's throttle at all.
+* ``pinning`` (class 3, long tight loops): 150 trips on one buffer, trips 4-30 (the naps begin)
+  against trips 61 on (past ten naps per page).  Written before any card ran the section
+  (benchmarks/README.md, issue 27), from ``uvm_perf_thrashing.c``: a page's throttling count
+  survives its resets, so after ten naps the driver pins it.  Pinned and free: the later trips'
+  median is at most 0.6x the earlier one (the CPU keeps the pages, the GPU maps them over the
+  link).  Pinned and napping: most later trips nap, few earlier ones did (the pages stay on one
+  side and the other waits on every visit).  Not pinned: the later trips nap at 0.5-2x the earlier
+  share and their median is within 1.25x -- what sim, which does not pin, does.
 
     python benchmarks/class_decide.py results/<run>/class_probe.json [--json out.json]
 
@@ -218,21 +227,26 @@ FREE_TRIPS = 3                   # the first trips count the events: no nap is p
 EVERY_FEW = (0.15, 0.6)          # the share of later trips that nap: every few / most
 
 
+def _trips(r, section):
+    """The timed trips (write + increment + sum, ms) of one round-trip row of ``section``."""
+    timed = r.get("timed") if isinstance(r, dict) else None
+    if (not isinstance(r, dict) or not isinstance(r.get("bytes"), int)
+            or isinstance(r.get("bytes"), bool) or not isinstance(timed, dict)):
+        raise ProbeFileError(f"'{section}' has a row without 'bytes' or 'timed': {str(r)[:80]}")
+    parts = [timed.get(k) for k in ("write", "increment", "sum")]
+    if not all(isinstance(p, list) and p and len(p) == len(parts[0])
+               and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                       for v in p) for p in parts):
+        raise ProbeFileError(f"{section} row at {r['bytes']} bytes needs 'timed' write / "
+                             "increment / sum lists of times of one length")
+    return [sum(v) for v in zip(*parts)]
+
+
 def thrash(doc):
     out = {"sizes": {}}
     shares, records = [], []
     for r in _section(doc, "thrash"):
-        timed = r.get("timed") if isinstance(r, dict) else None
-        if (not isinstance(r, dict) or not isinstance(r.get("bytes"), int)
-                or isinstance(r.get("bytes"), bool) or not isinstance(timed, dict)):
-            raise ProbeFileError(f"'thrash' has a row without 'bytes' or 'timed': {str(r)[:80]}")
-        parts = [timed.get(k) for k in ("write", "increment", "sum")]
-        if not all(isinstance(p, list) and p and len(p) == len(parts[0])
-                   and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
-                           for v in p) for p in parts):
-            raise ProbeFileError(f"thrash row at {r['bytes']} bytes needs 'timed' write / "
-                                 "increment / sum lists of times of one length")
-        trips = [sum(v) for v in zip(*parts)]
+        trips = _trips(r, "thrash")
         later = trips[FREE_TRIPS:]
         if len(later) < 6:
             raise ProbeFileError(f"thrash row at {r['bytes']} bytes has {len(trips)} trips: "
@@ -268,15 +282,60 @@ def thrash(doc):
     return out
 
 
+PIN_EARLY, PIN_LATE = (3, 30), 60   # trips 4-30 (naps begin), trips 61 on (past ten naps)
+PIN_FAST, PIN_SAME = 0.6, 1.25
+
+
+def pinning(doc):
+    rows = _section(doc, "pinning")
+    if len(rows) != 1:
+        raise ProbeFileError(f"'pinning' needs one row, not {len(rows)}")
+    trips = _trips(rows[0], "pinning")
+    if len(trips) < PIN_LATE + 20:
+        raise ProbeFileError(f"pinning row has {len(trips)} trips: at least {PIN_LATE + 20} "
+                             "are needed")
+    early, late = trips[PIN_EARLY[0]:PIN_EARLY[1]], trips[PIN_LATE:]
+    free = min(early)
+
+    def share(ts):
+        return sum(t >= NAP_RATIO * free and t - free >= NAP_MS for t in ts) / len(ts)
+
+    se, sl = share(early), share(late)
+    me, ml = statistics.median(early), statistics.median(late)
+    counted = rows[0].get("counted")
+    counters = counted.get("counters") if isinstance(counted, dict) else None
+    out = {"bytes": rows[0]["bytes"], "trips": len(trips), "free_trip_ms": round(free, 4),
+           "early": {"median_ms": round(me, 4), "nap_share": round(se, 3)},
+           "late": {"median_ms": round(ml, 4), "nap_share": round(sl, 3)},
+           "remote_maps": counters.get("remote_maps") if isinstance(counters, dict) else None}
+    if ml <= PIN_FAST * me:
+        out["verdict"] = ("pinned, and the trips run free: the later trips take "
+                          f"{ml / me:.2f}x the earlier ones (the driver pins after ten naps; "
+                          "sim, which does not pin, keeps napping)")
+    elif sl >= EVERY_FEW[1] > se:
+        out["verdict"] = ("pinned, and one side naps on every visit: most later trips nap, few "
+                          "earlier ones did (sim does not pin)")
+    elif se < EVERY_FEW[0]:
+        out["verdict"] = "no naps in the earlier trips: nothing to pin on this lease"
+    elif 0.5 * se <= sl <= 2 * se and ml <= PIN_SAME * me:
+        out["verdict"] = (f"not pinned in {len(trips)} trips: the naps go on at the same rate, "
+                          "as in sim")
+    else:
+        out["verdict"] = "unclear: the later trips fit none of the readings"
+    return out
+
+
 def decide(doc):
     out = {}
-    for name, fn in (("faultshape", faultshape), ("context2", context2), ("thrash", thrash)):
+    for name, fn in (("faultshape", faultshape), ("context2", context2), ("thrash", thrash),
+                     ("pinning", pinning)):
         try:
             out[name] = fn(doc)
         except ProbeFileError as e:
             out[name] = {"verdict": f"not read: {e}"}
     if all(v["verdict"].startswith("not read") for v in out.values()):
-        raise ProbeFileError("none of 'faultshape', 'context2' and 'thrash' could be read: "
+        raise ProbeFileError("none of 'faultshape', 'context2', 'thrash' and 'pinning' could "
+                             "be read: "
                              + out["faultshape"]["verdict"])
     return out
 
@@ -314,6 +373,13 @@ def main(argv=None):
     for nbytes, s in th.get("sizes", {}).items():
         print(f"  {int(nbytes) >> 10:>6} KiB  free trip {s['free_trip_ms']:.3f} ms  naps at "
               f"trips {s['nap_trips']} ({s['nap_share']:.0%})  records {s['records']}")
+    pn = out["pinning"]
+    print(f"class 3 (pinning): {pn['verdict']}")
+    if "early" in pn:
+        print(f"  {pn['bytes'] >> 10} KiB x{pn['trips']}: trips 4-30 median "
+              f"{pn['early']['median_ms']:.3f} ms, naps {pn['early']['nap_share']:.0%}; trips "
+              f"61 on {pn['late']['median_ms']:.3f} ms, naps {pn['late']['nap_share']:.0%}; "
+              f"remote maps {pn['remote_maps']}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -44,6 +44,11 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   migrated by faults again within 500 us, three times, is thrashing, and the processors then
   take turns on it); at 32 KiB also what a trip costs below 128 KiB (the validation set's
   ``small_roundtrip_16k`` uses 16 KiB);
+* ``pinning``: ``thrash``'s round trips, 150 of them on one 128 KiB buffer, then 150 counted
+  (``remote_maps`` too): whether the driver pins the pages after their tenth throttling period
+  (``uvm_perf_thrashing.c``: a page's throttling count survives ``thrashing_reset_page``; at
+  ``uvm_perf_thrashing_pin_threshold``, 10, the processor not throttled gets a PIN hint, and the
+  page stays where it is for 300 lapses while the other maps it), which sim does not model;
 * ``allocs``: 20, 100 and 400 managed or device buffers of 512 KiB and 2 MiB allocated in a row
   and then freed, each half host-timed: whether a cudaMalloc / cudaFree costs more with more
   allocations alive (the validation set's ``alloc_free_200_*`` hold 200 of 1 MiB).
@@ -391,40 +396,63 @@ THRASH_COUNTERS = ("thrashing", "throttling", "throttles", "cpu_faults", "gpu_fa
                    "bytes_h2d", "bytes_d2h")
 
 
+def _timed_and_counted(nbytes, trips, counters):
+    """{bytes, timed: {piece: [ms per trip]}, counted: {piece: [...], counters: {k: n}}}:
+    ``trips`` back-to-back round trips on a fresh buffer, each piece host-timed, then the same on
+    another fresh buffer with the unified-memory counters on, read once before and once after."""
+    row = {"bytes": nbytes}
+    for part in ("timed", "counted"):
+        a = cpu_written(nbytes)
+        counted = False
+        try:
+            if part == "counted":
+                try:
+                    umkit.counters_on()
+                    counted = True
+                except BackendUnavailable as e:     # a backend without counters
+                    row["counters_error"] = str(e)
+            c0 = umkit.counters() if counted else {}
+            out = round_trips(a, trips)
+            if counted:
+                c1 = umkit.counters()
+                out["counters"] = {k: int(c1.get(k, 0)) - int(c0.get(k, 0)) for k in counters}
+        finally:
+            if counted:
+                umkit.counters_off()
+            a.free()
+        row[part] = out
+    return row
+
+
 def thrash(reps):
-    """{bytes, timed: {piece: [ms per trip]}, counted: {piece: [...], counters: {k: n}},
-    counters: bool} per size: back-to-back round trips, each piece host-timed, without and then
-    with the unified-memory counters on."""
+    """[{bytes, timed, counted}] per size (see :func:`_timed_and_counted`)."""
     rows = []
     for nbytes in THRASH_SIZES:
-        row = {"bytes": nbytes}
-        for part in ("timed", "counted"):
-            a = cpu_written(nbytes)
-            counted = False
-            try:
-                if part == "counted":
-                    try:
-                        umkit.counters_on()
-                        counted = True
-                    except BackendUnavailable as e:     # a backend without counters
-                        row["counters_error"] = str(e)
-                c0 = umkit.counters() if counted else {}
-                out = round_trips(a, THRASH_TRIPS)
-                if counted:
-                    c1 = umkit.counters()
-                    out["counters"] = {k: int(c1.get(k, 0)) - int(c0.get(k, 0))
-                                       for k in THRASH_COUNTERS}
-            finally:
-                if counted:
-                    umkit.counters_off()
-                a.free()
-            row[part] = out
+        row = _timed_and_counted(nbytes, THRASH_TRIPS, THRASH_COUNTERS)
         rows.append(row)
         t = row["timed"]
         print(f"thrash {nbytes // KiB:>5} KiB: trips " + " ".join(
             f"{w + i + s:.2f}" for w, i, s in zip(t["write"], t["increment"], t["sum"]))
             + f" ms; counted: {row['counted'].get('counters', 'n/a')}", flush=True)
     return rows
+
+
+PIN_BYTES, PIN_TRIPS = 128 * KiB, 150
+#: ``remote_maps``: pages a processor mapped where they are instead of migrating them
+PIN_COUNTERS = THRASH_COUNTERS + ("remote_maps",)
+
+
+def pinning(reps):
+    """[{bytes, timed, counted}]: ``thrash``'s round trips, 150 of them on one 128 KiB buffer
+    (see :func:`_timed_and_counted`)."""
+    row = _timed_and_counted(PIN_BYTES, PIN_TRIPS, PIN_COUNTERS)
+    t = row["timed"]
+    trips = [w + i + s for w, i, s in zip(t["write"], t["increment"], t["sum"])]
+    print(f"pinning {PIN_BYTES // KiB} KiB x{PIN_TRIPS}: median of trips 4-30 "
+          f"{np.median(trips[3:30]):.3f} ms, of trips 61-{PIN_TRIPS} "
+          f"{np.median(trips[60:]):.3f} ms; counted: {row['counted'].get('counters', 'n/a')}",
+          flush=True)
+    return [row]
 
 
 ALLOC_COUNTS = (20, 100, 400)
@@ -457,7 +485,7 @@ def main(argv=None):
     p.add_argument("--out", default="class_probe.json")
     p.add_argument("--sections",
                    default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts,"
-                           "thrash,allocs")
+                           "thrash,pinning,allocs")
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args(argv)
     sections = [s for s in args.sections.split(",") if s]
@@ -467,7 +495,7 @@ def main(argv=None):
            "reps": args.reps}
     fns = {"advice": advice, "faultsize": faultsize, "small": small, "smallpair": smallpair,
            "context": context, "faultshape": faultshape, "context2": context2,
-           "tripparts": tripparts, "thrash": thrash, "allocs": allocs}
+           "tripparts": tripparts, "thrash": thrash, "pinning": pinning, "allocs": allocs}
     for s in sections:
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")

@@ -159,7 +159,7 @@ def test_the_cli_reads_a_file_and_refuses_what_it_cannot_read(decide, tmp_path, 
     # run 42's probe predates both sections: nothing to read, said so
     assert decide.main([str(BENCH / "results" / "2026-12-04-h200-gpu-ci-run42"
                             / "class_probe.json")]) == 2
-    assert "none of 'faultshape', 'context2' and 'thrash'" in capsys.readouterr().err
+    assert "none of 'faultshape', 'context2', 'thrash' and 'pinning'" in capsys.readouterr().err
     (tmp_path / "rows.json").write_text(json.dumps({"faultshape": [{"name": "one_1g_64k"}]}))
     assert decide.main([str(tmp_path / "rows.json")]) == 2
 
@@ -284,3 +284,50 @@ def test_the_thrash_probe_on_sim_reads_as_the_models_throttle(decide):
     out = decide.thrash({"thrash": class_probe.thrash(1)})
     assert out["verdict"].startswith("naps every few trips")
     assert out["sizes"][str(128 * KiB)]["nap_trips"]
+
+
+def _pin(trips_ms, remote_maps=None):
+    row = _thrash_row(128 * KiB, trips_ms, None if remote_maps is None
+                      else {"remote_maps": remote_maps, "throttling": 12})
+    return {"pinning": [row]}
+
+
+def _napping(n, every=3, free=0.3, nap=0.9):
+    return [free if i < 3 or (i - 3) % every else nap for i in range(n)]
+
+
+def test_pinning_read_as_pinned_when_the_later_trips_run_free(decide):
+    trips = _napping(40) + [0.08] * 110             # naps, then fast trips: pinned on the CPU
+    out = decide.pinning(_pin(trips, remote_maps=32))
+    assert out["verdict"].startswith("pinned, and the trips run free")
+    assert out["late"]["median_ms"] == 0.08 and out["remote_maps"] == 32
+
+
+def test_pinning_read_as_pinned_and_napping_when_later_trips_all_nap(decide):
+    out = decide.pinning(_pin(_napping(40) + [0.9] * 110))
+    assert out["verdict"].startswith("pinned, and one side naps")
+
+
+def test_pinning_read_as_not_pinned_when_the_naps_go_on(decide):
+    out = decide.pinning(_pin(_napping(150)))
+    assert out["verdict"].startswith("not pinned in 150 trips")
+    assert abs(out["early"]["nap_share"] - out["late"]["nap_share"]) < 0.05
+    assert decide.pinning(_pin([0.3] * 150))["verdict"].startswith("no naps in the earlier")
+    # naps that stop without the trips getting faster fit no reading
+    assert decide.pinning(_pin(_napping(40) + [0.3] * 110))["verdict"].startswith("unclear")
+
+
+def test_pinning_rows_it_cannot_read_are_refused(decide):
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning(_pin([0.3] * 50))                                     # too few trips
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning({"pinning": []})
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning({"pinning": [_pin([0.3] * 100)["pinning"][0]] * 2})  # one row only
+
+
+def test_the_pinning_probe_on_sim_reads_as_not_pinned(decide):
+    import class_probe
+    umkit.use("sim", quiet=True)
+    out = decide.pinning({"pinning": class_probe.pinning(1)})
+    assert out["verdict"].startswith("not pinned"), out

@@ -173,6 +173,20 @@ def test_thrash_times_trips_then_counts_them(probe):
         assert trips.max() > 1.5 * np.median(trips)       # a nap stands out of the trips
 
 
+def test_pinning_times_one_long_loop_then_counts_it(probe):
+    n0 = live()
+    rows = probe.pinning(1)
+    assert live() == n0 and len(rows) == 1 and rows[0]["bytes"] == probe.PIN_BYTES
+    r = rows[0]
+    for part in ("timed", "counted"):
+        assert all(len(r[part][k]) == probe.PIN_TRIPS for k in ("write", "increment", "sum"))
+    c = r["counted"]["counters"]
+    assert set(c) == set(probe.PIN_COUNTERS) and c["remote_maps"] == 0
+    # sim does not pin: it naps every few trips to the end, and never maps the pages remotely
+    assert c["throttles"] > probe.PIN_TRIPS // 5
+    assert c["bytes_h2d"] == c["bytes_d2h"] == probe.PIN_TRIPS * r["bytes"]
+
+
 def test_allocs_times_each_count_and_frees_everything(probe):
     n0 = live()
     rows = probe.allocs(1)

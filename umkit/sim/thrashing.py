@@ -43,7 +43,8 @@ Not modelled (ledger ``nv.thrashing``):
 - pinning: a page's throttling count survives the resets (``thrashing_reset_page`` leaves it),
   so after ``uvm_perf_thrashing_pin_threshold`` (10) throttling periods on it, over any number
   of trips, the driver pins it for 300 lapses and maps it for the other processors: a long tight
-  loop on the card stops napping for a while where sim keeps throttling;
+  loop on the card stops napping for a while where sim keeps throttling
+  (``benchmarks/class_probe.py --sections pinning`` is to show it on a card);
 - the prefetcher and fault growth leaving thrashing pages out (``compute_prefetch_mask``,
   ``grow_fault_granularity_if_no_thrashing``): the driver then faults them page by page;
 - the times: sim stamps all pages of one fault service at its start (a kernel's, or a CPU
