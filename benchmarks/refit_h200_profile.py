@@ -47,6 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
 from umkit.measure import calibrate  # noqa: E402
+from umkit.sim.costs import DEVICE_SIZES  # noqa: E402
 from umkit.sim.costs import PROFILE_DIR  # noqa: E402
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -79,6 +80,25 @@ def _fit_source(run_names: str) -> str:
     return "the fit set of umkit calibrate (" + ", ".join(
         f"benchmarks/results/{n}/calibrate_compare.json" for n in run_names.split(",")) + \
         (", pooled: each workload the mean over the runs)" if "," in run_names else ")")
+
+
+def fit_device_memory(rows: list) -> dict:
+    """``alloc_device`` + ``alloc_device_per_sqrt_mib`` (and ``free_device`` ...) from
+    small_bench's device rows, [(bytes, {alloc_ms, free_ms})]: relative least squares of
+    a + b * sqrt(MiB) over the sizes measured (held to DEVICE_SIZES); {key: (value in us, how)}."""
+    pts = sorted(rows)
+    x = np.sqrt(np.array([min(max(n, DEVICE_SIZES[0]), DEVICE_SIZES[1]) / MiB for n, _ in pts]))
+    sizes = ", ".join(f"{n // 1024} KiB" if n < MiB else f"{n // MiB} MiB" for n, _ in pts)
+    out = {}
+    for op, what in (("alloc", "device allocation"), ("free", "free of device allocations")):
+        y = np.array([r[f"{op}_ms"] * MS / US for _, r in pts])
+        a, b = calibrate.nnls(np.c_[np.ones_like(x), x] / y[:, None], np.ones_like(y))
+        how = (f"{what} of {sizes} (20 each, host-timed): relative least squares of a + b * "
+               f"sqrt(size in MiB), rms {np.sqrt(np.mean(((a + b * x) / y - 1) ** 2)):.1%}")
+        out[f"{op}_device"] = (a, how + "; this is a")
+        out[f"{op}_device_per_sqrt_mib"] = (b, how + "; this is b, in us per sqrt(MiB), the "
+                                            "size held to 16 KiB - 8 MiB where it was measured")
+    return out
 
 
 def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
@@ -317,6 +337,10 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
                 "(20 of them, host-timed), per MiB", sb_src)
             put("free_pinned_per_mib", r8["free_ms"] * MS / (s8 / MiB) / US, "cudaFreeHost of 8 MiB "
                 "(20 of them, host-timed), per MiB", sb_src)
+            continue
+        if kind == "device":          # grows with the size: a fixed part and one by sqrt(MiB)
+            for key, (value, how) in fit_device_memory(rowsk).items():
+                put(key, value, how, sb_src)
             continue
         put(f"alloc_{kind}", np.median([r["alloc_ms"] for _, r in rowsk]) * MS / US,
             f"{kind} allocation of 16 KiB, 512 KiB, 8 MiB (20 each, host-timed), median", sb_src)

@@ -896,3 +896,36 @@ def test_cpu_cache_forgets_what_aged_out():
     for x in others + [keep]:
         x.free()
     umkit.use("sim", quiet=True)
+
+
+def test_a_device_allocation_and_its_free_cost_more_with_the_size_up_to_8_mib():
+    """On the H200 profile cudaMalloc / cudaFree take a fixed part plus one that grows with the
+    square root of the size, held to 16 KiB - 8 MiB (small_bench measured that range; 64 and
+    256 MiB cost about what 8 MiB does); a profile without the part by size charges one cost."""
+    from umkit.sim.costs import DEVICE_SIZES
+    umkit.use("sim", profile="h200-pcie5", quiet=True)
+    p = umkit.backend().engine.profile
+    assert p.host_op("alloc_device_per_sqrt_mib") > 0 and p.host_op("free_device_per_sqrt_mib") > 0
+
+    def took(nbytes):
+        t0 = umkit.now()
+        a = umkit.empty(nbytes // F32, "float32", "device")
+        t1 = umkit.now()
+        a.free()
+        return t1 - t0, umkit.now() - t1
+
+    for nbytes in (4 * KiB, 16 * KiB, 512 * KiB, MiB, 8 * MiB, 64 * MiB):
+        s = math.sqrt(min(max(nbytes, DEVICE_SIZES[0]), DEVICE_SIZES[1]) / MiB)
+        alloc, free = took(nbytes)
+        assert alloc == pytest.approx(p.host_op("alloc_device")
+                                      + p.host_op("alloc_device_per_sqrt_mib") * s, rel=1e-9)
+        assert free == pytest.approx(p.host_op("free_device")
+                                     + p.host_op("free_device_per_sqrt_mib") * s, rel=1e-9)
+    assert took(16 * KiB)[0] < took(MiB)[0] < took(8 * MiB)[0] == took(64 * MiB)[0]
+    try:
+        umkit.use("sim", profile="mi300x", quiet=True)
+        q = umkit.backend().engine.profile
+        assert took(16 * KiB)[0] == pytest.approx(took(64 * MiB)[0]) == pytest.approx(
+            q.alloc_device)
+    finally:
+        umkit.use("sim", quiet=True)

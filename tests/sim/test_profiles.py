@@ -95,7 +95,8 @@ OPTIONAL_UNITS = {"advise_latency": "us", "advise_read_mostly_cpu_per_mib": "us"
                   "queue_restore_latency": "us", "peer_link_bw": "GB/s", "xgmi_hive_gpus": "GPUs",
                   "fault_cold_latency": "us", "fault_cold_decay": "fraction",
                   "fault_cold_bytes": "B", "thrashing_lapse": "us", "thrashing_threshold": "faults",
-                  "thrashing_nap": "us"}
+                  "thrashing_nap": "us", "alloc_device_per_sqrt_mib": "us",
+                  "free_device_per_sqrt_mib": "us"}
 
 
 def profile_files() -> list[Path]:

@@ -105,7 +105,8 @@ OPTIONAL = ("fp32_flops", "copy_latency", "host_copy_bw", "fault_latency", "laun
             "advise_latency", "advise_read_mostly_cpu_per_mib", "advise_read_mostly_gpu_per_mib",
             "advise_preferred_per_mib", "advise_accessed_by_per_mib",
             "fault_cold_latency", "fault_cold_decay", "fault_cold_bytes",
-            "thrashing_lapse", "thrashing_threshold", "thrashing_nap")
+            "thrashing_lapse", "thrashing_threshold", "thrashing_nap",
+            "alloc_device_per_sqrt_mib", "free_device_per_sqrt_mib")
 #: the parts of the model the host's CPU does (its Python and driver calls, its memory traffic,
 #: the page work of CPU faults and of migrations to the CPU): ``host_speed`` scales these and
 #: nothing else.  Times are multiplied by it ...
@@ -121,7 +122,12 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               "advise_read_mostly_gpu_per_mib", "advise_preferred_per_mib",
               "advise_accessed_by_per_mib",
               # the CPU refilling its caches from DRAM with what the fault path uses
-              "fault_cold_latency")
+              "fault_cold_latency",
+              "alloc_device_per_sqrt_mib", "free_device_per_sqrt_mib")
+#: the sizes device allocations were measured at (``alloc_device_per_sqrt_mib``): a smaller or
+#: larger one costs what the nearest end does (64 and 256 MiB cost about what 8 MiB does on the
+#: H200: benchmarks/results/2026-11-29-h200-microbench.json)
+DEVICE_SIZES = (16 * 2**10, 8 * 2**20)
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
@@ -292,6 +298,15 @@ class Profile:
             if k in p:
                 return p[k]
         return self.host_mem_bw
+
+    def device_memory_cost(self, nbytes: int, free: bool = False) -> float:
+        """The host's time in one device allocation (``free``: its free) of ``nbytes``:
+        ``alloc_device`` plus ``alloc_device_per_sqrt_mib`` times the square root of the size in
+        MiB (``free_device`` ...), the size held to DEVICE_SIZES, where it was measured."""
+        key = "free_device" if free else "alloc_device"
+        lo, hi = DEVICE_SIZES
+        return self.host_op(key) + self.host_op(key + "_per_sqrt_mib") * math.sqrt(
+            min(max(nbytes, lo), hi) / 2**20)
 
     def host_op(self, key: str) -> float:
         """The host's own time for one API call (``launch_overhead``, ``event_overhead``,

@@ -168,7 +168,7 @@ class Engine:
             # ranges to system memory (kfd_svm.c: svm_range_evict_svm_bo_worker).
             need = self.space.admit_device_memory(a)
             t = self.space.make_room(device, need, {}).seconds   # managed pages move out first
-            self.clock.advance(p.alloc_device + t)
+            self.clock.advance(p.device_memory_cost(nbytes) + t)
             log("malloc_device", "kmd", f"{nbytes} B of VRAM mapped"
                 + (f" after evicting managed pages ({t * 1e3:.3f} ms)" if t else ""))
         elif kind == "pageable":        # plain malloc'd host memory (umkit.pageable): no GPU
@@ -213,9 +213,15 @@ class Engine:
             self.clock.defer(g, "unmap_flush_latency")
         self.detector.forget(a)
         # the host's time in the free call: unmapping and releasing the range (profile
-        # free_managed / free_device / free_pinned_per_mib; 0 where the profile has none)
-        self.clock.advance(self.profile.host_op("free_" + a.kind) if a.kind != "pinned" else
-                           self.profile.host_op("free_pinned_per_mib") * max(1.0, a.nbytes / 2**20))
+        # free_managed / free_device (+ its part by size) / free_pinned_per_mib; 0 where the
+        # profile has none)
+        p = self.profile
+        if a.kind == "pinned":
+            self.clock.advance(p.host_op("free_pinned_per_mib") * max(1.0, a.nbytes / 2**20))
+        elif a.kind == "device":
+            self.clock.advance(p.device_memory_cost(a.nbytes, free=True))
+        else:
+            self.clock.advance(p.host_op("free_" + a.kind))
         self.record.log("free", "kmd" if a.kind != "managed" or a.where.any() else "umd")
         return a
 
