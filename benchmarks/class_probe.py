@@ -448,8 +448,8 @@ def pinning(reps):
     row = _timed_and_counted(PIN_BYTES, PIN_TRIPS, PIN_COUNTERS)
     t = row["timed"]
     trips = [w + i + s for w, i, s in zip(t["write"], t["increment"], t["sum"])]
-    print(f"pinning {PIN_BYTES // KiB} KiB x{PIN_TRIPS}: median of trips 4-30 "
-          f"{np.median(trips[3:30]):.3f} ms, of trips 61-{PIN_TRIPS} "
+    print(f"pinning {PIN_BYTES // KiB} KiB x{PIN_TRIPS}: median of trips 4-20 "
+          f"{np.median(trips[3:20]):.3f} ms, of trips 61-{PIN_TRIPS} "
           f"{np.median(trips[60:]):.3f} ms; counted: {row['counted'].get('counters', 'n/a')}",
           flush=True)
     return [row]

@@ -86,7 +86,11 @@ def fit_device_memory(rows: list) -> dict:
     """``alloc_device`` + ``alloc_device_per_sqrt_mib`` (and ``free_device`` ...) from
     small_bench's device rows, [(bytes, {alloc_ms, free_ms})]: relative least squares of
     a + b * sqrt(MiB) over the sizes measured (held to DEVICE_SIZES); {key: (value in us, how)}."""
-    pts = sorted(rows)
+    pts = sorted((n, r) for n, r in rows if all(
+        np.isfinite(r[f"{op}_ms"]) and r[f"{op}_ms"] > 0 for op in ("alloc", "free")))
+    if len({min(max(n, DEVICE_SIZES[0]), DEVICE_SIZES[1]) for n, _ in pts}) < 2:
+        raise ValueError(f"small_bench has device allocation times at {len(pts)} usable sizes: "
+                         "the fit needs two or more, each with alloc_ms and free_ms > 0")
     x = np.sqrt(np.array([min(max(n, DEVICE_SIZES[0]), DEVICE_SIZES[1]) / MiB for n, _ in pts]))
     sizes = ", ".join(f"{n // 1024} KiB" if n < MiB else f"{n // MiB} MiB" for n, _ in pts)
     out = {}
@@ -96,8 +100,14 @@ def fit_device_memory(rows: list) -> dict:
         how = (f"{what} of {sizes} (20 each, host-timed): relative least squares of a + b * "
                f"sqrt(size in MiB), rms {np.sqrt(np.mean(((a + b * x) / y - 1) ** 2)):.1%}")
         out[f"{op}_device"] = (a, how + "; this is a")
-        out[f"{op}_device_per_sqrt_mib"] = (b, how + "; this is b, in us per sqrt(MiB), the "
-                                            "size held to 16 KiB - 8 MiB where it was measured")
+        out[f"{op}_device_per_sqrt_mib"] = (
+            b, how + "; this is b, in us per sqrt(MiB). The size is held to 16 KiB - 8 MiB, where "
+            "it was measured; beyond 8 MiB that is an extrapolation no small_bench run checked. "
+            "The first lease's microbenchmark (raw cudart calls, one buffer allocated and freed "
+            "at a time; benchmarks/results/2026-11-29-h200-microbench.json) gives 59.8 / 57.4 us "
+            "to allocate and 77.8 / 102.8 us to free 64 / 256 MiB (the square root carried on "
+            "would give about 140 / 264 and 112 / 219 us), and 1.8 us each for 1 MiB, which the "
+            "driver seems to serve from a cache when one buffer is freed and asked for again")
     return out
 
 
@@ -109,7 +119,7 @@ def fit(m: dict, sb: dict, cur: dict, run_name: str, sb_name: str, date: str,
         f"benchmarks/results/{n}" for n in fp_name.split(",") if n) + ", pooled)"
     fit_src = _fit_source(run_name)
     sb_src = "benchmarks/small_bench.py (" + ", ".join(
-        f"benchmarks/results/{n}/small_bench.json" for n in sb_name.split(",")) + \
+        f"benchmarks/results/{n}" for n in sb_name.split(",")) + \
         (", pooled: each number the mean over the runs that measured it)" if "," in sb_name else ")")
     who = f"umkit team, lent NVIDIA H200 (PCIe Gen5 x16, driver 580.159.04, CUDA 13.0), {date}"
 
@@ -527,7 +537,7 @@ UNITS = {"launch_overhead": "us", "event_overhead": "us", "copy_submit": "us", "
          "map_flush_latency": "us", "unmap_flush_latency": "us", "stream_first_latency": "us", "copy_handoff_latency": "us", "prefetch_handoff_latency": "us", "cpu_map_latency": "us", "fault_split_latency": "us", "user_launch_overhead": "us", "pageable_copy_latency": "us",
          "host_call_latency": "us", "managed_arena_bytes": "B", "free_device": "us", "free_pinned_per_mib": "us", "dup_refault_latency": "us", "dirty_refault_latency": "us",
          "fp32_flops": "TFLOP/s", "host_fill_bw": "GB/s", "host_cache_fill_bw": "GB/s",
-         "dup_read_bw": "GB/s"}
+         "dup_read_bw": "GB/s", "alloc_device_per_sqrt_mib": "us", "free_device_per_sqrt_mib": "us"}
 
 
 def main(argv=None) -> int:
@@ -555,8 +565,8 @@ def main(argv=None) -> int:
     fps = [Path(x) for x in a.fit_probe] if a.fit_probe else []
     fp = pool([json.loads(x.read_text()) for x in fps]) if fps else None
     fp_name = ",".join(sorted({f"{x.parent.name}/{x.name}" for x in fps}))
-    v, src, fault_fit = fit(m, sb, cur, run_names, ",".join(x.parent.name for x in sbps), date,
-                            fp, fp_name)
+    v, src, fault_fit = fit(m, sb, cur, run_names,
+                            ",".join(f"{x.parent.name}/{x.name}" for x in sbps), date, fp, fp_name)
     # a created stream's first operation: read off directly (fresh minus kept stream, the same
     # prefetch + read); in the simulator fit it would be one more per-call constant beside the
     # prefetch's own, and the least squares could trade one for the other

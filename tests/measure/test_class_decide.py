@@ -301,29 +301,75 @@ def test_pinning_read_as_pinned_when_the_later_trips_run_free(decide):
     out = decide.pinning(_pin(trips, remote_maps=32))
     assert out["verdict"].startswith("pinned, and the trips run free")
     assert out["late"]["median_ms"] == 0.08 and out["remote_maps"] == 32
+    # no counted trips: the same reading, said to be unconfirmed
+    assert "no counted trips to confirm" in decide.pinning(_pin(trips))["verdict"]
+    # faster later trips with no page mapped remotely are not called pinning
+    assert decide.pinning(_pin(trips, remote_maps=0))["verdict"].startswith(
+        "the later trips run faster, but")
+
+
+def test_pinning_reads_the_speed_up_at_its_threshold(decide):
+    early = _napping(60)                            # median of trips 4-20: 0.3 ms
+    assert decide.statistics.median(early[3:20]) == 0.3
+    fast = decide.pinning(_pin(early + [0.3 * 0.55] * 90, remote_maps=8))
+    assert fast["verdict"].startswith("pinned, and the trips run free")
+    slower = decide.pinning(_pin(early + [0.3 * 0.65] * 90, remote_maps=8))
+    assert not slower["verdict"].startswith("pinned")
 
 
 def test_pinning_read_as_pinned_and_napping_when_later_trips_all_nap(decide):
     out = decide.pinning(_pin(_napping(40) + [0.9] * 110))
     assert out["verdict"].startswith("pinned, and one side naps")
+    # later trips that nap at 62 %: pinned where the earlier ones napped every other trip ...
+    later = [0.9 if i % 50 < 31 else 0.3 for i in range(90)]
+    assert decide.pinning(_pin(_napping(60, every=2) + later))["verdict"].startswith(
+        "pinned, and one side naps")
+    # ... not where the earlier ones napped on most trips already
+    assert not decide.pinning(_pin([0.3] * 3 + [0.9, 0.9, 0.3] * 19 + later))[
+        "verdict"].startswith("pinned")
 
 
 def test_pinning_read_as_not_pinned_when_the_naps_go_on(decide):
     out = decide.pinning(_pin(_napping(150)))
     assert out["verdict"].startswith("not pinned in 150 trips")
     assert abs(out["early"]["nap_share"] - out["late"]["nap_share"]) < 0.05
-    assert decide.pinning(_pin([0.3] * 150))["verdict"].startswith("no naps in the earlier")
+    # the same share of naps, but every later trip 1.5x slower: not the same loop
+    slow = _napping(60) + [0.9 if i % 3 == 0 else 0.45 for i in range(90)]
+    out = decide.pinning(_pin(slow))
+    assert abs(out["early"]["nap_share"] - out["late"]["nap_share"]) < 0.05
+    assert out["verdict"].startswith("unclear")
     # naps that stop without the trips getting faster fit no reading
     assert decide.pinning(_pin(_napping(40) + [0.3] * 110))["verdict"].startswith("unclear")
 
 
-def test_pinning_rows_it_cannot_read_are_refused(decide):
+def test_pinning_without_naps_in_the_earlier_trips_reads_nothing(decide):
+    assert decide.pinning(_pin([0.3] * 150))["verdict"].startswith("no naps in the earlier")
+    # a warm-up (slower first trips, no nap among them) is not pinning
+    warm = decide.pinning(_pin([0.5] * 40 + [0.25] * 110, remote_maps=0))
+    assert warm["verdict"].startswith("no naps in the earlier")
+    # a trip 1.6x the free one but only 0.06 ms longer is not a nap (NAP_MS)
+    small = decide.pinning(_pin(_napping(150, free=0.1, nap=0.16)))
+    assert small["early"]["nap_share"] == 0 and small["verdict"].startswith("no naps")
+
+
+def test_pinning_rows_it_cannot_read_are_refused(decide, tmp_path):
     with pytest.raises(decide.ProbeFileError):
         decide.pinning(_pin([0.3] * 50))                                     # too few trips
     with pytest.raises(decide.ProbeFileError):
         decide.pinning({"pinning": []})
     with pytest.raises(decide.ProbeFileError):
         decide.pinning({"pinning": [_pin([0.3] * 100)["pinning"][0]] * 2})  # one row only
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning(_pin([0.0] * 150))                                    # not timed
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning(_pin(_napping(149) + [float("inf")]))
+    for bad in ("12", -1, True):
+        with pytest.raises(decide.ProbeFileError):
+            decide.pinning(_pin(_napping(150), remote_maps=bad))
+    with pytest.raises(decide.ProbeFileError):
+        decide.pinning(_pin(_napping(decide.PIN_LATE + 19)))                 # one trip short
+    (tmp_path / "zeros.json").write_text(json.dumps(_pin([0.0] * 150)))
+    assert decide.main([str(tmp_path / "zeros.json")]) == 2
 
 
 def test_the_pinning_probe_on_sim_reads_as_not_pinned(decide):

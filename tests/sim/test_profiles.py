@@ -57,7 +57,8 @@ ZERO_ALLOWED = {"advise_accessed_by_per_mib", "advise_preferred_per_mib", "map_c
                 # fitted by non-negative least squares: a cost the data does not need is 0
                 "fault_batch_latency", "fault_latency", "copy_latency", "prefetch_latency",
                 "prefetch_gpu_latency", "copy_submit", "prefetch_submit", "free_managed",
-                "free_device", "free_pinned_per_mib"}
+                "free_device", "free_pinned_per_mib", "alloc_device_per_sqrt_mib",
+                "free_device_per_sqrt_mib"}
 VENDORS = {"nvidia", "amd"}
 MODES = {"migrate", "zero_copy", "apu"}
 #: optional top-level "platform" (umkit.sim.costs.PLATFORMS; README "Optional top-level fields")

@@ -124,9 +124,11 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
               # the CPU refilling its caches from DRAM with what the fault path uses
               "fault_cold_latency",
               "alloc_device_per_sqrt_mib", "free_device_per_sqrt_mib")
-#: the sizes device allocations were measured at (``alloc_device_per_sqrt_mib``): a smaller or
-#: larger one costs what the nearest end does (64 and 256 MiB cost about what 8 MiB does on the
-#: H200: benchmarks/results/2026-11-29-h200-microbench.json)
+#: the sizes the H200's device allocations were measured at (``alloc_device_per_sqrt_mib``; a
+#: profile with a part by size uses this range too): a smaller or larger allocation costs what
+#: the nearest end does.  Beyond 8 MiB that is an extrapolation: one microbenchmark of 64 and
+#: 256 MiB (benchmarks/results/2026-11-29-h200-microbench.json) allocated at about the 8 MiB
+#: cost, but its frees took 1.8-2.4x the modelled one
 DEVICE_SIZES = (16 * 2**10, 8 * 2**20)
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls

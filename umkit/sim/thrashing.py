@@ -38,13 +38,13 @@ Not modelled (ledger ``nv.thrashing``):
   and differs from ``df1c9a3`` only in that adaptation, which came in 590.44.01.  There
   ``adjust_thrashing_lapse`` compares a signed 8-bit vote count with an unsigned threshold, so
   any vote of a page whose last migration is closer than the lapse lengthens the lapse by an
-  eighth, up to 500 ms, and nothing shortens it.  On such a driver a page would stay thrashing
-  after its nap and a tight loop would nap on nearly every trip;
-- pinning: a page's throttling count survives the resets (``thrashing_reset_page`` leaves it),
-  so after ``uvm_perf_thrashing_pin_threshold`` (10) throttling periods on it, over any number
-  of trips, the driver pins it for 300 lapses and maps it for the other processors: a long tight
-  loop on the card stops napping for a while where sim keeps throttling
-  (``benchmarks/class_probe.py --sections pinning`` is to show it on a card);
+  eighth, up to 500 ms, and below that cap nothing shortens it.  On such a driver a page
+  would stay thrashing after its nap and a tight loop would nap on nearly every trip;
+- pinning: a page's throttling count survives the resets (``thrashing_reset_page`` leaves it;
+  only the epoch reset below drops it), so after ``uvm_perf_thrashing_pin_threshold`` (10)
+  throttling periods on it the driver pins it for 300 lapses and maps it for the other
+  processors: a long tight loop on the card stops napping for a while where sim keeps
+  throttling (``benchmarks/class_probe.py --sections pinning`` is to show it on a card);
 - the prefetcher and fault growth leaving thrashing pages out (``compute_prefetch_mask``,
   ``grow_fault_granularity_if_no_thrashing``): the driver then faults them page by page;
 - the times: sim stamps all pages of one fault service at its start (a kernel's, or a CPU
