@@ -51,7 +51,9 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   page stays where it is for 300 lapses while the other maps it), which sim does not model;
 * ``allocs``: 20, 100 and 400 managed or device buffers of 512 KiB and 2 MiB allocated in a row
   and then freed, each half host-timed: whether a cudaMalloc / cudaFree costs more with more
-  allocations alive (the validation set's ``alloc_free_200_*`` hold 200 of 1 MiB).
+  allocations alive (the validation set's ``alloc_free_200_*`` hold 200 of 1 MiB); then one
+  device buffer of 8, 64 and 256 MiB at a time (``count`` 1): whether past 8 MiB, where the
+  profile holds the size, an allocation and its free cost what 8 MiB does.
 
     python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
 """
@@ -457,6 +459,7 @@ def pinning(reps):
 
 ALLOC_COUNTS = (20, 100, 400)
 ALLOC_SIZES = (512 * KiB, 2 * MiB)
+BIG_DEVICE_SIZES = (8 * MiB, 64 * MiB, 256 * MiB)
 
 
 def allocs(reps):
@@ -477,6 +480,18 @@ def allocs(reps):
                 print(f"allocs {kind:<7} {nbytes // KiB:>5} KiB x{count:<4}: alloc "
                       f"{np.median(ta) * 1e3:.1f} us, free {np.median(tf) * 1e3:.1f} us each",
                       flush=True)
+    for nbytes in BIG_DEVICE_SIZES:
+        # one device buffer at a time, allocated then freed: whether past 8 MiB a cudaMalloc /
+        # cudaFree costs what 8 MiB does (the sim profile holds the size there)
+        ta, tf = [], []
+        for _ in range(max(5, reps)):
+            xs = []
+            ta.append(host_ms(lambda: xs.append(umkit.empty(nbytes // 4, "float32", "device"))))
+            tf.append(host_ms(lambda: xs.pop().free()))
+        rows.append({"kind": "device", "bytes": nbytes, "count": 1, "alloc_ms": ta,
+                     "free_ms": tf})
+        print(f"allocs device  {nbytes // MiB:>5} MiB x1   : alloc {np.median(ta) * 1e3:.1f} us, "
+              f"free {np.median(tf) * 1e3:.1f} us", flush=True)
     return rows
 
 

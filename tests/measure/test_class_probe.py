@@ -191,10 +191,18 @@ def test_allocs_times_each_count_and_frees_everything(probe):
     n0 = live()
     rows = probe.allocs(1)
     assert live() == n0
-    assert len(rows) == 2 * len(probe.ALLOC_SIZES) * len(probe.ALLOC_COUNTS)
-    for r in rows:
+    n = 2 * len(probe.ALLOC_SIZES) * len(probe.ALLOC_COUNTS)
+    assert len(rows) == n + len(probe.BIG_DEVICE_SIZES)
+    for r in rows[:n]:
         assert r["kind"] in ("managed", "device") and len(r["alloc_ms"]) == len(r["free_ms"]) == 2
-        assert all(t > 0 for t in r["alloc_ms"] + r["free_ms"])
+    for r, nbytes in zip(rows[n:], probe.BIG_DEVICE_SIZES):
+        assert (r["kind"], r["bytes"], r["count"]) == ("device", nbytes, 1)
+        assert len(r["alloc_ms"]) == len(r["free_ms"]) == 5
+    assert all(t > 0 for r in rows for t in r["alloc_ms"] + r["free_ms"])
+    # sim holds the size at 8 MiB: the larger buffers cost what 8 MiB does
+    big = {r["bytes"]: (min(r["alloc_ms"]), min(r["free_ms"])) for r in rows[n:]}
+    assert big[64 * MiB] == pytest.approx(big[8 * MiB]) and big[256 * MiB] == pytest.approx(
+        big[8 * MiB])
     # each allocation is timed: at least what the profile charges for one
     p = umkit.backend().engine.profile
     for r in rows:
