@@ -426,16 +426,20 @@ def _timed_and_counted(nbytes, trips, counters):
     return row
 
 
+def _trip_ms(part):
+    """Each trip's whole time (write + increment + sum, ms) of a :func:`round_trips` result."""
+    return [w + i + s for w, i, s in zip(part["write"], part["increment"], part["sum"])]
+
+
 def thrash(reps):
     """[{bytes, timed, counted}] per size (see :func:`_timed_and_counted`)."""
     rows = []
     for nbytes in THRASH_SIZES:
         row = _timed_and_counted(nbytes, THRASH_TRIPS, THRASH_COUNTERS)
         rows.append(row)
-        t = row["timed"]
-        print(f"thrash {nbytes // KiB:>5} KiB: trips " + " ".join(
-            f"{w + i + s:.2f}" for w, i, s in zip(t["write"], t["increment"], t["sum"]))
-            + f" ms; counted: {row['counted'].get('counters', 'n/a')}", flush=True)
+        print(f"thrash {nbytes // KiB:>5} KiB: trips "
+              + " ".join(f"{t:.2f}" for t in _trip_ms(row["timed"]))
+              + f" ms; counted: {row['counted'].get('counters', 'n/a')}", flush=True)
     return rows
 
 
@@ -448,8 +452,7 @@ def pinning(reps):
     """[{bytes, timed, counted}]: ``thrash``'s round trips, 150 of them on one 128 KiB buffer
     (see :func:`_timed_and_counted`)."""
     row = _timed_and_counted(PIN_BYTES, PIN_TRIPS, PIN_COUNTERS)
-    t = row["timed"]
-    trips = [w + i + s for w, i, s in zip(t["write"], t["increment"], t["sum"])]
+    trips = _trip_ms(row["timed"])
     print(f"pinning {PIN_BYTES // KiB} KiB x{PIN_TRIPS}: median of trips 4-20 "
           f"{np.median(trips[3:20]):.3f} ms, of trips 61-{PIN_TRIPS} "
           f"{np.median(trips[60:]):.3f} ms; counted: {row['counted'].get('counters', 'n/a')}",

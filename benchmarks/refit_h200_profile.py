@@ -47,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
 from umkit.measure import calibrate  # noqa: E402
-from umkit.sim.costs import DEVICE_SIZES  # noqa: E402
+from umkit.sim.costs import device_size_term  # noqa: E402
 from umkit.sim.costs import PROFILE_DIR  # noqa: E402
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -85,13 +85,14 @@ def _fit_source(run_names: str) -> str:
 def fit_device_memory(rows: list) -> dict:
     """``alloc_device`` + ``alloc_device_per_sqrt_mib`` (and ``free_device`` ...) from
     small_bench's device rows, [(bytes, {alloc_ms, free_ms})]: relative least squares of
-    a + b * sqrt(MiB) over the sizes measured (held to DEVICE_SIZES); {key: (value in us, how)}."""
+    a + b * sqrt(MiB) over the sizes measured (``device_size_term``, as the model charges it);
+    {key: (value in us, how)}."""
     pts = sorted((n, r) for n, r in rows if all(
         np.isfinite(r[f"{op}_ms"]) and r[f"{op}_ms"] > 0 for op in ("alloc", "free")))
-    if len({min(max(n, DEVICE_SIZES[0]), DEVICE_SIZES[1]) for n, _ in pts}) < 2:
+    x = np.array([device_size_term(n) for n, _ in pts])
+    if len(set(x.tolist())) < 2:
         raise ValueError(f"small_bench has device allocation times at {len(pts)} usable sizes: "
                          "the fit needs two or more, each with alloc_ms and free_ms > 0")
-    x = np.sqrt(np.array([min(max(n, DEVICE_SIZES[0]), DEVICE_SIZES[1]) / MiB for n, _ in pts]))
     sizes = ", ".join(f"{n // 1024} KiB" if n < MiB else f"{n // MiB} MiB" for n, _ in pts)
     out = {}
     for op, what in (("alloc", "device allocation"), ("free", "free of device allocations")):

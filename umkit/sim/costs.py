@@ -130,6 +130,14 @@ HOST_TIMES = ("kernel_launch", "alloc_managed", "alloc_device", "alloc_pinned_pe
 #: 256 MiB (benchmarks/results/2026-11-29-h200-microbench.json) allocated at about the 8 MiB
 #: cost, but its frees took 1.8-2.4x the modelled one
 DEVICE_SIZES = (16 * 2**10, 8 * 2**20)
+
+
+def device_size_term(nbytes: int) -> float:
+    """The size part of a device allocation's cost, per ``*_device_per_sqrt_mib``: the square
+    root of the size in MiB, the size held to DEVICE_SIZES (the fit in
+    benchmarks/refit_h200_profile.py uses the same)."""
+    lo, hi = DEVICE_SIZES
+    return math.sqrt(min(max(nbytes, lo), hi) / 2**20)
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
@@ -306,9 +314,7 @@ class Profile:
         ``alloc_device`` plus ``alloc_device_per_sqrt_mib`` times the square root of the size in
         MiB (``free_device`` ...), the size held to DEVICE_SIZES, where it was measured."""
         key = "free_device" if free else "alloc_device"
-        lo, hi = DEVICE_SIZES
-        return self.host_op(key) + self.host_op(key + "_per_sqrt_mib") * math.sqrt(
-            min(max(nbytes, lo), hi) / 2**20)
+        return self.host_op(key) + self.host_op(key + "_per_sqrt_mib") * device_size_term(nbytes)
 
     def host_op(self, key: str) -> float:
         """The host's own time for one API call (``launch_overhead``, ``event_overhead``,

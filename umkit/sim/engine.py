@@ -25,8 +25,8 @@ from .host import FaultPathCache, Host
 from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
 from .policy import policy_for
 from .races import InFlight, RaceDetector
-from .thrashing import Thrashing
 from .record import COUNTERS, Record
+from .thrashing import Thrashing
 
 __all__ = ["Engine", "COUNTERS", "Access", "SimEvent", "SimStream", "KernelCost"]
 

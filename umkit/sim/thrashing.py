@@ -179,7 +179,6 @@ class Thrashing:
             return None
         st: _State = a.thrash
         bit, until = loc_bit(proc), None
-        cpu_preferred = bool((a.preferred == CPU_ID).any())
         for r, P, i in list(self._blocks(a, pages)):
             last = st.thrashed.get(r)
             if last is not None and now - last > self.epoch and st.resets.get(r, 0) < MAX_RESETS:
@@ -190,7 +189,7 @@ class Thrashing:
                 continue
             lo = r * a.pages_per_region
             i = i[P.events[i] >= self.threshold]
-            if i.size and cpu_preferred:
+            if i.size:
                 # a page whose preferred location is the CPU, which every processor can reach:
                 # the driver pins it there (get_hint_for_migration_thrashing), no throttle
                 i = i[np.asarray(a.preferred[as_index(i + lo)]) != CPU_ID]
