@@ -24,6 +24,11 @@ ID = re.compile(r"^(amd|nv)\.[a-z0-9_]+(\.[a-z0-9_]+)*$")
 #: how a claim was established
 STATUSES = ("verified in source", "documented", "measured", "estimate")
 SCOPE_KEYS = ("vendor", "arch", "xnack", "link")
+#: a version scope: where behaviour changed between kernel, driver or ROCm versions, each entry of
+#: ``versions`` says since (or until) which version it holds, the commit that changed it and what
+#: the behaviour is there
+VERSION_KEYS = ("since", "until")
+COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 #: a citation of an entry in text: ``ledger: amd.x.y`` (several: ``ledger: amd.a, amd.b``)
 #: (a citation may run across a line break inside a Markdown quote: "> ")
 CITE = re.compile(r"ledger:[\s>]*((?:(?:amd|nv)\.[a-z0-9_.]*[a-z0-9_](?:,[\s>]*)?)+)")
@@ -38,6 +43,16 @@ class Entry:
     status: str
     note: str = ""
     see_also: tuple = ()
+    versions: tuple = ()
+
+    def version_lines(self) -> list[str]:
+        """One line per version scope: 'since Linux 6.8 (torvalds/linux 18eb61bd5a6a): ...'."""
+        out = []
+        for v in self.versions:
+            when = "; ".join(f"{k} {v[k]}" for k in VERSION_KEYS if v.get(k))
+            where = " ".join(x for x in (v.get("repo", ""), v["commit"]) if x)
+            out.append(f"{when} ({where}): {v['behaviour']}")
+        return out
 
     def citation(self) -> str:
         """The source in one line: repository or document, path, function or section, commit."""
@@ -78,6 +93,17 @@ def _problems(raw) -> list[str]:
         st = e.get("status")
         if not isinstance(st, str) or not any(st.startswith(s) for s in STATUSES):
             out.append(f"{where}: status must start with one of {STATUSES}")
+        vs = e.get("versions", [])
+        if not isinstance(vs, list):
+            out.append(f"{where}: versions must be a list")
+            continue
+        for j, v in enumerate(vs):
+            if not isinstance(v, dict) or not any(isinstance(v.get(k), str) and v[k].strip()
+                                                   for k in VERSION_KEYS) \
+                    or not isinstance(v.get("commit"), str) or not COMMIT.match(v["commit"]) \
+                    or not isinstance(v.get("behaviour"), str) or len(v["behaviour"].strip()) < 20:
+                out.append(f"{where}: versions[{j}] needs since or until (a version), the "
+                           "commit (7-40 hex digits) and the behaviour there")
     return out
 
 
@@ -90,13 +116,14 @@ def entries() -> dict[str, Entry]:
         raise InvalidArgument("umkit/ledger.json: " + "; ".join(bad[:5]),
                               hint="each entry: id, statement, scope, source, status")
     return {e["id"]: Entry(e["id"], e["statement"], dict(e["scope"]), dict(e["source"]),
-                           e["status"], e.get("note", ""), tuple(e.get("see_also", ())))
+                           e["status"], e.get("note", ""), tuple(e.get("see_also", ())),
+                           tuple(dict(v) for v in e.get("versions", ())))
             for e in raw["entries"]}
 
 
-def problems() -> list[str]:
-    """What is malformed in the ledger file ([] when nothing)."""
-    return _problems(json.loads(PATH.read_text(encoding="utf-8")))
+def problems(raw=None) -> list[str]:
+    """What is malformed in the ledger file, or in ``raw`` (a parsed ledger) ([] when nothing)."""
+    return _problems(json.loads(PATH.read_text(encoding="utf-8")) if raw is None else raw)
 
 
 def entry(id: str) -> Entry:
@@ -140,6 +167,8 @@ def markdown() -> str:
                   f"- **where it holds:** {scope or 'every platform of this vendor'}",
                   f"- **source:** {e.citation()}",
                   f"- **status:** {e.status}"]
+        for v in e.version_lines():
+            lines.append(f"- **version:** {v}")
         if e.note:
             lines.append(f"- **note:** {e.note}")
         for extra in e.see_also:
@@ -160,6 +189,8 @@ def main(argv=None) -> int:
     elif a.id:
         e = entry(a.id)
         print(f"{e.id}: {e.statement}\n  source: {e.citation()}\n  status: {e.status}")
+        for v in e.version_lines():
+            print(f"  version: {v}")
     else:
         print("\n".join(sorted(entries())))
     return 0

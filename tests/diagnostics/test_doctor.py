@@ -277,6 +277,39 @@ def test_xnack_off_with_svm_is_not_blamed_on_concurrent_access(monkeypatch, no_t
     assert "migration" in cpu["detail"]
 
 
+def _xnack_fix(monkeypatch, caps):
+    use_detect(monkeypatch, fake_detect(usable=("hip", "sim"),
+                                        backend_factory=lambda n: FakeBackend(n, caps)))
+    xn = next(c for c in doc.report()["checklist"] if c["check"].startswith("XNACK"))
+    assert xn["status"] == "warn"
+    return xn["fix"]
+
+
+def test_xnack_off_advice_is_device_aware(monkeypatch, no_tools):
+    """Issue 42, I13: on a discrete GPU XNACK off means pages move only on prefetch (and the
+    range is mapped at allocation); on an MI300A, where system memory is the HBM, the advice must
+    not say managed memory is read over a link: XNACK off costs GPU access to malloc'd memory."""
+    off = {"managed_memory": True, "concurrent_managed_access": True,
+           "pageable_memory_access": False}
+    dgpu = _xnack_fix(monkeypatch, {**off, "xnack": {"env": "0", "target": False,
+                                                     "arch": "gfx90a:sramecc+:xnack-"}})
+    apu = _xnack_fix(monkeypatch, {**off, "integrated": True,
+                                   "xnack": {"env": "0", "target": False,
+                                             "arch": "gfx942:sramecc+:xnack-"}})
+    assert "HSA_XNACK=1" in dgpu and "HSA_XNACK=1" in apu
+    assert "over the link" not in dgpu.replace("not read over a link", "")
+    assert "prefetch" in dgpu and "malloc" in dgpu
+    assert "one HBM" in apu and "not read over a link" in apu and "malloc" in apu
+    assert "prefetch" not in apu and apu != dgpu
+
+
+def test_is_apu_from_name_mode_or_integrated():
+    assert doc.is_apu("AMD Instinct MI300A", {})
+    assert doc.is_apu("", {"mode": "apu"}) and doc.is_apu("", {"integrated": True})
+    assert not doc.is_apu("AMD Instinct MI300X", {"mode": "xnack_on"})
+    assert not doc.is_apu("AMD Instinct MI250X", {"integrated": False})
+
+
 def test_xnack_on(monkeypatch, no_tools):
     monkeypatch.setenv("HSA_XNACK", "1")
     caps = {"managed_memory": True, "concurrent_managed_access": True,

@@ -82,3 +82,46 @@ def test_docs_amd_sources_is_the_rendered_ledger():
 def test_cited_finds_every_id_of_a_list():
     assert L.cited("x (ledger: amd.a.b, nv.c.d) y ledger: amd.e.f") == ["amd.a.b", "nv.c.d",
                                                                         "amd.e.f"]
+
+
+# -- version scope (issue 42, item 5: behaviour that changed between kernel versions) ------------
+def _one(**extra):
+    e = {"id": "amd.test.entry", "statement": "a statement long enough to be one",
+         "scope": {"vendor": "amd", "arch": "all", "xnack": "any", "link": "any"},
+         "source": {"repo": "torvalds/linux", "path": "x.c", "commit": "006ad514"},
+         "status": "verified in source", **extra}
+    return {"entries": [e]}
+
+
+def test_a_version_scope_needs_a_version_a_commit_and_the_behaviour():
+    good = {"since": "Linux 6.8", "commit": "18eb61bd5a6a",
+            "behaviour": "only the granule around the fault moves"}
+    assert L.problems(_one(versions=[good])) == []
+    for bad in ({k: v for k, v in good.items() if k != "since"},      # no since / until
+                {**good, "commit": "HEAD"},                             # not a commit
+                {**good, "behaviour": "changed"},                       # says nothing
+                "since 6.8"):
+        assert any("versions[0]" in p for p in L.problems(_one(versions=[bad]))), bad
+    assert any("versions must be a list" in p for p in L.problems(_one(versions="6.8")))
+
+
+def test_partial_migration_and_the_granularity_parameter_are_version_scoped():
+    """amdkfd migrates the whole range per GPU fault up to Linux 6.7 and the granule since 6.8
+    (partial migration); the default granularity is hard-coded up to 6.11 and a module
+    parameter since 6.12: the ledger says so, with the commits, and the rendering shows it."""
+    g = L.entry("amd.fault.granule")
+    scope = {(k, v[k]) for v in g.versions for k in L.VERSION_KEYS if v.get(k)}
+    assert {("until", "Linux 6.7"), ("since", "Linux 6.8"), ("until", "Linux 6.11"),
+            ("since", "Linux 6.12")} <= scope
+    assert any(v["commit"].startswith("8f8cc3fb") for v in g.versions)
+    assert any(v["commit"].startswith("01be2b62") for v in g.versions)
+    text = L.markdown()
+    assert "- **version:** since Linux 6.8 (torvalds/linux 18eb61bd5a6a)" in text
+    # the logic amd.advise.remap quotes (update_mapping) is not in 8f8cc3fb (finding I8)
+    assert not L.entry("amd.advise.remap").source["commit"].startswith("8f8cc3fb")
+
+
+def test_the_ledger_command_prints_version_scopes(capsys):
+    assert L.main(["amd.fault.granule"]) == 0
+    out = capsys.readouterr().out
+    assert "version: since Linux 6.12" in out and "version: until Linux 6.7" in out

@@ -46,9 +46,30 @@ _KMD_FIX = ("HSA errors mean the kernel driver (KMD: amdgpu / ROCk) isn't loaded
             "your user to the render and video groups, and in a container pass "
             "--device=/dev/kfd --device=/dev/dri (article §4.1)")
 _XNACK_FIX = ("export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), "
-              "on a GPU whose target supports xnack (gfx90a, gfx942, ...); without it the GPU "
-              "can't fault pages in, so managed memory is host memory read over the link -- the "
-              "article's 'very slow on old cards' row (§2.2, §5.1; umkit.explain('slow'))")
+              "on a GPU whose target supports per-process xnack (CDNA2 and later: gfx90a, "
+              "gfx942, ...; gfx908 stays xnack-). Without it the GPU can't take page faults: "
+              "hipMallocManaged maps (and faults in) the whole range when it is allocated and "
+              "pages move only when you prefetch, and a kernel that touches plain malloc'd "
+              "memory faults fatally (ledger: amd.xnack0.alloc_maps, amd.malloc.xnack0_fault; "
+              "§2.2, umkit.explain('slow'))")
+#: on an APU (MI300A) system memory *is* the HBM: XNACK off costs no bandwidth there, it costs the
+#: GPU's access to memory the driver was not told about (ledger: amd.apu.no_migration,
+#: amd.malloc.xnack0_fault)
+_XNACK_FIX_APU = ("export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP "
+                  "call). On this APU the CPU and the GPU share one HBM, so managed memory is "
+                  "not read over a link and nothing migrates either way; what XNACK off costs "
+                  "is GPU access to plain malloc'd (or new'd) memory: a kernel touching it "
+                  "faults fatally instead of mapping it in place, so only hipMalloc, "
+                  "hipMallocManaged and hipHostMalloc/hipHostRegister'ed memory work "
+                  "(ledger: amd.apu.no_migration, amd.malloc.xnack0_fault)")
+
+
+def is_apu(name: str = "", caps: dict | None = None) -> bool:
+    """Whether a device is an application APU (MI300A: CPU and GPU on one HBM): sim says so with
+    its 'apu' mode, a real device by its name."""
+    caps = caps or {}
+    return caps.get("mode") == "apu" or caps.get("integrated") is True \
+        or bool(re.search(r"MI300A\b", str(name or ""), re.I))
 
 
 # -- small helpers ------------------------------------------------------------------------------
@@ -466,7 +487,7 @@ def _amd_checks(rep: dict, run_tools: bool, expected: bool = True) -> None:
 
 
 def _xnack_check(rep: dict, env, target, arch: str = "", simulated: bool = False,
-                 enabled=None) -> None:
+                 enabled=None, apu: bool = False) -> None:
     """XNACK as ROCm reports it: ``enabled`` is the device's pageable_memory_access (1 only when
     XNACK is on for every GPU; ledger: amd.attr.pageable_xnack); without a device, the ISA name
     rocminfo printed (xnack+ when the process ran with HSA_XNACK=1; ledger: amd.xnack.isa_name)."""
@@ -481,7 +502,7 @@ def _xnack_check(rep: dict, env, target, arch: str = "", simulated: bool = False
     if on:
         _check(rep, title, "ok", detail)
     else:
-        _check(rep, title, "warn", detail, _XNACK_FIX)
+        _check(rep, title, "warn", detail, _XNACK_FIX_APU if apu else _XNACK_FIX)
 
 
 def _nvidia_checks(rep: dict, run_tools: bool) -> None:
@@ -570,7 +591,8 @@ def _device_checks(rep: dict) -> None:
         x = caps.get("xnack")
         if isinstance(x, dict):
             _xnack_check(rep, x.get("env"), x.get("target"), str(x.get("arch") or ""),
-                         bool(x.get("simulated")), enabled=caps.get("pageable_memory_access"))
+                         bool(x.get("simulated")), enabled=caps.get("pageable_memory_access"),
+                         apu=is_apu(dev.get("name", ""), caps))
 
 
 # -- printing -----------------------------------------------------------------------------------
