@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
+from . import validate as V
 from .backends import registry
+from .results import files
 
 
 def _use(args):
@@ -56,6 +60,7 @@ def cmd_ecg(args) -> int:
             V.output_path(args.json, "--json", (".json",))
         if args.out is not None:
             V.output_path(args.out, "--out", (".png", ".svg", ".pdf"))
+        targets = _ecg_targets(args)
     except UmkitError as err:
         print(f"umkit ecg: {err}", file=sys.stderr)
         return 2
@@ -66,17 +71,45 @@ def cmd_ecg(args) -> int:
                      every=args.every, progress=None if args.quiet else ecg.text_progress(),
                      strategies=strategies)
     print(ecg.table(res))
+    mode = "number" if args.numbered else "refuse"
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1, sort_keys=True)
-        print(f"wrote {args.json}")
+        text = json.dumps(res, indent=1, sort_keys=True)
+        wrote = files.write(targets["--json"], text, argument="--json", exists=mode,
+                            force=args.force, flag="--force")
+        print(f"wrote {wrote}")
     if args.out:
+        import io
+
         import matplotlib
         matplotlib.use("Agg")
         fig = plots.ecg(res)
-        fig.savefig(args.out, dpi=110, bbox_inches="tight")
-        print(f"wrote {args.out}")
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=110, bbox_inches="tight", format=Path(args.out).suffix[1:].lower())
+        wrote = files.write(targets["--out"], buf.getvalue(), argument="--out", exists=mode,
+                            force=args.force, flag="--force")
+        print(f"wrote {wrote}")
     return 0
+
+
+def _ecg_targets(args) -> dict:
+    """Where ``umkit ecg`` will write, checked before the run: an existing file is kept (exit 2
+    naming ``--force``) unless ``--force``; with ``--numbered`` (``bash run.sh ecg``) the first
+    number free for both files (``ecg-2.json`` and ``ecg-2.png``), so a picture and its JSON
+    keep the same name."""
+    named = {k: v for k, v in (("--json", args.json), ("--out", args.out)) if v}
+    if args.force and args.numbered:
+        raise V.InvalidArgument("--force and --numbered together", argument="--numbered",
+                                hint="--force replaces the files, --numbered keeps them: pick one")
+    if not args.numbered:
+        for k, v in named.items():
+            files.check_free(v, k, args.force, "--force")
+        return {k: Path(v) for k, v in named.items()}
+    for n in range(1, files.MAX_NUMBERED + 1):
+        cand = {k: Path(v) if n == 1 else files.numbered(Path(v), n) for k, v in named.items()}
+        if not any(os.path.lexists(p) for p in cand.values()):
+            return cand
+    raise V.InvalidArgument(f"{files.MAX_NUMBERED} numbered ECGs exist already",
+                            argument="--numbered", hint="move the old files away")
 
 
 def cmd_calibrate(args) -> int:
@@ -87,6 +120,7 @@ def cmd_calibrate(args) -> int:
         V.integer(args.size, "--size", lo=1, hi=1 << 16, hint="--size in MiB, 1 to 65536")
         if args.out is not None:
             V.output_path(args.out, "--out", (".json",))
+            files.check_free(args.out, "--out", args.force, "--force")
         if args.measured is not None:
             args.measured_doc = _read_json(args.measured, "--measured")
     except UmkitError as err:
@@ -135,6 +169,8 @@ def cmd_workspace(args) -> int:
 def parser() -> argparse.ArgumentParser:
     """The command line's parser (subcommands doctor, ecg, calibrate, workspace)."""
     p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
+    from .version import __version__
+    p.add_argument("--version", action="version", version=f"umkit {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("doctor", help="environment report: backend, versions, capabilities")
     d.add_argument("--backend", choices=registry.NAMES)
@@ -147,6 +183,10 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--strategies", help="comma-separated subset")
     e.add_argument("--out", help="picture path (.png, .svg or .pdf)")
     e.add_argument("--json", help="JSON path")
+    e.add_argument("--force", action="store_true",
+                   help="replace files already at --out/--json (default: keep them, exit 2)")
+    e.add_argument("--numbered", action="store_true",
+                   help="keep files already at --out/--json and write ecg-2.png, ecg-2.json, ...")
     e.add_argument("--backend", choices=registry.NAMES)
     e.add_argument("--profile", help="sim hardware profile (default h200-pcie5)")
     e.add_argument("--quiet", action="store_true")
@@ -157,6 +197,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--backend", choices=registry.GPU_NAMES)
     c.add_argument("--profile", help="profile to compare against (default: the fitted one)")
     c.add_argument("--out", help="where to write the profile / comparison JSON")
+    c.add_argument("--force", action="store_true",
+                   help="replace a file already at --out (default: keep it, exit 2)")
     c.add_argument("--size", type=int, default=256, help="MiB per micro-benchmark")
     c.add_argument("--measured", help="with --compare: re-predict the raw measurements of an "
                    "earlier GPU run (its --out JSON) instead of measuring")
@@ -181,10 +223,14 @@ def parser() -> argparse.ArgumentParser:
                                        "(default: the recording's, or h200-pcie5)")
     pl.add_argument("--steps", type=int, help="recorded steps to replay (default up to 30)")
     pl.add_argument("--json", help="also write the recommendation as JSON here")
+    pl.add_argument("--force", action="store_true",
+                    help="replace a file already at --json (default: keep it, exit 2)")
     pl.set_defaults(func=cmd_plan)
     w = sub.add_parser("workspace", help="copy the notebooks, outputs cleared, into a learner "
                                          "workspace (edited copies are kept)")
-    w.add_argument("--src", default="notebooks", help="the notebooks (default: notebooks)")
+    w.add_argument("--src", default=None,
+                   help="the notebooks (default: ./notebooks in the repository, else the copy "
+                        "installed with umkit)")
     w.add_argument("--dest", default="workspace", help="the copies (default: workspace)")
     w.add_argument("--lang", default="en", choices=("en", "zh"),
                    help="the edition: en (default) or zh, the Chinese one (notebooks/zh/)")
@@ -194,13 +240,22 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one command; its exit status.  A umkit error is one message (exit 1, or 2 where the
+    command checks its arguments first); Ctrl-C ends any command with one line and exit 130
+    (128 + SIGINT, as a shell reports it)."""
     from .errors import UmkitError
-    args = parser().parse_args(argv)
+    cmd = "umkit"
     try:
+        args = parser().parse_args(argv)
+        cmd = f"umkit {args.cmd}"
         return args.func(args)
     except UmkitError as err:
-        print(f"umkit {args.cmd}: {err}", file=sys.stderr)
+        print(f"{cmd}: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"\n{cmd}: interrupted (Ctrl-C); files being written were left as they were",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -557,15 +557,45 @@ def cuda_header() -> str:
     return "\n".join(parts)
 
 
-def write_cuda_header(include_dir) -> Path:
+def write_cuda_header(include_dir, *, force: bool = False) -> Path:
     """Write :func:`cuda_header` as ``<include_dir>/hip/hip_runtime.h`` (so that a source's own
-    ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path."""
-    from ..validate import path as _path
-    path = _path(include_dir, "include_dir", hint="a folder, e.g. 'build/hip_on_cuda'") / "hip" \
-        / "hip_runtime.h"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path.
+
+    A header umkit generated earlier (its first line says so) is replaced when the table
+    changed; any other file there -- a real HIP install's header, one you wrote -- is kept:
+    :class:`umkit.results.files.AlreadyExists` (argument ``include_dir``) unless
+    ``force=True``.  Written beside and renamed into place (:func:`umkit.results.files.write`),
+    so a failed write (``WriteFailed``) leaves the old header whole."""
+    from ..errors import InvalidArgument
+    from ..results import files
+    from ..validate import flag as _flag, path as _path
+    _flag(force, "force")
+    folder = _path(include_dir, "include_dir", hint="a folder, e.g. 'build/hip_on_cuda'")
+    path = folder / "hip" / "hip_runtime.h"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:             # a regular file, a FIFO or /dev/full on the way
+        raise InvalidArgument(f"include_dir={str(folder)!r}: folder {str(path.parent)!r} cannot "
+                              f"be made ({e.strerror or type(e).__name__})",
+                              argument="include_dir",
+                              hint="name a folder you can write, e.g. 'build/hip_on_cuda'") from None
     text = cuda_header()
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    first = _HEADER_TOP.split("\n", 1)[0]
+    if path.exists() or path.is_symlink():
+        try:
+            with open(path, "rb") as f:          # at most the first line (a FIFO is refused)
+                head = f.read(len(first.encode())) if path.is_file() else b""
+        except OSError:
+            head = b""
+        ours = head == first.encode()
+        if not ours and not force:
+            raise files.AlreadyExists(
+                f"include_dir={str(folder)!r}: {str(path)!r} exists and umkit did not write it: "
+                "it is kept", argument="include_dir", path=str(path),
+                hint="pass another folder (e.g. 'build/hip_on_cuda'), or force=True to replace it")
+        if ours and path.is_file() and path.stat().st_size == len(text.encode()) \
+                and path.read_text(encoding="utf-8", errors="replace") == text:
+            return path
+    files.write(path, text, argument="include_dir", exists="replace")
     return path
 

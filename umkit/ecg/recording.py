@@ -36,7 +36,7 @@ from pathlib import Path
 from .. import api
 from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
-from ..results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
+from ..results import RESULTS, files, newest  # noqa: F401 - RESULTS: where the runs are
 from ..runtime import backend
 from ..workloads import RunResult, StepRecord, counter_delta
 from . import picture
@@ -139,17 +139,21 @@ class RecordResult(RunResult):
         d["name"] = self.name
         return d
 
-    def save(self, path) -> Path:
+    def save(self, path, *, force: bool = False) -> Path:
         """Write the run as JSON (``RecordResult.load`` reads it back: a run too large for it to
-        read is refused here, before anything is written)."""
+        read is refused here, before anything is written).  A file already at ``path`` is kept:
+        :class:`umkit.results.files.AlreadyExists` (argument ``path``) unless ``force=True``,
+        which replaces it.  The file is written beside and renamed into place
+        (:func:`umkit.results.files.write`): a full disk leaves the old file and raises
+        ``WriteFailed``."""
+        V.flag(force, "force")
         p = V.output_path(path, "path", (".json",))
         text = json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
         if len(text) > MAX_FILE:
             raise InvalidArgument(f"this run is {len(text) >> 20} MiB as JSON; load() reads at most "
                                   f"{MAX_FILE >> 20} MiB", argument="path",
                                   hint="record fewer steps per run (e.g. one recorder per epoch)")
-        p.write_text(text)
-        return p
+        return files.write(p, text, argument="path", force=force)
 
     @classmethod
     def from_dict(cls, d: dict) -> "RecordResult":

@@ -100,16 +100,20 @@ def fit(m: dict, nbytes: int = 256 * MiB, host_page: int = 4096, gpu_page: int =
     )
 
 
-def write_profile(params: dict, path, name: str, title: str, source: str, base: str = "h200-pcie5"):
-    """Write a profile: fitted values replace ``base``'s, each with ``source``."""
+def write_profile(params: dict, path, name: str, title: str, source: str, base: str = "h200-pcie5",
+                  force: bool = False):
+    """Write a profile: fitted values replace ``base``'s, each with ``source``.  A file already
+    at ``path`` is kept (``AlreadyExists`` naming ``--out``) unless ``force``; the write is
+    atomic (:func:`umkit.results.files.write`)."""
+    from ..results import files
     from ..sim.costs import PROFILE_DIR
     d = json.loads((PROFILE_DIR / f"{base}.json").read_text())
     d.update(name=name, title=title, teaching=False)
     for k, v in params.items():
         unit = d["params"][k]["unit"]
         d["params"][k] = {"value": round(float(v), 4), "unit": unit, "source": source}
-    Path(path).write_text(json.dumps(d, indent=1) + "\n")
-    return path
+    return files.write(path, json.dumps(d, indent=1) + "\n", argument="--out", force=force,
+                       flag="--force")
 
 
 # -- compare ----------------------------------------------------------------------------------------
@@ -535,9 +539,11 @@ def main(args) -> int:
         c = compare(args.profile, size, progress=None if measured else text_progress(),
                     measured=measured, host_speed=getattr(args, "host_speed", None))
         print(compare_table(c))
-        if args.out:
-            Path(args.out).write_text(json.dumps(c, indent=1))
-            print(f"wrote {args.out}")
+        if args.out:       # kept unless --force; atomic (umkit.results.files)
+            from ..results import files
+            wrote = files.write(args.out, json.dumps(c, indent=1), argument="--out",
+                                force=getattr(args, "force", False), flag="--force")
+            print(f"wrote {wrote}")
         return 0
     if b.name == "sim":
         raise BackendUnavailable("umkit calibrate measures a real card; the active backend is sim",
@@ -545,8 +551,9 @@ def main(args) -> int:
     m = run_workloads(size, progress=text_progress())
     p = fit(m, size)
     out = args.out or f"umkit-profile-{b.device_name(0).replace(' ', '-').lower()}.json"
-    write_profile(p, out, Path(out).stem, b.device_name(0),
-                  f"umkit calibrate on {b.device_name(0)} ({b.name}), {_dt.date.today()}")
+    out = write_profile(p, out, Path(out).stem, b.device_name(0),
+                        f"umkit calibrate on {b.device_name(0)} ({b.name}), {_dt.date.today()}",
+                        force=getattr(args, "force", False))
     print(json.dumps({k: round(v, 3) for k, v in p.items()}, indent=1))
     print(f"wrote {out}")
     return 0

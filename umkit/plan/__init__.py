@@ -37,10 +37,14 @@ def cli(args) -> int:
     import sys
     from .. import validate as V
     from ..errors import InvalidArgument, UmkitError
+    from ..results import files
     from ..sim.costs import available_profiles
     from .advice import steps_of
     try:             # every argument and the recording before a replay starts
         out = None if args.json is None else V.output_path(args.json, "--json", (".json",))
+        force = bool(getattr(args, "force", False))
+        if out is not None:        # an existing file is kept unless --force (checked up front)
+            files.check_free(out, "--json", force, "--force")
         profiles = None
         if args.profiles is not None:
             profiles = [x.strip() for x in args.profiles.split(",") if x.strip()]
@@ -64,7 +68,9 @@ def cli(args) -> int:
     print()
     print(adv.table())
     if out is not None:
-        out.write_text(json.dumps(adv.to_dict(), indent=1) + "\n")
+        files.write(out, json.dumps(adv.to_dict(), indent=1) + "\n", argument="--json",
+                    force=force, flag="--force")
+        print(f"wrote {out}")
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
+from ..results import files
 from . import advice, picture
 from .model import (HOST_PAGE, MAX_BUFFERS, MAX_OPS, MAX_PATTERNS, MAX_STEPS, MOVED, OPS, KINDS,
                     ROLES, Buffer, cadence, mib, recorded_choice)
@@ -150,17 +151,21 @@ class PlanResult:
         d["format"] = "umkit.plan/1"
         return d
 
-    def save(self, path) -> Path:
+    def save(self, path, *, force: bool = False) -> Path:
         """Write the recording as JSON (:func:`umkit.plan.load` reads it back; a recording too
-        large for it to read is refused here, before anything is written)."""
+        large for it to read is refused here, before anything is written).  A file already at
+        ``path`` is kept: :class:`umkit.results.files.AlreadyExists` (argument ``path``) unless
+        ``force=True``, which replaces it.  Written beside and renamed into place
+        (:func:`umkit.results.files.write`): a full disk leaves the old file and raises
+        ``WriteFailed``."""
+        V.flag(force, "force")
         p = V.output_path(path, "path", (".json",))
         text = json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
         if len(text) > MAX_FILE:
             raise InvalidArgument(f"this recording is {len(text) >> 20} MiB as JSON; load() "
                                   f"reads at most {MAX_FILE >> 20} MiB", argument="path",
                                   hint="record fewer steps (e.g. one recorder per epoch)")
-        p.write_text(text)
-        return p
+        return files.write(p, text, argument="path", force=force)
 
     @classmethod
     def from_dict(cls, d) -> "PlanResult":

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from .errors import InvalidArgument
+from ..errors import InvalidArgument
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
 def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint: str = ""):
