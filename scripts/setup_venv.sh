@@ -1,7 +1,9 @@
 # umkit: create .venv/ and install the kit into it -- sourced by run.sh and test.sh.
 #   setup_venv EXTRAS [GPU]     e.g. setup_venv lab auto   |   setup_venv test,lab
 # EXTRAS: pyproject extras to install (comma-separated). GPU "auto": add the GPU extras when this
-# machine has an NVIDIA driver (cuda) or ROCm (rocm); the override is UMKIT_GPU=cuda|rocm|none.
+# machine has an NVIDIA driver (cuda) or ROCm (rocm): the extra that matches its version (cu13,
+# cu12, rocm7, rocm10; umkit_pick_extra says which and why). Override: UMKIT_GPU=cuda|rocm|none
+# or an extra's name.
 # pip runs only when pyproject.toml or the extras changed since the last install (a stamp file in
 # .venv/), quietly, with its output in .venv/umkit-install.log. If the GPU extras fail to install,
 # the kit is installed without them (the sim backend) and says so; it never aborts over them.
@@ -14,12 +16,50 @@ umkit_say() { echo "umkit: $*" >&2; }
 umkit_detect_gpu() {
   case "${UMKIT_GPU:-auto}" in
     cuda|rocm) echo "$UMKIT_GPU"; return ;;
+    cu12|cu13) echo cuda; return ;;
+    rocm7|rocm10) echo rocm; return ;;
     none|sim|off|no|0) return ;;
   esac
   if command -v nvidia-smi >/dev/null 2>&1 || [ -e /proc/driver/nvidia/version ]; then
     echo cuda
   elif [ -e /dev/kfd ] || [ -d /opt/rocm ]; then
     echo rocm
+  fi
+}
+
+# the installed ROCm's version (7.1.0), or the NVIDIA driver's (580.105.08); empty if unknown
+umkit_stack_version() {
+  local v=""
+  if [ "$1" = rocm ]; then
+    v=$(head -c 64 "${UMKIT_ROCM_PATH:-/opt/rocm}/.info/version" 2>/dev/null) \
+      || v=$(hipconfig --version 2>/dev/null | head -c 64) || true
+  else
+    v=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1) \
+      || true
+    [ -n "$v" ] || v=$(grep -o 'Kernel Module[^0-9]*[0-9][0-9.]*' /proc/driver/nvidia/version \
+                       2>/dev/null | grep -o '[0-9][0-9.]*$') || true
+  fi
+  echo "$v" | grep -o '^[0-9][0-9.]*' | head -n 1 || true
+}
+
+# which extra serves this stack: "EXTRA WHY" (EXTRA empty when none does). UMKIT_GPU=cu12|cu13|
+# rocm7|rocm10 names one outright.
+umkit_pick_extra() {
+  local stack=$1 v major
+  case "${UMKIT_GPU:-auto}" in cu12|cu13|rocm7|rocm10) echo "$UMKIT_GPU UMKIT_GPU=$UMKIT_GPU"; return ;; esac
+  v=$(umkit_stack_version "$stack"); major=${v%%.*}
+  if [ "$stack" = rocm ]; then
+    case "$major" in
+      7) echo "rocm7 ROCm $v" ;;
+      10) echo "rocm10 ROCm $v (no CuPy wheel for ROCm 10 yet: the pool and CuPy arrays are unavailable)" ;;
+      "") echo "rocm7 ROCm of unknown version (no /opt/rocm/.info/version, no hipconfig): assuming 7" ;;
+      *) echo " ROCm $v: umkit's extras serve ROCm 7 and 10" ;;
+    esac
+  else
+    if [ -z "$major" ]; then echo "cu13 NVIDIA driver of unknown version: assuming CUDA 13 (driver 580 or newer)"
+    elif [ "$major" -ge 580 ]; then echo "cu13 NVIDIA driver $v (580 or newer runs CUDA 13)"
+    elif [ "$major" -ge 525 ]; then echo "cu12 NVIDIA driver $v (525-579 runs CUDA 12, not 13)"
+    else echo " NVIDIA driver $v: CUDA 12 needs 525 or newer"; fi
   fi
 }
 
@@ -66,11 +106,19 @@ setup_venv() {
   umkit_pip --upgrade pip || true
   result=${gpu:-none}
   if [ -n "$gpu" ]; then
-    umkit_say "found $( [ "$gpu" = cuda ] && echo 'an NVIDIA driver' || echo 'ROCm'): installing the $gpu extras too"
-    if ! umkit_pip -e ".[$extras,$gpu]"; then
-      umkit_say "the $gpu extras failed to install (see $UMKIT_VENV/umkit-install.log); continuing without them: the kit will use the sim backend"
+    local pick extra why
+    pick=$(umkit_pick_extra "$gpu"); extra=${pick%% *}; why=${pick#* }
+    if [ -z "$extra" ]; then
+      umkit_say "found $why; installing without GPU extras: the kit will use the sim backend"
       result=failed
       gpu=""
+    else
+      umkit_say "found $why: installing the $extra extra"
+      if ! umkit_pip -e ".[$extras,$extra]"; then
+        umkit_say "the $extra extra failed to install (see $UMKIT_VENV/umkit-install.log); continuing without it: the kit will use the sim backend"
+        result=failed
+        gpu=""
+      fi
     fi
   fi
   if [ -z "$gpu" ]; then

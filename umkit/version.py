@@ -1,2 +1,2 @@
 """The package version (a leaf: the simulator reports it, the root re-exports it)."""
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,4 +1,5 @@
-"""The CUDA adapter: cuda-bindings 13 (``cuda.bindings.runtime``) + CuPy (``cupy-cuda13x``).
+"""The CUDA adapter: cuda-bindings 13 or 12 (``cuda.bindings.runtime``) + CuPy (``cupy-cuda13x``
+or ``cupy-cuda12x``: the extras ``cu13`` and ``cu12``).
 
 Same methods, same order as :mod:`umkit.backends.hip`; read the two side by side to see
 exactly where CUDA and HIP differ.  Everything else is in :mod:`umkit.backends.gpu`.
@@ -11,6 +12,13 @@ from ..errors import BackendUnavailable
 from .install import install_hint as detect_hint
 from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
+
+
+def location_suffix(runtime) -> str:
+    """The suffix of the prefetch and advise calls that take a ``cudaMemLocation``: "" in
+    cuda-bindings 13, "_v2" in 12.x (CUDA 12's plain cudaMemPrefetchAsync / cudaMemAdvise take
+    a device number; the location forms, CUDA 13's default, are their _v2 variants from 12.2)."""
+    return "_v2" if hasattr(runtime, "cudaMemPrefetchAsync_v2") else ""
 
 
 class CudaRuntime(RuntimeAdapter):
@@ -26,6 +34,7 @@ class CudaRuntime(RuntimeAdapter):
                 f"cuda-bindings not installed ({detect_hint('cuda')}): {e}") from None
         self.rt = runtime
         self._cupy = None
+        self.v2 = location_suffix(runtime)
 
     def location(self, where: Location):
         # CUDA 13: a cudaMemLocation struct, (type=Device, id=i) or (type=Host, id ignored)
@@ -40,11 +49,12 @@ class CudaRuntime(RuntimeAdapter):
 
     def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None:
         # cudaMemPrefetchAsync(ptr, count, location, flags, stream)
-        self.call("cudaMemPrefetchAsync", ptr, nbytes, self.location(to), 0, stream)
+        self.call_spelled("cudaMemPrefetchAsync" + self.v2, ptr, nbytes, self.location(to), 0,
+                          stream)
 
     def advise(self, ptr: int, nbytes: int, advice, where: Location) -> None:
         # cudaMemAdvise(ptr, count, advice, location)
-        self.call("cudaMemAdvise", ptr, nbytes, advice, self.location(where))
+        self.call_spelled("cudaMemAdvise" + self.v2, ptr, nbytes, advice, self.location(where))
 
     def range_attribute(self, ptr: int, nbytes: int, attribute: str, slots: int) -> list[int]:
         # cuda-bindings allocates the output itself: (dataSize, attribute, ptr, count) -> value
@@ -104,7 +114,7 @@ class CudaRuntime(RuntimeAdapter):
                 import cupy
             except ImportError as e:
                 raise BackendUnavailable(
-                    f"CuPy not installed (pip install cupy-cuda13x): {e}") from None
+                    f"CuPy not installed (pip install 'umkit[cu13]' or 'umkit[cu12]'): {e}") from None
             self._cupy = cupy
         return self._cupy
 

@@ -140,7 +140,11 @@ class RuntimeAdapter:
     def call(self, cuda_name: str, *args):
         """Call runtime function ``cuda_name`` (translated), check its error code and return
         the rest of its result tuple: ``None``, the single value, or a tuple."""
-        fname = self.spelled(cuda_name)
+        return self.call_spelled(self.spelled(cuda_name), *args)
+
+    def call_spelled(self, fname: str, *args):
+        """:meth:`call` for a function named as this runtime spells it (a variant the names
+        table does not list, such as CUDA 12's ``cudaMemPrefetchAsync_v2``)."""
         try:
             result = getattr(self.rt, fname)(*args)
         except (OSError, RuntimeError) as e:

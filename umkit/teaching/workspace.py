@@ -140,12 +140,32 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def sync(src="notebooks", dest="workspace", lang: str = "en") -> SyncReport:
-    """Make or refresh ``dest`` from the notebooks under ``src`` (outputs cleared).  New copies are
+def packaged_notebooks() -> Path:
+    """The notebooks installed with umkit: ``umkit/_notebooks/`` in an installed copy (setup.py
+    puts them there), ``notebooks/`` beside the package in the repository (an editable install)."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "_notebooks"
+    return installed if installed.is_dir() else package.parent / "notebooks"
+
+
+def default_src() -> Path:
+    """``notebooks/`` in the current folder when it holds the course (the repository root), else
+    the notebooks installed with umkit."""
+    here = Path("notebooks")
+    if (here / "00_start_here.ipynb").is_file():
+        return here
+    return packaged_notebooks()
+
+
+def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
+    """Make or refresh ``dest`` from the notebooks under ``src`` (default :func:`default_src`;
+    outputs cleared).  New copies are
     written; a copy still exactly as written last time is refreshed when its source changed; a
     copy the learner changed is kept as it is.  ``lang="zh"``: the Chinese edition, with its
     language marker.  Returns a :class:`SyncReport`."""
     from .. import validate as V
+    if src is None:
+        src = default_src()
     src, dest = V.path(src, "src"), V.path(dest, "dest")
     if lang != "en" and lang not in EDITIONS:
         raise InvalidArgument(f"lang={lang!r}: the notebooks exist in en and "

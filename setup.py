@@ -1,0 +1,32 @@
+"""Which packages and data files the wheel holds (the rest of the metadata is in pyproject.toml).
+
+The library's packages are discovered, not listed, so a new subpackage under umkit/ cannot be left
+out of the wheel.  Two folders of the repository travel inside the package under other names:
+kernels/ (the CUDA and HIP sources the kit compiles) as ``umkit._kernels``, and notebooks/ (both
+editions of the course, the solutions and the presenter guide) as ``umkit._notebooks``, so
+``umkit workspace`` works from an installed copy.  tests/packaging checks the built wheel against
+the source tree."""
+from setuptools import find_packages, setup
+
+DATA_PACKAGES = {
+    "umkit._kernels": "kernels",
+    "umkit._kernels.hip": "kernels/hip",
+    "umkit._kernels.cuda": "kernels/cuda",
+    "umkit._notebooks": "notebooks",
+}
+
+setup(
+    packages=find_packages(include=["umkit", "umkit.*"]) + list(DATA_PACKAGES),
+    package_dir=DATA_PACKAGES,
+    package_data={
+        "umkit": ["ledger.json"],
+        "umkit.sim.profiles": ["*.json", "*.md"],
+        "umkit._kernels": ["*.cu"],
+        "umkit._kernels.hip": ["*.hip"],
+        "umkit._kernels.cuda": ["*.cu"],
+        "umkit._notebooks": ["*.ipynb", "*.md", "solutions/*.py", "workshop/*.md", "workshop/*.ipynb",
+                             "zh/*.ipynb", "zh/.umkit-lang", "zh/workshop/*.md",
+                             "zh/workshop/*.ipynb"],
+    },
+    include_package_data=False,
+)
