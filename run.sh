@@ -16,6 +16,9 @@
 #                                and gets their own server and workspace (deploy/jupyterhub/README.md);
 #                                --mem 2G --cpu 1 --idle 3600 per learner; other options go to
 #                                jupyterhub (--ip 0.0.0.0 to serve the room's network, --port 8000)
+#   bash run.sh site [--out DIR] the course as a static website in site/ (both editions, their stored
+#                                outputs, docs/ and the API; offline, nothing executed): open
+#                                site/index.html (installs the `site` extra: Sphinx, myst-nb)
 #   bash run.sh doctor           the environment report (also: calibrate, workspace; see `umkit -h`)
 #   bash run.sh help             this text
 #
@@ -57,6 +60,10 @@ fi
 
 EXTRAS=lab
 [ "$cmd" = hub ] && EXTRAS=lab,hub
+if [ "$cmd" = site ]; then                      # the course website: site_src/build.py
+  setup_venv lab,site
+  exec "$UMKIT_VENV/bin/python" site_src/build.py "$@"
+fi
 setup_venv "$EXTRAS" auto
 V=$UMKIT_VENV/bin
 case "$V" in /*) ;; *) V="$PWD/$V" ;; esac
@@ -140,9 +147,15 @@ case "$cmd" in
     echo "umkit hub: names are case-insensitive, and the password opens any name: ask learners to pick" \
          "distinct ones (an admin user, UMKIT_HUB_ADMIN, can stop servers at /hub/admin)"
     exec "$V/jupyterhub" -f deploy/jupyterhub/jupyterhub_config.py "${HUB_ARGS[@]}" ;;
-  ecg)
+  ecg)   # an earlier run's artifacts are kept: the new ones are ecg-2.png/.json, ... (--force replaces)
     mkdir -p artifacts
-    exec "$V/python" -m umkit.cli ecg --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;
-  *)
+    keep=--numbered
+    for a in "$@"; do [ "$a" = --force ] && keep=; done
+    exec "$V/python" -m umkit.cli ecg $keep --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;
+  doctor|calibrate|workspace|plan|port-check)
     exec "$V/python" -m umkit.cli "$cmd" "$@" ;;
+  *)
+    echo "run.sh: unknown command '$cmd'. The commands: lab (default), voila, ecg, hub, doctor," \
+         "calibrate, workspace, plan, port-check, help (bash run.sh help)" >&2
+    exit 2 ;;
 esac

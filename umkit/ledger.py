@@ -179,6 +179,7 @@ def markdown() -> str:
 
 def main(argv=None) -> int:
     import argparse
+    import sys
     ap = argparse.ArgumentParser(prog="python -m umkit.ledger",
                                  description="the ledger of vendor claims")
     ap.add_argument("--markdown", action="store_true", help="print docs/amd-sources.md")
@@ -187,7 +188,12 @@ def main(argv=None) -> int:
     if a.markdown:
         print(markdown())
     elif a.id:
-        e = entry(a.id)
+        try:
+            e = entry(a.id)
+        except InvalidArgument as err:       # one line, as a command reports a bad argument
+            hint = f" ({err.hint})" if err.hint else ""
+            print(f"python -m umkit.ledger: {err.message}{hint}", file=sys.stderr)
+            return 2
         print(f"{e.id}: {e.statement}\n  source: {e.citation()}\n  status: {e.status}")
         for v in e.version_lines():
             print(f"  version: {v}")

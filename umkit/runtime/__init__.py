@@ -21,11 +21,18 @@ def use(name: str | None = None, *, quiet: bool = False, lang: str | None = None
     on).  To switch for one block of one thread use :func:`using`.
 
     ``lang="zh"`` (or ``"en"``) also sets the language umkit prints in for this process
-    (:mod:`umkit.runtime.lang`; default: ``UMKIT_LANG``, the workspace's, or English)."""
-    if lang is not None:
-        from .lang import set_language
-        set_language(lang)
-    return RUNTIME.use(name, quiet=quiet, **options)
+    (:mod:`umkit.runtime.lang`; default: ``UMKIT_LANG``, the workspace's, or English); when
+    the switch fails (an unknown backend, a bad option) the language stays as it was."""
+    if lang is None:
+        return RUNTIME.use(name, quiet=quiet, **options)
+    from .lang import chosen, set_language
+    before = chosen()
+    set_language(lang)        # checked first; the switch's own messages speak the new language
+    try:
+        return RUNTIME.use(name, quiet=quiet, **options)
+    except BaseException:     # a switch that failed changes nothing, the language included
+        set_language(before)
+        raise
 
 
 def using(name: str | None = None, **options):

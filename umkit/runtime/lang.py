@@ -71,6 +71,12 @@ def set_language(lang: str | None) -> str:
     return language()
 
 
+def chosen() -> str | None:
+    """What :func:`set_language` chose for this process (None: the environment, the marker or
+    English decide) -- so that a caller can put it back."""
+    return _chosen[0]
+
+
 def _from_marker() -> str | None:
     try:
         here = Path.cwd()
@@ -84,7 +90,8 @@ def _from_marker() -> str | None:
         f = folder / MARKER
         try:
             if f.is_file():
-                raw = f.read_bytes()[:256]
+                with open(f, "rb") as fh:       # a language's name: never more than 256 bytes
+                    raw = fh.read(256)
                 # a text editor may write a byte-order mark, or UTF-16 (Windows Notepad)
                 enc = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
                 found = _norm(raw.decode(enc, errors="replace").strip()) or "en"

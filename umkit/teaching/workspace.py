@@ -201,10 +201,17 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
         except Exception as e:          # one bad file is reported; the others still sync
             rep.problems.append((rel, _why(e)))
     if lang in EDITIONS:                      # umkit prints this language in the workspace
+        from ..results import files
         from ..runtime.lang import MARKER
-        if _kind(dest / MARKER) in (None, "file"):
-            _write_atomic(dest / MARKER, f"{lang}\n".encode())
-        else:
+        kind = _kind(dest / MARKER)
+        if kind is None:                      # written once; a learner's edit is kept after
+            try:
+                files.write(dest / MARKER, f"{lang}\n", argument="dest", exists="refuse")
+            except files.AlreadyExists:       # made meanwhile: that one is kept
+                pass
+            except OSError as e:
+                rep.problems.append((MARKER, _why(e)))
+        elif kind != "file":
             rep.problems.append((MARKER, "not a regular file: the language marker was not written"))
     kind = _kind(mpath)
     if kind not in (None, "file"):
