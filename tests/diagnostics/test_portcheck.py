@@ -115,6 +115,41 @@ def test_stream_attach_is_a_no_op(tmp_path):
         ("stream_attach", "hipStreamAttachMemAsync", "differs", ("amd.stream_attach.noop",))]
 
 
+def test_prefetch_in_multi_gpu_code_with_xnack_off_is_flagged(tmp_path):
+    """Issue 42, I1: with XNACK off every GPU the process sees has access to a managed range, and
+    svm_range_best_prefetch_location sends the range to system memory unless all of them share
+    the target's xGMI hive: a GPU prefetch in multi-GPU code says so; one-GPU code does not."""
+    one = "void f(float* a) { cudaMemPrefetchAsync(a, 64, 0, 0); }\n"
+    for many in ("void f(float* a, int d) { cudaSetDevice(d);\n"
+                 "  cudaMemPrefetchAsync(a, 64, d, 0); }\n",
+                 "void f(float* a) { int n; cudaGetDeviceCount(&n);\n"
+                 "  cudaMemPrefetchAsync(a, 64, 1, 0); }\n"):
+        (f,) = check(tmp_path, many, "mi300x", "off").findings
+        assert f.detail["multi_gpu"] is True and "xGMI hive" in f.message
+        assert "LastPrefetchLocation" in f.message and "amd.prefetch.migrates" in f.ledger
+        (g,) = check(tmp_path, many, "mi300x", "on").findings      # XNACK on: accessed-by only
+        assert "accessed-by" in g.message and "LastPrefetchLocation" not in g.message
+    (f,) = check(tmp_path, one, "mi300x", "off").findings
+    assert f.detail["multi_gpu"] is False and "xGMI" not in f.message
+    cpu = "void f(float* a, int d) { cudaSetDevice(d); cudaMemPrefetchAsync(a, 64, cudaCpuDeviceId, 0); }"
+    (f,) = [f for f in check(tmp_path, cpu, "mi300x", "off").findings
+            if f.construct == "prefetch"]
+    assert f.detail["multi_gpu"] is False                          # to the CPU: not affected
+    zero = "void f(float* a) { cudaSetDevice(0); cudaMemPrefetchAsync(a, 64, 0, 0); }"
+    (f,) = [f for f in check(tmp_path, zero, "mi300x", "off").findings
+            if f.construct == "prefetch"]
+    assert f.detail["multi_gpu"] is False                          # device 0 only
+
+
+def test_system_memory_kernel_names_only_the_initial_heap_and_stack_in_place(tmp_path):
+    """Issue 42, I18: only the initial brk heap and the main stack (vma_is_initial_heap/stack)
+    are mapped in place; mmap-backed malloc migrates."""
+    code = "void f() { float* h = (float*)malloc(1 << 20); k<<<1, 1>>>(h); }\n"
+    (f,) = check(tmp_path, code, "mi300x", "on").findings
+    assert "initial brk heap" in f.message and "mmap" in f.message and "migrate" in f.message
+    assert "heap and stack ranges are mapped in place" not in f.message
+
+
 def test_range_attribute_read_mostly_and_apu_prefetch(tmp_path):
     code = ("void f(int* v, float* a) {\n"
             "  cudaMemRangeGetAttribute(v, 4, cudaMemRangeAttributeReadMostly, a, 64);\n"

@@ -228,7 +228,10 @@ TABLE: tuple[Row, ...] = (
     _e("undo accessed by", "cudaMemAdviseUnsetAccessedBy", "hipMemAdviseUnsetAccessedBy",
        "cudaMemoryAdvise"),
     _e("coarse-grained coherence (AMD only)", None, "hipMemAdviseSetCoarseGrain", "cudaMemoryAdvise",
-       "HIP-only: coherence only at kernel boundaries and synchronisation, faster on AMD. "
+       "HIP-only: coherence only at kernel boundaries and synchronisation. It changes the "
+       "GPU's cache policy (MTYPE) only on MI100/MI200 (local VRAM CC -> RW, system and peer "
+       "memory UC -> NC); on MI300 it changes no page-table entry, and it never moves pages "
+       "(ledger: amd.coarse_grain.mtype, amd.managed.fine_grain). "
        "CUDA has no counterpart: umkit raises InvalidArgument for coarse_grain on CUDA."),
     _e("undo coarse grain (AMD only)", None, "hipMemAdviseUnsetCoarseGrain", "cudaMemoryAdvise",
        "HIP-only."),

@@ -365,7 +365,8 @@ def rule_managed_alloc(ctx: Context):
 
 
 def _managed_memory(p: Platform, prefetched: bool, name: str):
-    """Severity, message and ledger ids for a managed buffer on platform ``p``."""
+    """Severity, message and ledger ids for a managed buffer on platform ``p`` (ledger:
+    amd.fault.granule, amd.vram.whole_range_bo)."""
     what = f"`{name}`" if name else "this buffer"
     if p.apu:
         return ("differs", f"one memory: {what} never migrates; GPU faults map pages where they "
@@ -381,21 +382,26 @@ def _managed_memory(p: Platform, prefetched: bool, name: str):
         if p.cpu_touch == "migrate_block":
             return "slower", msg + (
                 " It is prefetched here; after that, any CPU read or write of its GPU-resident "
-                "pages (a host check of a result, for one) migrates the 2 MiB block back and, "
+                "pages (a host check of a result, for one) migrates them back (the 2 MiB block "
+                "on Linux 6.8 and later, the whole range on older amdkfd) and, "
                 "with XNACK off, stops all of the process's GPU queues until the driver has "
                 "remapped the range: keep CPU touches out of the GPU phase, or prefetch it to "
                 "the CPU first."), led + [_cpu_touch_entry(p), "amd.xnack0.quiesce"]
         return "differs", msg + " It is prefetched here.", led
     lat = p.number("fault_batch_latency", 1e3, "ms per isolated fault round", on=True)
     msg = (f"pages of {what} appear on first touch; a GPU fault migrates the 2 MiB block around "
-           f"it, with no density prefetcher, and a fault round costs far more than on NVIDIA "
-           f"({lat}).")
+           f"it on Linux 6.8 and later (the whole range, up to 1 GiB, on older amdkfd), with no "
+           f"density prefetcher, and an isolated fault costs far more than on NVIDIA ({lat}; "
+           f"that is a whole small kernel's time with its fault, and from about 16 MiB up the "
+           f"fault path moves data about as fast as a prefetch). The first migration also "
+           f"allocates VRAM for the whole range, not only the touched pages.")
     if prefetched:
         return "differs", msg + " It is prefetched here, which avoids the faults.", [
-            "amd.fault.granule", "amd.no_prefetcher"]
+            "amd.fault.granule", "amd.no_prefetcher", "amd.vram.whole_range_bo"]
     return "slower", msg + " It is never prefetched toward the GPU in this file: add a " \
         "hipMemPrefetchAsync before the kernels that use it.", ["amd.fault.granule",
-                                                               "amd.no_prefetcher"]
+                                                               "amd.no_prefetcher",
+                                                               "amd.vram.whole_range_bo"]
 
 
 def rule_managed_var(ctx: Context):
@@ -408,11 +414,39 @@ def rule_managed_var(ctx: Context):
                  + msg, ["amd.managed_var.registration"] + led, variable=name)
 
 
+#: calls that say a file drives more than one GPU
+MULTI_GPU_CALLS = ("cudaGetDeviceCount", "cudaDeviceEnablePeerAccess", "cudaDeviceCanAccessPeer",
+                   "cudaMemcpyPeer", "cudaMemcpyPeerAsync")
+
+
+def multi_gpu(src) -> bool:
+    """Whether a file uses more than one GPU: a peer or device-count call, or cudaSetDevice with
+    anything but the literal 0."""
+    for c in src.calls:
+        if c.name in MULTI_GPU_CALLS:
+            return True
+        if c.name == "cudaSetDevice" and c.args and \
+                "".join(t.text for t in c.args[0].tokens) not in ("0", ""):
+            return True
+    return False
+
+
+#: a prefetch to a GPU in multi-GPU code: where the driver really puts the range (issue 42, I1)
+_MULTI_GPU_PREFETCH = (
+    " This file uses more than one GPU: the driver honours a GPU target only if every other GPU "
+    "with access to the range is in the target's xGMI hive, and with XNACK off every GPU the "
+    "process sees has access (hipMallocManaged grants it to all), so on PCIe GPUs the range goes "
+    "to system memory instead; hipMemRangeGetAttribute's LastPrefetchLocation still reports the "
+    "GPU you asked for. Limit the process to one GPU (HIP_VISIBLE_DEVICES) or give each GPU its "
+    "own allocation.")
+
+
 def rule_prefetch(ctx: Context):
     """cudaMemPrefetchAsync, int-device and cudaMemLocation forms (ledger:
     amd.prefetch.migrates, amd.xnack0.hints_work, amd.xnack0.quiesce,
     amd.apu.prefetch_records, amd.prefetch.not_supported)."""
     p, f = ctx.plat, ctx.facts
+    many = multi_gpu(ctx.src)
     for c in ctx.src.calls:
         if c.name not in ("cudaMemPrefetchAsync", "cudaMemPrefetchAsync_v2") or len(c.args) < 3:
             continue
@@ -437,14 +471,20 @@ def rule_prefetch(ctx: Context):
                      f"prefetch {where} records the target and moves nothing: there is one "
                      "memory.", ["amd.apu.prefetch_records"], **detail)
         elif not p.xnack:
+            hive = many and dest != "cpu"
             yield _f(ctx, c, "prefetch", c.name, hip, "slower",
                      f"prefetch {where} still migrates with XNACK off, but every such migration "
                      "stops all of the process's GPU queues until the driver has remapped the "
-                     "range: it does not overlap kernels on other streams.",
-                     ["amd.xnack0.hints_work", "amd.xnack0.quiesce"], **detail)
+                     "range: it does not overlap kernels on other streams."
+                     + (_MULTI_GPU_PREFETCH if hive else ""),
+                     ["amd.xnack0.hints_work", "amd.xnack0.quiesce"]
+                     + (["amd.prefetch.migrates"] if hive else []), **detail,
+                     multi_gpu=hive)
         else:
             yield _f(ctx, c, "prefetch", c.name, hip, "same",
-                     f"prefetch {where} migrates the whole range, as on CUDA.",
+                     f"prefetch {where} migrates the whole range, as on CUDA"
+                     + (" (with XNACK on, to system memory instead if a GPU given accessed-by "
+                        "advice is outside the target's xGMI hive)." if dest != "cpu" else "."),
                      ["amd.prefetch.migrates"], **detail)
 
 
@@ -730,9 +770,13 @@ def rule_system_memory_kernel(ctx: Context):
                 yield _f(ctx, la.line, "system_memory_kernel", f"{la.kernel}<<<>>>({name})",
                          "the same launch", "differs",
                          f"`{name}` is system-allocated ({kind}) memory: with XNACK on the "
-                         "GPU's first touch creates a 2 MiB range for it and migrates it like "
-                         "managed memory (heap and stack ranges are mapped in place instead).",
-                         ["amd.system_alloc.fault_range", "amd.fault.granule"], **detail)
+                         "GPU's first touch creates a range of at most 2 MiB around it. Only "
+                         "the initial brk heap (small malloc blocks) and the main thread's "
+                         "stack are mapped in place; memory malloc takes with mmap (glibc: "
+                         "blocks of 128 KiB and more by default, so most large buffers), "
+                         "thread stacks and other anonymous mappings migrate like managed "
+                         "memory.", ["amd.system_alloc.fault_range", "amd.fault.granule"],
+                         **detail)
 
 
 def rule_managed_atomic(ctx: Context):
