@@ -243,24 +243,41 @@ def test_tier_one_does_not_give_the_answer_away(case):
 
 
 # -- label picks: not brute-forceable from the messages -----------------------------------------------
-def test_label_picks_name_one_item_not_the_list():
-    """A check that listed every wrong item would turn two tries into the answer: flip the listed
-    ones.  The label picks say how many are wrong and which one to reconsider first."""
-    from umkit.teaching.exercises import nb01
-    from umkit.teaching.exercises import nb02
-    from umkit.teaching.exercises import nb07
-    from umkit.teaching.exercises import nb09
-    v = nb01.check_layers({op: "umd" for op in nb01.LAYERS})
-    named = [op for op in nb01.LAYERS if op in v.message]
-    assert len(named) == 1 and re.search(r"\b5 of your 7\b", v.message), v.message
-    v = nb02.check_allocators({b: "managed" for b in nb02.BUFFERS})
-    named = [b for b in nb02.BUFFERS if b in v.message]
-    assert len(named) == 1 and "4 of your 6" in v.message, v.message
-    v = nb07.check_placement({b: "managed" for b in nb07.BUFFERS})
-    named = [b for b in nb07.BUFFERS if re.search(rf"\b{b}\b", v.message)]
-    assert len(named) == 1 and "more to reconsider" in v.message, v.message
-    v = nb09.check_diagnosis({c: 1 for c in nb09.CASES})
-    assert "4 of 5" in v.message and "case A" in v.message and "case B" not in v.message
+def _label_exercises():
+    import importlib
+    from umkit.teaching.exercises import Exercise
+    out = []
+    for n in range(11):
+        mod = importlib.import_module(f"umkit.teaching.exercises.nb{n:02d}")
+        out += [v for v in vars(mod).values() if isinstance(v, Exercise) and v.labels is not None]
+    return out
+
+
+@pytest.mark.parametrize("ex", _label_exercises(), ids=lambda e: e.name)
+def test_label_picks_name_no_item_and_no_count(ex):
+    """A check that named a wrong item (or counted them) would let a loop flip items one at a
+    time until it passes.  Every label pick grades the set: one sentence whatever is wrong --
+    one label everywhere, then any one item flipped to any other label."""
+    from umkit.teaching.exercises import check
+    items = list(ex.labels.right)
+    labels = sorted(set().union(*ex.labels.right.values()), key=str)
+    seen = set()
+    for label in labels:
+        base = {k: label for k in items}
+        v = check(ex, base)
+        assert not v.ok, (ex.name, label)
+        seen.add(v.message)
+        for k in items:
+            for other in labels:
+                w = check(ex, dict(base, **{k: other}))
+                if not w.ok:
+                    seen.add(w.message)
+                    assert w.answer and not w.answer_shown
+    assert len(seen) == 1, (ex.name, seen)
+    (message,) = seen
+    for k in items:
+        assert not re.search(rf"\b{re.escape(str(k))}\b", message), (k, message)
+    assert not re.search(r"\b\d+ (of|wrong|more)\b", message.replace(f"{len(items)} answers", ""))
 
 
 def test_ipc_needs_more_than_two_tries():

@@ -119,12 +119,17 @@ def test_a_grader_that_runs_the_learners_code_cleans_up_and_reports_it():
 
 
 def test_labels_partial_and_complete():
+    """A set of labels is graded whole: tier 1 names no item and no count, an incomplete set is
+    not graded (one item at a time would reveal each), tier 2 asks every item's question, tier 3
+    gives every line and says the answer was shown.  An old template that names an item is not
+    used."""
     from umkit.teaching.exercises import Exercise, Labels, check
     common = dict(right={"a": {"x"}, "b": {"y"}, "c": {"x", "y"}},
                   lines={"a": "a is x", "b": "b is y", "c": "c is either"},
                   label=lambda v: str(v).lower() if str(v).lower() in ("x", "y") else None,
                   bad_label="{item}: {value!r} is neither x nor y",
                   wrong=("{first} is wrong", "{n} wrong; start with {first}"),
+                  questions={"a": "qa?", "b": "qb?", "c": "qc?"},
                   unknown="unknown {unknown}", missing="still missing: {missing}")
     partial = Exercise(name="test.partial", argument="labels", kind="labels", concept="§1",
                        wrong_type="{argument} must be a dict, not {type}",
@@ -132,9 +137,16 @@ def test_labels_partial_and_complete():
                        passed="all right")
     assert check(partial, None).message == "labels must be a dict, not NoneType"
     assert check(partial, {"a": None, "b": None, "c": None}).message == "all None"
-    assert check(partial, {"a": "X"}).message == "still missing: ['b', 'c']"
+    # one answer given: not graded, right or wrong alike
+    one_right, one_wrong = check(partial, {"a": "X"}), check(partial, {"a": "y"})
+    assert one_right.message == one_wrong.message == \
+        "2 of 3 still None: ['b', 'c']. The set is graded when every item has an answer"
     v = check(partial, {"a": "y", "b": "x", "c": "x"})
-    assert v.message == "2 wrong; start with a" and v.answer == "a is x | b is y"
+    assert v.message == "your 3 answers are not all right yet: check each one against the rule"
+    assert v.answer == "a is x | b is y | c is either"
+    assert "qa?" in v.concept and "qb?" in v.concept and "qc?" in v.concept
+    # one wrong or two wrong: the same words (a count would let a loop find them)
+    assert check(partial, {"a": "x", "b": "x", "c": "x"}).message == v.message
     assert check(partial, {"a": "z"}).message == "a: 'z' is neither x nor y"
     assert check(partial, {"zz": 1, 1: 2}).message == "unknown [1, 'zz']"   # no TypeError
     assert check(partial, {"a": "x", "b": "Y", "c": "y"}).ok
@@ -144,7 +156,27 @@ def test_labels_partial_and_complete():
     assert check(complete, {"a": "x"}).message == "still missing: ['b', 'c']"
     assert check(complete, {"a": None, "b": "y", "c": "x"}).message == \
         "a: None is neither x nor y"
-    assert check(complete, {"a": "x", "b": "x", "c": "x"}).message == "b is wrong"
+    assert check(complete, {"a": "x", "b": "x", "c": "x"}).message == v.message
+    # a template that uses only the set's fields is kept
+    own = Exercise(name="test.own", argument="labels", kind="labels", concept="§1",
+                   labels=Labels(**dict(common, wrong="{given} of {total}: not yet")),
+                   passed="all right")
+    assert check(own, {"a": "x", "b": "x", "c": "x"}).message == "3 of 3: not yet"
+
+
+def test_a_shown_answer_is_said():
+    """hint=3 shows the answer and says so; a later pass of that exercise says it too."""
+    from umkit.teaching.exercises import Exercise, Labels, check
+    ex = Exercise(name="test.shown", argument="labels", kind="labels", concept="§1",
+                  labels=Labels(right={"a": {"x"}}, lines={"a": "a is x"},
+                                label=lambda v: v if v in ("x", "y") else None,
+                                bad_label="no"), passed="all right")
+    assert not check(ex, {"a": "y"}, hint=2).answer_shown
+    assert check(ex, {"a": "x"}).shown_before is False
+    v = check(ex, {"a": "y"}, hint=3)
+    assert v.answer_shown and "a is x" in repr(v) and "answer was shown" in repr(v)
+    after = check(ex, {"a": "x"})
+    assert after.ok and after.shown_before and "was shown earlier" in repr(after)
 
 
 def test_every_check_is_a_thin_call_of_the_generic_check():

@@ -35,6 +35,17 @@ MESSAGES: dict[str, str] = {
     "1/{r} of the measurement": "是测量值的 1/{r}",
     "right": "正确",
     "different": "不同",
+    "model ({profile})": "模型（{profile}）",
+    "measured ({device})": "测量值（{device}）",
+    "your {given} answers are not all right yet: check each one against the rule":
+        "你的 {given} 个答案还没有全对：逐个用规则检查一遍",
+    "{n_missing} of {total} still None: {missing}. The set is graded when every item has an answer":
+        "{total} 项中还有 {n_missing} 项是 None：{missing}。每一项都有答案后才会整体评分",
+    "{concept}. Ask of every item -- {questions}": "{concept}。对每一项都问一问——{questions}",
+    "the answer was shown (hint=3): close it, write the answer in your own code and say why it is right before you run the check again":
+        "答案已显示（hint=3）：先把它收起来，用你自己的代码写出答案，说清它为什么对，再运行检查",
+    "the answer of this exercise was shown earlier (hint=3): passing after reading it is not the same as finding it":
+        "这道题的答案之前已经显示过（hint=3）：看过答案后通过，不等于自己找到了答案",
 
     # -- notebook 00: read a profile ------------------------------------------------------------------
     "§3.2 as a formula: one prefetch costs a fixed per-call latency plus bytes / bandwidth, in the "

@@ -25,24 +25,46 @@ internals (a sim profile by name, the argument checks) comes through the helpers
 
 Hints come in tiers, so that a failed check does not give the answer away:
 
-* tier 1 (always shown): *what* is wrong -- which item, which case, which number;
-* tier 2 (``hint=2``): a pointer to the concept and the article section to reread;
-* tier 3 (``hint=3``): the answer itself, only when you ask for it.
+* tier 1 (always shown): *what* is wrong -- which case, which number; for a set of labels only
+  that the set is not right yet (never which item, nor how many: either lets a loop flip items
+  one at a time until it passes);
+* tier 2 (``hint=2``): a pointer to the concept and the article section to reread (for labels:
+  the questions to ask of *every* item, as a reflection that points at none);
+* tier 3 (``hint=3``): the answer itself, only when you ask for it -- and the verdict then says
+  the answer was shown (a later pass of the same exercise says so too).
 
 Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 ``verdict.hint(2)``.  ``predict`` / ``reveal`` keep a guess and show it beside the measurement
-it predicted."""
+it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator and
+"measured (DEVICE)" on a real GPU.
+
+Data that changes per attempt (so that a formula or a constant return cannot pass):
+:func:`attempt_rng` gives a grader a fresh ``random.Random`` for each check call, from a seed it
+keeps (:func:`last_seed`); ``UMKIT_EXERCISE_SEED`` fixes the sequence for a reproducible run.  A
+grader draws its sizes and values from it and calls the learner's code on them::
+
+    def _grade(fn):
+        rng = attempt_rng("nb00.prefetch")
+        mib = rng.choice((48, 96, 160)) + rng.randrange(1, 16)
+        ..."""
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import html
 import math
+import os
+import random
+import secrets
+import string
+import threading
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Callable
 
-__all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction"]
+__all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
+           "attempt_rng", "last_seed", "column_title"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
@@ -64,6 +86,8 @@ class Verdict:
     concept: str = ""          # tier 2: where to look (concept, article section)
     answer: str = ""           # tier 3: the answer
     level: int = 1             # how many tiers to show
+    exercise: str = ""         # the exercise's name (set by check): remembers a shown answer
+    shown_before: bool = False  # a pass after this exercise's answer was shown (hint=3)
 
     def __bool__(self):
         return self.ok
@@ -86,9 +110,18 @@ class Verdict:
             out.append((_t("answer"), _t(self.answer)))
         return out
 
+    @property
+    def answer_shown(self) -> bool:
+        """This verdict shows the answer (a failed check run with hint=3)."""
+        return not self.ok and self.level >= 3 and bool(self.answer)
+
     def _more(self) -> str:
         if self.ok:
-            return ""
+            return (_t("the answer of this exercise was shown earlier (hint=3): passing after "
+                       "reading it is not the same as finding it") if self.shown_before else "")
+        if self.answer_shown:
+            return _t("the answer was shown (hint=3): close it, write the answer in your own "
+                      "code and say why it is right before you run the check again")
         if self.level < 2 and self.concept:
             return _t("stuck? run the check again with hint=2 for a pointer to the concept")
         if self.level < 3 and self.answer:
@@ -154,6 +187,22 @@ def _hint_refusal(hint) -> Verdict | None:
     return None
 
 
+_SHOWN: set[str] = set()      # exercises whose answer a hint=3 verdict has shown (this process)
+_SHOWN_LOCK = threading.Lock()
+
+
+def _finish(v: Verdict, hint: int) -> Verdict:
+    """Set the verdict's tiers; remember a shown answer, and say so on a later pass."""
+    v.level = hint
+    if v.exercise:
+        with _SHOWN_LOCK:
+            if v.answer_shown:
+                _SHOWN.add(v.exercise)
+            elif v.ok:
+                v.shown_before = v.exercise in _SHOWN
+    return v
+
+
 def tiered(check):
     """Give a check function a ``hint=`` keyword (1, 2 or 3): how many hint tiers to show."""
     from ... import validate as V
@@ -171,8 +220,7 @@ def tiered(check):
         if not isinstance(v, Verdict):
             v = failed(f"the check could not grade this answer (it gave {type(v).__name__}, "
                        "not a verdict)")
-        v.level = hint
-        return v
+        return _finish(v, hint)
     wrapper.tiered = True
     return wrapper
 
@@ -214,36 +262,72 @@ def _say(template, **fields) -> str:
     return template(**fields) if callable(template) else template.format(**fields)
 
 
+#: the fields a Labels ``wrong`` template may use: none of them points at an item
+_SET_FIELDS = ("given", "total")
+_SET_WRONG = "your {given} answers are not all right yet: check each one against the rule"
+_INCOMPLETE = ("{n_missing} of {total} still None: {missing}. The set is graded when every item "
+               "has an answer")
+
+
+def _template_fields(template) -> set[str]:
+    if callable(template):
+        return set()
+    return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(template)
+            if f}
+
+
 @dataclass(frozen=True)
 class Labels:
     """The answer of a 'labels' exercise: a dict that gives each item one label.
 
     ``right`` names the items (in the order they are graded) and the labels accepted for each;
     ``label`` turns a learner's value into its canonical label, or None when it is none.  With
-    ``partial``, a None value means "not answered yet": the answers given so far are graded
-    ("right so far"); without it every item needs a label and None is no label.  Tier 1 names
-    how many are wrong and the first to reconsider -- never the list, which would be the answer
-    in two tries; tier 3 gives the ``lines`` of the wrong items."""
+    ``partial``, a None value means "not answered yet"; without it every item needs a label and
+    None is no label.
+
+    The set is graded as a whole.  Tier 1 says only that it is not right yet: never which item
+    is wrong, nor how many (a count lets a loop flip one item at a time and watch it fall), and
+    an incomplete set is not graded at all (answering one item at a time would otherwise reveal
+    each).  Tier 2 gives the concept and, when ``questions`` are given, the question to ask of
+    *every* item -- a reflection that points at none.  Tier 3 gives every item's line.
+
+    ``wrong`` is the tier-1 template; it may use {given} and {total} only.  An older template
+    that names an item ({first}, {value}, {about}, {question}) or a count ({n}, {rest}) is not
+    used: the generic sentence replaces it (the field is kept so old exercises still build).
+    ``nudge`` likewise may use {concept} and {questions} (every item's question) only."""
     right: dict                       # item -> the canonical labels accepted for it
     lines: dict                       # item -> its line of the answer (tier 3), joined by " | "
     label: Callable[[Any], Any]       # a learner's value -> its canonical label, or None
     bad_label: str | Callable         # a value that is no label: {item}, {value}
-    wrong: str | tuple[str, str]      # some labels wrong (one template, or (one, several)):
-    #                                   {n} wrong, {rest} = n - 1, {given}, {total}, {first},
-    #                                   {value} (the first's), {about}, {question}
+    wrong: str | tuple[str, str] = _SET_WRONG   # the set is not right: {given}, {total}
     partial: bool = False
     key: Callable[[Any], Any] | None = None    # normalise the learner's keys
     unknown: str = ""                 # keys that are no items: {unknown}, {items}; "" ignores them
-    missing: str = ""                 # items without an answer: {missing}
+    missing: str = ""                 # (complete sets) items without an answer: {missing}
     all_none: str = ""                # (partial) every answer is still None
     about: dict = field(default_factory=dict)      # item -> its description
     questions: dict = field(default_factory=dict)  # item -> the question to ask of it (tier 2)
-    nudge: str = ""                   # tier 2 when some are wrong: {concept}, {first}, {question}
+    nudge: str = ""                   # tier 2 when the set is wrong: {concept}, {questions}
     order: str = "items"              # report unknown keys and bad labels in the items' order
     #                                   (unknown keys sorted), or in the learner's ("given")
+    incomplete: str = ""              # (partial) some still None: {missing}, {n_missing}, {total}
 
     def answer(self, items=None) -> str:
         return " | ".join(self.lines[k] for k in (items or self.lines))
+
+    def _wrong_message(self, **fields) -> str:
+        template = self.wrong if isinstance(self.wrong, str) else self.wrong[-1]
+        if callable(template):
+            return template(**fields)
+        if not _template_fields(template) <= set(_SET_FIELDS):
+            template = _SET_WRONG
+        return template.format(**fields)
+
+    def _reflection(self, concept: str) -> str:
+        qs = "; ".join(f"{k}: {q}" for k, q in self.questions.items())
+        if self.nudge and _template_fields(self.nudge) <= {"concept", "questions"}:
+            return _say(self.nudge, concept=concept, questions=qs)
+        return f"{concept}. Ask of every item -- {qs}" if qs else concept
 
     def grade(self, given: dict, concept: str) -> Verdict | str | None:
         """None when every item has a right label; else the verdict (or what is wrong)."""
@@ -265,18 +349,12 @@ class Labels:
                 labels[k] = self.label(got[k])
                 if labels[k] is None:
                     return _say(self.bad_label, item=k, value=got[k])
-        wrong = [k for k in items if k in labels and labels[k] not in self.right[k]]
-        if wrong:
-            first, n = wrong[0], len(wrong)
-            one, several = (self.wrong, self.wrong) if isinstance(self.wrong, str) else self.wrong
-            fields = dict(n=n, rest=n - 1, given=len(items) - len(missing), total=len(items),
-                          first=first, value=got[first], about=self.about.get(first, ""),
-                          question=self.questions.get(first, ""))
-            return failed(_say(one if n == 1 else several, **fields),
-                          _say(self.nudge, concept=concept, **fields) if self.nudge else concept,
-                          self.answer(wrong))
-        if missing:
-            return _say(self.missing, missing=missing)
+        if missing:      # partial: grade nothing until the set is complete
+            return _say(self.incomplete or _INCOMPLETE, missing=missing,
+                        n_missing=len(missing), total=len(items))
+        if any(labels[k] not in self.right[k] for k in items):
+            return failed(self._wrong_message(given=len(items), total=len(items)),
+                          self._reflection(concept), self.answer())
         return None
 
 
@@ -427,8 +505,8 @@ def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
     except Exception as e:  # noqa: BLE001 - a check always returns a verdict
         v = ungradable(e)
         v.concept = v.concept or exercise.concept
-    v.level = hint
-    return v
+    v.exercise = exercise.name
+    return _finish(v, hint)
 
 
 def _pinned_backend():
@@ -503,6 +581,59 @@ def text_option(value, name: str, *, hint: str) -> str:
     return V.text(value, name, hint=hint)
 
 
+# -- data that changes per attempt ----------------------------------------------------------------
+_SEEDS: dict[str, list[int]] = {}
+_SEED_LOCK = threading.Lock()
+
+
+def attempt_rng(name: str) -> random.Random:
+    """A fresh ``random.Random`` for one check call of exercise ``name``: a grader draws the sizes
+    and values the learner's code must read from it, so that each attempt sees other data and a
+    constant or a formula that ignores the data cannot pass.  Its seed is kept
+    (:func:`last_seed`); with ``UMKIT_EXERCISE_SEED`` set (an integer) the n-th call of an
+    exercise gets the same seed in every run (tests, a reproducible failure)."""
+    from ... import validate as V
+    V.text(name, "name", hint="the exercise's name, e.g. 'nb00.prefetch'")
+    base = os.environ.get("UMKIT_EXERCISE_SEED", "").strip()
+    with _SEED_LOCK:
+        seeds = _SEEDS.setdefault(name, [])
+        if base.lstrip("-").isdigit():
+            digest = hashlib.sha256(f"{int(base)}:{name}:{len(seeds)}".encode()).digest()
+            seed = int.from_bytes(digest[:4], "big")
+        else:
+            seed = secrets.randbits(32)
+        seeds.append(seed)
+    return random.Random(seed)
+
+
+def last_seed(name: str) -> int | None:
+    """The seed of exercise ``name``'s latest :func:`attempt_rng` (None before the first):
+    ``random.Random(last_seed(name))`` draws that attempt's data again."""
+    with _SEED_LOCK:
+        seeds = _SEEDS.get(name)
+        return seeds[-1] if seeds else None
+
+
+def column_title(profile: str | None = None) -> str:
+    """What a column of results is: "model (PROFILE)" when the simulator computed it (the
+    ``profile`` given, else the active one), "measured (DEVICE)" on a real GPU."""
+    if profile is not None:
+        from ... import validate as V
+        return _t(f"model ({V.text(profile, 'profile', hint='a sim profile name')})")
+    from ...runtime.context import RUNTIME
+    try:
+        b = RUNTIME.active().backend
+    except Exception:  # noqa: BLE001 - a title never fails a reveal
+        return _t("measured")
+    if b.supports("model_time"):
+        return _t(f"model ({b.model_profile().name})")
+    try:
+        name = b.device_name(0)
+    except Exception:  # noqa: BLE001
+        name = ""
+    return _t(f"measured ({name})") if name else _t("measured")
+
+
 # -- predictions ----------------------------------------------------------------------------------
 _PREDICTIONS: dict[str, "Prediction"] = {}
 
@@ -514,6 +645,7 @@ class Prediction:
     guesses: dict
     unit: str = ""
     measured: dict = field(default_factory=dict)
+    source: str = ""          # the results column's title: "model (PROFILE)" / "measured (GPU)"
 
     def _rows(self):
         rows = []
@@ -530,7 +662,8 @@ class Prediction:
         unit = f" ({self.unit})" if self.unit else ""
         rows = self._rows()
         w = max(len(r[0]) for r in rows)
-        lines = [f"{'':<{w}}  {_t('your guess') + unit:>16}  {_t('measured') + unit:>16}  "
+        src = self.source or _t("measured")
+        lines = [f"{'':<{w}}  {_t('your guess') + unit:>16}  {src + unit:>16}  "
                  f"{_t('comparison')}"]
         lines += [f"{k:<{w}}  {g:>16}  {m:>16}  {c}" for k, g, m, c in rows]
         return "\n".join(lines)
@@ -539,7 +672,8 @@ class Prediction:
         if not self.measured:
             return f"<pre>{html.escape(repr(self))}</pre>"
         unit = f" ({html.escape(self.unit)})" if self.unit else ""
-        head = (f"<tr><th></th><th>{_t('your guess')}{unit}</th><th>{_t('measured')}{unit}</th>"
+        src = html.escape(self.source or _t("measured"))
+        head = (f"<tr><th></th><th>{_t('your guess')}{unit}</th><th>{src}{unit}</th>"
                 f"<th>{_t('comparison')}</th></tr>")
         body = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(g)}</td>"
                        f"<td>{html.escape(m)}</td><td>{html.escape(c)}</td></tr>"
@@ -593,8 +727,11 @@ def predict(name: str, guesses: dict, unit: str = "") -> Prediction:
     return p
 
 
-def reveal(name_or_prediction, measured: dict) -> Prediction:
-    """Show the kept prediction beside ``measured`` (a dict with the same keys)."""
+def reveal(name_or_prediction, measured: dict, *, profile: str | None = None) -> Prediction:
+    """Show the kept prediction beside ``measured`` (a dict with the same keys).  The column is
+    titled by :func:`column_title`: "model (PROFILE)" on the simulator (the active profile, or
+    ``profile=`` when the numbers came from another, e.g. a ``with umkit.using(...)`` block),
+    "measured (DEVICE)" on a real GPU."""
     from ... import validate as V
     V.mapping(measured, "measured", hint="a dict with the prediction's keys: {'what': value}")
     p = name_or_prediction
@@ -605,4 +742,5 @@ def reveal(name_or_prediction, measured: dict) -> Prediction:
         if p is None:
             p = Prediction(str(name_or_prediction), {})
     p.measured = dict(measured)
+    p.source = column_title(profile)
     return p
