@@ -4,12 +4,13 @@ from umkit import workloads
 # Exercise 1. The article's fix (§4.3): split by access frequency -- the hot parameters in device
 # memory, the batch managed and prefetched. It works on every platform.
 my_fix = workloads.Strategy("split: hot params in device memory", memory="mixed", prefetch="gpu")
-# Not a fix on a PCIe host: keep the parameters managed and declare that the GPU owns them and the
-# CPU reads them (advice first, then prefetch: §4.4). The CPU of an x86 + PCIe machine can't read
-# VRAM in place (the H200 reports DirectManagedMemAccessFromHost = 0), so its statistic still
-# migrates the pages -- measured on the H200, and modelled by the simulator's H200 profile. On the
-# MI250X amdkfd's CPU fault handler (svm_migrate_to_ram) migrates the range back whatever the
-# advice, too. The check refuses it, saying why.
+# Not a fix where the CPU's touch migrates GPU-resident pages back: keep the parameters managed and
+# declare that the GPU owns them and the CPU reads them (advice first, then prefetch: §4.4). The
+# mi250x-xnack1 profile (the notebook's card) migrates a CPU-touched range back whatever the advice,
+# as OLCF's Frontier table observes, and so does amdkfd on a PCIe AMD GPU (svm_migrate_to_ram); the
+# CPU of an x86 + PCIe machine can't read an H200's VRAM in place (DirectManagedMemAccessFromHost =
+# 0). Where the MI250X's VRAM is CPU-coherent (mi250x-coherent) the CPU reads it in place instead.
+# The check refuses it on the notebook's card, saying why.
 my_fix_advice = workloads.Strategy("advice: GPU owns, CPU reads remotely", memory="managed",
                                    prefetch="gpu", advice="preferred_gpu")
 

@@ -173,3 +173,69 @@ def test_03_tier3_gives_the_cards_own_answer():
     on("h200-pcie5")
     nv = repr(nb03.check_prepare(seq("prefetch_gpu"), hint=3))
     assert "a.advise('read_mostly')" in nv
+
+
+# -- 05: the ping-pong fix, the statistic, IPC ------------------------------------------------------
+S05 = "05_concurrent_access_pingpong"
+
+
+def test_05_solutions_pass_on_the_notebooks_own_profile():
+    from umkit.teaching.exercises import nb05
+    sol = load(S05)
+    profile = own_profile(S05)
+    assert profile.startswith("mi"), "notebook 05 runs AMD first"
+    on(profile)
+    assert nb05.check_pingpong_fix(sol.my_fix, profile=profile).ok
+    assert nb05.check_statistic(sol.statistic, profile=profile).ok
+    assert nb05.check_ipc(sol.ipc_answer).ok
+
+
+def test_05_fix_refuses_the_preset_named_in_the_text():
+    from umkit.teaching.exercises import nb05
+    for name in ("mixed", "device", "managed+advice"):
+        v = nb05.check_pingpong_fix(name)
+        assert not v.ok and "preset" in v.message, (name, v)
+
+
+def test_05_statistic_refuses_counters_constants_and_the_wrong_sample():
+    from umkit.teaching.exercises import nb05
+    calls = {"n": 0}
+
+    def counter(params):                         # the old data's answer: 0.5 + step + 1
+        calls["n"] += 1
+        return 0.5 + 10 * calls["n"]
+
+    def whole_array(params):                     # reads the data, but not the sample asked for
+        return float(params.device.mean())
+
+    def first_float(params):
+        return float(params.device[0:1].mean())
+    for wrong in (counter, lambda p: 0.5, whole_array, first_float):
+        v = nb05.check_statistic(wrong)
+        assert not v.ok and "returned" in v.message, (wrong, v)
+
+
+def test_05_statistic_data_change_between_checks():
+    from umkit.teaching.exercises import nb05
+    seen = []
+
+    def spy(params):
+        seen.append(float(params.device[::16384].mean()))
+        return seen[-1]
+    nb05.check_statistic(spy)
+    nb05.check_statistic(spy)
+    assert len(seen) == 6 and seen[:3] != seen[3:]
+
+
+def test_05_ipc_feedback_names_no_letter_and_no_count():
+    from umkit.teaching.exercises import nb05
+    letters = sorted(nb05.IPC_OPTIONS)
+    wrong = [set(c) for k in range(1, 6) for c in itertools.combinations(letters, k)
+             if set(c) != {"b", "d"}]
+    messages = {nb05.check_ipc(w).message for w in wrong}
+    assert len(messages) == 1, messages               # one label everywhere, or any other set
+    (m,) = messages
+    for letter in letters:
+        assert f"'{letter}'" not in m
+    assert not re.search(r"\d", m), m
+    assert nb05.check_ipc({"b", "d"}).ok
