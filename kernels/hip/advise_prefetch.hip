@@ -7,7 +7,15 @@
 // range attributes are read back with hipMemRangeGetAttribute to show what the driver recorded.
 // What the advice does to later faults differs between vendors and systems (see the kit's
 // notebooks); what is checked here is what the API promises on both: the recorded attributes
-// and correct data.
+// and correct data.  Advice never migrates anything: only the prefetch (or, with XNACK on, a
+// fault) moves pages (ledger: amd.advise.remap).
+//
+// Where a prefetch really lands on AMD: amdkfd honours the target GPU only if every other GPU
+// with access to the range is in the target's xGMI hive (svm_range_best_prefetch_location).
+// With XNACK off every GPU the process sees has access (hipMallocManaged grants it to all), so
+// on a node of PCIe GPUs a prefetch to `dev` puts the range in system memory; with XNACK on only
+// the accessed-by GPU (`reader`) counts.  LastPrefetchLocation reports the request, `dev`, in
+// every case, which is what is checked below (ledger: amd.prefetch.migrates).
 //
 // Porting note: the classic hipMemAdvise(ptr, bytes, advice, device) takes an int device
 // (hipCpuDeviceId for the CPU).  CUDA 13's cudaMemAdvise takes a cudaMemLocation instead; the

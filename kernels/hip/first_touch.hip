@@ -1,9 +1,12 @@
 // first_touch.hip -- the article's section 3.1: one pointer for both sides.
 //
 // Allocate managed memory, write it on the CPU, run a kernel on the same pointer, synchronize,
-// read the result on the CPU, free.  No hipMemcpy anywhere.  The first CPU write to a fresh
-// managed page is a page fault (the pages are not mapped yet); the CPU pass is timed twice so
-// the first-touch cost shows against a second pass over the same, now mapped, pages.
+// read the result on the CPU, free.  No hipMemcpy anywhere.  With XNACK on (and on NVIDIA) the
+// first CPU write to a fresh managed page is a page fault (the pages are not mapped yet); with
+// XNACK off, the MI200/MI300 default, there is no such fault: hipMallocManaged already faulted in
+// and mapped every page inside the allocation call (ledger: amd.xnack0.alloc_maps), so the two
+// passes cost about the same there.  The CPU pass is timed twice so that any first-touch cost
+// shows against a second pass over the same, now mapped, pages.
 //
 // Prints CHECK lines and a final "RESULT first_touch ok" (exit 0) or "... FAIL" (exit 1).
 #include <hip/hip_runtime.h>
@@ -69,7 +72,9 @@ int main()
     double second_ms = ms_since(t0);
     std::printf("INFO cpu_first_touch_ms=%.3f cpu_second_pass_ms=%.3f\n", first_ms, second_ms);
 
-    // GPU works on the same pointer: with XNACK on its first access faults the pages over;
+    // GPU works on the same pointer: with XNACK on its first access faults the pages over (the
+    // 2 MiB block around each fault on Linux 6.8 and later, the whole range on older amdkfd;
+    // ledger: amd.fault.granule);
     // with XNACK off nothing faults: the range was mapped for the GPU when it was allocated
     // and the GPU reads the host pages in place (ledger: amd.xnack0.alloc_maps).
     const int threads = 256;

@@ -3,7 +3,11 @@
 // Two streams work on two managed buffers: s1 adds 1 to x (short), s2 runs a long loop on y.
 //   hipEventSynchronize(ev_x)   waits for the work recorded before ev_x on s1, nothing else;
 //   hipStreamSynchronize(s2)    waits for everything queued on s2;
-//   hipDeviceSynchronize()      waits for every stream on the device (safe, but blocks it all).
+//   hipDeviceSynchronize()      blocks the calling thread until every stream of the current
+//                               device has drained (safe, but it waits for s1 and s2 alike).
+// hipDeviceSynchronize is not a whole-machine stop: other threads, other GPUs and the CPU's other
+// work go on (ROCm/clr Device::SyncAllStreams; ledger: amd.sync.device_all_streams); the
+// article's 整机 ("the whole machine") for it overstates (docs/article.md, Errata).
 // The CPU reads a buffer only after the narrowest wait that covers the kernel that wrote it.
 // Reading x while s2's kernel still runs on y is allowed only where the CPU and GPU may touch
 // managed memory at the same time (hipDeviceAttributeConcurrentManagedAccess = 1); otherwise
