@@ -81,6 +81,54 @@ def _steps_from(raw) -> list:
     return out
 
 
+def _not_run(why: str) -> InvalidArgument:
+    return InvalidArgument(f"not a recorded run: {why}", argument="d",
+                           hint="pass what RecordResult.to_dict() / .save() wrote")
+
+
+def _label(v, what: str, empty: bool = False) -> str:
+    """A text field of a saved run: printable, one line, at most ``V.MAX_LABEL`` characters."""
+    if not isinstance(v, str):
+        raise _not_run(f"{what}={V.shown(v)} is not a text")
+    if not v.strip() and not empty:
+        raise _not_run(f"{what} is empty")
+    if len(v) > V.MAX_LABEL:
+        raise _not_run(f"{what} is {len(v)} characters long (at most {V.MAX_LABEL})")
+    if V.has_control(v):
+        raise _not_run(f"{what}={V.shown(v)} holds control characters (escape codes, newlines)")
+    return v
+
+
+def _truth(v, what: str) -> bool:
+    if not isinstance(v, bool):          # JSON's true/false only: "false" is not True
+        raise _not_run(f"{what}={V.shown(v)} is not true or false")
+    return v
+
+
+def _count(v, what: str):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= V.MAX_BYTES:
+        raise _not_run(f"{what}={V.shown(v)} is not a whole number of bytes (0 to {V.MAX_BYTES})")
+    return v
+
+
+def _numbers(v, what: str) -> dict:
+    v = {} if v is None else v
+    if not isinstance(v, dict) or not all(
+            isinstance(k, str) and not V.has_control(k) and isinstance(x, (int, float))
+            and not isinstance(x, bool) and math.isfinite(x) for k, x in v.items()):
+        raise _not_run(f"{what} is not a mapping of names to finite numbers")
+    return dict(v)
+
+
+def _meta(v) -> dict:
+    v = {} if v is None else v
+    if not isinstance(v, dict):
+        raise _not_run(f"meta={V.shown(v)} is not an object")
+    return dict(v)
+
+
 @dataclass
 class RecordResult(RunResult):
     """What :class:`Recorder` recorded: ``steps`` (one :class:`~umkit.workloads.StepRecord` per
@@ -157,17 +205,23 @@ class RecordResult(RunResult):
 
     @classmethod
     def from_dict(cls, d: dict) -> "RecordResult":
+        """A run from :meth:`to_dict`'s dict, the whole document checked (every field, not only
+        the steps): a typed error naming the field, never a crash later in table() or plot().
+        Texts must be printable (no escape codes: a table printed to a terminal would act on
+        them), flags real JSON true/false (``"false"`` is not True)."""
         V.mapping(d, "d", ("steps", "backend"), hint="pass what RecordResult.to_dict() returned")
         steps = _steps_from(d["steps"])
-        try:
-            return cls(strategy=d.get("name") or d["strategy"], pattern=d.get("pattern", "your loop"),
-                       nbytes=d.get("nbytes"), backend=d["backend"], steps=steps,
-                       counters=dict(d.get("counters") or {}), stopped=bool(d.get("stopped")),
-                       device=d.get("device", ""), profile=d.get("profile"),
-                       model_time=bool(d.get("model_time")), meta=dict(d.get("meta") or {}))
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
-            raise InvalidArgument(f"not a recorded run ({type(e).__name__}: {e})", argument="d",
-                                  hint="pass what RecordResult.to_dict() / .save() wrote") from None
+        name = d.get("name") if d.get("name") is not None else d.get("strategy")
+        return cls(strategy=_label(name, "name"),
+                   pattern=_label(d.get("pattern", "your loop"), "pattern"),
+                   nbytes=_count(d.get("nbytes"), "nbytes"),
+                   backend=_label(d["backend"], "backend"), steps=steps,
+                   counters=_numbers(d.get("counters"), "counters"),
+                   stopped=_truth(d.get("stopped", False), "stopped"),
+                   device=_label(d.get("device", ""), "device", empty=True),
+                   profile=None if d.get("profile") is None else _label(d["profile"], "profile"),
+                   model_time=_truth(d.get("model_time", False), "model_time"),
+                   meta=_meta(d.get("meta")))
 
     @classmethod
     def load(cls, path) -> "RecordResult":
@@ -180,7 +234,7 @@ class RecordResult(RunResult):
                                   "recorded run", argument="path", hint="pass the path .save() wrote")
         try:
             d = json.loads(p.read_bytes().decode("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        except (ValueError, RecursionError) as e:    # ValueError: also an int of > 4300 digits
             raise InvalidArgument(f"path={str(p)!r} is not JSON ({type(e).__name__})",
                                   argument="path", hint="pass the path .save() wrote") from None
         except OSError as e:
@@ -205,7 +259,7 @@ class Recorder:
 
     def __init__(self, name: str = "your loop", *, stream=None, counters: bool = True,
                  on_step=None):
-        V.text(name, "name", hint="e.g. umkit.ecg.recorder('my training loop')")
+        V.label(name, "name", hint="e.g. umkit.ecg.recorder('my training loop')")
         if stream is not None and not isinstance(stream, api.Stream):
             raise InvalidType(f"stream={stream!r} is not a umkit.Stream", argument="stream",
                               hint="leave it out (default stream) or pass umkit.Stream()")

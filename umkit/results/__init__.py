@@ -4,13 +4,57 @@ notebooks and widgets that show a real card's numbers beside sim's (``recorder.p
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Callable
 
 from ..errors import InvalidArgument
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+
+
+#: the largest result file :func:`read_json` reads (a committed run is KiB to a few MiB)
+MAX_RESULT = 64 << 20
+
+
+def read_json(path, what: str = "", hint: str = ""):
+    """The JSON document in the file ``path``, read without ever blocking (a FIFO or a device
+    under that name is refused, not waited on) and at most :data:`MAX_RESULT` bytes; a file that
+    is not a regular file, too large, not UTF-8, not JSON or nested too deep is an
+    :class:`InvalidArgument` naming it."""
+    def refuse(why):
+        return InvalidArgument(f"{path} is not a {what + ' ' if what else ''}result ({why})",
+                               argument="results_dir", hint=hint)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise refuse(f"cannot be read: {e.strerror or type(e).__name__}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise refuse("not a regular file")
+        if st.st_size > MAX_RESULT:
+            raise refuse(f"larger than {MAX_RESULT >> 20} MiB")
+        with os.fdopen(fd, "rb") as f:
+            fd = None
+            raw = f.read(MAX_RESULT + 1)
+    except OSError as e:
+        raise refuse(f"cannot be read: {e.strerror or type(e).__name__}") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if len(raw) > MAX_RESULT:
+        raise refuse(f"larger than {MAX_RESULT >> 20} MiB")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise refuse("not UTF-8 text") from None
+    except RecursionError:
+        raise refuse("JSON nested too deep") from None
+    except ValueError as e:          # JSONDecodeError, or an int of more than 4300 digits
+        raise refuse(f"not JSON: {type(e).__name__}") from None
 
 
 def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint: str = ""):
@@ -22,11 +66,7 @@ def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint:
     root = Path(results_dir) if results_dir is not None else RESULTS
     found = []
     for path in root.glob(pattern):
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise InvalidArgument(f"{path} is not a {what} result ({type(e).__name__}: {e})",
-                                  hint=hint) from None
+        doc = read_json(path, what, hint)
         got = pick(doc)
         if got is None:
             continue
