@@ -162,8 +162,47 @@ def cmd_plan(args) -> int:
 
 
 def cmd_workspace(args) -> int:
+    from .errors import UmkitError
     from .teaching import workspace
+    try:
+        _workspace_args(args)
+    except UmkitError as err:
+        print(f"umkit workspace: {err}", file=sys.stderr)
+        return 2
     return workspace.main(args)
+
+
+def _workspace_args(args) -> None:
+    """``--src`` and ``--dest`` checked before anything is copied: both resolvable (a loop of
+    links is refused, not a traceback), neither inside the other, and ``--src`` holding the
+    course's notebooks (an empty folder or /proc is a mistake, not "0 new")."""
+    where = {}
+    for name, value in (("--src", args.src), ("--dest", args.dest)):
+        if value is None:
+            continue
+        p = V.path(value, name)
+        try:
+            where[name] = p.resolve()
+        except (OSError, RuntimeError) as e:   # RuntimeError: a loop of symbolic links
+            raise V.InvalidArgument(f"{name} {V.short(str(value))} cannot be followed "
+                                    f"({getattr(e, 'strerror', None) or 'a loop of links'})",
+                                    argument=name, hint="name a plain folder") from None
+    src, dest = where.get("--src"), where.get("--dest")
+    if src is None:
+        return
+    if dest is not None and (src == dest or dest in src.parents):
+        raise V.InvalidArgument(f"--src {V.short(args.src)} lies inside --dest "
+                                f"{V.short(args.dest)}: the copies would mix with the sources",
+                                argument="--src", hint="e.g. --src notebooks --dest workspace")
+    editions = [src] + ([src / args.lang] if getattr(args, "lang", "en") != "en" else [])
+    try:
+        found = any(next(d.glob("*.ipynb"), None) is not None for d in editions if d.is_dir())
+    except OSError:
+        found = False
+    if not found:
+        raise V.InvalidArgument(f"--src {V.short(args.src)} holds no notebooks (*.ipynb)",
+                                argument="--src",
+                                hint="run from the repository root, or --src path/to/notebooks")
 
 
 def parser() -> argparse.ArgumentParser:
