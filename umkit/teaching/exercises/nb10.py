@@ -12,36 +12,73 @@ STEPS = 30
 LOG_EVERY = 10
 
 
-def setup():
-    """The loop's buffers: managed weights (0.5 everywhere) and a managed batch."""
+def setup(rng=None):
+    """The loop's buffers: managed weights and a managed batch.  Without ``rng`` the weights
+    are 0.5 everywhere (the notebook's loop); with one (the check) they are drawn fresh -- a
+    random level plus noise, different at every check -- so only code that reads them can
+    report their mean."""
     params = umkit.managed(PARAMS_BYTES // 4)
     batch = umkit.managed(BATCH_BYTES // 4)
-    umkit.fill(params, 0.5)
+    if rng is None:
+        umkit.fill(params, 0.5)
+    else:
+        import numpy as np
+        level = float(rng.uniform(-20.0, 20.0))
+        params.host[:] = (level + rng.standard_normal(params.size)).astype(np.float32)
+        params.prefetch("gpu")
     umkit.synchronize()
     return params, batch
 
 
-def expected_statistic(i: int) -> float:
-    """Every weight starts at 0.5 and gains 1 per step: after step i (0-based) their mean is
-    0.5 + i + 1."""
-    i = integer_option(i, "i", lo=0, hi=STEPS - 1, hint=f"a step number, 0..{STEPS - 1}")
-    return 0.5 + i + 1
+def sample_mean(params) -> float:
+    """The statistic the loop logs: the mean of one weight per 4 KiB, computed on the GPU
+    (umkit.touch into a zeroed 1-element sink; 4 bytes come back)."""
+    sink = umkit.device_array(1)
+    umkit.fill(sink, 0.0)
+    umkit.touch(params, 4096, sink=sink)
+    total = float(umkit.read_back(sink)[0])
+    sink.free()
+    return total / (params.nbytes // 4096)
 
 
-def record(step_fn, name: str = "your loop"):
+#: the profile the check grades on when the learner is not on sim (notebook 10's own)
+PROFILE = "mi250x-xnack1"
+
+
+def _profile() -> str:
+    """The card the learner's notebook models: the active sim profile, else notebook 10's."""
+    return umkit.sim_profile().name if umkit.backend_name() == "sim" else PROFILE
+
+
+def record(step_fn, name: str = "your loop", seed=None, profile=None):
     """Run ``step_fn(params, batch, i)`` for STEPS steps under the recorder on a fresh sim;
-    returns (RecordResult, the values it returned)."""
+    returns (RecordResult, the values it returned, the true statistic at each logging step).
+    The weights are drawn fresh (``seed``: None draws a new one), and once in each ten steps,
+    at a step nobody is told, the check moves every weight by a random amount on the GPU (as
+    a schedule or another worker would): a formula of ``i``, or a value remembered from an
+    early read, does not follow them.  ``profile``: the sim profile (default: the active one)."""
+    import numpy as np
     if not callable(step_fn):
         function_option(step_fn, "step_fn")
     text_option(name, "name", hint="a label for the curve, e.g. 'your loop'")
-    with sim_sandbox():
-        params, batch = setup()
-        values = []
+    rng = np.random.default_rng(seed)
+    shifts = {int(10 * k + rng.integers(1, LOG_EVERY - 1)): float(rng.uniform(-10.0, 10.0))
+              for k in range(STEPS // LOG_EVERY)}
+    with sim_sandbox(profile=profile or _profile()):
+        params, batch = setup(rng)
+        delta = umkit.device_array(params.size)
+        values, truth = [], {}
         with umkit.ecg.recorder(name) as rec:
             for i in range(STEPS):
+                if i in shifts:                       # unannounced: moves every weight on the GPU
+                    umkit.fill(delta, shifts[i])
+                    umkit.add(params, params, delta)
                 values.append(step_fn(params, batch, i))
+                if i % LOG_EVERY == LOG_EVERY - 1:
+                    truth[i] = sample_mean(params)
                 rec.step()
-        return rec.result(), values
+        delta.free()
+        return rec.result(), values, truth
 
 
 # -- exercise: keep the statistic, lose the spikes --------------------------------------------------
@@ -65,22 +102,24 @@ ANSWER = ("def fixed_step(params, batch, i):\n"
 
 
 def _grade_fixed_step(step_fn) -> Verdict | str:
-    r, values = learner_code(record)(step_fn, "your fix")   # all it runs is the step's doing
+    r, values, truth = learner_code(record)(step_fn, "your fix")   # all it runs is the step's
     for i, v in enumerate(values):
         if i % LOG_EVERY != LOG_EVERY - 1:
             continue
-        want = expected_statistic(i)
+        want = truth[i]
         if v is None:
             return (f"step {i} returned None: every {LOG_EVERY}th step must return the weights' "
-                    f"mean (here {want}).")
+                    "mean.")
         try:
             v = float(v)
         except (TypeError, ValueError, OverflowError):
             return f"step {i} returned {v!r}, not a number."
         if not close_to(v, want):
-            return (f"step {i} returned {v}, but the weights' mean is {want}: did the step still "
-                    "update the weights (umkit.increment) and wait for the GPU before reading "
-                    "the answer?")
+            return (f"step {i} returned {v:.4g}, but the mean of the weights as they are at that "
+                    f"step is {want:.4g}. The check draws the weights fresh each time and moves "
+                    "them at steps it does not announce: read them (one weight per 4 KiB, as "
+                    "the original statistic does) at the logging step itself, after the GPU "
+                    "has finished that step's update.")
     kernels = [s.counters.get("kernels", 0) for s in r.steps]
     if min(kernels) < 2:
         return (f"step {kernels.index(min(kernels))} launched {min(kernels)} kernel(s): the step "

@@ -1,0 +1,234 @@
+"""Notebooks 08-10: every official solution passes under its notebook's own profile (the one the
+notebook's first code cell sets), and the degenerate answers are refused -- one label everywhere,
+then cycling whatever the feedback names; formula and constant returns; the text a nearby cell
+prints (08's hipify output)."""
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import umkit
+from umkit.teaching.exercises import nb08, nb09, nb10
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _solution(stem):
+    spec = importlib.util.spec_from_file_location(f"sol_{stem[:2]}", ROOT / "notebooks" / "solutions" / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _own_profile(stem) -> str:
+    """The sim profile the notebook's first code cell sets (PROFILE = "...")."""
+    nb = nbformat.read(str(ROOT / "notebooks" / f"{stem}.ipynb"), as_version=4)
+    first = next(c.source for c in nb.cells if c.cell_type == "code")
+    m = re.search(r'PROFILE\s*=\s*"([\w-]+)"', first)
+    assert m, f"{stem}: the first code cell sets no PROFILE"
+    return m.group(1)
+
+
+S08 = _solution("08_porting_cuda_to_hip")
+S09 = _solution("09_troubleshooting_and_ecg")
+S10 = _solution("10_your_own_loop")
+
+
+@pytest.fixture(autouse=True)
+def _sim():
+    yield
+    umkit.use("sim", quiet=True)
+
+
+@pytest.mark.parametrize("stem", ["08_porting_cuda_to_hip", "09_troubleshooting_and_ecg",
+                                  "10_your_own_loop"])
+def test_the_notebooks_run_an_amd_profile(stem):
+    assert _own_profile(stem).startswith("mi"), stem
+
+
+@pytest.mark.parametrize("profile", [_own_profile("08_porting_cuda_to_hip"), "h200-pcie5"])
+def test_08_solutions_pass_on_the_notebooks_profile(profile):
+    umkit.use("sim", profile=profile, quiet=True)
+    for src in (S08.hip_source, S08.hip_source_v2):
+        assert nb08.check_port(src).ok
+    assert nb08.check_owner_table(S08.owner_table).ok
+    assert nb08.check_owner_table(S08.owner_table_pinned_checkpoint).ok
+
+
+@pytest.mark.parametrize("profile", [_own_profile("09_troubleshooting_and_ecg"), "h200-pcie5"])
+def test_09_solutions_pass_on_the_notebooks_profile(profile):
+    umkit.use("sim", profile=profile, quiet=True)
+    assert nb09.check_diagnosis(S09.diagnosis).ok
+    for _ in range(2):                    # fresh curves each call
+        assert nb09.check_spikes(S09.find_spikes).ok
+
+
+@pytest.mark.parametrize("profile", [_own_profile("10_your_own_loop"), "h200-pcie5"])
+def test_10_solution_passes_on_the_notebooks_profile(profile):
+    umkit.use("sim", profile=profile, quiet=True)
+    v = nb10.check_fixed_step(S10.fixed_step)
+    assert v.ok, v
+
+
+# -- 08: the port ------------------------------------------------------------------------------------
+def _hipify(src):
+    """The notebook's few-line hipify (every cuda... identifier through the names table)."""
+    def one(m):
+        try:
+            h = umkit.names.cuda_to_hip(m.group(0))
+        except KeyError:
+            return m.group(0)
+        return h if h is not None else m.group(0)
+    return re.sub(r"\bcuda\w+", one, src)
+
+
+def test_08_hipify_output_plus_v2_names_is_refused():
+    out = _hipify(nb08.CUDA_SOURCE)
+    assert not nb08.check_port(out).ok
+    v2 = out.replace("hipMemPrefetchAsync(", "hipMemPrefetchAsync_v2(").replace(
+        "hipMemAdvise(", "hipMemAdvise_v2(")
+    v = nb08.check_port(v2)
+    assert not v.ok and "ConcurrentManagedAccess" in v.message, v
+    # the PageableMemoryAccess answer is not in tier 1 (it is the lesson), only in tier 3
+    assert "PageableMemoryAccess" not in v.message
+    assert "PageableMemoryAccess" in nb08.check_port(v2, hint=3).answer
+    # with the right attribute, the hipify + _v2 port is a correct port: the point was the attribute
+    fixed = v2.replace("hipDeviceAttributeConcurrentManagedAccess",
+                       "hipDeviceAttributePageableMemoryAccess")
+    assert nb08.check_port(fixed).ok
+
+
+def test_08_the_notebook_prints_no_port_of_the_exercise_before_it():
+    nb = nbformat.read(str(ROOT / "notebooks" / "08_porting_cuda_to_hip.ipynb"), as_version=4)
+    cells = nb.cells
+    ex = next(i for i, c in enumerate(cells) if "nb08.check_port(" in c.source)
+    for c in cells[:ex]:
+        for o in c.get("outputs", []):
+            text = o.get("text", "") + str(o.get("data", {}).get("text/plain", ""))
+            assert "hipMallocManaged(&w" not in text, "a port of the exercise's snippet is printed"
+
+
+def test_08_wrong_ports_refused():
+    for w in S08.wrong_sources:
+        assert not nb08.check_port(w).ok
+
+
+# -- 08: the owner table -----------------------------------------------------------------------------
+def _messages_name_no_row(v):
+    return not any(re.search(rf"\b{k}\b", v.message) for k in nb08.BUFFERS)
+
+
+def test_08_one_label_everywhere_then_cycling_is_refused():
+    right = S08.owner_table
+    for owner, alloc, life in [("gpu", "device", "run"), ("both", "managed", "step"),
+                               ("cpu", "pinned", "rare")]:
+        table = {k: dict(budget_gb=r["budget_gb"], lifetime=life, owner=owner, allocator=alloc)
+                 for k, r in right.items()}
+        v = nb08.check_owner_table(table)
+        assert not v.ok and _messages_name_no_row(v), v.message
+        # cycling: change only what a message names -- it names nothing, so nothing to cycle
+        assert not any(f"'{x}'" in v.message for x in ("gpu", "cpu", "both", "device", "managed",
+                                                        "pinned", "run", "step", "rare"))
+
+
+@pytest.mark.parametrize("k", list(nb08.BUFFERS))
+def test_08_a_single_wrong_row_is_not_named(k):
+    for field, values in (("owner", nb08.OWNERS), ("allocator", nb08.ALLOCATORS)):
+        for val in values:
+            table = {b: dict(r) for b, r in S08.owner_table.items()}
+            table[k][field] = val
+            v = nb08.check_owner_table(table)
+            if not v.ok:
+                assert _messages_name_no_row(v) and "1 of the 6" in v.message, v.message
+
+
+def test_08_checkpoint_one_rule():
+    for alloc, ok in (("managed", True), ("pinned", True), ("device", False)):
+        t = dict(S08.owner_table, checkpoint=dict(budget_gb=6.0, lifetime="rare", owner="cpu",
+                                                  allocator=alloc))
+        assert nb08.check_owner_table(t).ok is ok, alloc
+    v = nb08.check_owner_table(dict(S08.owner_table, checkpoint=dict(
+        budget_gb=6.0, lifetime="rare", owner="cpu", allocator="device")), hint=3)
+    assert "the CPU must read it" in v.answer and "pinned host memory" in v.answer
+
+
+# -- 09 ------------------------------------------------------------------------------------------
+def test_09_diagnosis_one_label_everywhere_then_cycling_is_refused():
+    for label in nb09.FIXES:
+        v = nb09.check_diagnosis({c: label for c in nb09.CASES})
+        assert not v.ok
+        assert not re.search(r"\bcase [A-E]\b|\b[A-E]\b\s*(->|:)", v.message), v.message
+        assert not re.search(r"\b[A-E]\b", nb09.check_diagnosis({c: label for c in nb09.CASES},
+                                                                 hint=2).message)
+
+
+def test_09_cycling_what_the_feedback_names_gets_nowhere():
+    """An attacker who flips only a case the message names never passes: none is named."""
+    guess = {c: 1 for c in nb09.CASES}
+    for _ in range(25):
+        v = nb09.check_diagnosis(guess)
+        if v.ok:
+            break
+        named = [c for c in nb09.CASES if re.search(rf"\b{c}\b", v.message)]
+        if not named:
+            break
+        guess[named[0]] = guess[named[0]] % len(nb09.FIXES) + 1
+    assert not v.ok
+
+
+def test_09_case_b_uses_a_real_rocm_message():
+    assert "HSA_STATUS_ERROR_INVALID_MEMORY" not in nb09.CASES["B"]
+
+
+def test_09_spike_constant_formula_and_remembered_answers_are_refused():
+    umkit.use("sim", profile=_own_profile("09_troubleshooting_and_ecg"), quiet=True)
+    assert not nb09.check_spikes(lambda c: []).ok
+    assert not nb09.check_spikes(lambda c: [i for i in range(1, len(c)) if i % 10 in (9, 0)]).ok
+    # remember the right answers of one check, replay them by curve length on the next
+    seen = {}
+
+    def remember(c):
+        ans = S09.find_spikes(c)
+        seen[len(c), round(float(c[1]), 6)] = ans
+        return ans
+    assert nb09.check_spikes(remember).ok
+    replay = lambda c: seen.get((len(c), round(float(c[1]), 6)), [])  # noqa: E731
+    assert not nb09.check_spikes(replay).ok
+
+
+# -- 10 ------------------------------------------------------------------------------------------
+def test_10_formula_constant_and_cached_returns_are_refused():
+    umkit.use("sim", profile=_own_profile("10_your_own_loop"), quiet=True)
+
+    def formula(params, batch, i):
+        S10.fixed_step(params, batch, i)
+        if i % 10 == 9:
+            return 0.5 + i + 1
+
+    def constant(params, batch, i):
+        S10.fixed_step(params, batch, i)
+        if i % 10 == 9:
+            return 10.5
+
+    cache = {}
+
+    def cached(params, batch, i):      # one honest read at step 0, then a formula
+        v = S10.fixed_step(params, batch, i)
+        if i == 0:
+            cache["start"] = nb10.sample_mean(params)
+        if i % 10 == 9:
+            return cache["start"] + i
+        return v
+    for fn in (formula, constant, cached):
+        v = nb10.check_fixed_step(fn)
+        assert not v.ok and "returned" in v.message, (fn.__name__, v)
+
+
+def test_10_the_host_statistic_is_spiky_on_the_amd_profile():
+    umkit.use("sim", profile=_own_profile("10_your_own_loop"), quiet=True)
+    v = nb10.check_fixed_step(S10.wrong_host_statistic)
+    assert not v.ok and "still spiky" in v.message, v
