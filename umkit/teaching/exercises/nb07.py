@@ -1,4 +1,5 @@
-"""Checks for notebook 07 -- choosing a strategy (the article's §6.1-6.3)."""
+"""Checks for notebook 07 -- choosing a strategy (the article's §6.1-6.3) -- and for the optional
+notebook 07b (the breathing plan on the MI250X)."""
 from __future__ import annotations
 
 import functools
@@ -56,10 +57,10 @@ _WHY = {
     "debug_probe": "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read "
                    "the same pointer without writing copy code. Pinned memory the GPU writes into "
                    "is defensible too: the CPU reads it at any time and no page moves.",
-    "checkpoint": "It is low-frequency: written rarely, read by the CPU once. The article's own practice "
-                  "keeps checkpoints managed (§3.4); it may breathe out to host memory in between. "
-                  "A pinned host buffer filled by an asynchronous copy from device memory is "
-                  "defensible too: the copy overlaps training and the CPU saves from host memory.",
+    "checkpoint": "A snapshot the CPU writes to disk every few thousand steps: managed memory, "
+                  "prefetched to the host before the CPU reads it (the column's choice, §3.4), is "
+                  "the answer; pinned host memory with an explicit async copy is also right. "
+                  "Device-only memory is wrong: the CPU must read it.",
     "request_buffers": "It is latency-critical: §6.3's inference service was unstable at peak with managed "
                        "request data and stable once requests went into a pre-allocated hipMalloc "
                        "buffer pool with explicit copies.",
@@ -92,9 +93,12 @@ PLACEMENT = Exercise(
         unknown="{unknown} are not buffers of this exercise; the names are {items}.",
         missing="still to place: {missing}.",
         bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.",
-        wrong=("{first} -> {value!r}? Not quite. Reread it: {about}",
-               "{first} -> {value!r}? Not quite ({rest} more to reconsider after this one). "
-               "Reread it: {about}"),
+        # the whole set is graded: the feedback says how many, never which (naming the wrong
+        # item would let cycling pass without reading a single description)
+        wrong=("1 of the {total} choices needs another look. For each buffer ask: who touches "
+               "it, how often, how big, and does its latency matter?",
+               "{n} of the {total} choices need another look. For each buffer ask: who touches "
+               "it, how often, how big, and does its latency matter?"),
         about=BUFFERS, order="given"),
     passed="every buffer has the allocator that matches who touches it and how often: the "
            "heart in device memory, sparse / dynamic / rare data managed, the tiny "
@@ -119,7 +123,7 @@ BREATH_SLACK = 1.25                # the budget: this much over the job with the
 BREATH_CONCEPT = ("§2.3 the breathing analogy: inhale = prefetch into VRAM, exhale = move cold "
                   "data out to the host; §2.1: let cold parameters breathe out. When VRAM is full "
                   "the driver must evict something before it can bring a page in, and it picks "
-                  "least-recently-migrated memory (section 2b) -- it doesn't know which pages are "
+                  "least-recently-migrated memory in the simulator (notebook 07, section 2) -- it doesn't know which pages are "
                   "the heart (§6.1). Decide yourself what leaves VRAM and when, or let a cold "
                   "layer be read where it is (§3.2, §4.4: advice, then prefetch)")
 BREATH_ANSWER = ("def plan(i, cold, stream):\n"
