@@ -39,7 +39,7 @@ def cli(args) -> int:
     from ..errors import InvalidArgument, UmkitError
     from ..results import files
     from ..sim.costs import available_profiles
-    from .advice import steps_of
+    from .advice import profiles_of, steps_of
     try:             # every argument and the recording before a replay starts
         out = None if args.json is None else V.output_path(args.json, "--json", (".json",))
         force = bool(getattr(args, "force", False))
@@ -54,6 +54,7 @@ def cli(args) -> int:
                 raise InvalidArgument(f"--profiles: {V.short(bad[0])} is not a sim profile",
                                       argument="--profiles", hint=f"a comma-separated list of {known}")
         r = load(args.file)
+        profiles_of(r, profiles)          # the recording's own profile too (exit 2 if unknown)
         if args.steps is not None:
             try:
                 steps_of(r, args.steps)

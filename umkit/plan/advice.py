@@ -41,8 +41,13 @@ BETTER = 0.01        # a later choice must be this much faster to displace an ea
 def profiles_of(result, profiles) -> list[str]:
     from ..sim.costs import available_profiles
     known = available_profiles()
-    if profiles is None:
-        return [result.profile or DEFAULT_PROFILE]
+    if profiles is None:         # the recording's own: it may name a profile this umkit lacks
+        own = result.profile or DEFAULT_PROFILE
+        if own not in known:
+            raise InvalidArgument(f"the recording was made on profile {own!r}, which is not a "
+                                  "sim profile here", argument="profiles",
+                                  hint=f"name profiles to predict on (--profiles), one of {known}")
+        return [own]
     if isinstance(profiles, str):
         profiles = [profiles]
     profiles = V.sequence(profiles, "profiles", hint=f"e.g. profiles=['h200-pcie5', 'mi300x']")
