@@ -21,6 +21,10 @@ a CPU-coherent Frontier node modelled as OLCF's table observes it, migrate on to
 chooses between policies only where the driver does something different on it.  Rules that
 follow an entry of the vendor-claim ledger (``umkit/ledger.json``) name it: ``(ledger: id)``.
 
+Driver generation: the AMD policies follow upstream amdkfd of Linux 6.8 or later (partial
+migration: a GPU fault moves the granule around it, not the whole range, as 6.7 and older did;
+ledger: amd.fault.granule, whose version scopes give the commits).
+
 Sources (commits in docs/amd-sources.md): amdkfd ``drivers/gpu/drm/amd/amdkfd/kfd_svm.c`` and
 ``kfd_migrate.c`` (Linux), ``include/uapi/linux/kfd_ioctl.h``; ROCm/clr
 ``rocclr/device/rocm/rocdevice.cpp``, ``rocmemory.cpp``, ``hipamd/src/hip_hmm.cpp``; the OLCF
@@ -165,7 +169,9 @@ class AmdXnackOn(Policy):
     fault_migrates_granule = Rule(True, "kfd_svm.c svm_range_restore_pages: 'Align migration "
                                   "range start and size to granularity size' (1 << "
                                   "prange->granularity pages; default 9 = 2 MiB, "
-                                  "svm_range_set_default_attributes)")
+                                  "svm_range_set_default_attributes), Linux 6.8 and later "
+                                  "(partial migration); up to 6.7 a fault moved the whole range. "
+                                  "sim models 6.8+ (ledger: amd.fault.granule)")
     density_prefetcher = Rule(False, "amdkfd has no access-density prefetcher: the unit is the "
                               "fixed granule (kfd_svm.c svm_range_restore_pages)")
     pack_small_managed = Rule(False, "ROCm/clr rocmemory.cpp: each hipMallocManaged is its own "
@@ -243,9 +249,12 @@ class AmdXnackOn(Policy):
                               "CPU and a GPU; NVIDIA's (uvm_perf_thrashing.c) is modelled")
 
     def system_alloc_gpu_touch(self, heap_or_stack: bool) -> str:
-        """kfd_svm.c svm_range_restore_pages -> svm_range_create_unregistered_range: a 2 MiB
-        range (svm_range_get_range_boundaries) is created on the fault; heap/stack ranges get
-        preferred_loc = SYSMEM (mapped in place), others migrate like managed memory."""
+        """kfd_svm.c svm_range_restore_pages -> svm_range_create_unregistered_range: a range of
+        at most 2 MiB (svm_range_get_range_boundaries) is created on the fault; only a range in
+        the initial brk heap or the initial stack (vma_is_initial_heap / vma_is_initial_stack)
+        gets preferred_loc = SYSMEM (mapped in place); everything else, mmap-backed malloc
+        included, migrates like managed memory (ledger: amd.system_alloc.fault_range).
+        ``heap_or_stack`` means that initial heap or stack, not any heap allocation."""
         return "map_in_place" if heap_or_stack else "migrate"
 
 
