@@ -34,7 +34,7 @@ def test_solution_passes_and_backend_is_given_back(sol):
 
 
 @pytest.mark.parametrize("name,fragment", [("wrong_host_statistic", "still spiky"),
-                                           ("wrong_skips_the_update", "kernel"),
+                                           ("wrong_skips_the_update", "returned"),
                                            ("wrong_forgets_the_statistic", "returned None")])
 def test_wrong_answers_are_refused(sol, name, fragment):
     v = nb10.check_fixed_step(getattr(sol, name))
