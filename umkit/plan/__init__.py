@@ -55,6 +55,7 @@ def cli(args) -> int:
                                       argument="--profiles", hint=f"a comma-separated list of {known}")
         r = load(args.file)
         profiles_of(r, profiles)          # the recording's own profile too (exit 2 if unknown)
+        steps_of(r, None)                 # a recording too large to replay: exit 2, up front
         if args.steps is not None:
             try:
                 steps_of(r, args.steps)

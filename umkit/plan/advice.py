@@ -61,7 +61,30 @@ def profiles_of(result, profiles) -> list[str]:
     return list(dict.fromkeys(profiles))
 
 
+#: the most memory a replay simulates, all buffers together: sim keeps per-page state of what a
+#: plan touches or prefetches, so a recording of a (mostly untouched) 256 TiB buffer would ask
+#: for hundreds of GiB; refused up front instead, with what to do
+MAX_REPLAY_BYTES = 256 << 30
+
+
+def check_replayable(result) -> None:
+    """A typed error, before any replay, when the recording's buffers together exceed
+    :data:`MAX_REPLAY_BYTES` (names the largest buffer)."""
+    total = sum(int(b.nbytes) for b in result.buffers)
+    if total > MAX_REPLAY_BYTES:
+        big = max(result.buffers, key=lambda b: b.nbytes)
+        raise InvalidArgument(
+            f"the recording's buffers hold {total / (1 << 30):,.1f} GiB (the largest, "
+            f"{V.short(big.name)}, {big.nbytes / (1 << 30):,.1f} GiB); a replay simulates at "
+            f"most {MAX_REPLAY_BYTES >> 30} GiB", argument="result",
+            hint="record the loop with smaller buffers (the same shape of access at a smaller "
+                 "size predicts the same choices), or free buffers the loop does not use")
+
+
 def steps_of(result, steps) -> int:
+    """How many recorded steps to replay (checks that the recording can be replayed at all:
+    :func:`check_replayable`)."""
+    check_replayable(result)
     n = len(result.step_pattern)
     if steps is None:
         return min(n, REPLAY_STEPS)
