@@ -45,6 +45,11 @@ def wrong_calls_the_model(p, mib, to_gpu=True):    # not from the parameters
     return p.prefetch_cost(mib << 20, to_gpu) * 1e3
 
 
+def wrong_loads_the_profile(p, mib, to_gpu=True):  # the card's model, looked up by name
+    base = load_profile(p.name.split(",")[0])
+    return base.prefetch_cost(mib << 20, to_gpu) * 1e3
+
+
 if __name__ == "__main__":
     for v in verdicts:
         print(v)

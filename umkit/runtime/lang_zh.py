@@ -24,15 +24,15 @@ MESSAGES: dict[str, str] = {
     "your guess": "你的猜测",
     "measured": "测量值",
     "comparison": "对比",
-    "prediction '{name}' kept: {n} of {total} guesses written (reveal(...) shows them beside the measurement)":
-        "预测“{name}”已记下：{total} 个猜测中写了 {n} 个（reveal(...) 会把它们和测量值并排显示）",
+    "prediction '{name}' kept: {n} of {total} guesses written (reveal(...) shows them beside the result)":
+        "预测“{name}”已记下：{total} 个猜测中写了 {n} 个（reveal(...) 会把它们和结果并排显示）",
     "no guess written": "没有写猜测",
     "not measured here": "这里没有测量",
     "exact": "完全一致",
     "off (one of them is 0)": "有偏差（其中一个为 0）",
     "close (within 25 %)": "接近（误差在 25 % 以内）",
-    "{r}x the measurement": "是测量值的 {r} 倍",
-    "1/{r} of the measurement": "是测量值的 1/{r}",
+    "{r}x the result": "是结果的 {r} 倍",
+    "1/{r} of the result": "是结果的 1/{r}",
     "right": "正确",
     "different": "不同",
     "model ({profile})": "模型（{profile}）",
@@ -46,6 +46,11 @@ MESSAGES: dict[str, str] = {
         "答案已显示（hint=3）：先把它收起来，用你自己的代码写出答案，说清它为什么对，再运行检查",
     "the answer of this exercise was shown earlier (hint=3): passing after reading it is not the same as finding it":
         "这道题的答案之前已经显示过（hint=3）：看过答案后通过，不等于自己找到了答案",
+    "each row's card": "每行各自的卡",
+    "prefetch_ms returned None: replace `return None` with your formula":
+        "prefetch_ms 返回了 None：把 `return None` 换成你的公式",
+    "your formula is the model's on {n} cards drawn for this attempt, both directions: on the MI250X 16 MiB take {a} ms to the GPU and {b} ms back -- latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)":
+        "你的公式在本次抽取的 {n} 块卡上、两个方向都与模型一致：在 MI250X 上 16 MiB 到 GPU 需要 {a} ms，回来需要 {b} ms——延迟 + 字节数 / 带宽，方向决定用哪个带宽（§3.2）",
 
     # -- notebook 00: read a profile ------------------------------------------------------------------
     "§3.2 as a formula: one prefetch costs a fixed per-call latency plus bytes / bandwidth, in the "
@@ -106,10 +111,6 @@ MESSAGES: dict[str, str] = {
         "{call} 返回了 {got} ms，这不是模型给出的开销（太长了）",
     "{call} returned {got} ms, which is not what the model charges (too short)":
         "{call} 返回了 {got} ms，这不是模型给出的开销（太短了）",
-    "your formula is the model's on {n} cases, both directions: on the MI250X 16 MiB take {to} ms to "
-    "the GPU and {back} ms back -- latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)":
-        "你的公式在 {n} 个用例、两个方向上都和模型一致：在 MI250X 上，16 MiB 到 GPU 要 {to} ms，"
-        "搬回来要 {back} ms——延迟 + 字节数 / 带宽，方向决定用哪个带宽（§3.2）",
     "{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return milliseconds":
         "{argument} 是 None：写出 def prefetch_ms(p, mib, to_gpu=True): ...，并返回毫秒数",
     "{argument} should be a function (p, mib, to_gpu), got {type}":

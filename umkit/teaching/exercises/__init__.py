@@ -551,10 +551,11 @@ def counting_frees(kind: str = "managed"):
         cls.__init__, cls.free = init, free
 
 
-def load_profile(name: str):
-    """The sim profile ``name``: its parameters (SI units) and its cost model."""
+def load_profile(name: str, **overrides):
+    """The sim profile ``name``: its parameters (SI units) and its cost model; ``overrides``
+    replace SI values (a variant of the card drawn for one attempt)."""
     from ...sim.costs import load_profile as load
-    return load(name)
+    return load(name, **overrides)
 
 
 def profile_option(value) -> str:
@@ -658,7 +659,7 @@ class Prediction:
         if not self.measured:
             n = sum(v is not None for v in self.guesses.values())
             return _t(f"prediction '{self.name}' kept: {n} of {len(self.guesses)} guesses written "
-                      "(reveal(...) shows them beside the measurement)")
+                      "(reveal(...) shows them beside the result)")
         unit = f" ({self.unit})" if self.unit else ""
         rows = self._rows()
         w = max(len(r[0]) for r in rows)
@@ -706,7 +707,7 @@ def _compare(guess, measured) -> str:
             return "?"
         if 0.8 <= r <= 1.25:
             return "close (within 25 %)"
-        return f"{r:.2g}x the measurement" if r > 1 else f"1/{1 / r:.2g} of the measurement"
+        return f"{r:.2g}x the result" if r > 1 else f"1/{1 / r:.2g} of the result"
     same = str(guess).strip().lower() == str(measured).strip().lower()
     return "right" if same else "different"
 

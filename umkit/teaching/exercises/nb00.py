@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from . import (Exercise, Verdict, check, integer_option, load_profile, passed, profile_option,
-               tiered)
+from . import (Exercise, Verdict, attempt_rng, check, integer_option, load_profile, passed,
+               profile_option, tiered)
 
 MIB = 1 << 20
 
@@ -113,25 +113,45 @@ def check_prefetch_time(ms, profile: str = "mi250x-xnack1", mib: int = MIB_EXERC
 
 
 # -- the code exercise: the formula as a function, checked on several cards, sizes and directions ---
-#: (profile, MiB, to_gpu): the cases the function must get right -- AMD first, the H200 we
-#: measured, an estimate (MI300X) and the teaching profile; both directions
-MODEL_CASES = (("mi250x-xnack1", 16, True), ("mi250x-xnack1", 16, False), ("h200-pcie5", 64, True),
-               ("h200-pcie5", 1, False), ("mi300x", 256, True), ("teaching", 3, True))
+#: (profile, to_gpu): the cards and directions of each attempt -- AMD first (the notebook's own
+#: MI250X, both ways), the H200, an estimate (MI300X) and the teaching profile.  Each attempt
+#: scales every card's prefetch numbers and draws the sizes afresh (attempt_rng), so the cards
+#: are variants no one can look up by name: only a formula that reads ``p`` passes.
+MODEL_CARDS = (("mi250x-xnack1", True), ("mi250x-xnack1", False), ("h200-pcie5", True),
+               ("h200-pcie5", False), ("mi300x", True), ("teaching", True))
+#: the parameters a case scales, each by a factor drawn in [0.5, 2)
+SCALED = ("prefetch_latency", "prefetch_h2d_bw", "prefetch_d2h_bw")
 MODEL_ANSWER = ("def prefetch_ms(p, mib, to_gpu=True):\n"
                 "    bw = p.prefetch_h2d_bw if to_gpu else p.prefetch_d2h_bw\n"
                 "    return (p.prefetch_latency + mib * 2**20 / bw) * 1e3")
 
 
-class _Params:
-    """A profile's parameters only (SI units), as attributes: the learner's function computes
-    from them, not by calling the model's own ``prefetch_cost``."""
+def model_cases(rng=None) -> list[tuple]:
+    """One attempt's cases: (profile, MiB, to_gpu, overrides) with the sizes and the scaled
+    parameters drawn from ``rng`` (default: a fresh attempt_rng)."""
+    rng = rng or attempt_rng("nb00.prefetch_model")
+    out = []
+    for name, to_gpu in MODEL_CARDS:
+        p = load_profile(name).p
+        ovr = tuple((k, p[k] * rng.uniform(0.5, 2.0)) for k in SCALED)
+        out.append((name, rng.randrange(1, 1024), to_gpu, ovr))
+    return out
 
-    def __init__(self, profile):
+
+def _card(name: str, ovr) -> object:
+    return load_profile(name, **dict(ovr))
+
+
+class _Params:
+    """A card's parameters only (SI units), as attributes: the learner's function computes from
+    them.  The card is a variant drawn for this attempt, so its name loads no profile."""
+
+    def __init__(self, profile, base: str):
         self.__dict__.update(profile.p)
-        self.name = profile.name
+        self.name = f"{base}, scaled for this attempt"
 
     def __repr__(self):
-        return f"<profile {self.name}>"
+        return f"<card: {self.name}>"
 
 
 def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
@@ -157,7 +177,9 @@ def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
     ]
 
 
-def _judge_model(got, want: float, name: str, mib: int, to_gpu: bool, call: str) -> str | None:
+def _judge_model(got, want: float, name: str, mib: int, to_gpu: bool, ovr, call: str) -> str | None:
+    if got is None:      # the stub: one message whatever this attempt drew
+        return "prefetch_ms returned None: replace `return None` with your formula"
     if isinstance(got, bool) or not isinstance(got, Real):
         return f"{call} returned {got!r}; return a number of milliseconds"
     got = _ms(got)
@@ -165,7 +187,7 @@ def _judge_model(got, want: float, name: str, mib: int, to_gpu: bool, call: str)
         return f"{call} returned {got!r}: a prefetch takes a positive, finite time"
     if _close(got, want):
         return None
-    why = _slip(got, _model_slips(load_profile(name), mib, to_gpu))
+    why = _slip(got, _model_slips(_card(name, ovr), mib, to_gpu))
     if why:
         return f"{call} returned {got:.4g} ms: {why}"
     return (f"{call} returned {got:.4g} ms, which is not what the model charges (too "
@@ -174,7 +196,8 @@ def _judge_model(got, want: float, name: str, mib: int, to_gpu: bool, call: str)
 
 def _model_passed(fn) -> str:
     p = load_profile("mi250x-xnack1")
-    return (f"your formula is the model's on {len(MODEL_CASES)} cases, both directions: on "
+    return (f"your formula is the model's on {len(MODEL_CARDS)} cards drawn for this attempt, "
+            "both directions: on "
             f"the MI250X 16 MiB take {p.prefetch_cost(16 * MIB, True) * 1e3:.2f} ms to "
             f"the GPU and {p.prefetch_cost(16 * MIB, False) * 1e3:.2f} ms back -- "
             "latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)")
@@ -186,9 +209,10 @@ PREFETCH_MODEL = Exercise(
     none="{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return "
          "milliseconds",
     wrong_type="{argument} should be a function (p, mib, to_gpu), got {type}",
-    cases=MODEL_CASES, call="prefetch_ms(<{0}>, {1}, to_gpu={2})",
-    arguments=lambda name, mib, to_gpu: ((_Params(load_profile(name)), mib), {"to_gpu": to_gpu}),
-    reference=lambda name, mib, to_gpu: load_profile(name).prefetch_cost(mib * MIB, to_gpu) * 1e3,
+    cases=lambda **_: model_cases(), call="prefetch_ms(<{0}, scaled>, {1}, to_gpu={2})",
+    arguments=lambda name, mib, to_gpu, ovr: ((_Params(_card(name, ovr), name), mib),
+                                              {"to_gpu": to_gpu}),
+    reference=lambda name, mib, to_gpu, ovr: _card(name, ovr).prefetch_cost(mib * MIB, to_gpu) * 1e3,
     judge=_judge_model,
     raised=((AttributeError, "{call} raised AttributeError: {exception} -- compute from the "
                              "profile's parameters (prefetch_latency, prefetch_h2d_bw, "
@@ -202,6 +226,7 @@ def check_prefetch_model(fn) -> Verdict:
     """Exercise 00 (code): ``fn(p, mib, to_gpu=True)`` returns the model time in milliseconds of
     one ``hipMemPrefetchAsync`` of ``mib`` MiB on the card whose parameters ``p`` holds (SI units:
     ``p.prefetch_latency`` in s, ``p.prefetch_h2d_bw`` / ``p.prefetch_d2h_bw`` in B/s), host->GPU
-    when ``to_gpu`` else GPU->host.  Checked on :data:`MODEL_CASES` against the simulator's own
-    cost model."""
+    when ``to_gpu`` else GPU->host.  Checked on the cards of :data:`MODEL_CARDS`, each scaled and
+    with sizes drawn afresh for the attempt (:func:`model_cases`), against the simulator's own
+    cost model of that variant."""
     return check(PREFETCH_MODEL, fn)

@@ -1,0 +1,87 @@
+"""Notebooks 00-02: the official solutions pass under each notebook's own profile (the one its
+first code cell sets), and the answers a learner could pass without understanding are refused:
+a constant or a formula that ignores the data, the card's model looked up by name, one label
+everywhere and then cycling what the feedback names, the numbers a nearby cell prints."""
+from __future__ import annotations
+
+import json
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+import umkit
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+SOLUTIONS = NOTEBOOKS / "solutions"
+OWN = {"00": "00_start_here", "01": "01_umd_and_kmd", "02": "02_allocation"}
+
+
+def own_profile(stem: str) -> str:
+    """The PROFILE the notebook's first code cell sets."""
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    m = re.search(r'^PROFILE\s*=\s*"([^"]+)"', first, re.M)
+    assert m, f"{stem}: the first code cell sets no PROFILE"
+    return m.group(1)
+
+
+@pytest.fixture(autouse=True)
+def _sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True)
+
+
+@pytest.mark.parametrize("nb", sorted(OWN))
+def test_the_official_solution_passes_on_the_notebooks_own_profile(nb):
+    stem = OWN[nb]
+    profile = own_profile(stem)
+    assert profile.startswith("mi"), f"{stem}: the AMD lessons run on an AMD profile"
+    umkit.use("sim", profile=profile, quiet=True)
+    ns = runpy.run_path(str(SOLUTIONS / f"{stem}.py"), run_name="solution")
+    assert ns["verdicts"]
+    for v in ns["verdicts"]:
+        assert v.ok, f"{stem} on {profile}: {v}"
+
+
+# -- 00: the prefetch formula --------------------------------------------------------------------
+def _formula(p, mib, to_gpu=True):
+    bw = p.prefetch_h2d_bw if to_gpu else p.prefetch_d2h_bw
+    return (p.prefetch_latency + mib * 2**20 / bw) * 1e3
+
+
+def test_nb00_each_attempt_draws_other_cards_and_sizes():
+    from umkit.teaching.exercises import nb00
+    a, b = nb00.model_cases(), nb00.model_cases()
+    assert [c[0] for c in a] == [c[0] for c in b]          # the same cards, AMD first ...
+    assert a[0][0].startswith("mi250x") and a != b          # ... scaled and sized afresh
+    assert nb00.check_prefetch_model(_formula)
+    assert nb00.check_prefetch_model(_formula)
+
+
+def test_nb00_refuses_answers_that_do_not_read_the_card():
+    from umkit.sim.costs import load_profile
+    from umkit.teaching.exercises import nb00
+    amd = load_profile("mi250x-xnack1")
+
+    def by_name(p, mib, to_gpu=True):            # the card's own model, looked up by its name
+        return load_profile(p.name).prefetch_cost(mib << 20, to_gpu) * 1e3
+
+    def base_by_name(p, mib, to_gpu=True):       # the same, with the suffix taken off
+        return load_profile(p.name.split(",")[0]).prefetch_cost(mib << 20, to_gpu) * 1e3
+
+    def fixed_card(p, mib, to_gpu=True):         # the formula on the notebook's MI250X numbers
+        return _formula(amd, mib, to_gpu)
+
+    def sim_profile(p, mib, to_gpu=True):        # the active profile's model
+        return umkit.sim_profile().prefetch_cost(mib << 20, to_gpu) * 1e3
+
+    chart = {"h200-pcie5": 1.58, "mi250x-xnack1": 11.1, "mi300a-apu": 0.077}   # the reveal table
+    for fn in (by_name, base_by_name, fixed_card, sim_profile,
+               *(lambda p, mib, to_gpu=True, v=v: v for v in chart.values()),
+               lambda p, mib, to_gpu=True: mib / 64 * chart["mi250x-xnack1"]):
+        for _ in range(3):
+            assert not nb00.check_prefetch_model(fn), fn
