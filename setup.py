@@ -6,7 +6,7 @@ kernels/ (the CUDA and HIP sources the kit compiles) as ``umkit._kernels``, and 
 editions of the course, the solutions and the presenter guide) as ``umkit._notebooks``, so
 ``umkit workspace`` works from an installed copy.  tests/packaging checks the built wheel against
 the source tree."""
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 DATA_PACKAGES = {
     "umkit._kernels": "kernels",
@@ -16,7 +16,9 @@ DATA_PACKAGES = {
 }
 
 setup(
-    packages=find_packages(include=["umkit", "umkit.*"]) + list(DATA_PACKAGES),
+    # every folder under umkit/, with or without __init__.py (umkit/sim/profiles holds data only)
+    packages=find_namespace_packages(include=["umkit", "umkit.*"], exclude=["*.__pycache__"])
+    + list(DATA_PACKAGES),
     package_dir=DATA_PACKAGES,
     package_data={
         "umkit": ["ledger.json"],

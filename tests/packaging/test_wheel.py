@@ -155,3 +155,10 @@ def test_binder_and_workshop_image_install_the_built_package():
     assert re.search(r'pip install "/opt/umkit\[', docker) and "pip install -e" not in docker
     # the image checks its workspace from the installed copy, not the copied source folder
     assert re.search(r"umkit(\.cli)? workspace (?!.*--src)", docker)
+
+
+def test_image_tags_follow_the_version():
+    from umkit.version import __version__
+    values = (ROOT / "deploy" / "k8s" / "values.yaml").read_text()
+    tags = re.findall(r'tag: "([^"]+)"', values) + re.findall(r"umkit-learner[\w-]*:([\w.]+)", values)
+    assert tags and set(tags) == {__version__}
