@@ -250,7 +250,7 @@ def stage(edition: str, dest: Path) -> dict:
         (dest / "docs" / doc.name).write_text(text, encoding="utf-8")
     (dest / "api.md").write_text(_api_page(edition), encoding="utf-8")
     front = _md_links(readme.read_text(encoding="utf-8"), edition, dest)
-    course = [p for p in pages if re.match(r"notebooks/\d\d_", p)]
+    course = [p for p in pages if re.match(r"notebooks/\d\d\w*_", p)]
     extra = [p for p in pages if p not in course]
     if (dest / "notebooks" / "workshop" / "README.md").is_file():
         extra.append("notebooks/workshop/README")
@@ -319,7 +319,12 @@ def _build(out: Path, stage_dir: Path, jobs: int, quiet: bool) -> int:
         info = stage(ed, stage_dir / ed)
         if not quiet:
             print(f"site: staged {ed}: {info}", file=sys.stderr)
-    env = dict(os.environ, UMKIT_BACKEND="sim", PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    pages = {ed: sorted(p.relative_to(stage_dir / ed).with_suffix("").as_posix()
+                        for p in (stage_dir / ed).rglob("*") if p.suffix in (".md", ".ipynb"))
+             for ed in EDITIONS}
+    (stage_dir / "pages.json").write_text(json.dumps(pages))      # conf.py: which pages have twins
+    env = dict(os.environ, UMKIT_BACKEND="sim", PYTHONHASHSEED="0", MPLBACKEND="Agg",
+               UMKIT_SITE_PAGES=str(stage_dir / "pages.json"))
     procs = []
     for ed in EDITIONS:
         cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-c", str(HERE),

@@ -3,6 +3,7 @@ the sources and sets UMKIT_SITE_EDITION to en or zh for each build).  Nothing he
 another host: the notebooks are not executed, widget JavaScript is off (build.py turns widgets
 into stills), no math renderer is needed (the notebooks have no math), and the theme's fonts and
 icons ship with it."""
+import json
 import os
 import posixpath
 
@@ -53,17 +54,30 @@ if EDITION == "zh":                      # Chinese words for the search index ar
     import logging
     import jieba
     jieba.setLogLevel(logging.WARNING)
+    html_js_files = [("zh-stemmer.js", {"priority": 100})]   # a Sphinx 9 gap: _static/zh-stemmer.js
+
+
+# the other edition's pages (build.py writes the list); search and genindex are in both
+_OTHER_PAGES = {"search", "genindex"}
+if os.environ.get("UMKIT_SITE_PAGES"):
+    with open(os.environ["UMKIT_SITE_PAGES"], encoding="utf-8") as f:
+        _OTHER_PAGES |= set(json.load(f)[OTHER])
 
 
 def _twin(app, pagename, templatename, context, doctree):
-    """The link to this page's twin in the other edition, relative to this page: both editions
-    have the same page names (build.py stages them so; search and genindex too)."""
+    """The link to this page's twin in the other edition, relative to this page (the editions
+    share page names: build.py stages them so); the other edition's front page where this page
+    has no twin yet (a notebook not yet translated)."""
     up = "../" * (pagename.count("/") + 1)
-    context["umkit_twin"] = posixpath.join(up + OTHER, pagename + ".html")
+    twin = pagename if pagename in _OTHER_PAGES else "index"
+    context["umkit_twin"] = posixpath.join(up + OTHER, twin + ".html")
+    context["umkit_twin_missing"] = twin != pagename
     context["umkit_twin_label"] = "English" if EDITION == "zh" else "中文"
     context["umkit_twin_lang"] = "en" if EDITION == "zh" else "zh-CN"
-    context["umkit_twin_title"] = ("Read this page in English" if EDITION == "zh"
-                                   else "本页的中文版")
+    context["umkit_twin_title"] = {
+        ("zh", False): "Read this page in English", ("en", False): "本页的中文版",
+        ("zh", True): "This page has no English version yet: the English edition",
+        ("en", True): "本页还没有中文版：中文版首页"}[EDITION, twin != pagename]
     context["umkit_edition"] = EDITION
 
 
