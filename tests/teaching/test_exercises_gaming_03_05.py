@@ -239,3 +239,50 @@ def test_05_ipc_feedback_names_no_letter_and_no_count():
         assert f"'{letter}'" not in m
     assert not re.search(r"\d", m), m
     assert nb05.check_ipc({"b", "d"}).ok
+
+
+# -- 04: wait for your work, and only for your work -------------------------------------------------
+S04 = "04_synchronization"
+
+
+def test_04_solution_passes_on_the_notebooks_own_profile_and_the_h200():
+    from umkit.teaching.exercises import nb04
+    sol = load(S04)
+    for profile in (own_profile(S04), "h200-pcie5"):
+        on(profile)
+        assert nb04.check_step(sol.step).ok, profile
+
+
+def test_04_refuses_a_formula_and_work_on_the_wrong_stream():
+    from umkit.teaching.exercises import nb04
+    on(own_profile(S04))
+
+    def formula(a, stream):                     # the old constant: 2 * N, never running the kernel
+        return 2.0 * a.size
+
+    def peeks_then_formula(a, stream):          # reads the start value, adds 1, runs nothing
+        stream.synchronize()
+        return float(a.host[0] + 1) * a.size
+
+    def twice(a, stream):
+        umkit.increment(a, stream=stream)
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        return float(a.host.sum()) - a.size
+    for wrong in (formula, peeks_then_formula, twice):
+        assert not nb04.check_step(wrong).ok, wrong.__name__
+
+
+def test_04_the_start_value_changes_between_checks():
+    from umkit.teaching.exercises import nb04
+    seen = set()
+
+    def spy(a, stream):
+        seen.add(float(a.host[0]))
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        return float(a.host.sum())
+    on(own_profile(S04))
+    for _ in range(8):
+        nb04.check_step(spy)
+    assert len(seen) > 1

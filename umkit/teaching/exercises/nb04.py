@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import random
 import warnings
 from numbers import Real
 
@@ -24,10 +25,15 @@ ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
           ".synchronize() before the sum)")
 
 
+#: the array's starting value, drawn per check (quarters: every sum is exact in float32)
+START = tuple(k / 4 for k in range(4, 33))
+
+
 def _grade_step(fn) -> Verdict | str:
     a, busy = umkit.managed(N), umkit.managed(BUSY)
+    v0 = random.choice(START)
     try:
-        a.host[:] = 1.0
+        a.host[:] = v0
         busy.host[:] = 0.0
         umkit.synchronize()
         other, mine = umkit.Stream(), umkit.Stream()
@@ -44,11 +50,13 @@ def _grade_step(fn) -> Verdict | str:
         c1 = umkit.counters()
         other_end = _event_time(busy_done)
         mine_end = _event_time(mine_done)
+        umkit.synchronize()
+        after = a.host[:: 4096].copy()          # what the kernel left in a (sampled)
     finally:
         umkit.synchronize()
         a.free()
         busy.free()
-    want = 2.0 * N
+    want = (v0 + 1.0) * N
     if got is None:
         return "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())"
     if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
@@ -67,22 +75,26 @@ def _grade_step(fn) -> Verdict | str:
                 "for your stream. (A GPU reduction such as float(a.device.sum()) runs on the "
                 "default stream, not on yours: on a real card it waits either for every "
                 "stream, like hipDeviceSynchronize, or for none.)")
+    if not (after == v0 + 1.0).all():
+        return ("a does not hold its starting values plus 1 after your step: the kernel must "
+                "run on a exactly once (umkit.increment(a, stream=stream)) -- a sum computed "
+                "without it is not the step's result")
     if not math.isclose(got, want, rel_tol=1e-6):
-        if math.isclose(got, N, rel_tol=1e-6):
-            return (f"sum {got:.0f} = the array before the kernel: the CPU read too early, or "
+        if math.isclose(got, v0 * N, rel_tol=1e-6):
+            return (f"sum {got:g} = the array before the kernel: the CPU read too early, or "
                     "the kernel never ran on a -- call umkit.increment(a, stream=stream) and "
                     "wait for it")
-        return (f"sum {got:.0f}, expected {want:.0f}: add 1 to every element once "
-                "(umkit.increment(a, stream=stream)) and return the sum")
+        return (f"sum {got:g} is not the sum of a after the kernel: return the CPU's sum of "
+                "the whole array once the kernel is done")
     if c1 and other_end is not None and t1 >= other_end:
         waited = (t1 - t0) * 1e3
         return (f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
                 "*other* stream's long job was done too: that is hipDeviceSynchronize, which "
                 "blocks on everything; your sum needed only your own kernel")
     if not c1:
-        return passed(f"sum {got:.0f} (on a real GPU the check can't see what you waited for; "
+        return passed(f"sum {got:g} (on a real GPU the check can't see what you waited for; "
                       "run it on sim to check that too)")
-    return passed(f"sum {got:.0f}, and the host waited {(t1 - t0) * 1e3:.3f} ms (model time): "
+    return passed(f"sum {got:g}, and the host waited {(t1 - t0) * 1e3:.3f} ms (model time): "
                   "only for your stream, not for the other stream's job")
 
 
@@ -101,7 +113,8 @@ STEP = Exercise(
 def check_step(fn) -> Verdict:
     """Exercise 04: ``fn(a, stream)`` adds 1 to every element of ``a`` on the GPU, on ``stream``
     (``umkit.increment(a, stream=stream)``), and returns the CPU's sum of ``a`` afterwards --
-    correctly, and without waiting for work queued on *other* streams."""
+    correctly, and without waiting for work queued on *other* streams.  ``a``'s starting value
+    is drawn per check, and the check reads ``a`` afterwards: the kernel must have run."""
     return check(STEP, fn)
 
 
