@@ -484,19 +484,24 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
         "slow_old_cards", "Managed memory very slow on old cards",
         ("slow", "old card", "old gpu", "gcn", "xnack", "very slow", "老卡"),
-        "The GPU cannot take recoverable page faults (GCN-era AMD cards, or XNACK off), so "
-        "managed memory is host memory the GPU reads over the link, and pages move only when "
-        "you prefetch them; on AMD page migration is always the driver's software work, never "
-        "a hardware feature (§2.2).",
-        "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before "
-        "the first HIP call, target xnack+; umkit.doctor() reads it from "
-        "pageable_memory_access), prefetch the hot data before each epoch, or use explicit "
-        "hipMalloc + hipMemcpy for it (§5.1, §6.3).",
+        "The GPU cannot take recoverable page faults: gfx906 (MI50) and gfx908 (MI100) can't "
+        "turn XNACK on per process, and on MI200/MI300 it is off unless HSA_XNACK=1. Then "
+        "managed memory stays in system memory, which a discrete GPU reads over the link, and "
+        "pages move only when you prefetch them; a kernel without amdgpu's SVM support makes "
+        "hipMallocManaged plain pinned host memory. On AMD page migration is always the "
+        "driver's software work, never a hardware feature: the column's 'weak hardware page "
+        "migration' is the wrong cause (§2.2, §5.1; docs/article.md, Errata E7).",
+        "Turn XNACK on where the GPU supports it (CDNA2 and later: HSA_XNACK=1 before the first "
+        "HIP call, target xnack+; umkit.doctor() reads it from pageable_memory_access), "
+        "prefetch the hot data before each epoch, or use explicit hipMalloc + hipMemcpy for it "
+        "(§5.1, §6.3); upgrading ROCm helps only where the kernel driver lacked SVM.",
         "§5.1, §2.2", "umkit.doctor() (XNACK: pageable_memory_access), "
                       "HSA_XNACK=1 rocminfo | grep -i gfx (xnack+ when it is on)",
         "other slow-downs: umkit.explain('erratic') (step time jumps), "
         "umkit.explain('slow after porting'), umkit.explain('slow host access')",
-        claims=("amd.xnack0.no_retry_fault", "amd.attr.pageable_xnack", "amd.xnack.isa_name")),
+        claims=("amd.xnack0.no_retry_fault", "amd.attr.pageable_xnack", "amd.xnack.isa_name",
+                "amd.xnack.gfx908", "amd.xnack.default_off", "amd.no_hmm.host_fallback",
+                "amd.migration.sdma")),
     Symptom(
         "slow_after_port", "Slower after porting CUDA to HIP",
         ("slow after port", "slower after port", "port", "porting", "cuda to hip", "throughput",
