@@ -68,7 +68,7 @@ umkit_pip() {  # quiet pip into the venv; output appended to the install log
     >>"$UMKIT_VENV/umkit-install.log" 2>&1
 }
 
-# the stamp: "<sha256 of pyproject.toml> <extras installed, comma-separated> <gpu: cuda|rocm|none|failed>"
+# the stamp: "<sha256 of pyproject.toml> <extras installed, comma-separated> <GPU extra: cu13|cu12|rocm7|rocm10|none|failed>"
 umkit_stamp_ok() {  # umkit_stamp_ok SHA EXTRAS GPU: is what the stamp records enough?
   local stamp="$UMKIT_VENV/.umkit-install-stamp" sha have_extras have_gpu e
   [ -f "$stamp" ] || return 1
@@ -79,7 +79,7 @@ umkit_stamp_ok() {  # umkit_stamp_ok SHA EXTRAS GPU: is what the stamp records e
   done
   [ -z "$3" ] || [ "$have_gpu" = "$3" ] || [ "$have_gpu" = failed ] || return 1
   if [ "$have_gpu" = failed ] && [ -n "$3" ]; then
-    umkit_say "the $3 extras did not install last time (see $UMKIT_VENV/umkit-install.log): the kit uses the sim backend; delete $stamp to try again"
+    umkit_say "the GPU extra ($3) did not install last time (see $UMKIT_VENV/umkit-install.log): the kit uses the sim backend; delete $stamp to try again"
   fi
   return 0
 }
@@ -93,7 +93,11 @@ setup_venv() {
     "${PYTHON:-python3}" -m venv "$UMKIT_VENV" || { umkit_say "could not create $UMKIT_VENV/ (is python3-venv installed?)"; return 1; }
   fi
   sha=$(sha256sum pyproject.toml | cut -d' ' -f1)
-  umkit_stamp_ok "$sha" "$extras" "$gpu" && return 0
+  local pick="" extra="" why=""
+  if [ -n "$gpu" ]; then      # the extra this machine's ROCm / driver version needs (the stamp keeps it)
+    pick=$(umkit_pick_extra "$gpu"); extra=${pick%% *}; why=${pick#* }
+  fi
+  umkit_stamp_ok "$sha" "$extras" "${extra:-${gpu:+failed}}" && return 0
   local old_sha old_extras old_gpu e
   if [ -f "$UMKIT_VENV/.umkit-install-stamp" ]; then    # keep what an earlier run installed
     read -r old_sha old_extras old_gpu <"$UMKIT_VENV/.umkit-install-stamp" || true
@@ -104,10 +108,8 @@ setup_venv() {
   : >"$UMKIT_VENV/umkit-install.log"
   umkit_say "installing umkit [$extras] into $UMKIT_VENV/ (the first time takes a few minutes; log: $UMKIT_VENV/umkit-install.log)"
   umkit_pip --upgrade pip || true
-  result=${gpu:-none}
+  result=${extra:-none}
   if [ -n "$gpu" ]; then
-    local pick extra why
-    pick=$(umkit_pick_extra "$gpu"); extra=${pick%% *}; why=${pick#* }
     if [ -z "$extra" ]; then
       umkit_say "found $why; installing without GPU extras: the kit will use the sim backend"
       result=failed

@@ -121,3 +121,30 @@ def test_run_sh_picks_the_cuda_extra(tmp_path, driver, extra):
 
 def test_override_names_an_extra(tmp_path):
     assert pick(tmp_path, driver="580.1", override="cu12").split(" ")[0] == "cu12"
+
+
+def test_setup_venv_installs_the_picked_extra_and_stamps_it(tmp_path):
+    """run.sh's install step on a machine with NVIDIA driver 550: pip gets .[lab,cu12], the
+    stamp records cu12, and it says which extra and why (a stub python logs what pip was asked)."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    log = tmp_path / "pip-args"
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    (venv / "bin" / "python").chmod(0o755)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "nvidia-smi").write_text("#!/bin/sh\necho 550.54.15\n")
+    (fake / "nvidia-smi").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("UMKIT_GPU", "UMKIT_SKIP_INSTALL")}
+    env.update(UMKIT_VENV=str(venv), PATH=f"{fake}:/usr/bin:/bin")
+    r = subprocess.run(["bash", "-c", "set -euo pipefail; . scripts/setup_venv.sh; setup_venv lab auto"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "-e .[lab,cu12]" in log.read_text()
+    assert "driver 550.54.15" in r.stderr and "cu12" in r.stderr
+    assert (venv / ".umkit-install-stamp").read_text().split()[2] == "cu12"
+    # the same machine again: nothing to install
+    log.unlink()
+    r = subprocess.run(["bash", "-c", "set -euo pipefail; . scripts/setup_venv.sh; setup_venv lab auto"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not log.exists()
