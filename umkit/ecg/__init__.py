@@ -14,6 +14,7 @@ from .runs import ECG_STRATEGIES, MAX_STEPS, check_args, record, recorder, text_
 from .recording import RESULTS, RecordResult, Recorder, combine, load, published
 from .picture import coinciding, step_bars
 from .picture import ecg as plot
+from .traces import read  # noqa: E402 - profiler files in (umkit.ecg.traces)
 
 __all__ = ["record", "recorder", "table", "title", "verdict", "check", "plot", "step_bars",
            "coinciding", "load", "combine", "published", "Recorder", "RecordResult",

@@ -1,0 +1,63 @@
+"""Profiler files in, Perfetto traces out.
+
+    tr = umkit.ecg.read("results.db")          # rocprofv3's rocpd, an nsys SQLite export,
+    umkit.ecg.plot(tr.to_ecg())                #   or the kit's own saved CUPTI records
+    tr.residency()                             # where the migrations left each page
+    umkit.plan.PlanResult.from_dict(tr.plan_dict()).table()
+    umkit.ecg.traces.perfetto(tr, "loop.trace.json")   # open beside the profiler's in Perfetto
+
+:func:`read` sniffs the format; every reader streams its rows (bounded memory) and refuses what
+it does not understand with :class:`ProfilerFileError` naming what is missing.
+"""
+from __future__ import annotations
+
+from .model import ProfilerFileError, ProfilerTrace
+from .cupti_file import FORMAT as CUPTI_FORMAT, save_records
+from .perfetto import perfetto
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def read(path, *, step: str | None = None, name: str | None = None) -> ProfilerTrace:
+    """A profiler file as a :class:`ProfilerTrace`.  ``step``: the name of the ROCTx/NVTX
+    ranges that mark your steps (default: ranges whose name contains 'step'; with none, each
+    kernel is a step).  Formats: rocprofv3's rocpd SQLite database (schema 3), Nsight Systems'
+    SQLite export, and ``umkit.cupti-records/1`` (:func:`save_records`)."""
+    from ... import validate as V
+    from . import cupti_file, nsys, rocpd, sql
+    p = V.path(path, "path", hint="the profiler's output file, e.g. results.db")
+    if not p.is_file():
+        raise ProfilerFileError(f"path={str(p)!r}: no such file", missing=str(p),
+                                hint="the profiler's output file, e.g. results.db")
+    if name is not None:
+        V.label(name, "name")
+    with open(p, "rb") as f:
+        head = f.read(64)
+    if head.startswith(SQLITE_MAGIC):
+        con = sql.connect(str(p))
+        try:
+            have = sql.names(con)
+        finally:
+            con.close()
+        if rocpd.is_rocpd(have):
+            return rocpd.read(str(p), step=step, name=name)
+        if nsys.is_nsys(have):
+            return nsys.read(str(p), step=step, name=name)
+        raise ProfilerFileError(f"{p}: a SQLite database, but neither rocpd (no rocpd_metadata) "
+                                "nor an Nsight Systems export (no CUDA_UM_* tables)",
+                                missing="rocpd_metadata or CUDA_UM_GPU_PAGE_FAULT_EVENTS",
+                                hint="pass rocprofv3's .db or nsys export --type sqlite's file")
+    text = head.lstrip()
+    if text.startswith(b"{") and CUPTI_FORMAT.split("/")[0].encode() in head:
+        return cupti_file.read(str(p), step=step, name=name)
+    if text.startswith(b"{") or text.startswith(b"["):
+        raise ProfilerFileError(f"{p}: JSON, but not a format umkit reads (rocprof-sys's "
+                                "unified_memory-<pid>.json is not read yet)",
+                                missing="a known JSON format",
+                                hint="record with rocprofv3 --output-format rocpd instead")
+    raise ProfilerFileError(f"{p}: not a profiler file umkit reads", missing="a known format",
+                            hint="rocprofv3's .db (rocpd), nsys export --type sqlite, or "
+                                 "umkit.ecg.traces.save_records' .jsonl")
+
+
+__all__ = ["read", "perfetto", "save_records", "ProfilerTrace", "ProfilerFileError"]

@@ -1,0 +1,179 @@
+"""rocprofv3's rocpd database (ROCm 7: ``rocprofv3 ... --output-format rocpd``, the default),
+read with the standard ``sqlite3`` module, row by row.
+
+The schema, read from AMD's source (ROCm/rocm-systems, MIT licence):
+
+* ``projects/rocprofiler-sdk/source/share/rocprofiler-sdk-rocpd/rocpd_tables.sql`` at commit
+  0c5fd9badc20f0050b4bfd42714fbbf3ffa4c68d ("RocPD schema version 3.0.1"): the tables are
+  ``rocpd_<table>_<uuid>``, with views named ``rocpd_<table>`` over them
+  (``rocpd_views.sql``); ``rocpd_metadata`` holds ``schema_version`` (``"3"``,
+  ``rocpd_metadata.sql``); ``rocpd_region`` has ``start``, ``end`` (ns), ``name_id`` and
+  ``event_id``; ``rocpd_event`` has ``category_id`` (a ``rocpd_string``) and ``extdata``
+  (JSON); ``rocpd_info_agent`` has ``type`` ('CPU', 'GPU', 'NIC');
+  ``rocpd_memory_allocate`` has ``type`` ('ALLOC', 'FREE', ...), ``address`` and ``size``;
+  ``rocpd_kernel_dispatch`` has ``start`` and ``end``.  (An earlier layout, in
+  ROCm/rocprofiler-sdk at 19d33bb304b35d94a2a082f6771d918408e0c848, kept times in a
+  ``rocpd_timestamp`` table behind ``start_id``/``end_id``: refused, naming the column.)
+* ``projects/rocprofiler-sdk/source/lib/output/generateRocpd.cpp`` at
+  07d5a7fa39c807952e5fa1acc973569007958d7b, ``insert_kfd_event_data``: each KFD record is one
+  ``rocpd_region`` (its operation's name) whose event's category is the buffer-tracing kind
+  (``KFD_PAGE_MIGRATE``, ``KFD_PAGE_FAULT``, ``KFD_EVENT_UNMAP_FROM_GPU``,
+  ``KFD_EVENT_DROPPED_EVENTS`` ...) and whose ``extdata`` is ``{"kfd": {...}}``, every value a
+  string;
+* ``projects/rocprofiler-sdk/source/lib/output/kfd_info.hpp`` at
+  0ac8f95c8e7b5f09457f305c7da9fc5ce34c744b: a page migration's ``kfd`` fields are
+  ``start_address``, ``end_address``, ``src_agent_id``, ``dst_agent_id`` (a
+  ``rocpd_info_agent`` id; -1 none), ``prefetch_agent_id``, ``preferred_agent_id``,
+  ``error_code``, and its size is ``end_address - start_address`` (``value()``); a page
+  fault's are ``agent_id`` and ``address``; the trigger is in the operation's name
+  (``rocprofiler_kfd_page_migrate_operation_t``: PREFETCH, PAGEFAULT_GPU, PAGEFAULT_CPU,
+  TTM_EVICTION).
+
+Only the *paired* records (``KFD_PAGE_MIGRATE``, ``KFD_PAGE_FAULT``) are counted: the
+``KFD_EVENT_PAGE_*`` kinds are the same migrations' start and end events.  rocprof-sys writes
+its categories in lower case with a ``rocm_`` prefix (``rocm_kfd_page_migrate``); both are read.
+"""
+from __future__ import annotations
+
+import json
+
+from .model import Collector, ProfilerFileError
+from .sql import STEP_HINT, columns, connect, names, need, step_pattern
+
+SCHEMA_VERSIONS = ("3",)          # rocpd_metadata.sql: ("schema_version", "3")
+HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on, e.g. rocprofv3 --sys-trace "
+        "--output-format rocpd -- ./your_program")
+TRIGGERS = ("PREFETCH", "PAGEFAULT_GPU", "PAGEFAULT_CPU", "TTM_EVICTION")
+
+
+def kind(category: str) -> str:
+    c = (category or "").upper()
+    for p in ("ROCPROFILER_BUFFER_TRACING_", "ROCM_"):
+        if c.startswith(p):
+            c = c[len(p):]
+    return c
+
+
+def is_rocpd(have: set) -> bool:
+    return any(n == "rocpd_metadata" or n.startswith("rocpd_metadata_") for n in have)
+
+
+def schema_version(con, have: set, path: str) -> str:
+    need(con, have, "rocpd_metadata", ("tag", "value"), f"{path}: not a rocpd database", HINT)
+    row = con.execute("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version' "
+                      "LIMIT 1").fetchone()
+    if row is None:
+        raise ProfilerFileError(f"{path}: rocpd_metadata has no schema_version",
+                                missing="rocpd_metadata.schema_version", hint=HINT)
+    v = str(row[0]).strip()
+    if v.split(".")[0] not in SCHEMA_VERSIONS:
+        raise ProfilerFileError(f"{path}: rocpd schema version {v!r} is not one umkit reads "
+                                f"(it reads {', '.join(SCHEMA_VERSIONS)})",
+                                missing=f"schema_version {v}",
+                                hint="tell umkit's maintainers which ROCm wrote it; until then "
+                                     "export with rocpd's own tools (rocpd convert)")
+    return v
+
+
+def read(path: str, *, step=None, name: str | None = None):
+    con = connect(path)
+    try:
+        have = names(con)
+        version = schema_version(con, have, path)
+        what = f"{path} (rocpd schema {version})"
+        reg = need(con, have, "rocpd_region", ("name_id", "event_id"), what, HINT)
+        for c in ("start", "end"):
+            if c not in reg:
+                old = " (it has start_id: an earlier rocpd layout umkit does not read)" \
+                    if "start_id" in reg else ""
+                raise ProfilerFileError(f"{what}: rocpd_region has no column {c}{old}",
+                                        missing=f"rocpd_region.{c}", hint=HINT)
+        need(con, have, "rocpd_event", ("id", "category_id", "extdata"), what, HINT)
+        need(con, have, "rocpd_string", ("id", "string"), what, HINT)
+        need(con, have, "rocpd_info_agent", ("id", "type"), what, HINT)
+        cats = {kind(r[0]) for r in con.execute(
+            "SELECT string FROM rocpd_string WHERE string LIKE '%kfd%'")}
+        if not {"KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT"} & cats:
+            raise ProfilerFileError(f"{what}: no KFD_PAGE_MIGRATE or KFD_PAGE_FAULT records "
+                                    "(KFD tracing was off)", missing="KFD_PAGE_MIGRATE regions",
+                                    hint=HINT)
+        agents, device = {}, ""
+        acols = columns(con, "rocpd_info_agent")
+        label = "product_name" if "product_name" in acols else "type"
+        for aid, atype, aname in con.execute(f"SELECT id, type, {label} FROM rocpd_info_agent"):
+            agents[int(aid)] = str(atype or "").upper()
+            if str(atype).upper() == "GPU" and not device:
+                device = str(aname or "")
+        # the steps: marker ranges matching `step`, else kernel dispatches
+        pat, steps, kind_of_steps = step_pattern(step), [], ""
+        for s, e, rname, extdata in con.execute(
+                'SELECT R.start, R."end", S.string, E.extdata FROM rocpd_region R '
+                "JOIN rocpd_event E ON E.id = R.event_id "
+                "JOIN rocpd_string C ON C.id = E.category_id "
+                "JOIN rocpd_string S ON S.id = R.name_id "
+                "WHERE C.string LIKE '%MARKER%'"):
+            msg = rname or ""
+            try:
+                msg = json.loads(extdata or "{}").get("message") or msg
+            except (ValueError, AttributeError):
+                pass
+            if pat.search(str(msg)) and e is not None and e > s:
+                steps.append((int(s), int(e), str(msg)[:200]))
+        kind_of_steps = "ROCTx ranges"
+        if not steps and "rocpd_kernel_dispatch" in have:
+            need(con, have, "rocpd_kernel_dispatch", ("start", "end"), what, STEP_HINT)
+            for s, e in con.execute('SELECT start, "end" FROM rocpd_kernel_dispatch'):
+                steps.append((int(s), int(e), "step"))
+                if len(steps) > 100_000:
+                    break
+            kind_of_steps = "kernel dispatches (no step ranges found)"
+        col = Collector(f"rocpd schema {version}", str(path), steps, kind_of_steps, device)
+        if "rocpd_memory_allocate" in have:
+            mcols = columns(con, "rocpd_memory_allocate")
+            if {"address", "size", "type"} <= mcols:
+                for addr, size in con.execute("SELECT address, size FROM rocpd_memory_allocate "
+                                              "WHERE type = 'ALLOC' AND size > 0"):
+                    if addr is not None:
+                        col.allocation(int(addr), int(size))
+        cur = con.execute(
+            'SELECT R.start, R."end", S.string, C.string, E.extdata FROM rocpd_region R '
+            "JOIN rocpd_event E ON E.id = R.event_id "
+            "JOIN rocpd_string C ON C.id = E.category_id "
+            "JOIN rocpd_string S ON S.id = R.name_id "
+            "WHERE C.string LIKE '%kfd%'")
+        for s, e, rname, cat, extdata in cur:          # one row at a time
+            k = kind(cat)
+            try:
+                kfd = json.loads(extdata or "{}").get("kfd") or {}
+            except (ValueError, AttributeError):
+                kfd = {}
+            s, e = int(s), int(e if e is not None else s)
+            if k == "KFD_PAGE_MIGRATE":
+                try:
+                    lo, hi = int(kfd["start_address"]), int(kfd["end_address"])
+                    dst = int(kfd.get("dst_agent_id", -1))
+                except (KeyError, ValueError, TypeError):
+                    raise ProfilerFileError(f"{what}: a KFD_PAGE_MIGRATE region without "
+                                            "start_address / end_address in its event's extdata",
+                                            missing="extdata.kfd.start_address",
+                                            hint=HINT) from None
+                trig = next((t for t in TRIGGERS if t in str(rname).upper()), "NONE")
+                col.migration(s, e - s, lo, hi, agents.get(dst) == "GPU", trig,
+                              f"migrations to {'GPU' if agents.get(dst) == 'GPU' else 'CPU'}")
+            elif k == "KFD_PAGE_FAULT":
+                try:
+                    addr = int(kfd.get("address", 0))
+                except (ValueError, TypeError):
+                    addr = 0
+                col.fault(s, e - s, addr, True, 1, "GPU page faults")
+            elif k == "KFD_EVENT_UNMAP_FROM_GPU":
+                col.other_event(s, "gpu_unmaps")
+            elif k == "KFD_EVENT_DROPPED_EVENTS":
+                try:
+                    n = int(kfd.get("count", 1))
+                except (ValueError, TypeError):
+                    n = 1
+                col.other_event(s, "dropped_records", n)
+        return col.finish(name or "rocprofv3 recording", "hip", {"schema_version": version})
+    finally:
+        con.close()
