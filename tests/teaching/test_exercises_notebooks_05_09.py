@@ -264,6 +264,8 @@ def test_08_port_accepts_int_device_variables():
     the CPU in another (``int host = hipCpuDeviceId;``)."""
     from umkit.exercises import nb08
     port = ("int dev = 0, host = hipCpuDeviceId;\n"
+            "int on_demand = 0;\n"
+            "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);\n"
             "float *w;\n"
             "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
             "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, dev);\n"
