@@ -128,3 +128,10 @@ def test_a_profiler_file_is_measured_and_keeps_its_clock(tmp_path):
 def test_perfetto_refuses_what_it_cannot_write():
     with pytest.raises(umkit.InvalidType):
         perfetto(42)
+
+
+def test_a_rocprof_sys_summary_writes_its_totals():
+    from test_profiler_readers import DATA
+    doc = valid(perfetto(read(DATA / "unified_memory-4242.json")))
+    moved = next(e for e in events(doc, "C") if e["name"] == "MiB moved")
+    assert moved["args"] == {"bytes_h2d": 8.0, "bytes_d2h": 0.125}

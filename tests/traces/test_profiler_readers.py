@@ -217,3 +217,32 @@ def test_a_large_rocpd_database_streams_in_bounded_memory(tmp_path):
     size = (tmp_path / "large.db").stat().st_size
     assert peak2 < peak1 + (1 << 20), f"peak {peak1 >> 10} KiB -> {peak2 >> 10} KiB"
     assert peak2 < size, f"peak {peak2 >> 10} KiB reading a {size >> 10} KiB database"
+
+
+DATA = __import__("pathlib").Path(__file__).resolve().parent / "data"
+
+
+def test_rocprof_sys_unified_memory_summary_gives_totals_and_refuses_a_timeline(tmp_path):
+    """data/unified_memory-4242.json: written by umkit's authors in the shape of AMD's writer
+    (ROCm/rocm-systems, projects/rocprofiler-systems/source/lib/core/trace_cache/
+    unified_memory_processor.cpp at e17cb164ceac18dbae6b5dd5c4c9573e5618ab65,
+    write_json_output; MIT licence; nlohmann's map sorts the keys) -- no real report was found
+    in a public repository.  Its numbers are made up and consistent (4 x 2 MiB to the GPU)."""
+    tr = read(DATA / "unified_memory-4242.json")
+    c = tr.counters
+    assert (c["bytes_h2d"], c["bytes_d2h"], c["bytes_peer"]) == (8 * MIB, 131072, 0)
+    assert (c["gpu_faults"], c["cpu_faults"], c["migrations_gpu_page_fault"]) == (9, 2, 4)
+    assert tr.device.startswith("AMD Instinct MI300A") and tr.meta["xnack_enabled"] is True
+    for ask in (tr.to_ecg, tr.plan_dict):
+        with pytest.raises(ProfilerFileError) as e:
+            ask()
+        assert e.value.missing == "steps"
+    with pytest.raises(ProfilerFileError) as e:
+        tr.residency()
+    assert e.value.missing == "addresses"
+    doc = json.loads((DATA / "unified_memory-4242.json").read_text())
+    del doc["devices"][0]["migrations"]["device_to_host"]["total_size_bytes"]
+    (tmp_path / "unified_memory-1.json").write_text(json.dumps(doc))
+    with pytest.raises(ProfilerFileError) as e:
+        read(tmp_path / "unified_memory-1.json")
+    assert e.value.missing == "devices[0].migrations.device_to_host.total_size_bytes"

@@ -1,7 +1,7 @@
 """Profiler files in, Perfetto traces out.
 
     tr = umkit.ecg.read("results.db")          # rocprofv3's rocpd, an nsys SQLite export,
-    umkit.ecg.plot(tr.to_ecg())                #   or the kit's own saved CUPTI records
+    umkit.ecg.plot(tr.to_ecg())                #   rocprof-sys's UM summary, the kit's CUPTI records
     tr.residency()                             # where the migrations left each page
     umkit.plan.PlanResult.from_dict(tr.plan_dict()).table()
     umkit.ecg.traces.perfetto(tr, "loop.trace.json")   # open beside the profiler's in Perfetto
@@ -22,9 +22,10 @@ def read(path, *, step: str | None = None, name: str | None = None) -> ProfilerT
     """A profiler file as a :class:`ProfilerTrace`.  ``step``: the name of the ROCTx/NVTX
     ranges that mark your steps (default: ranges whose name contains 'step'; with none, each
     kernel is a step).  Formats: rocprofv3's rocpd SQLite database (schema 3), Nsight Systems'
-    SQLite export, and ``umkit.cupti-records/1`` (:func:`save_records`)."""
+    SQLite export, rocprof-sys's ``unified_memory-<pid>.json`` (totals only), and
+    ``umkit.cupti-records/1`` (:func:`save_records`)."""
     from ... import validate as V
-    from . import cupti_file, nsys, rocpd, sql
+    from . import cupti_file, nsys, rocpd, rocprofsys, sql
     p = V.path(path, "path", hint="the profiler's output file, e.g. results.db")
     if not p.is_file():
         raise ProfilerFileError(f"path={str(p)!r}: no such file", missing=str(p),
@@ -50,9 +51,10 @@ def read(path, *, step: str | None = None, name: str | None = None) -> ProfilerT
     text = head.lstrip()
     if text.startswith(b"{") and CUPTI_FORMAT.split("/")[0].encode() in head:
         return cupti_file.read(str(p), step=step, name=name)
+    if text.startswith(b"{") and b'"devices"' in head:
+        return rocprofsys.read(str(p), step=step, name=name)
     if text.startswith(b"{") or text.startswith(b"["):
-        raise ProfilerFileError(f"{p}: JSON, but not a format umkit reads (rocprof-sys's "
-                                "unified_memory-<pid>.json is not read yet)",
+        raise ProfilerFileError(f"{p}: JSON, but not a format umkit reads",
                                 missing="a known JSON format",
                                 hint="record with rocprofv3 --output-format rocpd instead")
     raise ProfilerFileError(f"{p}: not a profiler file umkit reads", missing="a known format",

@@ -216,6 +216,14 @@ class ProfilerTrace:
     slices_dropped: int
     rows: int
     meta: dict
+    totals: dict | None = None       # a summary file's totals (no steps, no addresses)
+
+    def need_steps(self, what: str) -> None:
+        if not self.steps:
+            raise ProfilerFileError(f"{self.path}: {self.source} holds whole-run totals only, "
+                                    f"no steps: no {what}", missing="steps",
+                                    hint="record with rocprofv3 (rocpd) or set ROCPROFSYS_USE_"
+                                         "ROCPD=1 for a timeline; .counters has the totals")
 
     @property
     def step_ms(self) -> list:
@@ -223,6 +231,8 @@ class ProfilerTrace:
 
     @property
     def counters(self) -> dict:
+        if self.totals is not None:
+            return dict(self.totals)
         out: dict = {}
         for c in self.per_step:
             for k, v in c.items():
@@ -233,6 +243,7 @@ class ProfilerTrace:
         """The file as a :class:`umkit.ecg.RecordResult` (measured, not model time)."""
         from ...workloads import StepRecord
         from ..recording import RecordResult
+        self.need_steps("ECG")
         steps = [StepRecord(i, ms, dict(c), lab if lab != "step" else "")
                  for i, (ms, c, (_, _, lab)) in enumerate(zip(self.step_ms, self.per_step,
                                                               self.steps))]
@@ -258,6 +269,11 @@ class ProfilerTrace:
         0 never moved in the recording, 1 CPU, 2 GPU.  ``key``: a buffer's name or start
         address (default: the largest)."""
         from ...api import Residency
+        if not self.buffers:
+            raise ProfilerFileError(f"{self.path}: {self.source} names no addresses: no "
+                                    "residency picture", missing="addresses",
+                                    hint="record with rocprofv3 (rocpd), whose KFD records "
+                                         "carry each migration's address range")
         b = self.buffer(key) if key is not None else max(self.buffers, key=lambda x: x.nbytes)
         return Residency(b.codes.copy(), b.page_bytes,
                          f"{self.source}: where the recorded migrations left each page")
@@ -274,6 +290,7 @@ class ProfilerTrace:
         """The recording as a ``umkit.plan/1`` document (``umkit.plan.PlanResult.from_dict``
         reads it: its table, and what each choice would cost on sim).  A touch is what a fault
         or a migration shows: a buffer the GPU used without faulting or moving is not seen."""
+        self.need_steps("plan")
         bufs = [b for b in self.buffers][:MAX_BUFFERS]
         ids = {id(b): i for i, b in enumerate(bufs)}
         patterns, index, step_pattern = [], {}, []

@@ -13,7 +13,8 @@ What becomes what:
 
 * a profiler file (:class:`~umkit.ecg.traces.model.ProfilerTrace`): process ``measured
   (SOURCE: DEVICE)``; a track of steps; a track per kind of record (migrations to GPU / to
-  CPU, GPU / CPU page faults); counter tracks ``faults`` and ``MiB moved`` per step;
+  CPU, GPU / CPU page faults); counter tracks ``faults`` and ``MiB moved`` per step (a
+  rocprof-sys summary, which has no timeline: its totals at time 0);
 * a recorded ECG (``RecordResult``) or an ECG dict (``umkit.ecg.record``): one process a
   curve, steps back to back on a ``steps`` track, counters per step;
 * a sim run (the list ``umkit.trace()`` returns): one track per stream and one per driver
@@ -111,6 +112,9 @@ def from_trace(tr) -> dict:
     label = f"measured ({tr.source}: {tr.device or tr.backend})"
     doc = Doc(label)
     pid = doc.pid(label)
+    if not tr.steps:                          # a summary: its totals, at time 0
+        step_counters(doc, pid, 0.0, 0.0, tr.counters)
+        return doc.document(source=tr.source, steps_from=tr.step_kind, events_left_out=0)
     t0 = tr.steps[0][0]
     for i, ((s, e, lab), c) in enumerate(zip(tr.steps, tr.per_step)):
         doc.slice(pid, "steps", f"step {i}" + (f" ({lab})" if lab != "step" else ""),
