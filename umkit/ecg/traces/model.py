@@ -244,9 +244,8 @@ class ProfilerTrace:
         from ...workloads import StepRecord
         from ..recording import RecordResult
         self.need_steps("ECG")
-        steps = [StepRecord(i, ms, dict(c), lab if lab != "step" else "")
-                 for i, (ms, c, (_, _, lab)) in enumerate(zip(self.step_ms, self.per_step,
-                                                              self.steps))]
+        steps = [StepRecord(i, ms, dict(c), "")
+                 for i, (ms, c) in enumerate(zip(self.step_ms, self.per_step))]
         return RecordResult(strategy=self.name, pattern="your loop", nbytes=None,
                             backend=self.backend, steps=steps, counters=self.counters,
                             device=self.device, profile=None, model_time=False,
