@@ -85,3 +85,29 @@ def test_nb00_refuses_answers_that_do_not_read_the_card():
                lambda p, mib, to_gpu=True: mib / 64 * chart["mi250x-xnack1"]):
         for _ in range(3):
             assert not nb00.check_prefetch_model(fn), fn
+
+
+# -- 01: the trips into the kernel ---------------------------------------------------------------
+def test_nb01_a_table_of_the_fixed_cases_is_refused():
+    from umkit.teaching.exercises import nb01
+    table = {case: -(-case[0] // case[1]) for case in nb01.TRIPS_CASES}
+    looked_up = lambda n, b: table.get((n, b), 64)       # noqa: E731 - the fixed cases, else 64
+    assert not nb01.check_transitions(looked_up)
+    assert not nb01.check_transitions(lambda n, b: 64)    # the number the batching cell prints
+    assert not nb01.check_transitions(lambda n, b: n // b + 1)   # rounds up even when it divides
+    assert nb01.check_transitions(lambda n, b: -(-n // b))
+    a, b = nb01.trips_cases(), nb01.trips_cases()
+    assert a[:len(nb01.TRIPS_CASES)] == list(nb01.TRIPS_CASES) and a != b
+
+
+def test_nb01_layers_a_set_is_graded_whole():
+    """One label everywhere, then flipping what the feedback names: the feedback names nothing,
+    and a half-answered set is not graded (answering one item at a time reveals nothing)."""
+    from umkit.teaching.exercises import nb01
+    right = {k: ok[0] for k, (ok, _) in nb01.LAYERS.items()}
+    v = nb01.check_layers({k: "umd" for k in nb01.LAYERS})
+    assert not v and not any(k in v.message for k in nb01.LAYERS)
+    one_right = nb01.check_layers({"malloc_device": "kmd"})
+    one_wrong = nb01.check_layers({"malloc_device": "umd"})
+    assert not one_right and one_right.message == one_wrong.message
+    assert nb01.check_layers(right)

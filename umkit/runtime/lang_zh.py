@@ -47,6 +47,11 @@ MESSAGES: dict[str, str] = {
     "the answer of this exercise was shown earlier (hint=3): passing after reading it is not the same as finding it":
         "这道题的答案之前已经显示过（hint=3）：看过答案后通过，不等于自己找到了答案",
     "each row's card": "每行各自的卡",
+    "still None: {missing}. Answer every operation; the set is graded whole":
+        "仍为 None 的：{missing}。每个操作都要回答；整组一起评分",
+    "still None: {missing}. Choose for every buffer; the set is graded whole":
+        "仍为 None 的：{missing}。每块缓冲区都要选；整组一起评分",
+    "{concept}. Ask of every buffer -- {questions}": "{concept}。对每块缓冲区都问一问——{questions}",
     "prefetch_ms returned None: replace `return None` with your formula":
         "prefetch_ms 返回了 None：把 `return None` 换成你的公式",
     "your formula is the model's on {n} cards drawn for this attempt, both directions: on the MI250X 16 MiB take {a} ms to the GPU and {b} ms back -- latency + bytes / bandwidth, the direction decides the bandwidth (§3.2)":
@@ -181,13 +186,9 @@ MESSAGES: dict[str, str] = {
     "every answer is still None: write 'umd' or 'kmd' for each operation":
         "所有答案都还是 None：为每个操作写上 'umd' 或 'kmd'",
     "{item}: {value} is neither 'umd' nor 'kmd'": "{item}：{value} 既不是 'umd' 也不是 'kmd'",
-    "{n} of your {given} answers are wrong; reconsider {first} first (find its line in the trace "
-    "printed below the exercise, then ask what the call ends in)":
-        "你的 {given} 个答案中有 {n} 个不对；先重新考虑 {first}（在练习下方打印的 trace 里找到它那一行，"
-        "再问问这个调用最终落到了哪里）",
-    "§3.2 and section 5 of the notebook: one trip into the kernel carries up to batch_max faults, a "
+    "§3.2 and section 4 of the notebook: one trip into the kernel carries up to batch_max faults, a "
     "partly filled batch still costs a whole trip, and no fault costs no trip":
-        "§3.2 和本 notebook 第 5 节：一次进入内核最多处理 batch_max 个缺页，没装满的一批仍要花一整次，"
+        "§3.2 和本 notebook 第 4 节：一次进入内核最多处理 batch_max 个缺页，没装满的一批仍要花一整次，"
         "没有缺页就不用进内核",
     "{call} returned {got}; return a whole number": "{call} 返回了 {got}；请返回一个整数",
     "{call} returned {got}: a batch is either sent or not, so the count is a whole number":
@@ -249,8 +250,6 @@ MESSAGES: dict[str, str] = {
         "所有选择都还是 None：为每块缓冲区写上 'device'、'managed'、'pinned' 或 'pageable'",
     "{item}: {value} is not an allocator; use 'device', 'managed', 'pinned' or 'pageable'":
         "{item}：{value} 不是一种分配器；请用 'device'、'managed'、'pinned' 或 'pageable'",
-    "{n} of your {given} choices to rethink; start with {first}": "你的 {given} 个选择中有 {n} 个要重新考虑；从 {first} 开始",
-    "{concept}. For {first}: {question}": "{concept}。关于 {first}：{question}",
     "mix allocators by each buffer's access owner and lifetime (§7): hot and latency-critical data in "
     "device memory, low-frequency data managed, small CPU-heavy data pinned, CPU-only data in plain "
     "pageable memory":

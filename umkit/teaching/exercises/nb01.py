@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from . import Exercise, Labels, Verdict, check, tiered
+from . import Exercise, Labels, Verdict, attempt_rng, check, tiered
 
 #: the trace operations of the simulator, the layer(s) accepted for each, and why (the article's
 #: §1.1, checked against the ROCm sources).  The rule is one for all: a call that ends in a
@@ -68,11 +68,9 @@ LAYERS_EXERCISE = Exercise(
         unknown="unknown operations {unknown}: use the keys {items}",
         all_none="every answer is still None: write 'umd' or 'kmd' for each operation",
         bad_label="{item}: {value!r} is neither 'umd' nor 'kmd'",
-        # how many, and which one to reconsider first -- not the whole list: with two choices
-        # per item, a list of the wrong ones would be the answer
-        wrong="{n} of your {given} answers are wrong; reconsider {first} first (find its line in "
-              "the trace printed below the exercise, then ask what the call ends in)",
-        missing="right so far; still None: {missing}"),
+        # the set is graded whole (the framework's sentence): naming or counting the wrong ones
+        # lets a loop flip them one at a time
+        incomplete="still None: {missing}. Answer every operation; the set is graded whole"),
     passed=_layers_passed)
 
 
@@ -82,14 +80,25 @@ def check_layers(answers) -> Verdict:
     return check(LAYERS_EXERCISE, answers)
 
 
-TRIPS_CONCEPT = ("§3.2 and section 5 of the notebook: one trip into the kernel carries up to "
+TRIPS_CONCEPT = ("§3.2 and section 4 of the notebook: one trip into the kernel carries up to "
                  "batch_max faults, a partly filled batch still costs a whole trip, and no fault "
                  "costs no trip")
 TRIPS_ANSWER = ("def transitions(n_faults, batch_max):\n"
                 "    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)")
-#: (n_faults, batch_max): the cases the function must get right
+#: (n_faults, batch_max): the awkward cases every attempt checks (the first is the notebook's)
 TRIPS_CASES = ((16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
                (1024, 256), (100, 7))
+
+
+def trips_cases(rng=None) -> list[tuple[int, int]]:
+    """One attempt's cases: :data:`TRIPS_CASES`, then four drawn afresh (a lookup table of the
+    fixed cases does not pass)."""
+    rng = rng or attempt_rng("nb01.transitions")
+    drawn = []
+    for _ in range(4):
+        b = rng.choice((1, 3, 7, 32, 100, 256, 1000))
+        drawn.append((rng.randrange(0, 50 * b + 1), b))
+    return list(TRIPS_CASES) + drawn
 
 
 def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
@@ -119,7 +128,7 @@ TRANSITIONS = Exercise(
     answer=TRIPS_ANSWER,
     none="{argument} is None: write def transitions(n_faults, batch_max): ...",
     wrong_type="{argument} should be a function, got {type}",
-    cases=TRIPS_CASES, call="transitions({0}, {1})", reference=lambda n, b: -(-n // b),
+    cases=lambda **_: trips_cases(), call="transitions({0}, {1})", reference=lambda n, b: -(-n // b),
     judge=_judge_trips,
     passed=(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
             "trips into the kernel in batches of 256, but 16384 trips one by one"))

@@ -61,11 +61,10 @@ ALLOCATORS = Exercise(
                  "'pageable' for each buffer",
         bad_label="{item}: {value!r} is not an allocator; use 'device', 'managed', 'pinned' or "
                   "'pageable'",
-        # how many, and which to rethink first -- not the list of wrong ones, which two tries
-        # would turn into the answer
-        wrong="{n} of your {given} choices to rethink; start with {first}",
-        questions=_QUESTION, nudge="{concept}. For {first}: {question}",
-        missing="right so far; still None: {missing}"),
+        # the set is graded whole (the framework's sentence); tier 2 asks every buffer's
+        # question, pointing at none
+        questions=_QUESTION, nudge="{concept}. Ask of every buffer -- {questions}",
+        incomplete="still None: {missing}. Choose for every buffer; the set is graded whole"),
     passed="mix allocators by each buffer's access owner and lifetime (§7)"
            + ("" if all(w == "managed" for w, _ in BUFFERS.values()) else
               ": hot and latency-critical data in device memory, low-frequency data managed, "
