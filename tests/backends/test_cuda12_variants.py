@@ -8,7 +8,7 @@ from umkit.backends.contract import Location
 
 def _adapter(runtime):
     rt = cuda.CudaRuntime.__new__(cuda.CudaRuntime)
-    rt.rt, rt._cupy, rt.v2 = runtime, None, cuda.location_suffix(runtime)
+    rt.rt, rt.v2 = runtime, cuda.location_suffix(runtime)
     calls = []
     rt.call_spelled = lambda name, *args: calls.append((name, args))
     rt.location = lambda where: ("loc", where.kind)
