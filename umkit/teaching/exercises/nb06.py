@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+import weakref
 
 import umkit
 
@@ -54,13 +55,15 @@ def _watching_out():
     seen = {"kernels": 0, "unread": 0, "out": None, "pending": False}
 
     def note_read(x):
-        if seen["pending"] and x is seen["out"]:
+        # the kernel's out by identity, held weakly: the watch must not keep the learner's
+        # array alive (the leak check looks for arrays still allocated at return)
+        if seen["pending"] and seen["out"] is not None and x is seen["out"]():
             seen["pending"] = False
 
     def watched_add(out, *args, **kwargs):
         if seen["pending"]:
             seen["unread"] += 1
-        seen.update(kernels=seen["kernels"] + 1, out=out, pending=True)
+        seen.update(kernels=seen["kernels"] + 1, out=weakref.ref(out), pending=True)
         return add(out, *args, **kwargs)
 
     def watched_read_back(x, *args, **kwargs):

@@ -59,7 +59,8 @@ _WHY = {
                    "is defensible too: the CPU reads it at any time and no page moves.",
     "checkpoint": "A snapshot the CPU writes to disk every few thousand steps: managed memory, "
                   "prefetched to the host before the CPU reads it (the column's choice, §3.4), is "
-                  "the answer; pinned host memory with an explicit async copy is also right. "
+                  "the answer; pinned host memory with an explicit async copy (an asynchronous copy "
+                  "from device memory that overlaps training) is also right. "
                   "Device-only memory is wrong: the CPU must read it.",
     "request_buffers": "It is latency-critical: §6.3's inference service was unstable at peak with managed "
                        "request data and stable once requests went into a pre-allocated hipMalloc "
