@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/setup_venv.sh
-setup_venv test,lab
+setup_venv test,lab,site
 . scripts/setup_test_packages.sh
 umkit_test_packages
 . scripts/setup_hub.sh
