@@ -64,7 +64,7 @@ def stats(path: Path) -> dict:
 
 
 def course(root: Path = ROOT) -> list[dict]:
-    return [stats(p) for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))]
+    return [stats(p) for p in sorted((root / "notebooks").glob("[0-9][0-9]*.ipynb"))]
 
 
 def main(argv=None) -> int:
