@@ -180,7 +180,10 @@ def _splice(text: str):
 
 def tokenize(text: str):
     """(code tokens, directives): directives are lists of tokens, each starting with ``#``."""
-    src, line_of = _splice(text.replace("\r\n", "\n"))
+    if text.startswith("\ufeff"):                 # a UTF-8 byte-order mark is not code
+        text = text[1:]
+    # CRLF (Windows) and a lone CR (classic Mac OS) both end a line
+    src, line_of = _splice(text.replace("\r\n", "\n").replace("\r", "\n"))
     n = len(src)
     code, directives, current = [], [], None
     i, at_line_start, launches_open = 0, True, 0
@@ -278,11 +281,13 @@ def _skip_quoted(src: str, i: int) -> int:
     """The offset after the string or character literal that starts at ``src[i]``."""
     q, j, n = src[i], i + 1, len(src)
     while j < n:
-        if src[j] == "\\":
+        if src[j] == "\\" and j + 1 < n and src[j + 1] != "\n":
             j += 2
             continue
-        if src[j] == q or src[j] == "\n":
+        if src[j] == q:
             return j + 1
+        if src[j] == "\n":               # unterminated (an apostrophe in `#if 0` prose, in
+            return j                     # `#warning don't`): it ends with its line, as in GCC
         j += 1
     return n
 
@@ -342,6 +347,8 @@ class Macro:
     line: int
     params: list | None       # None: object-like
     body: list                # tokens
+    pos: int = 0              # where the ``#define`` is (a use expands the last one before it)
+    variadic: bool = False    # ``(...)`` or ``(a, ...)``: ``__VA_ARGS__`` takes the rest
 
 
 def _macros(directives) -> list[Macro]:
@@ -350,14 +357,64 @@ def _macros(directives) -> list[Macro]:
         if len(d) < 3 or d[1].text != "define" or d[2].kind != "id":
             continue
         name, body = d[2], d[3:]
-        params = None
+        params, variadic = None, False
         if body and body[0].text == "(" and body[0].pos == name.pos + len(name.text):
             close = next((k for k, t in enumerate(body) if t.text == ")"), len(body) - 1)
             params = [t.text for t in body[1:close] if t.kind == "id"]
+            variadic = any(t.text == "..." for t in body[1:close])
             body = body[close + 1:]
         body = [t for t in body if t.text not in ("#", "##")]
-        out.append(Macro(name.text, name.line, params, body))
+        out.append(Macro(name.text, name.line, params, body, d[0].pos, variadic))
     return out
+
+
+#: HIP spellings read as the CUDA names the rules know (hipified code, ``.hip`` files): the names
+#: table's HIP -> CUDA column, except where one HIP name has two CUDA forms
+HIP_AS_CUDA = {"hipHostMalloc": "cudaHostAlloc",           # (ptr, size, flags): the flags form
+               "hipMemPrefetchAsync_v2": "cudaMemPrefetchAsync_v2",
+               "hipMemAdvise_v2": "cudaMemAdvise_v2"}
+#: at most this many tokens of macro expansions per token of the file (keeps the reader linear)
+EXPANSION_BUDGET = 4
+
+
+def _hip_names() -> dict:
+    from ...backends import names
+    out = {h: r.cuda for h, r in names.BY_HIP.items() if r.cuda}
+    out.update(HIP_AS_CUDA)
+    return out
+
+
+def _as_cuda(tokens, table) -> list:
+    """``tokens`` with HIP identifiers renamed to their CUDA names (position and line kept)."""
+    return [Token("id", table[t.text], t.line, t.pos) if t.kind == "id" and t.text in table
+            else t for t in tokens]
+
+
+def _expand(m: Macro, args) -> tuple[list, list]:
+    """The body of function-like macro ``m`` with its parameters replaced by ``args`` (Arg
+    objects), and for each token whether it came from the body.  A parameter without an
+    argument stands for nothing a rule could take for a variable's name."""
+    index = {p: k for k, p in enumerate(m.params or ())}
+    n_named = len(m.params or ())
+    body, from_body = [], []
+    for t in m.body:
+        k = index.get(t.text) if t.kind == "id" else None
+        if t.kind == "id" and t.text == "__VA_ARGS__" and m.variadic:
+            rest = []
+            for a in args[n_named:]:
+                rest += ([Token("op", ",", t.line, t.pos)] if rest else []) + list(a.tokens)
+            body += rest
+            from_body += [False] * len(rest)
+        elif k is None:
+            body.append(t)
+            from_body.append(True)
+        elif k < len(args):
+            body += args[k].tokens
+            from_body += [False] * len(args[k])
+        else:
+            body.append(Token("op", "?", t.line, t.pos))
+            from_body.append(False)
+    return body, from_body
 
 
 # -- the reader -------------------------------------------------------------------------------
@@ -440,11 +497,15 @@ class Source:
     uses_std: bool = False    # ``using namespace std;`` or ``using std::...;`` seen
     _owner: tuple | None = field(default=None, repr=False)
     _ends: list | None = field(default=None, repr=False)
+    _objects: dict | None = field(default=None, repr=False)
 
     @classmethod
     def parse(cls, text: str, path: str = "<text>") -> "Source":
         code, directives = tokenize(text)
         code, directives = _conditional(directives, code)
+        hip = _hip_names()
+        code = _as_cuda(code, hip)
+        directives = [_as_cuda(d, hip) for d in directives]
         src = cls(path, code, _macros(directives))
         try:
             src.match = brackets(code)
@@ -460,19 +521,68 @@ class Source:
                             code[k + 2].text == "std" or code[k + 1].text == "std")
                            for k in range(len(code)))
         src.calls = _calls(code, src.match)
-        for m, mm in zip(src.macros, macro_brackets):
-            src.calls += [Call(c.name, m.line, c.args, c.index, c.qualifier, c.template, True)
-                          for c in _calls(m.body, mm)]
         src.functions = _functions(code, src.match)
         src.launches = _launches(code, src.match)
+        src.calls += src._macro_calls(macro_brackets)
+        src.calls.sort(key=lambda c: (c.index, c.line))
+        for c in src.calls:                          # HIP's launch macro, as a launch
+            if c.name == "hipLaunchKernelGGL" and len(c.args) >= 5 and c.args[0].ids():
+                src.launches.append(Launch(c.args[0].ids()[-1], c.line, c.args[5:], c.index))
         return src
+
+    def _macro_calls(self, macro_brackets) -> list:
+        """The calls written inside macros.  A function-like macro is expanded (one level) at
+        each use in the code, its parameters replaced by the use's arguments, so that
+        ``ALLOC(buf, n)`` over ``#define ALLOC(p, n) cudaMallocManaged(&p, n)`` allocates
+        ``buf`` at the line of the use; calls the use's arguments hold are found in the code
+        already and are not counted twice.  A macro never used here (or past the expansion
+        budget) is read at its ``#define``, with its parameters standing for nothing."""
+        out, code, match = [], self.tokens, self.match
+        with_calls = {}                              # name -> [(pos, macro, its calls)]
+        for m, mm in zip(self.macros, macro_brackets):
+            calls = _calls(m.body, mm)
+            if calls and m.params is not None:
+                with_calls.setdefault(m.name, []).append((m.pos, m))
+            elif calls:
+                out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True)
+                        for c in calls]
+        if not with_calls:
+            return out
+        used, budget = set(), EXPANSION_BUDGET * len(code) + 4096
+        for i, t in enumerate(code):
+            defs = with_calls.get(t.text) if t.kind == "id" else None
+            if not defs or i + 1 >= len(code) or code[i + 1].text != "(" or \
+                    (i and code[i - 1].text in (".", "->", "::")):
+                continue
+            k = bisect.bisect_right(defs, t.pos, key=lambda d: d[0]) - 1
+            if k < 0:
+                continue                             # used before it is defined
+            m = defs[k][1]
+            args = split_args(code, i + 1, match.get(i + 1, len(code) - 1), match)
+            body, from_body = _expand(m, args)
+            budget -= len(body)
+            if budget < 0:
+                break
+            used.add(id(m))
+            try:
+                bm = brackets(body)
+            except TooDeep:
+                continue
+            out += [Call(c.name, t.line, c.args, i, c.qualifier, c.template, True)
+                    for c in _calls(body, bm) if from_body[c.index]]
+        for defs in with_calls.values():
+            for _, m in defs:
+                if id(m) not in used:
+                    body, _ = _expand(m, ())
+                    out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True)
+                            for c in _calls(body, brackets(body))]
+        return out
 
     def object_macro(self, name: str) -> list | None:
         """The body tokens of the object-like macro ``name`` (the last definition), or None."""
-        for m in reversed(self.macros):
-            if m.name == name and m.params is None:
-                return m.body
-        return None
+        if self._objects is None:                # one pass, not one per question
+            self._objects = {m.name: m.body for m in self.macros if m.params is None}
+        return self._objects.get(name)
 
     def function_at(self, index: int) -> Function | None:
         """The innermost function whose body holds code token ``index``."""
@@ -530,17 +640,29 @@ def _calls(tokens, match) -> list[Call]:
                 continue
             template = arg_text(tokens[j + 1:end])
             j = end + 1
-        if j >= n or tokens[j].text != "(":
-            continue
         qualifier, k = "", i - 1
-        if k >= 0 and tokens[k].text in (".", "->", ".*", "->*"):
-            continue                                # a member function
-        if k >= 0 and tokens[k].text == "::":
+        if j < n and tokens[j].text == ")" and tokens[j].kind == "op":
+            # a parenthesised name, `(cudaMallocManaged)(&p, n)` or `(::f)(...)`: still a call
+            # (the parentheses only stop a function-like macro of that name from expanding)
+            o = k - (k >= 0 and tokens[k].text == "::") - \
+                (k >= 2 and tokens[k].text == "::" and tokens[k - 1].kind == "id")
+            if o < 0 or tokens[o].text != "(" or match.get(o) != j:
+                continue
+            if o < k:
+                qualifier = tokens[k - 1].text if tokens[k - 1].kind == "id" else ""
+            j, k = j + 1, o - 1
+            if j >= n or tokens[j].text != "(":
+                continue
+        elif j >= n or tokens[j].text != "(":
+            continue
+        elif k >= 0 and tokens[k].text == "::":
             if k >= 1 and tokens[k - 1].kind == "id":
                 qualifier = tokens[k - 1].text
                 k -= 2
             else:
                 k -= 1                              # ::name: the global one
+        if k >= 0 and tokens[k].text in (".", "->", ".*", "->*"):
+            continue                                # a member function
         if k >= 0 and tokens[k].kind == "id" and tokens[k].text not in BEFORE_CALL:
             continue                                # a declaration: `cudaError_t name(...)`
         close = match.get(j, n - 1)

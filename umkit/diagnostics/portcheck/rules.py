@@ -165,6 +165,76 @@ def chain_name(tokens) -> str:
     return name
 
 
+def _strip(toks: list) -> list:
+    """``toks`` without enclosing parentheses and leading casts (``(T*)x``, ``(T*)(x)``,
+    ``static_cast<T*>(x)``)."""
+    for _ in range(SCAN):
+        if len(toks) >= 2 and toks[0].text == "(":
+            depth, k = 0, 0
+            for k, t in enumerate(toks):
+                depth += t.text == "("
+                depth -= t.text == ")"
+                if depth == 0:
+                    break
+            if k == len(toks) - 1:                        # (expr)
+                toks = toks[1:-1]
+                continue
+            inner = toks[1:k]
+            if inner and all(t.kind == "id" or t.text in ("*", "::", "<", ">", "&")
+                             for t in inner):
+                toks = toks[k + 1:]                       # (T*) expr
+                continue
+            return toks
+        if toks and toks[0].text.endswith("_cast") and len(toks) > 2 and toks[1].text == "<":
+            depth, k = 0, 1
+            for k in range(1, len(toks)):
+                depth += toks[k].text == "<"
+                depth -= toks[k].text == ">"
+                if depth == 0:
+                    break
+            toks = toks[k + 1:]
+            continue
+        return toks
+    return toks
+
+
+def pointee(tokens) -> str:
+    """The variable whose memory a kernel argument hands over, or "" when the argument is a
+    value: ``h``, ``h + off``, ``&a[i]``, ``(float*)h``, ``v.data()`` and ``v.data() + k`` hand
+    over h, a, v; ``v.size()``, ``dims[0]``, ``sizeof(h)``, ``*h`` and ``h->n`` are values."""
+    toks = _strip(list(tokens[:SCAN]))
+    if not toks or len(tokens) > SCAN:
+        return ""
+    depth, cut = 0, None                          # a top-level + or -: pointer arithmetic
+    for k, t in enumerate(toks):
+        if t.text in ("(", "[", "{"):
+            depth += 1
+        elif t.text in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and k and t.text in ("+", "-") and toks[k - 1].text not in (
+                "+", "-", "*", "/", "(", ","):
+            cut = k
+            break
+        elif depth == 0 and t.text in ("?", "<<", ">>", "==", "!=", "<", ">", "&&", "||", "%",
+                                       "/", "|", "^", "=", ",", "<=", ">="):
+            return ""                             # a comparison, a condition, a number
+    if cut is not None:
+        return pointee(toks[:cut]) or pointee(toks[cut + 1:])
+    texts = [t.text for t in toks]
+    if texts[0] == "&":                           # &a, &a[i], &a[i][j], &v[0]
+        rest = toks[1:]
+        if rest and rest[0].kind == "id" and all(x.text not in (".", "->", "(") for x in rest):
+            return rest[0].text
+        return ""
+    if toks[0].kind != "id":
+        return ""
+    if len(toks) == 1:
+        return toks[0].text
+    if texts[1:] in (([".", "data", "(", ")"]), (["->", "data", "(", ")"])):
+        return toks[0].text                       # v.data()
+    return ""
+
+
 @dataclass
 class Facts:
     """What one file says about its names (flow-insensitive, by name)."""
@@ -300,7 +370,7 @@ def facts(src: Source) -> Facts:
     kernels = {fn.name: fn for fn in src.functions if fn.kernel}
     for la in src.launches:
         for k, arg in enumerate(la.args):
-            if set(arg.ids()) & f.managed and la.kernel in kernels:
+            if pointee(arg.tokens) in f.managed and la.kernel in kernels:
                 f.managed_params.setdefault(la.kernel, set()).add(k)
     return f
 
@@ -746,10 +816,10 @@ def rule_system_memory_kernel(ctx: Context):
     p, f = ctx.plat, ctx.facts
     for la in ctx.src.launches:
         for k, arg in enumerate(la.args):
-            hit = [x for x in dict.fromkeys(arg.ids()) if x in f.system]
-            if not hit:
+            name = pointee(arg.tokens)       # a value (v.size(), dims[0]) hands over no memory
+            if name not in f.system:
                 continue
-            name, kind = hit[0], f.system[hit[0]]
+            kind = f.system[name]
             touch = {p.system_touch(kind == "stack"), p.system_touch(False)}
             detail = dict(kernel=la.kernel, argument=k, pointer=name, memory=kind)
             if "fatal" in touch:
@@ -783,23 +853,24 @@ def rule_managed_atomic(ctx: Context):
     """atomics in a kernel on memory that a launch in this file makes managed (ledger:
     amd.atomics.mi200_fine_grain, amd.managed.fine_grain)."""
     p, f, src = ctx.plat, ctx.facts, ctx.src
+    atomics = sorted((c.index, k, c) for k, c in enumerate(src.calls)
+                     if c.name in ATOMICS and c.args and c.index >= 0)
+    at = [x[0] for x in atomics]
     for fn in src.functions:
         if not fn.kernel:
             continue
+        a, b = fn.body
+        inside = atomics[bisect.bisect_left(at, a):bisect.bisect_right(at, b)]
+        if not inside:                       # each kernel looks at its own atomics only
+            continue
         params = fn.param_names()
         managed = {params[k] for k in f.managed_params.get(fn.name, ()) if k < len(params)}
-        managed |= set(f.managed_vars)
         types = {declared_name(pa.tokens): [t.text for t in pa.tokens] for pa in fn.params}
-        for name, (_, typ) in f.managed_vars.items():
-            types.setdefault(name, typ.split())
-        a, b = fn.body
-        for c in src.calls:
-            if c.name not in ATOMICS or not a <= c.index <= b or not c.args:
-                continue
+        for _, _, c in inside:
             target = chain_name(c.args[0].tokens)
-            if target not in managed:
+            if target not in managed and target not in f.managed_vars:
                 continue
-            ty = types.get(target, [])
+            ty = types[target] if target in types else f.managed_vars[target][1].split()
             fp = bool(set(ty) & FLOAT_TYPES) or any(x.endswith("f") and x[:-1].replace(
                 ".", "").isdigit() for x in c.args[1].ids() + [t.text for t in c.args[1].tokens]
                 if len(c.args) > 1)
