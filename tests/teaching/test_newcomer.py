@@ -318,9 +318,9 @@ def test_the_layers_hint_points_at_the_trace_where_it_is():
 
 
 def test_notebook_07_renders_the_unified_memory_perf_tables():
-    """§6 of notebook 07 shows the measured UnifiedMemoryPerf tables rendered (a text/markdown
-    output), not printed as raw Markdown pipes."""
-    cells = _cells("07_choosing_a_strategy.ipynb")
+    """The UnifiedMemoryPerf section (notebook 07b since the split of 07) shows the measured tables
+    rendered (a text/markdown output), not printed as raw Markdown pipes."""
+    cells = _cells("07b_multi_gpu_and_scale.ipynb")
     cell = next(c for c in cells if c["cell_type"] == "code"
                 and "umperf.side_by_side(" in "".join(c["source"]))
     outs = cell.get("outputs", [])

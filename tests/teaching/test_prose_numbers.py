@@ -52,7 +52,7 @@ def test_prose_quotes_the_output(check):
 
 
 def nb07_whole_model_split():
-    cells = _cells("07_choosing_a_strategy.ipynb")
+    cells = _cells("07b_multi_gpu_and_scale.ipynb")          # 07's section moved to 07b in the split
     _, c = _find(cells, 'W.model_step_costs("13b", "H200"')
     ms = {m[0]: float(m[1]) for m in re.findall(r"^(\S+)\s+([\d.]+)\s+\d+\s+\d+", _out(c), re.M)}
     _, prose = _find(cells, "per step than plain managed")
