@@ -1,9 +1,14 @@
 """``umkit port-check``: what changes when this CUDA unified-memory code runs on AMD.
 
-``hipify`` renames calls; this reads CUDA C++ sources (``.cu``, ``.cuh``, ``.cpp``, ``.h``) and
-reports every unified-memory construct it finds, with ``file:line``, its HIP spelling (from the
-names table, :mod:`umkit.backends.names`), what behaves differently on the chosen AMD target
-and a severity:
+``hipify`` renames calls; this reads CUDA C++ sources and reports every unified-memory construct
+it finds, with ``file:line``, its HIP spelling (from the names table, :mod:`umkit.backends.names`),
+what behaves differently on the chosen AMD target and a severity.  It reads the files whose names
+end in one of :data:`SUFFIXES`: CUDA (``.cu``, ``.cuh``), HIP (``.hip``: code already hipified,
+its HIP names read as their CUDA ones), C and C++ sources and headers (``.c``, ``.cc``, ``.cpp``,
+``.cxx``, ``.h``, ``.hh``, ``.hpp``, ``.hxx``) and inline-template files (``.inl``); C is read
+because the runtime API is a C API.  A file named on the command line with another ending is
+refused; in a folder, other files are passed over, and so is a file that is not text (it holds a
+NUL byte): nothing to check at all is an error (exit 2), not "0 findings".
 
 ``breaks``   an error return, a fatal fault or a silently wrong result on the target
 ``slower``   it works, on a slower path than the CUDA author expected
@@ -19,27 +24,36 @@ platform facts come from the simulator's profiles and policies (:mod:`.rules`).
     >>> report.exit_code            # 1 when anything breaks on the target
 
 Command line: ``umkit port-check FILE_OR_DIR... [--target ...] [--xnack on|off]
-[--format text|markdown|json]`` (exit 1 when anything breaks, 2 for bad input).
+[--format text|markdown|json]``: exit 0 when nothing breaks, 1 when anything breaks, 2 with a
+one-line reason on standard error when there is nothing it can check (a path that does not
+exist, is too long or nested too deep, a file it does not read, a folder without sources).
+File names are shown escaped in every format (a newline or a terminal escape in a name cannot
+start a line or reach the terminal: ``\\n``, ``\\x1b``).
 """
 from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ... import ledger
 from ...errors import InvalidArgument, InvalidType
-from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source
+from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source, escape
 from .rules import CONSTRUCTS, SEVERITIES, TARGETS, Finding, check_source, platform
 
-SUFFIXES = (".cu", ".cuh", ".cpp", ".h", ".hpp", ".cc", ".cxx")
+#: the file endings port-check reads (see the module's text)
+SUFFIXES = (".cu", ".cuh", ".hip", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
+            ".inl")
 FORMATS = ("text", "markdown", "json")
 XNACK = ("on", "off")
 DEFAULT_TARGET = "mi250x"
 #: XNACK is off by default on MI200/MI300 (ledger: amd.xnack.default_off)
 DEFAULT_XNACK = "off"
 MAX_FILES = 10000
+MAX_WALK_DEPTH = 64          # folders nested deeper than this under a path given: refused
+SHOWN = 160                  # at most this many characters of a name in a message
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,7 @@ class Report:
     platform: str
     files: tuple
     findings: tuple
+    skipped: tuple = ()       # (file, why) for files under a folder that were not read
 
     def counts(self) -> dict:
         return {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
@@ -64,30 +79,38 @@ class Report:
 
     def summary(self) -> str:
         c = self.counts()
+        skipped = (f"; {len(self.skipped)} file{'' if len(self.skipped) == 1 else 's'} "
+                   "passed over (not text)") if self.skipped else ""
         return (f"{len(self.findings)} findings in {len(self.files)} file"
                 f"{'' if len(self.files) == 1 else 's'} for {self.target} (XNACK {self.xnack}): "
-                + ", ".join(f"{c[s]} {s}" for s in SEVERITIES))
+                + ", ".join(f"{c[s]} {s}" for s in SEVERITIES) + skipped)
 
     def text(self) -> str:
-        lines = [f"umkit port-check: {self.platform}"]
+        e = escape
+        lines = [f"umkit port-check: {e(self.platform)}"]
         for f in self.findings:
-            lines.append(f"{f.path}:{f.line}: [{f.severity}] {f.cuda} -> {f.hip}")
-            lines.append(f"    {f.message}")
-            lines.append(f"    ledger: {', '.join(f.ledger)}")
+            lines.append(f"{e(f.path)}:{f.line}: [{e(f.severity)}] {e(f.cuda)} -> {e(f.hip)}")
+            lines.append(f"    {e(f.message)}")
+            lines.append(f"    ledger: {e(', '.join(f.ledger))}")
+        for path, why in self.skipped:
+            lines.append(f"{e(path)}: passed over ({e(why)})")
         lines.append(f"summary: {self.summary()}")
         lines.append("sources: python -m umkit.ledger ID prints an entry; --format json "
                      "carries each source")
         return "\n".join(lines)
 
     def markdown(self) -> str:
-        lines = [f"**umkit port-check** — {self.platform}", "",
+        lines = [f"**umkit port-check** — {_md_text(self.platform)}", "",
                  "| where | CUDA | HIP | severity | on this target | ledger |",
                  "| --- | --- | --- | --- | --- | --- |"]
         for f in self.findings:
-            cells = [f"`{f.path}:{f.line}`", f"`{f.cuda}`", f.hip, f"**{f.severity}**",
-                     f.message, ", ".join(f"`{i}`" for i in f.ledger)]
+            cells = [_md_code(f"{f.path}:{f.line}"), _md_code(f.cuda), _md_text(f.hip),
+                     f"**{_md_text(f.severity)}**", _md_text(f.message),
+                     ", ".join(_md_code(i) for i in f.ledger)]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         lines += ["", f"*{self.summary()}*"]
+        lines += [f"- {_md_code(path)} passed over ({_md_text(why)})"
+                  for path, why in self.skipped]
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -95,13 +118,15 @@ class Report:
         es = ledger.entries()
         return {"target": self.target, "xnack": self.xnack, "platform": self.platform,
                 "files": list(self.files), "summary": self.counts(),
+                "skipped": [{"path": p, "why": w} for p, w in self.skipped],
                 "exit_code": self.exit_code,
                 "findings": [asdict(f) | {"ledger": list(f.ledger)} for f in self.findings],
                 "ledger": {i: {"statement": es[i].statement, "source": es[i].citation(),
                                "status": es[i].status} for i in used}}
 
     def json(self) -> str:
-        return json.dumps(self.as_dict(), indent=1, sort_keys=True)
+        # ensure_ascii: every control, format (bidi) or other non-ASCII character is a \\u escape
+        return json.dumps(self.as_dict(), indent=1, sort_keys=True, ensure_ascii=True)
 
     def render(self, format: str = "text") -> str:
         _choice(format, "format", FORMATS)
@@ -114,6 +139,29 @@ class Report:
         return self.text()
 
 
+def _md_code(text) -> str:
+    """``text`` as a Markdown code span: escaped, fenced with more backticks than it holds."""
+    text = escape(text)
+    run = longest = 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_text(text) -> str:
+    """Prose of the report's own making (rule messages name identifiers only), escaped."""
+    return escape(text)
+
+
+def _shown(name) -> str:
+    """A name for a one-line message: escaped, and cut to :data:`SHOWN` characters."""
+    text = escape(os.fspath(name) if isinstance(name, os.PathLike) else name)
+    return "'" + (text if len(text) <= SHOWN else text[:SHOWN] + "...") + "'"
+
+
 def _choice(value, name, options):
     if not isinstance(value, str):
         raise InvalidType(f"{name}={value!r} must be a string", argument=name,
@@ -124,8 +172,17 @@ def _choice(value, name, options):
     return value
 
 
-def _files(paths) -> list[tuple[Path, str]]:
-    """(file, how to show it) for every source under ``paths``, in a stable order."""
+_WHAT = "CUDA or HIP sources (" + ", ".join(SUFFIXES) + ") or folders holding them"
+
+
+def _bad(message: str, hint: str = _WHAT) -> InvalidArgument:
+    return InvalidArgument(message, argument="paths", hint=hint if hint != _WHAT else
+                           "give " + _WHAT)
+
+
+def _files(paths) -> list[tuple[Path, str, bool]]:
+    """(file, how to show it, named on its own) for every source under ``paths``, in a stable
+    order."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths:
@@ -133,90 +190,139 @@ def _files(paths) -> list[tuple[Path, str]]:
                           argument="paths", hint="e.g. 'kernels/cuda' or ['a.cu', 'src/']")
     out = []
     for raw in paths:
-        if not isinstance(raw, (str, os.PathLike)) or not os.fspath(raw):
-            raise InvalidType(f"paths holds {raw!r}: not a path", argument="paths",
+        if not isinstance(raw, (str, os.PathLike)) or not os.fspath(raw) or \
+                not isinstance(os.fspath(raw), str) or "\0" in os.fspath(raw):
+            raise InvalidType(f"paths holds {_shown(raw) if isinstance(raw, str) else raw!r}: "
+                              "not a path", argument="paths",
                               hint="pass file or folder names as strings")
         p = Path(raw)
         shown = Path(os.fspath(raw)) if not p.is_absolute() else Path(p.name)
-        if p.is_dir():
+        try:
+            st = p.stat()                       # follows links, as reading does
+        except FileNotFoundError:
+            raise _bad(f"{_shown(raw)}: no such file or folder") from None
+        except OSError as e:                    # too long, a link loop, not permitted ...
+            raise _bad(f"{_shown(raw)} cannot be read ({e.strerror})") from None
+        if stat.S_ISDIR(st.st_mode):
             found = _walk(p, MAX_FILES + 1 - len(out))
-            out += [(q, str(shown / q.relative_to(p))) for q in found]
-        elif p.is_file():
-            out.append((p, str(shown)))
-        elif p.exists():
-            raise InvalidArgument(f"{os.fspath(raw)!r} is not a regular file or folder (a pipe, "
-                                  "a device or a socket)", argument="paths",
-                                  hint="give CUDA sources (.cu, .cuh, .cpp, .h) or folders "
-                                       "holding them")
+            if not found:
+                raise _bad(f"{_shown(raw)} holds no source port-check reads (it reads "
+                           f"{', '.join(SUFFIXES)})", hint="point it at the folder of your "
+                           "CUDA or HIP sources")
+            out += [(q, str(shown / q.relative_to(p)), False) for q in found]
+        elif stat.S_ISREG(st.st_mode):
+            if p.suffix not in SUFFIXES:
+                raise _bad(f"{_shown(raw)} is not a source port-check reads (it reads "
+                           f"{', '.join(SUFFIXES)})", hint="name the CUDA or HIP sources, or "
+                           "the folders holding them")
+            out.append((p, str(shown), True))
         else:
-            raise InvalidArgument(f"{os.fspath(raw)!r}: no such file or folder", argument="paths",
-                                  hint="give CUDA sources (.cu, .cuh, .cpp, .h) or folders "
-                                       "holding them")
+            raise _bad(f"{_shown(raw)} is not a regular file or folder (a pipe, a device or "
+                       "a socket)")
         if len(out) > MAX_FILES:
-            raise InvalidArgument(f"more than {MAX_FILES} source files under the paths given",
-                                  argument="paths", hint="point port-check at a smaller folder")
+            raise _bad(f"more than {MAX_FILES} source files under the paths given",
+                       hint="point port-check at a smaller folder")
     return out
 
 
 def _walk(top: Path, limit: int) -> list[Path]:
     """The regular source files under ``top``, sorted; hidden names and links to folders are
-    not followed, and the walk stops once it has found ``limit`` files."""
-    found = []
+    not followed, folders deeper than :data:`MAX_WALK_DEPTH` are refused, and the walk stops
+    once it has found ``limit`` files.  Iterative (no recursion limit to reach)."""
+    found, stack = [], [(top, 0)]
 
-    def refuse(err: OSError):
-        raise InvalidArgument(f"{err.filename!r} cannot be read ({err.strerror})",
-                              argument="paths", hint="check its permissions, or point "
-                              "port-check at a folder you can read") from None
-    for here, dirs, files in os.walk(top, onerror=refuse):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.startswith(".") or os.path.splitext(name)[1] not in SUFFIXES:
+    def refuse(path, err: OSError):
+        raise _bad(f"{_shown(err.filename or path)} cannot be read ({err.strerror})",
+                   hint="check its permissions, or point port-check at a folder you can "
+                        "read") from None
+    while stack:
+        here, depth = stack.pop()
+        if depth > MAX_WALK_DEPTH:
+            raise _bad(f"{_shown(top)} holds folders nested more than {MAX_WALK_DEPTH} deep",
+                       hint="point port-check at the folder of your sources")
+        try:
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            refuse(here, e)
+        subdirs = []
+        for entry in entries:
+            if entry.name.startswith("."):
                 continue
-            q = Path(here, name)
             try:
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(Path(entry.path))
+                    continue
+                if os.path.splitext(entry.name)[1] not in SUFFIXES:
+                    continue
+                q = Path(entry.path)
                 regular = q.is_file()
             except OSError as e:
-                refuse(e)
+                refuse(entry.path, e)
             if regular:
                 found.append(q)
                 if len(found) >= limit:
                     return sorted(found)
+        stack += [(d, depth + 1) for d in reversed(subdirs)]
     return sorted(found)
+
+
+def _is_text(data: bytes) -> bool:
+    """Whether ``data`` is a source text: no NUL byte, and (in its first 64 KiB) no more than
+    one byte in a hundred that is not UTF-8."""
+    if b"\0" in data:
+        return False
+    head = data[:65536]
+    bad = len(head.decode("utf-8", errors="replace").encode("utf-8")) - len(head)
+    return bad <= len(head) // 100 * 2        # U+FFFD is 3 bytes: 2 more per bad byte
 
 
 def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNACK) -> Report:
     """Read the CUDA sources under ``paths`` and report what behaves differently on ``target``
     (``mi250x``, ``mi250x-coherent``, ``mi300x`` or ``mi300a``) with XNACK ``"on"`` or
-    ``"off"`` (the default on MI200/MI300)."""
+    ``"off"`` (the default on MI200/MI300).  Nothing to check (no source under the paths, only
+    files that are not text) is an :class:`~umkit.errors.InvalidArgument`."""
     _choice(target, "target", tuple(TARGETS))
     _choice(xnack, "xnack", XNACK)
     plat = platform(target, xnack == "on")
-    findings, shown_files, total = [], [], 0
-    for path, shown in _files(paths):
+    findings, shown_files, skipped, total = [], [], [], 0
+    for path, shown, named in _files(paths):
         try:
             size = path.stat().st_size
             if size > MAX_BYTES:
-                raise InvalidArgument(f"{shown} is larger than {MAX_BYTES >> 20} MiB",
-                                      argument="paths", hint="port-check reads hand-written "
-                                      "sources; leave generated files out")
+                raise _bad(f"{_shown(shown)} is larger than {MAX_BYTES >> 20} MiB",
+                           hint="port-check reads hand-written sources; leave generated "
+                                "files out")
             with open(path, "rb") as fh:          # at most MAX_BYTES, whatever stat said
                 data = fh.read(MAX_BYTES + 1)
             if len(data) > MAX_BYTES:
-                raise InvalidArgument(f"{shown} is larger than {MAX_BYTES >> 20} MiB",
-                                      argument="paths", hint="port-check reads hand-written "
-                                      "sources; leave generated files out")
+                raise _bad(f"{_shown(shown)} is larger than {MAX_BYTES >> 20} MiB",
+                           hint="port-check reads hand-written sources; leave generated "
+                                "files out")
             total += len(data)
             if total > MAX_TOTAL_BYTES:
-                raise InvalidArgument(f"the sources under the paths given hold more than "
-                                      f"{MAX_TOTAL_BYTES >> 20} MiB", argument="paths",
-                                      hint="check a few folders at a time")
-            text = data.decode("utf-8", errors="replace")
+                raise _bad(f"the sources under the paths given hold more than "
+                           f"{MAX_TOTAL_BYTES >> 20} MiB", hint="check a few folders at a time")
         except OSError as e:
-            raise InvalidArgument(f"{shown} cannot be read ({e.strerror})", argument="paths",
-                                  hint="check the file's permissions") from None
+            raise _bad(f"{_shown(shown)} cannot be read ({e.strerror})",
+                       hint="check the file's permissions") from None
+        if not _is_text(data):
+            if named:
+                raise _bad(f"{_shown(shown)} is not a source text (it holds NUL bytes or is "
+                           "not UTF-8): nothing to check", hint="give the CUDA source, not "
+                           "a compiled file")
+            skipped.append((shown, "not text: a NUL byte or not UTF-8"))
+            continue
+        text = data.decode("utf-8", errors="replace")
         shown_files.append(shown)
         findings += check_source(Source.parse(text, shown), plat, shown)
-    return Report(target, xnack, plat.label(), tuple(shown_files), tuple(findings))
+    if not shown_files:
+        raise _bad(f"nothing to check: the {len(skipped)} source-named file"
+                   f"{'' if len(skipped) == 1 else 's'} under the paths given "
+                   f"{'is' if len(skipped) == 1 else 'are'} not text (e.g. "
+                   f"{_shown(skipped[0][0])})", hint="give the CUDA sources, not compiled files")
+    return Report(target, xnack, plat.label(), tuple(shown_files), tuple(findings),
+                  tuple(skipped))
 
 
 def main(args) -> int:
@@ -225,8 +331,9 @@ def main(args) -> int:
     from ...errors import UmkitError
     try:
         report = port_check(args.paths, target=args.target, xnack=args.xnack)
-    except UmkitError as err:
-        print(f"umkit port-check: {err}", file=sys.stderr)
+    except UmkitError as err:                 # one line (names in it are escaped already)
+        print("umkit port-check: " + str(err).replace("\n  -> ", " -- ").replace("\n", " "),
+              file=sys.stderr)
         return 2
     print(report.render(args.format))
     return report.exit_code

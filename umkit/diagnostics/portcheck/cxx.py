@@ -157,8 +157,34 @@ def arg_text(tokens) -> str:
     return out
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def escape(text) -> str:
+    """``text`` with every character that is not printable (newlines, terminal escapes, bidi
+    and other format characters, line separators) written as a backslash escape, and the
+    backslash itself doubled: a file name cannot add a line or control a terminal."""
+    text = str(text)
+    if text.isprintable() and "\\" not in text:
+        return text
+    out = []
+    for c in text:
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+        elif c.isprintable():
+            out.append(c)
+        else:
+            k = ord(c)
+            out.append(f"\\x{k:02x}" if k < 0x100 else f"\\u{k:04x}" if k < 0x10000
+                       else f"\\U{k:08x}")
+    return "".join(out)
+
+
 # -- tokenizer --------------------------------------------------------------------------------
 SPLICE = re.compile(r"\\\r?\n")
+SPACE = re.compile(r"[ \t\f\v\r]+")
+WORD = re.compile(r"[\w$]+")                  # after a letter, _ or $: letters, digits, _ and $
+PUNCT_RE = re.compile("|".join(re.escape(p) for p in PUNCT))
 
 
 def _splice(text: str):
@@ -201,7 +227,7 @@ def tokenize(text: str):
             i += 1
             continue
         if c in " \t\f\v\r":
-            i += 1
+            i = SPACE.match(src, i).end()
             continue
         if c == "/" and src.startswith("//", i):
             j = src.find("\n", i)
@@ -218,9 +244,7 @@ def tokenize(text: str):
             continue
         at_line_start = False
         if c.isalpha() or c == "_" or c == "$":
-            j = i + 1
-            while j < n and (src[j].isalnum() or src[j] in "_$"):
-                j += 1
+            j = WORD.match(src, i).end()
             word = src[i:j]
             if j < n and src[j] == '"' and word in RAW_PREFIXES:
                 m = re.match(r'"([^()\\\s]{0,16})\(', src[j:])
@@ -262,16 +286,12 @@ def tokenize(text: str):
             emit("op", ">>>", i)
             i += 3
             continue
-        for p in PUNCT:
-            if src.startswith(p, i):
-                if p == "<<<":
-                    launches_open += 1
-                emit("op", p, i)
-                i += len(p)
-                break
-        else:
-            emit("op", c, i)
-            i += 1
+        m = PUNCT_RE.match(src, i)
+        p = m.group() if m else c
+        if p == "<<<":
+            launches_open += 1
+        emit("op", p, i)
+        i += len(p)
     if current is not None:
         directives.append(current)
     return code, directives
@@ -512,7 +532,7 @@ class Source:
             macro_brackets = [brackets(m.body) for m in src.macros]
         except TooDeep as e:
             from ...errors import InvalidArgument
-            raise InvalidArgument(f"{path}:{e.line}: brackets nested more than {MAX_DEPTH} deep "
+            raise InvalidArgument(f"{escape(path)}:{e.line}: brackets nested more than {MAX_DEPTH} deep "
                                   "(or that many left open)", argument="paths",
                                   hint="port-check reads hand-written sources; leave generated "
                                        "or broken files out") from None

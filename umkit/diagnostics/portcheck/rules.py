@@ -247,7 +247,7 @@ class Facts:
     cpu_ids: set = field(default_factory=set)          # ints set to cudaCpuDeviceId
     prefetched: set = field(default_factory=set)       # names prefetched toward a GPU
     managed_params: dict = field(default_factory=dict)  # kernel -> {param index}
-    aliases: dict = field(default_factory=dict)         # factory's pointer -> callers' names
+    aliases: dict = field(default_factory=dict)         # factory -> (its pointers, callers')
 
 
 def facts(src: Source) -> Facts:
@@ -355,18 +355,19 @@ def facts(src: Source) -> Facts:
             callee = toks[k + 2].text if toks[k + 2].text != "::" or k + 3 >= n else \
                 toks[k + 3].text
             assigned.setdefault(callee, set()).add(toks[k].text)
-    done = set()                                # (function name, returned name) pairs
+    # per function name (overloads share one): the managed names it returns; its callers'
+    # names are added once per function name, not once per returned name (quadratic before)
     for fn in src.functions:
         a, b = fn.body
         lo, hi = bisect.bisect_left(returns_at, a), bisect.bisect_right(returns_at, b - 3)
-        returns = {toks[k + 1].text for k in returns_at[lo:hi]}
-        for ret in returns & f.managed:
-            if (fn.name, ret) in done:
-                continue
-            done.add((fn.name, ret))
-            for name in assigned.get(fn.name, ()):
-                f.managed.add(name)
-                f.aliases.setdefault(ret, set()).add(name)
+        returns = {toks[k + 1].text for k in returns_at[lo:hi]} & f.managed
+        callers = assigned.get(fn.name)
+        if not returns or not callers:
+            continue
+        if fn.name not in f.aliases:
+            f.aliases[fn.name] = (set(), callers)
+            f.managed |= callers
+        f.aliases[fn.name][0].update(returns)
     kernels = {fn.name: fn for fn in src.functions if fn.kernel}
     for la in src.launches:
         for k, arg in enumerate(la.args):
@@ -930,9 +931,9 @@ def check_source(src: Source, plat: Platform, path: str) -> list[Finding]:
         if c.name in ("cudaMemPrefetchAsync", "cudaMemPrefetchAsync_v2") and len(c.args) > 2:
             if location_kind(c.args[2], src, f)[1] != "cpu":
                 f.prefetched.add(chain_name(c.args[0].tokens))
-    for ret, callers in f.aliases.items():
-        if callers & f.prefetched:
-            f.prefetched.add(ret)
+    for returned, callers in f.aliases.values():
+        if not callers.isdisjoint(f.prefetched):
+            f.prefetched |= returned
     ctx = Context(path, src, f, plat)
     out = [x for k in CONSTRUCTS for x in RULES[k](ctx)]
     return sorted(out, key=lambda x: (x.line, CONSTRUCTS.index(x.construct)))
