@@ -111,3 +111,83 @@ def test_nb01_layers_a_set_is_graded_whole():
     one_wrong = nb01.check_layers({"malloc_device": "umd"})
     assert not one_right and one_right.message == one_wrong.message
     assert nb01.check_layers(right)
+
+
+# -- 02: the allocators and the loader -----------------------------------------------------------
+def test_nb02_checkpoint_one_rule():
+    """The checkpoint buffer: managed (prefetched to the host) or pinned with an async copy; never
+    device-only memory."""
+    from umkit.teaching.exercises import nb02
+    right = {k: w for k, (w, _) in nb02.BUFFERS.items()}
+    assert nb02.check_allocators(dict(right, checkpoint="managed"))
+    assert nb02.check_allocators(dict(right, checkpoint="pinned"))
+    assert not nb02.check_allocators(dict(right, checkpoint="device"))
+    assert not nb02.check_allocators(dict(right, checkpoint="pageable"))
+
+
+def test_nb02_loader_reads_the_data_it_is_given():
+    """A loader that ignores `data` and rebuilds the old fixed pattern fails: each attempt draws
+    a new size and new values.  The official answer passes on every draw."""
+    import numpy as np
+    from umkit.teaching.exercises import nb02
+
+    def made_up(data):          # the old fixed data, rebuilt beside the argument
+        d = umkit.device_array((nb02.LOAD_MIB << 20) // 4)
+        stage = umkit.pinned(d.size)
+        stage.host[:] = (np.arange(d.size) % 1000).astype(np.float32)
+        umkit.copy(d, stage)
+        umkit.synchronize()
+        return d
+
+    def right(data):
+        d = umkit.device_array(data.size)
+        stage = umkit.pinned(data.size)
+        stage.host[:] = data
+        umkit.copy(d, stage)
+        umkit.synchronize()
+        stage.free()
+        return d
+
+    a, b = nb02.load_data(), nb02.load_data()
+    assert a.shape != b.shape or not np.array_equal(a, b)
+    for _ in range(3):
+        assert not nb02.check_load(made_up)
+        assert nb02.check_load(right)
+
+
+def test_nb02_loader_over_budget_on_every_draw():
+    """Managed memory filled by the CPU and prefetched, or pinned zero-copy, stays over the budget
+    whatever size is drawn (24-40 MiB): the budget tests the placement, not the luck of a draw."""
+    from umkit.teaching.exercises import nb02
+
+    def managed_prefetch(data):
+        a = umkit.managed(data.size)
+        a.host[:] = data
+        a.prefetch("gpu")
+        return a
+
+    def pinned_zero_copy(data):
+        a = umkit.pinned(data.size)
+        a.host[:] = data
+        return a
+
+    import random
+    for mib in (nb02.LOAD_MIB - 8, nb02.LOAD_MIB + 8):
+        rng = random.Random(0)
+        data = nb02.load_data(rng)   # a draw; its size is overwritten below
+        data = data[:1].repeat((mib << 20) // 4)
+        for fn in (managed_prefetch, pinned_zero_copy):
+            (ms, _, _), err, _ = nb02.load_run(fn, data)
+            assert err is None and ms > nb02.LOAD_BUDGET_MS, (fn.__name__, mib, ms)
+
+
+def test_nb00_every_usual_slip_fails_on_every_draw():
+    """With sizes and cards drawn per attempt, no slip may pass by the luck of a draw (a large
+    size once hid the missing per-call cost inside the tolerance)."""
+    from umkit.teaching.exercises import nb00
+    sol = runpy.run_path(str(SOLUTIONS / "00_start_here.py"), run_name="solution")
+    slips = [sol[k] for k in sol if k.startswith("wrong_")]
+    assert len(slips) >= 5
+    for _ in range(40):
+        for fn in slips:
+            assert not nb00.check_prefetch_model(fn), fn.__name__

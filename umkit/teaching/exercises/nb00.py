@@ -133,8 +133,12 @@ def model_cases(rng=None) -> list[tuple]:
     out = []
     for name, to_gpu in MODEL_CARDS:
         p = load_profile(name).p
-        ovr = tuple((k, p[k] * rng.uniform(0.5, 2.0)) for k in SCALED)
-        out.append((name, rng.randrange(1, 1024), to_gpu, ovr))
+        ovr = {k: p[k] * rng.uniform(0.5, 2.0) for k in SCALED}
+        if abs(ovr["prefetch_h2d_bw"] / ovr["prefetch_d2h_bw"] - 1) < 0.1:
+            ovr["prefetch_d2h_bw"] *= 1.25       # the two directions stay told apart
+        # up to 16 MiB: the fixed per-call cost stays above 1 % of the time on every card, so a
+        # formula without it never passes within the check's 0.5 %
+        out.append((name, rng.randrange(1, 17), to_gpu, tuple(ovr.items())))
     return out
 
 

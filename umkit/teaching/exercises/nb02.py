@@ -5,15 +5,18 @@ import numpy as np
 
 import umkit
 
-from . import Exercise, Labels, Verdict, check, passed, sim_sandbox, tiered
+from . import Exercise, Labels, Verdict, attempt_rng, check, passed, sim_sandbox, tiered
 
 #: buffer -> (the allocator the article recommends, why)
 BUFFERS = {
     "weights": ("device", "hot weights are read and written every step and live all training "
                           "long: hipMalloc + explicit copies is the most controllable (§3.4, §6.1 "
                           "'the heart')"),
-    "checkpoint": ("managed", "a checkpoint is written rarely and read by the CPU to save it: "
-                              "low-frequency data is where managed memory saves effort (§3.4)"),
+    "checkpoint": ("managed", "a snapshot of the weights the CPU writes to disk every few thousand "
+                              "steps: managed memory, prefetched to the host before the CPU reads "
+                              "it (the column's choice, §3.4), is the answer; pinned host memory "
+                              "with an explicit async copy is also right; device-only memory is "
+                              "wrong (the CPU must read it)"),
     "epoch_preprocessing": ("managed", "offline-preprocessed epoch data is prepared on the CPU "
                                        "and consumed once per epoch: the author's managed-memory "
                                        "case (§3.4), prefetched before each epoch (§3.2)"),
@@ -27,6 +30,9 @@ BUFFERS = {
                           "touches it: ordinary pageable host memory (malloc / new / NumPy) -- "
                           "pinning or managing it buys nothing"),
 }
+#: buffer -> every allocator accepted (the one above first); one rule for the checkpoint buffer
+#: in every notebook: managed + prefetch to the host, or pinned + an explicit async copy
+ACCEPTED = {k: {want} for k, (want, _) in BUFFERS.items()} | {"checkpoint": {"managed", "pinned"}}
 _ALIASES = {"device": "device", "hipmalloc": "device", "cudamalloc": "device",
             "device_array": "device", "managed": "managed", "hipmallocmanaged": "managed",
             "cudamallocmanaged": "managed", "unified": "managed", "pinned": "pinned",
@@ -40,7 +46,8 @@ _CONCEPT = ("ask of each buffer: who touches it (CPU, GPU, both), how often, and
 #: buffer -> the question to ask of it (tier 2: the concept, not the answer)
 _QUESTION = {
     "weights": "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')",
-    "checkpoint": "how often is it touched, and by whom? (§3.4: the author's own practice)",
+    "checkpoint": "how often is it touched, and who must read it to save it? (§3.4: the author's "
+                  "own practice)",
     "epoch_preprocessing": "who prepares it, who consumes it, and how often? (§3.4, §3.2)",
     "lr_schedule": "how big is it, who writes it, and how often does the GPU look at it? (§4.4)",
     "request_pool": "what matters most for it: convenience or predictable latency at peak? (§6.3)",
@@ -52,7 +59,7 @@ ALLOCATORS = Exercise(
     name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
     wrong_type="{argument} should be a dict like {{'weights': 'device', ...}}, got {type}",
     labels=Labels(
-        right={k: {want} for k, (want, _) in BUFFERS.items()},
+        right=ACCEPTED,
         lines={k: f"{k} -> {want}: {why}" for k, (want, why) in BUFFERS.items()},
         label=lambda v: _ALIASES.get(str(v).strip().lower().replace(" ", "")),
         partial=True,
@@ -79,13 +86,13 @@ def check_allocators(choice) -> Verdict:
 
 
 # -- exercise 2 (write code): load data the GPU will read again and again ---------------------------
-LOAD_MIB = 32            # the data: 32 MiB of float32
+LOAD_MIB = 32            # the data: about 32 MiB of float32 (24-40 MiB, drawn per attempt)
 LOAD_READS = 8           # the GPU reads all of it this many times
 LOAD_PROFILE = "mi250x-xnack1"
 LOAD_BUDGET_MS = 10.0    # model time for load() + the reads, on LOAD_PROFILE
 
 
-def _load_run(fn, data):
+def load_run(fn, data):
     """Run ``fn(data)`` and LOAD_READS GPU reads on a private simulator of LOAD_PROFILE."""
     with sim_sandbox(profile=LOAD_PROFILE):
         t0 = umkit.now()
@@ -114,9 +121,18 @@ LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.siz
                "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")
 
 
+def load_data(rng=None) -> np.ndarray:
+    """One attempt's data: LOAD_MIB MiB give or take 8, of values drawn afresh (attempt_rng), so
+    the returned array must hold what ``data`` holds -- not a pattern made up beside it."""
+    rng = rng or attempt_rng("nb02.load")
+    mib = LOAD_MIB + rng.randrange(-8, 9)
+    gen = np.random.default_rng(rng.getrandbits(64))
+    return gen.standard_normal((mib << 20) // 4, dtype=np.float32)
+
+
 def _grade_load(fn) -> Verdict | str:
-    data = (np.arange((LOAD_MIB << 20) // 4) % 1000).astype(np.float32)
-    res, err, back = _load_run(fn, data)
+    data = load_data()
+    res, err, back = load_run(fn, data)
     if err:
         return err
     ms, kind, c = res
