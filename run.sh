@@ -104,49 +104,63 @@ case "$cmd" in
     HUB_ARGS=()
     while [ $# -gt 0 ]; do
       case "$1" in
-        --mem|--cpu|--idle)
-          [ $# -ge 2 ] || { echo "umkit hub: $1 needs a value (e.g. --mem 2G, --cpu 1, --idle 3600)" >&2; exit 2; }
+        --mem|--cpu|--idle|--max-learners)
+          [ $# -ge 2 ] || { echo "umkit hub: $1 needs a value (e.g. --mem 2G, --cpu 1, --idle 3600, --max-learners 50)" >&2; exit 2; }
           case "$1" in --mem) export UMKIT_HUB_MEM=$2 ;; --cpu) export UMKIT_HUB_CPU=$2 ;;
-                       --idle) export UMKIT_HUB_IDLE=$2 ;; esac
+                       --idle) export UMKIT_HUB_IDLE=$2 ;;
+                       --max-learners)
+                         case "$2" in ''|*[!0-9]*) echo "umkit hub: --max-learners $2: give a whole number (0 = no limit)" >&2; exit 2 ;; esac
+                         export UMKIT_HUB_MAX_LEARNERS=$2 ;; esac
           shift 2 ;;
         *) HUB_ARGS+=("$1"); shift ;;
       esac
     done
     STATE=${UMKIT_HUB_STATE:-$PWD/.hub}
-    mkdir -p "$STATE" && chmod 700 "$STATE"
-    if [ -s "$STATE/jupyterhub.pid" ] && kill -0 "$(cat "$STATE/jupyterhub.pid")" 2>/dev/null; then
-      echo "umkit hub: a hub is already running from $STATE (pid $(cat "$STATE/jupyterhub.pid")):" \
-           "stop it first, or give this one its own folder with UMKIT_HUB_STATE=DIR" >&2
-      exit 1
-    fi
-    ip=127.0.0.1; prev=""
-    for a in "${HUB_ARGS[@]}"; do
-      case "$a" in --ip=*) ip=${a#--ip=} ;; *) [ "$prev" = --ip ] && ip=$a ;; esac; prev=$a
+    case "$STATE" in /*) ;; *) STATE="$PWD/$STATE" ;; esac
+    umask 077                                   # whatever the hub writes is its own
+    mkdir -p "$STATE/hub" && chmod 700 "$STATE/hub"     # the hub's private files
+    for f in jupyterhub.pid hub/jupyterhub.pid; do
+      if [ -s "$STATE/$f" ] && kill -0 "$(cat "$STATE/$f")" 2>/dev/null; then
+        echo "umkit hub: a hub is already running from $STATE (pid $(cat "$STATE/$f")):" \
+             "stop it first, or give this one its own folder with UMKIT_HUB_STATE=DIR" >&2
+        exit 1
+      fi
     done
-    if [ "$(id -u)" = 0 ]; then
-      echo "umkit hub: running as root, so every learner's server and notebook runs as root on this" \
-           "machine (they are kept apart by folder only): use a machine set up for the workshop" >&2
-      case "$ip" in
-        127.*|localhost|::1) ;;
-        *) if [ "${UMKIT_HUB_ROOT_OK:-0}" != 1 ]; then
-             echo "umkit hub: refusing to serve $ip as root: run it as an ordinary user, or set" \
-                  "UMKIT_HUB_ROOT_OK=1 on a throw-away workshop machine (deploy/jupyterhub/README.md)" >&2
-             exit 2
-           fi ;;
-      esac
+    [ -s "$STATE/password" ] && [ ! -e "$STATE/hub/password" ] && mv "$STATE/password" "$STATE/hub/password"
+    # secrets reach the hub in files of STATE/hub/ (0700), never in an environment
+    if [ -n "${UMKIT_HUB_PASSWORD:-}" ]; then
+      printf '%s\n' "$UMKIT_HUB_PASSWORD" >"$STATE/hub/password.env"
+      pwfile="$STATE/hub/password.env"; where="from UMKIT_HUB_PASSWORD"
+    else                                        # one password for the room, kept across restarts
+      [ -s "$STATE/hub/password" ] || "$V/python" -c "import secrets; print(secrets.token_urlsafe(9))" >"$STATE/hub/password"
+      pwfile="$STATE/hub/password"; where="kept in $STATE/hub/password; set UMKIT_HUB_PASSWORD to choose it"
     fi
-    if [ -z "${UMKIT_HUB_PASSWORD:-}" ]; then    # one password for the room, kept across restarts
-      [ -s "$STATE/password" ] || (umask 077; "$V/python" -c "import secrets; print(secrets.token_urlsafe(9))" >"$STATE/password")
-      UMKIT_HUB_PASSWORD=$(cat "$STATE/password")
-      where="kept in $STATE/password; set UMKIT_HUB_PASSWORD to choose it"
-    else
-      where="from UMKIT_HUB_PASSWORD"
-    fi
-    export UMKIT_HUB_PASSWORD UMKIT_HUB_STATE="$STATE"
-    echo "umkit hub: learners sign in with a user name of their own and the room's password: $UMKIT_HUB_PASSWORD ($where)"
+    for s in ADMIN_PASSWORD SERVICE_TOKEN; do
+      v="UMKIT_HUB_$s"
+      if [ -n "${!v:-}" ]; then
+        printf '%s\n' "${!v}" >"$STATE/hub/$s"; export "${v}_FILE=$STATE/hub/$s"
+      fi
+      unset "$v"
+    done
+    echo "umkit hub: learners sign in with a user name of their own and the room's password: $(cat "$pwfile") ($where)"
+    unset UMKIT_HUB_PASSWORD
+    export UMKIT_HUB_PASSWORD_FILE="$pwfile" UMKIT_HUB_STATE="$STATE"
     echo "umkit hub: names are case-insensitive, and the password opens any name: ask learners to pick" \
-         "distinct ones (an admin user, UMKIT_HUB_ADMIN, can stop servers at /hub/admin)"
-    exec "$V/jupyterhub" -f deploy/jupyterhub/jupyterhub_config.py "${HUB_ARGS[@]}" ;;
+         "distinct ones; at most ${UMKIT_HUB_MAX_LEARNERS:-50} learners (--max-learners); repeated wrong" \
+         "passwords make a name or an address wait (an admin user, UMKIT_HUB_ADMIN, can stop servers at /hub/admin)"
+    if [ "$(id -u)" = 0 ]; then
+      echo "umkit hub: learners are isolated: each learner's server runs as a system account of its" \
+           "own (made on first sign-in, named after the learner), with a private home under $STATE/users;" \
+           "the hub's files and secrets are root's only (deploy/jupyterhub/README.md)"
+    else
+      echo "umkit hub: WARNING: learners are NOT isolated from each other. Not run as root, every" \
+           "learner's server runs as $(id -un): any learner's code can read and change every other" \
+           "learner's files, read the hub's database, cookie secret and the room's password, and" \
+           "stop other learners' servers. What still holds: sign-in throttling, the learner cap, the" \
+           "file browser staying inside each workspace, and stopping within seconds. Run it as root" \
+           "(a system account per learner) to keep learners apart (deploy/jupyterhub/README.md)" >&2
+    fi
+    exec "$V/python" deploy/jupyterhub/run_hub.py ${HUB_ARGS[@]+"${HUB_ARGS[@]}"} ;;
   ecg)   # an earlier run's artifacts are kept: the new ones are ecg-2.png/.json, ... (--force replaces)
     mkdir -p artifacts
     keep=--numbered

@@ -42,7 +42,9 @@ def proxy_command(repo=REPO) -> str | None:
 def kill_leftover_proxy(state) -> None:
     """The proxy runs in a process group of its own: if the hub was killed before it could stop
     it, end it by its pid file (only if that process is still a configurable-http-proxy)."""
-    pidfile = os.path.join(str(state), "proxy.pid")
+    pidfile = os.path.join(str(state), "hub", "proxy.pid")
+    if not os.path.exists(pidfile):                   # a state folder from before STATE/hub/
+        pidfile = os.path.join(str(state), "proxy.pid")
     try:
         with open(pidfile) as f:
             pid = int(f.read().strip())
@@ -210,6 +212,21 @@ class Hub:
             raise HubError(f"{name}: {path} did not finish within {timeout:.0f} s") from None
         finally:
             self.http.delete(f"{self.url}/user/{name}/api/sessions/{sess['id']}", timeout=30)
+
+    def run_code(self, name: str, codes: list[str], timeout: float = 120) -> dict:
+        """Run CODES (a list of cells) in a new kernel of the learner's own server, as the
+        learner; the result as run_notebook's.  The kernel is shut down afterwards."""
+        r = self.http.post(f"{self.url}/user/{name}/api/kernels", timeout=60,
+                           json={"name": "python3"})
+        if r.status_code not in (200, 201):
+            raise HubError(f"{name}: cannot start a kernel: {r.status_code} {r.text[:200]}")
+        kid = r.json()["id"]
+        try:
+            return asyncio.run(asyncio.wait_for(self._execute(name, kid, codes), timeout))
+        except asyncio.TimeoutError:
+            raise HubError(f"{name}: the code did not finish within {timeout:.0f} s") from None
+        finally:
+            self.http.delete(f"{self.url}/user/{name}/api/kernels/{kid}", timeout=30)
 
     async def _execute(self, name, kernel_id, codes):
         from tornado.httpclient import HTTPRequest

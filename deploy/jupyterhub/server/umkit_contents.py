@@ -1,0 +1,43 @@
+"""The learner server's contents manager: JupyterLab's file browser, the contents API and /files/
+serve only what lies inside the learner's workspace *after symlinks are resolved*.
+
+jupyter_server checks that an API path stays inside its root with ``os.path.abspath`` only
+(jupyter_server 2.21, services/contents/fileio.py, ``FileManagerMixin._get_os_path``), so a
+symlink a kernel makes inside the workspace (``ln -s / ws/root``) lets the contents API read and
+write whatever the server's user can reach.  This manager also resolves the path
+(``os.path.realpath``) and answers 404 when the result leaves the workspace; /files/ goes through
+the same check (``FilesHandler`` reads through the contents manager instead of serving from disk).
+
+The umkit hub (deploy/jupyterhub/umkit_hub.py) starts every learner's server with
+``--ServerApp.contents_manager_class=umkit_contents.NoEscapeContentsManager``.
+"""
+from __future__ import annotations
+
+import os
+
+from jupyter_server.files.handlers import FilesHandler
+from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
+from tornado.web import HTTPError
+
+
+def inside(root: str, os_path: str) -> bool:
+    """True when ``os_path``, symlinks resolved, is ``root`` or lies under it."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os_path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+class NoEscapeContentsManager(AsyncLargeFileManager):
+    """jupyter_server's default manager, refusing any path that resolves outside the root."""
+
+    def _get_os_path(self, path):
+        os_path = super()._get_os_path(path)
+        if not inside(self.root_dir, os_path):
+            raise HTTPError(404, f"{path} is outside the workspace")
+        return os_path
+
+    def _files_handler_class_default(self):
+        return FilesHandler          # /files/ reads through _get_os_path too
+
+    def _files_handler_params_default(self):
+        return {}

@@ -1,0 +1,359 @@
+"""The hub keeps learners apart (issue 46): ``bash run.sh hub`` as root gives each learner a
+system account of their own.  Learner ada's kernel tries every read and write the issue found
+open against learner bob and the hub, and each fails; sign-in is throttled; the learner cap holds;
+Ctrl-C stops the hub in under 5 s and leaves no process behind (a detached one included).
+
+Skipped, with the reason, when not root (learner accounts need root) or when the proxy cannot be
+had (no npm).  CI runs as root with npm."""
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub"))
+sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub" / "server"))
+
+pytest.importorskip("jupyterhub")
+import hubclient  # noqa: E402
+from umkit_hub import (Throttle, _environ, find_processes, hub_accounts,  # noqa: E402
+                       hub_prefix)
+
+PASSWORD = "room-pass-1234"
+ADMIN_PASSWORD = "presenter-" + "x" * 30
+
+
+def _usable_by_others(python: str) -> str:
+    """'' when another user (nobody) can run PYTHON with the kit; else why not."""
+    try:
+        r = subprocess.run([python, "-c", "import jupyterhub.singleuser, umkit"], user=65534,
+                           group=65534, extra_groups=[], cwd="/", capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "HOME": "/"}, timeout=120)
+        return r.stderr.strip()[-200:] if r.returncode else ""
+    except OSError as err:
+        return f"{err.strerror}: {err.filename}"
+
+
+def _venv_for_learners(tmp: Path) -> Path:
+    """The kit's venv when other users can run it; else (its base Python lies under a private
+    folder such as /root/.pyenv) a venv of the system's Python of the same version that reads
+    the kit's venv's packages (they must be readable by all), so the test runs here too.  What a
+    real room needs, a venv every account can run, is what run.sh's hub checks at start."""
+    venv = Path(sys.executable).parent.parent
+    if not _usable_by_others(str(venv / "bin" / "python")):
+        return venv
+    ver = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = shutil.which(ver, path="/usr/bin:/usr/local/bin")
+    if base is None:
+        pytest.skip(f"the kit's venv cannot be run by another user and no system {ver} exists")
+    overlay = tmp / "venv"
+    subprocess.run([base, "-m", "venv", "--without-pip", str(overlay)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (overlay / "lib" / ver / "site-packages" / "umkit_overlay.pth").write_text(
+        f"import site; site.addsitedir({str(site)!r})\n")
+    script = overlay / "bin" / "jupyterhub-singleuser"
+    script.write_text(f"#!{overlay}/bin/python\nimport sys\nfrom jupyterhub.singleuser import "
+                      "main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    why = _usable_by_others(str(overlay / "bin" / "python"))
+    if why:
+        pytest.skip(f"no Python here that another user can run with the kit: {why}")
+    return overlay
+
+
+@pytest.fixture(scope="module")
+def room():
+    if os.geteuid() != 0:
+        pytest.skip("learner accounts need root: as an ordinary user the hub runs every learner "
+                    "as itself (not isolated; the README says so)")
+    if shutil.which("useradd") is None:
+        pytest.skip("useradd is missing")
+    proxy = hubclient.proxy_command()
+    if proxy is None:
+        r = subprocess.run(["bash", "-c", ". scripts/setup_hub.sh && setup_proxy"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+        proxy = hubclient.proxy_command()
+        if proxy is None:
+            pytest.skip(f"configurable-http-proxy cannot be installed here: {r.stderr[-300:]}")
+    tmp = Path(tempfile.mkdtemp(prefix="umkit-hub-"))
+    tmp.chmod(0o711)                         # learners pass through to their homes
+    state = tmp / "state"
+    venv = _venv_for_learners(tmp)
+    hub = hubclient.Hub(str(tmp / "unused"), password=PASSWORD)
+    env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
+    env.update(UMKIT_VENV=str(venv), UMKIT_SKIP_INSTALL="1", UMKIT_HUB_PASSWORD=PASSWORD,
+               UMKIT_HUB_SERVICE_TOKEN=hub.token, UMKIT_HUB_PROXY=proxy, UMKIT_BACKEND="sim",
+               UMKIT_HUB_STATE=str(state), UMKIT_HUB_ADMIN="presenter",
+               UMKIT_HUB_ADMIN_PASSWORD=ADMIN_PASSWORD, UMKIT_HUB_SIGNIN_DELAY="2",
+               HOME=str(tmp / "home"), PYTHONHASHSEED="0")
+    log = open(tmp / "hub.log", "w+")
+    proc = subprocess.Popen(["bash", "run.sh", "hub", "--ip", "127.0.0.1", "--port", str(hub.port),
+                             "--mem", "0", "--cpu", "0", "--idle", "3600", "--max-learners", "3"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    hub.log_path = str(tmp / "hub.log")
+    info = {"hub": hub, "proc": proc, "state": state, "tmp": tmp}
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"run.sh hub exited with {proc.returncode}:\n{hub.log_tail()}")
+            assert time.monotonic() < deadline, hub.log_tail()
+            try:
+                if hub.http.get(hub.url + "/hub/api/", timeout=2).status_code == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.3)
+        for name in ("ada", "bob"):
+            hub.login(name).get(hub.url + "/hub/", timeout=120)
+        for name in ("ada", "bob"):
+            hub.wait_ready(name, timeout=120)
+        yield info
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        hubclient.kill_leftover_proxy(state)
+        log.close()
+        for acct in hub_accounts(hub_prefix(str(state))):      # the accounts this test made
+            subprocess.run(["userdel", acct], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _pids_of(state: Path, hub_id_env: dict) -> dict:
+    """{what: pid} of the hub's processes, found as root."""
+    out = {}
+    for pid in find_processes(env=hub_id_env):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        e = _environ(pid)
+        if "configurable-http-proxy" in cmd:
+            out["proxy"] = pid
+        elif "jupyterhub_idle_culler" in cmd:
+            out["culler"] = pid
+        elif "-m jupyterhub " in cmd:
+            out["hub"] = pid
+        elif "run_hub.py" in cmd:
+            out["supervisor"] = pid
+        elif "jupyterhub-singleuser" in cmd and e.get("JUPYTERHUB_USER") == "bob":
+            out["bob-server"] = pid
+        elif "ipykernel" in cmd and e.get("JUPYTERHUB_USER") == "bob":
+            out["bob-kernel"] = pid
+    return out
+
+
+ATTACK = r'''
+import json, os, urllib.request
+T = json.loads(%r)
+res = {}
+def attempt(what, fn):
+    try:
+        res[what] = "LEAK: " + repr(fn())[:120]
+    except (OSError, urllib.error.HTTPError) as err:
+        res[what] = "denied: " + type(err).__name__
+def read(p):
+    with open(p, "rb") as f:
+        return f.read(64)
+def write(p):
+    with open(p, "w") as f:
+        f.write("ada was here")
+    return "written"
+for what, p in T["reads"].items():
+    attempt("read " + what, lambda p=p: read(p))
+for what, p in T["lists"].items():
+    attempt("list " + what, lambda p=p: os.listdir(p))
+for what, p in T["writes"].items():
+    attempt("write " + what, lambda p=p: write(p))
+for what, pid in T["pids"].items():
+    attempt("environ of " + what, lambda pid=pid: read(f"/proc/{pid}/environ"))
+    attempt("signal " + what, lambda pid=pid: os.kill(pid, 0))
+tok = os.environ["JUPYTERHUB_API_TOKEN"]
+for what, url in T["urls"].items():
+    req = urllib.request.Request(url, headers={"Authorization": "token " + tok})
+    attempt("own token: " + what, lambda req=req: urllib.request.urlopen(req, timeout=10).read(64))
+print(json.dumps(res))
+'''
+
+
+def test_a_learner_cannot_reach_another_learner_or_the_hub(room):
+    hub, state = room["hub"], room["state"]
+    users = state / "users"
+    # bob has a kernel running (its connection file exists) and a file of his own
+    r = hub.http.post(f"{hub.url}/user/bob/api/kernels", json={"name": "python3"}, timeout=60)
+    assert r.status_code in (200, 201), r.text
+    bob_kernel = r.json()["id"]
+    bob_runtime = users / "bob" / ".local" / "share" / "jupyter" / "runtime"
+    deadline = time.monotonic() + 60
+    while not (bob_runtime / f"kernel-{bob_kernel}.json").exists():
+        assert time.monotonic() < deadline, "bob's kernel wrote no connection file"
+        time.sleep(0.2)
+    hub_id = _environ(room["proc"].pid).get("UMKIT_HUB_ID")
+    assert hub_id
+    pids = _pids_of(state, {"UMKIT_HUB_ID": hub_id})
+    assert {"proxy", "culler", "hub", "supervisor", "bob-server", "bob-kernel"} <= set(pids), pids
+    # what those environments hold, read as root: the secrets the attack must not get
+    env = {k: _environ(p) for k, p in pids.items()}
+    assert env["proxy"].get("CONFIGPROXY_AUTH_TOKEN")
+    assert env["culler"].get("JUPYTERHUB_API_TOKEN")
+    assert env["bob-server"].get("JUPYTERHUB_API_TOKEN")
+    # the room's and the presenter's passwords and the room token are in no environment at all
+    for pid in find_processes(env={"UMKIT_HUB_ID": hub_id}):
+        blob = Path(f"/proc/{pid}/environ").read_bytes()
+        for secret in (PASSWORD, ADMIN_PASSWORD, hub.token):
+            assert secret.encode() not in blob, (pid, secret)
+    private = state / "hub"
+    targets = {
+        "reads": {"cookie secret": str(private / "jupyterhub_cookie_secret"),
+                  "hub database": str(private / "jupyterhub.sqlite"),
+                  "room password": str(private / "password.env"),
+                  "bob's notebook": str(users / "bob" / "workspace" / "00_start_here.ipynb"),
+                  "bob's kernel connection file": str(bob_runtime / f"kernel-{bob_kernel}.json")},
+        "lists": {"the hub's folder": str(private), "the learners' homes": str(users),
+                  "bob's home": str(users / "bob"), "bob's runtime folder": str(bob_runtime)},
+        "writes": {"bob's workspace": str(users / "bob" / "workspace" / "from_ada.txt"),
+                   "bob's notebook": str(users / "bob" / "workspace" / "00_start_here.ipynb"),
+                   "the hub's folder": str(private / "from_ada.txt"),
+                   "the notebooks all learners copy": str(ROOT / "notebooks" / "from_ada.txt")},
+        "pids": pids,
+        "urls": {"bob's server": f"{hub.url}/user/bob/api/contents",
+                 "the hub's user list": f"{hub.url}/hub/api/users",
+                 "bob at the hub": f"{hub.url}/hub/api/users/bob"},
+    }
+    res = hub.run_code("ada", [ATTACK % json.dumps(targets)], timeout=120)
+    assert res["error"] is None, res["error"]
+    found = json.loads("".join(o.get("text", "") for o in res["cells"][0]))
+    expected = ({f"read {k}" for k in targets["reads"]} | {f"list {k}" for k in targets["lists"]}
+                | {f"write {k}" for k in targets["writes"]} | {f"own token: {k}" for k in targets["urls"]}
+                | {f"{a} {k}" for k in pids for a in ("environ of", "signal")})
+    assert set(found) == expected
+    leaks = {k: v for k, v in found.items() if not v.startswith("denied")}
+    assert not leaks, leaks
+    assert not (users / "bob" / "workspace" / "from_ada.txt").exists()
+    # the learners' homes: private, each its own account's
+    for name in ("ada", "bob"):
+        st = (users / name).stat()
+        assert st.st_mode & 0o777 == 0o700
+        assert pwd.getpwuid(st.st_uid).pw_name == f"{hub_prefix(str(state))}-{name}"
+
+
+def test_the_contents_api_does_not_follow_a_symlink_out_of_the_workspace(room):
+    hub = room["hub"]
+    res = hub.run_code("ada", ["import os\n"
+                               "os.symlink('/etc', 'etc_link')\n"
+                               "os.symlink('/etc/hostname', 'hostname.txt')\n"
+                               "os.symlink('00_start_here.ipynb', 'alias.ipynb')\n"
+                               "print(os.getcwd())"])
+    assert res["error"] is None, res["error"]
+    base = f"{hub.url}/user/ada"
+    for path in ("etc_link/passwd", "hostname.txt"):
+        for url in (f"{base}/api/contents/{path}", f"{base}/files/{path}"):
+            r = hub.http.get(url, timeout=30)
+            assert r.status_code == 404, (url, r.status_code, r.text[:200])
+    r = hub.http.put(f"{base}/api/contents/etc_link/umkit_escape.txt", timeout=30,
+                     json={"type": "file", "format": "text", "content": "x"})
+    assert r.status_code == 404 and not Path("/etc/umkit_escape.txt").exists()
+    # a link that stays inside the workspace still works
+    r = hub.http.get(f"{base}/api/contents/alias.ipynb", timeout=30)
+    assert r.status_code == 200 and r.json()["type"] == "notebook"
+
+
+def test_sign_in_is_throttled_and_accounts_are_capped(room):
+    hub = room["hub"]
+    for _ in range(5):                 # five wrong passwords for ada
+        with pytest.raises(hubclient.HubError, match="refused: 200"):
+            hub.login("ada", "not-the-password")
+    with pytest.raises(hubclient.HubError, match="refused: 429"):   # even the right one waits
+        hub.login("ada")
+    time.sleep(2.5)                    # UMKIT_HUB_SIGNIN_DELAY=2 for this hub
+    hub.login("ada")                   # then it works, and the count starts again
+    # --max-learners 3: ada and bob exist, a third may come in, a fourth may not
+    hub.login("cara")
+    with pytest.raises(hubclient.HubError, match="refused: 403"):
+        hub.login("dan")
+    hub.login("bob")                   # those who have an account still sign in
+    hub.login("presenter", ADMIN_PASSWORD)   # the presenter is not a learner
+    names = {u["name"] for u in hub.api("GET", "/users")}
+    assert "dan" not in names and {"ada", "bob", "cara"} <= names
+
+
+def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
+    hub, proc, state = room["hub"], room["proc"], room["state"]
+    hub_id = _environ(proc.pid).get("UMKIT_HUB_ID")
+    # ada leaves a process behind that detached itself and dropped its environment
+    res = hub.run_code("ada", ["import subprocess\n"
+                               "p = subprocess.Popen(['sleep', '600'], start_new_session=True, "
+                               "env={})\nprint(p.pid)"])
+    assert res["error"] is None, res["error"]
+    stray = int(res["cells"][0][0]["text"])
+    assert Path(f"/proc/{stray}").exists()
+    uids = list(hub_accounts(hub_prefix(str(state))).values())
+    assert len(uids) >= 2 and find_processes(uids=uids)
+    t0 = time.monotonic()
+    os.kill(proc.pid, signal.SIGINT)            # Ctrl-C
+    proc.wait(10)
+    took = time.monotonic() - t0
+    assert took < 5, took
+    assert proc.returncode == 130
+    log = Path(hub.log_path).read_text()
+    assert "umkit hub: stopping" in log and "nothing of the hub is left running" in log
+    assert not find_processes(uids=uids), "a learner's process outlived the hub"
+    assert not find_processes(env={"UMKIT_HUB_ID": hub_id})
+    assert not Path(f"/proc/{stray}").exists() or \
+        Path(f"/proc/{stray}/stat").read_text().split(")")[1].split()[0] == "Z"
+    assert "learners are isolated" in log
+
+
+def test_throttle_waits_and_forgets():
+    now = [100.0]
+    t = Throttle(limit=3, base=10, cap=40, window=600, clock=lambda: now[0])
+    for _ in range(2):
+        t.failed("x")
+    assert t.wait_left("x") == 0
+    t.failed("x")
+    assert t.wait_left("x") == 10
+    t.failed("x")
+    assert t.wait_left("x") == 20          # doubles
+    for _ in range(5):
+        t.failed("x")
+    assert t.wait_left("x") == 40          # capped
+    now[0] += 41
+    assert t.wait_left("x") == 0
+    t.cleared("x")
+    t.failed("x")
+    assert t.wait_left("x") == 0           # cleared: counting starts again
+    t2 = Throttle(limit=1, base=1, cap=1, max_keys=10, clock=lambda: now[0])
+    for i in range(50):
+        t2.failed(str(i))
+    assert len(t2.fails) <= 10
+
+
+def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
+    from tornado.web import HTTPError
+    from umkit_contents import NoEscapeContentsManager, inside
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("a")
+    (tmp_path / "secret.txt").write_text("s")
+    (root / "out").symlink_to(tmp_path)
+    (root / "in.txt").symlink_to(root / "a.txt")
+    cm = NoEscapeContentsManager(root_dir=str(root))
+    assert cm._get_os_path("a.txt") and cm._get_os_path("in.txt")
+    assert cm._get_os_path("out/ws/a.txt")        # back inside: the workspace's own file
+    for p in ("out", "out/secret.txt", "out/new.txt"):
+        with pytest.raises(HTTPError) as e:
+            cm._get_os_path(p)
+        assert e.value.status_code == 404
+    assert inside(str(root), str(root)) and not inside(str(root), str(tmp_path / "wsx"))
