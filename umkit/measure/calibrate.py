@@ -452,6 +452,12 @@ def check_measured(m: dict, name: str = "measured") -> dict:
         for w, v in sect.items():
             if not time_ok(v):
                 raise bad(f"{key}[{w!r}]", f"= {v!r}: a time in ms, finite and > 0")
+    from .validation_set import workloads_list
+    known = {w.name for w in workloads_list()}
+    unknown = sorted(set(m["validation"]) - known)
+    if unknown:       # sim would predict nothing for them and the comparison would drop them
+        raise bad("'validation'", f"names workloads this umkit does not have: {unknown[:5]}"
+                                  f"{' ...' if len(unknown) > 5 else ''}")
     for key in ("fit_runs", "validation_runs"):
         runs = m.get(key)
         if runs is None:
@@ -528,7 +534,11 @@ def main(args) -> int:
             if not isinstance(measured, dict) or "validation" not in measured:
                 raise InvalidArgument(f"--measured {args.measured}: no raw measurements in it",
                                       hint="pass the JSON that calibrate --compare --out wrote")
-            check_measured(measured, f"--measured {args.measured}")
+            try:                       # bad input: one message, exit 2 (nothing was run)
+                check_measured(measured, f"--measured {args.measured}")
+            except InvalidArgument as e:
+                print(f"umkit calibrate: {e}", file=sys.stderr)
+                return 2
         elif b.name == "sim":
             print("umkit calibrate --compare: the active backend is sim -- there is nothing to "
                   "measure (comparing sim with itself would prove nothing).\n"
