@@ -156,7 +156,9 @@ def work(code: str) -> int:
 def test_twice_the_input_is_about_twice_the_work(unit):
     x = work("".join(unit.format(k=k) for k in range(300)))
     x2 = work("".join(unit.format(k=k) for k in range(600)))
-    assert x2 < 3 * x, (x, x2)
+    # counted work is exact, so the bound can be close to linear's 2.0 (sorting adds a log
+    # factor); before the fix these were 2.94, 2.39 and 2.7 and growing with the size
+    assert x2 < 2.2 * x, (x, x2)
 
 
 def test_the_benchmark_writes_its_result_with_date_and_machine(tmp_path):
