@@ -433,8 +433,7 @@ def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_
         how = ("apt-get install hipcc (Debian/Ubuntu) or ROCm" if vendor == "amd"
                else "the CUDA toolkit (nvcc)")
         raise BackendUnavailable(f"{'hipcc' if vendor == 'amd' else 'nvcc'} not found: install {how}")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = _make_dir(out_dir, "out_dir")
     if compile_only is None:
         compile_only = vendor == "amd"
     if arches is None:
@@ -521,6 +520,21 @@ def _report_builds(builds, log) -> bool:
         if not b.ok or b.log.strip():
             print("    " + b.log.strip().replace("\n", "\n    "), file=log)
     return ok
+
+
+def _make_dir(path, name: str) -> Path:
+    """``path`` as a folder that exists (made if missing); a typed error naming ``name`` when it
+    cannot be one (a regular file, a FIFO, a path under a file, no permission)."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as e:
+        raise InvalidArgument(f"{name}={str(path)!r} is not a folder ({e.strerror})",
+                              argument=name, hint="pass a folder path (it is made if missing)") from None
+    except OSError as e:
+        raise InvalidArgument(f"{name}={str(path)!r} cannot be made ({e.strerror})",
+                              argument=name, hint="pick a folder you can write") from None
+    return p
 
 
 def _write_json(file, vendor, items) -> None:
