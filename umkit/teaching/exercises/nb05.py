@@ -198,8 +198,10 @@ STAT_ANSWER = ("def statistic(params):\n"
 def _grade_statistic(fn, profile: str) -> Verdict | str:
     n = (STAT_MIB << 20) // 4
     rng = np.random.default_rng()
-    start = rng.uniform(0.0, 4.0, n).astype(np.float32)     # the parameters: new every check,
-    start[::STAT_STRIDE] += np.float32(rng.uniform(4.0, 8.0))  # the sampled floats apart from the rest
+    start = rng.uniform(0.0, 4.0, n).astype(np.float32)     # the parameters: new every check;
+    k = start[::STAT_STRIDE].size                             # the sampled floats apart from the
+    start[::STAT_STRIDE] = (rng.uniform(4.0, 8.0)             # rest and spread out, in an order
+                            + rng.uniform(2.0, 4.0) * rng.permutation(k) / (k - 1))  # drawn too
     updates = rng.integers(1, 4, STAT_STEPS)                 # 1-3 GPU updates a step, drawn too
     want_base = float(start[::STAT_STRIDE].astype(np.float64).mean())
     ms, wrong, moved, done = [], [], 0, 0
