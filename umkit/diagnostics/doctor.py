@@ -341,6 +341,7 @@ def _checklists(rep: dict, run_tools: bool) -> None:
     if nvidia:
         _nvidia_checks(rep, run_tools)
     _device_checks(rep)
+    _machine_section(rep, run_tools)       # APUs and UMA, HMM, VMs, containers, GB10
     if chosen == "sim" or (not rep["ok"] and rep["fallback"] == "sim"):
         why = [f"{n}: {'usable' if p['usable'] else p['reason']}" for n, p in probes.items()
                if n != "sim"]
@@ -721,6 +722,390 @@ def main(argv=None) -> int:
     """``umkit doctor [--backend cuda|hip|sim]``"""
     args = list(sys.argv[1:] if argv is None else argv)
     return doctor(args[0] if args else None)
+
+
+
+# -- today's machines: rocminfo, KFD topology, the kernel's HMM, containers, VMs, UMA --------------
+# Pure functions over text a user can paste (rocminfo, /sys/class/kfd/kfd/topology/nodes/*/
+# properties, /boot/config-*), so the verdicts are tested against outputs users posted publicly
+# (tests/diagnostics/data/machines/README.md); :func:`machine_facts` reads this machine.
+
+#: KFD node capability bits (include/uapi/linux/kfd_sysfs.h; ledger: amd.kfd.svm_capability)
+HSA_CAP_SVMAPI_SUPPORTED = 0x08000000
+HSA_CAP_FLAGS_COHERENTHOSTACCESS = 0x10000000
+#: Instinct (CDNA) targets whose XNACK a process turns on with HSA_XNACK=1 (gfx908 cannot;
+#: ledger: amd.xnack.gfx908, amd.xnack.default_off)
+XNACK_PER_PROCESS = ("gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+#: targets with XNACK always on: no xnack+/- feature to choose (ledger: amd.xnack.gfx1250_always)
+XNACK_ALWAYS = ("gfx1250", "gfx1251")
+#: gfx9 client APUs where ROCr forces XNACK off (ledger: amd.xnack.gfx9_client_apu_off)
+GFX9_CLIENT_APUS = ("gfx902", "gfx909", "gfx90c")
+#: consumer APUs (RDNA 2/3/3.5): UMA with a BIOS carve-out, no XNACK
+CLIENT_APUS = GFX9_CLIENT_APUS + ("gfx1035", "gfx1036", "gfx1103", "gfx1150", "gfx1151",
+                                  "gfx1152")
+KERNEL_CONFIG_KEYS = ("CONFIG_HMM_MIRROR", "CONFIG_HSA_AMD_SVM", "CONFIG_DEVICE_PRIVATE",
+                      "CONFIG_HSA_AMD")
+
+
+def gfx_of_target_version(v) -> str | None:
+    """KFD's ``gfx_target_version`` (major*10000 + minor*100 + stepping) as a gfx name:
+    90010 -> gfx90a, 90402 -> gfx942, 110501 -> gfx1151."""
+    try:
+        v = int(v)
+    except (TypeError, ValueError):
+        return None
+    if v <= 0:
+        return None
+    major, minor, step = v // 10000, (v // 100) % 100, v % 100
+    return f"gfx{major}{minor:x}{step:x}"
+
+
+def parse_kfd_properties(text: str) -> dict:
+    """One KFD topology node's ``properties`` file: ``{name: int}``, plus ``gfx`` (from
+    gfx_target_version), ``gpu`` (simd_count > 0), ``svm`` and ``coherent_host_access`` (the
+    capability bits) where the file says them."""
+    props: dict = {}
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and re.fullmatch(r"[a-z0-9_]+", parts[0]):
+            try:
+                props[parts[0]] = int(parts[1])
+            except ValueError:
+                continue
+    if "gfx_target_version" in props:
+        props["gfx"] = gfx_of_target_version(props["gfx_target_version"])
+    if "simd_count" in props:
+        props["gpu"] = props["simd_count"] > 0
+    if "capability" in props:
+        props["svm"] = bool(props["capability"] & HSA_CAP_SVMAPI_SUPPORTED)
+        props["coherent_host_access"] = bool(props["capability"]
+                                             & HSA_CAP_FLAGS_COHERENTHOSTACCESS)
+    return props
+
+
+def parse_rocminfo(text: str) -> dict:
+    """rocminfo's output (whole, or an excerpt of one agent): ``{"xnack_enabled": True | False
+    | None, "agents": [{name, marketing, device_type, gfx, isa, xnack, coherent_host_access,
+    apu, coarse_kb}]}``.  ``xnack`` comes from the ISA name's ``xnack+``/``xnack-`` (None when
+    the output has no ISA line for the agent)."""
+    text = text or ""
+    m = re.search(r"XNACK enabled:\s*(YES|NO)", text)
+    out = {"xnack_enabled": None if not m else m.group(1) == "YES", "agents": []}
+    blocks = re.split(r"\n\s*\*+\s*\n\s*Agent \d+\s*\n\s*\*+\s*\n", "\n" + text)
+    if len(blocks) > 1:
+        blocks = blocks[1:]
+    for block in blocks:
+        agent: dict = {"name": None, "marketing": None, "device_type": None, "gfx": None,
+                       "isa": [], "xnack": None, "coherent_host_access": None, "apu": False,
+                       "coarse_kb": None}
+        segment = None
+        for raw in block.splitlines():
+            line = raw.strip()
+            key, _, val = line.partition(":")
+            val = val.strip()
+            if key == "Name" and val.startswith("amdgcn-"):
+                agent["isa"].append(val)
+                x = _xnack_of(val)
+                if x is not None:
+                    agent["xnack"] = x
+            elif key == "Name" and agent["name"] is None:
+                agent["name"] = val
+            elif key == "Marketing Name":
+                agent["marketing"] = val
+            elif key == "Device Type":
+                agent["device_type"] = val
+            elif key == "Coherent Host Access":
+                agent["coherent_host_access"] = val.upper() == "TRUE"
+            elif key == "Memory Properties":
+                agent["apu"] = "APU" in val.split()
+            elif key == "Segment":
+                segment = val
+            elif key == "Size" and segment and "COARSE GRAINED" in segment \
+                    and agent["coarse_kb"] is None:
+                sz = re.match(r"(\d+)", val)
+                if sz:
+                    agent["coarse_kb"] = int(sz.group(1))
+        names = " ".join([agent["name"] or ""] + agent["isa"])
+        g = re.search(r"\bgfx[0-9a-f]+", names)
+        agent["gfx"] = g.group(0) if g else None
+        if agent["device_type"] is None and agent["gfx"]:
+            agent["device_type"] = "GPU"
+        if agent["device_type"] == "GPU" or agent["gfx"]:
+            out["agents"].append(agent)
+    return out
+
+
+def parse_kernel_config(text: str) -> dict:
+    """``{CONFIG_X: 'y' | 'm' | None}`` for the keys the HMM check reads (None: not set)."""
+    found = dict(re.findall(r"^(CONFIG_[A-Z0-9_]+)=(\S+)", text or "", re.M))
+    return {k: found.get(k) for k in KERNEL_CONFIG_KEYS}
+
+
+def _kind(agent: dict) -> str:
+    gfx = agent.get("gfx") or ""
+    text = f"{agent.get('marketing') or ''} {agent.get('name') or ''}"
+    if gfx == "gfx942" and (agent.get("apu") or re.search(r"MI300A\b", text)):
+        return "mi300a"
+    if gfx in XNACK_ALWAYS:
+        return "xnack_always"
+    if gfx in XNACK_PER_PROCESS or gfx in ("gfx906", "gfx908"):
+        return "instinct"
+    if gfx in CLIENT_APUS or agent.get("apu"):
+        return "client_apu"
+    return "radeon"
+
+
+def _verdict(out: list, key: str, check: str, status: str, detail: str = "",
+             fix: str = "") -> None:
+    out.append({"key": key, "check": check, "status": status, "detail": detail, "fix": fix})
+
+
+def machine_checks(facts: dict) -> list[dict]:
+    """The verdicts a careful engineer gives on a machine described by ``facts`` (any of:
+    ``rocminfo`` text, ``kfd_nodes`` (list of properties texts), ``kernel_config`` text,
+    ``sysfs`` {vram_total, gtt_total} in bytes, ``container`` / ``virtual`` (a word naming
+    it, or None), ``env`` {HSA_XNACK: ...}, ``nvidia_smi`` (csv lines: name, memory.total)).
+    Each verdict: ``{key, check, status (ok|info|warn|fail), detail, fix}``."""
+    out: list = []
+    env = facts.get("env") or {}
+    xnack_env = env.get("HSA_XNACK")
+    info = parse_rocminfo(facts["rocminfo"]) if facts.get("rocminfo") else {"agents": [],
+                                                                           "xnack_enabled": None}
+    nodes = [parse_kfd_properties(t) for t in facts.get("kfd_nodes") or ()]
+    gpu_nodes = [n for n in nodes if n.get("gpu") or n.get("gfx")]
+    agents = list(info["agents"])
+    if not agents:
+        agents = [{"gfx": n.get("gfx"), "name": n.get("gfx"), "marketing": None, "apu": False,
+                   "xnack": None, "coherent_host_access": n.get("coherent_host_access"),
+                   "coarse_kb": None, "isa": []} for n in gpu_nodes]
+    virtual, container = facts.get("virtual"), facts.get("container")
+    kinds = set()
+    for i, a in enumerate(agents):
+        kind = _kind(a)
+        kinds.add(kind)
+        gfx = a.get("gfx") or "?"
+        who = f"GPU {i} ({gfx}" + (f", {a['marketing']}" if a.get("marketing") else "") + ")"
+        on = a.get("xnack") if a.get("xnack") is not None else info["xnack_enabled"]
+        title = f"{who}: XNACK (GPU page faults, pages migrate on demand)"
+        no_effect = (" HSA_XNACK=1 is set but had no effect: the kernel's HMM (CONFIG_HMM_MIRROR, "
+                     "amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+                     "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)"
+                     if xnack_env == "1" and on is False else "")
+        if kind == "xnack_always":
+            _verdict(out, "xnack", title, "ok", f"{gfx} has XNACK always on: it is not a "
+                     "target feature to choose (no :xnack+/-) and HSA_XNACK does not turn it off "
+                     "(ledger: amd.xnack.gfx1250_always)")
+        elif kind == "mi300a":
+            if on:
+                _verdict(out, "xnack", title, "ok", "on (MI300A: one HBM for CPU and GPU; XNACK "
+                         "on lets kernels use malloc'd memory in place)")
+            else:
+                _verdict(out, "xnack", title, "info",
+                         ("off" if on is False else "not shown in this output")
+                         + ": on MI300A managed memory does not migrate either way (one HBM); "
+                         "XNACK off only stops kernels from touching plain malloc'd memory"
+                         + no_effect, _XNACK_FIX_APU)
+        elif kind == "instinct":
+            if gfx in ("gfx906", "gfx908"):
+                _verdict(out, "xnack", title, "warn", f"{gfx} can't turn XNACK on per process: "
+                         "managed pages move only when prefetched (ledger: amd.xnack.gfx908)",
+                         "prefetch managed memory before kernels use it (umkit.prefetch)")
+            elif on:
+                _verdict(out, "xnack", title, "ok", "on: managed (and, with HMM, malloc'd) "
+                         "pages migrate to the GPU on its page faults")
+            elif on is False:
+                _verdict(out, "xnack", title, "warn", "off (the default on MI200/MI300)"
+                         + no_effect, _XNACK_FIX)
+            else:
+                _verdict(out, "xnack", title, "info", f"{gfx} can turn XNACK on per process; "
+                         "this output does not say whether it is on (rocminfo's ISA name ends "
+                         "in xnack+ when it is)",
+                         "check with `HSA_XNACK=1 rocminfo | grep xnack`; " + _XNACK_FIX)
+        else:
+            why = ("ROCm forces XNACK off on this gfx9 client APU (ledger: "
+                   "amd.xnack.gfx9_client_apu_off)" if gfx in GFX9_CLIENT_APUS else
+                   "ROCm supports XNACK on Instinct (MI) GPUs only (ledger: amd.xnack.mi_only)")
+            _verdict(out, "xnack", title, "warn",
+                     f"no XNACK: {why}. hipMallocManaged maps the whole range when it is "
+                     "allocated and pages move only when you prefetch them; a kernel that "
+                     "touches plain malloc'd memory faults, and an example written for "
+                     "on-demand migration can hang or fail here (ledger: amd.xnack0.alloc_maps, "
+                     "amd.malloc.xnack0_fault)" + no_effect,
+                     "use hipMalloc + copies, or managed memory with explicit prefetches; "
+                     "umkit.explain('managed example hangs')")
+        if kind == "client_apu":
+            _apu_memory(out, who, gfx, a, facts.get("sysfs") or {})
+        if kind == "mi300a":
+            _verdict(out, "mi300a", f"{who}: an application APU", "info",
+                     "CPU and GPU share one HBM: managed memory is not migrated and is read at "
+                     "HBM speed from both sides; a prefetch changes only mappings (ledger: "
+                     "amd.apu.no_migration)")
+    if not agents and facts.get("sysfs"):
+        _apu_memory(out, "GPU", "?", {}, facts["sysfs"])
+    if len(agents) > 1 and {"instinct", "mi300a"} & kinds and kinds & {"radeon", "client_apu"}:
+        _verdict(out, "mixed_xnack", "GPUs with and without XNACK in one process", "warn",
+                 "XNACK is on only when every GPU the process sees supports it (ledger: "
+                 "amd.xnack.all_gpus)", "hide the GPUs without XNACK: HIP_VISIBLE_DEVICES / "
+                 "ROCR_VISIBLE_DEVICES")
+    amd_gpu = bool(agents)
+    if amd_gpu:
+        _hmm_check(out, facts.get("kernel_config"), gpu_nodes)
+    if amd_gpu and virtual:
+        mi200 = any(a.get("gfx") in ("gfx90a", "gfx908") for a in agents)
+        _verdict(out, "virtual", f"a virtualised node ({virtual})", "warn" if mi200 else "info",
+                 ("XNACK is unavailable on MI200-series GPUs under SR-IOV (AMD, in "
+                  "amd/MxGPU-Virtualization#23): HSA_XNACK=1 leaves xnack-; the MI300 series "
+                  "supports it" if mi200 else
+                  "under SR-IOV XNACK depends on the host's GPU virtualisation: check "
+                  "`HSA_XNACK=1 rocminfo | grep xnack` inside the guest")
+                 + " (ledger: amd.xnack.sriov_mi200)",
+                 "ask for a bare-metal node (or an MI300-series guest) when you need on-demand "
+                 "migration")
+    if (amd_gpu or facts.get("nvidia_smi")) and container:
+        _verdict(out, "container", f"running in a container ({container})", "info",
+                 "HSA_XNACK must be set in the container's own environment; the kernel, its "
+                 "HMM and amdgpu's options are the host's (read the host's /boot/config-*); "
+                 "/dev/kfd and /dev/dri must be passed in (ledger: amd.no_hmm.host_fallback)")
+    for line in facts.get("nvidia_smi") or ():
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) >= 2 and re.search(r"N/A|Not Supported", cells[1], re.I):
+            _verdict(out, "unified_nvidia", f"NVIDIA {cells[0]}: no framebuffer memory "
+                     "reported", "info",
+                     "NVML reports no framebuffer memory on this GPU (nvidia-smi: N/A / Not "
+                     "Supported): CPU and GPU share one memory, as on DGX Spark's GB10; the "
+                     "memory left is the system's (/proc/meminfo MemAvailable), and managed "
+                     "memory need not move (ledger: nv.gb10.nvml_no_fb)")
+    return out
+
+
+def _apu_memory(out: list, who: str, gfx: str, agent: dict, sysfs: dict) -> None:
+    # ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64, amd.apu.gfx1150_managed
+    carve = sysfs.get("vram_total")
+    if carve is None and agent.get("coarse_kb"):
+        carve = agent["coarse_kb"] * 1024
+    gtt = sysfs.get("gtt_total")
+    parts = []
+    if carve is not None:
+        parts.append(f"ROCm's device memory here is the BIOS carve-out ({_gib(carve)})")
+    if gtt is not None:
+        parts.append(f"the GTT (system memory the GPU may map) is {_gib(gtt)}")
+    small = carve is not None and (gtt is None or carve < gtt)
+    detail = ("; ".join(parts) + ". " if parts else "") + (
+        "On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see "
+        "'only 15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back "
+        "to GTT-backed memory past it, by a user's account (ledger: amd.apu.carveout_visible, "
+        "amd.apu.gtt_fallback_64)")
+    if gfx == "gfx1150":
+        detail += ("; on gfx1150 hipMallocManaged can return hipErrorNotSupported (ledger: "
+                   "amd.apu.gfx1150_managed)")
+    _verdict(out, "apu_memory", f"{who}: unified memory (UMA): carve-out and GTT",
+             "warn" if small or gfx == "gfx1150" else "info", detail,
+             "raise the carve-out (UMA frame buffer) in the BIOS, or the GTT limit "
+             "(ttm.pages_limit) on the kernel command line; use hipMalloc (ROCm 6.4+) rather "
+             "than hipMallocManaged for large buffers; umkit.explain('only 15.5 GiB visible')")
+
+
+def _hmm_check(out: list, config_text, gpu_nodes: list) -> None:
+    title = "the kernel's HMM / amdgpu SVM (managed memory that migrates)"
+    svm = [n["svm"] for n in gpu_nodes if "svm" in n]
+    if svm:
+        if all(svm):
+            _verdict(out, "hmm", title, "ok", "KFD reports the SVM API on every GPU node "
+                     "(capability bit HSA_CAP_SVMAPI_SUPPORTED; ledger: amd.kfd.svm_capability)")
+        else:
+            _verdict(out, "hmm", title, "warn", "a GPU node lacks KFD's SVM API bit: "
+                     "hipMallocManaged gives pinned host memory and nothing migrates (ledger: "
+                     "amd.kfd.svm_capability, amd.no_hmm.host_fallback)",
+                     "a kernel built with CONFIG_HSA_AMD_SVM (CONFIG_HMM_MIRROR, "
+                     "CONFIG_DEVICE_PRIVATE) is needed")
+        return
+    if not config_text:
+        _verdict(out, "hmm", title, "info", "the kernel's config could not be read (no "
+                 "/boot/config-$(uname -r), no /proc/config.gz; in a container it is the "
+                 "host's)", "check `grep -E 'HMM_MIRROR|HSA_AMD_SVM' /boot/config-$(uname -r)` "
+                 "on the host, or the capability line of /sys/class/kfd/kfd/topology/nodes/*/"
+                 "properties (ledger: amd.kfd.svm_capability)")
+        return
+    cfg = parse_kernel_config(config_text)
+    have = {k: v in ("y", "m") for k, v in cfg.items()}
+    if have["CONFIG_HMM_MIRROR"] and have["CONFIG_HSA_AMD_SVM"]:
+        _verdict(out, "hmm", title, "ok", "CONFIG_HMM_MIRROR and CONFIG_HSA_AMD_SVM are set "
+                 "(ledger: amd.kernel.hsa_amd_svm)")
+    else:
+        missing = [k for k in ("CONFIG_HMM_MIRROR", "CONFIG_HSA_AMD_SVM", "CONFIG_DEVICE_PRIVATE")
+                   if not have[k]]
+        _verdict(out, "hmm", title, "warn", f"the kernel lacks {', '.join(missing)}: "
+                 "amdgpu's SVM is off, so HSA_XNACK=1 has no effect and hipMallocManaged gives "
+                 "pinned host memory (ledger: amd.kernel.hsa_amd_svm, amd.no_hmm.host_fallback)",
+                 "boot a kernel with CONFIG_HSA_AMD_SVM=y (it needs CONFIG_DEVICE_PRIVATE and "
+                 "selects CONFIG_HMM_MIRROR): distribution kernels for ROCm have it")
+
+
+def machine_facts(run_tools: bool = True) -> dict:
+    """This machine, as :func:`machine_checks` reads it: rocminfo's full output (when it is on
+    PATH and ``run_tools``), the KFD topology's node properties, the kernel's config, whether
+    this runs in a container or a VM, HSA_XNACK, APU memory from amdgpu's sysfs, and
+    nvidia-smi's name and memory.total.  Never raises."""
+    import glob
+    import gzip
+    facts: dict = {"env": {"HSA_XNACK": os.environ.get("HSA_XNACK")}}
+
+    def read(path, opener=open):
+        try:
+            with opener(path, "rt") as f:
+                return f.read()
+        except (OSError, EOFError, ValueError):
+            return None
+    if run_tools and shutil.which("rocminfo"):
+        try:
+            p = subprocess.run([shutil.which("rocminfo")], capture_output=True, text=True,
+                               errors="replace", timeout=TOOL_TIMEOUT, stdin=subprocess.DEVNULL)
+            facts["rocminfo"] = p.stdout if p.returncode == 0 else None
+        except (OSError, subprocess.TimeoutExpired):
+            facts["rocminfo"] = None
+    facts["kfd_nodes"] = [t for t in (read(p) for p in sorted(glob.glob(
+        "/sys/class/kfd/kfd/topology/nodes/*/properties"))) if t]
+    facts["kernel_config"] = read(f"/boot/config-{platform.release()}") or \
+        read("/proc/config.gz", gzip.open)
+    if tools.exists("/.dockerenv"):
+        facts["container"] = "docker"
+    elif tools.exists("/run/.containerenv"):
+        facts["container"] = "podman"
+    else:
+        cg = read("/proc/1/cgroup") or ""
+        facts["container"] = next((w for w in ("kubepods", "docker", "lxc", "containerd")
+                                   if w in cg), None)
+    cpuinfo = read("/proc/cpuinfo") or ""
+    vendor = (read("/sys/class/dmi/id/sys_vendor") or "").strip()
+    facts["virtual"] = (vendor or "a hypervisor") if re.search(r"^flags\s*:.*\bhypervisor\b",
+                                                              cpuinfo, re.M) else None
+    for card in sorted(glob.glob("/sys/class/drm/card*/device/mem_info_gtt_total")):
+        d = os.path.dirname(card)
+        vram, gtt = read(os.path.join(d, "mem_info_vram_total")), read(card)
+        try:
+            facts["sysfs"] = {"vram_total": int(vram), "gtt_total": int(gtt)}
+            break
+        except (TypeError, ValueError):
+            continue
+    if run_tools and shutil.which("nvidia-smi"):
+        res = run_tool(["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader"])
+        facts["nvidia_smi"] = res["lines"] if res["rc"] == 0 else None
+    return facts
+
+
+def _machine_section(rep: dict, run_tools: bool) -> None:
+    try:
+        facts = machine_facts(run_tools)
+        verdicts = machine_checks(facts)
+    except Exception as e:  # noqa: BLE001 - the report must come out whatever is broken
+        verdicts = [{"key": "error", "check": "today's machines (APU, HMM, VMs)", "status":
+                     "info", "detail": f"could not be checked: {_short(e)}", "fix": ""}]
+    rep["machine"] = verdicts
+    for v in verdicts:
+        if v["key"] == "container" and not rep["platforms"].get("amd") \
+                and not rep["platforms"].get("nvidia"):
+            continue
+        _check(rep, v["check"], v["status"], v["detail"], v["fix"])
 
 
 if __name__ == "__main__":

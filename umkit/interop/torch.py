@@ -25,14 +25,10 @@ on use and says so plainly where it is missing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, NotManaged
+from .shim import build_shim, cache_dir, compiler, require_torch  # noqa: F401 (re-exported)
 
 ALLOC, FREE = "umkit_managed_alloc", "umkit_managed_free"
 SHIM_SOURCE = r"""
@@ -84,51 +80,9 @@ unsigned long long umkit_managed_stats(int which) {
 """
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as e:
-        raise BackendUnavailable(f"PyTorch is not installed ({e})",
-                                 hint="pip install torch (umkit does not depend on it)") from None
-    return torch
-
-
-# -- the shim ----------------------------------------------------------------------------------------
-def cache_dir() -> Path:
-    d = os.environ.get("UMKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "umkit")
-    return Path(d)
-
-
-def compiler() -> str | None:
-    for c in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if c and shutil.which(c):
-            return shutil.which(c)
-    return None
-
-
 def shim_path(rebuild: bool = False) -> Path:
-    """The compiled allocator shim (built once per source version, then cached)."""
-    tag = hashlib.sha256(SHIM_SOURCE.encode()).hexdigest()[:12]
-    out = cache_dir() / f"umkit_managed_alloc_{tag}.so"
-    if out.is_file() and not rebuild:
-        return out
-    cc = compiler()
-    if cc is None:
-        raise BackendUnavailable("no C compiler found to build umkit's PyTorch allocator shim",
-                                 hint="install gcc (or set CC=...); the shim is 40 lines of C")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "shim.c"
-        src.write_text(SHIM_SOURCE)
-        tmp_out = Path(tmp) / out.name
-        r = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp_out), str(src), "-ldl"],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise BackendUnavailable(f"building the allocator shim with {cc} failed:\n{r.stderr}",
-                                     hint="check the compiler (CC=...) works: cc -shared -fPIC")
-        shutil.move(str(tmp_out), str(out))          # atomic enough: same file system or copy
-    return out
+    """The compiled CUDA allocator shim (built once per source version, then cached)."""
+    return build_shim(SHIM_SOURCE, "umkit_managed_alloc", rebuild)
 
 
 def shim_stats() -> dict:
@@ -144,11 +98,20 @@ _ALLOCATOR = None
 _POOLS: list = []
 
 
+def _rocm(torch) -> bool:
+    return bool(getattr(getattr(torch, "version", None), "hip", None))
+
+
 def managed_allocator():
-    """A ``torch.cuda.memory.CUDAPluggableAllocator`` over cudaMallocManaged (cached)."""
+    """A ``torch.cuda.memory.CUDAPluggableAllocator`` over managed memory (cached):
+    cudaMallocManaged on a CUDA build of PyTorch, hipMallocManaged on a ROCm build
+    (:mod:`umkit.interop.torch_rocm`, not yet run on an AMD GPU)."""
     global _ALLOCATOR
+    torch = require_torch()
+    if _rocm(torch):
+        from . import torch_rocm
+        return torch_rocm.managed_allocator()
     if _ALLOCATOR is None:
-        torch = _torch()
         _ALLOCATOR = torch.cuda.memory.CUDAPluggableAllocator(str(shim_path()), ALLOC, FREE)
     return _ALLOCATOR
 
@@ -156,15 +119,22 @@ def managed_allocator():
 def managed_pool():
     """A new ``torch.cuda.MemPool`` whose memory is managed.  Keep it while its tensors live;
     dropping it (and them) returns the memory (``torch.cuda.empty_cache()``)."""
-    torch = _torch()
+    torch = require_torch()
     return torch.cuda.MemPool(managed_allocator().allocator())
 
 
 @contextlib.contextmanager
 def managed(pool=None, device=None):
     """``with umkit.torch.managed(): ...``: PyTorch's CUDA allocations inside the block come
-    from managed memory (so they can be advised, prefetched, oversubscribed...)."""
-    torch = _torch()
+    from managed memory (so they can be advised, prefetched, oversubscribed...).  On a ROCm
+    build of PyTorch the same call takes hipMallocManaged (:mod:`umkit.interop.torch_rocm`:
+    compiled and probed without a GPU, not yet run on an AMD card)."""
+    torch = require_torch()
+    if _rocm(torch):
+        from . import torch_rocm
+        with torch_rocm.managed(pool, device) as p:
+            yield p
+        return
     if not torch.cuda.is_available():
         raise BackendUnavailable("PyTorch sees no CUDA GPU", hint="umkit.torch.managed needs one")
     if pool is None:
@@ -174,11 +144,54 @@ def managed(pool=None, device=None):
         yield pool
 
 
+#: PyTorch reads its caching allocator's settings from PYTORCH_CUDA_ALLOC_CONF; a ROCm build
+#: also takes PYTORCH_HIP_ALLOC_CONF when the CUDA name is unset (c10/cuda/CUDAAllocatorConfig.h,
+#: CUDAAllocatorConfig::instance; ledger: amd.torch.hip_alloc_conf)
+ALLOC_CONF = {"cuda": "PYTORCH_CUDA_ALLOC_CONF", "hip": "PYTORCH_HIP_ALLOC_CONF"}
+
+
+def oom_advice(platform: str | None = None) -> str:
+    """What to try when PyTorch runs out of GPU memory (``torch.OutOfMemoryError``), for
+    ``platform`` 'cuda' or 'hip' (default: the installed PyTorch's build, else both)."""
+    if platform is not None and platform not in ALLOC_CONF:
+        raise (InvalidArgument if isinstance(platform, str) else InvalidType)(
+            f"platform={platform!r} must be 'cuda' or 'hip'", argument="platform",
+            hint="or leave it out: the installed PyTorch is asked")
+    if platform is None:
+        try:
+            import torch
+            platform = "hip" if _rocm(torch) else "cuda" if torch.version.cuda else None
+        except ImportError:
+            platform = None
+    names = [ALLOC_CONF[platform]] if platform else list(ALLOC_CONF.values())
+    conf = " (or ".join(f"{n}=expandable_segments:True" for n in names) + \
+        (")" if len(names) > 1 else "")
+    lines = [
+        "PyTorch ran out of GPU memory. Read the numbers first: torch.cuda.memory_summary() "
+        "shows memory held by tensors (allocated) against memory PyTorch keeps cached "
+        "(reserved); a large reserved-but-unallocated part is fragmentation.",
+        f"Against fragmentation: export {conf} before Python starts, so the caching allocator "
+        "grows segments instead of leaving holes; where a build does not support expandable "
+        "segments PyTorch says so in a warning and ignores the setting.",
+        "To hold more than the card: allocate the model inside `with umkit.torch.managed():` "
+        "(managed memory can exceed device memory: pages move in and out), then "
+        "umkit.torch.prefetch(model, 'gpu') and umkit.torch.advise(opt, 'preferred_location', "
+        "'cpu') so the optimizer state stays on the CPU side (the article's §2.3, §4.4).",
+    ]
+    if platform in (None, "hip"):
+        lines.append(
+            "On ROCm managed memory migrates on demand only with XNACK on (HSA_XNACK=1 on a GPU "
+            "that has it); on an APU the device memory PyTorch sees can be the BIOS carve-out "
+            "only: umkit.doctor() says which holds on this machine (ledger: "
+            "amd.attr.pageable_xnack, amd.apu.carveout_visible).")
+    return "\n".join(lines)
+
+
 # -- tensors, modules, optimizers -> storage ranges --------------------------------------------------
 def tensors(obj) -> list:
     """The tensors behind ``obj``: a tensor, a module (parameters, gradients, buffers), an
     optimizer (its state tensors), or a list/tuple/dict of those."""
-    torch = _torch()
+    torch = require_torch()
     out: list = []
 
     def walk(x):
@@ -209,7 +222,7 @@ def storage_ranges(obj) -> list[tuple[int, int]]:
     """(pointer, bytes) of each distinct CUDA storage behind ``obj`` (tensors sharing storage
     count once; CPU tensors inside modules/optimizers are skipped, a CPU tensor passed alone
     is an error)."""
-    torch = _torch()
+    torch = require_torch()
     seen, ranges = set(), []
     for t in tensors(obj):
         if t.device.type != "cuda" and not isinstance(obj, torch.Tensor):
@@ -296,7 +309,7 @@ def advise(obj, advice: str, where="gpu", *, unset: bool = False) -> int:
 def as_tensor(arr):
     """A umkit Array as a torch tensor on its GPU, sharing the memory (DLPack, no copy)."""
     from ..memory.array import require_array
-    torch = _torch()
+    torch = require_torch()
     arr = require_array(arr, "as_tensor", "arr")
     if arr.backend.supports("model_time"):
         return torch.from_numpy(arr.host)          # sim: the host view (CPU tensor, same bytes)
@@ -309,7 +322,7 @@ def as_array(t, kind: str | None = None):
     read_back work on it.  ``kind``: 'managed' or 'device' (default: asked of the driver)."""
     import numpy as np
     from ..memory.array import Array
-    torch = _torch()
+    torch = require_torch()
     if not isinstance(t, torch.Tensor):
         raise InvalidType(f"t: {type(t).__name__} is not a torch.Tensor", argument="t",
                           hint="pass a CUDA tensor")
