@@ -5,8 +5,8 @@ jupyter_server checks that an API path stays inside its root with ``os.path.absp
 (jupyter_server 2.21, services/contents/fileio.py, ``FileManagerMixin._get_os_path``), so a
 symlink a kernel makes inside the workspace (``ln -s / ws/root``) lets the contents API read and
 write whatever the server's user can reach.  This manager also resolves the path
-(``os.path.realpath``) and answers 404 when the result leaves the workspace; /files/ goes through
-the same check (``FilesHandler`` reads through the contents manager instead of serving from disk).
+(``os.path.realpath``) and answers 404 when the result leaves the workspace; /files/ makes the
+same check (``NoEscapeFileHandler``).
 
 The umkit hub (deploy/jupyterhub/umkit_hub.py) starts every learner's server with
 ``--ServerApp.contents_manager_class=umkit_contents.NoEscapeContentsManager``.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from jupyter_server.files.handlers import FilesHandler
+from jupyter_server.base.handlers import AuthenticatedFileHandler
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from tornado.web import HTTPError
 
@@ -25,6 +25,16 @@ def inside(root: str, os_path: str) -> bool:
     real_root = os.path.realpath(root)
     real = os.path.realpath(os_path)
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+class NoEscapeFileHandler(AuthenticatedFileHandler):
+    """/files/: jupyter_server's handler, refusing a file that resolves outside the root."""
+
+    def validate_absolute_path(self, root, absolute_path):
+        path = super().validate_absolute_path(root, absolute_path)
+        if path is None or not inside(root, path):
+            raise HTTPError(404)
+        return path
 
 
 class NoEscapeContentsManager(AsyncLargeFileManager):
@@ -37,7 +47,4 @@ class NoEscapeContentsManager(AsyncLargeFileManager):
         return os_path
 
     def _files_handler_class_default(self):
-        return FilesHandler          # /files/ reads through _get_os_path too
-
-    def _files_handler_params_default(self):
-        return {}
+        return NoEscapeFileHandler   # /files/ checks the resolved path too
