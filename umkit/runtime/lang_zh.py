@@ -212,9 +212,12 @@ MESSAGES: dict[str, str] = {
     "hot weights are read and written every step and live all training long: hipMalloc + explicit "
     "copies is the most controllable (§3.4, §6.1 'the heart')":
         "热权重每一步都要读写，而且贯穿整个训练：hipMalloc 加显式拷贝最可控（§3.4，§6.1 的“心脏”）",
-    "a checkpoint is written rarely and read by the CPU to save it: low-frequency data is where managed "
-    "memory saves effort (§3.4)":
-        "checkpoint 很少写，由 CPU 读出来存盘：低频数据正是托管内存省心的地方（§3.4）",
+    "a snapshot of the weights the CPU writes to disk every few thousand steps: managed memory, "
+    "prefetched to the host before the CPU reads it (the column's choice, §3.4), is the answer; pinned "
+    "host memory with an explicit async copy is also right; device-only memory is wrong (the CPU must "
+    "read it)":
+        "CPU 每隔几千步写到磁盘的权重快照：用托管内存，并在 CPU 读之前预取到主机（专栏的选择，§3.4），"
+        "就是答案；用固定主机内存加一次显式异步拷贝也对；只放在设备内存里是错的（CPU 必须读它）",
     "offline-preprocessed epoch data is prepared on the CPU and consumed once per epoch: the author's "
     "managed-memory case (§3.4), prefetched before each epoch (§3.2)":
         "离线预处理好的 epoch 数据在 CPU 上准备、每个 epoch 消费一次：正是作者用托管内存的场景（§3.4），"
@@ -236,7 +239,8 @@ MESSAGES: dict[str, str] = {
         "§6.1 的“心脏”、§6.3 的推理服务）；分配器由它的访问主人和生命周期决定（§7）",
     "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')":
         "谁读写它，多频繁，持续多久？（§3.4，§6.1 的“心脏”）",
-    "how often is it touched, and by whom? (§3.4: the author's own practice)": "它多久被访问一次，被谁访问？（§3.4：作者自己的做法）",
+    "how often is it touched, and who must read it to save it? (§3.4: the author's own practice)":
+        "它多久被访问一次？要把它存盘，谁必须读它？（§3.4：作者自己的做法）",
     "who prepares it, who consumes it, and how often? (§3.4, §3.2)": "谁准备它，谁消费它，多频繁？（§3.4，§3.2）",
     "how big is it, who writes it, and how often does the GPU look at it? (§4.4)":
         "它有多大，谁写它，GPU 多久看它一次？（§4.4）",

@@ -324,7 +324,7 @@ class Labels:
         return template.format(**fields)
 
     def _reflection(self, concept: str) -> str:
-        qs = "; ".join(f"{k}: {q}" for k, q in self.questions.items())
+        qs = "; ".join(f"{k}: {_t(q)}" for k, q in self.questions.items())
         if self.nudge and _template_fields(self.nudge) <= {"concept", "questions"}:
             return _say(self.nudge, concept=concept, questions=qs)
         return f"{concept}. Ask of every item -- {qs}" if qs else concept
