@@ -26,7 +26,7 @@ setup(
         "umkit._kernels": ["*.cu"],
         "umkit._kernels.hip": ["*.hip"],
         "umkit._kernels.cuda": ["*.cu"],
-        "umkit._notebooks": ["*.ipynb", "*.md", "solutions/*.py", "workshop/*.md", "workshop/*.ipynb",
+        "umkit._notebooks": ["*.ipynb", "*.md", "solutions/*.py", "data/*", "workshop/*.md", "workshop/*.ipynb",
                              "zh/*.ipynb", "zh/.umkit-lang", "zh/workshop/*.md",
                              "zh/workshop/*.ipynb"],
     },

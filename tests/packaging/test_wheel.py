@@ -37,7 +37,7 @@ def expected_wheel_files() -> set[str]:
         elif p.startswith("kernels/") and p.endswith((".py", ".cu", ".hip")):
             want.add("umkit/_kernels/" + p[len("kernels/"):])
         elif p.startswith("notebooks/") and (p.endswith((".ipynb", ".md")) or p.endswith("/.umkit-lang")
-                                             or re.match(r"notebooks/solutions/[^/]+\.py$", p)):
+                                             or re.match(r"notebooks/(solutions|data)/[^/]+$", p)):
             want.add("umkit/_notebooks/" + p[len("notebooks/"):])
     return want
 

@@ -41,7 +41,8 @@ def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
         [p.relative_to(NOTEBOOKS).as_posix() for p in nbs]
         + [p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*")
            if p.is_file() and english(p)
-           and (p.suffix == ".md" or (p.parent.name == "solutions" and p.suffix == ".py"))])
+           and (p.suffix == ".md" or (p.parent.name == "solutions" and p.suffix == ".py")
+                or p.parent.name == "data")])
     assert sum(_outputs(p) for p in nbs) > 0              # nbval's reference outputs are there
     for p in nbs:
         copy = dest / p.relative_to(NOTEBOOKS)
@@ -50,6 +51,8 @@ def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
         assert [c.source for c in a.cells] == [c.source for c in b.cells]   # same text
         assert "widgets" not in b.metadata
     assert (dest / "solutions" / "00_start_here.py").exists()
+    assert (dest / "data" / "rocpd_example.db").read_bytes() == (
+        NOTEBOOKS / "data" / "rocpd_example.db").read_bytes()     # binary example files too
 
 
 def test_edited_copies_are_kept_untouched_ones_refreshed(tmp_path):

@@ -29,11 +29,13 @@ from pathlib import Path
 from ..errors import InvalidArgument
 
 MANIFEST = ".umkit-workspace.json"
-#: files besides notebooks that travel along: the exercise solutions and markdown guides
+#: files besides notebooks that travel along: the exercise solutions, markdown guides and the
+#: example files under data/ (a recorded-format profiler file notebook 11 reads)
 
 
 def _extra(rel: Path) -> bool:
-    return rel.suffix == ".md" or (rel.parts[0] == "solutions" and rel.suffix == ".py")
+    return (rel.suffix == ".md" or (rel.parts[0] == "solutions" and rel.suffix == ".py")
+            or (rel.parts[0] == "data" and len(rel.parts) == 2))
 
 
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__"}

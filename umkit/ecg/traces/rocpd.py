@@ -41,7 +41,8 @@ from .model import Collector, ProfilerFileError
 from .sql import STEP_HINT, columns, connect, names, need, step_pattern
 
 SCHEMA_VERSIONS = ("3",)          # rocpd_metadata.sql: ("schema_version", "3")
-HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on, e.g. rocprofv3 --sys-trace "
+HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on (--sys-trace does not include it), "
+        "e.g. rocprofv3 --sys-trace --kfd-trace "
         "--output-format rocpd -- ./your_program")
 TRIGGERS = ("PREFETCH", "PAGEFAULT_GPU", "PAGEFAULT_CPU", "TTM_EVICTION")
 
