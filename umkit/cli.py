@@ -248,7 +248,7 @@ def parser() -> argparse.ArgumentParser:
     pc = sub.add_parser("port-check", help="what changes when these CUDA unified-memory "
                                            "sources run on AMD (exit 1 when something breaks)")
     pc.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
-                    help="CUDA sources (.cu, .cuh, .cpp, .h) or folders holding them")
+                    help="CUDA or HIP sources (.cu .cuh .hip .c .cc .cpp .cxx .h .hh .hpp .hxx .inl) or folders holding them")
     pc.add_argument("--target", default="mi250x",
                     choices=("mi250x", "mi250x-coherent", "mi300x", "mi300a"))
     pc.add_argument("--xnack", default="off", choices=("on", "off"),
