@@ -115,7 +115,7 @@ def _explain_exception(exc: BaseException) -> str:
                 lines += ["", *_render_row(next(r for r in ERRORS if r.key == key))]
             return "\n".join(lines)
         if isinstance(exc, RaceDetected):
-            return "\n".join(head + _render_symptom(SYMPTOMS[0]))
+            return "\n".join(head + _render_symptom(next(s for s in SYMPTOMS if s.key == "wrong_results")))
         if isinstance(exc, OutOfMemory):
             row = next(r for r in ERRORS if r.key == "out_of_memory")
         elif exc.hint:

@@ -451,6 +451,39 @@ del _R
 #: The article's §5.1 rows that have no error code, plus the slow paths of §1.3, §4.3 and §5.3.
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
+        "managed_hangs", "A managed-memory example hangs or dies with a memory access fault",
+        ("managed example hangs", "managed memory hangs", "example hangs", "kernel hangs",
+         "program hangs", "it hangs", "memory access fault", "xnack has no effect"),
+        "The GPU is not taking recoverable page faults. ROCm supports XNACK on Instinct (MI) "
+        "GPUs only, so Radeon cards and consumer APUs run with it off; on MI200 and MI300 it is "
+        "off by default; under SR-IOV the driver refuses it; and a kernel without the amdgpu SVM "
+        "(HMM) API cannot migrate at all. With XNACK off a GPU page fault is not recoverable: "
+        "the driver maps nothing and the kernel dies ('Memory access fault by GPU'); users "
+        "report examples that hang instead.",
+        "Run umkit.doctor() (or `rocminfo | grep xnack`): it reads whether XNACK is on, whether "
+        "the kernel has the SVM API and whether the node is virtualised. On an Instinct GPU set "
+        "HSA_XNACK=1 before the process starts. Where XNACK cannot be on, keep managed memory "
+        "prefetched to the GPU before each kernel, or use hipMalloc with explicit copies.",
+        "§5.1, §2.2", "umkit doctor; rocminfo (xnack+ / xnack- in the ISA name); "
+                      "/sys/class/kfd/kfd/topology/nodes/*/properties",
+        claims=("amd.xnack.mi_only", "amd.xnack.default_off", "amd.xnack.sriov_mi200",
+                "amd.kfd.svm_capability", "amd.xnack0.no_retry_fault")),
+    Symptom(
+        "apu_small_memory", "Only part of the memory is visible (e.g. 15.5 GiB of a 128 GB APU)",
+        ("15.5 gib", "15.5 gb", "only 15", "gib visible", "gb visible", "carve-out", "carveout",
+         "gtt", "vram too small", "memory visible"),
+        "On consumer APUs (Strix Halo gfx1151, Strix Point gfx1150) ROCm and PyTorch report the "
+        "BIOS VRAM carve-out as the device's memory, not the system memory the GPU can also map "
+        "(GTT).",
+        "Raise the carve-out (UMA frame buffer size) in the BIOS if the job needs device "
+        "memory; otherwise allocate host-visible memory the GPU maps from system RAM. A user's "
+        "report says hipMalloc falls back to GTT on APUs since ROCm 6.4 (an estimate: not read "
+        "in AMD's source). On gfx1150, hipMallocManaged returned hipErrorNotSupported with "
+        "ROCm 7.2 (a user's report). umkit.doctor() shows the carve-out and GTT sizes.",
+        "§4.1", "umkit doctor; rocminfo; /sys/class/drm/card*/device/mem_info_vram_total and "
+                "mem_info_gtt_total",
+        claims=("amd.apu.carveout_visible", "amd.apu.gtt_fallback_64", "amd.apu.gfx1150_managed")),
+    Symptom(
         "wrong_results", "Wrong results, no error",
         ("wrong result", "wrong", "no error", "garbage", "race", "corrupt", "inconsistent",
          "stale"),
