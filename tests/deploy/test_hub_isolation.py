@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub" / "server"))
 
 pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
-from umkit_hub import (Throttle, _environ, _zombie, find_processes,  # noqa: E402
+from umkit_hub import (Throttle, _environ, _zombie, end_processes, find_processes,  # noqa: E402
                        hub_accounts, hub_prefix)
 
 PASSWORD = "room-pass-1234"
@@ -121,12 +121,18 @@ def room():
             hub.wait_ready(name, timeout=120)
         yield info
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        if proc.poll() is None:          # a test failed before Ctrl-C: stop it the same way
+            os.kill(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
         hubclient.kill_leftover_proxy(state)
         log.close()
-        for acct in hub_accounts(hub_prefix(str(state))):      # the accounts this test made
+        accounts = hub_accounts(hub_prefix(str(state)))          # the accounts this test made
+        end_processes(uids=accounts.values(), env={"UMKIT_HUB_STATE": str(state)})
+        for acct in accounts:
             subprocess.run(["userdel", acct], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
 
