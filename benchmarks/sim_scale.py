@@ -67,7 +67,7 @@ def fault_1gib(reps: int = 5) -> dict:
 
 def whole_model(m: str = "70b", card: str = "H200") -> dict:
     """Case 4 (no target: how long a learner waits): every strategy's step of ``m`` on
-    ``card`` with ``umkit.workloads.model_step_costs`` (notebook 07's section 2c), model-only."""
+    ``card`` with ``umkit.workloads.model_step_costs`` (notebook 07b's section 2), model-only."""
     import umkit
     from umkit import workloads
     umkit.use("sim", quiet=True, compute=False)

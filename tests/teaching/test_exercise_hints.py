@@ -293,7 +293,9 @@ def test_ipc_needs_more_than_two_tries():
 
 # -- every notebook has an exercise where the learner writes code --------------------------------------
 #: notebook -> the check of its code-writing exercise (a function, or for 08 a C++ port) -- not a
-#: label or a number
+#: label or a number.  The breathing plan moved with oversubscription into the optional 07b; the
+#: core 07's exercise is the placement set (graded as a set, tests/teaching/
+#: test_exercises_notebooks_05_09.py)
 CODE_EXERCISES = {
     "00_start_here": "nb00.check_prefetch_model(prefetch_ms",
     "01_umd_and_kmd": "nb01.check_transitions(transitions",
@@ -302,7 +304,7 @@ CODE_EXERCISES = {
     "04_synchronization": "nb04.check_step(step",
     "05_concurrent_access_pingpong": "nb05.check_statistic(statistic",
     "06_training_data_loading": "nb06.check_epoch_loop(my_epoch_loop",
-    "07_choosing_a_strategy": "nb07.check_breathing(plan",
+    "07b_multi_gpu_and_scale": "nb07.check_breathing(plan",
     "08_porting_cuda_to_hip": "nb08.check_port(hip_source",
     "09_troubleshooting_and_ecg": "nb09.check_spikes(find_spikes",
     "10_your_own_loop": "nb10.check_fixed_step(fixed_step",

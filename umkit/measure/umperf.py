@@ -38,7 +38,7 @@ The command-line run (the GPU CI's umperf step) is ``benchmarks/unified_memory_p
     python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
 
 :func:`published` loads the newest committed run (``benchmarks/results/<run>/umperf.json``) and
-:func:`side_by_side` puts it beside the same program run on sim now (notebook 07).
+:func:`side_by_side` puts it beside the same program run on sim now (notebook 07b, section 5).
 """
 from __future__ import annotations
 
