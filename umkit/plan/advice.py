@@ -20,7 +20,11 @@ must be 1 % faster to displace an earlier one of :data:`~umkit.plan.model.CHOICE
 
 Predicted step times: the replay's model time under a plan, plus what the replay does not
 model -- the loop's compute and the host's own work -- taken from the recording:
-``predicted = measured (as recorded) + replay(plan) - replay(as recorded)``, step by step.
+``predicted = measured (as recorded) + replay(plan) - replay(as recorded)``, step by step,
+where ``measured`` has the recording's own instrumentation (CUPTI's counters) taken out: it is
+measured on the loop itself, from steps recorded with the counters off
+(:mod:`.instrumentation`, which says why), and each prediction says how sure its size is
+(``Recommendation.confidence``: "sized", or "order only" when it could not be measured).
 On another profile the recorded rest is assumed the same (a faster card's kernels would make
 it smaller: the prediction is then for the memory side).
 """
@@ -31,6 +35,7 @@ import math
 from .. import validate as V
 from ..errors import InvalidArgument
 from .model import CHOICES, TORCH_ROLES, recorded_choice
+from .instrumentation import confidence, uninstrumented_rest
 from .replay import mean_ms, replay
 
 DEFAULT_PROFILE = "h200-pcie5"
@@ -211,13 +216,19 @@ class Predictor:
 
     def rest(self) -> list:
         """Per step, what the replay of the recorded plan does not account for: the loop's
-        compute and the host's own work (measured minus replayed, at least 0)."""
+        compute and the host's own work (measured minus replayed, at least 0), without the
+        recording's own instrumentation (:mod:`.instrumentation`)."""
         if self.base is None:
             home = self.home()
             self.base = (self.run(self.recorded) if home == self.profile else
                          replay(self.result, self.recorded, home, self.steps))
-        meas = self.result.step_ms
-        return [max(0.0, m - q) for m, q in zip(meas, self.base["step_ms"])]
+        rest, self.instr = uninstrumented_rest(self.result, self.base["step_ms"])
+        return rest
+
+    def confidence(self) -> dict:
+        """How sure the predicted sizes are (:func:`.instrumentation.confidence`)."""
+        self.rest()
+        return confidence(self.instr, home=self.home() == self.profile)
 
     def predict(self, plan: dict) -> dict:
         """Predicted step times under ``plan`` (see the module docstring)."""
@@ -263,9 +274,12 @@ class Recommendation:
     """What :meth:`PlanResult.recommend` returns: per profile, the recommended choice of each
     buffer (``choices[profile][buffer id]``) and why, and the predicted step times of the
     whole loop under each plan (``predictions[profile][plan name]``: ``mean_ms``,
-    ``step_ms``)."""
+    ``step_ms``); ``confidence[profile]``: how sure the sizes are (``statement``, ``sized``,
+    the instrumented share, the instrumentation's cost per step, the rest's spread)."""
 
-    def __init__(self, result, profiles, choices, why, predictions, plans, replays):
+    def __init__(self, result, profiles, choices, why, predictions, plans, replays,
+                 confidence=None):
+        self.confidence = confidence or {}
         self.result, self.profiles = result, profiles
         self.choices, self.why, self.predictions = choices, why, predictions
         self.plans, self.replays = plans, replays
@@ -310,6 +324,10 @@ class Recommendation:
                 cells.append(f"{'does not fit':>16}" if x is None or not x["fits"]
                              else f"{x['mean_ms']:>16.3f}")
             lines.append(f"{name:<28}" + "".join(cells))
+        for p in self.profiles:
+            c = self.confidence.get(p)
+            if c:
+                lines.append(f"how sure ({p}): {c['statement']}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle):
@@ -326,7 +344,8 @@ class Recommendation:
                                  else str(i): c for i, c in ch.items()}
                              for p, ch in self.choices.items()},
                     why={b.name: self.why[b.id] for b in self.result.buffers},
-                    predictions=preds, plans=list(self.plans), replays=self.replays)
+                    predictions=preds, plans=list(self.plans), replays=self.replays,
+                    confidence=self.confidence)
 
     def to_ecg(self, profile: str | None = None, plans=None) -> dict:
         """The predicted step times as an ECG dict (one curve a plan), for ``umkit.ecg.plot``."""
@@ -383,7 +402,7 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
     rules = allowed(result, choices, touched)
     why = {i: w for i, (_, w) in rules.items()}
     grp = groups(result, touched)
-    chosen, predictions, replays = {}, {}, 0
+    chosen, predictions, replays, sure = {}, {}, 0, {}
     named = {"as recorded": {b.id: recorded_choice(b) for b in result.buffers}}
     for c in CHOICES:
         uniform = {}
@@ -424,6 +443,7 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] \
                 = pr.predict(plan)
             predictions[p] = preds
+            sure[p] = pr.confidence()
             replays += pr.replays
     finally:
         if pool is not None:
@@ -433,4 +453,4 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
         for k in order:
             predictions[p].setdefault(k, dict(fits=False, why="not predicted", step_ms=[],
                                               mean_ms=math.inf))
-    return Recommendation(result, profs, chosen, why, predictions, order, replays)
+    return Recommendation(result, profs, chosen, why, predictions, order, replays, sure)

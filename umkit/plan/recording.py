@@ -38,6 +38,7 @@ from ..errors import BackendUnavailable, InvalidArgument, InvalidType
 from ..runtime import backend
 from .model import (CHOICES, HOST_PAGE, MAX_BUFFERS, MAX_OPS, MAX_PATTERNS, MAX_STEPS, MOVED,
                     ROLES, TORCH_ROLES, Buffer)
+from .instrumentation import MODES, WARMUP, CuptiSwitch, SimSwitch, Switch, schedule
 from .result import PlanResult
 
 GPU_BITS = np.uint8(0xFE)
@@ -433,12 +434,14 @@ def cpu_side(kind: str, cause: str) -> bool:
 
 
 def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: list,
-             lost: int, cpu_stamps: list | None = None) -> Book:
+             lost: int, cpu_stamps: list | None = None, instrumented: list | None = None) -> Book:
     """The buffers and patterns of a cuda recording from CUPTI's records (see module
     docstring).  ``stamps``: the CUPTI clock at each step's end on the GPU (the step's end
     event); ``cpu_stamps``: at each step's end on the CPU (its ``rec.step()`` call), for the
     records of the CPU's own accesses (its faults and what they pulled back), which happen on
-    the CPU's timeline while the GPU may still be a step behind (default: ``stamps``)."""
+    the CPU's timeline while the GPU may still be a step behind (default: ``stamps``).
+    ``instrumented``: per step, whether the counters were on (:mod:`.instrumentation`); a step
+    without them is taken to access what the commonest instrumented steady step did."""
     book = Book(name)
     items, find = ranges.finder()
     bufs = [book.new(nm, role, kind, n, None) for _, n, nm, role, kind in items]
@@ -494,8 +497,14 @@ def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: li
                           "cannot see it, and only the GPU reaches it)")
         else:
             b.inferred = "GPU touches: the steps in which it faulted or moved to the GPU"
+    flags = list(instrumented or [])[:nsteps]
+    flags += [True] * (nsteps - len(flags))
+    step_ops = []
     for s in range(nsteps):
-        gpu, cpu = [], []
+        gpu, cpu, ops = [], [], []
+        if not flags[s]:
+            step_ops.append(None)
+            continue
         for b in book.buffers:
             c = per_step[s].get(b.id)
             if c and c["ph2d"] and b.hints.get("prefetch_gpu_step") != s:
@@ -504,16 +513,33 @@ def gpu_book(name: str, ranges: Ranges, records: list, stamps: list, step_ms: li
             if b.id in hot or (c and (c["gf"] or c["h2d"] - c["ph2d"] > 0)):
                 write = b.role in HOT_ROLES
                 gpu.append((b.id, b.pages, 0, b.pages - 1, b.nbytes * (2 if write else 1), write))
-                b.gpu_ops += 1
             if c and c["cf"]:
                 n = min(b.pages, c["cf"])
                 cpu.append((b.id, n, 0, b.pages - 1, n * HOST_PAGE, False))
-                b.cpu_ops += 1
         if gpu:
-            book.op("gpu", 0.0, "launch_overhead", gpu)
+            ops.append(("gpu", 0.0, "launch_overhead", gpu))
         if cpu:
-            book.op("sync", 0.0, "", [])
-            book.op("cpu", 0.0, "", cpu)
+            ops += [("sync", 0.0, "", []), ("cpu", 0.0, "", cpu)]
+        step_ops.append(ops)
+    # an uninstrumented step: the commonest instrumented steady step (step 0 only if alone)
+    seen = [tuple(map(repr, o)) for o in step_ops[1:] if o is not None] or \
+        [tuple(map(repr, o)) for o in step_ops[:1] if o is not None]
+    if seen and None in step_ops:
+        common = max(set(seen), key=lambda k: (seen.count(k), -seen.index(k)))
+        usual = next(o for o in step_ops if o is not None and tuple(map(repr, o)) == common)
+        step_ops = [usual if o is None else o for o in step_ops]
+        book.notes.append(f"{flags.count(False)} steps ran without "
+                          "counters (their time measures the rest of a step without the "
+                          "instrumentation); their accesses are taken as the commonest "
+                          "instrumented step's")
+    for ops in step_ops:
+        for kind, flops, tag, acc in ops or []:
+            for a in acc:
+                if kind == "gpu":
+                    book.buffers[a[0]].gpu_ops += 1
+                elif kind == "cpu":
+                    book.buffers[a[0]].cpu_ops += 1
+            book.op(kind, flops, tag, acc)
         book.end_step()
     if lost:
         book.notes.append(f"{lost} CUPTI records were not kept (the address log was full)")
@@ -526,9 +552,14 @@ class Recorder:
 
     ``name``: the loop's label.  ``ecg``: an ``umkit.ecg.recorder()`` the loop already uses
     (its ``step()`` marks the steps; use the two ``with`` blocks together).  ``stream``,
-    ``counters``: as for ``umkit.ecg.recorder``."""
+    ``counters``: as for ``umkit.ecg.recorder``.  ``instrument``: ``"alternate"`` (after
+    ``warmup`` steps, every other step runs with the counters off, so that their cost is
+    measured and taken out of the predictions: :mod:`.instrumentation`) or ``"always"``
+    (every step instrumented; the predictions are then order only).  ``switch``: what turns
+    the instrumentation on and off (default: the backend's; tests pass their own)."""
 
-    def __init__(self, name: str = "your loop", *, ecg=None, stream=None, counters: bool = True):
+    def __init__(self, name: str = "your loop", *, ecg=None, stream=None, counters: bool = True,
+                 instrument: str = "alternate", warmup: int = WARMUP, switch=None):
         from ..ecg.recording import Recorder as EcgRecorder
         V.label(name, "name", hint="e.g. umkit.plan.recorder('my training loop')")
         if ecg is not None and not isinstance(ecg, EcgRecorder):
@@ -536,7 +567,11 @@ class Recorder:
                               argument="ecg", hint="pass the recorder of `with umkit.ecg.recorder() "
                                                    "as rec:`, or leave it out")
         V.flag(counters, "counters")
+        V.choice(instrument, "instrument", MODES)
+        warmup = V.integer(warmup, "warmup", lo=1, hi=MAX_STEPS,
+                           hint="instrumented steps before the alternation starts (e.g. 2)")
         self.name, self.stream, self.counters = name, stream, counters
+        self.mode, self.warmup, self.user_switch = instrument, warmup, switch
         self.ecg = ecg
         self.own = ecg is None
         self.active = False
@@ -634,8 +669,26 @@ class Recorder:
             self.ecg.on_step = self.on_step
         if self.watcher is not None:
             b.engine.watcher = self.watcher
+        if not self.own:                   # the ECG recorder's steps: every step instrumented
+            self.mode = "always"
+        self.switch = self.user_switch or (
+            SimSwitch() if self.watcher is not None else
+            CuptiSwitch(COLLECTOR, b.synchronize) if self.gpu_log else Switch())
+        self.flags: list = []
         self.active = True
+        self.begin()
         return self
+
+    def begin(self) -> None:
+        """The start of a step: the instrumentation on or off for it (:func:`schedule`)."""
+        on = schedule(len(self.flags), self.warmup, self.mode)
+        self.flags.append(on)
+        self.switch.set(on)
+
+    @property
+    def instrumented(self) -> bool:
+        """Whether the step running now is instrumented (see ``instrument``)."""
+        return bool(self.flags and self.flags[-1])
 
     def on_step(self, rec) -> None:
         if self.watcher is not None:
@@ -664,6 +717,7 @@ class Recorder:
         if self.gpu_log:
             self.cpu_stamps.append(self.b.counters_clock())
         self.ecg.step(note)
+        self.begin()
 
     def same_backend(self) -> None:
         """The recording watches the backend of its ``with``; after ``umkit.use()`` inside the
@@ -691,6 +745,11 @@ class Recorder:
                 self.b.engine.watcher = None
             if not self.own:
                 self.ecg.on_step = self.chained
+            try:
+                self.switch.close()
+            except Exception:  # noqa: BLE001 - the loop's own error, if any, comes first
+                if exc[0] is None:
+                    raise
             records, lost = [], 0
             if self.gpu_log:
                 from ..backends.counters.cupti import COLLECTOR
@@ -706,8 +765,12 @@ class Recorder:
                                 "other" if a.ptr in own else "array", a.kind)
             notes = self.book.notes
             self.book = gpu_book(self.name, self.ranges, records, self.stamps, [], lost,
-                                 cpu_stamps=self.cpu_stamps if self.own else None)
+                                 cpu_stamps=self.cpu_stamps if self.own else None,
+                                 instrumented=self.flags if self.gpu_log else None)
             self.book.notes[:0] = notes
+        self.book.instrumented = [bool(f) for f in self.flags]
+        self.book.warmup = self.warmup if self.mode == "alternate" else 0
+        self.book.instrumentation = self.switch.what
         self.finish()
         return False
 
@@ -748,8 +811,13 @@ def build(book: Book, ecg, b, name: str) -> PlanResult:
             bf.hints.pop(k, None)
         if bf.role == "array" and bf.kind == "pageable":
             bf.role = "array"
+    flags = list(getattr(book, "instrumented", None) or [])[:steps]
+    flags += [True] * (steps - len(flags))
     return PlanResult(backend=b.name, device=ecg.device, profile=prof, steps=steps,
                       step_ms=[float(s.ms) for s in ecg.steps[:steps]], buffers=book.buffers,
                       patterns=book.patterns_as_lists(), step_pattern=book.step_pattern[:steps],
-                      notes=list(book.notes), meta=dict(name=name, choices=list(CHOICES),
-                                                        torch_roles=list(TORCH_ROLES)))
+                      notes=list(book.notes), meta=dict(
+                          name=name, choices=list(CHOICES), torch_roles=list(TORCH_ROLES),
+                          instrumented=[int(f) for f in flags],
+                          instrument_warmup=int(getattr(book, "warmup", 0) or 0),
+                          instrumentation=getattr(book, "instrumentation", "unknown")))

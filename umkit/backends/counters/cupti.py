@@ -162,6 +162,7 @@ class CuptiCollector:
         self.address_log: list | None = None
         self.address_log_max = 2_000_000
         self.address_log_lost = 0
+        self.paused = False               # umkit.plan turned the activity off for a step
 
     # -- CUPTI's callbacks (may run on CUPTI's own thread) ------------------------------------------
     def buffer_requested(self):
@@ -323,15 +324,31 @@ class CuptiCollector:
         with self._lock:
             self.tally.reset()
 
+    # -- umkit.plan's uninstrumented steps (umkit/plan/instrumentation.py) ------------------------
+    def pause(self) -> None:
+        """Turn CUPTI's unified-memory counter activity off for a while (the configuration and
+        the records so far are kept); :meth:`resume` turns it on again."""
+        if not self.on or self.paused:
+            return
+        self._call(_cupti(), "activity_disable", _cupti().ActivityKind.UNIFIED_MEMORY_COUNTER)
+        self.paused = True
+
+    def resume(self) -> None:
+        if not self.on or not self.paused:
+            return
+        self._call(_cupti(), "activity_enable", _cupti().ActivityKind.UNIFIED_MEMORY_COUNTER)
+        self.paused = False
+
     def stop(self) -> None:
         if not self.on:
             return
         cupti = _cupti()
         self.flush()
         try:
-            cupti.activity_disable(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
+            if not self.paused:
+                cupti.activity_disable(cupti.ActivityKind.UNIFIED_MEMORY_COUNTER)
         finally:
-            self.on = False
+            self.on = self.paused = False
 
 
 COLLECTOR = CuptiCollector()
