@@ -14,6 +14,8 @@
 #   bash run.sh ecg [OPTIONS]    the memory ECG headless -> artifacts/ecg.png + artifacts/ecg.json
 #   bash run.sh hub [OPTIONS]    JupyterHub for a room: each learner signs in with the room's password
 #                                and gets their own server and workspace (deploy/jupyterhub/README.md);
+#                                as root each learner runs as a system account of their own; as an
+#                                ordinary user learners are not isolated; --max-learners 50 caps accounts;
 #                                --mem 2G --cpu 1 --idle 3600 per learner; other options go to
 #                                jupyterhub (--ip 0.0.0.0 to serve the room's network, --port 8000)
 #   bash run.sh site [--out DIR] the course as a static website in site/ (both editions, their stored
