@@ -15,7 +15,8 @@ lifetime and access owner (访问主人) of every buffer, and what each choice w
 :mod:`.model` is the vocabulary (a leaf); :mod:`.result` the recorded loop, its table and its
 file; :mod:`.recording` records (sim: the engine's
 per-allocation accounting; cuda: CUPTI's records by address); :mod:`.advice` holds the rules
-and the search; :mod:`.replay` replays a recording on sim under a plan; :mod:`.picture` draws.
+and the search; :mod:`.instrumentation` measures the recording's own cost (counters on in some
+steps, off in the others) and says how sure the predicted sizes are; :mod:`.replay` replays a recording on sim under a plan; :mod:`.picture` draws.
 """
 from .model import CHOICES, MOVED, ROLES, Buffer
 from .result import PlanResult, load, predict, recommend
@@ -23,11 +24,15 @@ from .recording import Recorder
 from .advice import Recommendation
 
 
-def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool = True) -> Recorder:
+def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool = True,
+             instrument: str = "alternate", warmup: int = 2) -> Recorder:
     """A recorder for your own loop: ``with umkit.plan.recorder() as rec: ... rec.step()``,
     then ``rec.result()`` (a :class:`PlanResult`).  ``ecg``: an ``umkit.ecg.recorder()`` the
-    loop already steps (then its ``step()`` marks the steps)."""
-    return Recorder(name, ecg=ecg, stream=stream, counters=counters)
+    loop already steps (then its ``step()`` marks the steps).  ``instrument``: "alternate"
+    (after ``warmup`` steps every other step runs with the counters off, so that their cost is
+    measured and left out of the predictions) or "always" (:mod:`umkit.plan.instrumentation`)."""
+    return Recorder(name, ecg=ecg, stream=stream, counters=counters, instrument=instrument,
+                    warmup=warmup)
 
 
 def cli(args) -> int:

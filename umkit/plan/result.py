@@ -329,6 +329,16 @@ def from_dict(d) -> PlanResult:
         words(meta["name"], "meta.name")
     if meta.get("recorded_on") is not None:
         profile_name(meta["recorded_on"], "meta.recorded_on")
+    if meta.get("instrumented") is not None:     # per step: were the counters on (1) or off (0)
+        flags = meta["instrumented"]
+        if not isinstance(flags, list) or len(flags) != steps:
+            raise bad(f"meta.instrumented is not a list of {steps} flags (one a step)")
+        meta["instrumented"] = [whole(f, f"meta.instrumented[{i}]", 0, 1)
+                                for i, f in enumerate(flags)]
+    if meta.get("instrument_warmup") is not None:
+        whole(meta["instrument_warmup"], "meta.instrument_warmup", 0, MAX_STEPS)
+    if meta.get("instrumentation") is not None:
+        words(meta["instrumentation"], "meta.instrumentation")
     return PlanResult(backend=words(d.get("backend"), "backend"),
                       device=words(d.get("device", ""), "device"),
                       profile=None if d.get("profile") is None else profile_name(d["profile"], "profile"),

@@ -1,0 +1,220 @@
+"""umkit.plan predicts the size, not only the order (issue 43, item 5): the recording's own
+instrumentation is measured on the loop (counters off in every other step after a warm-up) and
+taken out of the predicted step times, and the plan says how sure it is.
+
+On sim the engine's accounting costs no model time, so the cost CUPTI adds on a GPU is injected
+here: a switch (the seam the recorder turns the counters on and off through) that spends a known
+amount of the host's model time at the start of every instrumented step."""
+import json
+import warnings
+
+import pytest
+
+import umkit
+from umkit.plan import instrumentation as ins
+from umkit.plan.recording import Ranges, gpu_book
+from umkit.plan.result import PlanResult
+
+COST_MS = 3.0
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    with umkit.using("sim"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", umkit.RaceWarning)
+        yield
+
+
+class Costly(ins.Switch):
+    """A fake counter source: ``ms`` of host model time at the start of each instrumented step."""
+
+    what = "a fake counter source"
+
+    def __init__(self, ms):
+        self.ms, self.calls = ms, []
+
+    def set(self, on):
+        self.calls.append(on)
+        if on and self.ms:
+            umkit.backend().engine.clock.advance(self.ms / 1e3)
+
+
+def loop(rec, steps=16, cpu_every=5):
+    """A loop whose GPU waits for the host each step (so host time shows in the step time)."""
+    w, g, x = umkit.managed(1 << 18), umkit.managed(1 << 18), umkit.device_array(1 << 16)
+    k = umkit.kernel("step", sim=lambda *a: None)
+    if hasattr(rec, "name_buffer"):
+        rec.name_buffer(w, "weights", "parameter")
+        rec.name_buffer(g, "grads", "gradient")
+        rec.name_buffer(x, "batch", "user tensor")
+    for i in range(steps):
+        umkit.synchronize()
+        k(1, 1, (x, w, g), writes=(w, g), flops=2e9)
+        if i % cpu_every == cpu_every - 1:
+            umkit.synchronize()
+            float(w.host[::1024].sum())
+        umkit.synchronize()
+        rec.step()
+    for a in (w, g, x):
+        a.free()
+
+
+def record(cost_ms, **kw):
+    sw = Costly(cost_ms)
+    with umkit.plan.Recorder("sized", switch=sw, **kw) as rec:
+        loop(rec)
+    return rec.result(), sw
+
+
+def uninstrumented_ms():
+    with umkit.ecg.recorder("plain") as rec:
+        loop(rec)
+    return umkit.plan.replay.mean_ms(rec.result().step_ms)
+
+
+def test_the_schedule_alternates_after_the_warmup():
+    assert [ins.schedule(i, 2) for i in range(7)] == [True, True, False, True, False, True, False]
+    assert all(ins.schedule(i, 2, "always") for i in range(7))
+
+
+def test_the_injected_cost_is_measured_and_left_out_of_the_prediction():
+    plain = uninstrumented_ms()
+    r, sw = record(COST_MS)
+    assert sw.calls == r.meta["instrumented"] + [ins.schedule(16, 2)]   # one set() a step begun
+    assert r.meta["instrumented"] == [int(ins.schedule(i, 2)) for i in range(16)]
+    recorded = umkit.plan.replay.mean_ms(r.step_ms)
+    assert recorded > plain + COST_MS / 3          # the injection does cost the recording
+    adv = r.recommend()
+    c = adv.confidence[r.profile]
+    assert c["sized"] and c["statement"].startswith("sized")
+    assert c["instrumentation_ms_per_step"] == pytest.approx(COST_MS, rel=0.05)
+    assert c["instrumented_steps"] == 9 and c["uninstrumented_steps"] == 7
+    assert c["instrumented_share"] == pytest.approx(9 / 16)
+    assert c["rest_spread_ms"] is not None and c["rest_spread_ms"] >= 0
+    # the recorded plan predicted at its uninstrumented time, not at the instrumented one
+    pred = adv.predictions[r.profile]["as recorded"]["mean_ms"]
+    assert pred == pytest.approx(plain, rel=0.03)
+    assert abs(pred - plain) < abs(recorded - plain) / 5
+    assert "how sure" in adv.table() and adv.to_dict()["confidence"][r.profile]["sized"]
+
+
+def test_every_step_instrumented_is_order_only_and_keeps_the_cost():
+    plain = uninstrumented_ms()
+    r, _ = record(COST_MS, instrument="always")
+    adv = r.recommend()
+    c = adv.confidence[r.profile]
+    assert not c["sized"] and c["statement"].startswith("order only")
+    assert c["instrumented_share"] == 1.0 and c["instrumentation_ms_per_step"] is None
+    pred = adv.predictions[r.profile]["as recorded"]["mean_ms"]
+    assert pred > plain + COST_MS / 3              # the cost is still in the prediction
+
+
+def test_without_a_cost_the_rest_is_unchanged_and_the_ranking_is_the_same():
+    free, _ = record(0.0)
+    costly, _ = record(COST_MS)
+    a, b = free.recommend(), costly.recommend()
+    p = free.profile
+    assert a.confidence[p]["instrumentation_ms_per_step"] == pytest.approx(0.0, abs=1e-3)
+    assert a.choices[p] == b.choices[p]
+    for name in a.predictions[p]:
+        x, y = a.predictions[p][name]["mean_ms"], b.predictions[p][name]["mean_ms"]
+        assert y == pytest.approx(x, rel=0.03), name
+
+
+def test_the_flags_survive_the_file_and_bad_flags_are_refused(tmp_path):
+    r, _ = record(COST_MS)
+    back = umkit.plan.load(r.save(tmp_path / "r.plan.json"))
+    assert back.meta["instrumented"] == r.meta["instrumented"]
+    assert back.recommend().confidence[r.profile]["sized"]
+    d = r.to_dict()
+    d["meta"]["instrumented"] = d["meta"]["instrumented"][:-1]
+    with pytest.raises(umkit.InvalidArgument, match="meta.instrumented"):
+        PlanResult.from_dict(d)
+    d["meta"]["instrumented"] = [2] * r.steps
+    with pytest.raises(umkit.InvalidArgument, match="meta.instrumented"):
+        PlanResult.from_dict(d)
+
+
+def test_a_recording_without_flags_is_order_only():
+    r, _ = record(0.0)
+    d = r.to_dict()
+    for k in ("instrumented", "instrument_warmup", "instrumentation"):
+        d["meta"].pop(k)
+    old = PlanResult.from_dict(json.loads(json.dumps(d)))
+    assert not old.recommend().confidence[r.profile]["sized"]
+
+
+def test_bad_instrument_arguments_are_typed_errors():
+    with pytest.raises(umkit.InvalidArgument, match="instrument"):
+        umkit.plan.recorder(instrument="sometimes")
+    with pytest.raises(umkit.InvalidArgument, match="warmup"):
+        umkit.plan.recorder(warmup=0)
+
+
+def test_following_an_ecg_recorder_instruments_every_step():
+    sw = Costly(0.0)
+    with umkit.ecg.recorder("mine") as ecg, umkit.plan.Recorder(ecg=ecg, switch=sw) as rec:
+        loop(ecg, steps=6)
+    assert set(rec.result().meta["instrumented"]) == {1} and set(sw.calls) == {True}
+
+
+# -- the cuda side's logic, without a GPU ------------------------------------------------------------
+class FakeCollector:
+    def __init__(self):
+        self.log = []
+
+    def pause(self):
+        self.log.append("pause")
+
+    def resume(self):
+        self.log.append("resume")
+
+
+def test_the_cupti_switch_waits_for_the_gpu_before_the_counters_go_off():
+    c = FakeCollector()
+    sw = ins.CuptiSwitch(c, sync=lambda: c.log.append("sync"))
+    for i in range(6):
+        sw.set(ins.schedule(i, 2))
+    sw.close()
+    assert c.log == ["sync", "pause", "resume", "sync", "pause", "resume"]
+    sw.set(False)
+    sw.close()                 # the counters are left on, as before the recording
+    assert c.log[-3:] == ["sync", "pause", "resume"]
+
+
+def test_cuda_steps_without_counters_take_the_commonest_instrumented_step():
+    rg = Ranges()
+    rg.add(0x10000, 1 << 20, "w", "array", "managed")
+    rg.add(0x400000, 1 << 20, "stats", "array", "managed")
+    # steps end on the GPU at 10, 20, ... 60; steps 2 and 4 ran without counters
+    recs = [(5, "GPU_PAGE_FAULT", 1, "UNKNOWN", 0x10000),          # step 0
+            (15, "GPU_PAGE_FAULT", 1, "UNKNOWN", 0x10000),         # step 1
+            (35, "GPU_PAGE_FAULT", 1, "UNKNOWN", 0x10000),         # step 3
+            (36, "CPU_PAGE_FAULT_COUNT", 0, "UNKNOWN", 0x400000),  # step 3's CPU touch
+            (55, "GPU_PAGE_FAULT", 1, "UNKNOWN", 0x10000)]         # step 5
+    flags = [True, True, False, True, False, True]
+    book = gpu_book("t", rg, recs, [10, 20, 30, 40, 50, 60], [], 0, instrumented=flags)
+    sp = book.step_pattern
+    assert sp[2] == sp[4] == sp[1] == sp[5] and sp[3] != sp[1]
+    stats = next(b for b in book.buffers if b.name == "stats")
+    w = next(b for b in book.buffers if b.name == "w")
+    assert stats.cpu_ops == 1 and w.gpu_ops == 6
+    assert any("without counters" in n for n in book.notes)
+    # all steps instrumented: nothing filled in, no note
+    full = gpu_book("t", rg, recs, [10, 20, 30, 40, 50, 60], [], 0)
+    assert w.gpu_ops == 6 and not any("without counters" in n for n in full.notes)
+    assert full.step_pattern[2] != full.step_pattern[1]       # step 2 had no records
+
+
+def test_the_confidence_of_the_numbers_alone():
+    class R:
+        step_ms = [9.0, 5.0, 2.0, 5.0, 2.2, 5.0, 1.8]
+        meta = dict(instrumented=[1, 1, 0, 1, 0, 1, 0], instrument_warmup=2,
+                    instrumentation="x")
+    rest, o = ins.uninstrumented_rest(R, [1.0] * 7)
+    assert o["sized"] and o["cost_ms"] == pytest.approx(3.0)
+    assert rest == pytest.approx([5.0, 1.0, 1.0, 1.0, 1.2, 1.0, 0.8])
+    c = ins.confidence(o)
+    assert c["rest_ms"] == pytest.approx(1.0) and c["rest_spread_ms"] == pytest.approx(0.4)
+    assert "3.000 ms per instrumented step (4 of 7 steps)" in c["statement"]
+    assert "assumed the same" in ins.confidence(o, home=False)["statement"]
