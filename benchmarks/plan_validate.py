@@ -15,7 +15,12 @@ predicted by replaying the recording on sim, then measured, and the two compared
    and the recommended plan.
 3. **Measure**: each variant ``--rounds`` times (counters off), in a rotating order; the
    recommended plan too when it is none of the four (each tensor placed as the plan says).
-4. **Compare**: for each pair of variants, the predicted order against the measured order; a
+4. **Compare**: the size first: the recommended plan's predicted ms/step against its measured
+   median, and whether it is within x/÷ :data:`SIZE` (1.5); the recording's own instrumentation
+   (CUPTI) was measured on the loop, in every other step after a warm-up run with the counters
+   off, and taken out of the predictions (``umkit/plan/instrumentation.py``); the plan's own
+   statement of how sure it is ("sized" or "order only") is reported with it.  Then for each
+   pair of variants, the predicted order against the measured order; a
    pair whose measured difference is within the card's own repeat spread (the larger of the two
    variants' max - min over the rounds) is *not settled* and counts neither way.  And the
    recommended plan's measured time against the fastest measured variant (target: within 10 %).
@@ -27,6 +32,9 @@ result could not be computed; 2 when there is nothing to run on (no PyTorch or n
 
 ``--backend sim`` runs the same steps on the simulator with a umkit-array twin of the loop
 (the same buffers, names and CPU statistic; one kernel a step), which is what the tests run.
+sim's accounting costs no model time; ``--sim-instrumentation-ms X`` makes each instrumented
+step of the recording X ms (model time) dearer, as CUPTI makes it on a GPU, to show the cost
+measured and taken out.
 """
 from __future__ import annotations
 
@@ -61,6 +69,7 @@ VARIANT_PLANS = {
 }
 RECORDED = "managed"            # the variant that is recorded
 TARGET = 0.10                   # the recommended plan within 10 % of the fastest variant
+SIZE = 1.5                      # the recommended plan's predicted ms/step within x/÷ 1.5
 BATCHES = ("x", "y")            # the names of the loop's batch tensors in the table
 
 
@@ -135,6 +144,38 @@ def compare(predicted: dict, measured: dict, recommended: str | None = None,
                                   fastest=fastest, fastest_ms=med[fastest],
                                   ratio=ratio, target=target, within=ratio <= 1 + target)
     return out
+
+
+def size_check(predicted_ms: float, measured_rounds: list, factor: float = SIZE) -> dict:
+    """The recommended plan's predicted ms/step against its measured median (of the rounds):
+    the ratio predicted / measured and whether it is within x/÷ ``factor``."""
+    if not isinstance(predicted_ms, (int, float)) or not math.isfinite(predicted_ms):
+        raise ValueError(f"the recommended plan's prediction is {predicted_ms!r}: not a number")
+    if not measured_rounds or not all(isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+                                      for x in measured_rounds):
+        raise ValueError(f"the recommended plan's measurement is {measured_rounds!r}")
+    med = statistics.median(measured_rounds)
+    ratio = predicted_ms / med
+    return dict(predicted_ms=predicted_ms, measured_ms=med, ratio=ratio, factor=factor,
+                within=1 / factor <= ratio <= factor)
+
+
+class CostlySwitch:
+    """sim only: ``ms`` of the host's model time at the start of each instrumented step of the
+    recording (a stand-in for CUPTI's cost on a GPU, which sim's accounting does not have)."""
+
+    what = "sim's accounting with an injected cost"
+
+    def __init__(self, ms: float):
+        self.ms = ms
+
+    def set(self, on: bool) -> None:
+        import umkit
+        if on and self.ms:
+            umkit.backend().engine.clock.advance(self.ms / 1e3)
+
+    def close(self) -> None:
+        pass
 
 
 def same_plan(plan: dict, variants: dict) -> str | None:
@@ -327,7 +368,8 @@ class SimLoop:
         import umkit
         arrays, every = self.make(self.plan_of(RECORDED))
         roles = {n: r for n, r, s in self.buffers}
-        with umkit.plan.recorder(name) as rec:
+        ms = getattr(self.a, "sim_instrumentation_ms", 0.0) or 0.0
+        with umkit.plan.Recorder(name, switch=CostlySwitch(ms) if ms else None) as rec:
             for n, (a, _) in arrays.items():
                 rec.name_buffer(a, n, roles[n])
             self.loop(arrays, every, rec)
@@ -381,9 +423,16 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu-every", type=int, default=10)
     ap.add_argument("--workers", type=int, default=min(8, os.cpu_count() or 1),
                     help="replays run side by side (processes)")
+    ap.add_argument("--sim-instrumentation-ms", type=float, default=0.0,
+                    help="sim only: model time added to each instrumented step of the recording")
     a = ap.parse_args(argv)
     if a.steps < 3 or a.rounds < 1:
         print("plan_validate: --steps must be at least 3 and --rounds at least 1", file=sys.stderr)
+        return 2
+    if a.sim_instrumentation_ms and (a.backend != "sim" or not math.isfinite(a.sim_instrumentation_ms)
+                                     or a.sim_instrumentation_ms < 0):
+        print("plan_validate: --sim-instrumentation-ms is a finite number >= 0, on --backend sim "
+              "only", file=sys.stderr)
         return 2
     with warnings.catch_warnings():
         return run(a)
@@ -435,7 +484,7 @@ def run(a) -> int:
         wall["record_s"] = round(time.perf_counter() - t0, 2)
         if a.backend != "sim":
             umkit.counters_off()
-        result.save(out / "plan_recording.json")
+        result.save(out / "plan_recording.json", force=True)   # as the two files below
         print(result.table(), flush=True)
 
         t0 = time.perf_counter()
@@ -463,6 +512,10 @@ def run(a) -> int:
         wall["measure_s"] = round(time.perf_counter() - t0, 2)
 
         cmp = compare(predicted, measured, rec_is or "recommended")
+        rec_name = next(k for k in adv.predictions[a.profile] if k.startswith("recommended"))
+        size = size_check(adv.predictions[a.profile][rec_name]["mean_ms"],
+                          measured[rec_is or "recommended"])
+        size["confidence"] = adv.confidence[a.profile]
         alt = rebased(adv, a.profile, recorded_steps)
         cmp_alt = compare(alt, {v: measured[v] for v in VARIANTS})
         same, worst, same_note = (loop.tt.losses_agree(losses) if hasattr(loop, "tt") and
@@ -481,6 +534,7 @@ def run(a) -> int:
                                 **adv.to_dict()),
             predicted_ms=predicted, predicted_from_uninstrumented_ms=alt,
             measured_ms=measured, comparison=cmp, comparison_from_uninstrumented=cmp_alt,
+            size=size,
             losses_agree=dict(ok=same, largest_relative_difference=worst, note=same_note),
             ok=True)
     except Exception:  # noqa: BLE001 - a crash is reported, with what was done so far
@@ -513,10 +567,11 @@ def report(doc: dict) -> str:
         lines.append(f"| {v} | {doc['predicted_ms'][v]:.3f} | {alt[v]:.3f} | "
                      f"{c['measured_median_ms'][v]:.3f} | {c['repeat_spread_ms'][v]:.3f} | "
                      f"{c['predicted_order'].index(v) + 1} | {c['measured_order'].index(v) + 1} |")
-    lines += ["", f"The recording ({RECORDED}, counters on) ran at "
+    lines += ["", f"The recording ({RECORDED}, counters on in its instrumented steps) ran at "
               f"{doc['recording']['recorded_mean_ms']:.3f} ms/step; the predictions add the "
-              "replay's differences to its steps (the second column: to the steps of the same "
-              "variant measured without counters)."]
+              "replay's differences to its steps with the instrumentation's measured cost taken "
+              "out (the second column: to the steps of the same variant measured in a run of its "
+              "own without counters, a cross-check)."]
     lines += ["", f"Predicted order: {' < '.join(c['predicted_order'])}; measured order: "
               f"{' < '.join(c['measured_order'])} ({c['rounds']} rounds).", "",
               "| pair | predicted faster | measured faster | measured difference ms | repeat "
@@ -527,6 +582,11 @@ def report(doc: dict) -> str:
                      f"| {p['measured_difference_ms']:.3f} | {p['repeat_spread_ms']:.3f} | {verdict} |")
     r = c["recommended"]
     rec = doc["recommendation"]
+    z = doc["size"]
+    lines += ["", f"Size: the recommended plan predicted {z['predicted_ms']:.3f} ms/step, measured "
+              f"{z['measured_ms']:.3f} ms/step: x{z['ratio']:.3f}, "
+              f"{'within' if z['within'] else 'NOT within'} x/÷{z['factor']}. How sure the plan "
+              f"is: {z['confidence']['statement']}."]
     lines += ["", f"Ordering: {c['agree']} of {c['settled']} settled pairs agree, "
               f"{c['not_settled']} not settled: "
               f"{'the predicted ordering holds' if c['ordering_holds'] else 'the predicted ordering MISSES'}"

@@ -218,3 +218,53 @@ def test_the_confidence_of_the_numbers_alone():
     assert c["rest_ms"] == pytest.approx(1.0) and c["rest_spread_ms"] == pytest.approx(0.4)
     assert "3.000 ms per instrumented step (4 of 7 steps)" in c["statement"]
     assert "assumed the same" in ins.confidence(o, home=False)["statement"]
+
+
+# -- benchmarks/plan_validate.py: the size, on sim ---------------------------------------------------
+def plan_validate():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "plan_validate.py"
+    spec = importlib.util.spec_from_file_location("plan_validate_size", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_size_check_is_times_or_divided_by_one_and_a_half():
+    pv = plan_validate()
+    assert pv.size_check(15.0, [10.0, 11.0, 9.0])["within"]
+    assert pv.size_check(6.7, [10.0])["within"] and not pv.size_check(6.6, [10.0])["within"]
+    assert not pv.size_check(32.2, [13.2])["within"]          # the H100 run of issue 43
+    with pytest.raises(ValueError):
+        pv.size_check(float("inf"), [1.0])
+    with pytest.raises(ValueError):
+        pv.size_check(1.0, [])
+
+
+def test_plan_validate_on_sim_takes_an_injected_instrumentation_cost_out(tmp_path):
+    pv = plan_validate()
+    args = ["--backend", "sim", "--width", "256", "--layers", "2", "--batch", "64", "--steps",
+            "12", "--cpu-every", "5", "--rounds", "1", "--workers", "1"]
+    docs = {}
+    for ms in (0.0, 1.0):
+        out = tmp_path / str(ms)
+        assert pv.main(args + ["--sim-instrumentation-ms", str(ms), "--out", str(out)]) == 0
+        docs[ms] = json.loads((out / "plan_validate.json").read_text())
+    plain, costly = docs[0.0], docs[1.0]
+    for d in (plain, costly):
+        z = d["size"]
+        assert set(z) >= {"predicted_ms", "measured_ms", "ratio", "within", "confidence"}
+        assert z["confidence"]["sized"] and z["ratio"] == pytest.approx(
+            z["predicted_ms"] / z["measured_ms"])
+    # the recording is ~1 ms dearer in about half its steps; the predictions are not
+    assert costly["recording"]["recorded_mean_ms"] > plain["recording"]["recorded_mean_ms"] + 0.3
+    c = costly["size"]["confidence"]
+    assert c["instrumentation_ms_per_step"] == pytest.approx(1.0, rel=0.1)
+    for v in pv.VARIANTS:
+        p0, p1 = plain["predicted_ms"][v], costly["predicted_ms"][v]
+        assert abs(p1 - p0) < 0.1 * (costly["recording"]["recorded_mean_ms"]
+                                     - plain["recording"]["recorded_mean_ms"]), v
+    assert pv.main(args + ["--sim-instrumentation-ms", "-1", "--out", str(tmp_path / "x")]) == 2
+    md = (tmp_path / "1.0" / "plan_validate.md").read_text()
+    assert "Size: the recommended plan predicted" in md and "How sure the plan is: sized" in md

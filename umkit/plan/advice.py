@@ -443,7 +443,13 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] \
                 = pr.predict(plan)
             predictions[p] = preds
-            sure[p] = pr.confidence()
+            sure[p] = c = pr.confidence()
+            m = pr.predict(plan)["mean_ms"]
+            if c["rest_spread_ms"] is not None and m and math.isfinite(m):
+                # the uninstrumented rest's spread against the recommended plan's step time
+                c["rest_spread_share"] = round(c["rest_spread_ms"] / m, 4)
+                c["statement"] += (f" (the spread is {c['rest_spread_share']:.0%} of the "
+                                   "recommended plan's predicted step)")
             replays += pr.replays
     finally:
         if pool is not None:

@@ -15,9 +15,12 @@ event, as ``umkit.ecg.recorder`` does in every measured run.  Then
 * the access table comes from the instrumented steps' records; an uninstrumented step is taken
   to do what the loop's commonest instrumented step did (on sim the engine's accounting costs
   no model time, so sim sees every step whole);
-* the instrumentation's cost per step is ``median(rest of the instrumented steps) -
-  median(rest of the uninstrumented ones)`` (steady steps only), and it is taken out of the
-  instrumented steps' rest; the uninstrumented steps' rest is used as it is.
+* the instrumentation's cost per step is ``mean(rest of the instrumented steps) - mean(rest
+  of the uninstrumented ones)`` (steady steps only), and it is taken out of the instrumented
+  steps' rest; the uninstrumented steps' rest is used as it is.  With means (not medians) the
+  predicted loop's rest is, on the average, the uninstrumented steps' own: a median of each
+  group would leave the difference of two skewed distributions in it (the replay's step times
+  do not follow the loop's step by step, so the rest of a step scatters).
 
 Why this and not the alternatives: a user's loop cannot be run again (a training run, a data
 loader that moves on), so a second, uninstrumented run to compare with is not available; a
@@ -28,6 +31,10 @@ step by step, with nothing but the switch the counters already have.  Its price:
 that happens only in uninstrumented steps is not seen on cuda (a CPU touch every 2nd step
 that falls on them, say), and the table then shows the touches of the instrumented steps
 only; ``instrument="always"`` records every step (and the prediction is then *order only*).
+And what an instrumented step's cost leaves behind in the next step (a driver gone cold while
+the counters held the host up: sim's cold fault path shows it, ``benchmarks/plan_validate.py
+--sim-instrumentation-ms``) is in that uninstrumented step's rest, and so in the predictions;
+the spread of the uninstrumented rest, which the plan reports, is where it shows.
 
 How sure the plan is (:func:`confidence`): the number of instrumented and uninstrumented
 steady steps, the instrumentation's cost per step, the median rest of the uninstrumented steps
@@ -113,7 +120,7 @@ def overhead(result, replayed: list) -> dict:
     on = [r[i] for i in range(warm, n) if flags[i]]
     off = [r[i] for i in range(warm, n) if not flags[i]]
     sized = len(off) >= MIN_OFF and bool(on)
-    cost = max(0.0, statistics.median(on) - statistics.median(off)) if sized else None
+    cost = max(0.0, statistics.fmean(on) - statistics.fmean(off)) if sized else None
     return dict(sized=sized, flags=flags, rest=r, cost_ms=cost,
                 instrumented=sum(flags), uninstrumented=n - sum(flags),
                 steady_instrumented=len(on), steady_uninstrumented=len(off),
