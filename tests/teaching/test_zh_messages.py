@@ -650,3 +650,23 @@ def test_a_marker_an_editor_wrote_in_another_encoding_never_breaks_an_error(raw,
     expected = "zh" if raw.replace(b"\x00", b"").strip().endswith(b"zh") else "en"
     assert lang.language() == expected
     assert str(InvalidArgument("x", hint="y"))
+
+
+def test_a_field_value_is_never_translated_only_umkit_s_own_parts_are():
+    """Templates are filled after they are translated: a learner's own exception text, a
+    prediction's name or an item's value goes in as it is, even where it is a catalogue word
+    ("prefetch" is 预取, "managed" 托管); a field that holds a part of umkit's own English
+    message (a {why}, a {hint}) is translated in turn."""
+    assert MESSAGES["prefetch"] == "预取"                  # the word is in the catalogue ...
+    shown = lang.tr("check_prepare(a) raised ValueError: prefetch", "zh")
+    assert shown == "check_prepare(a) 抛出了 ValueError：prefetch", shown   # ... the value is not
+    assert lang.tr("prediction 'prefetch' kept: 1 of 2 guesses written (reveal(...) shows them "
+                   "beside the result)", "zh").startswith("预测“prefetch”已记下")
+    # a part umkit wrote in English is translated: the slip behind {why}
+    assert lang.tr("12.000 ms: you left out the fixed per-call cost: add prefetch_latency", "zh") \
+        == "12.000 ms：你漏掉了固定的单次调用开销：加上 prefetch_latency"
+    assert lang.is_part("why") and lang.is_part("part_b") and not lang.is_part("exception")
+    # every field the catalogue translates in turn is one of the declared kinds
+    for en, zh in MESSAGES.items():
+        for f in _fields(en):
+            assert not f.startswith("part") or f in _fields(zh), (en, f)

@@ -8,8 +8,12 @@ wrongly.
 A catalogue entry is an English template and its translation.  Templates have ``{name}`` fields
 standing for the values a message is made with (``"case {case}: got {got}"``); a finished
 message matches a template when the literal text around the fields is the same (each literal
-taken where it first occurs: one pass, linear in the message), and the fields' values (translated
-too, when they are themselves a catalogue entry) go into the translation.
+taken where it first occurs: one pass, linear in the message), and the fields' values go into the
+translated template as they are: a value is never translated (a learner's own exception text
+``"prefetch"``, a prediction's name, a path stays what it was).  The one exception is a field
+that stands for a part of the message umkit itself wrote in English (the ``{hint}`` after a
+row's own text, the ``{why}`` of a slip): its name is in :data:`PART_FIELDS` or starts with
+``part``, and its text is translated in turn before it goes in.
 Fields whose name starts with ``code`` match one word of code (an argument's name) and those
 starting with ``list`` a bracketed Python list or tuple; both are kept as they are.
 A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
@@ -46,6 +50,18 @@ _FIELD = re.compile(r"\{(\w+)\}")
 #: kept as they are.  Any other field matches any text, translated when it is an entry itself.
 _FIELD_RX = {"code": r"\S+", "list": r"[\[\(\{].*[\]\)\}]"}
 _TAGS = re.compile(r"(<[^>]*>)")
+#: the fields whose text is umkit's own English (a sentence, a hint, a card's title), translated
+#: in turn; every other field is a value and goes into the translation as it is
+PART_FIELDS = frozenset({"hint", "why", "reason", "fix", "message", "about", "questions",
+                         "question", "concept", "caption", "summary", "agg", "title", "short",
+                         "how", "what", "who", "kaccess", "detail", "cause", "note", "ask",
+                         "band", "parts", "counters", "now", "verdict"})
+
+
+def is_part(field: str) -> bool:
+    """Whether a template's ``{field}`` holds a part of umkit's own message (translated in turn)
+    rather than a value (kept as it is)."""
+    return field in PART_FIELDS or field.startswith("part")
 
 
 def _norm(lang) -> str | None:
@@ -187,7 +203,7 @@ def tr(text, lang: str | None = None, _depth: int = 0):
     for literals, fields, zh, _ in patterns:
         found = _match(literals, fields, text)
         if found is not None:
-            values = {k: v if k[:4] in _FIELD_RX else tr(v, lang, _depth + 1)
+            values = {k: tr(v, lang, _depth + 1) if is_part(k) else v
                       for k, v in found.items()}
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part

@@ -469,7 +469,7 @@ MESSAGES: dict[str, str] = {
     "needs the runtime's IPC handles or a mapping the operating system shares (a file, shared memory)":
         "§4.3 和 §5.1：托管指针是一个进程页表里的虚拟地址；另一个进程需要运行时的 IPC 句柄，"
         "或者操作系统共享的映射（文件、共享内存）",
-    "b and d work: {b}; {d}. The others don't: {rest}": "b 和 d 行得通：{b}；{d}。其余的不行：{rest}",
+    "b and d work: {part_b}; {part_d}. The others don't: {part_rest}": "b 和 d 行得通：{part_b}；{part_d}。其余的不行：{part_rest}",
     "give a set of letters such as {'a'}, not {answer}": "请给出一个字母集合，例如 {'a'}，而不是 {answer}",
     "{unknown} are not options: choose among {options}": "{unknown} 不是选项：请从 {options} 中选择",
     "{n} of your {m} choices don't work": "你的 {m} 个选择中有 {n} 个行不通",
@@ -559,18 +559,62 @@ MESSAGES: dict[str, str] = {
     "umkit.explain('slow') (managed memory slow everywhere, old cards)":
         "umkit.explain('slow')（托管内存处处都慢、老卡）",
     "Managed memory very slow on old cards": "老卡上托管内存极慢",
-    "The GPU cannot take recoverable page faults (GCN-era AMD cards, or XNACK off), so managed memory "
-    "is host memory the GPU reads over the link, and pages move only when you prefetch them; on AMD "
-    "page migration is always the driver's software work, never a hardware feature (§2.2).":
-        "GPU 不支持可恢复缺页（GCN 时代的 AMD 卡，或 XNACK 关闭），所以托管内存就是 GPU 经链路读取的主机内存，"
-        "页面只有在你预取时才会移动；在 AMD 上，页迁移始终是驱动的软件工作，从来不是一项硬件功能（§2.2）。"
-        "（专栏说老卡慢是因为缺少硬件页迁移引擎；本工具包更正为：缺的是可恢复缺页。）",
-    "Upgrade ROCm (and check that XNACK is on where the GPU supports it: HSA_XNACK=1 before the first "
-    "HIP call, target xnack+; umkit.doctor() reads it from pageable_memory_access), prefetch the hot data "
-    "before each epoch, or use explicit hipMalloc + hipMemcpy for it (§5.1, §6.3).":
-        "升级 ROCm（并在 GPU 支持的地方确认 XNACK 已打开：在第一个 HIP 调用之前设 HSA_XNACK=1，目标显示 "
-        "xnack+；umkit.doctor() 从 pageable_memory_access 读取它），在每个 epoch 之前预取热数据，"
-        "或者对它改用显式的 hipMalloc + hipMemcpy（§5.1、§6.3）。",
+    "The GPU cannot take recoverable page faults: gfx906 (MI50) and gfx908 (MI100) can't turn XNACK on "
+    "per process, and on MI200/MI300 it is off unless HSA_XNACK=1. Then managed memory stays in system "
+    "memory, which a discrete GPU reads over the link, and pages move only when you prefetch them; a "
+    "kernel without amdgpu's SVM support makes hipMallocManaged plain pinned host memory. On AMD page "
+    "migration is always the driver's software work, never a hardware feature: the column's 'weak "
+    "hardware page migration' is the wrong cause (§2.2, §5.1; docs/article.md, Errata E7).":
+        "GPU 不能处理可恢复缺页：gfx906（MI50）和 gfx908（MI100）无法按进程打开 XNACK，而在 MI200/MI300 上，"
+        "除非设了 HSA_XNACK=1，否则它是关闭的。这时托管内存留在系统内存里，独立 GPU 要经链路去读它，页面只有在你"
+        "预取时才会移动；内核若没有 amdgpu 的 SVM 支持，hipMallocManaged 就只是普通的固定主机内存。在 AMD 上，"
+        "页迁移始终是驱动的软件工作，从来不是一项硬件功能：专栏说的“硬件页迁移能力弱”不是原因"
+        "（§2.2、§5.1；docs/article.md，勘误 E7）。",
+    "Turn XNACK on where the GPU supports it (CDNA2 and later: HSA_XNACK=1 before the first HIP call, "
+    "target xnack+; umkit.doctor() reads it from pageable_memory_access), prefetch the hot data before "
+    "each epoch, or use explicit hipMalloc + hipMemcpy for it (§5.1, §6.3); upgrading ROCm helps only "
+    "where the kernel driver lacked SVM.":
+        "在 GPU 支持的地方打开 XNACK（CDNA2 及之后：在第一个 HIP 调用之前设 HSA_XNACK=1，目标显示 xnack+；"
+        "umkit.doctor() 从 pageable_memory_access 读取它），在每个 epoch 之前预取热数据，或者对它改用显式的 "
+        "hipMalloc + hipMemcpy（§5.1、§6.3）；只有在内核驱动缺少 SVM 的地方，升级 ROCm 才有帮助。",
+    "A managed-memory example hangs or dies with a memory access fault":
+        "托管内存的示例卡住不动，或者因内存访问错误（memory access fault）而退出",
+    "The GPU is not taking recoverable page faults. ROCm supports XNACK on Instinct (MI) GPUs only, so "
+    "Radeon cards and consumer APUs run with it off; on MI200 and MI300 it is off by default; under "
+    "SR-IOV the driver refuses it; and a kernel without the amdgpu SVM (HMM) API cannot migrate at all. "
+    "With XNACK off a GPU page fault is not recoverable: the driver maps nothing and the kernel dies "
+    "('Memory access fault by GPU'); users report examples that hang instead.":
+        "GPU 没有在处理可恢复缺页。ROCm 只在 Instinct（MI）系列 GPU 上支持 XNACK，所以 Radeon 显卡和消费级 APU "
+        "都是在 XNACK 关闭的状态下运行；在 MI200 和 MI300 上它默认关闭；在 SR-IOV 下驱动拒绝打开它；而内核若没有 "
+        "amdgpu 的 SVM（HMM）接口，就根本无法迁移。XNACK 关闭时，GPU 缺页不可恢复：驱动什么也不映射，kernel 直接退出"
+        "（'Memory access fault by GPU'）；也有用户报告示例会卡住不动。",
+    "Run umkit.doctor() (or `rocminfo | grep xnack`): it reads whether XNACK is on, whether the kernel "
+    "has the SVM API and whether the node is virtualised. On an Instinct GPU set HSA_XNACK=1 before the "
+    "process starts. Where XNACK cannot be on, keep managed memory prefetched to the GPU before each "
+    "kernel, or use hipMalloc with explicit copies.":
+        "运行 umkit.doctor()（或 `rocminfo | grep xnack`）：它会读出 XNACK 是否打开、内核有没有 SVM 接口、"
+        "节点是不是虚拟化的。在 Instinct GPU 上，在进程启动之前设 HSA_XNACK=1。在 XNACK 打不开的地方，"
+        "每个 kernel 之前都先把托管内存预取到 GPU，或者改用 hipMalloc 加显式拷贝。",
+    "umkit doctor; rocminfo (xnack+ / xnack- in the ISA name); "
+    "/sys/class/kfd/kfd/topology/nodes/*/properties":
+        "umkit doctor；rocminfo（ISA 名称里的 xnack+ / xnack-）；/sys/class/kfd/kfd/topology/nodes/*/properties",
+    "Only part of the memory is visible (e.g. 15.5 GiB of a 128 GB APU)":
+        "只能看到一部分内存（例如 128 GB 的 APU 上只有 15.5 GiB）",
+    "On consumer APUs (Strix Halo gfx1151, Strix Point gfx1150) ROCm and PyTorch report the BIOS VRAM "
+    "carve-out as the device's memory, not the system memory the GPU can also map (GTT).":
+        "在消费级 APU（Strix Halo gfx1151、Strix Point gfx1150）上，ROCm 和 PyTorch 把 BIOS 划出的显存"
+        "（carve-out）报告为设备的内存，而不是 GPU 同样能映射的系统内存（GTT）。",
+    "Raise the carve-out (UMA frame buffer size) in the BIOS if the job needs device memory; otherwise "
+    "allocate host-visible memory the GPU maps from system RAM. A user's report says hipMalloc falls back "
+    "to GTT on APUs since ROCm 6.4 (an estimate: not read in AMD's source). On gfx1150, hipMallocManaged "
+    "returned hipErrorNotSupported with ROCm 7.2 (a user's report). umkit.doctor() shows the carve-out "
+    "and GTT sizes.":
+        "如果作业需要设备内存，就在 BIOS 里调大划出的显存（UMA frame buffer size）；否则就分配 GPU 从系统内存映射的、"
+        "主机可见的内存。有用户报告说，从 ROCm 6.4 起 APU 上的 hipMalloc 会退回到 GTT（这是估计：没有在 AMD 的源码里"
+        "读到）。在 gfx1150 上，ROCm 7.2 的 hipMallocManaged 返回了 hipErrorNotSupported（一位用户的报告）。"
+        "umkit.doctor() 会显示划出显存和 GTT 的大小。",
+    "umkit doctor; rocminfo; /sys/class/drm/card*/device/mem_info_vram_total and mem_info_gtt_total":
+        "umkit doctor；rocminfo；/sys/class/drm/card*/device/mem_info_vram_total 和 mem_info_gtt_total",
     "umkit.doctor() (XNACK: pageable_memory_access), HSA_XNACK=1 rocminfo | grep -i gfx (xnack+ when it "
     "is on)":
         "umkit.doctor()（XNACK：pageable_memory_access），HSA_XNACK=1 rocminfo | grep -i gfx（打开时显示 xnack+）",
@@ -985,7 +1029,7 @@ MESSAGES: dict[str, str] = {
     "what to do: {fix}": "怎么办：{fix}",
     "Backend: {req} CANNOT RUN": "后端：{req} 无法运行",
     "Backends probed:": "探测过的后端：",
-    "Device {i}: {name}": "设备 {i}：{name}",
+    "Device {i}: {title}": "设备 {i}：{title}",
     "active in this session: {name}": "本会话当前使用：{name}",
     "umkit: using the sim backend ({reason}); set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change":
         "umkit：正在使用 sim 后端（{reason}）；要更换，请设置 UMKIT_BACKEND 或调用 umkit.use('cuda'|'hip')",
@@ -1635,8 +1679,8 @@ MESSAGES: dict[str, str] = {
         "CUDA 代码调用了 {cuda}(...)；你的移植里没有这个调用对应的 HIP 调用。",
     "{k}: each row is a dict(budget_gb=..., lifetime=..., owner=..., allocator=...).":
         "{k}：每一行都是一个 dict(budget_gb=..., lifetime=..., owner=..., allocator=...)。",
-    "{k}: budget_gb is still None. Work it out from the description (GB = 10^9 bytes): {d}":
-        "{k}：budget_gb 仍然是 None。根据描述算出来（GB = 10^9 字节）：{d}",
+    "{k}: budget_gb is still None. Work it out from the description (GB = 10^9 bytes): {part_d}":
+        "{k}：budget_gb 仍然是 None。根据描述算出来（GB = 10^9 字节）：{part_d}",
     "{k}: {field} is still None (one of {allowed}).": "{k}：{field} 仍然是 None（应为 {allowed} 之一）。",
     "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
     "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
@@ -2024,7 +2068,7 @@ MESSAGES: dict[str, str] = {
     "training step": "训练步",
     "step time (ms, model time)": "每步耗时（ms，模型时间）",
     "step time (ms)": "每步耗时（ms）",
-    "memory ECG: {n} MiB, pattern {code_pattern}, {where}": "显存心电图：{n} MiB，模式 {code_pattern}，{where}",
+    "memory ECG: {n} MiB, pattern {code_pattern}, {part_where}": "显存心电图：{n} MiB，模式 {code_pattern}，{part_where}",
     "sim, modelled {code_profile}": "sim，模拟 {code_profile}",
     "strategy panel: step times ({code_backend})": "策略面板：每步耗时（{code_backend}）",
     "training steps, one group per run": "训练步，每次运行一组",
