@@ -1348,13 +1348,12 @@ MESSAGES: dict[str, str] = {
     "the CPU read `out` while add_kernel could still be writing it (a race, §3.3): nothing waited for the "
     "kernel before the CPU's sum.":
         "CPU 在 add_kernel 可能还在写 `out` 的时候读了它（数据竞争，§3.3）：CPU 求和之前，没有任何东西等待 kernel。",
-    "epoch {i}'s sum is {got}, expected {want} (= n * (1.0 + 2.0)): fill a with 1.0 and b with 2.0 on the "
-    "CPU, and sum all of out.":
-        "第 {i} 个 epoch 的和是 {got}，应为 {want}（= n * (1.0 + 2.0)）：在 CPU 上把 a 填成 1.0、b 填成 2.0，"
-        "并对整个 out 求和。",
-    "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving, one fault batch "
-    "at a time.":
-        "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运，一次一批。",
+    "called with n={n}: epoch {i}'s sum is {got}, expected {want} (= n * (1.0 + 2.0)): fill a with 1.0 "
+    "and b with 2.0 on the CPU, and sum all of out.":
+        "以 n={n} 调用时：第 {i} 个 epoch 的和是 {got}，应为 {want}（= n * "
+        "(1.0 + 2.0)）：在 CPU 上把 a 填成 1.0、b 填成 2.0，并对整个 out 求和。",
+    "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving.":
+        "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运。",
     "you prefetch, but the kernel still took {n} GPU page faults: some array the kernel touches was not "
     "on the GPU when it ran. Which array did the CPU touch last?":
         "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上。"
@@ -1368,10 +1367,11 @@ MESSAGES: dict[str, str] = {
         "你的函数分配了 {made} 个托管数组，自己释放了其中 {freed} 个：每个用完就释放（x.free()，或 "
         "`with umkit.managed(n) as x:`）。Python 会在函数返回时释放其余的，但在长时间的训练循环里那就太晚了——"
         "在那之前内存一直被占着（§4.2）。",
-    "{epochs} epochs, sums {want} each, no GPU faults, no race, nothing leaked ({kib} KiB prefetched, "
-    "{cf} CPU faults).":
-        "{epochs} 个 epoch，每个和都是 {want}，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，"
-        "CPU 缺页 {cf} 次）。",
+    "n={n}, {epochs} epochs on {profile}: sums {want} each, read from out, no GPU faults, no race, "
+    "nothing leaked ({kib} KiB prefetched, {cf} CPU faults).":
+        "n={n}，在 {profile} 上跑 {epochs} 个 epoch：每个和都是 {want}，都"
+        "是从 out 读出来的，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，CPU "
+        "缺页 {cf} 次）。",
     "{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the function itself (no "
     "parentheses).":
         "{argument} 仍然是 None：定义 def my_epoch_loop(n, epochs): ...，并传入函数本身（不带括号）。",
@@ -1430,12 +1430,6 @@ MESSAGES: dict[str, str] = {
     "any time and no page moves.":
         "从 CPU 调试是 §6.1 中适合托管内存的场景之一：CPU 不用写拷贝代码就能读同一个指针。由 GPU 写入的固定内存"
         "也说得通：CPU 随时可以读它，而且没有页面移动。",
-    "It is low-frequency: written rarely, read by the CPU once. The article's own practice keeps "
-    "checkpoints managed (§3.4); it may breathe out to host memory in between. A pinned host buffer "
-    "filled by an asynchronous copy from device memory is defensible too: the copy overlaps training and "
-    "the CPU saves from host memory.":
-        "它是低频的：很少写，CPU 读一次。原文自己的做法是把 checkpoint 放在托管内存里（§3.4）；两次之间它可以呼气到"
-        "主机内存。用一块由设备内存异步拷贝填充的固定主机缓冲区也说得通：拷贝与训练重叠，CPU 从主机内存存盘。",
     "It is latency-critical: §6.3's inference service was unstable at peak with managed request data and "
     "stable once requests went into a pre-allocated hipMalloc buffer pool with explicit copies.":
         "它是延迟敏感的：§6.3 的推理服务把请求数据放在托管内存里时高峰期很不稳定，改为把请求放进预分配的 hipMalloc "
@@ -1488,10 +1482,12 @@ MESSAGES: dict[str, str] = {
     "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
     "rocm-smi shows another process holding 20 GB.":
         "任务从 7B 参数涨到 13B，现在 hipMallocManaged 在启动时返回错误 2；rocm-smi 显示另一个进程占着 20 GB。",
-    "A data-loader process sends a pointer from hipMallocManaged to the training process through a pipe; "
-    "the training process dies with HSA_STATUS_ERROR_INVALID_MEMORY.":
-        "一个数据加载进程通过管道把 hipMallocManaged 得到的指针发给训练进程；训练进程以 "
-        "HSA_STATUS_ERROR_INVALID_MEMORY 崩溃。",
+    "A data-loader process sends a pointer from hipMallocManaged to the training process through a "
+    "pipe; the training process dies with 'Memory access fault by GPU node-2 ... Reason: Page not "
+    "present or supervisor privilege.'":
+        "一个数据加载进程通过管道把 hipMallocManaged 得到的指针发给训练进程；训练进程崩溃，报 "
+        "'Memory access fault by GPU node-2 ... Reason: Page "
+        "not present or supervisor privilege.'",
     "No error anywhere, but the validation loss is sometimes garbage since someone moved the CPU-side "
     "normalisation of the batch to just after the kernel launch.":
         "哪里都不报错，但自从有人把 CPU 端对批次的归一化挪到 kernel 启动之后，验证 loss 时不时就是一堆乱数。",
@@ -1531,10 +1527,14 @@ MESSAGES: dict[str, str] = {
         "因而没有按需迁移的卡（E）。",
     "cases without a diagnosis: {missing}.": "还没有诊断的案例：{missing}。",
     "{concept}. For case {first}, ask the table: {question}": "{concept}。对于案例 {first}，去问问那张表：{question}",
-    "one diagnosis doesn't fit: case {first}. Read its symptom again: {about}":
-        "有一个诊断不对：案例 {first}。再读一遍它的症状：{about}",
-    "{n} of {total} diagnoses don't fit; reconsider case {first} first. Read its symptom again: {about}":
-        "{total} 个诊断中有 {n} 个不对；先重新考虑案例 {first}。再读一遍它的症状：{about}",
+    "one of the five diagnoses doesn't fit. Read each report for its symptom and ask umkit.explain(...) "
+    "about its code, name or symptom.":
+        "五个诊断中有一个不对。读每份报告，找出它的症状，再用 umkit.explain(...) 查它的错误码"
+        "、名字或症状。",
+    "{n} of the five diagnoses don't fit. Read each report for its symptom and ask umkit.explain(...) "
+    "about its code, name or symptom.":
+        "五个诊断中有 {n} 个不对。读每份报告，找出它的症状，再用 umkit.explain(...) 查它"
+        "的错误码、名字或症状。",
     "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
         "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
     "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",
@@ -1563,12 +1563,15 @@ MESSAGES: dict[str, str] = {
         "CPU 上仍有东西在访问权重的页。",
     "flat (max/median {x}) and the statistic is right: the answer travelled, the weights stayed on the GPU.":
         "曲线平坦（max/median {x}），统计量也正确：经过链路的只有答案，权重一直留在 GPU 上。",
-    "step {i} returned None: every {k}th step must return the weights' mean (here {want}).":
-        "第 {i} 步返回了 None：每 {k} 步必须返回一次权重的平均值（第 {k}、2×{k}……步；这里是 {want}）。",
-    "step {i} returned {v}, but the weights' mean is {want}: did the step still update the weights "
-    "(umkit.increment) and wait for the GPU before reading the answer?":
-        "第 {i} 步返回了 {v}，但权重的平均值是 {want}：这一步是否仍然更新了权重（umkit.increment），"
-        "并且在读答案之前等待了 GPU？",
+    "step {i} returned None: every {k}th step must return the weights' mean.":
+        "第 {i} 步返回了 None：每隔 {k} 步都必须返回一次权重的平均值。",
+    "step {i} returned {v}, but the mean of the weights as they are at that step is {want}. The check "
+    "draws the weights fresh each time and moves them at steps it does not announce: read them (one "
+    "weight per 4 KiB, as the original statistic does) at the logging step itself, after the GPU has "
+    "finished that step's update.":
+        "第 {i} 步返回了 {v}，但这一步时权重的平均值是 {want}。检查每次都会重新抽取权重，并在不预"
+        "先告知的步里移动它们：要在记录日志的那一步本身、GPU 完成这一步的更新之后去读它们（每 4 KiB 读"
+        "一个权重，和原来的统计量一样）。",
     "step {i} returned {v}, not a number.": "第 {i} 步返回了 {v}，不是一个数字。",
     "{k} -> fix {n}: {why}": "{k} -> 修复办法 {n}：{why}",
     "{item} -> {label}: {why}": "{item} -> {label}：{why}",
@@ -1622,19 +1625,11 @@ MESSAGES: dict[str, str] = {
     "a buffer both sides touch every step is managed + prefetch (§4.2), or pinned zero-copy when it is "
     "tiny (§4.4)":
         "两端每一步都访问的缓冲区用托管内存 + 预取（§4.2），很小时用固定内存零拷贝（§4.4）",
-    "a rarely-touched, CPU-side buffer is what the article keeps in managed memory (§3.4): it may breathe "
-    "out to host memory between checkpoints":
-        "很少被访问、在 CPU 一侧的缓冲区，正是原文放在托管内存里的那种（§3.4）：两次 checkpoint 之间它可以呼气到主机内存",
     "Both sides touch it every step, but it is 4 KB: in managed memory its one page would migrate back and "
     "forth every step (a tiny ping-pong). Pinned host memory (hipHostMalloc) lets the GPU write it over the "
     "link with nothing migrating (§4.4).":
         "两端每一步都访问它，但它只有 4 KB：放在托管内存里，它那一个页每一步都会来回迁移（一场小小的乒乓）。"
         "固定主机内存（hipHostMalloc）让 GPU 经链路写它，什么都不迁移（§4.4）。",
-    "6 GB that the CPU touches once every 2,000 steps: pinning that much host memory for a rare visitor is "
-    "costly; the article keeps checkpoints in managed memory (§3.4), free to breathe out to the host in "
-    "between.":
-        "6 GB 的数据，CPU 每 2,000 步才访问一次：为一个偶尔来访者固定这么多主机内存代价很高；原文把 checkpoint 放在"
-        "托管内存里（§3.4），两次之间可以自由地呼气到主机。",
     "a faithful port: every name from the table, int devices instead of cudaMemLocation (hipCpuDeviceId for "
     "the host), no flags argument, and both prefetches kept. (hipMemPrefetchAsync_v2 / hipMemAdvise_v2 with a "
     "hipMemLocation would be right too: the most direct port of CUDA 13.)":
@@ -2082,4 +2077,59 @@ MESSAGES: dict[str, str] = {
     "predicted memory ECG of {name} under each plan ({code_profile}, replayed on sim)":
         "{name}在各个方案下的预测显存心电图（{code_profile}，在 sim 上重放）",
     "your loop": "你的循环",
+
+    # -- this round: the exercises' new feedback (framework, 06-10) ------------------------------------
+    "the check could not use what your code gave back ({error}): return the kind of value the exercise "
+    "asks for":
+        "检查没法使用你的代码返回的东西（{error}）：请返回练习要求的那种值",
+    "your code freed an array the check gave it, or used one after freeing it ({error}): free only what "
+    "your own code allocated":
+        "你的代码释放了检查交给它的数组，或者在释放之后又用了它（{error}）：只释放你自己的代码分配的数组",
+    "§3.1: an array is freed once, by whoever allocated it":
+        "§3.1：一个数组只释放一次，由分配它的人来释放",
+    "your code recursed without end (RecursionError): what calls itself?":
+        "你的代码无休止地递归了（RecursionError）：是什么在调用它自己？",
+    "the check could not grade this answer (it gave {type}, not a verdict)":
+        "检查没法为这个答案评分（它给出的是 {type}，不是一个判定）",
+    "the sums have the right value, but they did not come from `out`: after {k} of the {epochs} kernels "
+    "the CPU never read `out` before the next one. Each epoch's sum must be the CPU reading what "
+    "add_kernel wrote (umkit.add(out, a, b, ...), then out.host or umkit.read_back(out)).":
+        "和的数值是对的，但它们不是从 `out` 来的：{epochs} 个 kernel 中有 {k} 个之后"
+        "，CPU 在下一个 kernel 之前从没读过 `out`。每个 epoch 的和都必须是 CPU 读出"
+        " add_kernel 写下的内容（umkit.add(out, a, b, ...)，然后 out.h"
+        "ost 或 umkit.read_back(out)）。",
+    "1 of the {total} choices needs another look. For each buffer ask: who touches it, how often, how "
+    "big, and does its latency matter?":
+        "{total} 个选择中有 1 个需要再看看。对每块缓冲区都问一问：谁访问它、多久一次、有多大、它的延迟"
+        "要不要紧？",
+    "{n} of the {total} choices need another look. For each buffer ask: who touches it, how often, how "
+    "big, and does its latency matter?":
+        "{total} 个选择中有 {n} 个需要再看看。对每块缓冲区都问一问：谁访问它、多久一次、有多大、它的"
+        "延迟要不要紧？",
+    "the budgets are right; {n} of the {total} rows still have an owner, allocator or lifetime that "
+    "doesn't fit. For each row ask: who touches it on the hot path, how often, and which memory lets "
+    "that side touch it without migrating it back and forth?":
+        "预算都对了；{total} 行中还有 {n} 行的访问主人、分配器或生命周期不合适。对每一行都问一问：热"
+        "路径上谁访问它、多久一次，哪种内存能让那一方访问它而不必来回迁移？",
+    "a buffer the CPU must read: managed memory, prefetched to the host before the CPU reads it (the "
+    "column's choice, §3.4), or pinned host memory with an explicit async copy -- both right; "
+    "device-only memory is wrong, the CPU must read it":
+        "这是一块 CPU 必须读的缓冲区：托管内存，在 CPU 读之前预取到主机（专栏的选择，§3.4），或者固"
+        "定主机内存加一次显式的异步拷贝——两者都对；只放在设备内存里是错的，因为 CPU 必须读它",
+    "The CPU writes it to disk: device-only memory is wrong, the CPU must read it. Managed memory "
+    "prefetched to the host before the CPU reads it (the column's choice), or pinned host memory with "
+    "an explicit async copy, are both right.":
+        "CPU 要把它写到磁盘：只放在设备内存里是错的，CPU 必须读它。托管内存在 CPU 读之前预取到主机（"
+        "专栏的选择），或者固定主机内存加一次显式的异步拷贝，两者都对。",
+    "A snapshot the CPU writes to disk every few thousand steps: managed memory, prefetched to the host "
+    "before the CPU reads it (the column's choice, §3.4), is the answer; pinned host memory with an "
+    "explicit async copy (an asynchronous copy from device memory that overlaps training) is also "
+    "right. Device-only memory is wrong: the CPU must read it.":
+        "每隔几千步由 CPU 写到磁盘的一份快照：答案是托管内存，在 CPU 读之前预取到主机（专栏的选择，§3"
+        ".4）；固定主机内存加一次显式的异步拷贝（从设备内存异步拷贝，与训练重叠）也对。只放在设备内存里是错的："
+        "CPU 必须读它。",
+    "{concept}. Each report gives you something to look up: an error number, a message from the "
+    "runtime, a symptom with no error at all":
+        "{concept}。每份报告都给了你一样可以去查的东西：一个错误码、一条运行时的信息，或者一个根本没有报"
+        "错的症状",
 }
