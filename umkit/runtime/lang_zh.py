@@ -1076,13 +1076,18 @@ MESSAGES: dict[str, str] = {
     "in place (a CPU-coherent link or an APU)": "原地访问（CPU 一致互连，或 APU）",
     "by migration: a CPU touch moves the pages back (PCIe)": "通过迁移：CPU 一访问就把页面搬回来（PCIe）",
     "XNACK: the GPU can fault managed pages in on demand (§2.2)": "XNACK：GPU 能按需把托管页缺页迁入（§2.2）",
-    "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), on a GPU whose target "
-    "supports xnack (gfx90a, gfx942, ...); without it the GPU can't fault pages in, so managed memory is "
-    "host memory read over the link -- the article's 'very slow on old cards' row (§2.2, §5.1; "
+    "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), on a GPU whose "
+    "target supports per-process xnack (CDNA2 and later: gfx90a, gfx942, ...; gfx908 stays xnack-). "
+    "Without it the GPU can't take page faults: hipMallocManaged maps (and faults in) the whole range "
+    "when it is allocated and pages move only when you prefetch, and a kernel that touches plain "
+    "malloc'd memory faults fatally (ledger: amd.xnack0.alloc_maps, amd.malloc.xnack0_fault; §2.2, "
     "umkit.explain('slow'))":
-        "在 Python 启动之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取它），而且 GPU 的目标要支持 xnack"
-        "（gfx90a、gfx942 等）；没有它，GPU 就无法把页面缺页迁入，托管内存就是经链路读取的主机内存——"
-        "即原文“老卡上统一内存极慢”那一行（§2.2、§5.1；umkit.explain('slow')）",
+        "在 Python 启动之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取"
+        "它），而且 GPU 的目标要支持按进程打开 xnack（CDNA2 及之后：gfx90a、gfx942 "
+        "等；gfx908 始终是 xnack-）。没有它，GPU 就不能处理缺页：hipMallocManage"
+        "d 在分配时就把整个范围映射好（并通过缺页填充好），页面只在你预取时才移动；而访问普通 malloc 内"
+        "存的 kernel 会因缺页而致命地失败（ledger: amd.xnack0.alloc_maps, "
+        "amd.malloc.xnack0_fault；§2.2，umkit.explain('slow')）",
     "why the sim backend": "为什么是 sim 后端",
     "the GPU backends": "GPU 后端",
     "umkit chose sim because {reason}": "umkit 选择 sim，是因为 {reason}",
@@ -2132,4 +2137,279 @@ MESSAGES: dict[str, str] = {
     "runtime, a symptom with no error at all":
         "{concept}。每份报告都给了你一样可以去查的东西：一个错误码、一条运行时的信息，或者一个根本没有报"
         "错的症状",
+
+    # -- the doctor: this machine's AMD/NVIDIA checks (machine_checks) ---------------------------------
+    "{gpu}: XNACK (GPU page faults, pages migrate on demand)":
+        "{gpu}：XNACK（GPU 缺页，页面按需迁移）",
+    "{gpu}: an application APU":
+        "{gpu}：一块面向应用的 APU（MI300A）",
+    "{gpu}: unified memory (UMA): carve-out and GTT":
+        "{gpu}：统一内存（UMA）：划出的显存和 GTT",
+    "{gfx} has XNACK always on: it is not a target feature to choose (no :xnack+/-) and HSA_XNACK does "
+    "not turn it off (ledger: amd.xnack.gfx1250_always)":
+        "{gfx} 的 XNACK 始终打开：它不是一个可选的目标特性（没有 :xnack+/-），HSA_XN"
+        "ACK 也关不掉它（ledger: amd.xnack.gfx1250_always）",
+    "on (MI300A: one HBM for CPU and GPU; XNACK on lets kernels use malloc'd memory in place)":
+        "打开（MI300A：CPU 和 GPU 共用一块 HBM；XNACK 打开后，kernel 可以原地使用"
+        " malloc 出来的内存）",
+    "off: on MI300A managed memory does not migrate either way (one HBM); XNACK off only stops kernels "
+    "from touching plain malloc'd memory":
+        "关闭：在 MI300A 上托管内存哪个方向都不迁移（只有一块 HBM）；XNACK 关闭只会让 kern"
+        "el 不能访问普通的 malloc 内存",
+    "not shown in this output: on MI300A managed memory does not migrate either way (one HBM); XNACK "
+    "off only stops kernels from touching plain malloc'd memory":
+        "这份输出里没有显示：在 MI300A 上托管内存哪个方向都不迁移（只有一块 HBM）；XNACK 关闭只"
+        "会让 kernel 不能访问普通的 malloc 内存",
+    "off: on MI300A managed memory does not migrate either way (one HBM); XNACK off only stops kernels "
+    "from touching plain malloc'd memory HSA_XNACK=1 is set but had no effect: the kernel's HMM "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
+        "关闭：在 MI300A 上托管内存哪个方向都不迁移（只有一块 HBM）；XNACK 关闭只会让 kern"
+        "el 不能访问普通的 malloc 内存。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（C"
+        "ONFIG_HMM_MIRROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没有"
+        " XNACK 的 GPU，都会把它关掉（ledger: amd.xnack.all_gpus, amd."
+        "xnack.sriov_mi200）",
+    "{gfx} can't turn XNACK on per process: managed pages move only when prefetched (ledger: "
+    "amd.xnack.gfx908)":
+        "{gfx} 无法按进程打开 XNACK：托管页只有在预取时才移动（ledger: amd.xnack.g"
+        "fx908）",
+    "prefetch managed memory before kernels use it (umkit.prefetch)":
+        "在 kernel 使用托管内存之前先预取它（umkit.prefetch）",
+    "on: managed (and, with HMM, malloc'd) pages migrate to the GPU on its page faults":
+        "打开：托管页（有 HMM 时还有 malloc 出来的页）会在 GPU 缺页时迁移到 GPU",
+    "off (the default on MI200/MI300)":
+        "关闭（MI200/MI300 上的默认值）",
+    "off (the default on MI200/MI300) HSA_XNACK=1 is set but had no effect: the kernel's HMM "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
+        "关闭（MI200/MI300 上的默认值）。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（"
+        "CONFIG_HMM_MIRROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没"
+        "有 XNACK 的 GPU，都会把它关掉（ledger: amd.xnack.all_gpus, amd"
+        ".xnack.sriov_mi200）",
+    "{gfx} can turn XNACK on per process; this output does not say whether it is on (rocminfo's ISA "
+    "name ends in xnack+ when it is)":
+        "{gfx} 可以按进程打开 XNACK；这份输出没有说明它是否已打开（打开时 rocminfo 的 IS"
+        "A 名称以 xnack+ 结尾）",
+    "check with `HSA_XNACK=1 rocminfo | grep xnack`; export HSA_XNACK=1 before Python starts (ROCm "
+    "reads it at the first HIP call), on a GPU whose target supports per-process xnack (CDNA2 and "
+    "later: gfx90a, gfx942, ...; gfx908 stays xnack-). Without it the GPU can't take page faults: "
+    "hipMallocManaged maps (and faults in) the whole range when it is allocated and pages move only "
+    "when you prefetch, and a kernel that touches plain malloc'd memory faults fatally (ledger: "
+    "amd.xnack0.alloc_maps, amd.malloc.xnack0_fault; §2.2, umkit.explain('slow'))":
+        "用 `HSA_XNACK=1 rocminfo | grep xnack` 检查；在 Python 启动"
+        "之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取它），而且 GPU 的"
+        "目标要支持按进程打开 xnack（CDNA2 及之后：gfx90a、gfx942 等；gfx908 始终"
+        "是 xnack-）。没有它，GPU 就不能处理缺页：hipMallocManaged 在分配时就把整个范"
+        "围映射好（并通过缺页填充好），页面只在你预取时才移动；而访问普通 malloc 内存的 kernel 会"
+        "因缺页而致命地失败（ledger: amd.xnack0.alloc_maps, amd.malloc."
+        "xnack0_fault；§2.2，umkit.explain('slow')）",
+    "ROCm supports XNACK on Instinct (MI) GPUs only (ledger: amd.xnack.mi_only)":
+        "ROCm 只在 Instinct（MI）系列 GPU 上支持 XNACK（ledger: amd.xna"
+        "ck.mi_only）",
+    "ROCm forces XNACK off on this gfx9 client APU (ledger: amd.xnack.gfx9_client_apu_off)":
+        "在这块 gfx9 客户端 APU 上，ROCm 强制关闭 XNACK（ledger: amd.xnack"
+        ".gfx9_client_apu_off）",
+    "no XNACK: {why}. hipMallocManaged maps the whole range when it is allocated and pages move only "
+    "when you prefetch them; a kernel that touches plain malloc'd memory faults, and an example written "
+    "for on-demand migration can hang or fail here (ledger: amd.xnack0.alloc_maps, "
+    "amd.malloc.xnack0_fault)":
+        "没有 XNACK：{why}。hipMallocManaged 在分配时就把整个范围映射好，页面只在你预"
+        "取时才移动；访问普通 malloc 内存的 kernel 会缺页出错，为按需迁移而写的示例在这里可能卡住"
+        "或失败（ledger: amd.xnack0.alloc_maps, amd.malloc.xnack0"
+        "_fault）",
+    "no XNACK: {why}. hipMallocManaged maps the whole range when it is allocated and pages move only "
+    "when you prefetch them; a kernel that touches plain malloc'd memory faults, and an example written "
+    "for on-demand migration can hang or fail here (ledger: amd.xnack0.alloc_maps, "
+    "amd.malloc.xnack0_fault) HSA_XNACK=1 is set but had no effect: the kernel's HMM "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
+        "没有 XNACK：{why}。hipMallocManaged 在分配时就把整个范围映射好，页面只在你预"
+        "取时才移动；访问普通 malloc 内存的 kernel 会缺页出错，为按需迁移而写的示例在这里可能卡住"
+        "或失败（ledger: amd.xnack0.alloc_maps, amd.malloc.xnack0"
+        "_fault）。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（CONFIG_HMM_MIR"
+        "ROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没有 XNACK 的 GPU，"
+        "都会把它关掉（ledger: amd.xnack.all_gpus, amd.xnack.sriov_m"
+        "i200）",
+    "use hipMalloc + copies, or managed memory with explicit prefetches; umkit.explain('managed example "
+    "hangs')":
+        "改用 hipMalloc 加拷贝，或者托管内存加显式预取；umkit.explain('managed "
+        "example hangs')",
+    "CPU and GPU share one HBM: managed memory is not migrated and is read at HBM speed from both "
+    "sides; a prefetch changes only mappings (ledger: amd.apu.no_migration)":
+        "CPU 和 GPU 共用一块 HBM：托管内存不迁移，两边都以 HBM 的速度读它；预取只改变映射（le"
+        "dger: amd.apu.no_migration）",
+    "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call). On this APU the CPU "
+    "and the GPU share one HBM, so managed memory is not read over a link and nothing migrates either "
+    "way; what XNACK off costs is GPU access to plain malloc'd (or new'd) memory: a kernel touching it "
+    "faults fatally instead of mapping it in place, so only hipMalloc, hipMallocManaged and "
+    "hipHostMalloc/hipHostRegister'ed memory work (ledger: amd.apu.no_migration, "
+    "amd.malloc.xnack0_fault)":
+        "在 Python 启动之前 export HSA_XNACK=1（ROCm 在第一个 HIP 调用时读取"
+        "它）。在这块 APU 上 CPU 和 GPU 共用一块 HBM，所以托管内存不经链路读取，哪个方向都不迁"
+        "移；XNACK 关闭的代价是 GPU 不能访问普通 malloc（或 new）出来的内存：访问它的 ke"
+        "rnel 会因缺页而致命地失败，而不是原地映射它，所以只有 hipMalloc、hipMallocMan"
+        "aged 和 hipHostMalloc/hipHostRegister 注册过的内存能用（ledger"
+        ": amd.apu.no_migration, amd.malloc.xnack0_fault）",
+    "GPUs with and without XNACK in one process":
+        "同一进程里有的 GPU 有 XNACK，有的没有",
+    "XNACK is on only when every GPU the process sees supports it (ledger: amd.xnack.all_gpus)":
+        "只有进程看到的每块 GPU 都支持 XNACK 时，它才会打开（ledger: amd.xnack.al"
+        "l_gpus）",
+    "hide the GPUs without XNACK: HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES":
+        "把没有 XNACK 的 GPU 藏起来：HIP_VISIBLE_DEVICES / ROCR_VISIB"
+        "LE_DEVICES",
+    "a virtualised node ({virtual})":
+        "虚拟化的节点（{virtual}）",
+    "XNACK is unavailable on MI200-series GPUs under SR-IOV (AMD, in amd/MxGPU-Virtualization#23): "
+    "HSA_XNACK=1 leaves xnack-; the MI300 series supports it (ledger: amd.xnack.sriov_mi200)":
+        "在 SR-IOV 下，MI200 系列 GPU 用不了 XNACK（AMD 在 amd/MxGPU-Vi"
+        "rtualization#23 中的说明）：设了 HSA_XNACK=1 仍是 xnack-；MI300"
+        " 系列支持它（ledger: amd.xnack.sriov_mi200）",
+    "under SR-IOV XNACK depends on the host's GPU virtualisation: check `HSA_XNACK=1 rocminfo | grep "
+    "xnack` inside the guest (ledger: amd.xnack.sriov_mi200)":
+        "在 SR-IOV 下，XNACK 取决于宿主机的 GPU 虚拟化：在虚拟机里用 `HSA_XNACK=1"
+        " rocminfo | grep xnack` 检查（ledger: amd.xnack.sriov_m"
+        "i200）",
+    "ask for a bare-metal node (or an MI300-series guest) when you need on-demand migration":
+        "需要按需迁移时，申请一台裸金属节点（或 MI300 系列的虚拟机）",
+    "running in a container ({container})":
+        "在容器中运行（{container}）",
+    "HSA_XNACK must be set in the container's own environment; the kernel, its HMM and amdgpu's options "
+    "are the host's (read the host's /boot/config-*); /dev/kfd and /dev/dri must be passed in (ledger: "
+    "amd.no_hmm.host_fallback)":
+        "HSA_XNACK 必须设在容器自己的环境里；内核、它的 HMM 和 amdgpu 的选项都是宿主机的（"
+        "去读宿主机的 /boot/config-*）；/dev/kfd 和 /dev/dri 必须传进容器（le"
+        "dger: amd.no_hmm.host_fallback）",
+    "NVIDIA {name}: no framebuffer memory reported":
+        "NVIDIA {name}：没有报告帧缓冲（显存）大小",
+    "NVML reports no framebuffer memory on this GPU (nvidia-smi: N/A / Not Supported): CPU and GPU "
+    "share one memory, as on DGX Spark's GB10; the memory left is the system's (/proc/meminfo "
+    "MemAvailable), and managed memory need not move (ledger: nv.gb10.nvml_no_fb)":
+        "NVML 报告这块 GPU 没有帧缓冲内存（nvidia-smi：N/A / Not Supported"
+        "）：CPU 和 GPU 共用一块内存，就像 DGX Spark 的 GB10；剩余内存看的是系统的（/p"
+        "roc/meminfo 的 MemAvailable），托管内存不必移动（ledger: nv.gb10"
+        ".nvml_no_fb）",
+    "raise the carve-out (UMA frame buffer) in the BIOS, or the GTT limit (ttm.pages_limit) on the "
+    "kernel command line; use hipMalloc (ROCm 6.4+) rather than hipMallocManaged for large buffers; "
+    "umkit.explain('only 15.5 GiB visible')":
+        "在 BIOS 里调大划出的显存（UMA frame buffer），或者在内核命令行上调高 GTT 上限"
+        "（ttm.pages_limit）；大缓冲区用 hipMalloc（ROCm 6.4+）而不是 hipM"
+        "allocManaged；umkit.explain('only 15.5 GiB visible')",
+    "the kernel's HMM / amdgpu SVM (managed memory that migrates)":
+        "内核的 HMM / amdgpu SVM（会迁移的托管内存）",
+    "KFD reports the SVM API on every GPU node (capability bit HSA_CAP_SVMAPI_SUPPORTED; ledger: "
+    "amd.kfd.svm_capability)":
+        "KFD 在每个 GPU 节点上都报告了 SVM 接口（能力位 HSA_CAP_SVMAPI_SUPPOR"
+        "TED；ledger: amd.kfd.svm_capability）",
+    "a GPU node lacks KFD's SVM API bit: hipMallocManaged gives pinned host memory and nothing migrates "
+    "(ledger: amd.kfd.svm_capability, amd.no_hmm.host_fallback)":
+        "有一个 GPU 节点缺少 KFD 的 SVM 接口位：hipMallocManaged 给出的是固定主机"
+        "内存，什么都不迁移（ledger: amd.kfd.svm_capability, amd.no_hmm"
+        ".host_fallback）",
+    "a kernel built with CONFIG_HSA_AMD_SVM (CONFIG_HMM_MIRROR, CONFIG_DEVICE_PRIVATE) is needed":
+        "需要一个用 CONFIG_HSA_AMD_SVM（CONFIG_HMM_MIRROR、CONFIG_DE"
+        "VICE_PRIVATE）编译的内核",
+    "the kernel's config could not be read (no /boot/config-$(uname -r), no /proc/config.gz; in a "
+    "container it is the host's)":
+        "读不到内核的配置（没有 /boot/config-$(uname -r)，也没有 /proc/confi"
+        "g.gz；在容器里它是宿主机的）",
+    "check `grep -E 'HMM_MIRROR|HSA_AMD_SVM' /boot/config-$(uname -r)` on the host, or the capability "
+    "line of /sys/class/kfd/kfd/topology/nodes/*/properties (ledger: amd.kfd.svm_capability)":
+        "在宿主机上检查 `grep -E 'HMM_MIRROR|HSA_AMD_SVM' /boot/conf"
+        "ig-$(uname -r)`，或者 /sys/class/kfd/kfd/topology/nodes"
+        "/*/properties 里的 capability 那一行（ledger: amd.kfd.svm_"
+        "capability）",
+    "CONFIG_HMM_MIRROR and CONFIG_HSA_AMD_SVM are set (ledger: amd.kernel.hsa_amd_svm)":
+        "CONFIG_HMM_MIRROR 和 CONFIG_HSA_AMD_SVM 都已设置（ledger: "
+        "amd.kernel.hsa_amd_svm）",
+    "the kernel lacks {missing}: amdgpu's SVM is off, so HSA_XNACK=1 has no effect and hipMallocManaged "
+    "gives pinned host memory (ledger: amd.kernel.hsa_amd_svm, amd.no_hmm.host_fallback)":
+        "内核缺少 {missing}：amdgpu 的 SVM 是关闭的，所以 HSA_XNACK=1 不起作用"
+        "，hipMallocManaged 给出的是固定主机内存（ledger: amd.kernel.hsa_"
+        "amd_svm, amd.no_hmm.host_fallback）",
+    "boot a kernel with CONFIG_HSA_AMD_SVM=y (it needs CONFIG_DEVICE_PRIVATE and selects "
+    "CONFIG_HMM_MIRROR): distribution kernels for ROCm have it":
+        "用一个 CONFIG_HSA_AMD_SVM=y 的内核启动（它需要 CONFIG_DEVICE_PRI"
+        "VATE，并会选上 CONFIG_HMM_MIRROR）：面向 ROCm 的发行版内核都有它",
+
+    # -- the doctor: an APU's carve-out and GTT (each combination the doctor writes) -------------------
+    "On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see 'only 15.5 GiB "
+    "visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back to GTT-backed memory past "
+    "it, by a user's account (ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64)":
+        "在消费级 APU 上，ROCm 和 PyTorch 按划出的显存来算设备内存（用户在 128 GB 的 "
+        "Strix Halo 上看到“只有 15.5 GiB 可见”）；据一位用户的说法，从 ROCm 6.4 "
+        "起，超出这部分时 hipMalloc 会退回到以 GTT 为后备的内存（ledger: amd.apu."
+        "carveout_visible, amd.apu.gtt_fallback_64）",
+    "On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see 'only 15.5 GiB "
+    "visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back to GTT-backed memory past "
+    "it, by a user's account (ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64); on gfx1150 "
+    "hipMallocManaged can return hipErrorNotSupported (ledger: amd.apu.gfx1150_managed)":
+        "在消费级 APU 上，ROCm 和 PyTorch 按划出的显存来算设备内存（用户在 128 GB 的 "
+        "Strix Halo 上看到“只有 15.5 GiB 可见”）；据一位用户的说法，从 ROCm 6.4 "
+        "起，超出这部分时 hipMalloc 会退回到以 GTT 为后备的内存（ledger: amd.apu."
+        "carveout_visible, amd.apu.gtt_fallback_64）；在 gfx1150"
+        " 上，hipMallocManaged 可能返回 hipErrorNotSupported（ledger"
+        ": amd.apu.gfx1150_managed）",
+    "ROCm's device memory here is the BIOS carve-out ({carve}). On consumer APUs ROCm and PyTorch size "
+    "device memory by the carve-out (users see 'only 15.5 GiB visible' on a 128 GB Strix Halo); since "
+    "ROCm 6.4 hipMalloc falls back to GTT-backed memory past it, by a user's account (ledger: "
+    "amd.apu.carveout_visible, amd.apu.gtt_fallback_64)":
+        "这里 ROCm 的设备内存是 BIOS 划出的显存（{carve}）。在消费级 APU 上，ROCm 和"
+        " PyTorch 按划出的显存来算设备内存（用户在 128 GB 的 Strix Halo 上看到“只有"
+        " 15.5 GiB 可见”）；据一位用户的说法，从 ROCm 6.4 起，超出这部分时 hipMallo"
+        "c 会退回到以 GTT 为后备的内存（ledger: amd.apu.carveout_visible,"
+        " amd.apu.gtt_fallback_64）",
+    "ROCm's device memory here is the BIOS carve-out ({carve}). On consumer APUs ROCm and PyTorch size "
+    "device memory by the carve-out (users see 'only 15.5 GiB visible' on a 128 GB Strix Halo); since "
+    "ROCm 6.4 hipMalloc falls back to GTT-backed memory past it, by a user's account (ledger: "
+    "amd.apu.carveout_visible, amd.apu.gtt_fallback_64); on gfx1150 hipMallocManaged can return "
+    "hipErrorNotSupported (ledger: amd.apu.gfx1150_managed)":
+        "这里 ROCm 的设备内存是 BIOS 划出的显存（{carve}）。在消费级 APU 上，ROCm 和"
+        " PyTorch 按划出的显存来算设备内存（用户在 128 GB 的 Strix Halo 上看到“只有"
+        " 15.5 GiB 可见”）；据一位用户的说法，从 ROCm 6.4 起，超出这部分时 hipMallo"
+        "c 会退回到以 GTT 为后备的内存（ledger: amd.apu.carveout_visible,"
+        " amd.apu.gtt_fallback_64）；在 gfx1150 上，hipMallocManag"
+        "ed 可能返回 hipErrorNotSupported（ledger: amd.apu.gfx1150"
+        "_managed）",
+    "the GTT (system memory the GPU may map) is {gtt}. On consumer APUs ROCm and PyTorch size device "
+    "memory by the carve-out (users see 'only 15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 "
+    "hipMalloc falls back to GTT-backed memory past it, by a user's account (ledger: "
+    "amd.apu.carveout_visible, amd.apu.gtt_fallback_64)":
+        "GTT（GPU 可以映射的系统内存）是 {gtt}。在消费级 APU 上，ROCm 和 PyTorch "
+        "按划出的显存来算设备内存（用户在 128 GB 的 Strix Halo 上看到“只有 15.5 GiB"
+        " 可见”）；据一位用户的说法，从 ROCm 6.4 起，超出这部分时 hipMalloc 会退回到以 G"
+        "TT 为后备的内存（ledger: amd.apu.carveout_visible, amd.apu."
+        "gtt_fallback_64）",
+    "the GTT (system memory the GPU may map) is {gtt}. On consumer APUs ROCm and PyTorch size device "
+    "memory by the carve-out (users see 'only 15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 "
+    "hipMalloc falls back to GTT-backed memory past it, by a user's account (ledger: "
+    "amd.apu.carveout_visible, amd.apu.gtt_fallback_64); on gfx1150 hipMallocManaged can return "
+    "hipErrorNotSupported (ledger: amd.apu.gfx1150_managed)":
+        "GTT（GPU 可以映射的系统内存）是 {gtt}。在消费级 APU 上，ROCm 和 PyTorch "
+        "按划出的显存来算设备内存（用户在 128 GB 的 Strix Halo 上看到“只有 15.5 GiB"
+        " 可见”）；据一位用户的说法，从 ROCm 6.4 起，超出这部分时 hipMalloc 会退回到以 G"
+        "TT 为后备的内存（ledger: amd.apu.carveout_visible, amd.apu."
+        "gtt_fallback_64）；在 gfx1150 上，hipMallocManaged 可能返回 h"
+        "ipErrorNotSupported（ledger: amd.apu.gfx1150_managed）",
+    "ROCm's device memory here is the BIOS carve-out ({carve}); the GTT (system memory the GPU may map) "
+    "is {gtt}. On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see 'only "
+    "15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back to GTT-backed "
+    "memory past it, by a user's account (ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64)":
+        "这里 ROCm 的设备内存是 BIOS 划出的显存（{carve}）；GTT（GPU 可以映射的系统内存"
+        "）是 {gtt}。在消费级 APU 上，ROCm 和 PyTorch 按划出的显存来算设备内存（用户在 "
+        "128 GB 的 Strix Halo 上看到“只有 15.5 GiB 可见”）；据一位用户的说法，从 "
+        "ROCm 6.4 起，超出这部分时 hipMalloc 会退回到以 GTT 为后备的内存（ledger:"
+        " amd.apu.carveout_visible, amd.apu.gtt_fallback_64）",
+    "ROCm's device memory here is the BIOS carve-out ({carve}); the GTT (system memory the GPU may map) "
+    "is {gtt}. On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see 'only "
+    "15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back to GTT-backed "
+    "memory past it, by a user's account (ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64); "
+    "on gfx1150 hipMallocManaged can return hipErrorNotSupported (ledger: amd.apu.gfx1150_managed)":
+        "这里 ROCm 的设备内存是 BIOS 划出的显存（{carve}）；GTT（GPU 可以映射的系统内存"
+        "）是 {gtt}。在消费级 APU 上，ROCm 和 PyTorch 按划出的显存来算设备内存（用户在 "
+        "128 GB 的 Strix Halo 上看到“只有 15.5 GiB 可见”）；据一位用户的说法，从 "
+        "ROCm 6.4 起，超出这部分时 hipMalloc 会退回到以 GTT 为后备的内存（ledger:"
+        " amd.apu.carveout_visible, amd.apu.gtt_fallback_64）；"
+        "在 gfx1150 上，hipMallocManaged 可能返回 hipErrorNotSupport"
+        "ed（ledger: amd.apu.gfx1150_managed）",
 }
