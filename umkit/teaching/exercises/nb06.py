@@ -14,7 +14,8 @@ from . import (Exercise, Verdict, check, close_to, counting_frees, integer_optio
 #: The check draws the size and the number of epochs afresh on every call, so the function must
 #: work for any n and any number of epochs (a list written from a formula of one call's sizes
 #: fails the next); and it checks that the sums come from ``out`` itself: after every kernel the
-#: CPU must read ``out`` (its host view, or ``umkit.read_back(out)``) before the next kernel runs.
+#: CPU must read all of ``out`` (a sum over its host view, or over ``umkit.read_back(out)``) before
+#: the next kernel runs -- counted by the simulator's engine, however the learner imported add.
 SIZES = tuple(4096 * k for k in range(4, 49))      # 16 Ki - 192 Ki floats (64 KiB - 768 KiB)
 EPOCH_CHOICES = (2, 3, 4, 5)
 PROFILE = "mi250x-xnack1"    # notebook 06's own profile (its first code cell): the AMD MI250X model
@@ -45,41 +46,63 @@ ANSWER = ("def my_epoch_loop(n, epochs):\n"
 
 
 @contextlib.contextmanager
-def _watching_out():
-    """Within the block: which kernels' ``out`` the CPU read before the next kernel ran.
-    ``umkit.add`` is wrapped to note the array each kernel writes; ``Array.host`` and
-    ``umkit.read_back`` note a read of it.  Yields a dict: kernels, unread (kernels whose ``out``
-    no CPU read followed)."""
-    cls = umkit.Array
-    host, add, read_back = cls.host, umkit.add, umkit.read_back
-    seen = {"kernels": 0, "unread": 0, "out": None, "pending": False}
+def _watching_out(backend):
+    """Within the block: whether the CPU read each kernel's ``out`` before the next kernel ran.
 
-    def note_read(x):
-        # the kernel's out by identity, held weakly: the watch must not keep the learner's
-        # array alive (the leak check looks for arrays still allocated at return)
-        if seen["pending"] and seen["out"] is not None and x is seen["out"]():
-            seen["pending"] = False
+    The watch sits where every way of writing the loop ends up, not on the names a learner
+    imports (``umkit.add``, ``from umkit import add``, ``workloads.epoch_loop`` all land there):
+    the sim ``backend``'s ``launch`` notes the allocation each ``add_kernel`` writes; the
+    engine's CPU accesses (a sum over ``out.host``, any NumPy read of it) and copies out of it
+    (``umkit.read_back``) count the bytes of it the CPU read.  A kernel's ``out`` counts as read
+    when the CPU read at least all of its bytes before the next kernel: taking ``out.host`` and
+    reading nothing of it is no read.  Yields a dict: kernels, unread (kernels whose ``out`` no
+    full CPU read followed)."""
+    eng = backend.engine
+    launch, cpu_access, memcpy, pageable = (backend.launch, eng.cpu_access, eng.memcpy,
+                                            eng.memcpy_pageable)
+    seen = {"kernels": 0, "unread": 0, "out": None, "need": 0, "read": 0}
 
-    def watched_add(out, *args, **kwargs):
-        if seen["pending"]:
-            seen["unread"] += 1
-        seen.update(kernels=seen["kernels"] + 1, out=weakref.ref(out), pending=True)
-        return add(out, *args, **kwargs)
+    def pending():
+        return seen["out"] is not None and seen["read"] < seen["need"]
 
-    def watched_read_back(x, *args, **kwargs):
-        note_read(x)
-        return read_back(x, *args, **kwargs)
+    def note_read(alloc, nbytes):
+        if seen["out"] is not None and alloc is seen["out"]():
+            seen["read"] += int(nbytes)
 
-    def watched_host(self):
-        note_read(self)
-        return host.fget(self)
+    def watched_launch(kernel, grid, block, args, stream):
+        if kernel == "add_kernel":
+            if pending():
+                seen["unread"] += 1
+            alloc, _ = eng.find(args[0])
+            # held weakly: the watch must not keep the learner's memory alive
+            seen.update(kernels=seen["kernels"] + 1, out=weakref.ref(alloc),
+                        need=4 * int(args[3]), read=0)
+        return launch(kernel, grid, block, args, stream)
 
-    cls.host, umkit.add, umkit.read_back = property(watched_host), watched_add, watched_read_back
+    def watched_cpu_access(accesses, *args, **kwargs):
+        for acc in accesses:
+            if not acc.write:
+                note_read(acc.alloc, acc.nbytes)
+        return cpu_access(accesses, *args, **kwargs)
+
+    def watched_memcpy(dst, src, nbytes, s):
+        note_read(eng.find(src)[0], nbytes)
+        return memcpy(dst, src, nbytes, s)
+
+    def watched_pageable(ptr, host, nbytes, to_array, s):
+        if not to_array:
+            note_read(eng.find(ptr)[0], nbytes)
+        return pageable(ptr, host, nbytes, to_array, s)
+
+    backend.launch, eng.cpu_access = watched_launch, watched_cpu_access
+    eng.memcpy, eng.memcpy_pageable = watched_memcpy, watched_pageable
     try:
         yield seen
     finally:
-        cls.host, umkit.add, umkit.read_back = host, add, read_back
-        if seen["pending"]:
+        for obj, name in ((backend, "launch"), (eng, "cpu_access"), (eng, "memcpy"),
+                          (eng, "memcpy_pageable")):
+            obj.__dict__.pop(name, None)
+        if pending():
             seen["unread"] += 1
         seen["out"] = None
 
@@ -87,7 +110,7 @@ def _watching_out():
 def _grade_epoch_loop(fn, profile: str = PROFILE, size: tuple | None = None) -> Verdict | str:
     n, epochs = size or draw()
     with sim_sandbox(profile=profile) as b, warnings.catch_warnings(record=True) as caught, \
-            counting_frees() as frees, _watching_out() as seen:
+            counting_frees() as frees, _watching_out(b) as seen:
         warnings.simplefilter("always")
         sums = fn(n, epochs)
         c = umkit.counters()
@@ -116,9 +139,10 @@ def _grade_epoch_loop(fn, profile: str = PROFILE, size: tuple | None = None) -> 
     if seen["kernels"] < epochs or seen["unread"]:
         return ("the sums have the right value, but they did not come from `out`: after "
                 f"{max(seen['unread'], epochs - seen['kernels'])} of the {epochs} kernels the CPU "
-                "never read `out` before the next one. Each epoch's sum must be the CPU reading "
-                "what add_kernel wrote (umkit.add(out, a, b, ...), then out.host or "
-                "umkit.read_back(out)).")
+                "never read all of `out` before the next one (taking out.host and reading "
+                "nothing of it is no read). Each epoch's sum must be the CPU reading what "
+                "add_kernel wrote (umkit.add(out, a, b, ...), then a sum over out.host or "
+                "over umkit.read_back(out)).")
     if c.get("prefetch_bytes_h2d", 0) == 0:
         return (f"the sums are right, but nothing was prefetched: {c.get('gpu_faults', 0)} GPU "
                 "page faults did the moving.")
