@@ -2413,4 +2413,160 @@ MESSAGES: dict[str, str] = {
         " amd.apu.carveout_visible, amd.apu.gtt_fallback_64）；"
         "在 gfx1150 上，hipMallocManaged 可能返回 hipErrorNotSupport"
         "ed（ledger: amd.apu.gfx1150_managed）",
+
+    # -- saved files (umkit.results.files), umkit.torch.oom_advice(), profiler files (umkit.ecg.traces) ---
+    "{code_argument}={path}: {n} numbered files exist already":
+        "{code_argument}={path}：已经有 {n} 个编了号的文件",
+    "move the old files away, or name another path":
+        "把旧文件挪走，或者换一个路径",
+    "{code_argument}={path} exists: the file there is kept":
+        "{code_argument}={path} 已经存在：那里的文件保持不动",
+    "pass {code_flag} to replace it, or name another path":
+        "传入 {code_flag} 来替换它，或者换一个路径",
+    "exists={value} is not one of refuse, number, replace":
+        "exists={value} 不是 refuse、number、replace 之一",
+    "data is {type}, not text or bytes":
+        "data 是 {type}，不是文本或字节",
+    "pass a str or bytes":
+        "请传入 str 或 bytes",
+    "{code_argument}={path} is not a regular file: it is left alone":
+        "{code_argument}={path} 不是普通文件：不去动它",
+    "name a regular file":
+        "请指定一个普通文件",
+    "free some space on that disk, or name a path on another one":
+        "在那块磁盘上腾出一些空间，或者换一个在别的磁盘上的路径",
+    "{code_argument}={path} could not be written ({reason}); the file already there is unchanged":
+        "{code_argument}={path} 写不进去（{reason}）；那里原有的文件没有改动",
+    "{code_argument}={path} could not be written ({reason}); nothing was written":
+        "{code_argument}={path} 写不进去（{reason}）；什么都没有写",
+    "PyTorch ran out of GPU memory. Read the numbers first: torch.cuda.memory_summary() shows memory "
+    "held by tensors (allocated) against memory PyTorch keeps cached (reserved); a large "
+    "reserved-but-unallocated part is fragmentation.":
+        "PyTorch 用完了 GPU 显存。先看数字：torch.cuda.memory_summary() "
+        "会列出张量占用的内存（allocated）和 PyTorch 缓存着的内存（reserved）；rese"
+        "rved 里有一大块没有分配出去，那就是碎片。",
+    "Against fragmentation: export {conf} before Python starts, so the caching allocator grows segments "
+    "instead of leaving holes; where a build does not support expandable segments PyTorch says so in a "
+    "warning and ignores the setting.":
+        "对付碎片：在 Python 启动之前 export {conf}，让缓存分配器扩展已有的段，而不是留下空"
+        "洞；某个构建不支持可扩展段（expandable segments）时，PyTorch 会给出一条警告并"
+        "忽略这个设置。",
+    "To hold more than the card: allocate the model inside `with umkit.torch.managed():` (managed "
+    "memory can exceed device memory: pages move in and out), then umkit.torch.prefetch(model, 'gpu') "
+    "and umkit.torch.advise(opt, 'preferred_location', 'cpu') so the optimizer state stays on the CPU "
+    "side (the article's §2.3, §4.4).":
+        "要装下比显卡更大的东西：在 `with umkit.torch.managed():` 里分配模型（托管"
+        "内存可以超过设备内存：页面会迁入迁出），然后用 umkit.torch.prefetch(model, "
+        "'gpu') 和 umkit.torch.advise(opt, 'preferred_location"
+        "', 'cpu')，让优化器状态留在 CPU 一侧（原文 §2.3、§4.4）。",
+    "On ROCm managed memory migrates on demand only with XNACK on (HSA_XNACK=1 on a GPU that has it); "
+    "on an APU the device memory PyTorch sees can be the BIOS carve-out only: umkit.doctor() says which "
+    "holds on this machine (ledger: amd.attr.pageable_xnack, amd.apu.carveout_visible).":
+        "在 ROCm 上，只有 XNACK 打开时（在有 XNACK 的 GPU 上设 HSA_XNACK=1）"
+        "，托管内存才会按需迁移；在 APU 上，PyTorch 看到的设备内存可能只是 BIOS 划出的那一块显"
+        "存：umkit.doctor() 会告诉你这台机器上是哪种情况（ledger: amd.attr.pag"
+        "eable_xnack, amd.apu.carveout_visible）。",
+    "platform={value} must be 'cuda' or 'hip'":
+        "platform={value} 必须是 'cuda' 或 'hip'",
+    "or leave it out: the installed PyTorch is asked":
+        "或者不传：会去问已安装的 PyTorch",
+    "the profiler's output file, e.g. results.db":
+        "分析器（profiler）写出的文件，例如 results.db",
+    "path={path}: no such file":
+        "path={path}：没有这个文件",
+    "{path}: a SQLite database, but neither rocpd (no rocpd_metadata) nor an Nsight Systems export (no "
+    "CUDA_UM_* tables)":
+        "{path}：是一个 SQLite 数据库，但既不是 rocpd（没有 rocpd_metadata），"
+        "也不是 Nsight Systems 的导出（没有 CUDA_UM_* 表）",
+    "pass rocprofv3's .db or nsys export --type sqlite's file":
+        "请传入 rocprofv3 的 .db，或 nsys export --type sqlite 导出的文"
+        "件",
+    "{path}: JSON, but not a format umkit reads":
+        "{path}：是 JSON，但不是 umkit 能读的格式",
+    "record with rocprofv3 --output-format rocpd instead":
+        "改用 rocprofv3 --output-format rocpd 录制",
+    "{path}: not a profiler file umkit reads":
+        "{path}：不是 umkit 能读的分析器文件",
+    "rocprofv3's .db (rocpd), nsys export --type sqlite, or umkit.ecg.traces.save_records' .jsonl":
+        "rocprofv3 的 .db（rocpd）、nsys export --type sqlite 的导出"
+        "，或 umkit.ecg.traces.save_records 写的 .jsonl",
+    "{path}: cannot be opened as SQLite ({error})":
+        "{path}：无法作为 SQLite 打开（{error}）",
+    "not a SQLite database ({error})":
+        "不是 SQLite 数据库（{error}）",
+    "pass the .db / .sqlite file the profiler wrote":
+        "请传入分析器写出的 .db / .sqlite 文件",
+    "{what}: no table or view {code_table}":
+        "{what}：没有表或视图 {code_table}",
+    "{what}: {code_table} has no column {code_column}":
+        "{what}：{code_table} 没有 {code_column} 这一列",
+    "step={value} is not a range name":
+        "step={value} 不是一个范围（range）的名字",
+    "the name of the ranges that mark your steps, e.g. step='train_step'":
+        "标记你的 step 的那些范围的名字，例如 step='train_step'",
+    "{path}: no steps (no step markers and no kernels)":
+        "{path}：没有 step（既没有 step 标记，也没有 kernel）",
+    "mark each step with a ROCTx/NVTX range named 'step', or pass step='NAME' naming your ranges":
+        "用一个名为 'step' 的 ROCTx/NVTX 范围标记每一步，或者传入 step='NAME' 说"
+        "出你的范围叫什么",
+    "{path}: {n} steps, more than {limit}":
+        "{path}：{n} 步，超过了 {limit}",
+    "mark steps with ROCTx/NVTX ranges and pass step='NAME'":
+        "用 ROCTx/NVTX 范围标记 step，并传入 step='NAME'",
+    "{path}: {source} holds whole-run totals only, no steps: no {what}":
+        "{path}：{source} 只有整次运行的总数，没有 step：所以没有{what}",
+    "record with rocprofv3 (rocpd) or set ROCPROFSYS_USE_ROCPD=1 for a timeline; .counters has the "
+    "totals":
+        "要时间线，就用 rocprofv3（rocpd）录制，或者设 ROCPROFSYS_USE_ROCPD="
+        "1；总数在 .counters 里",
+    "{path}: {source} names no addresses: no residency picture":
+        "{path}：{source} 里没有地址：画不出驻留图",
+    "record with rocprofv3 (rocpd), whose KFD records carry each migration's address range":
+        "用 rocprofv3（rocpd）录制，它的 KFD 记录带有每次迁移的地址范围",
+    "record with rocprofv3 (ROCm 7+) and its KFD tracing on (--sys-trace does not include it), e.g. "
+    "rocprofv3 --sys-trace --kfd-trace --output-format rocpd -- ./your_program":
+        "用 rocprofv3（ROCm 7+）录制，并打开它的 KFD 跟踪（--sys-trace 不包括它"
+        "），例如 rocprofv3 --sys-trace --kfd-trace --output-form"
+        "at rocpd -- ./your_program",
+    "{path}: not a rocpd database":
+        "{path}：不是 rocpd 数据库",
+    "{path}: rocpd_metadata has no schema_version":
+        "{path}：rocpd_metadata 里没有 schema_version",
+    "{path}: rocpd schema version {v} is not one umkit reads (it reads {versions})":
+        "{path}：rocpd 的 schema 版本 {v} 不是 umkit 能读的（它能读 {versi"
+        "ons}）",
+    "tell umkit's maintainers which ROCm wrote it; until then export with rocpd's own tools (rocpd "
+    "convert)":
+        "告诉 umkit 的维护者是哪个 ROCm 写的它；在那之前，用 rocpd 自带的工具导出（rocpd"
+        " convert）",
+    "{what}: rocpd_region has no column {code_column}":
+        "{what}：rocpd_region 没有 {code_column} 这一列",
+    "{what}: rocpd_region has no column {code_column} (it has start_id: an earlier rocpd layout umkit "
+    "does not read)":
+        "{what}：rocpd_region 没有 {code_column} 这一列（它有 start_id"
+        "：这是 umkit 不读的早期 rocpd 布局）",
+    "{what}: no KFD_PAGE_MIGRATE or KFD_PAGE_FAULT records (KFD tracing was off)":
+        "{what}：没有 KFD_PAGE_MIGRATE 或 KFD_PAGE_FAULT 记录（KFD 跟"
+        "踪没有打开）",
+    "{what}: a KFD_PAGE_MIGRATE region without start_address / end_address in its event's extdata":
+        "{what}：有一个 KFD_PAGE_MIGRATE 区域，它的事件 extdata 里没有 star"
+        "t_address / end_address",
+    "pass the unified_memory-<pid>.json rocprof-sys wrote":
+        "请传入 rocprof-sys 写出的 unified_memory-<pid>.json",
+    "{path}: larger than {n} MiB: not a rocprof-sys unified-memory summary":
+        "{path}：大于 {n} MiB：不是 rocprof-sys 的统一内存汇总",
+    "{path}: summary has no 'migration_triggers'":
+        "{path}：summary 里没有 'migration_triggers'",
+    "{path}: 'devices' is not a list or 'summary' not an object":
+        "{path}：'devices' 不是列表，或者 'summary' 不是对象",
+    "pass a file umkit.ecg.traces.save_records() wrote":
+        "请传入 umkit.ecg.traces.save_records() 写出的文件",
+    "{path}: the first line is not a JSON header":
+        "{path}：第一行不是 JSON 头",
+    "{path}: the header has no step stamps":
+        "{path}：头里没有 step 时间戳",
+    "{path}: line {n} is not [t, kind, value, cause]":
+        "{path}：第 {n} 行不是 [t, kind, value, cause]",
+    "{path}: line {n} has counter kind {kind}":
+        "{path}：第 {n} 行的计数器种类是 {kind}",
 }
