@@ -2569,4 +2569,98 @@ MESSAGES: dict[str, str] = {
         "{path}：第 {n} 行不是 [t, kind, value, cause]",
     "{path}: line {n} has counter kind {kind}":
         "{path}：第 {n} 行的计数器种类是 {kind}",
+
+    # -- port-check's input errors, the command line's argument errors ---------------------------------
+    "paths={value} must be a file or folder, or a list of them":
+        "paths={value} 必须是一个文件或文件夹，或者它们组成的列表",
+    "e.g. 'kernels/cuda' or ['a.cu', 'src/']":
+        "例如 'kernels/cuda' 或 ['a.cu', 'src/']",
+    "paths holds {value}: not a path":
+        "paths 里有 {value}：这不是路径",
+    "pass file or folder names as strings":
+        "请以字符串传入文件或文件夹的名字",
+    "{name}: no such file or folder":
+        "{name}：没有这个文件或文件夹",
+    "{name} cannot be read ({err})":
+        "{name} 读不了（{err}）",
+    "{name} holds no source port-check reads (it reads {suffixes})":
+        "{name} 里没有 port-check 能读的源文件（它读 {suffixes}）",
+    "point it at the folder of your CUDA or HIP sources":
+        "请指向你的 CUDA 或 HIP 源文件所在的文件夹",
+    "{name} is not a source port-check reads (it reads {suffixes})":
+        "{name} 不是 port-check 能读的源文件（它读 {suffixes}）",
+    "name the CUDA or HIP sources, or the folders holding them":
+        "请指定 CUDA 或 HIP 源文件，或者存放它们的文件夹",
+    "{name} is not a regular file or folder (a pipe, a device or a socket)":
+        "{name} 不是普通文件或文件夹（是管道、设备或套接字）",
+    "more than {n} source files under the paths given":
+        "给出的路径下有超过 {n} 个源文件",
+    "point port-check at a smaller folder":
+        "让 port-check 去看一个小一些的文件夹",
+    "check its permissions, or point port-check at a folder you can read":
+        "检查它的权限，或者让 port-check 去看一个你能读的文件夹",
+    "{name} holds folders nested more than {n} deep":
+        "{name} 里的文件夹嵌套超过了 {n} 层",
+    "point port-check at the folder of your sources":
+        "让 port-check 去看你的源文件所在的文件夹",
+    "{name} is larger than {n} MiB":
+        "{name} 大于 {n} MiB",
+    "port-check reads hand-written sources; leave generated files out":
+        "port-check 读的是手写的源文件；生成的文件请不要放进来",
+    "the sources under the paths given hold more than {n} MiB":
+        "给出的路径下的源文件总共超过 {n} MiB",
+    "check a few folders at a time":
+        "一次检查几个文件夹",
+    "check the file's permissions":
+        "检查这个文件的权限",
+    "{name} is not a source text (it holds NUL bytes or is not UTF-8): nothing to check":
+        "{name} 不是源代码文本（含有 NUL 字节，或者不是 UTF-8）：没有可检查的",
+    "give the CUDA source, not a compiled file":
+        "请给出 CUDA 源文件，而不是编译好的文件",
+    "nothing to check: the {n} source-named file under the paths given is not text (e.g. {name})":
+        "没有可检查的：给出的路径下那 {n} 个以源文件命名的文件不是文本（例如 {name}）",
+    "nothing to check: the {n} source-named files under the paths given are not text (e.g. {name})":
+        "没有可检查的：给出的路径下那 {n} 个以源文件命名的文件都不是文本（例如 {name}）",
+    "give the CUDA sources, not compiled files":
+        "请给出 CUDA 源文件，而不是编译好的文件",
+    "{path}:{line}: brackets nested more than {n} deep (or that many left open)":
+        "{path}:{line}：括号嵌套超过 {n} 层（或者有这么多没闭合）",
+    "port-check reads hand-written sources; leave generated or broken files out":
+        "port-check 读的是手写的源文件；生成的或损坏的文件请不要放进来",
+    "--force and --numbered together":
+        "--force 和 --numbered 同时给出了",
+    "--force replaces the files, --numbered keeps them: pick one":
+        "--force 会替换文件，--numbered 会保留它们：只能选一个",
+    "{n} numbered ECGs exist already":
+        "已经有 {n} 份编了号的显存心电图",
+    "move the old files away":
+        "把旧文件挪走",
+    "{code_name} {path}: no such file (or not a regular file)":
+        "{code_name} {path}：没有这个文件（或者不是普通文件）",
+    "{code_name} {path} is larger than {n} MiB":
+        "{code_name} {path} 大于 {n} MiB",
+    "{code_name} {path} is not JSON ({type})":
+        "{code_name} {path} 不是 JSON（{type}）",
+    "{code_name} {path} cannot be read ({err})":
+        "{code_name} {path} 读不了（{err}）",
+    "pass the JSON an earlier run wrote":
+        "请传入之前某次运行写出的 JSON",
+    "{code_name} {path} cannot be followed ({err})":
+        "{code_name} {path} 无法解析（{err}）",
+    "name a plain folder":
+        "请指定一个普通文件夹",
+    "--src {src} lies inside --dest {dest}: the copies would mix with the sources":
+        "--src {src} 在 --dest {dest} 里面：副本会和源文件混在一起",
+    "e.g. --src notebooks --dest workspace":
+        "例如 --src notebooks --dest workspace",
+    "--src {src} holds no notebooks (*.ipynb)":
+        "--src {src} 里没有 notebook（*.ipynb）",
+    "run from the repository root, or --src path/to/notebooks":
+        "请在仓库根目录下运行，或者用 --src path/to/notebooks",
+    "--strategies is empty":
+        "--strategies 是空的",
+    "a comma-separated subset of {code_list}, or leave it out":
+        "{code_list} 中用逗号分隔的一部分，或者不传",
+    "give CUDA or HIP sources ({suffixes}) or folders holding them":
+        "请给出 CUDA 或 HIP 源文件（{suffixes}）或存放它们的文件夹",
 }
