@@ -268,3 +268,23 @@ def test_plan_validate_on_sim_takes_an_injected_instrumentation_cost_out(tmp_pat
     assert pv.main(args + ["--sim-instrumentation-ms", "-1", "--out", str(tmp_path / "x")]) == 2
     md = (tmp_path / "1.0" / "plan_validate.md").read_text()
     assert "Size: the recommended plan predicted" in md and "How sure the plan is: sized" in md
+
+
+def test_a_switch_without_set_and_close_is_refused():
+    with pytest.raises(umkit.InvalidType, match="switch"):
+        umkit.plan.Recorder(switch=object())
+
+
+def test_when_cupti_refuses_to_pause_the_steps_stay_instrumented_and_say_so():
+    class Refusing(FakeCollector):
+        def pause(self):
+            raise umkit.BackendUnavailable("CUPTI activity_disable failed")
+    sw = ins.CuptiSwitch(Refusing())
+    assert [sw.set(ins.schedule(i, 2)) for i in range(5)] == [True] * 5
+    assert "activity_disable" in sw.failed
+    with umkit.plan.Recorder("refused", switch=ins.CuptiSwitch(Refusing())) as rec:
+        loop(rec, steps=6)
+    r = rec.result()
+    assert set(r.meta["instrumented"]) == {1}
+    assert any("could not be turned off" in n for n in r.notes)
+    assert not r.recommend().confidence[r.profile]["sized"]

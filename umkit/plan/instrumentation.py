@@ -69,8 +69,9 @@ class Switch:
 
     what = "none (nothing costs the loop time)"
 
-    def set(self, on: bool) -> None:
-        pass
+    def set(self, on: bool):
+        """Returns whether the step is instrumented (None: as asked)."""
+        return None
 
     def close(self) -> None:
         """The instrumentation as it was before the recording (on)."""
@@ -90,14 +91,23 @@ class CuptiSwitch(Switch):
 
     def __init__(self, collector, sync=None):
         self.c, self.sync, self.on = collector, sync, True
+        self.failed: str | None = None
 
-    def set(self, on: bool) -> None:
-        if on == self.on:
-            return
+    def set(self, on: bool) -> bool:
+        """Returns whether the counters are on now: if CUPTI refuses to turn them off mid-run
+        (never seen; not every CUPTI documents the switch for this activity kind), they stay
+        on, :attr:`failed` says why, and the rest of the recording is instrumented."""
+        if on == self.on or (not on and self.failed):
+            return self.on
         if not on and self.sync is not None:
             self.sync()
-        (self.c.resume if on else self.c.pause)()
+        try:
+            (self.c.resume if on else self.c.pause)()
+        except Exception as e:  # noqa: BLE001 - BackendUnavailable from CUPTI: keep recording
+            self.failed = f"{type(e).__name__}: {e}"
+            return self.on
         self.on = on
+        return self.on
 
     def close(self) -> None:
         self.set(True)

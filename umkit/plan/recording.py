@@ -568,6 +568,10 @@ class Recorder:
                                                    "as rec:`, or leave it out")
         V.flag(counters, "counters")
         V.choice(instrument, "instrument", MODES)
+        if switch is not None and not (callable(getattr(switch, "set", None))
+                                       and callable(getattr(switch, "close", None))):
+            raise InvalidType(f"switch={V.short(switch)} has no set(on) and close()",
+                              argument="switch", hint="leave it out: the backend's own is used")
         warmup = V.integer(warmup, "warmup", lo=1, hi=MAX_STEPS,
                            hint="instrumented steps before the alternation starts (e.g. 2)")
         self.name, self.stream, self.counters = name, stream, counters
@@ -682,8 +686,8 @@ class Recorder:
     def begin(self) -> None:
         """The start of a step: the instrumentation on or off for it (:func:`schedule`)."""
         on = schedule(len(self.flags), self.warmup, self.mode)
-        self.flags.append(on)
-        self.switch.set(on)
+        now = self.switch.set(on)
+        self.flags.append(on if now is None else bool(now))
 
     @property
     def instrumented(self) -> bool:
@@ -768,6 +772,10 @@ class Recorder:
                                  cpu_stamps=self.cpu_stamps if self.own else None,
                                  instrumented=self.flags if self.gpu_log else None)
             self.book.notes[:0] = notes
+        if getattr(self.switch, "failed", None):
+            self.book.notes.append(f"the counters could not be turned off for a step "
+                                   f"({V.short(self.switch.failed)}): every later step is "
+                                   "instrumented")
         self.book.instrumented = [bool(f) for f in self.flags]
         self.book.warmup = self.warmup if self.mode == "alternate" else 0
         self.book.instrumentation = self.switch.what
