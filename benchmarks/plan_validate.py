@@ -491,6 +491,7 @@ def run(a) -> int:
         adv, predicted = predict(result, a.profile, a.workers)
         wall["predict_s"] = round(time.perf_counter() - t0, 2)
         print(adv.table(), flush=True)
+        print(adv.how_sure(), flush=True)
         from umkit.plan.advice import resolve
         variant_ids = {v: resolve(result, VARIANT_PLANS[v]) for v in VARIANTS}
         rec_ids = adv.choices[a.profile]

@@ -95,7 +95,8 @@ def test_the_injected_cost_is_measured_and_left_out_of_the_prediction():
     pred = adv.predictions[r.profile]["as recorded"]["mean_ms"]
     assert pred == pytest.approx(plain, rel=0.03)
     assert abs(pred - plain) < abs(recorded - plain) / 5
-    assert "how sure" in adv.table() and adv.to_dict()["confidence"][r.profile]["sized"]
+    assert adv.how_sure().startswith(f"how sure ({r.profile}): sized")
+    assert adv.to_dict()["confidence"][r.profile]["sized"]
 
 
 def test_every_step_instrumented_is_order_only_and_keeps_the_cost():

@@ -324,11 +324,14 @@ class Recommendation:
                 cells.append(f"{'does not fit':>16}" if x is None or not x["fits"]
                              else f"{x['mean_ms']:>16.3f}")
             lines.append(f"{name:<28}" + "".join(cells))
-        for p in self.profiles:
-            c = self.confidence.get(p)
-            if c:
-                lines.append(f"how sure ({p}): {c['statement']}")
         return "\n".join(lines)
+
+    def how_sure(self, profile: str | None = None) -> str:
+        """How sure the predicted sizes are on ``profile`` (default: each one), one line each:
+        "sized" (the recording's instrumentation measured and taken out) or "order only"."""
+        profs = self.profiles if profile is None else [self.profile(profile)]
+        return "\n".join(f"how sure ({p}): {self.confidence[p]['statement']}"
+                         for p in profs if p in self.confidence)
 
     def _repr_pretty_(self, p, cycle):
         p.text(self.table())
