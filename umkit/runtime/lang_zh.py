@@ -297,56 +297,9 @@ MESSAGES: dict[str, str] = {
     "{argument} should be a function of the data, got {type}": "{argument} 应该是一个以数据为参数的函数，得到的是 {type}",
 
     # -- notebook 03: migration, prefetch, advice ---------------------------------------------------------
-    "§3.2 and section 4 of the notebook: which advice lets a processor read the pages without taking "
-    "them away from the other side -- a copy on each side (read_mostly), or the pages left where they "
-    "are and read across the link (preferred_location + accessed_by)? And §4.4: the prefetch obeys only "
-    "the advice that is already there":
-        "§3.2 和本 notebook 第 4 节：哪种建议能让一个处理器读这些页，而不把它们从另一侧拿走——两侧各一份副本"
-        "（read_mostly），还是页面留在原处、经链路读取（preferred_location + accessed_by）？还有 §4.4："
-        "预取只遵从已经设好的建议",
-    "preferred location CPU + accessed_by GPU: the pages stay in host memory and the GPU reads them in "
-    "place -- on AMD the setup that moves nothing (faults not counted on a real GPU; run on sim)":
-        "首选位置 CPU + accessed_by GPU：页面留在主机内存里，GPU 原地读取它们——在 AMD 上这是什么都不搬的设置"
-        "（真 GPU 上不统计缺页；请在 sim 上运行）",
-    "on AMD read_mostly is a flag on the range, not a copy on each side: each CPU read still migrates "
-    "the pages back. Leave them home instead: preferred_location 'cpu' + accessed_by 'gpu'":
-        "在 AMD 上 read_mostly 只是范围上的一个标志，不会在两侧各留一份副本：每次 CPU 读取仍会把页面迁移回来。"
-        "改为让它们留在原处：preferred_location 'cpu' + accessed_by 'gpu'",
     "read_mostly + prefetch to the GPU: each side keeps its own copy (faults not counted on a real GPU; "
     "run on sim to see them)":
         "read_mostly + 预取到 GPU：两侧各保留一份自己的副本（真 GPU 上不统计缺页；在 sim 上运行才能看到）",
-    "the range was never prefetched to the GPU (attributes: last_prefetch_location={last}): inhale "
-    "before the GPU reads":
-        "这段范围从没被预取到 GPU（属性：last_prefetch_location={last}）：在 GPU 读之前先吸气",
-    "the pages are on the GPU, but no advice lets the CPU read them without pulling them back: each CPU "
-    "read will migrate them again":
-        "页面在 GPU 上，但没有任何建议能让 CPU 读它们而不把它们拉回来：每次 CPU 读取都会再次迁移它们",
-    "read_mostly, then prefetch: both sides keep a copy (duplicates) and read locally -- NVIDIA's "
-    "read-mostly. On AMD, amdkfd's read-mostly is a flag on the range (KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY, "
-    "include/uapi/linux/kfd_ioctl.h: 'GPUs mostly read ... but writes fault'), not this duplication: try "
-    "the profile's own answer in section 4":
-        "先 read_mostly，再预取：两侧各保留一份副本，各自在本地读取——这是 NVIDIA 的 read-mostly。在 AMD 上，"
-        "amdkfd 的 read-mostly 只是范围上的一个标志（KFD_IOCTL_SVM_FLAG_GPU_READ_MOSTLY，"
-        "include/uapi/linux/kfd_ioctl.h：“GPU 以读为主……但写会缺页”），不是这种复制：试试第 4 节里这个 profile 自己的答案",
-    "no faults: the pages stay in host memory and the GPU reads all of them over the link on every pass "
-    "(accessed_by for the GPU: zero-copy) -- it works, but each GPU read pays the link; read_mostly, then "
-    "prefetch gives each side a local copy instead":
-        "没有缺页：页面留在主机内存里，GPU 每一遍都经链路读取全部页面（对 GPU 设 accessed_by：零拷贝）"
-        "——这行得通，但每次 GPU 读取都要付链路的代价；先 read_mostly 再预取，则让两侧各有一份本地副本",
-    "the GPU faulted {n} times -- nothing was on the GPU before it read":
-        "GPU 缺页 {n} 次——它读之前 GPU 上什么都没有",
-    "the GPU faulted {n} times (the pages the CPU pulled back had to fault in again: ping-pong)":
-        "GPU 缺页 {n} 次（被 CPU 拉回去的页面不得不再缺页迁回：乒乓）",
-    "the GPU faulted {n} times": "GPU 缺页 {n} 次",
-    "the CPU faulted {n} times although read_mostly is set: look at the order of your two calls":
-        "尽管设了 read_mostly，CPU 还是缺页 {n} 次：看看你那两个调用的顺序",
-    "the CPU faulted {n} times although accessed_by is set for the CPU: on this card the CPU can't read "
-    "GPU memory in place, so each CPU read still pulled the pages back":
-        "尽管为 CPU 设了 accessed_by，CPU 还是缺页 {n} 次：在这块卡上 CPU 无法原地读取 GPU 内存，"
-        "所以每次 CPU 读取仍然把页面拉了回来",
-    "the CPU faulted {n} times: each CPU read pulled the pages back": "CPU 缺页 {n} 次：每次 CPU 读取都把页面拉了回来",
-    "{n} B still moved between CPU and GPU": "CPU 和 GPU 之间仍然搬了 {n} B",
-    "(preferred_location={pref} alone still migrates on access)": "（单独的 preferred_location={pref} 在访问时仍会迁移）",
     "{argument} is None: write def prepare(a): ... (advice and/or prefetch)":
         "{argument} 是 None：写出 def prepare(a): ...（建议和/或预取）",
     "{argument} should be a function of one array, got {type}": "{argument} 应该是一个以一个数组为参数的函数，得到的是 {type}",
@@ -376,9 +329,6 @@ MESSAGES: dict[str, str] = {
     "call umkit.increment(a, stream=stream) and wait for it":
         "和为 {got} = kernel 之前的数组：CPU 读得太早，或者 kernel 根本没在 a 上运行——调用 "
         "umkit.increment(a, stream=stream) 并等待它",
-    "sum {got}, expected {want}: add 1 to every element once (umkit.increment(a, stream=stream)) and "
-    "return the sum":
-        "和为 {got}，应为 {want}：给每个元素加 1 一次（umkit.increment(a, stream=stream)），然后返回和",
     "right sum, but the host waited {ms} ms (model time) -- until the *other* stream's long job was "
     "done too: that is hipDeviceSynchronize, which blocks on everything; your sum needed only your own kernel":
         "和是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也完成：这就是 "
@@ -396,21 +346,18 @@ MESSAGES: dict[str, str] = {
         "CPU 在 kernel 运行时访问了这个数组：{exception}",
 
     # -- notebook 05: concurrent access and ping-pong ------------------------------------------------------
-    "§4.3: the spikes come from *where the parameters live*, not from how they are moved: as long as the "
-    "CPU's statistic touches GPU-resident managed pages, the driver migrates them back (on the H200 and "
-    "on the MI250X alike, whatever the advice). Split the buffers by access frequency: what the GPU uses "
-    "every step in one kind of memory, the CPU's helper data in another":
-        "§4.3：毛刺来自*参数住在哪里*，而不是它们怎么被搬运：只要 CPU 的统计访问驻留在 GPU 上的托管页，"
-        "驱动就会把它们迁移回来（在 H200 和 MI250X 上都一样，不论建议是什么）。按访问频率拆分缓冲区："
-        "GPU 每一步都用的放一种内存，CPU 的辅助数据放另一种",
+    "§4.3: the spikes come from *where the parameters live*, not from how they are moved: as long as "
+    "the CPU's statistic touches GPU-resident managed pages, the driver migrates them back (on the "
+    "MI250X model and on the H200 alike, whatever the advice). Split the buffers by access frequency: "
+    "what the GPU uses every step in one kind of memory, the CPU's helper data in another":
+        "§4.3：毛刺来自*参数住在哪里*，而不是它们怎么被搬运：只要 CPU 的统计访问驻留在 GPU 上的托"
+        "管页，驱动就会把它们迁移回来（在 MI250X 模型和 H200 上都一样，不论建议是什么）。按访问频率"
+        "拆分缓冲区：GPU 每一步都用的放一种内存，CPU 的辅助数据放另一种",
     "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): parameters in device "
     "memory (hipMalloc), the statistic computed on the GPU, only the batch managed and prefetched":
         "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none')：参数放设备内存"
         "（hipMalloc），统计量在 GPU 上计算，只有批次放托管内存并做预取",
     "that is not a strategy: {error}": "这不是一个策略：{error}",
-    "all-device memory does remove the ping-pong, but then the CPU can't touch any buffer without an "
-    "explicit copy: keep some data managed.":
-        "全部放设备内存确实消除了乒乓，但这样 CPU 不做显式拷贝就碰不了任何缓冲区：请让一部分数据留在托管内存里。",
     "still spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x). On that step {mib} MiB "
     "moved (cpu_faults={cf}, gpu_faults={gf}): the CPU statistic still pulls the parameters' pages back "
     "to the host and the next kernel faults them in again.":
@@ -418,28 +365,8 @@ MESSAGES: dict[str, str] = {
         "（cpu_faults={cf}，gpu_faults={gf}）：CPU 的统计仍然把参数页拉回主机，下一个 kernel 再把它们缺页迁回。",
     "flat, but slow: {steps} steps take {total} ms, {x}x all-device memory ({ref} ms).{why}":
         "曲线平坦，但慢：{steps} 步用了 {total} ms，是全部放设备内存（{ref} ms）的 {x} 倍。{why}",
-    " Every step read {mib} MiB over the CPU-GPU link (remote_bytes): pinned memory never migrates, so "
-    "the GPU never gets a local copy.":
-        "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：固定内存从不迁移，所以 GPU 永远得不到本地副本。",
-    " Every step read {mib} MiB over the CPU-GPU link (remote_bytes): advice that prefers the CPU keeps "
-    "those pages in host memory, so the GPU never gets a local copy.":
-        "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：首选 CPU 的建议把这些页留在主机内存里，"
-        "所以 GPU 永远得不到本地副本。",
     " Every step moves pages back to the host (prefetch 'gpu+back') and the next step brings them in again.":
         "每一步都把页面搬回主机（预取 'gpu+back'），下一步再把它们搬进来。",
-    "flat and fast: {steps} steps in {total} ms ({x}x all-device memory); after the warm-up step the "
-    "worst step is {peak} ms against a median of {med} ms, no spike. '{name}' = memory {memory}, prefetch "
-    "{prefetch}, advice {advice}.{note}":
-        "曲线平坦，而且快：{steps} 步用了 {total} ms（是全部放设备内存的 {x} 倍）；预热步之后最慢的一步是 {peak} ms，"
-        "中位数是 {med} ms，没有毛刺。'{name}' = 内存 {memory}，预取 {prefetch}，建议 {advice}。{note}",
-    " One caveat: the CPU's touch of GPU-resident pages migrates them back whatever the advice (H200: the "
-    "CPU can't map VRAM; MI250X: amdkfd's svm_migrate_to_ram), so only placement fixes it -- see section 3.":
-        "有一点要注意：CPU 访问驻留在 GPU 上的页时，不论建议是什么都会把它们迁移回来（H200：CPU 无法映射显存；"
-        "MI250X：amdkfd 的 svm_migrate_to_ram），所以只有改变数据的存放位置才能解决——见第 3 节。",
-    "my_fix is still None. Build a Strategy, e.g. umkit.workloads.Strategy('my fix', memory=..., "
-    "prefetch=..., advice=...), or name one of {names}.":
-        "my_fix 仍然是 None。构建一个 Strategy，例如 umkit.workloads.Strategy('my fix', memory=..., "
-        "prefetch=..., advice=...)，或者写出 {names} 中的一个名字。",
     "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it there.":
         "把 hipMallocManaged 指针的值发给进程 B（管道、套接字），在那边使用它。",
     "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in process "
@@ -472,21 +399,12 @@ MESSAGES: dict[str, str] = {
     "b and d work: {part_b}; {part_d}. The others don't: {part_rest}": "b 和 d 行得通：{part_b}；{part_d}。其余的不行：{part_rest}",
     "give a set of letters such as {'a'}, not {answer}": "请给出一个字母集合，例如 {'a'}，而不是 {answer}",
     "{unknown} are not options: choose among {options}": "{unknown} 不是选项：请从 {options} 中选择",
-    "{n} of your {m} choices don't work": "你的 {m} 个选择中有 {n} 个行不通",
-    "{n} of your {m} choices don't work, and {k} that work are missing":
-        "你的 {m} 个选择中有 {n} 个行不通，还缺了 {k} 个行得通的选项",
     "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)":
         "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # 向上取整的除法（用 math.ceil 也行）",
     "def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n(on a machine where the GPU may read host memory in place, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link)":
         "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
     "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize: only my stream\n    return float(a.host.sum())\n(or record an event after the kernel, umkit.Event().record(stream), and call its .synchronize() before the sum)":
         "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize：只等我的流\n    return float(a.host.sum())\n（或者在 kernel 之后记录一个事件 umkit.Event().record(stream)，并在求和之前调用它的 .synchronize()）",
-    "{n} option(s) that work are missing": "缺了 {n} 个行得通的选项",
-    "and {n} that work are missing": "还缺了 {n} 个行得通的选项",
-    "reconsider '{x}' first: would process B's page tables know that address?":
-        "先重新考虑 '{x}'：进程 B 的页表会知道那个地址吗？",
-    "which other route between two processes does the article name?": "原文还提到了两个进程之间的哪条路？",
-    "b and d: {b}; {d}.": "b 和 d：{b}；{d}。",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
         "{argument} 仍然是 None：请给出行得通的字母集合，例如 {'x', 'y'}（读一读 nb05.IPC_OPTIONS）。",
     "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver migrate (or copy) them "
@@ -498,17 +416,6 @@ MESSAGES: dict[str, str] = {
         "def statistic(params):\n    return float(params.device[::16384].mean())   # GPU 上的归约；只有这个"
         "标量经过链路",
     "statistic(params) returned {got}; return a float": "statistic(params) 返回了 {got}；请返回一个 float",
-    "at step {step} your statistic returned {got}, the mean of the sample is {want}: sample one float "
-    "every 64 KiB (a stride of {stride} floats) and average it":
-        "在第 {step} 步你的统计函数返回了 {got}，样本的平均值是 {want}：每 64 KiB 取一个 float"
-        "（步长 {stride} 个 float），再求平均",
-    "right values, but the curve is spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x); "
-    "{mib} MiB went to the host over the run":
-        "数值对了，但曲线有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）；整个运行中有 {mib} MiB 被搬到主机",
-    "right values and a flat curve on {profile}: worst step {peak} ms against a median of {med} ms; {mib} "
-    "MiB went to the host. The statistic ran where the data lives, and only a number crossed the link.":
-        "在 {profile} 上数值正确、曲线平坦：最慢的一步 {peak} ms，中位数 {med} ms；有 {mib} MiB 被搬到主机。"
-        "统计量在数据所在的地方计算，只有一个数字经过了链路。",
     "{argument} is None: write def statistic(params): ... and return a float":
         "{argument} 是 None：写出 def statistic(params): ...，并返回一个 float",
     "{argument} should be a function of the array, got {type}": "{argument} 应该是一个以数组为参数的函数，得到的是 {type}",
@@ -1453,9 +1360,6 @@ MESSAGES: dict[str, str] = {
         "CPU 每一步都读的小块数据放固定内存。",
     "{unknown} are not buffers of this exercise; the names are {items}.": "{unknown} 不是这道练习的缓冲区；名字是 {items}。",
     "still to place: {missing}.": "还没有安排的：{missing}。",
-    "{first} -> {value}? Not quite. Reread it: {about}": "{first} -> {value}？不太对。再读一遍：{about}",
-    "{first} -> {value}? Not quite ({rest} more to reconsider after this one). Reread it: {about}":
-        "{first} -> {value}？不太对（这个之后还有 {rest} 个要重新考虑）。再读一遍：{about}",
     "{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold layers "
     "before step i)":
         "{argument} 仍然是 None：写出 def plan(i, cold, stream): ...（在第 i 步之前对冷的那些层做预取 / 建议）",
@@ -2663,4 +2567,158 @@ MESSAGES: dict[str, str] = {
         "{code_list} 中用逗号分隔的一部分，或者不传",
     "give CUDA or HIP sources ({suffixes}) or folders holding them":
         "请给出 CUDA 或 HIP 源文件（{suffixes}）或存放它们的文件夹",
+
+    # -- notebooks 03-05: this round's graders ---------------------------------------------------------
+    "in round {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "ping-pong":
+        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "乓",
+    "in rounds {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "ping-pong":
+        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "乓",
+    "in round {r} the CPU's read pulled back pages that were already in VRAM":
+        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
+    "in rounds {r} the CPU's read pulled back pages that were already in VRAM":
+        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
+    "the CPU's read pulled pages back from VRAM in round {r} of {n}":
+        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
+    "the CPU's read pulled pages back from VRAM in rounds {r} of {n}":
+        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
+    "pages still moved between host memory and VRAM in round {r} of {n}":
+        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
+    "pages still moved between host memory and VRAM in rounds {r} of {n}":
+        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
+    "from round 2 on, reads still faulted":
+        "从第 2 轮起，读取仍然会缺页",
+    "in round {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "ping-pong (the first round is where your prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "乓（你的 prepare(a) 本该在第一轮里就把事情安排好）",
+    "in rounds {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "ping-pong (the first round is where your prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "乓（你的 prepare(a) 本该在第一轮里就把事情安排好）",
+    "in round {r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
+    "your prepare(a) should already have settled things)":
+        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
+        "就把事情安排好）",
+    "in rounds {r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
+    "your prepare(a) should already have settled things)":
+        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
+        "就把事情安排好）",
+    "the CPU's read pulled pages back from VRAM in round {r} of {n} (the first round is where your "
+    "prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
+        "在第一轮里就把事情安排好）",
+    "the CPU's read pulled pages back from VRAM in rounds {r} of {n} (the first round is where your "
+    "prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
+        "在第一轮里就把事情安排好）",
+    "pages still moved between host memory and VRAM in round {r} of {n} (the first round is where your "
+    "prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
+        "一轮里就把事情安排好）",
+    "pages still moved between host memory and VRAM in rounds {r} of {n} (the first round is where your "
+    "prepare(a) should already have settled things)":
+        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
+        "一轮里就把事情安排好）",
+    "from round 2 on, reads still faulted (the first round is where your prepare(a) should already have "
+    "settled things)":
+        "从第 2 轮起，读取仍然会缺页（你的 prepare(a) 本该在第一轮里就把事情安排好）",
+    "§3.2 and section 4 of the notebook: on AMD, read_mostly is only a flag on the range (no copy on "
+    "each side), and a CPU read of pages in VRAM brings them back on this card. Which advice lets the "
+    "GPU read the pages where they already are, without migrating them?":
+        "§3.2 和本 notebook 第 4 节：在 AMD 上，read_mostly 只是范围上的一个标"
+        "志（不会两侧各留一份副本），而在这块卡上，CPU 读取显存里的页会把它们拉回来。哪种建议能让 GPU 在"
+        "页面原来所在的地方读取它们，而不迁移？",
+    "§3.2 and section 4 of the notebook: which advice lets each side read the pages without taking them "
+    "away from the other -- a copy on each side, or the pages left where they are and read across the "
+    "link? And §4.4: a prefetch obeys only the advice that is already there":
+        "§3.2 和本 notebook 第 4 节：哪种建议能让每一侧读这些页，而不把它们从另一侧拿走——两侧"
+        "各一份副本，还是页面留在原处、经链路读取？还有 §4.4：预取只遵从已经设好的建议",
+    "from the range's attributes, the CPU's reads would take pages away from the GPU (or the GPU's from "
+    "the CPU) on every round":
+        "从这段范围的属性看，每一轮 CPU 的读取都会把页面从 GPU 拿走（或者 GPU 的读取把它们从 CP"
+        "U 拿走）",
+    "the pages stay in host memory and the GPU reads them in place (faults are not counted on a real "
+    "GPU; run on sim to see them)":
+        "页面留在主机内存里，GPU 原地读取它们（真 GPU 上不统计缺页；在 sim 上运行才能看到）",
+    "read_mostly, then a prefetch to the GPU: each side keeps its own copy (faults are not counted on a "
+    "real GPU; run on sim to see them)":
+        "先 read_mostly，再预取到 GPU：两侧各保留一份自己的副本（真 GPU 上不统计缺页；在 s"
+        "im 上运行才能看到）",
+    "nothing moved: on an APU the CPU and the GPU share one memory, so there is nothing to migrate "
+    "whatever you do -- on the notebook's MI250X this answer has to keep the pages from moving":
+        "什么都没有移动：在 APU 上 CPU 和 GPU 共用一块内存，不管你做什么都没有东西可迁移——在本 "
+        "notebook 的 MI250X 上，这个答案必须让页面不动",
+    "nothing moved: with XNACK off, managed memory is not migrated on a touch (the GPU reads host "
+    "memory in place), so this card needs no advice -- with XNACK on, as on the notebook's card, it "
+    "does":
+        "什么都没有移动：XNACK 关闭时，托管内存被访问时不会迁移（GPU 原地读取主机内存），所以这块卡不需"
+        "要建议——XNACK 打开时（比如本 notebook 的卡），就需要",
+    "the GPU's first read faulted only to map the pages where they lie; after that nothing faults and "
+    "nothing moves: the GPU reads host memory across the link on every round (zero copy) and the CPU "
+    "reads it locally":
+        "GPU 的第一次读取缺页，只是为了在页面所在的地方映射它们；之后什么都不缺页、什么都不移动：GPU 每一"
+        "轮都经链路读取主机内存（零拷贝），CPU 在本地读取",
+    "nothing faults and nothing moves: each side reads its own copy (read duplication)":
+        "什么都不缺页、什么都不移动：两侧各读自己的副本（读复制）",
+    "nothing faults and nothing moves in any round":
+        "每一轮都没有缺页，也没有任何移动",
+    "a does not hold its starting values plus 1 after your step: the kernel must run on a exactly once "
+    "(umkit.increment(a, stream=stream)) -- a sum computed without it is not the step's result":
+        "你的 step 之后，a 的值不是起始值加 1：kernel 必须在 a 上恰好运行一次（umkit.i"
+        "ncrement(a, stream=stream)）——不运行它算出来的和，不是这一步的结果",
+    "sum {got} is not the sum of a after the kernel: return the CPU's sum of the whole array once the "
+    "kernel is done":
+        "和 {got} 不是 kernel 之后 a 的和：请在 kernel 完成后，返回 CPU 对整个数组"
+        "求的和",
+    "give a Strategy you built -- umkit.workloads.Strategy('my fix', memory=..., prefetch=..., "
+    "advice=...) -- not the name of a preset: the exercise is choosing the three settings yourself":
+        "请给出你自己构建的 Strategy——umkit.workloads.Strategy('my fix"
+        "', memory=..., prefetch=..., advice=...)——而不是一个预设的名字"
+        "：这道练习就是要你自己选这三项设置",
+    "all-device memory does remove the ping-pong, but then every CPU-side use needs an explicit copy: "
+    "keep some data managed.":
+        "全部放设备内存确实能消除乒乓，但那样 CPU 一侧每次使用都需要一次显式拷贝：留一些数据用托管内存。",
+    "pinned memory never migrates":
+        "固定内存从不迁移",
+    "advice that prefers the CPU keeps those pages in host memory":
+        "首选 CPU 的建议把这些页留在主机内存里",
+    "Every step read {mib} MiB over the CPU-GPU link (remote_bytes): {part_held}, so the GPU never gets "
+    "a local copy.":
+        "每一步都经 CPU-GPU 链路读了 {mib} MiB（remote_bytes）：{part_hel"
+        "d}，所以 GPU 永远得不到本地副本。",
+    "flat and fast on {profile} (a CPU statistic every {every} steps): {steps} steps in {total} ms "
+    "({x}x all-device memory); after the warm-up step the worst step is {peak} ms against a median of "
+    "{med} ms, no spike. Now say why: which buffer no longer moves, and why does the CPU's statistic "
+    "not pull it back?":
+        "在 {profile} 上曲线平坦，而且快（每 {every} 步做一次 CPU 统计）：{steps}"
+        " 步用了 {total} ms（是全部放设备内存的 {x} 倍）；预热步之后最慢的一步是 {peak} "
+        "ms，中位数是 {med} ms，没有毛刺。现在说说为什么：哪块缓冲区不再移动了，CPU 的统计为什么没"
+        "有把它拉回来？",
+    "my_fix is still None. Build a Strategy: umkit.workloads.Strategy('my fix', memory=..., "
+    "prefetch=..., advice=...)":
+        "my_fix 仍然是 None。构建一个 Strategy：umkit.workloads.Strate"
+        "gy('my fix', memory=..., prefetch=..., advice=...)",
+    "b and d: {part_b}; {part_d}.":
+        "b 和 d：{part_b}；{part_d}。",
+    "that set is not the one. For each letter you chose, ask whether process B's page tables would know "
+    "the address it uses; for each you left out, whether it could work after all":
+        "这个集合不对。对你选的每个字母，问一问进程 B 的页表会不会知道它用的地址；对你没选的每个字母，问一问它"
+        "是不是其实也行得通",
+    "at step {step} your statistic returned {got}, the mean of the sample is {want}: sample one float "
+    "every 64 KiB (a stride of {stride} floats) of the array as it is now, and average it":
+        "在第 {step} 步你的统计函数返回了 {got}，样本的平均值是 {want}：对数组此刻的内容每 "
+        "64 KiB 取一个 float（步长 {stride} 个 float），再求平均",
+    "right values, but the curve is spiky: some steps take more than {x}x the median step per GPU "
+    "update (the memory ECG's rule); {mib} MiB went to the host over the run":
+        "数值对了，但曲线有毛刺：按每次 GPU 更新计，有些步用时超过中位数的 {x} 倍（显存心电图的规则）；"
+        "整个运行中有 {mib} MiB 被搬到主机",
+    "right values and a flat curve on {profile}: worst step {peak} ms per update against a median of "
+    "{med} ms; {mib} MiB went to the host. The statistic ran where the data lives, and only a number "
+    "crossed the link.":
+        "在 {profile} 上数值正确、曲线平坦：按每次更新计，最慢的一步 {peak} ms，中位数 {m"
+        "ed} ms；有 {mib} MiB 被搬到主机。统计量在数据所在的地方计算，只有一个数字经过了链路。",
 }
