@@ -14,11 +14,15 @@ from .contract import Location
 from .gpu import GPUBackend, RuntimeAdapter
 
 
+#: CUDA 12.2-12.x's spelling of the location forms of prefetch and advise (the names table's
+#: notes on cudaMemPrefetchAsync / cudaMemAdvise): CUDA 12's plain calls take a device number
+V2 = "_v2"
+
+
 def location_suffix(runtime) -> str:
     """The suffix of the prefetch and advise calls that take a ``cudaMemLocation``: "" in
-    cuda-bindings 13, "_v2" in 12.x (CUDA 12's plain cudaMemPrefetchAsync / cudaMemAdvise take
-    a device number; the location forms, CUDA 13's default, are their _v2 variants from 12.2)."""
-    return "_v2" if hasattr(runtime, "cudaMemPrefetchAsync_v2") else ""
+    cuda-bindings 13, :data:`V2` in 12.x."""
+    return V2 if hasattr(runtime, "cudaMemPrefetchAsync" + V2) else ""
 
 
 class CudaRuntime(RuntimeAdapter):
