@@ -888,7 +888,7 @@ def machine_checks(facts: dict) -> list[dict]:
         on = a.get("xnack") if a.get("xnack") is not None else info["xnack_enabled"]
         title = f"{who}: XNACK (GPU page faults, pages migrate on demand)"
         no_effect = (" HSA_XNACK=1 is set but had no effect: the kernel's HMM (CONFIG_HMM_MIRROR, "
-                     "amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+                     "amdgpu's SVM), an MI200 SR-IOV virtual function or another GPU without XNACK in the same "
                      "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)"
                      if xnack_env == "1" and on is False else "")
         if kind == "xnack_always":
@@ -951,13 +951,16 @@ def machine_checks(facts: dict) -> list[dict]:
     if amd_gpu:
         _hmm_check(out, facts.get("kernel_config"), gpu_nodes)
     if amd_gpu and virtual:
-        mi200 = any(a.get("gfx") in ("gfx90a", "gfx908") for a in agents)
+        mi200 = any(a.get("gfx") == "gfx90a" for a in agents)
         _verdict(out, "virtual", f"a virtualised node ({virtual})", "warn" if mi200 else "info",
-                 ("XNACK is unavailable on MI200-series GPUs under SR-IOV (AMD, in "
-                  "amd/MxGPU-Virtualization#23): HSA_XNACK=1 leaves xnack-; the MI300 series "
-                  "supports it" if mi200 else
-                  "under SR-IOV XNACK depends on the host's GPU virtualisation: check "
-                  "`HSA_XNACK=1 rocminfo | grep xnack` inside the guest")
+                 ("a VM is not always SR-IOV: with PCIe passthrough the guest drives the whole GPU "
+                  "and XNACK works as on bare metal; as an SR-IOV virtual function an MI200 "
+                  "(gfx90a) gets no XNACK (amdgpu_sriov_xnack_support; AMD, in "
+                  "amd/MxGPU-Virtualization#23), the MI300 series does: check `HSA_XNACK=1 "
+                  "rocminfo | grep xnack` inside the guest" if mi200 else
+                  "a VM is not always SR-IOV: with PCIe passthrough XNACK works as on bare metal, "
+                  "and under SR-IOV only MI200 virtual functions refuse it: check `HSA_XNACK=1 "
+                  "rocminfo | grep xnack` inside the guest")
                  + " (ledger: amd.xnack.sriov_mi200)",
                  "ask for a bare-metal node (or an MI300-series guest) when you need on-demand "
                  "migration")

@@ -67,9 +67,11 @@ class Symptom:
 
 
 _HINT_OOM = (
-    "The article's §5.1: your managed + device allocations exceed what the GPU can hold, or the "
-    "managed mapping is limited. Check free memory with umkit.doctor() (rocm-smi / nvidia-smi "
-    "also show other processes holding VRAM), allocate in smaller blocks, split the hot data "
+    "The article's §5.1: your device allocations (hipMalloc / cudaMalloc) exceed the VRAM left "
+    "on the GPU, or managed allocations exceed what the host can back: on ROCm hipMallocManaged "
+    "reserves no VRAM, and with XNACK off amdkfd charges it to a system-memory limit. Check free "
+    "memory with umkit.doctor() (rocm-smi / nvidia-smi also show other processes holding VRAM, "
+    "which limits device allocations), allocate in smaller blocks, split the hot data "
     "into device memory and let cold data breathe out to the host with managed memory (§2.1, "
     "§4.3). umkit's guard against oversubscribing managed memory applies on the cuda backend "
     "(umkit.allow_oversubscription(True) lifts it); sim models a smaller card with "
@@ -401,9 +403,11 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The article's §5.1 sees it most often when processes share a managed pointer.",
        _HINT_IPC, "§5.1", hsa="HSA_STATUS_ERROR_INVALID_MEMORY",
        note="The name the article uses. ROCm's hsa_status_t has no value with exactly this "
-            "name; the real statuses behind it are HSA_STATUS_ERROR_INVALID_MEMORY_POOL (40), "
-            "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41) and HSA_STATUS_ERROR_MEMORY_FAULT "
-            "(43), each explained on its own."),
+            "name; a GPU access to a foreign address shows up as HSA_STATUS_ERROR_MEMORY_FAULT "
+            "(43) or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own "
+            "(hsa_ext_amd.h). A CPU dereference gives SIGSEGV or silently reads whatever is "
+            "mapped there, and with XNACK on a GPU access to an address that is valid in the "
+            "receiving process succeeds silently (amdkfd creates a range for it)."),
     _R("hsa_error", None, None, None, None,
        "A generic failure in ROCm's HSA runtime, most often while starting up.",
        _HINT_KMD + " If the ROCm user space and the kernel driver come from different releases, "
@@ -456,7 +460,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
          "program hangs", "it hangs", "memory access fault", "xnack has no effect"),
         "The GPU is not taking recoverable page faults. ROCm supports XNACK on Instinct (MI) "
         "GPUs only, so Radeon cards and consumer APUs run with it off; on MI200 and MI300 it is "
-        "off by default; under SR-IOV the driver refuses it; and a kernel without the amdgpu SVM "
+        "off by default; under SR-IOV an MI200 refuses it; and a kernel without the amdgpu SVM "
         "(HMM) API cannot migrate at all. With XNACK off a GPU page fault is not recoverable: "
         "the driver maps nothing and the kernel dies ('Memory access fault by GPU'); users "
         "report examples that hang instead.",
