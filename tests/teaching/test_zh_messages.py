@@ -508,7 +508,10 @@ def test_a_learner_s_mistake_reads_in_chinese_and_its_fields_stay_english(mistak
     assert str(english) == english.message + (f"\n  -> {english.hint}" if english.hint else "")
     lang.set_language("zh")
     err = _raised(_mistakes()[mistake])
-    assert (err.message, err.hint) == (english.message, english.hint)
+    # the same English fields (the free memory a message may name moves between two calls on a
+    # shared machine: numbers aside)
+    num = lambda t: re.sub(r"\d+(\.\d+)?", "#", t or "")
+    assert (num(err.message), num(err.hint)) == (num(english.message), num(english.hint))
     shown = str(err)
     assert _han(shown.split("\n")[0]), shown
     if err.hint:

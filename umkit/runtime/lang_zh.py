@@ -96,19 +96,21 @@ MESSAGES: dict[str, str] = {
         "{argument} 应该是一个毫秒数，得到的是 {type} {value}",
     "that is the time in seconds, not milliseconds": "这是以秒为单位的时间，不是毫秒",
     "that looks like microseconds, not milliseconds": "这看起来是微秒，不是毫秒",
-    "the fixed per-call cost is missing": "缺了固定的单次调用开销",
-    "that is the GPU->host bandwidth; this call moves the pages host->GPU":
-        "这是 GPU->主机 方向的带宽；这次调用是把页面从主机搬到 GPU",
-    "that is the host->GPU bandwidth; this call moves the pages GPU->host":
-        "这是 主机->GPU 方向的带宽；这次调用是把页面从 GPU 搬回主机",
-    "two slips: the GPU->host bandwidth, and no per-call cost": "两处疏忽：用了 GPU->主机 方向的带宽，而且没有单次调用开销",
-    "two slips: the host->GPU bandwidth, and no per-call cost": "两处疏忽：用了 主机->GPU 方向的带宽，而且没有单次调用开销",
+    "is every part of a prefetch's cost there? Think of what one call costs before its first byte moves "
+    "(§3.2)":
+        "预取开销的每一部分都算进去了吗？想想一次调用在它的第一个字节移动之前要花多少（§3.2）",
+    "the bytes / bandwidth part does not fit this call: which way do its pages move, and what does the "
+    "card's profile say about that way (§3.2)?":
+        "字节数 / 带宽 这一部分和这次调用对不上：它的页面往哪个方向移动，这块卡的 profile 对那个方向"
+        "又是怎么说的（§3.2）？",
+    "two parts do not fit: what one call costs before its first byte moves, and which way this call's "
+    "pages move (§3.2)":
+        "有两部分对不上：一次调用在第一个字节移动之前的开销，以及这次调用的页面往哪个方向移动（§3.2）",
     "{mib} MiB is not {mib2} * 10**6 bytes": "{mib} MiB 不是 {mib2} * 10**6 字节",
     "the profiles' bandwidths are in bytes per second already (GB/s = 10**9 B/s)":
         "profile 里的带宽本来就是字节每秒（GB/s = 10**9 B/s）",
-    "that bandwidth is an explicit hipMemcpy's from pinned memory, not a prefetch's":
-        "这个带宽是从固定内存做显式 hipMemcpy 的，不是预取的",
-    "that bandwidth is demand paging's (faults), not a prefetch's": "这个带宽是按需分页（缺页）的，不是预取的",
+    "that bandwidth is not a prefetch's: which mechanism moves the pages of a prefetch?":
+        "这个带宽不是预取的：预取的页面是靠哪种机制移动的？",
     "{call} returned {got}; return a number of milliseconds": "{call} 返回了 {got}；请返回一个毫秒数",
     "{call} returned {got}: a prefetch takes a positive, finite time": "{call} 返回了 {got}：一次预取的时间必须是正的有限值",
     "{call} returned {got} ms: {why}": "{call} 返回了 {got} ms：{why}",
@@ -191,11 +193,12 @@ MESSAGES: dict[str, str] = {
         "§3.2 和本 notebook 第 4 节：一次进入内核最多处理 batch_max 个缺页，没装满的一批仍要花一整次，"
         "没有缺页就不用进内核",
     "{call} returned {got}; return a whole number": "{call} 返回了 {got}；请返回一个整数",
-    "{call} returned {got}: a batch is either sent or not, so the count is a whole number":
-        "{call} 返回了 {got}：一批要么送出、要么不送，所以次数是整数",
+    "{call} returned {got}: what does the driver count here -- can it enter the kernel a fraction of a "
+    "time?":
+        "{call} 返回了 {got}：驱动在这里数的是什么——它能进入内核零点几次吗？",
     "{call} returned {got}, expected {want}: {hint}": "{call} 返回了 {got}，应为 {want}：{hint}",
-    "you rounded down: the last, partly filled batch still costs a trip into the kernel":
-        "你向下取整了：最后那批没装满，也仍要进一次内核",
+    "{call} returned {got}: too few trips. Follow every fault: which trip services each one?":
+        "{call} 返回了 {got}：进入内核的次数太少了。跟着每一次缺页走：每一次是由哪一趟来处理的？",
     "no faults, no trip into the kernel": "没有缺页，就不用进内核",
     "that is one trip per fault: the driver batches up to batch_max faults":
         "这是每个缺页进一次：驱动会把最多 batch_max 个缺页合成一批",
@@ -330,9 +333,11 @@ MESSAGES: dict[str, str] = {
         "和为 {got} = kernel 之前的数组：CPU 读得太早，或者 kernel 根本没在 a 上运行——调用 "
         "umkit.increment(a, stream=stream) 并等待它",
     "right sum, but the host waited {ms} ms (model time) -- until the *other* stream's long job was "
-    "done too: that is hipDeviceSynchronize, which blocks on everything; your sum needed only your own kernel":
-        "和是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也完成：这就是 "
-        "hipDeviceSynchronize，它会等待一切；你的和只需要你自己的 kernel",
+    "done too: what your step waited on covers more than your own kernel. Which of the three ways to "
+    "wait (§3.3) covers only the work your sum needs?":
+        "和是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也做完：你的 step"
+        " 等待的范围超出了你自己的 kernel。三种等待方式（§3.3）中，哪一种只覆盖你的求和需要的那些工作"
+        "？",
     "sum {got} (on a real GPU the check can't see what you waited for; run it on sim to check that too)":
         "和为 {got}（在真 GPU 上，检查看不到你等待了什么；在 sim 上运行才能把这一点也检查了）",
     "sum {got}, and the host waited {ms} ms (model time): only for your stream, not for the other "
@@ -488,11 +493,11 @@ MESSAGES: dict[str, str] = {
         "托管内存的示例卡住不动，或者因内存访问错误（memory access fault）而退出",
     "The GPU is not taking recoverable page faults. ROCm supports XNACK on Instinct (MI) GPUs only, so "
     "Radeon cards and consumer APUs run with it off; on MI200 and MI300 it is off by default; under "
-    "SR-IOV the driver refuses it; and a kernel without the amdgpu SVM (HMM) API cannot migrate at all. "
+    "SR-IOV an MI200 refuses it; and a kernel without the amdgpu SVM (HMM) API cannot migrate at all. "
     "With XNACK off a GPU page fault is not recoverable: the driver maps nothing and the kernel dies "
     "('Memory access fault by GPU'); users report examples that hang instead.":
         "GPU 没有在处理可恢复缺页。ROCm 只在 Instinct（MI）系列 GPU 上支持 XNACK，所以 Radeon 显卡和消费级 APU "
-        "都是在 XNACK 关闭的状态下运行；在 MI200 和 MI300 上它默认关闭；在 SR-IOV 下驱动拒绝打开它；而内核若没有 "
+        "都是在 XNACK 关闭的状态下运行；在 MI200 和 MI300 上它默认关闭；MI200 在 SR-IOV 下拒绝打开它；而内核若没有 "
         "amdgpu 的 SVM（HMM）接口，就根本无法迁移。XNACK 关闭时，GPU 缺页不可恢复：驱动什么也不映射，kernel 直接退出"
         "（'Memory access fault by GPU'）；也有用户报告示例会卡住不动。",
     "Run umkit.doctor() (or `rocminfo | grep xnack`): it reads whether XNACK is on, whether the kernel "
@@ -561,17 +566,20 @@ MESSAGES: dict[str, str] = {
         "运行时无法分配足够的内存（设备内存，或 hipMallocManaged / cudaMallocManaged 背后的托管映射）。",
     "hipErrorMemoryAllocation is HIP's deprecated alias of hipErrorOutOfMemory (both 2).":
         "hipErrorMemoryAllocation 是 HIP 中 hipErrorOutOfMemory 已弃用的别名（两者都是 2）。",
-    "The article's §5.1: your managed + device allocations exceed what the GPU can hold, or the managed "
-    "mapping is limited. Check free memory with umkit.doctor() (rocm-smi / nvidia-smi also show other "
-    "processes holding VRAM), allocate in smaller blocks, split the hot data into device memory and let "
+    "The article's §5.1: your device allocations (hipMalloc / cudaMalloc) exceed the VRAM left on the "
+    "GPU, or managed allocations exceed what the host can back: on ROCm hipMallocManaged reserves no "
+    "VRAM, and with XNACK off amdkfd charges it to a system-memory limit. Check free memory with "
+    "umkit.doctor() (rocm-smi / nvidia-smi also show other processes holding VRAM, which limits device "
+    "allocations), allocate in smaller blocks, split the hot data into device memory and let "
     "cold data breathe out to the host with managed memory (§2.1, §4.3). umkit's guard against "
     "oversubscribing managed memory applies on the cuda backend (umkit.allow_oversubscription(True) "
     "lifts it); sim models a smaller card with umkit.use('sim', vram=...) so you can watch pages breathe "
     "out.":
-        "原文 §5.1：你的托管内存 + 设备内存分配超出了 GPU 的容量，或者托管映射受限。用 umkit.doctor() 查看空闲内存"
-        "（rocm-smi / nvidia-smi 还会显示占用显存的其他进程），换成小块分配，把热数据拆到设备内存里，让冷数据借助托管内存"
-        "呼气到主机（§2.1、§4.3）。umkit 防止托管内存超额订阅的保护只在 cuda 后端生效（umkit.allow_oversubscription(True) "
-        "解除它）；sim 可以用 umkit.use('sim', vram=...) 模拟一块更小的卡，让你看着页面呼气出去。",
+        "原文 §5.1：你的设备内存分配（hipMalloc / cudaMalloc）超出了 GPU 上剩余的显存，或者托管内存分配超出了主机能提供的内存："
+        "在 ROCm 上 hipMallocManaged 不预留显存，XNACK 关闭时 amdkfd 把它计入系统内存的上限。用 umkit.doctor() 查看空闲内存"
+        "（rocm-smi / nvidia-smi 还会显示占用显存的其他进程，它们限制的是设备内存分配），换成小块分配，把热数据拆到设备内存里，"
+        "让冷数据借助托管内存呼气到主机（§2.1、§4.3）。umkit 防止托管内存超额订阅的保护只在 cuda 后端生效"
+        "（umkit.allow_oversubscription(True) 解除它）；sim 可以用 umkit.use('sim', vram=...) 模拟一块更小的卡，让你看着页面呼气出去。",
     "A memory call in the HSA runtime underneath HIP failed.": "HIP 底下的 HSA 运行时中的一个内存调用失败了。",
     "CUDA has no such code; HIP adds 1052/1053 for failures in the HSA runtime.":
         "CUDA 没有这个错误码；HIP 为 HSA 运行时中的失败额外加了 1052/1053。",
@@ -583,13 +591,16 @@ MESSAGES: dict[str, str] = {
     "The driver's page tables and this pointer disagree: the memory isn't valid here. The article's §5.1 "
     "sees it most often when processes share a managed pointer.":
         "驱动的页表和这个指针对不上：这块内存在这里无效。原文 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
-    "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; the real "
-    "statuses behind it are HSA_STATUS_ERROR_INVALID_MEMORY_POOL (40), "
-    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41) and HSA_STATUS_ERROR_MEMORY_FAULT (43), each "
-    "explained on its own.":
-        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了原文）；它背后真正的状态是 "
-        "HSA_STATUS_ERROR_INVALID_MEMORY_POOL（40）、HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41）和 "
-        "HSA_STATUS_ERROR_MEMORY_FAULT（43），各有各的解释。",
+    "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; a GPU access to "
+    "a foreign address shows up as HSA_STATUS_ERROR_MEMORY_FAULT (43) or "
+    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
+    "dereference gives SIGSEGV or silently reads whatever is mapped there, and with XNACK on a GPU access "
+    "to an address that is valid in the receiving process succeeds silently (amdkfd creates a range for "
+    "it).":
+        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了原文）；GPU 访问一个外来地址时，"
+        "表现为 HSA_STATUS_ERROR_MEMORY_FAULT（43）或 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
+        "（hsa_ext_amd.h）。CPU 解引用它会得到 SIGSEGV，或者悄悄读到那里碰巧映射着的东西；XNACK 打开时，GPU 访问一个在接收进程里"
+        "恰好有效的地址会悄无声息地成功（amdkfd 为它创建一个范围）。",
     "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in one process "
     "means nothing in another. Share memory with IPC (hipIpcGetMemHandle / hipIpcOpenMemHandle, "
     "cudaIpcGetMemHandle on NVIDIA) or a file mapping, or copy explicitly.":
@@ -1435,22 +1446,17 @@ MESSAGES: dict[str, str] = {
         "五个全对：内存不足（A）、跨进程指针（B）、不报错的数据竞争（C）、页面颠簸（D）、一块没有可恢复缺页（XNACK）"
         "因而没有按需迁移的卡（E）。",
     "cases without a diagnosis: {missing}.": "还没有诊断的案例：{missing}。",
-    "{concept}. For case {first}, ask the table: {question}": "{concept}。对于案例 {first}，去问问那张表：{question}",
-    "one of the five diagnoses doesn't fit. Read each report for its symptom and ask umkit.explain(...) "
-    "about its code, name or symptom.":
-        "五个诊断中有一个不对。读每份报告，找出它的症状，再用 umkit.explain(...) 查它的错误码"
-        "、名字或症状。",
-    "{n} of the five diagnoses don't fit. Read each report for its symptom and ask umkit.explain(...) "
-    "about its code, name or symptom.":
-        "五个诊断中有 {n} 个不对。读每份报告，找出它的症状，再用 umkit.explain(...) 查它"
-        "的错误码、名字或症状。",
+    "your {given} diagnoses are not all right yet. Read each report for its symptom and ask "
+    "umkit.explain(...) about its code, name or symptom.":
+        "你的 {given} 个诊断还没有全对。读每份报告，找出它的症状，再用 umkit.explain(.."
+        ".) 查它的错误码、名字或症状。",
     "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
         "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
     "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",
-    "your spike finder agrees with the memory ECG on all eight curves, the simulated 'managed', 'mixed' "
+    "your spike finder agrees with the memory ECG on all nine curves, the simulated 'managed', 'mixed' "
     "and 'device' ECGs included: a curve the ECG calls flat has no spikes.":
-        "你的毛刺查找器在全部八条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 'device' 心电图："
-        "心电图判定为平坦的曲线没有毛刺。",
+        "你的毛刺查找器在全部九条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 "
+        "'device' 心电图：心电图判定为平坦的曲线没有毛刺。",
     "return a list of step indices (ints), not {type}.": "请返回一个 step 下标（int）的列表，而不是 {type}。",
 
     # -- notebook 10: your own loop ----------------------------------------------------------------------
@@ -1466,10 +1472,6 @@ MESSAGES: dict[str, str] = {
     "{argument} must be a function, not {type}.": "{argument} 必须是一个函数，而不是 {type}。",
     "step {i} launched {n} kernel(s): the step must still read the batch and update the weights on the GPU.":
         "第 {i} 步启动了 {n} 个 kernel：这一步仍然必须在 GPU 上读批次并更新权重。",
-    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms with {cf} CPU faults and {gf} GPU "
-    "faults: something on the CPU still touches the weights' pages.":
-        "心电图仍然有毛刺（max/median {x}）：第 {worst} 步用了 {ms} ms，CPU 缺页 {cf} 次，GPU 缺页 {gf} 次："
-        "CPU 上仍有东西在访问权重的页。",
     "flat (max/median {x}) and the statistic is right: the answer travelled, the weights stayed on the GPU.":
         "曲线平坦（max/median {x}），统计量也正确：经过链路的只有答案，权重一直留在 GPU 上。",
     "step {i} returned None: every {k}th step must return the weights' mean.":
@@ -1588,7 +1590,10 @@ MESSAGES: dict[str, str] = {
     "{k}: {field} is still None (one of {allowed}).": "{k}：{field} 仍然是 None（应为 {allowed} 之一）。",
     "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
     "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
-    "{k}: budget {b} GB? Count again: {d}": "{k}：预算 {b} GB？再算一遍：{d}",
+    "the budgets are not all right yet. For every row: how many elements, how many bytes each (bf16 = "
+    "2, fp32 = 4), and GB = 10^9 bytes -- and is it a copy of another buffer?":
+        "预算还没有全对。对每一行：有多少个元素、每个多少字节（bf16 = 2，fp32 = 4），GB = 1"
+        "0^9 字节——还有，它是不是另一块缓冲区的副本？",
     # -- umkit's typed errors: str(err) in the learner's language (umkit.errors.UmkitError.localize;
     #    message and hint fields stay English). validate.py's checks, the API, arrays, streams, the
     #    simulator's races, profiles and out-of-memory, the recorders ----------------------------------
@@ -2016,11 +2021,11 @@ MESSAGES: dict[str, str] = {
     "big, and does its latency matter?":
         "{total} 个选择中有 {n} 个需要再看看。对每块缓冲区都问一问：谁访问它、多久一次、有多大、它的"
         "延迟要不要紧？",
-    "the budgets are right; {n} of the {total} rows still have an owner, allocator or lifetime that "
-    "doesn't fit. For each row ask: who touches it on the hot path, how often, and which memory lets "
-    "that side touch it without migrating it back and forth?":
-        "预算都对了；{total} 行中还有 {n} 行的访问主人、分配器或生命周期不合适。对每一行都问一问：热"
-        "路径上谁访问它、多久一次，哪种内存能让那一方访问它而不必来回迁移？",
+    "the budgets are right; the owners, allocators and lifetimes are not all right yet. For every row "
+    "ask: who touches it on the hot path, how often, how big is it, and which memory lets that side "
+    "touch it without migrating it back and forth?":
+        "预算都对了；访问主人、分配器和生命周期还没有全对。对每一行都问一问：热路径上谁访问它、多久一次、它有多大"
+        "，哪种内存能让那一方访问它而不必来回迁移？",
     "a buffer the CPU must read: managed memory, prefetched to the host before the CPU reads it (the "
     "column's choice, §3.4), or pinned host memory with an explicit async copy -- both right; "
     "device-only memory is wrong, the CPU must read it":
@@ -2067,11 +2072,11 @@ MESSAGES: dict[str, str] = {
         "会让 kernel 不能访问普通的 malloc 内存",
     "off: on MI300A managed memory does not migrate either way (one HBM); XNACK off only stops kernels "
     "from touching plain malloc'd memory HSA_XNACK=1 is set but had no effect: the kernel's HMM "
-    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), an MI200 SR-IOV virtual function or another GPU without XNACK in the same "
     "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
         "关闭：在 MI300A 上托管内存哪个方向都不迁移（只有一块 HBM）；XNACK 关闭只会让 kern"
         "el 不能访问普通的 malloc 内存。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（C"
-        "ONFIG_HMM_MIRROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没有"
+        "ONFIG_HMM_MIRROR，amdgpu 的 SVM）、MI200 的 SR-IOV 虚拟功能（VF），或者同一进程里另一块没有"
         " XNACK 的 GPU，都会把它关掉（ledger: amd.xnack.all_gpus, amd."
         "xnack.sriov_mi200）",
     "{gfx} can't turn XNACK on per process: managed pages move only when prefetched (ledger: "
@@ -2085,10 +2090,10 @@ MESSAGES: dict[str, str] = {
     "off (the default on MI200/MI300)":
         "关闭（MI200/MI300 上的默认值）",
     "off (the default on MI200/MI300) HSA_XNACK=1 is set but had no effect: the kernel's HMM "
-    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), an MI200 SR-IOV virtual function or another GPU without XNACK in the same "
     "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
         "关闭（MI200/MI300 上的默认值）。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（"
-        "CONFIG_HMM_MIRROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没"
+        "CONFIG_HMM_MIRROR，amdgpu 的 SVM）、MI200 的 SR-IOV 虚拟功能（VF），或者同一进程里另一块没"
         "有 XNACK 的 GPU，都会把它关掉（ledger: amd.xnack.all_gpus, amd"
         ".xnack.sriov_mi200）",
     "{gfx} can turn XNACK on per process; this output does not say whether it is on (rocminfo's ISA "
@@ -2126,13 +2131,13 @@ MESSAGES: dict[str, str] = {
     "when you prefetch them; a kernel that touches plain malloc'd memory faults, and an example written "
     "for on-demand migration can hang or fail here (ledger: amd.xnack0.alloc_maps, "
     "amd.malloc.xnack0_fault) HSA_XNACK=1 is set but had no effect: the kernel's HMM "
-    "(CONFIG_HMM_MIRROR, amdgpu's SVM), a virtualised GPU or another GPU without XNACK in the same "
+    "(CONFIG_HMM_MIRROR, amdgpu's SVM), an MI200 SR-IOV virtual function or another GPU without XNACK in the same "
     "process turn it off (ledger: amd.xnack.all_gpus, amd.xnack.sriov_mi200)":
         "没有 XNACK：{why}。hipMallocManaged 在分配时就把整个范围映射好，页面只在你预"
         "取时才移动；访问普通 malloc 内存的 kernel 会缺页出错，为按需迁移而写的示例在这里可能卡住"
         "或失败（ledger: amd.xnack0.alloc_maps, amd.malloc.xnack0"
         "_fault）。HSA_XNACK=1 已设置，但没有生效：内核的 HMM（CONFIG_HMM_MIR"
-        "ROR，amdgpu 的 SVM）、虚拟化的 GPU，或者同一进程里另一块没有 XNACK 的 GPU，"
+        "ROR，amdgpu 的 SVM）、MI200 的 SR-IOV 虚拟功能（VF），或者同一进程里另一块没有 XNACK 的 GPU，"
         "都会把它关掉（ledger: amd.xnack.all_gpus, amd.xnack.sriov_m"
         "i200）",
     "use hipMalloc + copies, or managed memory with explicit prefetches; umkit.explain('managed example "
@@ -2165,16 +2170,18 @@ MESSAGES: dict[str, str] = {
         "LE_DEVICES",
     "a virtualised node ({virtual})":
         "虚拟化的节点（{virtual}）",
-    "XNACK is unavailable on MI200-series GPUs under SR-IOV (AMD, in amd/MxGPU-Virtualization#23): "
-    "HSA_XNACK=1 leaves xnack-; the MI300 series supports it (ledger: amd.xnack.sriov_mi200)":
-        "在 SR-IOV 下，MI200 系列 GPU 用不了 XNACK（AMD 在 amd/MxGPU-Vi"
-        "rtualization#23 中的说明）：设了 HSA_XNACK=1 仍是 xnack-；MI300"
-        " 系列支持它（ledger: amd.xnack.sriov_mi200）",
-    "under SR-IOV XNACK depends on the host's GPU virtualisation: check `HSA_XNACK=1 rocminfo | grep "
-    "xnack` inside the guest (ledger: amd.xnack.sriov_mi200)":
-        "在 SR-IOV 下，XNACK 取决于宿主机的 GPU 虚拟化：在虚拟机里用 `HSA_XNACK=1"
-        " rocminfo | grep xnack` 检查（ledger: amd.xnack.sriov_m"
-        "i200）",
+    "a VM is not always SR-IOV: with PCIe passthrough the guest drives the whole GPU and XNACK works as "
+    "on bare metal; as an SR-IOV virtual function an MI200 (gfx90a) gets no XNACK "
+    "(amdgpu_sriov_xnack_support; AMD, in amd/MxGPU-Virtualization#23), the MI300 series does: check "
+    "`HSA_XNACK=1 rocminfo | grep xnack` inside the guest (ledger: amd.xnack.sriov_mi200)":
+        "虚拟机不一定是 SR-IOV：PCIe 直通时虚拟机独占整块 GPU，XNACK 和裸金属上一样可用；作为 SR-IOV 虚拟功能（VF）时，"
+        "MI200（gfx90a）拿不到 XNACK（amdgpu_sriov_xnack_support；AMD 在 amd/MxGPU-Virtualization#23 中的说明），"
+        "MI300 系列可以：在虚拟机里用 `HSA_XNACK=1 rocminfo | grep xnack` 检查（ledger: amd.xnack.sriov_mi200）",
+    "a VM is not always SR-IOV: with PCIe passthrough XNACK works as on bare metal, and under SR-IOV only "
+    "MI200 virtual functions refuse it: check `HSA_XNACK=1 rocminfo | grep xnack` inside the guest "
+    "(ledger: amd.xnack.sriov_mi200)":
+        "虚拟机不一定是 SR-IOV：PCIe 直通时 XNACK 和裸金属上一样可用；在 SR-IOV 下只有 MI200 的虚拟功能（VF）拒绝它："
+        "在虚拟机里用 `HSA_XNACK=1 rocminfo | grep xnack` 检查（ledger: amd.xnack.sriov_mi200）",
     "ask for a bare-metal node (or an MI300-series guest) when you need on-demand migration":
         "需要按需迁移时，申请一台裸金属节点（或 MI300 系列的虚拟机）",
     "running in a container ({container})":
@@ -2721,4 +2728,34 @@ MESSAGES: dict[str, str] = {
     "crossed the link.":
         "在 {profile} 上数值正确、曲线平坦：按每次更新计，最慢的一步 {peak} ms，中位数 {m"
         "ed} ms；有 {mib} MiB 被搬到主机。统计量在数据所在的地方计算，只有一个数字经过了链路。",
+
+    # -- this round, late: graders 00, 01, 04, 09 and 10 (feedback that names no item) -----------------
+    "{call} returned {got}: a count of trips into the kernel is a finite number (0 or more)":
+        "{call} 返回了 {got}：进入内核的次数是一个有限的数（0 或更多）",
+    "it misses a step the ECG's rule calls a spike":
+        "它漏掉了一个按心电图的规则算是毛刺的 step",
+    "it flags a step the ECG's rule does not call a spike":
+        "它标出了一个按心电图的规则不算毛刺的 step",
+    "on the '{name}' curve {part_detail}: which steps does the rule compare, against what, and by how "
+    "much must a step stand out?":
+        "在“{name}”曲线上，{part_detail}：这条规则比较的是哪些 step、跟什么比、一个 s"
+        "tep 要高出多少才算？",
+    "it misses a step the ECG's rule calls a spike and it flags a step the ECG's rule does not call a "
+    "spike":
+        "它漏掉了一个按心电图的规则算是毛刺的 step，又标出了一个按规则不算毛刺的 step",
+    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms with {cf} CPU faults and {gf} "
+    "GPU faults (a usual step: {uf} CPU faults): something on the CPU still touches the weights' pages.":
+        "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms，有 {cf} 次 "
+        "CPU 缺页和 {gf} 次 GPU 缺页（通常的一步：{uf} 次 CPU 缺页）：CPU 上仍有东西"
+        "在访问权重的页。",
+    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms: {mib} MiB crossed the link to "
+    "the host in that step (copies or prefetches, not CPU faults): does the statistic need all of that "
+    "to leave the GPU?":
+        "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms：那一步有 {mib"
+        "} MiB 经链路去了主机（是拷贝或预取，不是 CPU 缺页）：统计量真的需要让这么多数据离开 GPU "
+        "吗？",
+    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms ({gf} GPU faults): what does "
+    "that step do that the others don't?":
+        "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms（{gf} 次 GP"
+        "U 缺页）：那一步做了什么别的步没做的事？",
 }
