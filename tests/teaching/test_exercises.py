@@ -88,8 +88,8 @@ def test_nb00_code_exercise():
     _not_yet(nb00.check_prefetch_model(None), "None")
     _not_yet(nb00.check_prefetch_model(3.0), "function")
     _not_yet(nb00.check_prefetch_model(sol["wrong_one_direction"]), "to_gpu=False",
-             "host->GPU bandwidth")
-    _not_yet(nb00.check_prefetch_model(sol["wrong_no_latency"]), "per-call cost")
+             "which way do its pages move")
+    _not_yet(nb00.check_prefetch_model(sol["wrong_no_latency"]), "before its first byte moves")
     _not_yet(nb00.check_prefetch_model(sol["wrong_megabytes"]), "10**6")
     _not_yet(nb00.check_prefetch_model(sol["wrong_seconds"]), "seconds")
     _not_yet(nb00.check_prefetch_model(sol["wrong_calls_the_model"]), "parameters")
@@ -133,8 +133,8 @@ def test_nb01_wrong_answers():
     half["malloc_device"] = None
     _not_yet(nb01.check_layers(half), "still None", "malloc_device")
     _not_yet(nb01.check_transitions(None), "None")
-    _not_yet(nb01.check_transitions(lambda n, b: n // b), "rounded down")
-    _not_yet(nb01.check_transitions(lambda n, b: n / b), "whole number")
+    _not_yet(nb01.check_transitions(lambda n, b: n // b), "too few trips")
+    _not_yet(nb01.check_transitions(lambda n, b: n / b), "a fraction of a time")
     _not_yet(nb01.check_transitions(lambda n, b: n), "one trip per fault")
     _not_yet(nb01.check_transitions(lambda n, b: 1 / 0), "ZeroDivisionError")
 
@@ -247,7 +247,7 @@ def test_nb04_wrong_answers():
 
     _not_yet(nb04.check_step(None), "None")
     _not_yet(nb04.check_step(no_sync), "race")
-    _not_yet(nb04.check_step(device_sync), "hipDeviceSynchronize")
+    _not_yet(nb04.check_step(device_sync), "covers more than your own kernel")
     _not_yet(nb04.check_step(wrong_stream), "race")
     _not_yet(nb04.check_step(lambda a, s: None), "None")
     assert nb04.check_step(event_sync)

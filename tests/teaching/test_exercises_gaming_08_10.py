@@ -143,7 +143,8 @@ def test_08_a_single_wrong_row_is_not_named(k):
             table[k][field] = val
             v = nb08.check_owner_table(table)
             if not v.ok:
-                assert _messages_name_no_row(v) and "1 of the 6" in v.message, v.message
+                assert _messages_name_no_row(v) and not re.search(r"\d+ of the \d+", v.message), \
+                    v.message
 
 
 def test_08_checkpoint_one_rule():

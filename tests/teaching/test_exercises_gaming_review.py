@@ -47,11 +47,15 @@ def test_06_loop_with_from_umkit_import_add_passes():
     assert v.ok, v
 
 
+def _add_by_attribute(*args, **kwargs):
+    return umkit.add(*args, **kwargs)            # looked up at call time: `umkit.add(...)`
+
+
 def test_06_formula_with_a_bare_host_access_is_refused():
     def bare(out, s, n):
         out.host                            # noqa: B018 - takes the view, reads nothing
         return 3.0 * n
-    v = nb06.check_epoch_loop(_epoch_loop(umkit.add, bare), profile=nb06.PROFILE)
+    v = nb06.check_epoch_loop(_epoch_loop(_add_by_attribute, bare), profile=nb06.PROFILE)
     assert not v.ok
     assert "did not come from `out`" in v.message
 
@@ -60,5 +64,131 @@ def test_06_reading_part_of_out_is_not_reading_it():
     def part(out, s, n):
         float(out.host[:16].sum())
         return 3.0 * n
-    v = nb06.check_epoch_loop(_epoch_loop(umkit.add, part), profile=nb06.PROFILE)
+    v = nb06.check_epoch_loop(_epoch_loop(_add_by_attribute, part), profile=nb06.PROFILE)
     assert not v.ok and "did not come from `out`" in v.message
+
+
+# -- 2. feedback says what to think about, never which item to flip --------------------------------
+def _s08():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "solutions" / "08_porting_cuda_to_hip.py"
+    spec = importlib.util.spec_from_file_location("sol08_review", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_08_owner_table_budget_mistake_names_no_row_and_no_count():
+    import re
+    from umkit.teaching.exercises import nb08
+    right = _s08().owner_table
+    for k in nb08.BUFFERS:
+        t = {b: dict(r) for b, r in right.items()}
+        t[k]["budget_gb"] = float(t[k]["budget_gb"]) * 7 + 1
+        v = nb08.check_owner_table(t)
+        assert not v.ok and "budget" in v.message
+        assert not any(re.search(rf"\b{b}\b", v.message) for b in nb08.BUFFERS), v.message
+        assert not re.search(r"\d+ of the \d+", v.message), v.message
+
+
+def test_08_owner_table_wrong_rows_give_no_count():
+    import re
+    from umkit.teaching.exercises import nb08
+    right = _s08().owner_table
+    seen = set()
+    for wrong_rows in (("weights",), ("weights", "grads"), ("weights", "grads", "batch")):
+        t = {b: dict(r) for b, r in right.items()}
+        for k in wrong_rows:
+            t[k]["owner"] = "cpu"
+        v = nb08.check_owner_table(t)
+        assert not v.ok and not re.search(r"\d", v.message), v.message
+        seen.add(v.message)
+    assert len(seen) == 1          # one, two or three wrong rows read the same
+
+
+def test_00_direction_slip_does_not_name_the_bandwidth():
+    from umkit.teaching.exercises import nb00
+
+    def one_direction(p, mib, to_gpu=True):
+        return (p.prefetch_latency + mib * (1 << 20) / p.prefetch_h2d_bw) * 1e3
+    v = nb00.check_prefetch_model(one_direction)
+    assert not v.ok and "which way" in v.message
+    for name in ("prefetch_h2d_bw", "prefetch_d2h_bw", "host->GPU bandwidth",
+                 "GPU->host bandwidth"):
+        assert name not in v.message, v.message
+
+
+def test_01_feedback_does_not_hand_over_ceil_and_nan_is_named():
+    from umkit.teaching.exercises import nb01
+    for fn in (lambda n, b: n / b, lambda n, b: n // b):
+        v = nb01.check_transitions(fn)
+        assert not v.ok
+        assert "whole number" not in v.message and "rounded down" not in v.message, v.message
+    v = nb01.check_transitions(lambda n, b: float("nan"))
+    assert not v.ok and "finite" in v.message and "could not use" not in v.message
+
+
+def test_09_spikes_median_over_all_steps_is_refused_and_feedback_names_no_step():
+    import re
+    import numpy as np
+    from umkit.teaching.exercises import nb09
+
+    def all_steps(t):
+        t = np.asarray(t, dtype=float)
+        med = np.median(t)                        # step 0 left in
+        return [i for i in range(1, len(t)) if t[i] > 3 * med and t[i] - med > 1.0]
+
+    def from_zero(t):                             # step 0 not left out
+        t = np.asarray(t, dtype=float)
+        med = np.median(t[1:])
+        return [i for i in range(len(t)) if t[i] > 3 * med and t[i] - med > 1.0]
+    for fn in (all_steps, from_zero):
+        for _ in range(3):                        # every attempt, whatever it draws
+            v = nb09.check_spikes(fn)
+            assert not v.ok, v
+            assert not re.search(r"\[\d", v.message) and "median of steps" not in v.message, \
+                v.message
+
+
+def test_09_diagnosis_refuses_fractions_and_bools():
+    from umkit.teaching.exercises import nb09
+    right = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
+    assert nb09.check_diagnosis(right).ok
+    assert nb09.check_diagnosis({k: str(v) for k, v in right.items()}).ok
+    assert not nb09.check_diagnosis(dict(right, A=4.7)).ok
+    assert not nb09.check_diagnosis(dict(right, D=True)).ok
+
+
+def test_04_a_sum_from_one_element_fails_and_the_wait_is_not_named():
+    from umkit.teaching.exercises import nb04
+
+    def one_element(a, stream):
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        return float((a.host[0]) * a.size)
+    for _ in range(2):
+        assert not nb04.check_step(one_element).ok
+
+    def device_sync(a, stream):
+        umkit.increment(a, stream=stream)
+        umkit.synchronize()
+        return float(a.host.sum())
+    v = nb04.check_step(device_sync)
+    assert not v.ok and "hipDeviceSynchronize" not in v.message
+    assert "stream.synchronize" not in v.message
+
+
+def test_10_read_back_of_the_weights_is_told_the_right_reason():
+    from umkit.teaching.exercises import nb10
+
+    def rb(params, batch, i):
+        batch.host[:] = float(i)
+        umkit.touch(batch, 4)
+        umkit.increment(params)
+        umkit.synchronize()
+        if i % 10 == 9:
+            return float(umkit.read_back(params)[::1024].mean())
+    v = nb10.check_fixed_step(rb)
+    assert not v.ok
+    assert "crossed the link" in v.message and "CPU still touches" not in v.message, v.message

@@ -242,7 +242,7 @@ def test_09_wrong_answers_fail():
     assert "median" in repr(nb09.check_spikes(s.wrong_find_spikes, hint=2))
     # issue 13: the old 3x-median rule flagged a flat 'device' run that the ECG calls flat
     old = nb09.check_spikes(s.old_rule_find_spikes)
-    not_yet(old, "not spikes")
+    not_yet(old, "does not call a spike")
     from umkit import ecg as ecg
     from umkit import workloads
     from umkit.teaching.exercises.nb05 import sim_sandbox
@@ -251,8 +251,8 @@ def test_09_wrong_answers_fail():
     for row in rec["summary"]:
         found = s.find_spikes(rec["curves"][row["strategy"]])
         assert (row["verdict"] == "flat") == (not found), (row, found)
-    not_yet(nb09.check_spikes(lambda curve: []), "missed")
-    not_yet(nb09.check_spikes(lambda curve: list(range(len(curve)))), "not spikes")
+    not_yet(nb09.check_spikes(lambda curve: []), "misses a step")
+    not_yet(nb09.check_spikes(lambda curve: list(range(len(curve)))), "does not call a spike")
 
 
 # -- the committed stubs ----------------------------------------------------------------------------

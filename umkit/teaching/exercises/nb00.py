@@ -167,17 +167,20 @@ def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
     return [
         (want / 1e3, "that is the time in seconds, not milliseconds"),
         (want * 1e3, "that looks like microseconds, not milliseconds"),
-        (nbytes / bw * 1e3, "the fixed per-call cost is missing"),
+        (nbytes / bw * 1e3, "is every part of a prefetch's cost there? Think of what one call "
+                            "costs before its first byte moves (§3.2)"),
         ((p.prefetch_latency + nbytes / other) * 1e3,
-         f"that is the {that} bandwidth; this call moves the pages {this}"),
-        (nbytes / other * 1e3, f"two slips: the {that} bandwidth, and no per-call cost"),
+         "the bytes / bandwidth part does not fit this call: which way do its pages move, and "
+         "what does the card's profile say about that way (§3.2)?"),
+        (nbytes / other * 1e3, "two parts do not fit: what one call costs before its first byte "
+                               "moves, and which way this call's pages move (§3.2)"),
         ((p.prefetch_latency + mib * 1e6 / bw) * 1e3, f"{mib} MiB is not {mib} * 10**6 bytes"),
         ((p.prefetch_latency + nbytes / (bw / 1e9 * 2**30)) * 1e3,
          "the profiles' bandwidths are in bytes per second already (GB/s = 10**9 B/s)"),
         ((p.prefetch_latency + nbytes / p.pinned_h2d_bw) * 1e3,
-         "that bandwidth is an explicit hipMemcpy's from pinned memory, not a prefetch's"),
+         "that bandwidth is not a prefetch's: which mechanism moves the pages of a prefetch?"),
         ((p.prefetch_latency + nbytes / p.fault_bw) * 1e3,
-         "that bandwidth is demand paging's (faults), not a prefetch's"),
+         "that bandwidth is not a prefetch's: which mechanism moves the pages of a prefetch?"),
     ]
 
 

@@ -104,14 +104,17 @@ def trips_cases(rng=None) -> list[tuple[int, int]]:
 def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
     if isinstance(got, bool) or not isinstance(got, Real):
         return f"{call} returned {got!r}; return a whole number"
-    if isinstance(got, Real) and not isinstance(got, Integral) and float(got) != int(got):
-        return (f"{call} returned {got!r}: a batch is either sent or not, so the count is a "
-                "whole number")
+    if not math.isfinite(float(got)):
+        return (f"{call} returned {got!r}: a count of trips into the kernel is a finite number "
+                "(0 or more)")
+    if not isinstance(got, Integral) and float(got) != int(got):
+        return (f"{call} returned {got!r}: what does the driver count here -- can it enter the "
+                "kernel a fraction of a time?")
     if int(got) == want:
         return None
     if n and int(got) == n // b:
-        hint = ("you rounded down: the last, partly filled batch still costs a trip into the "
-                "kernel")
+        return (f"{call} returned {got}: too few trips. Follow every fault: which trip "
+                "services each one?")
     elif n == 0:
         hint = "no faults, no trip into the kernel"
     elif int(got) == n:

@@ -25,13 +25,24 @@ ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
           ".synchronize() before the sum)")
 
 
-#: the array's starting value, drawn per check (quarters: every sum is exact in float32)
+#: the array's starting values, drawn per check and per element (quarters: every sum is exact in
+#: float32), and its size: a sum worked out from one element, or from a remembered size, fails
 START = tuple(k / 4 for k in range(4, 33))
+SIZES = tuple(N + 4096 * k for k in range(-64, 65))
+
+
+def draw_start(rng, n: int):
+    """One attempt's starting values of ``a``: ``n`` quarters from :data:`START`, uneven."""
+    import numpy as np
+    gen = np.random.default_rng(rng.randrange(1 << 30))
+    return np.asarray(START, dtype=np.float32)[gen.integers(0, len(START), n)]
 
 
 def _grade_step(fn) -> Verdict | str:
-    a, busy = umkit.managed(N), umkit.managed(BUSY)
-    v0 = random.choice(START)
+    rng = random.SystemRandom()
+    n = rng.choice(SIZES)
+    v0 = draw_start(rng, n)
+    a, busy = umkit.managed(n), umkit.managed(BUSY)
     try:
         a.host[:] = v0
         busy.host[:] = 0.0
@@ -52,11 +63,12 @@ def _grade_step(fn) -> Verdict | str:
         mine_end = _event_time(mine_done)
         umkit.synchronize()
         after = a.host[:: 4096].copy()          # what the kernel left in a (sampled)
+        before = v0[:: 4096]
     finally:
         umkit.synchronize()
         a.free()
         busy.free()
-    want = (v0 + 1.0) * N
+    want = float(v0.sum(dtype="float64")) + n
     if got is None:
         return "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())"
     if isinstance(got, bool) or not isinstance(got, Real) and not hasattr(got, "__float__"):
@@ -75,12 +87,12 @@ def _grade_step(fn) -> Verdict | str:
                 "for your stream. (A GPU reduction such as float(a.device.sum()) runs on the "
                 "default stream, not on yours: on a real card it waits either for every "
                 "stream, like hipDeviceSynchronize, or for none.)")
-    if not (after == v0 + 1.0).all():
+    if not (after == before + 1.0).all():
         return ("a does not hold its starting values plus 1 after your step: the kernel must "
                 "run on a exactly once (umkit.increment(a, stream=stream)) -- a sum computed "
                 "without it is not the step's result")
     if not math.isclose(got, want, rel_tol=1e-6):
-        if math.isclose(got, v0 * N, rel_tol=1e-6):
+        if math.isclose(got, want - n, rel_tol=1e-6):
             return (f"sum {got:g} = the array before the kernel: the CPU read too early, or "
                     "the kernel never ran on a -- call umkit.increment(a, stream=stream) and "
                     "wait for it")
@@ -89,8 +101,9 @@ def _grade_step(fn) -> Verdict | str:
     if c1 and other_end is not None and t1 >= other_end:
         waited = (t1 - t0) * 1e3
         return (f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
-                "*other* stream's long job was done too: that is hipDeviceSynchronize, which "
-                "blocks on everything; your sum needed only your own kernel")
+                "*other* stream's long job was done too: what your step waited on covers more "
+                "than your own kernel. Which of the three ways to wait (§3.3) covers only the "
+                "work your sum needs?")
     if not c1:
         return passed(f"sum {got:g} (on a real GPU the check can't see what you waited for; "
                       "run it on sim to check that too)")

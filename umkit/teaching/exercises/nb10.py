@@ -128,10 +128,23 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
     if row["verdict"] != "flat":
         worst = 1 + max(range(len(r.step_ms) - 1), key=lambda k: r.step_ms[k + 1])
         c = r.steps[worst].counters
-        return (f"the ECG is still spiky (max/median {row['max_over_median']}): step "
-                f"{worst} took {r.step_ms[worst]:.2f} ms with {c.get('cpu_faults', 0)} CPU "
-                f"faults and {c.get('gpu_faults', 0)} GPU faults: something on the CPU still "
-                "touches the weights' pages.")
+        head = (f"the ECG is still spiky (max/median {row['max_over_median']}): step {worst} "
+                f"took {r.step_ms[worst]:.2f} ms")
+        # what sets that step apart from a typical one (every step's CPU writes the batch)
+        typical = sorted(r.steps[1:], key=lambda st: st.counters.get("cpu_faults", 0))
+        usual = typical[len(typical) // 2].counters if typical else {}
+        if c.get("cpu_faults", 0) > usual.get("cpu_faults", 0):
+            return (f"{head} with {c.get('cpu_faults', 0)} CPU faults and "
+                    f"{c.get('gpu_faults', 0)} GPU faults (a usual step: "
+                    f"{usual.get('cpu_faults', 0)} CPU faults): something on the CPU still "
+                    "touches the weights' pages.")
+        moved = c.get("bytes_d2h", 0) + c.get("prefetch_bytes_d2h", 0)
+        if moved >= 1 << 20:
+            return (f"{head}: {moved / (1 << 20):.0f} MiB crossed the link to the host in that "
+                    "step (copies or prefetches, not CPU faults): does the statistic need "
+                    "all of that to leave the GPU?")
+        return (f"{head} ({c.get('gpu_faults', 0)} GPU faults): what does that step do that "
+                "the others don't?")
     return passed(f"flat (max/median {row['max_over_median']}) and the statistic is right: the "
                   "answer travelled, the weights stayed on the GPU.")
 
