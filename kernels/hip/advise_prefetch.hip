@@ -7,8 +7,11 @@
 // range attributes are read back with hipMemRangeGetAttribute to show what the driver recorded.
 // What the advice does to later faults differs between vendors and systems (see the kit's
 // notebooks); what is checked here is what the API promises on both: the recorded attributes
-// and correct data.  Advice never migrates anything: only the prefetch (or, with XNACK on, a
-// fault) moves pages (ledger: amd.advise.remap).
+// and correct data.  Advice moves nothing by itself: the prefetch (or, with XNACK on, a fault)
+// moves pages (ledger: amd.advise.remap).  One exception on amdkfd: svm_range_set_attr runs
+// svm_range_trigger_migration on every range it updates, and the prefetch location persists after
+// hipMemPrefetchAsync (ROCr SvmPrefetch sets HSA_SVM_ATTR_PREFETCH_LOC), so advice given to a range
+// prefetched earlier can migrate it back to that location (kfd_svm.c).
 //
 // Where a prefetch really lands on AMD: amdkfd honours the target GPU only if every other GPU
 // with access to the range is in the target's xGMI hive (svm_range_best_prefetch_location).
