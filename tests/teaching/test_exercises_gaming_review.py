@@ -192,3 +192,25 @@ def test_10_read_back_of_the_weights_is_told_the_right_reason():
     v = nb10.check_fixed_step(rb)
     assert not v.ok
     assert "crossed the link" in v.message and "CPU still touches" not in v.message, v.message
+
+
+# -- 4. an answer shown by verdict.hint(3) is recorded as check(..., hint=3) records it -----------
+def test_verdict_hint_3_records_the_shown_answer():
+    """In a fresh process (what the process has been shown is its own state)."""
+    import subprocess
+    import sys
+    code = """if True:
+        import umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching.exercises import nb01
+        right = lambda n, b: -(-n // b)
+        assert not nb01.check_transitions(right).shown_before
+        wrong = nb01.check_transitions(lambda n, b: n)
+        assert not wrong.ok and "def transitions" in wrong.hint(3)
+        after = nb01.check_transitions(right)
+        assert after.ok and after.shown_before, after
+        print(repr(after))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "shown earlier" in out.stdout

@@ -97,6 +97,10 @@ class Verdict:
         if self.ok:
             return _t("it passes: no hint needed")
         if level >= 3:
+            if self.answer and self.exercise:
+                # shown the same way as check(..., hint=3): a later pass says so
+                with _SHOWN_LOCK:
+                    _SHOWN.add(self.exercise)
             return _t(self.answer or self.concept or "no further hint for this one")
         return _t(self.concept or "no further hint for this one: read the message again")
 
