@@ -673,3 +673,14 @@ def test_a_field_value_is_never_translated_only_umkit_s_own_parts_are():
     for en, zh in MESSAGES.items():
         for f in _fields(en):
             assert not f.startswith("part") or f in _fields(zh), (en, f)
+
+
+def test_a_nums_field_takes_numbers_so_a_joined_message_translates_part_by_part():
+    """nb03's rounds ("in rounds 2, 3 of 3 ...; in round 1 ..."): a field named nums* matches only
+    numbers and their commas, so the first part's template cannot swallow the second part."""
+    text = ("in rounds 2, 3 of 3 the GPU's read faulted pages into VRAM and the CPU's read pulled "
+            "them back: ping-pong; in round 1 the CPU's read pulled back pages that were already "
+            "in VRAM")
+    zh = lang.tr(text, "zh")
+    assert zh.startswith("在第 2, 3 轮（共 3 轮）") and "；在第 1 轮，" in zh, zh
+    assert not re.search(r"[a-z]{3,} [a-z]{3,}", zh), zh

@@ -14,8 +14,9 @@ translated template as they are: a value is never translated (a learner's own ex
 that stands for a part of the message umkit itself wrote in English (the ``{hint}`` after a
 row's own text, the ``{why}`` of a slip): its name is in :data:`PART_FIELDS` or starts with
 ``part``, and its text is translated in turn before it goes in.
-Fields whose name starts with ``code`` match one word of code (an argument's name) and those
-starting with ``list`` a bracketed Python list or tuple; both are kept as they are.
+Fields whose name starts with ``code`` match one word of code (an argument's name), those
+starting with ``list`` a bracketed Python list or tuple, and those starting with ``nums``
+numbers separated by commas.
 A message with no entry that is made of parts joined by ``"; "`` is translated part by part.
 
 The language, first match wins:
@@ -46,9 +47,10 @@ _marker_cache: dict = {}                  # folder -> the language its marker na
 _compiled: dict = {}                      # language -> (exact entries, templates for _match)
 _FIELD = re.compile(r"\{(\w+)\}")
 #: what a field matches, by the start of its name: ``code*`` one word of code (an argument's
-#: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets; both are
-#: kept as they are.  Any other field matches any text, translated when it is an entry itself.
-_FIELD_RX = {"code": r"\S+", "list": r"[\[\(\{].*[\]\)\}]"}
+#: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets, ``nums*``
+#: numbers and the commas between them ("2, 3"), so that a template cannot swallow the message
+#: parts after it.  Any other field matches any text.
+_FIELD_RX = {"code": r"\S+", "list": r"[\[\(\{].*[\]\)\}]", "nums": r"\d[\d., ]*"}
 _TAGS = re.compile(r"(<[^>]*>)")
 #: the fields whose text is umkit's own English (a sentence, a hint, a card's title), translated
 #: in turn; every other field is a value and goes into the translation as it is

@@ -2576,59 +2576,59 @@ MESSAGES: dict[str, str] = {
         "请给出 CUDA 或 HIP 源文件（{suffixes}）或存放它们的文件夹",
 
     # -- notebooks 03-05: this round's graders ---------------------------------------------------------
-    "in round {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "in round {nums_r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
     "ping-pong":
-        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "在第 {nums_r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
         "乓",
-    "in rounds {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "in rounds {nums_r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
     "ping-pong":
-        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "在第 {nums_r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
         "乓",
-    "in round {r} the CPU's read pulled back pages that were already in VRAM":
-        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
-    "in rounds {r} the CPU's read pulled back pages that were already in VRAM":
-        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
-    "the CPU's read pulled pages back from VRAM in round {r} of {n}":
-        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
-    "the CPU's read pulled pages back from VRAM in rounds {r} of {n}":
-        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
-    "pages still moved between host memory and VRAM in round {r} of {n}":
-        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
-    "pages still moved between host memory and VRAM in rounds {r} of {n}":
-        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
+    "in round {nums_r} the CPU's read pulled back pages that were already in VRAM":
+        "在第 {nums_r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
+    "in rounds {nums_r} the CPU's read pulled back pages that were already in VRAM":
+        "在第 {nums_r} 轮，CPU 读取时把已经在显存里的页面拉了回去",
+    "the CPU's read pulled pages back from VRAM in round {nums_r} of {n}":
+        "在第 {nums_r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
+    "the CPU's read pulled pages back from VRAM in rounds {nums_r} of {n}":
+        "在第 {nums_r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去",
+    "pages still moved between host memory and VRAM in round {nums_r} of {n}":
+        "在第 {nums_r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
+    "pages still moved between host memory and VRAM in rounds {nums_r} of {n}":
+        "在第 {nums_r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动",
     "from round 2 on, reads still faulted":
         "从第 2 轮起，读取仍然会缺页",
-    "in round {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "in round {nums_r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
     "ping-pong (the first round is where your prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "在第 {nums_r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
         "乓（你的 prepare(a) 本该在第一轮里就把事情安排好）",
-    "in rounds {r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
+    "in rounds {nums_r} of {n} the GPU's read faulted pages into VRAM and the CPU's read pulled them back: "
     "ping-pong (the first round is where your prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
+        "在第 {nums_r} 轮（共 {n} 轮），GPU 读取时把页面缺页迁入显存，CPU 读取时又把它们拉了回去：乒"
         "乓（你的 prepare(a) 本该在第一轮里就把事情安排好）",
-    "in round {r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
+    "in round {nums_r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
     "your prepare(a) should already have settled things)":
-        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
+        "在第 {nums_r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
         "就把事情安排好）",
-    "in rounds {r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
+    "in rounds {nums_r} the CPU's read pulled back pages that were already in VRAM (the first round is where "
     "your prepare(a) should already have settled things)":
-        "在第 {r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
+        "在第 {nums_r} 轮，CPU 读取时把已经在显存里的页面拉了回去（你的 prepare(a) 本该在第一轮里"
         "就把事情安排好）",
-    "the CPU's read pulled pages back from VRAM in round {r} of {n} (the first round is where your "
+    "the CPU's read pulled pages back from VRAM in round {nums_r} of {n} (the first round is where your "
     "prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
+        "在第 {nums_r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
         "在第一轮里就把事情安排好）",
-    "the CPU's read pulled pages back from VRAM in rounds {r} of {n} (the first round is where your "
+    "the CPU's read pulled pages back from VRAM in rounds {nums_r} of {n} (the first round is where your "
     "prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
+        "在第 {nums_r} 轮（共 {n} 轮），CPU 读取时把页面从显存拉了回去（你的 prepare(a) 本该"
         "在第一轮里就把事情安排好）",
-    "pages still moved between host memory and VRAM in round {r} of {n} (the first round is where your "
+    "pages still moved between host memory and VRAM in round {nums_r} of {n} (the first round is where your "
     "prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
+        "在第 {nums_r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
         "一轮里就把事情安排好）",
-    "pages still moved between host memory and VRAM in rounds {r} of {n} (the first round is where your "
+    "pages still moved between host memory and VRAM in rounds {nums_r} of {n} (the first round is where your "
     "prepare(a) should already have settled things)":
-        "在第 {r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
+        "在第 {nums_r} 轮（共 {n} 轮），页面仍在主机内存和显存之间移动（你的 prepare(a) 本该在第"
         "一轮里就把事情安排好）",
     "from round 2 on, reads still faulted (the first round is where your prepare(a) should already have "
     "settled things)":
