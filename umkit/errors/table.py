@@ -127,7 +127,8 @@ ERRORS: tuple[ErrorInfo, ...] = (
        _HINT_OOM, "§5.1",
        aliases=("hipErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY"),
        phrases=("out of memory",), oom=True,
-       note="hipErrorMemoryAllocation is HIP's deprecated alias of hipErrorOutOfMemory (both 2)."),
+       note="hipErrorMemoryAllocation is HIP's deprecated alias of hipErrorOutOfMemory (both 2).",
+       claims=("amd.managed.no_vram_reserve",)),
     _R("not_initialized", "cudaErrorInitializationError", 3, "hipErrorNotInitialized", 3,
        "The driver and runtime could not be initialized.",
        "The driver isn't usable from this process. " + _HINT_KMD + " On NVIDIA run nvidia-smi; "
@@ -407,7 +408,8 @@ ERRORS: tuple[ErrorInfo, ...] = (
             "(43) or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own "
             "(hsa_ext_amd.h). A CPU dereference gives SIGSEGV or silently reads whatever is "
             "mapped there, and with XNACK on a GPU access to an address that is valid in the "
-            "receiving process succeeds silently (amdkfd creates a range for it)."),
+            "receiving process succeeds silently (amdkfd creates a range for it).",
+       claims=("amd.system_alloc.fault_range",)),
     _R("hsa_error", None, None, None, None,
        "A generic failure in ROCm's HSA runtime, most often while starting up.",
        _HINT_KMD + " If the ROCm user space and the kernel driver come from different releases, "
@@ -418,10 +420,12 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The HSA runtime refused an allocation request as invalid.",
        "Check the size and flags: a zero or huge size, or a pool that can't serve this agent. "
        "If memory is simply short, see the out-of-memory row: " + _HINT_OOM,
-       "§5.1", hsa="HSA_STATUS_ERROR_INVALID_ALLOCATION", hsa_code=0x1003),
+       "§5.1", hsa="HSA_STATUS_ERROR_INVALID_ALLOCATION", hsa_code=0x1003,
+       claims=("amd.managed.no_vram_reserve",)),
     _R("hsa_out_of_resources", None, None, None, None,
        "The HSA runtime could not get the memory (or threads, queues, events) it needed.",
-       _HINT_OOM, "§5.1", hsa="HSA_STATUS_ERROR_OUT_OF_RESOURCES", hsa_code=0x1008, oom=True),
+       _HINT_OOM, "§5.1", hsa="HSA_STATUS_ERROR_OUT_OF_RESOURCES", hsa_code=0x1008, oom=True,
+       claims=("amd.managed.no_vram_reserve",)),
     _R("hsa_resource_busy", None, None, None, None,
        "The HSA runtime found the device or resource busy.",
        "Another process or queue holds it: see who with rocm-smi --showpids, wait for it, or "
