@@ -184,7 +184,8 @@ def oom_advice(platform: str | None = None) -> str:
             "that has it); on an APU the device memory PyTorch sees can be the BIOS carve-out "
             "only: umkit.doctor() says which holds on this machine (ledger: "
             "amd.attr.pageable_xnack, amd.apu.carveout_visible).")
-    return "\n".join(lines)
+    from ..runtime.lang import tr        # in the learner's language (each paragraph a message)
+    return "\n".join(tr(line) for line in lines)
 
 
 # -- tensors, modules, optimizers -> storage ranges --------------------------------------------------
