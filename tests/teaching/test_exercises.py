@@ -4,6 +4,12 @@ fails -- saying what is wrong -- on wrong answers (GPU-Puzzles style).
 A solution file is a plain script that leaves a list ``verdicts`` of the checks it ran."""
 from __future__ import annotations
 
+import os as _os_budget
+
+# these tests try many wrong answers on purpose: the learner's attempts budget is off for them
+# (exercises.attempts_budget; the budget's own tests run in a fresh process with it on)
+_os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
 import re
 import runpy
 from pathlib import Path

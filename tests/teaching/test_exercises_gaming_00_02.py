@@ -4,6 +4,12 @@ a constant or a formula that ignores the data, the card's model looked up by nam
 everywhere and then cycling what the feedback names, the numbers a nearby cell prints."""
 from __future__ import annotations
 
+import os as _os_budget
+
+# these tests try many wrong answers on purpose: the learner's attempts budget is off for them
+# (exercises.attempts_budget; the budget's own tests run in a fresh process with it on)
+_os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
 import json
 import re
 import runpy

@@ -4,6 +4,16 @@ name the item to change; a nearby cell's output is not the answer; hint=3 is rec
 is asked for; a search loop meets the attempts budget."""
 from __future__ import annotations
 
+import os as _os_budget
+
+# these tests try many wrong answers on purpose: the learner's attempts budget is off for them
+# (exercises.attempts_budget; the budget's own tests run in a fresh process with it on)
+_os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
+import os
+import subprocess
+import sys
+
 import pytest
 
 import umkit
@@ -214,3 +224,81 @@ def test_verdict_hint_3_records_the_shown_answer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "shown earlier" in out.stdout
+
+
+# -- 5. the attempts budget: a search loop meets it, an honest learner never does ------------------
+def _fresh(code: str) -> str:
+    """Run ``code`` in a fresh process with the learner's default budget (the env var unset)."""
+    env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
+    env["UMKIT_BACKEND"] = "sim"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+_SEARCH = """if True:
+    import itertools, umkit
+    umkit.use("sim", quiet=True)
+    from umkit.teaching.exercises import nb09
+    right = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
+    wrong = [dict(zip("ABCDE", p)) for p in itertools.permutations(range(1, 6))]
+    wrong = [w for w in wrong if w != right][:30]
+    calls, done = 0, False
+    for guess in wrong + [right] * 40:            # the answer is the 31st try, then kept trying
+        calls += 1
+        v = nb09.check_diagnosis(guess)
+        if v.ok:
+            done = True
+            break
+        if calls >= 50:
+            break
+    print(calls, done)
+    print(v.message)
+"""
+
+
+def test_a_search_loop_does_not_finish_in_50_calls():
+    out = _fresh(_SEARCH).splitlines()
+    calls, done = out[0].split()
+    assert (calls, done) == ("50", "False"), out
+    assert "not graded" in out[1] and "why=" in out[1]
+
+
+def test_without_the_budget_the_same_loop_finishes():
+    # the control: what the loop does with the budget off (the search finds it at try 31)
+    env_code = "import os; os.environ['UMKIT_EXERCISE_ATTEMPTS'] = '0'\n" + _SEARCH
+    out = _fresh(env_code).splitlines()
+    assert out[0].split() == ["31", "True"], out
+
+
+def test_an_honest_learner_never_meets_the_budget_and_a_reason_is_graded_and_kept():
+    out = _fresh("""if True:
+        import umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching import exercises
+        from umkit.teaching.exercises import nb01
+        right = lambda n, b: -(-n // b)
+        for k in range(7):                                 # seven wrong tries, then right
+            v = nb01.check_transitions(lambda n, b, k=k: n + k)
+            assert not v.ok and "not graded" not in v.message, v
+        assert nb01.check_transitions(right).ok
+        for k in range(8):                                 # the pass reset the count
+            assert "not graded" not in nb01.check_transitions(lambda n, b: n).message
+        v = nb01.check_transitions(right)
+        assert not v.ok and "not graded" in v.message     # right, but no reason: not graded
+        assert "hint=2" in v.message
+        assert nb01.check_transitions(right, hint=2).concept
+        v = nb01.check_transitions(right, why="short")
+        assert not v.ok and "at least" in v.message
+        why = "a partly filled batch still costs one trip into the kernel"
+        v = nb01.check_transitions(lambda n, b: n // b, why=why)
+        assert not v.ok and "not graded" not in v.message  # graded (and wrong)
+        v = nb01.check_transitions(right, why=why)         # the same reason again: refused
+        assert not v.ok and "not graded" in v.message
+        v = nb01.check_transitions(right, why="every fault is serviced by exactly one batch trip")
+        assert v.ok, v
+        assert exercises.reasons("nb01.transitions")[0] == why
+        print("ok")
+    """)
+    assert out.strip() == "ok"

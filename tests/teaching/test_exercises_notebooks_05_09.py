@@ -3,6 +3,12 @@ saying what is wrong -- on wrong answers, and the committed stubs (None) get a d
 "NOT YET" (GPU-Puzzles style)."""
 from __future__ import annotations
 
+import os as _os_budget
+
+# these tests try many wrong answers on purpose: the learner's attempts budget is off for them
+# (exercises.attempts_budget; the budget's own tests run in a fresh process with it on)
+_os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
 import importlib.util
 from pathlib import Path
 

@@ -46,6 +46,15 @@ MESSAGES: dict[str, str] = {
         "答案已显示（hint=3）：先把它收起来，用你自己的代码写出答案，说清它为什么对，再运行检查",
     "the answer of this exercise was shown earlier (hint=3): passing after reading it is not the same as finding it":
         "这道题的答案之前已经显示过（hint=3）：看过答案后通过，不等于自己找到了答案",
+    "not graded: {tries} wrong tries. Re-read the concept (run the check with hint=2) and answer its "
+    "question for every item in your own words; then try again and say why your answer is right: "
+    "why='...'":
+        "没有评分：已经答错 {tries} 次。重读概念（带上 hint=2 运行检查），用自己的话回答其中对每一项的"
+        "问题；然后再试，并说明你的答案为什么对：why='...'",
+    "not graded: after {tries} wrong tries this check grades an answer only with a new reason of at "
+    "least {n} words (why='...'), one you have not given before for this exercise":
+        "没有评分：答错 {tries} 次之后，这个检查只在附上一条新的理由时才评分（why='...'，至少 {n} "
+        "个词），而且是这道题之前没给过的理由",
     "each row's card": "每行各自的卡",
     "still None: {missing}. Answer every operation; the set is graded whole":
         "仍为 None 的：{missing}。每个操作都要回答；整组一起评分",

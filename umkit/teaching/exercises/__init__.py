@@ -38,6 +38,15 @@ Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator and
 "measured (DEVICE)" on a real GPU.
 
+An attempts budget (so that a loop over the choices cannot pass where reading could): each
+exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
+only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words, not one
+given before for that exercise -- and keeps every reason (:func:`reasons`).  Without one it does
+not grade: it says to re-read the concept (``hint=2``) and answer its question for every item
+first.  A pass resets the count; the stub (None) and answers of the wrong kind do not count.
+``UMKIT_EXERCISE_ATTEMPTS`` sets the budget (0: none, as the project's tests run).  A learner who
+tries honestly, fewer than eight times, never sees it; a search over 356 label sets does.
+
 Data that changes per attempt (so that a formula or a constant return cannot pass):
 :func:`attempt_rng` gives a grader a fresh ``random.Random`` for each check call, from a seed it
 keeps (:func:`last_seed`); ``UMKIT_EXERCISE_SEED`` fixes the sequence for a reproducible run.  A
@@ -64,7 +73,7 @@ from numbers import Real
 from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
-           "attempt_rng", "last_seed", "column_title"]
+           "attempt_rng", "last_seed", "column_title", "reasons", "attempts_budget"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
@@ -213,14 +222,18 @@ def tiered(check):
     if not callable(check):
         V.callback(check, "check")
     @functools.wraps(check)
-    def wrapper(*args, hint: int = 1, **kwargs):
+    def wrapper(*args, hint: int = 1, why: str | None = None, **kwargs):
         refusal = _hint_refusal(hint)
         if refusal is not None:
             return refusal
+        outer = getattr(_CALL, "why", None)
+        _CALL.why = why                   # check(...) inside reads it: the attempts budget
         try:
             v = check(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - a check always returns a verdict
             v = ungradable(e)
+        finally:
+            _CALL.why = outer
         if not isinstance(v, Verdict):
             v = failed(f"the check could not grade this answer (it gave {type(v).__name__}, "
                        "not a verdict)")
@@ -242,6 +255,64 @@ def ungradable(error: BaseException) -> Verdict:
         return failed("your code recursed without end (RecursionError): what calls itself?")
     return failed("the check could not use what your code gave back "
                   f"({raised(error)}): return the kind of value the exercise asks for")
+
+
+# -- the attempts budget ---------------------------------------------------------------------------
+#: wrong tries an exercise grades without a reason, per process (UMKIT_EXERCISE_ATTEMPTS overrides;
+#: 0 turns the budget off)
+ATTEMPTS = 8
+#: the fewest words a reason (why=) has
+WHY_WORDS = 6
+_TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
+_TRIES_LOCK = threading.Lock()
+_CALL = threading.local()           # the why= of the check call in progress (set by tiered)
+
+
+def attempts_budget() -> int:
+    """How many wrong tries an exercise grades before it asks for a reason (0: no budget)."""
+    raw = os.environ.get("UMKIT_EXERCISE_ATTEMPTS", "").strip()
+    return int(raw) if raw.isdigit() else ATTEMPTS
+
+
+def reasons(name: str) -> list[str]:
+    """The reasons (``why=``) given for exercise ``name`` in this process, oldest first."""
+    with _TRIES_LOCK:
+        return list(_TRIES.get(name, {}).get("reasons", ()))
+
+
+def _budget_refusal(exercise, why) -> Verdict | None:
+    """None when this call may be graded; else why not (the budget is spent and no new reason
+    came with it).  A reason that does is recorded."""
+    budget = attempts_budget()
+    if not budget:
+        return None
+    with _TRIES_LOCK:
+        st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
+        if st["wrong"] < budget:
+            return None
+        text = " ".join(why.split()) if isinstance(why, str) else ""
+        if len(text.split()) >= WHY_WORDS and text.lower() not in {
+                r.lower() for r in st["reasons"]}:
+            st["reasons"].append(text)
+            return None
+        tries = st["wrong"]
+    if text:
+        say = (f"not graded: after {tries} wrong tries this check grades an answer only with a "
+               f"new reason of at least {WHY_WORDS} words (why='...'), one you have not given "
+               "before for this exercise")
+    else:
+        say = (f"not graded: {tries} wrong tries. Re-read the concept (run the check with "
+               "hint=2) and answer its question for every item in your own words; then try "
+               "again and say why your answer is right: why='...'")
+    return failed(say, exercise.concept)
+
+
+def _count_try(exercise, submitted, v: Verdict) -> None:
+    if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted):
+        return
+    with _TRIES_LOCK:
+        st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
+        st["wrong"] = 0 if v.ok else st["wrong"] + 1
 
 
 # -- exercises as data ----------------------------------------------------------------------------
@@ -501,6 +572,12 @@ def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
     if refusal is not None:
         return refusal
     context = exercise.setup(**options) if exercise.setup is not None else dict(options)
+    refused = _budget_refusal(exercise, getattr(_CALL, "why", None))
+    if refused is not None:
+        if not refused.answer:
+            refused.answer = exercise.answer_text(context)
+        refused.exercise = exercise.name
+        return _finish(refused, hint)
     try:
         # the whole check runs on the backend it started on: a learner's umkit.use(...) inside
         # the graded code switches the process, not the measurement the check is taking
@@ -510,6 +587,7 @@ def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
         v = ungradable(e)
         v.concept = v.concept or exercise.concept
     v.exercise = exercise.name
+    _count_try(exercise, submitted, v)
     return _finish(v, hint)
 
 
