@@ -302,3 +302,22 @@ def test_an_honest_learner_never_meets_the_budget_and_a_reason_is_graded_and_kep
         print("ok")
     """)
     assert out.strip() == "ok"
+
+
+# -- 6. loose or untrue texts ---------------------------------------------------------------------
+def test_02_a_host_view_write_is_not_called_an_explicit_copy():
+    from umkit.teaching.exercises import nb02
+
+    def host_write(data):
+        d = umkit.device_array(data.size)
+        d.host[:] = data
+        return d
+
+    def copied(data):
+        d = umkit.device_array(data.size)
+        umkit.copy(d, data)
+        return d
+    v = nb02.check_load(host_write)
+    assert v.ok and "explicit copy" not in v.message and "no copy ran" in v.message, v.message
+    v = nb02.check_load(copied)
+    assert v.ok and "one explicit copy" in v.message, v.message

@@ -298,6 +298,13 @@ MESSAGES: dict[str, str] = {
     "at hipMemcpy speed, then every read at HBM speed (§3.4: hot data in hipMalloc + explicit copies)":
         "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：一次以 hipMemcpy 速度进行的"
         "显式拷贝，之后每次读取都是 HBM 速度（§3.4：热数据放 hipMalloc 加显式拷贝）",
+    "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: the CPU wrote the "
+    "data into device memory through its host view: no copy ran, the model charged CPU writes to VRAM "
+    "(the CPU access notebook 02 shows), then every read at HBM speed. Would that still work on a card "
+    "where the CPU cannot touch device memory, and what would you write there?":
+        "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：CPU 通过主机视图"
+        "把数据直接写进了设备内存：没有发生拷贝，模型按 CPU 写 VRAM 计费（即第 02 本笔记本展示的 CPU "
+        "访问），之后每次读取都是 HBM 速度。在 CPU 碰不到设备内存的卡上这还行得通吗？那里你会怎么写？",
     "{ms} ms of model time on {profile}, over the {budget} ms budget ('{kind}' memory; {mib} MiB "
     "migrated, {remote} MiB read over the link, {faults} GPU faults)":
         "在 {profile} 上花了 {ms} ms 模型时间，超出 {budget} ms 的预算（'{kind}' 内存；迁移了 {mib} MiB，"
