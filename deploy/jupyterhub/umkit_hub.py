@@ -90,7 +90,7 @@ def _session(pid: int) -> int | None:
         return None
 
 
-def _environ(pid: int) -> dict[str, str]:
+def process_environ(pid: int) -> dict[str, str]:
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             raw = f.read()
@@ -116,7 +116,7 @@ def find_processes(uids=(), sessions=(), env=None) -> list[int]:
         if (uids and _status_uid(pid) in uids) or (sessions and _session(pid) in sessions):
             found.append(pid)
         elif env:
-            e = _environ(pid)
+            e = process_environ(pid)
             if e and all(e.get(k) == v for k, v in env.items()):
                 found.append(pid)
     return found
@@ -128,7 +128,7 @@ def end_processes(uids=(), sessions=(), env=None, timeout: float = 3.0) -> int:
     processes ended.  Zombies (already dead, waiting for their parent) do not count."""
     ended, deadline = set(), time.monotonic() + timeout
     while True:
-        alive = [p for p in find_processes(uids, sessions, env) if not _zombie(p)]
+        alive = [p for p in find_processes(uids, sessions, env) if not is_zombie(p)]
         if not alive or time.monotonic() > deadline:
             return len(ended)
         for pid in alive:
@@ -140,7 +140,7 @@ def end_processes(uids=(), sessions=(), env=None, timeout: float = 3.0) -> int:
         time.sleep(0.05)
 
 
-def _zombie(pid: int) -> bool:
+def is_zombie(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")

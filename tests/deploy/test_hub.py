@@ -77,10 +77,10 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
     proxy = _proxy(tmp_path)
     if os.geteuid() == 0:       # isolated mode: learner accounts must reach the copy and a venv
         import tempfile
-        from test_hub_isolation import _venv_for_learners
+        from test_hub_isolation import venv_for_learners
         tmp_path = Path(tempfile.mkdtemp(prefix="umkit-hub-"))
         tmp_path.chmod(0o711)
-        venv = _venv_for_learners(tmp_path)
+        venv = venv_for_learners(tmp_path)
     else:
         venv = Path(sys.executable).parent.parent
     repo = copy_repo(tmp_path / "repo")

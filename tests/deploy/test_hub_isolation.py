@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub" / "server"))
 
 pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
-from umkit_hub import (Throttle, _environ, _zombie, end_processes, find_processes,  # noqa: E402
+from umkit_hub import (Throttle, process_environ, is_zombie, end_processes, find_processes,  # noqa: E402
                        hub_accounts, hub_prefix)
 
 PASSWORD = "room-pass-1234"
@@ -44,7 +44,7 @@ def _usable_by_others(python: str) -> str:
         return f"{err.strerror}: {err.filename}"
 
 
-def _venv_for_learners(tmp: Path) -> Path:
+def venv_for_learners(tmp: Path) -> Path:
     """The kit's venv when other users can run it; else (its base Python lies under a private
     folder such as /root/.pyenv) a venv of the system's Python of the same version that reads
     the kit's venv's packages (they must be readable by all), so the test runs here too.  What a
@@ -88,7 +88,7 @@ def room():
     tmp = Path(tempfile.mkdtemp(prefix="umkit-hub-"))
     tmp.chmod(0o711)                         # learners pass through to their homes
     state = tmp / "state"
-    venv = _venv_for_learners(tmp)
+    venv = venv_for_learners(tmp)
     hub = hubclient.Hub(str(tmp / "unused"), password=PASSWORD)
     env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH")}
     env.update(UMKIT_VENV=str(venv), UMKIT_SKIP_INSTALL="1", UMKIT_HUB_PASSWORD=PASSWORD,
@@ -146,7 +146,7 @@ def _hub_id(proc) -> str:
             except OSError:
                 continue
             if int(stat.rsplit(")", 1)[1].split()[1]) == proc.pid:
-                hub_id = _environ(int(entry)).get("UMKIT_HUB_ID")
+                hub_id = process_environ(int(entry)).get("UMKIT_HUB_ID")
                 if hub_id:
                     return hub_id
     raise AssertionError("the hub's process carries no UMKIT_HUB_ID")
@@ -160,7 +160,7 @@ def _pids_of(state: Path, hub_id_env: dict) -> dict:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        e = _environ(pid)
+        e = process_environ(pid)
         if "configurable-http-proxy" in cmd:
             out["proxy"] = pid
         elif "jupyterhub_idle_culler" in cmd:
@@ -224,7 +224,7 @@ def test_a_learner_cannot_reach_another_learner_or_the_hub(room):
     assert {"proxy", "culler", "hub", "bob-server", "bob-kernel"} <= set(pids), pids
     pids["run_hub.py"] = room["proc"].pid
     # what those environments hold, read as root: the secrets the attack must not get
-    env = {k: _environ(p) for k, p in pids.items()}
+    env = {k: process_environ(p) for k, p in pids.items()}
     assert env["proxy"].get("CONFIGPROXY_AUTH_TOKEN")
     assert env["culler"].get("JUPYTERHUB_API_TOKEN")
     assert env["bob-server"].get("JUPYTERHUB_API_TOKEN")
@@ -336,7 +336,7 @@ def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     assert proc.returncode == 130
     log = Path(hub.log_path).read_text()
     assert "umkit hub: stopping" in log and "nothing of the hub is left running" in log
-    live = lambda pids: [p for p in pids if not _zombie(p)]   # noqa: E731  (dead, unreaped: gone)
+    live = lambda pids: [p for p in pids if not is_zombie(p)]   # noqa: E731  (dead, unreaped: gone)
     assert not live(find_processes(uids=uids)), "a learner's process outlived the hub"
     assert not live(find_processes(env={"UMKIT_HUB_ID": hub_id}))
     assert not Path(f"/proc/{stray}").exists() or \
@@ -378,10 +378,10 @@ def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
     (root / "out").symlink_to(tmp_path)
     (root / "in.txt").symlink_to(root / "a.txt")
     cm = NoEscapeContentsManager(root_dir=str(root))
-    assert cm._get_os_path("a.txt") and cm._get_os_path("in.txt")
-    assert cm._get_os_path("out/ws/a.txt")        # back inside: the workspace's own file
+    assert cm.os_path("a.txt") and cm.os_path("in.txt")
+    assert cm.os_path("out/ws/a.txt")        # back inside: the workspace's own file
     for p in ("out", "out/secret.txt", "out/new.txt"):
         with pytest.raises(HTTPError) as e:
-            cm._get_os_path(p)
+            cm.os_path(p)
         assert e.value.status_code == 404
     assert inside(str(root), str(root)) and not inside(str(root), str(tmp_path / "wsx"))

@@ -40,6 +40,11 @@ class NoEscapeFileHandler(AuthenticatedFileHandler):
 class NoEscapeContentsManager(AsyncLargeFileManager):
     """jupyter_server's default manager, refusing any path that resolves outside the root."""
 
+    def os_path(self, path):
+        """The file ``path`` (relative to the workspace) names on disk; HTTP 404 when it
+        resolves outside the workspace (every read, write and listing goes through this)."""
+        return self._get_os_path(path)
+
     def _get_os_path(self, path):
         os_path = super()._get_os_path(path)
         if not inside(self.root_dir, os_path):
