@@ -19,10 +19,21 @@ CITING = [p for top in ("umkit", "notebooks", "kernels", "docs") for p in (ROOT 
 
 
 def _text(p: Path) -> str:
-    """What a reader reads: a notebook's cell sources, joined; any other file as it is."""
+    """What a reader reads: a notebook's cell sources, joined; a Python module's strings (with
+    implicitly concatenated pieces joined, so an id split over two source lines is read whole)
+    and its comments; any other file as it is."""
     raw = p.read_text(encoding="utf-8", errors="replace")
     if p.suffix == ".ipynb":
         return "\n".join("".join(c["source"]) for c in json.loads(raw)["cells"])
+    if p.suffix == ".py":
+        import ast
+        import io
+        import tokenize
+        strings = [n.value for n in ast.walk(ast.parse(raw))
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        comments = [t.string for t in tokenize.generate_tokens(io.StringIO(raw).readline)
+                    if t.type == tokenize.COMMENT]
+        return "\n".join(strings + comments)
     return raw
 
 
