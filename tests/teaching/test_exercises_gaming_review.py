@@ -321,3 +321,20 @@ def test_02_a_host_view_write_is_not_called_an_explicit_copy():
     assert v.ok and "explicit copy" not in v.message and "no copy ran" in v.message, v.message
     v = nb02.check_load(copied)
     assert v.ok and "one explicit copy" in v.message, v.message
+
+
+# -- 4b. the solutions are pointed at once, at the end of the notebook, not under an exercise ------
+#: 07b's markdown was being edited by another session when this moved: left for the next round
+MOVED = ("06_training_data_loading", "07_choosing_a_strategy", "08_porting_cuda_to_hip",
+         "09_troubleshooting_and_ecg", "10_your_own_loop")
+
+
+@pytest.mark.parametrize("stem", MOVED)
+@pytest.mark.parametrize("edition", ("", "zh/"))
+def test_solutions_are_pointed_at_only_in_the_last_cell(stem, edition):
+    import json
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "notebooks" / f"{edition}{stem}.ipynb"
+    cells = json.loads(path.read_text())["cells"]
+    where = [i for i, c in enumerate(cells) if "notebooks/solutions/" in "".join(c["source"])]
+    assert where == [len(cells) - 1], (stem, edition, where)
