@@ -119,7 +119,9 @@ TABLE: tuple[Row, ...] = (
 
     # -- errors -----------------------------------------------------------------------------------
     _f("name of an error code", "cudaGetErrorName", "hipGetErrorName",
-       "cuda-bindings returns (cudaSuccess, bytes); hip-python returns (hipSuccess, CStr)."),
+       "cuda-bindings returns (cudaSuccess, bytes). HIP's C function returns only the name (const char*, "
+       "no status: hip_runtime_api.h); what hip-python returns for it is not confirmed here: the "
+       "kit has not run on an AMD GPU."),
     _f("description of an error code", "cudaGetErrorString", "hipGetErrorString"),
     _f("last error (and clear it)", "cudaGetLastError", "hipGetLastError"),
     _f("last error (keep it)", "cudaPeekAtLastError", "hipPeekAtLastError"),
@@ -189,16 +191,17 @@ TABLE: tuple[Row, ...] = (
        "stream) with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation)."),
     _f("move managed pages ahead of use, to a location", "cudaMemPrefetchAsync",
        "hipMemPrefetchAsync_v2",
-       "HIP 7 (ROCm/clr hipamd/src/hip_hmm.cpp: hipMemPrefetchAsync_v2(ptr, count, "
+       "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
+       "hipMemPrefetchAsync_v2(ptr, count, "
        "hipMemLocation, flags, stream); flags must be 0): the arguments of CUDA 13's "
        "cudaMemPrefetchAsync, so the direct port of CUDA 13 code. CUDA 12.2-12.x spelled it "
        "cudaMemPrefetchAsync_v2."),
     _t("a place pages can live: (type, id)", "cudaMemLocation", "hipMemLocation",
        "since CUDA 11.2 (memory pools); prefetch/advise overloads taking it since CUDA 12.2; CUDA 13 "
        "prefetch/advise take only this. HIP's classic calls take an int device (hipCpuDeviceId = "
-       "CPU); the *_v2 calls (HIP 7) take hipMemLocation."),
+       "CPU); the *_v2 calls (HIP 7.1) take hipMemLocation."),
     _t("memory location type enum", "cudaMemLocationType", "hipMemLocationType",
-       "Used by the *_v2 calls (HIP 7); the classic HIP calls take an int device instead."),
+       "Used by the *_v2 calls (HIP 7.1); the classic HIP calls take an int device instead."),
     _e("location is a GPU", "cudaMemLocationTypeDevice", "hipMemLocationTypeDevice",
        "cudaMemLocationType", "id = the device ordinal. Classic HIP calls: pass the ordinal."),
     _e("location is the CPU", "cudaMemLocationTypeHost", "hipMemLocationTypeHost",
@@ -211,7 +214,8 @@ TABLE: tuple[Row, ...] = (
        "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
        "hip-python type-checks advice: pass hip.hipMemoryAdvise members."),
     _f("give the driver a hint about a range, for a location", "cudaMemAdvise", "hipMemAdvise_v2",
-       "HIP 7 (ROCm/clr hipamd/src/hip_hmm.cpp: hipMemAdvise_v2(ptr, count, advice, "
+       "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
+       "hipMemAdvise_v2(ptr, count, advice, "
        "hipMemLocation)): the arguments of CUDA 13's cudaMemAdvise, so the direct port of CUDA 13 "
        "code. CUDA 12.2-12.x spelled it cudaMemAdvise_v2."),
     _t("advice enum", "cudaMemoryAdvise", "hipMemoryAdvise"),
@@ -443,7 +447,7 @@ static inline cudaError_t umkit_hipMemAdvise(const void* ptr, size_t count, cuda
 }
 #define hipMemAdvise umkit_hipMemAdvise""",
     "hipMemPrefetchAsync_v2": """\
-// hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream): HIP 7's location form, the
+// hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream): HIP 7.1's location form, the
 // arguments of CUDA 13's cudaMemPrefetchAsync (CUDA 12.2-12.x: cudaMemPrefetchAsync_v2).
 static inline cudaError_t umkit_hipMemPrefetchAsync_v2(const void* ptr, size_t count,
                                                        cudaMemLocation location, unsigned int flags,
@@ -457,7 +461,7 @@ static inline cudaError_t umkit_hipMemPrefetchAsync_v2(const void* ptr, size_t c
 }
 #define hipMemPrefetchAsync_v2 umkit_hipMemPrefetchAsync_v2""",
     "hipMemAdvise_v2": """\
-// hipMemAdvise_v2(ptr, count, advice, hipMemLocation): HIP 7's location form, the arguments of
+// hipMemAdvise_v2(ptr, count, advice, hipMemLocation): HIP 7.1's location form, the arguments of
 // CUDA 13's cudaMemAdvise (CUDA 12.2-12.x: cudaMemAdvise_v2).
 static inline cudaError_t umkit_hipMemAdvise_v2(const void* ptr, size_t count,
                                                 cudaMemoryAdvise advice, cudaMemLocation location)

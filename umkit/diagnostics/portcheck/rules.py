@@ -525,7 +525,7 @@ def rule_prefetch(ctx: Context):
         if c.name.endswith("_v2"):
             form = "location"
         hips = hip_names("cudaMemPrefetchAsync")
-        hip = (f"{hips[1]} (HIP 7, same hipMemLocation) or {hips[0]}(ptr, n, "
+        hip = (f"{hips[1]} (HIP 7.1, same hipMemLocation) or {hips[0]}(ptr, n, "
                f"{'hipCpuDeviceId' if dest == 'cpu' else 'device'}, stream)"
                if form == "location" else hips[0])
         name = chain_name(c.args[0].tokens)
@@ -581,7 +581,7 @@ def rule_advise(ctx: Context):
             texts = [t.text for t in ctx.src.object_macro(texts[0])]
         advice = next((x for x in texts if x in ADVICE), None)
         hips = hip_names("cudaMemAdvise")
-        hip = (f"{hips[1]} (HIP 7, same hipMemLocation) or {hips[0]}(ptr, n, advice, "
+        hip = (f"{hips[1]} (HIP 7.1, same hipMemLocation) or {hips[0]}(ptr, n, advice, "
                f"{'hipCpuDeviceId' if dest == 'cpu' else 'device'})" if form == "location"
                else hips[0])
         detail = dict(form=form, destination=dest, advice=advice or "?")
@@ -599,8 +599,10 @@ def rule_advise(ctx: Context):
 
 def _advice(p: Platform, kind, dest):
     if kind == "unset":
-        return "same", "undoing advice is accepted as on CUDA (hipMemAdvise fails only with " \
-            "hipErrorInvalidValue, never hipErrorNotSupported).", ["amd.advise.invalid_value"] \
+        return "same", "undoing advice is accepted as on CUDA (hipMemAdvise never returns " \
+            "hipErrorNotSupported: clr's ihipMemAdvise returns hipErrorInvalidValue for a bad " \
+            "range or a rejected attribute, hipErrorInvalidDevice for an unknown GPU and " \
+            "hipErrorStreamCaptureUnsupported while a stream is being captured).", ["amd.advise.invalid_value"] \
             + (["amd.xnack0.hints_work"] if not p.xnack else [])
     if kind == "read_mostly":
         msg = ("read-mostly is only a flag in amdkfd: no read-only copies are made, so the "
