@@ -190,7 +190,7 @@ def test_the_generated_blocks_are_current(guide, name):
 def test_the_chinese_guide_quotes_the_same_numbers():
     zh = GUIDE_ZH.read_text(encoding="utf-8")
     for r in course().values():
-        assert f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} min |" in zh, r["notebook"]
+        assert f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} |" in zh, r["notebook"]
     from umkit.teaching.widgets.panel import PROFILE_CHOICES, profile_provenance
     for name, _ in PROFILE_CHOICES:
         est, total = profile_provenance(name)
