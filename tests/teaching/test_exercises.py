@@ -221,9 +221,10 @@ def test_nb03_wrong_answers():
     assert "a.advise(" in repr(nb03.check_prepare(prefetch_only, hint=3))   # tier 3: the answer
     assert "answer was shown" in repr(nb03.check_prepare(prefetch_only, hint=3))
 
-    def zero_copy(a):                      # the defensible answer where the GPU reads host memory
+    def zero_copy(a, w):                   # the defensible answer where the GPU reads host memory
         a.advise("preferred_location", "cpu")
         a.advise("accessed_by", "gpu")
+        w.prefetch("gpu")                  # w: only the GPU reads it
     assert nb03.check_prepare(zero_copy)
     _not_yet(nb03.check_prepare(lambda a: a.prefetch("nowhere")), "raised")
 
@@ -271,13 +272,20 @@ def test_03_real_amd_gpu_branch_does_not_pass_read_mostly(monkeypatch):
     monkeypatch.setattr(umkit, "counters", lambda: {})          # what a real GPU reports
     monkeypatch.setattr(umkit, "backend_name", lambda: "hip")
 
-    def read_mostly(a):
+    def read_mostly(a, w):
         a.advise("read_mostly")
         a.prefetch("gpu")
+        w.prefetch("gpu")
 
-    def leave_home(a):
+    def leave_home(a, w):
         a.advise("preferred_location", "cpu")
         a.advise("accessed_by", "gpu")
+        w.prefetch("gpu")
+
+    def leave_w_home(a, w):
+        leave_home(a, w)
+        w.prefetch("cpu")
+    assert not nb03.check_prepare(leave_w_home).ok       # w's pages not in VRAM
     assert not nb03.check_prepare(read_mostly).ok
     assert nb03.check_prepare(leave_home).ok
     monkeypatch.setattr(umkit, "backend_name", lambda: "cuda")

@@ -68,10 +68,14 @@ MOVES = {
 }
 
 
-def seq(*names):
-    def prepare(a):
+def seq(*names, w=("prefetch_gpu",)):
+    """prepare(a, w): the moves ``names`` on ``a`` (the pattern these tests vary), and ``w``'s
+    moves (default: the right one for ``w`` on every card, a prefetch to the GPU)."""
+    def prepare(a, w_):
         for n in names:
             MOVES[n](a)
+        for n in w:
+            MOVES[n](w_)
     prepare.__name__ = "+".join(names) or "nothing"
     return prepare
 
@@ -163,9 +167,10 @@ def test_03_feedback_names_no_fix_and_no_count_that_depends_on_the_size():
 def test_03_the_array_size_changes_between_checks():
     sizes = set()
 
-    def prepare(a):
+    def prepare(a, w):
         sizes.add(a.size)
         a.advise("preferred_location", "cpu")
+        w.prefetch("gpu")
     on("mi250x-xnack1")
     for _ in range(12):
         nb03.check_prepare(prepare)

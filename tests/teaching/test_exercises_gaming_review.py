@@ -338,3 +338,30 @@ def test_solutions_are_pointed_at_only_in_the_last_cell(stem, edition):
     cells = json.loads(path.read_text())["cells"]
     where = [i for i, c in enumerate(cells) if "notebooks/solutions/" in "".join(c["source"])]
     assert where == [len(cells) - 1], (stem, edition, where)
+
+
+# -- 3. the demo cell's printed winner is not the exercise's answer (03) ---------------------------
+def _demo_winner(y):
+    """notebook 03's nb03-12 'preferred CPU + accessed_by GPU', the row that moves no pages"""
+    y.advise("preferred_location", "cpu")
+    y.advise("accessed_by", "gpu")
+
+
+@pytest.mark.parametrize("profile", ("mi250x-xnack1", "mi300x", "mi250x-xnack0", "h200-pcie5"))
+def test_03_the_demo_winner_alone_does_not_pass(profile):
+    from umkit.teaching.exercises import nb03
+    with umkit.using("sim", profile=profile):
+        assert not nb03.check_prepare(lambda a, w: _demo_winner(a)).ok          # w left as filled
+        assert not nb03.check_prepare(lambda a, w: (_demo_winner(a), _demo_winner(w))).ok
+        assert not nb03.check_prepare(_demo_winner).ok            # the old one-array answer
+        v = nb03.check_prepare(lambda a, w: (_demo_winner(a), w.prefetch("gpu")))
+        assert v.ok, v                                            # the step of transfer: w
+
+
+def test_03_feedback_on_w_names_no_call():
+    from umkit.teaching.exercises import nb03
+    with umkit.using("sim", profile="mi250x-xnack1"):
+        v = nb03.check_prepare(lambda a, w: _demo_winner(a))
+    assert not v.ok and v.message.startswith("w (only the GPU reads it")
+    for word in ("prefetch", "advise", "accessed_by", "preferred"):
+        assert word not in v.message, (word, v.message)

@@ -319,9 +319,9 @@ MESSAGES: dict[str, str] = {
     "read_mostly + prefetch to the GPU: each side keeps its own copy (faults not counted on a real GPU; "
     "run on sim to see them)":
         "read_mostly + 预取到 GPU：两侧各保留一份自己的副本（真 GPU 上不统计缺页；在 sim 上运行才能看到）",
-    "{argument} is None: write def prepare(a): ... (advice and/or prefetch)":
-        "{argument} 是 None：写出 def prepare(a): ...（建议和/或预取）",
-    "{argument} should be a function of one array, got {type}": "{argument} 应该是一个以一个数组为参数的函数，得到的是 {type}",
+    "{argument} is None: write def prepare(a, w): ... (advice and/or prefetch)":
+        "{argument} 是 None：写出 def prepare(a, w): ...（建议和/或预取）",
+    "{argument} should be a function of two arrays, got {type}": "{argument} 应该是一个以两个数组为参数的函数，得到的是 {type}",
 
     # -- notebook 04: synchronization --------------------------------------------------------------------
     "§3.3: a kernel launch returns at once; the CPU may read what the kernel writes only after something "
@@ -424,6 +424,10 @@ MESSAGES: dict[str, str] = {
         "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # 向上取整的除法（用 math.ceil 也行）",
     "def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n(on a machine where the GPU may read host memory in place, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link)":
         "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
+    "def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n(for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link on every round)":
+        "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n（对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，每一轮 GPU 都经链路读取）",
+    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n(either advice alone also passes for a on AMD; a prefetch of a to the GPU would be undone by the CPU's first read)":
+        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n（在 AMD 上，对 a 单独用其中任一条建议也能通过；把 a 预取到 GPU 会被 CPU 的第一次读取抵消）",
     "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize: only my stream\n    return float(a.host.sum())\n(or record an event after the kernel, umkit.Event().record(stream), and call its .synchronize() before the sum)":
         "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize：只等我的流\n    return float(a.host.sum())\n（或者在 kernel 之后记录一个事件 umkit.Event().record(stream)，并在求和之前调用它的 .synchronize()）",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
@@ -2650,16 +2654,49 @@ MESSAGES: dict[str, str] = {
     "settled things)":
         "从第 2 轮起，读取仍然会缺页（你的 prepare(a) 本该在第一轮里就把事情安排好）",
     "§3.2 and section 4 of the notebook: on AMD, read_mostly is only a flag on the range (no copy on "
-    "each side), and a CPU read of pages in VRAM brings them back on this card. Which advice lets the "
-    "GPU read the pages where they already are, without migrating them?":
+    "each side), and a CPU read of pages in VRAM brings them back on this card. For a, which both sides "
+    "read: which advice lets the GPU read the pages where they already are, without migrating them? For "
+    "w, which only the GPU reads, every round: where should its pages be before the first round, and "
+    "what puts them there?":
         "§3.2 和本 notebook 第 4 节：在 AMD 上，read_mostly 只是范围上的一个标"
-        "志（不会两侧各留一份副本），而在这块卡上，CPU 读取显存里的页会把它们拉回来。哪种建议能让 GPU 在"
-        "页面原来所在的地方读取它们，而不迁移？",
-    "§3.2 and section 4 of the notebook: which advice lets each side read the pages without taking them "
-    "away from the other -- a copy on each side, or the pages left where they are and read across the "
-    "link? And §4.4: a prefetch obeys only the advice that is already there":
-        "§3.2 和本 notebook 第 4 节：哪种建议能让每一侧读这些页，而不把它们从另一侧拿走——两侧"
-        "各一份副本，还是页面留在原处、经链路读取？还有 §4.4：预取只遵从已经设好的建议",
+        "志（不会两侧各留一份副本），而在这块卡上，CPU 读取显存里的页会把它们拉回来。对两侧都读的 a："
+        "哪种建议能让 GPU 在页面原来所在的地方读取它们，而不迁移？对每一轮只有 GPU 读的 w：第一轮之前"
+        "它的页面应该在哪里，又是什么把它们放到那里？",
+    "§3.2 and section 4 of the notebook: for a, which both sides read, which advice lets each side read "
+    "the pages without taking them away from the other -- a copy on each side, or the pages left where "
+    "they are and read across the link? And §4.4: a prefetch obeys only the advice that is already "
+    "there. For w, which only the GPU reads, every round: where should its pages be before the first "
+    "round?":
+        "§3.2 和本 notebook 第 4 节：对两侧都读的 a，哪种建议能让每一侧读这些页，而不把它们从另一侧拿走"
+        "——两侧各一份副本，还是页面留在原处、经链路读取？还有 §4.4：预取只遵从已经设好的建议。对每一轮"
+        "只有 GPU 读的 w：第一轮之前它的页面应该在哪里？",
+    "a (both sides read it): {part_a}": "a（两侧都读它）：{part_a}",
+    "a (both sides read it): {part_a}; and {part_w}": "a（两侧都读它）：{part_a}；另外，{part_w}",
+    "a: {part_a}; w: {part_w}": "a：{part_a}；w：{part_w}",
+    "w (only the GPU reads it, every round): its reads faulted and pages moved in round {nums_r} of {n} "
+    "-- after prepare(a, w) nothing about w should be left to the rounds":
+        "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），对它的读取缺页、页面发生了移动——"
+        "prepare(a, w) 之后，w 的事不该留给这些轮次",
+    "w (only the GPU reads it, every round): its reads faulted and pages moved in rounds {nums_r} of {n} "
+    "-- after prepare(a, w) nothing about w should be left to the rounds":
+        "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），对它的读取缺页、页面发生了移动——"
+        "prepare(a, w) 之后，w 的事不该留给这些轮次",
+    "w (only the GPU reads it, every round): the GPU read it across the link in round {nums_r} of {n}: "
+    "nothing moved, but every round paid the link for data only the GPU uses":
+        "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），GPU 经链路读取了它：什么都没移动，"
+        "但每一轮都为只有 GPU 用的数据付了链路的代价",
+    "w (only the GPU reads it, every round): the GPU read it across the link in rounds {nums_r} of {n}: "
+    "nothing moved, but every round paid the link for data only the GPU uses":
+        "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），GPU 经链路读取了它：什么都没移动，"
+        "但每一轮都为只有 GPU 用的数据付了链路的代价",
+    "w (only the GPU reads it, every round): from its range's attributes its pages are not in VRAM "
+    "before the first round":
+        "w（每一轮只有 GPU 读它）：从它这段范围的属性看，第一轮之前它的页面不在显存里",
+    "prefetched before the first round, so the GPU read it from VRAM in every round with no fault and "
+    "nothing moving":
+        "第一轮之前已经预取，所以每一轮 GPU 都从显存读取它，没有缺页，也没有东西移动",
+    "nothing faulted, moved or crossed the link in any round":
+        "没有任何一轮发生缺页、移动或经过链路",
     "from the range's attributes, the CPU's reads would take pages away from the GPU (or the GPU's from "
     "the CPU) on every round":
         "从这段范围的属性看，每一轮 CPU 的读取都会把页面从 GPU 拿走（或者 GPU 的读取把它们从 CP"

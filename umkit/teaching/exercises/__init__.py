@@ -493,7 +493,9 @@ class LearnerError(Exception):
 def learner_code(fn):
     """``fn`` wrapped so that an ``Exception`` it raises is the learner's: it leaves a grader as
     a :class:`LearnerError` (its ``finally`` blocks and sandboxes clean up on the way out).  A
-    grader wraps a harness with it where everything the harness runs counts as the learner's."""
+    grader wraps a harness with it where everything the harness runs counts as the learner's.
+    The wrapper keeps ``fn``'s signature (``inspect.signature`` sees the learner's own)."""
+    @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)

@@ -1,11 +1,16 @@
-"""Checks for notebook 03 (migration, prefetch, advice): an array both sides read.
+"""Checks for notebook 03 (migration, prefetch, advice): two arrays, two access patterns.
 
-The check runs the learner's ``prepare(a)`` on a managed array the CPU has just filled, then three
-rounds of "the GPU reads all of it, the CPU reads all of it", and grades what the driver did in
-those rounds: no page may move between host memory and VRAM in any round, and from the second
-round on nothing may fault (a first-round fault that only *maps* a page where it lies, as
-amdkfd's in-place access does, moves nothing and is allowed).  The array's size is drawn afresh on
-every check, so an answer cannot lean on one size; the messages name rounds, not fault counts.
+The check runs the learner's ``prepare(a, w)`` on two managed arrays the CPU has just filled, then
+three rounds of "the GPU reads all of ``a``, the CPU reads all of ``a``, the GPU reads all of
+``w``" (the CPU never touches ``w`` again), and grades what the driver did in those rounds.  For
+``a`` (the notebook's demo pattern): no page may move between host memory and VRAM in any round,
+and from the second round on nothing may fault (a first-round fault that only *maps* a page where
+it lies, as amdkfd's in-place access does, moves nothing and is allowed).  For ``w`` -- the step
+of transfer the demo does not print: no page may move and nothing may fault in any round, and the
+GPU must not read it across the link (it reads ``w`` every round and nobody else does).  The
+sizes are drawn afresh on every check; the messages name the array and the rounds, never a call.
+A one-argument ``prepare(a)`` (the older exercise) is run on ``a`` alone and leaves ``w`` as the
+CPU filled it.
 
 What passes depends on the card, because the vendors' advice differs (ledger:
 amd.read_mostly.flag, nv.read_mostly.duplicates, amd.peer.accessed_by):
@@ -19,7 +24,11 @@ amd.read_mostly.flag, nv.read_mostly.duplicates, amd.peer.accessed_by):
 * AMD MI250X with CPU-coherent VRAM (mi250x-coherent): the CPU reads VRAM in place, so a prefetch
   to the GPU also passes; a GPU fault there still migrates, so doing nothing does not;
 * AMD with XNACK off (mi250x-xnack0): managed memory never migrates on a touch, so doing
-  nothing passes (the check says why); an APU (mi300a-apu) has one memory and nothing moves.
+  nothing passes for ``a`` (the check says why); an APU (mi300a-apu) has one memory and nothing
+  moves.
+
+For ``w`` a prefetch to the GPU before the first round is right on every card (on the APU nothing
+moves whatever one does).
 """
 from __future__ import annotations
 
@@ -28,6 +37,8 @@ import random
 import umkit
 
 from . import Exercise, Verdict, check, failed, passed, tiered
+
+import inspect
 
 ROUNDS = 3
 SIZES_MIB = (6, 8, 10, 12, 14, 16)          # drawn per check: 2 MiB multiples, quick everywhere
@@ -44,53 +55,89 @@ def _vendor() -> str:
 
 CONCEPT_AMD = ("§3.2 and section 4 of the notebook: on AMD, read_mostly is only a flag on the "
                "range (no copy on each side), and a CPU read of pages in VRAM brings them back on "
-               "this card. Which advice lets the GPU read the pages where they already are, "
-               "without migrating them?")
-CONCEPT_NV = ("§3.2 and section 4 of the notebook: which advice lets each side read the pages "
-              "without taking them away from the other -- a copy on each side, or the pages left "
-              "where they are and read across the link? And §4.4: a prefetch obeys only the "
-              "advice that is already there")
-ANSWER_AMD = ("def prepare(a):\n    a.advise('preferred_location', 'cpu')   # the pages stay in "
-              "host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps "
-              "them where they are\n(either call alone also passes on AMD; a prefetch to the GPU "
-              "would be undone by the CPU's first read)")
-ANSWER_NV = ("def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n"
+               "this card. For a, which both sides read: which advice lets the GPU read the pages "
+               "where they already are, without migrating them? For w, which only the GPU reads, "
+               "every round: where should its pages be before the first round, and what puts "
+               "them there?")
+CONCEPT_NV = ("§3.2 and section 4 of the notebook: for a, which both sides read, which advice lets "
+              "each side read the pages without taking them away from the other -- a copy on "
+              "each side, or the pages left where they are and read across the link? And §4.4: "
+              "a prefetch obeys only the advice that is already there. For w, which only the GPU "
+              "reads, every round: where should its pages be before the first round?")
+ANSWER_AMD = ("def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay "
+              "in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU "
+              "maps them where they are\n    w.prefetch('gpu')                       # w: only the "
+              "GPU reads it -- inhale it once\n(either advice alone also passes for a on AMD; a "
+              "prefetch of a to the GPU would be undone by the CPU's first read)")
+ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n"
              "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
-             "(a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
+             "    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n"
+             "(for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
              "passes: nothing moves, the GPU reads across the link on every round)")
 
 
 def _setup() -> dict:
     amd = _vendor() == "amd"
     return dict(concept=CONCEPT_AMD if amd else CONCEPT_NV, answer=ANSWER_AMD if amd else ANSWER_NV,
-                mib=random.choice(SIZES_MIB))
+                mib=random.choice(SIZES_MIB), wmib=random.choice(SIZES_MIB))
 
 
-def _rounds(fn, n) -> tuple[list[dict], dict]:
-    """Run ``fn`` on a fresh managed array of ``n`` floats the CPU filled, then ROUNDS rounds of
-    a GPU read and a CPU read; the counters of each round, and the range's attributes."""
-    a = umkit.managed(n)
-    rounds = []
+def _takes_two(fn) -> bool:
+    """``fn`` can be called as fn(a, w) (else it is the older prepare(a))."""
+    try:
+        inspect.signature(fn).bind(None, None)
+        return True
+    except TypeError:
+        return False
+    except ValueError:          # no signature to read (a builtin): call it with both
+        return True
+
+
+def _rounds(fn, n, nw, two=True) -> tuple[list[dict], dict, list[dict], dict]:
+    """Run ``fn`` on fresh managed arrays ``a`` (``n`` floats) and ``w`` (``nw``) the CPU filled,
+    then ROUNDS rounds of a GPU read and a CPU read of ``a`` and a GPU read of ``w``; the counters
+    of each round for each array, and each range's attributes."""
+    a, w = umkit.managed(n), umkit.managed(nw)
+    rounds, wrounds = [], []
     try:
         a.host[:] = 1.0
+        w.host[:] = 2.0
         umkit.synchronize()
-        fn(a)
+        if two:
+            fn(a, w)
+        else:
+            fn(a)
         umkit.synchronize()
-        attrs = a.attributes()
+        attrs, wattrs = a.attributes(), w.attributes()
         for _ in range(ROUNDS):
             c0 = umkit.counters()
-            sink = umkit.touch(a, 4096)          # the GPU reads every element
+            sink = umkit.touch(a, 4096)          # the GPU reads every element of a
             umkit.synchronize()
             sink.free()
-            float(a.host[::1024].sum())          # the CPU reads the whole array
-            rounds.append(umkit.workloads.counter_delta(c0, umkit.counters(), keep_zeros=True))
+            float(a.host[::1024].sum())          # the CPU reads the whole of a
+            c1 = umkit.counters()
+            rounds.append(umkit.workloads.counter_delta(c0, c1, keep_zeros=True))
+            sink = umkit.touch(w, 4096)          # the GPU reads every element of w
+            umkit.synchronize()
+            sink.free()
+            wrounds.append(umkit.workloads.counter_delta(c1, umkit.counters(), keep_zeros=True))
     finally:
         a.free()
-    return rounds, attrs
+        w.free()
+    return rounds, attrs, wrounds, wattrs
 
 
 def _kind(loc) -> str:
     return getattr(loc, "kind", "")
+
+
+def _grade_w_on_gpu(wattrs) -> str | None:
+    """A real GPU: ``w`` is right when it was prefetched to the GPU and not homed on the CPU."""
+    if _kind(wattrs.get("last_prefetch_location")) == "device" and \
+            _kind(wattrs.get("preferred_location")) != "host":
+        return None
+    return ("w (only the GPU reads it, every round): from its range's attributes its pages are "
+            "not in VRAM before the first round")
 
 
 def _grade_on_gpu(attrs) -> Verdict | str:
@@ -109,10 +156,51 @@ def _grade_on_gpu(attrs) -> Verdict | str:
             "(or the GPU's from the CPU) on every round")
 
 
-def _grade_prepare(fn, mib, **_) -> Verdict | str:
-    rounds, attrs = _rounds(fn, (mib << 20) // 4)
-    if not any(rounds):                           # a real GPU: no counters
-        return _grade_on_gpu(attrs)
+def _grade_w(wrounds) -> str | None:
+    """What is wrong with ``w``'s rounds (the GPU reads it, nobody else), or None."""
+    moved = [i + 1 for i, r in enumerate(wrounds) if r.get("bytes_h2d", 0) + r.get("bytes_d2h", 0)
+             or r.get("gpu_faults", 0)]
+    if moved:
+        return (f"w (only the GPU reads it, every round): its reads faulted and pages moved in "
+                f"round{'s' if len(moved) > 1 else ''} {', '.join(map(str, moved))} of "
+                f"{len(wrounds)} -- after prepare(a, w) nothing about w should be left to the "
+                "rounds")
+    remote = [i + 1 for i, r in enumerate(wrounds) if r.get("remote_bytes", 0)]
+    if remote:
+        return (f"w (only the GPU reads it, every round): the GPU read it across the link in "
+                f"round{'s' if len(remote) > 1 else ''} {', '.join(map(str, remote))} of "
+                f"{len(wrounds)}: nothing moved, but every round paid the link for data only the "
+                "GPU uses")
+    return None
+
+
+def _grade_prepare(fn, mib, wmib=None, **_) -> Verdict | str:
+    two = _takes_two(fn)
+    rounds, attrs, wrounds, wattrs = _rounds(fn, (mib << 20) // 4, ((wmib or mib) << 20) // 4,
+                                             two)
+    if not any(rounds) and not any(wrounds):      # a real GPU: no counters
+        v = _grade_on_gpu(attrs)
+        w_wrong = _grade_w_on_gpu(wattrs)
+        if w_wrong and not isinstance(v, str):
+            return w_wrong
+        return v
+    v = _grade_a(rounds, attrs)
+    w_wrong = _grade_w(wrounds)
+    if isinstance(v, str):
+        return "a (both sides read it): " + v + ("; and " + w_wrong if w_wrong else "")
+    if w_wrong:
+        return w_wrong
+    if not two:
+        return v
+    if _kind(wattrs.get("last_prefetch_location")) == "device":
+        w_how = ("prefetched before the first round, so the GPU read it from VRAM in every round "
+                 "with no fault and nothing moving")
+    else:
+        w_how = "nothing faulted, moved or crossed the link in any round"
+    return passed(f"a: {v.message}; w: {w_how}")
+
+
+def _grade_a(rounds, attrs) -> Verdict | str:
     moved = [r.get("bytes_h2d", 0) + r.get("bytes_d2h", 0) for r in rounds]
     back = [r.get("bytes_d2h", 0) for r in rounds]
     gpu = [r.get("gpu_faults", 0) for r in rounds]
@@ -169,8 +257,8 @@ def _answer(answer, **_):
     return answer
 
 
-def _grade(fn, mib, concept, answer, **_) -> Verdict | str:
-    v = _grade_prepare(fn, mib)
+def _grade(fn, mib, concept, answer, wmib=None, **_) -> Verdict | str:
+    v = _grade_prepare(fn, mib, wmib)
     if isinstance(v, str):
         return failed(v, concept, answer)
     return v
@@ -178,16 +266,17 @@ def _grade(fn, mib, concept, answer, **_) -> Verdict | str:
 
 @tiered
 def check_prepare(fn) -> Verdict:
-    """Exercise 03: ``fn(a)`` prepares a managed array that the CPU has just filled, so that
-    afterwards the GPU reads all of it and then the CPU reads all of it -- again and again --
-    with no page moving back and forth and, after the first round, no page fault on either
-    side.  The array's size changes on every check."""
+    """Exercise 03: ``fn(a, w)`` prepares two managed arrays that the CPU has just filled, so that
+    afterwards, round after round, the GPU reads all of ``a`` and then the CPU reads all of it --
+    with no page moving back and forth and, after the first round, no page fault on either side
+    -- and the GPU reads all of ``w`` (nobody else does) from VRAM, with no fault and nothing
+    moving in any round.  The sizes change on every check."""
     return check(PREPARE, fn)
 
 
 PREPARE = Exercise(
     name="nb03.prepare", argument="prepare", kind="function", concept=CONCEPT_AMD,
     answer=_answer,
-    none="{argument} is None: write def prepare(a): ... (advice and/or prefetch)",
-    wrong_type="{argument} should be a function of one array, got {type}",
-    call="prepare(a)", grader=_grade, setup=_setup)
+    none="{argument} is None: write def prepare(a, w): ... (advice and/or prefetch)",
+    wrong_type="{argument} should be a function of two arrays, got {type}",
+    call="prepare(a, w)", grader=_grade, setup=_setup)
