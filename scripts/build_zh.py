@@ -156,10 +156,11 @@ def build_notebook(rel: str, execute: bool) -> Path | None:
     src = NOTEBOOKS / rel
     out = ZH / rel
     nb = nbformat.read(src, as_version=4)
-    old = {}
+    old, old_meta = {}, None
     if out.exists():
-        old = {c.get("id"): c for c in nbformat.read(out, as_version=4).cells
-               if c.cell_type == "code"}
+        prev_nb = nbformat.read(out, as_version=4)
+        old = {c.get("id"): c for c in prev_nb.cells if c.cell_type == "code"}
+        old_meta = prev_nb.metadata
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             entry = cat.get(cell.get("id"))
@@ -170,6 +171,10 @@ def build_notebook(rel: str, execute: bool) -> Path | None:
             if prev is not None and prev.source == cell.source:
                 cell.outputs = copy.deepcopy(prev.outputs)
                 cell.execution_count = prev.get("execution_count")
+    if not execute and old_meta is not None:
+        # the outputs kept are the Chinese notebook's, so is the metadata that goes with them
+        # (widget state, kernel info): never the English notebook's
+        nb.metadata = copy.deepcopy(old_meta)
     nb.metadata["umkit"] = {"lang": "zh", "english": os.path.relpath(src, out.parent)}
     out.parent.mkdir(parents=True, exist_ok=True)
     if execute:

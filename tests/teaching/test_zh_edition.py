@@ -290,3 +290,35 @@ def test_the_test_command_runs_nbval_over_the_chinese_edition_too():
     cmd = [ln for ln in (ROOT / "test.sh").read_text().splitlines() if "-m pytest" in ln]
     assert cmd and all(re.search(r"--nbval\s+notebooks(\s|$)", ln) for ln in cmd), cmd
     assert ZH.parent == NOTEBOOKS and any(ZH.glob("*.ipynb"))
+
+
+def test_building_without_executing_keeps_the_chinese_notebooks_own_metadata(tmp_path, monkeypatch):
+    gen = _generator()
+    nbs, cats = tmp_path / "notebooks", tmp_path / "i18n" / "zh"
+    (nbs / "zh").mkdir(parents=True)
+    cats.mkdir(parents=True)
+    cells = [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "# Title"},
+             {"cell_type": "code", "id": "c1", "metadata": {}, "source": "x = 1",
+              "outputs": [], "execution_count": None}]
+    english_widgets = {"application/vnd.jupyter.widget-state+json": {"state": {"en": {}}}}
+    (nbs / "01_x.ipynb").write_text(json.dumps({
+        "cells": cells, "metadata": {"widgets": english_widgets, "kernelspec": {"name": "en", "display_name": "en", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}))
+    zh_cells = json.loads(json.dumps(cells))
+    zh_cells[1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "一\n"}]
+    zh_widgets = {"application/vnd.jupyter.widget-state+json": {"state": {"zh": {}}}}
+    (nbs / "zh" / "01_x.ipynb").write_text(json.dumps({
+        "cells": zh_cells, "metadata": {"widgets": zh_widgets, "kernelspec": {"name": "zh", "display_name": "zh", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5}))
+    (cats / "01_x.json").write_text(json.dumps({"cells": {
+        "m1": {"en_sha": gen.sha12("# Title"), "zh": "# 标题"}}}))
+    monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
+    monkeypatch.setattr(gen, "ZH", nbs / "zh")
+    monkeypatch.setattr(gen, "CATALOGUES", cats)
+    gen.build_notebook("01_x.ipynb", execute=False)
+    built = json.loads((nbs / "zh" / "01_x.ipynb").read_text())
+    assert built["metadata"]["widgets"] == zh_widgets            # not the English widget state
+    assert built["metadata"]["kernelspec"]["name"] == "zh"
+    assert built["metadata"]["umkit"]["lang"] == "zh"
+    assert "".join(built["cells"][0]["source"]) == "# 标题"
+    assert "".join(built["cells"][1]["outputs"][0]["text"]) == "一\n"

@@ -113,3 +113,27 @@ def test_run_sh_lang_zh_serves_the_chinese_workspace_in_chinese(tmp_path):
     finally:
         stop_group(proc)
         log.close()
+
+
+def test_a_chinese_notebook_copied_to_the_workspace_links_docs_correctly(src, tmp_path):
+    # in the repository notebooks/zh/00_start.ipynb climbs two folders to docs/; the flat
+    # workspace-zh/ (beside docs/ at the repository root) only one
+    _nb(src / "zh" / "00_start.ipynb",
+        "见[入门](../../docs/primer.zh-CN.md)和[术语表](../../docs/glossary.md)；"
+        "[下一课](01_next.ipynb)")
+    _nb(src / "01_next.ipynb", "[primer](../docs/primer.md)")          # English: already right
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "primer.zh-CN.md").write_text("入门")
+    dest = tmp_path / "workspace-zh"
+    workspace.sync(src, dest, lang="zh")
+    text = _md(dest / "00_start.ipynb")
+    assert text == "见[入门](../docs/primer.zh-CN.md)和[术语表](../docs/glossary.md)；[下一课](01_next.ipynb)"
+    assert (dest / "00_start.ipynb").parent.joinpath("../docs/primer.zh-CN.md").resolve().is_file()
+    assert _md(dest / "01_next.ipynb") == "[primer](../docs/primer.md)"
+    assert "../../docs/" in _md(src / "zh" / "00_start.ipynb")           # the source is untouched
+
+
+def test_the_english_workspace_leaves_links_alone(src, tmp_path):
+    _nb(src / "01_next.ipynb", "[x](../../docs/a.md)")
+    workspace.sync(src, tmp_path / "workspace")
+    assert _md(tmp_path / "workspace" / "01_next.ipynb") == "[x](../../docs/a.md)"

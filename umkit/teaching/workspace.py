@@ -64,12 +64,24 @@ class SyncReport:
         return f"workspace {self.dest}: " + ", ".join(parts)
 
 
-def cleared(src) -> str:
+def relinked(text: str, depth: int) -> str:
+    """Markdown ``text`` of an edition's file ``depth`` folders below the edition's root
+    (``notebooks/zh/``), with its links to the repository's ``docs/`` one level shorter: in the
+    repository they climb out of ``notebooks/zh/``, in the flat workspace out of one folder."""
+    up = "../" * (depth + 2)
+    return text.replace(f"]({up}docs/", f"]({up[3:]}docs/")
+
+
+def cleared(src, relink_depth: int | None = None) -> str:
     """The notebook at ``src`` as JSON text with every output, execution count and widget state
-    removed (what a learner should open: nothing measured yet)."""
+    removed (what a learner should open: nothing measured yet).  ``relink_depth``: the notebook
+    is an edition's (notebooks/zh/...), that many folders below it; its markdown links to
+    ``docs/`` are rewritten for the flat workspace (:func:`relinked`)."""
     import nbformat
     nb = nbformat.read(str(src), as_version=4)
     for cell in nb.cells:
+        if relink_depth is not None and cell.cell_type == "markdown":
+            cell.source = relinked(cell.source, relink_depth)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -197,9 +209,11 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
             manifest = {}
     rep = SyncReport(dest)
     root = dest.resolve()
+    edition = src / EDITIONS[lang] if lang in EDITIONS else None
     for rel, path, is_nb in _sources(src, lang):
+        depth = (rel.count("/") if edition is not None and edition in path.parents else None)
         try:
-            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep)
+            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep, depth)
         except Exception as e:          # one bad file is reported; the others still sync
             rep.problems.append((rel, _why(e)))
     if lang in EDITIONS:                      # umkit prints this language in the workspace
@@ -232,7 +246,8 @@ def _why(e: Exception) -> str:
     return f"{type(e).__name__}: {str(e)[:120]}"
 
 
-def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: SyncReport):
+def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: SyncReport,
+              relink_depth: int | None = None):
     if not _inside(out, root):
         rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
         return
@@ -241,7 +256,12 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
         rep.problems.append((rel, f"{kind} is there: left alone"))
         return
     try:
-        new = cleared(path).encode() if is_nb else path.read_bytes()
+        if is_nb:
+            new = cleared(path, relink_depth).encode()
+        elif relink_depth is not None and path.suffix == ".md":
+            new = relinked(path.read_text(encoding="utf-8"), relink_depth).encode("utf-8")
+        else:
+            new = path.read_bytes()
     except Exception as e:
         rep.problems.append((rel, f"the source could not be read ({_why(e)})"))
         return
