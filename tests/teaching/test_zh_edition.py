@@ -60,13 +60,16 @@ ENTRIES = _entries()
 
 def _prose(md: str) -> str:
     """Markdown less what is not prose: fenced and inline code, HTML tags, link targets, URLs,
-    ledger citations, and titles of works cited in 《...》 (a document's English title)."""
+    ledger citations, titles of works cited in 《...》 (a document's English title), and verbatim
+    quotations of an English source in “...” with no Chinese inside (a commit title, a sentence of
+    AMD's docs: the reader is shown the source's own words)."""
     md = re.sub(r"```.*?```", " ", md, flags=re.S)
     md = re.sub(r"`[^`]*`", " ", md)
     md = re.sub(r"<[^>]+>", " ", md)
     md = re.sub(r"\]\([^)]*\)", "] ", md)
     md = re.sub(r"https?://\S+", " ", md)
     md = re.sub(r"《[^》]*》", " ", md)
+    md = re.sub(r"“[^“”\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]*”", " ", md)
     md = re.sub(r"ledger:[\s>]*[\w.\-]+([\s>]*,[\s>]*[\w.\-]+)*", " ", md)
     return md
 
@@ -202,6 +205,8 @@ def test_the_prose_finder_sees_english_and_spares_names_and_code():
     assert _english_runs("这一步 the driver migrates the page 然后继续") == ["the driver migrates the page"]
     assert _english_runs("AMD Instinct MI250X GCD 的 `umkit.use('sim', profile=...)`") == []
     assert _english_runs("（ledger: amd.xnack.isa_name）见 [HIP docs](https://x.org/a_b)") == []
+    assert _english_runs("原话：“CPUs can access memory allocated via hipMalloc()”") == []
+    assert _english_runs("“the driver migrates the page，然后”") == ["the driver migrates the page"]
 
 
 @pytest.mark.parametrize("rel,cid,en,zh", ENTRIES, ids=[f"{e[0]}:{e[1]}" for e in ENTRIES])
