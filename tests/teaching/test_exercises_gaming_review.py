@@ -365,3 +365,40 @@ def test_03_feedback_on_w_names_no_call():
     assert not v.ok and v.message.startswith("w (only the GPU reads it")
     for word in ("prefetch", "advise", "accessed_by", "preferred"):
         assert word not in v.message, (word, v.message)
+
+
+# -- 3. the IPC question needs the reasoning, not explain's words (05) ----------------------------
+#: the two options that work, as the question words them (whatever letters a draw gives them)
+WORKS = ("Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in "
+         "process B with hipIpcOpenMemHandle.",
+         "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
+         "process copy what it needs to its own GPU memory.")
+
+
+def _right_now(nb05):
+    return {k for k, t in dict.items(nb05.IPC_OPTIONS) if t in WORKS}
+
+
+def test_05_ipc_keywords_of_explain_do_not_pass_and_a_wrong_set_redraws_the_options():
+    from umkit.teaching.exercises import nb05
+    nb05.ipc_first_question()
+    # umkit.explain says "share memory with IPC ... or a file mapping": picking every option that
+    # names IPC handles or mmap is not the answer
+    keyword = {k for k, v in dict.items(nb05.IPC_OPTIONS) if "Ipc" in v or "mmap" in v}
+    assert len(keyword) > 2
+    v = nb05.check_ipc(keyword)
+    assert not v.ok and "drawn again" in v.message
+    seen = {frozenset(_right_now(nb05))}
+    for _ in range(6):                        # the right pair's letters move between draws
+        assert not nb05.check_ipc(set("abcde")).ok
+        seen.add(frozenset(_right_now(nb05)))
+        assert len(_right_now(nb05)) == 2
+    assert len(seen) > 1
+
+
+def test_05_the_set_that_passed_one_question_is_not_the_next_ones():
+    from umkit.teaching.exercises import nb05
+    nb05.ipc_first_question()
+    assert _right_now(nb05) == {"b", "d"}
+    assert not nb05.check_ipc({"a", "b"}).ok          # wrong: a new question is drawn
+    assert nb05.check_ipc(_right_now(nb05)).ok        # read the new options: it passes

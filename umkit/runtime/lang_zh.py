@@ -147,7 +147,7 @@ MESSAGES: dict[str, str] = {
         "并把它作为一个 SVM 范围注册到 KFD（ROCm/clr rocclr/device/rocm/rocmemory.cpp Buffer::create -> "
         "Device::SvmAllocInit -> hsa_amd_svm_attributes_set -> AMDKFD_IOC_SVM ioctl，kfd_svm.c "
         "svm_range_set_attr）；没有 HMM 时它变成固定的主机内存（Device::hostAlloc），同样是一次内核驱动调用。"
-        "原文说的“UMD 先维护逻辑地址记录，KMD 之后再映射物理页”，说的是页面，而不是这个调用",
+        "专栏说的“UMD 先维护逻辑地址记录，KMD 之后再映射物理页”，说的是页面，而不是这个调用",
     "hipMalloc maps real VRAM: only the kernel driver owns VRAM and the page tables":
         "hipMalloc 映射真正的显存：只有内核驱动掌管显存和页表",
     "the first CPU touch of a fresh page is a page fault (缺页): the OS kernel zero-fills a physical "
@@ -187,7 +187,7 @@ MESSAGES: dict[str, str] = {
     "hipMallocManaged in the UMD, as the article does (no page is created). On ROCm the call still ends "
     "in one KFD ioctl that registers the range -- 'kmd' is the stricter answer: {why}.":
         "七个全对：kernel 启动和队列写入停留在用户态（UMD）；凡是涉及物理页、页表或驱动的范围策略的，都会进入 KMD。"
-        "有一个细微之处：你和原文一样，把 hipMallocManaged 放在了 UMD（它不创建页）。在 ROCm 上，这个调用最终仍落到一次"
+        "有一个细微之处：你和专栏一样，把 hipMallocManaged 放在了 UMD（它不创建页）。在 ROCm 上，这个调用最终仍落到一次"
         "注册范围的 KFD ioctl——更严格的答案是“kmd”：{why}。",
     "{argument} should be a dict like {{'malloc_managed': 'umd', ...}}, got {type}":
         "{argument} 应该是一个形如 {{'malloc_managed': 'umd', ...}} 的 dict，得到的是 {type}",
@@ -401,6 +401,31 @@ MESSAGES: dict[str, str] = {
         "把数据放进一个文件（或共享内存），两个进程都用 mmap 映射它，再让每个进程把需要的东西拷进自己的 GPU 内存。",
     "Send the managed pointer and call hipDeviceSynchronize in both processes first.":
         "发送托管指针，并先在两个进程里都调用 hipDeviceSynchronize。",
+    "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and in process B use the "
+    "handle's bytes as a device pointer without opening it.":
+        "用 hipMalloc 分配，用 hipIpcGetMemHandle 导出，发送句柄，在进程 B 里不打开它，直接把句柄的字节当作设备指针使用。",
+    "mmap a file in process A only, send the address mmap returned to process B, and copy from that address "
+    "there.":
+        "只在进程 A 里用 mmap 映射一个文件，把 mmap 返回的地址发给进程 B，在那边从这个地址拷贝。",
+    "Allocate with hipMalloc and send that pointer value itself (not a handle) to process B to use there.":
+        "用 hipMalloc 分配，把这个指针的值本身（不是句柄）发给进程 B，在那边使用。",
+    "a handle is not an address: only hipIpcOpenMemHandle maps the memory into process B and gives it a "
+    "pointer of its own":
+        "句柄不是地址：只有 hipIpcOpenMemHandle 才会把这块内存映射进进程 B，并给它一个自己的指针",
+    "the address mmap returned is process A's: process B has mapped nothing there":
+        "mmap 返回的地址属于进程 A；进程 B 在那里什么都没有映射",
+    "a hipMalloc pointer is a virtual address of process A too: process B's page tables have nothing at "
+    "that address":
+        "hipMalloc 指针同样是进程 A 的虚拟地址：进程 B 的页表在那个地址上什么都没有",
+    "{x} and {y} work: {part_1}; {part_2}.": "{x} 和 {y} 行得通：{part_1}；{part_2}。",
+    "The others don't:": "其余的不行：",
+    "{x} and {y}: {part_1}; {part_2}.": "{x} 和 {y}：{part_1}；{part_2}。",
+    "({k}) {part_why}": "（{k}）{part_why}",
+    "that set is not the one. For each option you chose, ask whether process B's page tables would know the "
+    "address it uses; for each you left out, whether it could work after all. The options are drawn again "
+    "(new letters, some new options): run the cell again to print them, and answer those":
+        "这组答案不对。对你选的每一项，问问进程 B 的页表是否认得它用的地址；对你没选的每一项，问问它"
+        "是否其实行得通。选项已经重新抽取（字母变了，也有新的选项）：再运行一次这个单元格把它们打印出来，回答新的这些",
     "a virtual address is only meaningful inside the process that made it: process B's page tables have "
     "nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)":
         "虚拟地址只在创建它的进程里才有意义：进程 B 的页表在那个地址上什么都没有（HSA_STATUS_ERROR_INVALID_MEMORY，§5.1）",
@@ -412,7 +437,7 @@ MESSAGES: dict[str, str] = {
     "exported this way: allocate the shared buffer with hipMalloc)":
         "IPC 句柄是运行时在进程之间共享设备内存的方式（托管内存不能这样导出：请用 hipMalloc 分配共享缓冲区）",
     "a file or shared-memory mapping is the other route the article names (§4.3)":
-        "文件或共享内存映射是原文提到的另一条路（§4.3）",
+        "文件或共享内存映射是专栏提到的另一条路（§4.3）",
     "§4.3 and §5.1: a managed pointer is a virtual address in one process's page tables; another process "
     "needs the runtime's IPC handles or a mapping the operating system shares (a file, shared memory)":
         "§4.3 和 §5.1：托管指针是一个进程页表里的虚拟地址；另一个进程需要运行时的 IPC 句柄，"
@@ -448,7 +473,7 @@ MESSAGES: dict[str, str] = {
     "What it means:": "含义：",
     "Note:": "注：",
     "What to do:": "怎么办：",
-    "Article:": "原文：",
+    "Article:": "专栏：",
     "Also called:": "别名：",
     "Likely cause:": "可能原因：",
     "Tools:": "工具：",
@@ -595,7 +620,7 @@ MESSAGES: dict[str, str] = {
     "oversubscribing managed memory applies on the cuda backend (umkit.allow_oversubscription(True) "
     "lifts it); sim models a smaller card with umkit.use('sim', vram=...) so you can watch pages breathe "
     "out.":
-        "原文 §5.1：你的设备内存分配（hipMalloc / cudaMalloc）超出了 GPU 上剩余的显存，或者托管内存分配超出了主机能提供的内存："
+        "专栏 §5.1：你的设备内存分配（hipMalloc / cudaMalloc）超出了 GPU 上剩余的显存，或者托管内存分配超出了主机能提供的内存："
         "在 ROCm 上 hipMallocManaged 不预留显存，XNACK 关闭时 amdkfd 把它计入系统内存的上限。用 umkit.doctor() 查看空闲内存"
         "（rocm-smi / nvidia-smi 还会显示占用显存的其他进程，它们限制的是设备内存分配），换成小块分配，把热数据拆到设备内存里，"
         "让冷数据借助托管内存呼气到主机（§2.1、§4.3）。umkit 防止托管内存超额订阅的保护只在 cuda 后端生效"
@@ -610,14 +635,14 @@ MESSAGES: dict[str, str] = {
         "umkit.explain('HSA_STATUS_ERROR_INVALID_MEMORY')。检查 dmesg 里的 amdgpu 信息。",
     "The driver's page tables and this pointer disagree: the memory isn't valid here. The article's §5.1 "
     "sees it most often when processes share a managed pointer.":
-        "驱动的页表和这个指针对不上：这块内存在这里无效。原文 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
+        "驱动的页表和这个指针对不上：这块内存在这里无效。专栏 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
     "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; a GPU access to "
     "a foreign address shows up as HSA_STATUS_ERROR_MEMORY_FAULT (43) or "
     "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
     "dereference gives SIGSEGV or silently reads whatever is mapped there, and with XNACK on a GPU access "
     "to an address that is valid in the receiving process succeeds silently (amdkfd creates a range for "
     "it).":
-        "这是原文用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了原文）；GPU 访问一个外来地址时，"
+        "这是专栏用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了专栏）；GPU 访问一个外来地址时，"
         "表现为 HSA_STATUS_ERROR_MEMORY_FAULT（43）或 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
         "（hsa_ext_amd.h）。CPU 解引用它会得到 SIGSEGV，或者悄悄读到那里碰巧映射着的东西；XNACK 打开时，GPU 访问一个在接收进程里"
         "恰好有效的地址会悄无声息地成功（amdkfd 为它创建一个范围）。",
@@ -666,13 +691,13 @@ MESSAGES: dict[str, str] = {
     "isn't loaded or /dev/kfd isn't accessible. Run umkit.doctor(), then `rocminfo` (a gfx… GPU agent "
     "must be listed), `lsmod | grep amdgpu`, `ls -l /dev/kfd /dev/dri`; add your user to the render and "
     "video groups; in a container pass --device=/dev/kfd --device=/dev/dri.":
-        "原文 §4.1：启动时出现 HSA 错误，通常意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问。"
+        "专栏 §4.1：启动时出现 HSA 错误，通常意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问。"
         "先运行 umkit.doctor()，再运行 `rocminfo`（必须列出一个 gfx… GPU agent）、`lsmod | grep amdgpu`、"
         "`ls -l /dev/kfd /dev/dri`；把你的用户加入 render 和 video 组；在容器里要传 --device=/dev/kfd --device=/dev/dri。",
     "The article's §6.2: migrating one managed pointer between GPUs is a double-edged sword. Check the "
     "topology (nvidia-smi topo -m / rocm-smi --showtopo), enable peer access once per device pair, and "
     "keep managed memory for start-up broadcast and rare checkpoints, not the hot loop.":
-        "原文 §6.2：让一个托管指针在多块 GPU 之间迁移是一把双刃剑。先查看拓扑（nvidia-smi topo -m / rocm-smi --showtopo），"
+        "专栏 §6.2：让一个托管指针在多块 GPU 之间迁移是一把双刃剑。先查看拓扑（nvidia-smi topo -m / rocm-smi --showtopo），"
         "每对设备只启用一次 peer access（P2P），托管内存只用于启动时的广播和偶尔的 checkpoint，不要放进热循环。",
     "A stream that is being captured into a graph can't synchronize, allocate, or prefetch managed "
     "memory in a way the graph can't record. Do allocations and prefetches before BeginCapture, "
@@ -690,7 +715,7 @@ MESSAGES: dict[str, str] = {
     "with a timestamp around each step.":
         "{hint}这是一个粘性错误（sticky error）：上下文已经损坏，之后的每个调用也都会失败；先修好原因，再重启进程（或 notebook 的内核）。"
         "要找出是哪个 kernel：设置 CUDA_LAUNCH_BLOCKING=1（NVIDIA）或 AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=3（AMD）重新运行，"
-        "或者运行 compute-sanitizer；最省事的检查是原文 §5.2 的做法：在每一步前后加 hipGetLastError + hipDeviceSynchronize，并打上时间戳。",
+        "或者运行 compute-sanitizer；最省事的检查是专栏 §5.2 的做法：在每一步前后加 hipGetLastError + hipDeviceSynchronize，并打上时间戳。",
     "{hint} Without peer access, data goes through host memory.": "{hint}没有 peer access 时，数据要经过主机内存中转。",
     "One or more arguments are out of range (a NULL pointer, a zero or too-large size, an unknown flag "
     "or advice value).":
@@ -717,7 +742,7 @@ MESSAGES: dict[str, str] = {
         "kernel 启动所要求的 grid/block 形状或共享内存超出了设备能提供的范围。",
     "Keep the block at most 1024 threads (256 is the article's choice) and the grid at (n + threads - 1) "
     "// threads blocks (§4.2).":
-        "每个 block 最多 1024 个线程（原文用的是 256），grid 取 (n + threads - 1) // threads 个 block（§4.2）。",
+        "每个 block 最多 1024 个线程（专栏用的是 256），grid 取 (n + threads - 1) // threads 个 block（§4.2）。",
     "A pointer is not a valid device (or managed) pointer for this runtime.": "这个指针对当前运行时来说不是有效的设备（或托管）指针。",
     "The pointer was freed already, came from another process or another runtime, or is a plain host "
     "pointer where device memory was expected. {hint}":
@@ -895,7 +920,7 @@ MESSAGES: dict[str, str] = {
     "Run umkit.doctor(), check the kernel log (`dmesg | grep -i -e amdgpu -e xid`) for driver faults, "
     "and narrow it down with the article's §5.2: hipGetLastError + hipDeviceSynchronize with a timestamp "
     "around each step.":
-        "运行 umkit.doctor()，查看内核日志（`dmesg | grep -i -e amdgpu -e xid`）里有没有驱动故障，再用原文 §5.2 的办法缩小范围："
+        "运行 umkit.doctor()，查看内核日志（`dmesg | grep -i -e amdgpu -e xid`）里有没有驱动故障，再用专栏 §5.2 的办法缩小范围："
         "在每一步前后加 hipGetLastError + hipDeviceSynchronize，并打上时间戳。",
     "A non-memory call in the HSA runtime underneath HIP failed.": "HIP 底下的 HSA 运行时中一个与内存无关的调用失败了。",
     "Look for the HSA_STATUS_… message on stderr and explain that name. {hint}":
@@ -961,7 +986,7 @@ MESSAGES: dict[str, str] = {
     "no AMD GPU visible (hipErrorNoDevice)": "看不到任何 AMD GPU（hipErrorNoDevice）",
     "{count} CUDA device(s) visible": "可以看到 {count} 个 CUDA 设备",
     "{count} AMD GPU(s) visible": "可以看到 {count} 块 AMD GPU",
-    "umkit doctor -- the environment check of the article's §4.1": "umkit doctor——原文 §4.1 的环境检查",
+    "umkit doctor -- the environment check of the article's §4.1": "umkit doctor——专栏 §4.1 的环境检查",
     "Backend: {backend}": "后端：{backend}",
     "why: {reason}": "原因：{reason}",
     "what to do: {fix}": "怎么办：{fix}",
@@ -1028,6 +1053,7 @@ MESSAGES: dict[str, str] = {
         "amd.malloc.xnack0_fault；§2.2，umkit.explain('slow')）",
     "why the sim backend": "为什么是 sim 后端",
     "the GPU backends": "GPU 后端",
+    "usable": "可用",
     "umkit chose sim because {reason}": "umkit 选择 sim，是因为 {reason}",
     "switch with UMKIT_BACKEND=cuda (or hip, sim) before starting Python, or umkit.use('cuda') in a "
     "notebook; umkit.doctor('cuda') says why a backend can't run":
@@ -1052,7 +1078,7 @@ MESSAGES: dict[str, str] = {
     "groups, and in a container pass --device=/dev/kfd --device=/dev/dri (article §4.1)":
         "HSA 错误意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问：检查 `lsmod | grep amdgpu` "
         "和 `ls -l /dev/kfd /dev/dri`，把你的用户加入 render 和 video 组，在容器里要传 "
-        "--device=/dev/kfd --device=/dev/dri（原文 §4.1）",
+        "--device=/dev/kfd --device=/dev/dri（专栏 §4.1）",
     "/dev/kfd (the ROCm kernel driver) is accessible": "/dev/kfd（ROCm 内核驱动）可以访问",
     "no AMD GPU on this machine (none on the PCI bus, no /dev/kfd): rocminfo lists no GPU agent, as "
     "expected": "这台机器上没有 AMD GPU（PCI 总线上没有，也没有 /dev/kfd）：rocminfo 列不出 GPU agent，这在意料之中",
@@ -1268,9 +1294,9 @@ MESSAGES: dict[str, str] = {
     # umkit.ecg.table(): its heading and columns (the numbers and strategy names stay)
     "max/median": "最大/中位数",
     "memory ECG: {steps} steps of {mib} MiB, pattern {pattern}, backend {backend}":
-        "显存心电图：{steps} 步，每个作业 {mib} MiB，模式 {pattern}，后端 {backend}",
+        "显存心电图：{steps} 步，每个任务 {mib} MiB，模式 {pattern}，后端 {backend}",
     "memory ECG: {steps} steps of {mib} MiB, pattern {pattern}, backend {backend} (profile {profile})":
-        "显存心电图：{steps} 步，每个作业 {mib} MiB，模式 {pattern}，后端 {backend}（profile {profile}）",
+        "显存心电图：{steps} 步，每个任务 {mib} MiB，模式 {pattern}，后端 {backend}（profile {profile}）",
     "done": "完成",
     "<b>{name}</b>: waiting for the first step": "<b>{name}</b>：等待第一步",
     "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
@@ -1383,7 +1409,7 @@ MESSAGES: dict[str, str] = {
         "托管内存则会让这个页每一步都来回弹跳（§4.4）。",
     "{argument} is still None: make a dict {buffer name: 'device' | 'managed' | 'pinned'} covering every "
     "buffer in nb07.BUFFERS.":
-        "{argument} 仍然是 None：写一个 dict {buffer name: 'device' | 'managed' | 'pinned'}，覆盖 nb07.BUFFERS 中的每块缓冲区。",
+        "{argument} 仍然是 None：写一个 dict {缓冲区名: 'device' | 'managed' | 'pinned'}，覆盖 nb07.BUFFERS 中的每块缓冲区。",
     "{argument} must be a dict, not {type}.": "{argument} 必须是一个 dict，而不是 {type}。",
     "every buffer has the allocator that matches who touches it and how often: the heart in device "
     "memory, sparse / dynamic / rare data managed, the tiny every-step CPU read pinned.":
@@ -1536,7 +1562,7 @@ MESSAGES: dict[str, str] = {
     "step for the whole run; every 10 steps the CPU computes sparse statistics on them (the article's §4.3 "
     "optimizer).":
         "每个参数两个 fp32 动量（每个参数 8 字节），整个运行期间优化器每一步都在 GPU 上更新它们；每 10 步 CPU 对它们做一次"
-        "稀疏统计（原文 §4.3 的优化器）。",
+        "稀疏统计（专栏 §4.3 的优化器）。",
     "0.5 GB of token ids per step, written by the CPU data loader, read once by the GPU.":
         "每一步 0.5 GB 的 token id，由 CPU 数据加载器写入，GPU 读一次。",
     "a 4 KB block (loss, grad norm) the GPU writes every step and the CPU logger reads every step.":
@@ -1969,20 +1995,20 @@ MESSAGES: dict[str, str] = {
         "主机（通过先前取得的视图，走了 NumPy 不分派的路径）",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
     "the result is wrong with no error (§5.1)":
-        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
         "却不会报错（§5.1）",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
     "the result is wrong with no error (§5.1); take the view only after the wait":
-        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
         "却不会报错（§5.1）；等同步完成之后再取视图",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
     "the result is wrong with no error (§5.1); take the pointer only after the wait":
-        "请先同步：stream.synchronize() 或 event.synchronize()（原文 §3.3）；不同步的话，结果是错的，"
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
         "却不会报错（§5.1）；等同步完成之后再取指针",
     "order the two streams: put both on one stream, or wait for the first (stream.synchronize(), "
     "or an event recorded on it) before starting the second (article §3.3)":
         "给两个流排好顺序：把两者放到同一个流上，或者先等第一个完成（stream.synchronize()，或在它上面记录的"
-        "事件），再启动第二个（原文 §3.3）",
+        "事件），再启动第二个（专栏 §3.3）",
 
     # -- the figures' texts (umkit.runtime.lang.for_figure: Chinese only where matplotlib has a
     #    CJK font; umkit.ecg.picture, umkit.plan.picture, the residency picture, the panel) -------
@@ -2389,7 +2415,7 @@ MESSAGES: dict[str, str] = {
         "要装下比显卡更大的东西：在 `with umkit.torch.managed():` 里分配模型（托管"
         "内存可以超过设备内存：页面会迁入迁出），然后用 umkit.torch.prefetch(model, "
         "'gpu') 和 umkit.torch.advise(opt, 'preferred_location"
-        "', 'cpu')，让优化器状态留在 CPU 一侧（原文 §2.3、§4.4）。",
+        "', 'cpu')，让优化器状态留在 CPU 一侧（专栏 §2.3、§4.4）。",
     "On ROCm managed memory migrates on demand only with XNACK on (HSA_XNACK=1 on a GPU that has it); "
     "on an APU the device memory PyTorch sees can be the BIOS carve-out only: umkit.doctor() says which "
     "holds on this machine (ledger: amd.attr.pageable_xnack, amd.apu.carveout_visible).":

@@ -14,8 +14,9 @@ import numpy as np
 
 import umkit
 
-from . import (Exercise, Verdict, check, close_to, failed, passed, profile_option, raised,
-               sim_sandbox, tiered)
+from ...runtime.lang import Localized
+from . import (Exercise, Verdict, attempt_rng, check, close_to, failed, passed, profile_option,
+               raised, sim_sandbox, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -115,26 +116,82 @@ def check_pingpong_fix(strategy, profile: str = "mi250x-xnack1") -> Verdict:
 
 
 # -- exercise 2: sharing memory between processes -----------------------------------------------------
-IPC_OPTIONS = {
-    "a": "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it there.",
-    "b": "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it "
-         "in process B with hipIpcOpenMemHandle.",
-    "c": "Send the managed pointer, and have process B call hipMemPrefetchAsync(ptr, bytes, 0, s) "
-         "before using it so that the pages get mapped in B.",
-    "d": "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
-         "process copy what it needs to its own GPU memory.",
-    "e": "Send the managed pointer and call hipDeviceSynchronize in both processes first.",
+#: every option the question draws from, by a fixed id; two of them work (``_IPC_WORKS``).  Some
+#: wrong ones name IPC handles or mmap too, so matching the words of umkit.explain's "share memory
+#: with IPC ... or a file mapping" does not pass: each option's mechanism has to be followed
+_IPC_POOL = {
+    "managed_ptr": "Send the hipMallocManaged pointer value to process B (a pipe, a socket) and use it "
+                   "there.",
+    "ipc_handle": "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open "
+                  "it in process B with hipIpcOpenMemHandle.",
+    "handle_cast": "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and in "
+                   "process B use the handle's bytes as a device pointer without opening it.",
+    "file_map": "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
+                "process copy what it needs to its own GPU memory.",
+    "mmap_addr": "mmap a file in process A only, send the address mmap returned to process B, and copy "
+                 "from that address there.",
+    "prefetch_b": "Send the managed pointer, and have process B call hipMemPrefetchAsync(ptr, bytes, 0, s) "
+                  "before using it so that the pages get mapped in B.",
+    "sync_both": "Send the managed pointer and call hipDeviceSynchronize in both processes first.",
+    "device_ptr": "Allocate with hipMalloc and send that pointer value itself (not a handle) to process B "
+                  "to use there.",
 }
-_IPC_RIGHT = {"b", "d"}
+_IPC_WORKS = ("ipc_handle", "file_map")
 _IPC_WHY = {
-    "a": "a virtual address is only meaningful inside the process that made it: process B's page "
-         "tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
-    "c": "prefetch moves pages of a range this process owns; in process B the range doesn't exist",
-    "e": "synchronizing orders work inside one process; it doesn't create a mapping in another",
-    "b": "IPC handles are how the runtime shares device memory between processes (managed memory "
-         "can't be exported this way: allocate the shared buffer with hipMalloc)",
-    "d": "a file or shared-memory mapping is the other route the article names (§4.3)",
+    "managed_ptr": "a virtual address is only meaningful inside the process that made it: process B's "
+                   "page tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
+    "prefetch_b": "prefetch moves pages of a range this process owns; in process B the range doesn't "
+                  "exist",
+    "sync_both": "synchronizing orders work inside one process; it doesn't create a mapping in another",
+    "ipc_handle": "IPC handles are how the runtime shares device memory between processes (managed "
+                  "memory can't be exported this way: allocate the shared buffer with hipMalloc)",
+    "file_map": "a file or shared-memory mapping is the other route the article names (§4.3)",
+    "handle_cast": "a handle is not an address: only hipIpcOpenMemHandle maps the memory into process B "
+                   "and gives it a pointer of its own",
+    "mmap_addr": "the address mmap returned is process A's: process B has mapped nothing there",
+    "device_ptr": "a hipMalloc pointer is a virtual address of process A too: process B's page tables "
+                  "have nothing at that address",
 }
+#: the first question, as notebook 05 prints it: letter -> option id
+_IPC_FIRST = {"a": "managed_ptr", "b": "ipc_handle", "c": "handle_cast", "d": "file_map",
+              "e": "mmap_addr"}
+#: the options of the question now open, letter -> text (the learner's language): the first
+#: question until an answer to it is graded wrong; then a new one, drawn afresh -- the two that
+#: work and three others, in a new order -- so a set of letters found by trying cannot be tried
+#: on again
+IPC_OPTIONS = Localized()
+_IPC_NOW: dict = {}
+
+
+def _ipc_set(ids: dict) -> None:
+    _IPC_NOW.clear()
+    _IPC_NOW.update(ids)
+    IPC_OPTIONS.clear()
+    for k, v in ids.items():                 # the English texts; Localized reads them translated
+        dict.__setitem__(IPC_OPTIONS, k, _IPC_POOL[v])
+
+
+def ipc_new_question(rng=None) -> dict:
+    """Draw the next question (the two options that work and three of the others, shuffled) and
+    return :data:`IPC_OPTIONS`, which now holds it."""
+    rng = rng or attempt_rng("nb05.ipc")
+    ids = list(_IPC_WORKS) + rng.sample(sorted(set(_IPC_POOL) - set(_IPC_WORKS)), 3)
+    rng.shuffle(ids)
+    _ipc_set(dict(zip("abcde", ids)))
+    return IPC_OPTIONS
+
+
+def ipc_first_question() -> dict:
+    """Put the first question (the notebook's) back; returns :data:`IPC_OPTIONS`."""
+    _ipc_set(dict(_IPC_FIRST))
+    return IPC_OPTIONS
+
+
+ipc_first_question()
+
+
+def _ipc_right() -> set:
+    return {k for k, v in _IPC_NOW.items() if v in _IPC_WORKS}
 
 
 IPC_CONCEPT = ("§4.3 and §5.1: a managed pointer is a virtual address in one process's page "
@@ -142,9 +199,16 @@ IPC_CONCEPT = ("§4.3 and §5.1: a managed pointer is a virtual address in one p
                "system shares (a file, shared memory)")
 
 
-def _ipc_answer() -> str:
-    return ("b and d work: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ". The others don't: "
-            + "; ".join(f"{k}: {_IPC_WHY[k]}" for k in sorted(set(IPC_OPTIONS) - _IPC_RIGHT)))
+def _ipc_answer(**_) -> str:
+    """The answer of the question now open.  Its sentences are put in the learner's language one
+    by one (a whole answer of parts joined by "; " is more than the catalogue's patterns take)."""
+    from ...runtime.lang import tr
+    right = sorted(_ipc_right())
+    others = sorted(set(_IPC_NOW) - set(right))
+    parts = [f"{' and '.join(right)} work: "
+             + "; ".join(_IPC_WHY[_IPC_NOW[k]] for k in right) + ".", "The others don't:"]
+    parts += [f"({k}) {_IPC_WHY[_IPC_NOW[k]]}" for k in others]
+    return " ".join(tr(p) for p in parts)
 
 
 def _grade_ipc(answer) -> Verdict | str:
@@ -157,18 +221,24 @@ def _grade_ipc(answer) -> Verdict | str:
     unknown = got - set(IPC_OPTIONS)
     if unknown:
         return f"{sorted(unknown)} are not options: choose among {sorted(IPC_OPTIONS)}"
-    if got != _IPC_RIGHT:
-        # the set is graded as a whole: no count and no letter, which would let a learner cycle
-        # through the options one flip at a time
-        return failed("that set is not the one. For each letter you chose, ask whether "
-                      "process B's page tables would know the address it uses; for each you left "
-                      "out, whether it could work after all", IPC_CONCEPT)
-    return passed("b and d: " + _IPC_WHY["b"] + "; " + _IPC_WHY["d"] + ".")
+    right = _ipc_right()
+    if got != right:
+        # the set is graded as a whole (no count, no letter), and the question is drawn again:
+        # a set found by flipping letters cannot be tried on the same options twice
+        shown = _ipc_answer()
+        ipc_new_question()
+        return failed("that set is not the one. For each option you chose, ask whether process "
+                      "B's page tables would know the address it uses; for each you left out, "
+                      "whether it could work after all. The options are drawn again (new letters, "
+                      "some new options): run the cell again to print them, and answer those",
+                      IPC_CONCEPT, shown)
+    return passed(f"{' and '.join(sorted(right))}: "
+                  + "; ".join(_IPC_WHY[_IPC_NOW[k]] for k in sorted(right)) + ".")
 
 
 IPC = Exercise(
     name="nb05.ipc", argument="ipc_answer", kind="choice", concept=IPC_CONCEPT,
-    answer=_ipc_answer(),
+    answer=_ipc_answer,
     none="{argument} is still None: give the set of letters that work, e.g. {{'x', 'y'}} "
          "(read nb05.IPC_OPTIONS).",
     grader=_grade_ipc)
@@ -176,7 +246,9 @@ IPC = Exercise(
 
 @tiered
 def check_ipc(answer) -> Verdict:
-    """``answer``: the set of letters of :data:`IPC_OPTIONS` that work."""
+    """``answer``: the set of letters of :data:`IPC_OPTIONS` (the question now open) that work.
+    A wrong set draws a new question into :data:`IPC_OPTIONS` (``ipc_first_question()`` puts the
+    notebook's back)."""
     return check(IPC, answer)
 
 
