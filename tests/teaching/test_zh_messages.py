@@ -4,7 +4,6 @@ tiers, speak Chinese when the learner's language is Chinese -- with English the 
 from __future__ import annotations
 
 import re
-import string
 
 import pytest
 
@@ -24,7 +23,9 @@ def _english_after(monkeypatch, tmp_path):
 
 
 def _fields(template: str) -> set:
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+    """The ``{field}``s lang.tr fills (``lang._FIELD``: a word in braces); braces around other
+    text (``{buffer name: 'device' | ...}``, a dict shown to the learner) are text, translated."""
+    return set(re.findall(r"\{(\w+)\}", template))
 
 
 def _han(text: str) -> bool:
@@ -682,5 +683,37 @@ def test_a_nums_field_takes_numbers_so_a_joined_message_translates_part_by_part(
             "them back: ping-pong; in round 1 the CPU's read pulled back pages that were already "
             "in VRAM")
     zh = lang.tr(text, "zh")
-    assert zh.startswith("在第 2, 3 轮（共 3 轮）") and "；在第 1 轮，" in zh, zh
+    assert zh.startswith("在第 2、3 轮（共 3 轮）") and "；在第 1 轮，" in zh, zh
     assert not re.search(r"[a-z]{3,} [a-z]{3,}", zh), zh
+
+
+# -- the native reader's review (issue 42 item 6) ------------------------------------------------
+def test_the_column_is_zhuanlan_in_every_printed_message():
+    # the notebooks call the article 专栏; what umkit prints must not call it 原文
+    assert not [k for k, v in MESSAGES.items() if "原文" in v]
+    assert lang.tr("Article:", "zh") == "专栏："
+
+
+def test_lists_of_numbers_and_sections_use_the_chinese_list_separator():
+    import io
+    assert lang.tr("§5.1, §3.3", "zh") == "§5.1、§3.3"
+    assert lang.tr("§5.1, §3.3", "en") == "§5.1, §3.3"
+    filled = lang.tr("the CPU's read pulled pages back from VRAM in rounds 2, 3 of 4", "zh")
+    assert "2、3" in filled and ", " not in filled
+    umkit.use("sim", quiet=True)
+    lang.set_language("zh")
+    out = umkit.explain("hipErrorIllegalAddress", file=io.StringIO())
+    assert "专栏" in out and not re.search(r"§[\d.]+, §", out), out
+
+
+def test_the_doctors_why_sim_lines_are_chinese(monkeypatch):
+    import io
+    monkeypatch.setenv("UMKIT_BACKEND", "sim")
+    umkit.use("sim", quiet=True)
+    lang.set_language("zh")
+    out = io.StringIO()
+    umkit.doctor(file=out)
+    lines = [ln.strip() for ln in out.getvalue().splitlines()
+             if re.match(r"\|\s*(cuda|hip):", ln.strip())]
+    assert lines, out.getvalue()
+    assert all(_han(ln) for ln in lines), lines

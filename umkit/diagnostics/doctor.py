@@ -343,8 +343,8 @@ def _checklists(rep: dict, run_tools: bool) -> None:
     _device_checks(rep)
     _machine_section(rep, run_tools)       # APUs and UMA, HMM, VMs, containers, GB10
     if chosen == "sim" or (not rep["ok"] and rep["fallback"] == "sim"):
-        why = [f"{n}: {'usable' if p['usable'] else p['reason']}" for n, p in probes.items()
-               if n != "sim"]
+        why = [f"{n}: {tr('usable') if p['usable'] else tr(p['reason'])}"
+               for n, p in probes.items() if n != "sim"]
         _check(rep, "why the sim backend" if chosen == "sim" else "the GPU backends", "info",
                ("umkit chose sim because " + rep["reason"] if chosen == "sim"
                 and rep["requested"] == "sim" else ""),

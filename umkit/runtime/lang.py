@@ -184,6 +184,18 @@ def _match(literals, fields, text):
     return values
 
 
+#: a list of numbers or article sections ("2, 3", "§5.1, §3.3"): Chinese lists them with 、
+_NUMBER_LIST = re.compile(r"§?\d+(?:\.\d+)*(?:, §?\d+(?:\.\d+)*)+")
+
+
+def _listed(value: str, lang: str) -> str:
+    """``value``, when it is a list of numbers or sections, with the list separator of ``lang``
+    (Chinese: 、, never an ASCII comma); any other value as it is."""
+    if lang == "zh" and isinstance(value, str) and _NUMBER_LIST.fullmatch(value):
+        return value.replace(", ", "、")
+    return value
+
+
 def tr(text, lang: str | None = None, _depth: int = 0):
     """``text`` (a finished English message) in ``lang`` (default: :func:`language`); unchanged
     when the catalogue has no entry for it, or when it is not a string."""
@@ -200,12 +212,14 @@ def tr(text, lang: str | None = None, _depth: int = 0):
     if stripped != text and stripped in exact:
         return text[:len(text) - len(text.lstrip())] + exact[stripped] + \
             text[len(text.rstrip()):]
+    if _NUMBER_LIST.fullmatch(text):
+        return _listed(text, lang)
     if _depth > 2:
         return text
     for literals, fields, zh, _ in patterns:
         found = _match(literals, fields, text)
         if found is not None:
-            values = {k: tr(v, lang, _depth + 1) if is_part(k) else v
+            values = {k: tr(v, lang, _depth + 1) if is_part(k) else _listed(v, lang)
                       for k, v in found.items()}
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part
