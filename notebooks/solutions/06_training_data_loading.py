@@ -1,4 +1,5 @@
-"""Solution to notebook 06's exercise: the article's §4.2 epoch loop, without a single GPU fault."""
+"""Solution to notebook 06's exercise: the article's §4.2 epoch loop, a batch loaded by the CPU every
+epoch, without a single GPU fault."""
 import numpy as np
 
 import umkit
@@ -6,12 +7,12 @@ import umkit
 
 def my_epoch_loop(n, epochs):
     a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)   # hipMallocManaged x3
-    a.host[:] = 1.0                                                    # the CPU prepares data
-    b.host[:] = 2.0
+    b.host[:] = 2.0                                                    # the CPU prepares data
     s = umkit.Stream()
     sums = []
-    for _ in range(epochs):
-        for x in (a, b, out):                 # inhale everything the kernel touches, out included:
+    for e in range(epochs):
+        a.host[:] = e + 1.0                   # the CPU loads this epoch's batch: a's pages go home
+        for x in (a, b, out):                 # then inhale everything the kernel touches, out too:
             x.prefetch("gpu", stream=s)       # the CPU's sum pulled it back last epoch
         umkit.add(out, a, b, stream=s)        # add_kernel<<<blocks, 256, 0, s>>>(a, b, out, n)
         s.synchronize()                       # hipStreamSynchronize: the CPU may now look (§3.3)
@@ -24,10 +25,10 @@ def my_epoch_loop(n, epochs):
 # A wrong answer the check must refuse: no prefetch, no synchronize.
 def wrong_epoch_loop(n, epochs):
     a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
-    a.host[:] = 1.0
     b.host[:] = 2.0
     sums = []
-    for _ in range(epochs):
+    for e in range(epochs):
+        a.host[:] = e + 1.0
         umkit.add(out, a, b)
         sums.append(float(out.host.sum(dtype=np.float64)))
     for x in (a, b, out):

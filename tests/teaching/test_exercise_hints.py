@@ -109,7 +109,8 @@ def _leak_cases():
         b.host[:] = 2.0
         s = umkit.Stream()
         sums = []
-        for _ in range(epochs):
+        for e in range(epochs):
+            a.host[:] = e + 1.0                # the epoch's batch
             umkit.add(out, a, b, stream=s)
             s.synchronize()
             sums.append(float(out.host.sum()))

@@ -59,7 +59,8 @@ def _loop(n, epochs, result):
     a.host[:] = 1.0
     b.host[:] = 2.0
     s = umkit.Stream()
-    for _ in range(epochs):
+    for e in range(epochs):
+        a.host[:] = e + 1.0                # the epoch's batch
         for x in (a, b, out):
             x.prefetch("gpu", stream=s)
         umkit.add(out, a, b, stream=s)
@@ -70,12 +71,12 @@ def _loop(n, epochs, result):
 
 
 def test_06_formula_and_constant_returns_are_refused():
-    formula = lambda n, epochs: _loop(n, epochs, lambda n, e: [3.0 * n] * e)
+    formula = lambda n, epochs: _loop(n, epochs, lambda n, e: [n * (k + 3.0) for k in range(e)])
     v = nb06.check_epoch_loop(formula)
     assert not v.ok and "did not come from `out`" in v.message, v
     # a constant fitted to one drawn size fails another
     n, e = nb06.draw(random.Random(1))
-    const = lambda n_, epochs: _loop(n_, epochs, lambda *_: [3.0 * n] * e)
+    const = lambda n_, epochs: _loop(n_, epochs, lambda *_: [n * (k + 3.0) for k in range(e)])
     other = next(d for d in (nb06.draw(random.Random(k)) for k in range(2, 50)) if d[0] != n)
     assert not nb06.check_epoch_loop(const, size=other).ok
 

@@ -35,12 +35,13 @@ def _epoch_loop(add, read):
         b.host[:] = 2.0
         s = umkit.Stream()
         sums = []
-        for _ in range(epochs):
+        for e in range(epochs):
+            a.host[:] = e + 1.0                # the epoch's batch
             for x in (a, b, out):
                 x.prefetch("gpu", stream=s)
             add(out, a, b, stream=s)
             s.synchronize()
-            sums.append(read(out, s, n))
+            sums.append(read(out, s, n, e))
         for x in (a, b, out):
             x.free()
         return sums
@@ -49,8 +50,8 @@ def _epoch_loop(add, read):
 
 def test_06_loop_with_from_umkit_import_add_passes():
     from umkit import add, read_back
-    by_host = _epoch_loop(add, lambda out, s, n: float(out.host.sum(dtype="float64")))
-    by_copy = _epoch_loop(add, lambda out, s, n: float(read_back(out, stream=s).sum()))
+    by_host = _epoch_loop(add, lambda out, s, n, e: float(out.host.sum(dtype="float64")))
+    by_copy = _epoch_loop(add, lambda out, s, n, e: float(read_back(out, stream=s).sum()))
     v = nb06.check_epoch_loop(by_host, profile=nb06.PROFILE)
     assert v.ok, v
     v = nb06.check_epoch_loop(by_copy, profile=nb06.PROFILE)
@@ -62,18 +63,18 @@ def _add_by_attribute(*args, **kwargs):
 
 
 def test_06_formula_with_a_bare_host_access_is_refused():
-    def bare(out, s, n):
+    def bare(out, s, n, e):
         out.host                            # noqa: B018 - takes the view, reads nothing
-        return 3.0 * n
+        return n * (e + 3.0)                # the formula the check's own rule gives
     v = nb06.check_epoch_loop(_epoch_loop(_add_by_attribute, bare), profile=nb06.PROFILE)
     assert not v.ok
     assert "did not come from `out`" in v.message
 
 
 def test_06_reading_part_of_out_is_not_reading_it():
-    def part(out, s, n):
+    def part(out, s, n, e):
         float(out.host[:16].sum())
-        return 3.0 * n
+        return n * (e + 3.0)
     v = nb06.check_epoch_loop(_epoch_loop(_add_by_attribute, part), profile=nb06.PROFILE)
     assert not v.ok and "did not come from `out`" in v.message
 
@@ -402,3 +403,49 @@ def test_05_the_set_that_passed_one_question_is_not_the_next_ones():
     assert _right_now(nb05) == {"b", "d"}
     assert not nb05.check_ipc({"a", "b"}).ok          # wrong: a new question is drawn
     assert nb05.check_ipc(_right_now(nb05)).ok        # read the new options: it passes
+
+
+# -- 3. the demo's loop, wrapped in a function, is one step short (06) -----------------------------
+def _demo_loop(n, epochs, read_back=False):
+    """notebook 06's c06-code, '+ prefetch out' (and its 'read back by copy' variant), as a
+    function: it loads the data once"""
+    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+    a.host[:] = 1.0
+    b.host[:] = 2.0
+    s = umkit.Stream()
+    out.prefetch("gpu", stream=s)
+    sums = []
+    for _ in range(epochs):
+        for x in (a, b, out):
+            x.prefetch("gpu", stream=s)
+        umkit.add(out, a, b, stream=s)
+        s.synchronize()
+        sums.append(float(umkit.read_back(out, stream=s).sum()) if read_back
+                    else float(out.host.sum(dtype="float64")))
+    for x in (a, b, out):
+        x.free()
+    return sums
+
+
+def test_06_the_demo_loop_wrapped_is_refused_and_the_load_must_come_before_the_inhale():
+    for rb in (False, True):
+        v = nb06.check_epoch_loop(lambda n, e, rb=rb: _demo_loop(n, e, rb), profile=nb06.PROFILE)
+        assert not v.ok and "batch" in v.message, v
+
+    def load_after_inhale(n, epochs):         # the batch loaded after the prefetch: a faults
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        for e in range(epochs):
+            for x in (a, b, out):
+                x.prefetch("gpu", stream=s)
+            a.host[:] = e + 1.0
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum(dtype="float64")))
+        for x in (a, b, out):
+            x.free()
+        return sums
+    v = nb06.check_epoch_loop(load_after_inhale, profile=nb06.PROFILE)
+    assert not v.ok and "GPU page faults" in v.message, v

@@ -119,7 +119,8 @@ def test_06_wrong_answers_fail():
         b.host[:] = 2.0
         s = umkit.Stream()
         sums = []
-        for _ in range(epochs):
+        for e in range(epochs):
+            a.host[:] = e + 1.0                # the epoch's batch
             umkit.add(out, a, b, stream=s)
             s.synchronize()
             sums.append(float(out.host.sum()))
@@ -135,7 +136,8 @@ def test_06_wrong_answers_fail():
         s = umkit.Stream()
         out.prefetch("gpu", stream=s)
         sums = []
-        for _ in range(epochs):
+        for e in range(epochs):
+            a.host[:] = e + 1.0                # the epoch's batch
             a.prefetch("gpu", stream=s)
             b.prefetch("gpu", stream=s)
             umkit.add(out, a, b, stream=s)
@@ -152,7 +154,8 @@ def test_06_wrong_answers_fail():
         b.host[:] = 2.0
         s = umkit.Stream()
         sums = []
-        for _ in range(epochs):
+        for e in range(epochs):
+            a.host[:] = e + 1.0                # the epoch's batch
             for x in (a, b, out):
                 x.prefetch("gpu", stream=s)
             umkit.add(out, a, b, stream=s)
@@ -304,7 +307,8 @@ def _prefetched_epochs(a, b, out, epochs):
     b.host[:] = 2.0
     s = umkit.Stream()
     sums = []
-    for _ in range(epochs):
+    for e in range(epochs):
+        a.host[:] = e + 1.0                # the epoch's batch
         for x in (a, b, out):
             x.prefetch("gpu", stream=s)
         umkit.add(out, a, b, stream=s)

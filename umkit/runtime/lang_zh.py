@@ -1304,11 +1304,12 @@ MESSAGES: dict[str, str] = {
     # -- notebook 06: training data loading ---------------------------------------------------------
     "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch "
     "(hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched since the last "
-    "epoch, because those pages went back to the host; wait for the stream before the CPU reads what "
-    "the kernel wrote; hipFree what you allocated":
+    "epoch (the batch it loaded, the sum it read), because those pages went back to the host: what has "
+    "to happen before the inhale, and what after? Wait for the stream before the CPU reads what the "
+    "kernel wrote; hipFree what you allocated":
         "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问的每个数组都吸入显存（hipMemPrefetchAsync 到 GPU）"
-        "——还要记得自上个 epoch 以来 CPU 访问过哪些数组，因为那些页已经回到了主机；CPU 读 kernel 写的内容之前，"
-        "先等待这个流；分配了什么，就 hipFree 什么",
+        "——还要记得自上个 epoch 以来 CPU 访问过哪些数组（它载入的批数据、它读过的和），因为那些页已经回到了主机："
+        "哪些事必须在吸入之前做，哪些在之后？CPU 读 kernel 写的内容之前，先等待这个流；分配了什么，就 hipFree 什么",
     "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
     "return a list of numbers (one sum per epoch), not {type}.": "请返回一个数字列表（每个 epoch 一个和），而不是 {type}。",
     "called with epochs={epochs}, your function returned {n} sums.": "以 epochs={epochs} 调用时，你的函数返回了 {n} 个和。",
@@ -1317,10 +1318,10 @@ MESSAGES: dict[str, str] = {
     "the CPU read `out` while add_kernel could still be writing it (a race, §3.3): nothing waited for the "
     "kernel before the CPU's sum.":
         "CPU 在 add_kernel 可能还在写 `out` 的时候读了它（数据竞争，§3.3）：CPU 求和之前，没有任何东西等待 kernel。",
-    "called with n={n}: epoch {i}'s sum is {got}, expected {want} (= n * (1.0 + 2.0)): fill a with 1.0 "
-    "and b with 2.0 on the CPU, and sum all of out.":
-        "以 n={n} 调用时：第 {i} 个 epoch 的和是 {got}，应为 {want}（= n * "
-        "(1.0 + 2.0)）：在 CPU 上把 a 填成 1.0、b 填成 2.0，并对整个 out 求和。",
+    "called with n={n}: epoch {i}'s sum is {got}, expected {want}: in epoch e the CPU loads the batch "
+    "e + 1.0 into a (b stays 2.0), and the sum is over all of out.":
+        "以 n={n} 调用时：第 {i} 个 epoch 的和是 {got}，应为 {want}：在第 e 个 epoch，CPU 把批数据 "
+        "e + 1.0 载入 a（b 保持 2.0），和是对整个 out 求的。",
     "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving.":
         "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运。",
     "you prefetch, but the kernel still took {n} GPU page faults: some array the kernel touches was not "
@@ -1336,10 +1337,10 @@ MESSAGES: dict[str, str] = {
         "你的函数分配了 {made} 个托管数组，自己释放了其中 {freed} 个：每个用完就释放（x.free()，或 "
         "`with umkit.managed(n) as x:`）。Python 会在函数返回时释放其余的，但在长时间的训练循环里那就太晚了——"
         "在那之前内存一直被占着（§4.2）。",
-    "n={n}, {epochs} epochs on {profile}: sums {want} each, read from out, no GPU faults, no race, "
-    "nothing leaked ({kib} KiB prefetched, {cf} CPU faults).":
-        "n={n}，在 {profile} 上跑 {epochs} 个 epoch：每个和都是 {want}，都"
-        "是从 out 读出来的，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，CPU "
+    "n={n}, {epochs} epochs on {profile}: sums {first} to {last}, read from out, a batch loaded every "
+    "epoch, no GPU faults, no race, nothing leaked ({kib} KiB prefetched, {cf} CPU faults).":
+        "n={n}，在 {profile} 上跑 {epochs} 个 epoch：和从 {first} 到 {last}，都"
+        "是从 out 读出来的，每个 epoch 都载入了批数据，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，CPU "
         "缺页 {cf} 次）。",
     "{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the function itself (no "
     "parentheses).":

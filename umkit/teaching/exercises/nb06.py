@@ -11,6 +11,8 @@ from ...errors import RaceWarning
 from . import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
                profile_option, sim_sandbox, tiered)
 
+#: Each epoch the CPU loads that epoch's batch into ``a`` (the value e + 1.0 in epoch e; ``b`` stays
+#: 2.0), so epoch e's sum is n * (e + 3): the step past notebook 06's demo loop, which loads once.
 #: The check draws the size and the number of epochs afresh on every call, so the function must
 #: work for any n and any number of epochs (a list written from a formula of one call's sizes
 #: fails the next); and it checks that the sums come from ``out`` itself: after every kernel the
@@ -30,13 +32,15 @@ def draw(rng=None) -> tuple[int, int]:
 
 CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will "
            "touch (hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched "
-           "since the last epoch, because those pages went back to the host; wait for the "
+           "since the last epoch (the batch it loaded, the sum it read), because those pages went "
+           "back to the host: what has to happen before the inhale, and what after? Wait for the "
            "stream before the CPU reads what the kernel wrote; hipFree what you allocated")
 ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
-          "    a.host[:] = 1.0\n    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
-          "    for _ in range(epochs):\n"
-          "        for x in (a, b, out):\n"
+          "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
+          "    for e in range(epochs):\n"
+          "        a.host[:] = e + 1.0                  # the CPU loads this epoch's batch ...\n"
+          "        for x in (a, b, out):                # ... then everything is inhaled\n"
           "            x.prefetch('gpu', stream=s)      # out too: the CPU's sum pulled it back\n"
           "        umkit.add(out, a, b, stream=s)\n"
           "        s.synchronize()                      # before the CPU reads out\n"
@@ -130,12 +134,12 @@ def _grade_epoch_loop(fn, profile: str = PROFILE, size: tuple | None = None) -> 
     if races:
         return ("the CPU read `out` while add_kernel could still be writing it (a race, §3.3): "
                 "nothing waited for the kernel before the CPU's sum.")
-    want = 3.0 * n
-    bad = [i for i, x in enumerate(sums) if not close_to(x, want)]
+    want = [n * (e + 3.0) for e in range(epochs)]
+    bad = [i for i, x in enumerate(sums) if not close_to(x, want[i])]
     if bad:
         return (f"called with n={n}: epoch {bad[0]}'s sum is {sums[bad[0]]:g}, expected "
-                f"{want:g} (= n * (1.0 + 2.0)): fill a with 1.0 and b with 2.0 on the CPU, and "
-                "sum all of out.")
+                f"{want[bad[0]]:g}: in epoch e the CPU loads the batch e + 1.0 into a (b stays "
+                "2.0), and the sum is over all of out.")
     if seen["kernels"] < epochs or seen["unread"]:
         return ("the sums have the right value, but they did not come from `out`: after "
                 f"{max(seen['unread'], epochs - seen['kernels'])} of the {epochs} kernels the CPU "
@@ -159,8 +163,8 @@ def _grade_epoch_loop(fn, profile: str = PROFILE, size: tuple | None = None) -> 
                 "(x.free(), or `with umkit.managed(n) as x:`). Python frees the rest when the "
                 "function returns, but in a long training loop that is too late -- the memory "
                 "stays allocated until then (§4.2).")
-    return passed(f"n={n}, {epochs} epochs on {profile}: sums {want:g} each, read from out, no "
-                  "GPU faults, no race, nothing leaked "
+    return passed(f"n={n}, {epochs} epochs on {profile}: sums {want[0]:g} to {want[-1]:g}, read "
+                  "from out, a batch loaded every epoch, no GPU faults, no race, nothing leaked "
                   f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
                   f"{c.get('cpu_faults', 0)} CPU faults).")
 
@@ -186,9 +190,10 @@ EPOCH_LOOP = Exercise(
 
 @tiered
 def check_epoch_loop(fn, profile: str = PROFILE, size=None) -> Verdict:
-    """``fn(n, epochs)``: allocate managed ``a``, ``b``, ``out`` of ``n`` floats, fill ``a`` with 1.0
-    and ``b`` with 2.0 on the CPU, then each epoch: prefetch, ``umkit.add(out, a, b)``,
-    synchronize, sum ``out`` on the CPU.  Return the list of per-epoch sums; free the arrays.
+    """``fn(n, epochs)``: allocate managed ``a``, ``b``, ``out`` of ``n`` floats, fill ``b`` with 2.0
+    on the CPU, then each epoch ``e``: the CPU loads the epoch's batch (``a`` filled with
+    ``e + 1.0``), prefetch, ``umkit.add(out, a, b)``, synchronize, sum ``out`` on the CPU.  Return
+    the list of per-epoch sums; free the arrays.
 
     The check calls ``fn`` with an ``n`` and a number of epochs drawn afresh each time (``size=(n,
     epochs)`` fixes them) on the sim ``profile`` (notebook 06's, the MI250X, by default).  Passes
