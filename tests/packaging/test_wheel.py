@@ -34,6 +34,8 @@ def expected_wheel_files() -> set[str]:
         if p.startswith("umkit/") and (p.endswith(".py") or p == "umkit/ledger.json" or
                                        re.match(r"umkit/sim/profiles/[^/]+\.(json|md)$", p)):
             want.add(p)
+        elif p in ("docs/primer.md", "docs/primer.zh-CN.md", "docs/glossary.md"):
+            want.add("umkit/_docs/" + p[len("docs/"):])
         elif p.startswith("kernels/") and p.endswith((".py", ".cu", ".hip")):
             want.add("umkit/_kernels/" + p[len("kernels/"):])
         elif p.startswith("notebooks/") and (p.endswith((".ipynb", ".md")) or p.endswith("/.umkit-lang")
@@ -45,7 +47,14 @@ def expected_wheel_files() -> set[str]:
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    r = subprocess.run([PY, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+    # built from a copy of the shipped files: what a fresh clone builds (no stale build/, no
+    # untracked files in the working tree)
+    tree = tmp_path_factory.mktemp("tree")
+    import shutil
+    for p in _tracked():
+        (tree / p).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / p, tree / p)
+    r = subprocess.run([PY, "-m", "pip", "wheel", str(tree), "--no-deps", "-q", "-w", str(out)],
                        capture_output=True, text=True, timeout=600)
     if r.returncode != 0 and "Could not find a version" in (r.stderr + r.stdout):
         pytest.skip("no package index to fetch setuptools for the wheel build")

@@ -42,15 +42,19 @@ def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
         + [p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*")
            if p.is_file() and english(p)
            and (p.suffix == ".md" or (p.parent.name == "solutions" and p.suffix == ".py")
-                or p.parent.name == "data")])
+                or p.parent.name == "data")]
+        + [f"docs/{n}" for n in workspace.LEARNER_DOCS])
     assert sum(_outputs(p) for p in nbs) > 0              # nbval's reference outputs are there
     for p in nbs:
         copy = dest / p.relative_to(NOTEBOOKS)
         assert _outputs(copy) == 0, copy
         a, b = nbformat.read(str(p), 4), nbformat.read(str(copy), 4)
-        assert [c.source for c in a.cells] == [c.source for c in b.cells]   # same text
+        assert [workspace.relinked(c.source, 0, False) if c.cell_type == "markdown" else c.source
+                for c in a.cells] == [c.source for c in b.cells]   # same text, docs/ links local
         assert "widgets" not in b.metadata
     assert (dest / "solutions" / "00_start_here.py").exists()
+    assert "](docs/primer.md)" in (dest / "00_start_here.ipynb").read_text()  # served by the lab
+    assert (dest / "docs" / "primer.md").is_file()
     assert (dest / "data" / "rocpd_example.db").read_bytes() == (
         NOTEBOOKS / "data" / "rocpd_example.db").read_bytes()     # binary example files too
 

@@ -116,20 +116,23 @@ def test_run_sh_lang_zh_serves_the_chinese_workspace_in_chinese(tmp_path):
 
 
 def test_a_chinese_notebook_copied_to_the_workspace_links_docs_correctly(src, tmp_path):
-    # in the repository notebooks/zh/00_start.ipynb climbs two folders to docs/; the flat
-    # workspace-zh/ (beside docs/ at the repository root) only one
+    # in the repository notebooks/zh/00_start.ipynb climbs two folders to docs/; JupyterLab
+    # serves only the workspace, so the learner docs are copied into workspace-zh/docs/ and the
+    # links point there
     _nb(src / "zh" / "00_start.ipynb",
         "见[入门](../../docs/primer.zh-CN.md)和[术语表](../../docs/glossary.md)；"
         "[下一课](01_next.ipynb)")
-    _nb(src / "01_next.ipynb", "[primer](../docs/primer.md)")          # English: already right
+    _nb(src / "01_next.ipynb", "[primer](../docs/primer.md)")
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "primer.zh-CN.md").write_text("入门")
+    (tmp_path / "docs" / "glossary.md").write_text("glossary")
     dest = tmp_path / "workspace-zh"
     workspace.sync(src, dest, lang="zh")
     text = _md(dest / "00_start.ipynb")
-    assert text == "见[入门](../docs/primer.zh-CN.md)和[术语表](../docs/glossary.md)；[下一课](01_next.ipynb)"
-    assert (dest / "00_start.ipynb").parent.joinpath("../docs/primer.zh-CN.md").resolve().is_file()
-    assert _md(dest / "01_next.ipynb") == "[primer](../docs/primer.md)"
+    assert text == "见[入门](docs/primer.zh-CN.md)和[术语表](docs/glossary.md)；[下一课](01_next.ipynb)"
+    for link in ("docs/primer.zh-CN.md", "docs/glossary.md"):
+        assert (dest / link).resolve().is_file() and dest.resolve() in (dest / link).resolve().parents
+    assert _md(dest / "01_next.ipynb") == "[primer](docs/primer.md)"
     assert "../../docs/" in _md(src / "zh" / "00_start.ipynb")           # the source is untouched
 
 

@@ -64,24 +64,38 @@ class SyncReport:
         return f"workspace {self.dest}: " + ", ".join(parts)
 
 
-def relinked(text: str, depth: int) -> str:
-    """Markdown ``text`` of an edition's file ``depth`` folders below the edition's root
-    (``notebooks/zh/``), with its links to the repository's ``docs/`` one level shorter: in the
-    repository they climb out of ``notebooks/zh/``, in the flat workspace out of one folder."""
-    up = "../" * (depth + 2)
-    return text.replace(f"]({up}docs/", f"]({up[3:]}docs/")
+#: the learner docs the notebooks link (the primer, the glossary): copied into the workspace's
+#: docs/, since JupyterLab serves only the workspace (a link out of it opens nothing)
+LEARNER_DOCS = ("primer.md", "primer.zh-CN.md", "glossary.md")
 
 
-def cleared(src, relink_depth: int | None = None) -> str:
+def relinked(text: str, depth: int, edition: bool = True) -> str:
+    """Markdown ``text`` of a file ``depth`` folders below the workspace's root, with its links
+    to the repository's ``docs/`` (``../docs/`` from notebooks/, ``../../docs/`` from an
+    edition's notebooks/zh/) pointing at the workspace's own ``docs/`` copy instead."""
+    up = "../" * (depth + (2 if edition else 1))
+    return text.replace(f"]({up}docs/", f"]({'../' * depth}docs/")
+
+
+def docs_source(src: Path) -> Path | None:
+    """Where the learner docs are: ``docs/`` beside the notebooks' folder (the repository), else
+    the copy installed with umkit (``umkit/_docs``)."""
+    for d in (Path(src).parent / "docs", Path(__file__).resolve().parents[1] / "_docs"):
+        if d.is_dir():
+            return d
+    return None
+
+
+def cleared(src, relink_depth: int | None = None, edition: bool = True) -> str:
     """The notebook at ``src`` as JSON text with every output, execution count and widget state
-    removed (what a learner should open: nothing measured yet).  ``relink_depth``: the notebook
-    is an edition's (notebooks/zh/...), that many folders below it; its markdown links to
-    ``docs/`` are rewritten for the flat workspace (:func:`relinked`)."""
+    removed (what a learner should open: nothing measured yet).  ``relink_depth``: the copy lies
+    that many folders below the workspace's root (``edition``: it comes from notebooks/zh/); its
+    markdown links to ``docs/`` are rewritten to the workspace's docs/ (:func:`relinked`)."""
     import nbformat
     nb = nbformat.read(str(src), as_version=4)
     for cell in nb.cells:
         if relink_depth is not None and cell.cell_type == "markdown":
-            cell.source = relinked(cell.source, relink_depth)
+            cell.source = relinked(cell.source, relink_depth, edition)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -210,10 +224,16 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
     rep = SyncReport(dest)
     root = dest.resolve()
     edition = src / EDITIONS[lang] if lang in EDITIONS else None
-    for rel, path, is_nb in _sources(src, lang):
-        depth = (rel.count("/") if edition is not None and edition in path.parents else None)
+    todo = list(_sources(src, lang))
+    docs = docs_source(src)
+    if docs is not None:                  # the primer and glossary the notebooks link
+        todo += [(f"docs/{n}", docs / n, False) for n in LEARNER_DOCS if (docs / n).is_file()]
+    for rel, path, is_nb in todo:
+        is_doc = rel.startswith("docs/")
+        depth = None if is_doc else rel.count("/")
         try:
-            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep, depth)
+            _sync_one(rel, path, is_nb, dest / rel, root, manifest, rep, depth,
+                      edition is not None and edition in path.parents)
         except Exception as e:          # one bad file is reported; the others still sync
             rep.problems.append((rel, _why(e)))
     if lang in EDITIONS:                      # umkit prints this language in the workspace
@@ -247,7 +267,7 @@ def _why(e: Exception) -> str:
 
 
 def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: SyncReport,
-              relink_depth: int | None = None):
+              relink_depth: int | None = None, edition: bool = False):
     if not _inside(out, root):
         rep.problems.append((rel, "its folder leads outside the workspace (a link)"))
         return
@@ -257,9 +277,9 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
         return
     try:
         if is_nb:
-            new = cleared(path, relink_depth).encode()
+            new = cleared(path, relink_depth, edition).encode()
         elif relink_depth is not None and path.suffix == ".md":
-            new = relinked(path.read_text(encoding="utf-8"), relink_depth).encode("utf-8")
+            new = relinked(path.read_text(encoding="utf-8"), relink_depth, edition).encode("utf-8")
         else:
             new = path.read_bytes()
     except Exception as e:
