@@ -4,7 +4,7 @@
 #
 #   bash run.sh                  JupyterLab on workspace/: your own copies of the notebooks, outputs
 #                                cleared (made from notebooks/; copies you edited are never overwritten)
-#   bash run.sh lab --no-browser --port 8888 --ServerApp.token=''   (options go to jupyter lab)
+#   bash run.sh lab --no-browser --port 8888 --IdentityProvider.token=''   (options go to jupyter lab)
 #   bash run.sh --lang zh        the Chinese edition (中文版): JupyterLab in Simplified Chinese (its zh-CN
 #                                language pack) on workspace-zh/, made from notebooks/zh/; umkit prints
 #                                Chinese there (UMKIT_LANG=zh)

@@ -180,7 +180,7 @@ def _serve_lab(tmp_path_factory, lang):
     port = _free_port()
     log = open(tmp / "lab.log", "w+")
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-           "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--ServerApp.token=",
+           "--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
            "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
            f"--ServerApp.root_dir={ws}", "--LabApp.expose_app_in_browser=True",
            "--MappingKernelManager.default_kernel_name=python3"]

@@ -104,7 +104,7 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
-    """``bash run.sh lab --no-browser --port N --ServerApp.token=''`` (as root when the tests run
+    """``bash run.sh lab --no-browser --port N --IdentityProvider.token=''`` (as root when the tests run
     as root: run.sh must add --allow-root) serves workspace/, and the notebooks it serves carry no
     outputs.  The venv is this interpreter's (UMKIT_SKIP_INSTALL: the install itself is what
     ``bash test.sh`` just did)."""
@@ -119,7 +119,7 @@ def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
                JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     log = open(tmp_path / "lab.log", "w+")
     proc = subprocess.Popen(["bash", "run.sh", "lab", "--no-browser", f"--port={port}",
-                             "--ServerApp.token=", "--ServerApp.port_retries=0",
+                             "--IdentityProvider.token=", "--ServerApp.port_retries=0",
                              "--ServerApp.ip=127.0.0.1"],
                             cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)

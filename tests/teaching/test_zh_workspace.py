@@ -84,7 +84,7 @@ def test_run_sh_lang_zh_serves_the_chinese_workspace_in_chinese(tmp_path):
                HOME=str(tmp_path / "home"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
     log = open(tmp_path / "lab.log", "w+")
     proc = subprocess.Popen(["bash", "run.sh", "--lang", "zh", "--no-browser", f"--port={port}",
-                             "--ServerApp.token=", "--ServerApp.port_retries=0",
+                             "--IdentityProvider.token=", "--ServerApp.port_retries=0",
                              "--ServerApp.ip=127.0.0.1"], cwd=repo, env=env, stdout=log,
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             start_new_session=True)
