@@ -273,8 +273,9 @@ def _before(cells, marker: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("notebook, check, answers", [
-    # which calls reach the kernel driver: the trace after the exercise shows it, the prose must not
-    ("01_umd_and_kmd.ipynb", "nb01.check_layers(", ("SVM ioctl", "both end in KFD")),
+    # which calls reach the kernel driver: the trace after the prediction shows it, the prose
+    # before the prediction must not
+    ("01_umd_and_kmd.ipynb", 'predict("UMD or KMD?"', ("SVM ioctl", "both end in KFD")),
     # which ways of sharing memory between processes work: told after the exercise
     ("05_concurrent_access_pingpong.ipynb", "nb05.check_ipc(",
      ("hipIpcGetMemHandle", "mmap", "IPC handles", "file mapping")),
@@ -304,17 +305,13 @@ def test_the_map_of_the_kit_in_00_names_every_notebook():
         assert re.search(rf"^\| \*\*{num} ", text, re.M), f"00's map leaves out {nb.name}"
 
 
-def test_the_layers_hint_points_at_the_trace_where_it_is():
-    """Exercise 01a's hint sends a learner with wrong answers to 'the trace printed below the
-    exercise' (it said 'above', where there is none): the trace cell comes after the check."""
-    from umkit.teaching.exercises import nb01
-    v = nb01.check_layers({op: "umd" for op in nb01.LAYERS})
-    assert not v.ok and "trace printed below the exercise" in v.message, v.message
+def test_the_layers_prediction_comes_before_the_trace_that_answers_it():
+    """01's UMD/KMD question is a prediction the trace then answers: the trace cell follows it."""
     cells = _cells("01_umd_and_kmd.ipynb")
-    check = next(i for i, c in enumerate(cells) if "nb01.check_layers(" in "".join(c["source"]))
+    guess = next(i for i, c in enumerate(cells) if 'predict("UMD or KMD?"' in "".join(c["source"]))
     traces = [i for i, c in enumerate(cells)
               if c["cell_type"] == "code" and "umkit.trace(" in "".join(c["source"])]
-    assert traces and min(traces) > check, (check, traces)
+    assert traces and min(traces) > guess, (guess, traces)
 
 
 def test_notebook_07_renders_the_unified_memory_perf_tables():
