@@ -1165,14 +1165,15 @@ MESSAGES: dict[str, str] = {
     # the sim profiles' titles (umkit/sim/profiles/*.json): the modelled card, in the panel and the doctor
     "NVIDIA H200 (141 GB HBM3e) on a PCIe Gen5 x16 host, CUDA 13":
         "NVIDIA H200（141 GB HBM3e），PCIe Gen5 x16 主机，CUDA 13",
-    "AMD MI250X, one GCD, HSA_XNACK=1, device-coherent VRAM (Frontier-class node, coherent Infinity "
-    "Fabric CPU-GPU link): the CPU reads GPU-resident pages in place":
-        "AMD MI250X，单个 GCD，HSA_XNACK=1，设备一致性显存（Frontier 级节点，一致性的 Infinity Fabric "
-        "CPU-GPU 链路）：CPU 原地读取驻留在 GPU 上的页面",
+    "AMD MI250X, one GCD, HSA_XNACK=1, device-coherent VRAM (the CPU reads GPU-resident pages in "
+    "place, as Pearson's Frontier timings suggest)":
+        "AMD MI250X，单个 GCD，HSA_XNACK=1，设备一致性显存（CPU 原地读取驻留在 GPU 上的页面，"
+        "Pearson 在 Frontier 上测得的时间支持这种解读）",
     "AMD MI250X, one GCD, HSA_XNACK=0: managed memory is zero-copy host memory":
         "AMD MI250X，单个 GCD，HSA_XNACK=0：托管内存就是零拷贝的主机内存",
-    "AMD MI250X, one GCD, HSA_XNACK=1 (Frontier node, Infinity Fabric CPU-GPU link)":
-        "AMD MI250X，单个 GCD，HSA_XNACK=1（Frontier 节点，Infinity Fabric CPU-GPU 链路）",
+    "AMD MI250X, one GCD, HSA_XNACK=1 (CPU touch migrates pages back, as OLCF's Frontier guide "
+    "documents)":
+        "AMD MI250X，单个 GCD，HSA_XNACK=1（CPU 一访问，页面就迁回主机，与 OLCF 的 Frontier 用户指南所写一致）",
     "AMD MI300A APU: CPU and GPU share one 128 GB HBM3 memory":
         "AMD MI300A APU：CPU 和 GPU 共用一块 128 GB 的 HBM3 内存",
     "AMD MI300X (discrete, PCIe Gen5 x16 host link), HSA_XNACK=1":
