@@ -370,8 +370,9 @@ def array_module():
 
 
 def allow_oversubscription(flag: bool = True):
-    """Let managed allocations exceed free device memory on NVIDIA (off by default: it can hang
-    the GPU).  sim always allows it -- that is where to learn about it."""
+    """Let managed allocations exceed free device memory on NVIDIA (off by default: NVIDIA
+    documents oversubscription as supported, but users report it can make the GPU unresponsive).
+    sim always allows it -- that is where to learn about it."""
     RUNTIME.allow_oversubscription(V.flag(flag, "flag"))
 
 

@@ -370,8 +370,10 @@ class GPUBackend(Backend):
                 f"refusing to allocate {nbytes / gib:.2f} GiB of managed memory on gpu{device}: "
                 f"only {free / gib:.2f} GiB of its {total / gib:.2f} GiB is free. "
                 "Oversubscribing managed memory (asking for more than the GPU has free) makes "
-                "the driver evict and re-fault pages without end, and on a shared or headless "
-                "GPU it can hang the GPU itself, not only this program. If you mean it, opt in "
+                "the driver evict and re-fault pages, over and over when the data in use does "
+                "not fit. NVIDIA documents oversubscription as supported; users report it can "
+                "make a shared or headless GPU unresponsive, not only this program. If you mean "
+                "it, opt in "
                 f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.",
                 requested=nbytes, free=free, total=total, kind="managed", device=device)
 

@@ -1921,13 +1921,14 @@ MESSAGES: dict[str, str] = {
     # the GPU backends (cuda / hip) and umkit.names
     "refusing to allocate {gib} GiB of managed memory on gpu{d}: only {free} GiB of its {total} GiB "
     "is free. Oversubscribing managed memory (asking for more than the GPU has free) makes the "
-    "driver evict and re-fault pages without end, and on a shared or headless GPU it can hang the "
-    "GPU itself, not only this program. If you mean it, opt in with "
+    "driver evict and re-fault pages, over and over when the data in use does not fit. NVIDIA "
+    "documents oversubscription as supported; users report it can make a shared or headless GPU "
+    "unresponsive, not only this program. If you mean it, opt in with "
     "umkit.allow_oversubscription(True) or {code_env}=1.":
         "拒绝在 gpu{d} 上分配 {gib} GiB 托管内存：它的 {total} GiB 中只有 {free} GiB 空闲。托管内存超额订阅"
-        "（申请的比 GPU 空闲的还多）会让驱动没完没了地驱逐页、再缺页迁回；在共享或无显示器的 GPU 上，"
-        "它可能让整块 GPU 挂起，而不只是这个程序。如果你确实要这样做，请用 umkit.allow_oversubscription(True) "
-        "或 {code_env}=1 明确开启。",
+        "（申请的比 GPU 空闲的还多）会让驱动驱逐页、再缺页迁回，正在用的数据放不下时就一遍又一遍地重复。"
+        "NVIDIA 的文档说超额订阅是支持的；但有用户报告，它可能让共享或无显示器的 GPU 失去响应，而不只是这个程序。"
+        "如果你确实要这样做，请用 umkit.allow_oversubscription(True) 或 {code_env}=1 明确开启。",
     "Out of memory allocating {n} bytes of {code_kind} memory on {code_where}; {free} GiB of {total} "
     "GiB free ({detail})":
         "内存不足：在 {code_where} 上分配 {n} 字节的 {code_kind} 内存失败；{total} GiB 中有 {free} GiB 空闲（{detail}）",
