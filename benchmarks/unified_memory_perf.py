@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import umkit  # noqa: E402
-from umkit.measure.umperf import (DIMS, STRATEGIES, compare, host_speed_from, matmul, order,
-                                  ratio_md, reference, run_all, run_cell, table_md, size_label)
+from umkit.measure.umperf import (DIMS, compare, host_speed_from, order,
+                                  ratio_md, run_all, table_md, size_label)
 
 
 def main(argv=None) -> int:

@@ -9,7 +9,6 @@ simulator must leave them bit-identical (``tests/sim/test_frozen_predictions.py`
 import json
 import sys
 
-import umkit
 from umkit import runtime
 
 

@@ -21,7 +21,6 @@ build."""
 from __future__ import annotations
 
 import argparse
-import base64
 import html
 import json
 import os

@@ -4,7 +4,6 @@ screenshotted (artifacts/lab-panel.png); and the panel after an out-of-range val
 shows, and Run, Reset and the controls come back (it used to lock)."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest

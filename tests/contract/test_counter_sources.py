@@ -107,7 +107,7 @@ def test_records_are_binned_into_steps_by_timestamp():
 def test_recorder_on_a_counting_gpu_backend_bins_once(monkeypatch):
     """The recorder's GPU path (lag 1, events, timestamps, one flush) on a stand-in backend."""
     from umkit.backends.gpu import GpuEvent as Event
-    from umkit.runtime.context import RUNTIME, Active
+    from umkit.runtime.context import RUNTIME
 
     class FakeSource(cupti.CuptiCollector):
         def __init__(self):

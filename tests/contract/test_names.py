@@ -316,7 +316,6 @@ def test_cuda_backend_call_forms(cuda_backend):
 
 
 def test_cuda_oversubscription_guard_refuses_before_allocating(cuda_backend, monkeypatch):
-    from umkit.backends import gpu
     b, log = cuda_backend, cuda_backend.rt.rt
     with pytest.raises(OutOfMemory) as ei:
         b.malloc(9 << 30, "managed", 0)          # free is 8 GiB

@@ -1,7 +1,6 @@
 """The doctor's verdicts on machines users posted (tests/diagnostics/data/machines/README.md
 says where each file came from).  Each test writes the verdict a careful engineer gives and why;
 the doctor (umkit.diagnostics.doctor.machine_checks) must give the same."""
-import io
 from pathlib import Path
 
 import pytest

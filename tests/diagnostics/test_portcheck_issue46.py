@@ -12,7 +12,6 @@ import pytest
 from umkit import cli
 from umkit.diagnostics import portcheck
 from umkit.diagnostics.portcheck import cxx, rules
-from umkit.errors import InvalidArgument
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a real "breaks" with XNACK off: malloc'd memory handed to a kernel

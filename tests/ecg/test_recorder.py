@@ -10,7 +10,6 @@ import pytest
 import umkit
 from umkit import ecg as ecg
 from umkit import workloads
-from umkit.ecg.recording import RecordResult
 
 
 @pytest.fixture(autouse=True)

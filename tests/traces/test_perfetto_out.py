@@ -10,7 +10,6 @@ import umkit.ecg
 import umkit.plan
 from umkit.ecg.traces import perfetto, read
 import trace_format
-from rocpd_schema import Rocpd
 from test_profiler_readers import rocpd_loop
 
 pytestmark = pytest.mark.usefixtures("fresh_sim")

@@ -18,7 +18,6 @@ CuPy's pool takes its own.
 """
 from __future__ import annotations
 
-import contextlib
 import threading
 import weakref
 from dataclasses import dataclass, field

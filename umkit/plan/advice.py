@@ -55,7 +55,7 @@ def profiles_of(result, profiles) -> list[str]:
         return [own]
     if isinstance(profiles, str):
         profiles = [profiles]
-    profiles = V.sequence(profiles, "profiles", hint=f"e.g. profiles=['h200-pcie5', 'mi300x']")
+    profiles = V.sequence(profiles, "profiles", hint="e.g. profiles=['h200-pcie5', 'mi300x']")
     if not profiles:
         raise InvalidArgument("profiles=[] names no profile", argument="profiles",
                               hint=f"e.g. profiles=['h200-pcie5']; known: {known}")

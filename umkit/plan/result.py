@@ -12,7 +12,7 @@ from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
 from ..results import files
 from . import advice, picture
-from .model import (HOST_PAGE, MAX_BUFFERS, MAX_OPS, MAX_PATTERNS, MAX_STEPS, MOVED, OPS, KINDS,
+from .model import (MAX_BUFFERS, MAX_OPS, MAX_PATTERNS, MAX_STEPS, MOVED, OPS, KINDS,
                     ROLES, Buffer, cadence, mib, recorded_choice)
 
 MAX_FILE = 64 << 20     # a recorded plan is KiB to a few MiB as JSON

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ...backends import names
 from ...sim.costs import Profile, load_profile
 from ...sim.policy import AmdApu, AmdXnackOff, Policy, policy_for
-from .cxx import SCAN, Arg, Call, Source, declared_name
+from .cxx import SCAN, Arg, Source, declared_name
 
 SEVERITIES = ("breaks", "slower", "differs", "same")
 #: target -> (GPU architecture, profile with XNACK on, profile with XNACK off, words)
