@@ -65,9 +65,11 @@ import html
 import math
 import os
 import random
+import re
 import secrets
 import string
 import threading
+import unicodedata
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Callable
@@ -276,6 +278,7 @@ def attempts_budget() -> int:
 
 def reasons(name: str) -> list[str]:
     """The reasons (``why=``) given for exercise ``name`` in this process, oldest first."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb01.transitions'")
     with _TRIES_LOCK:
         return list(_TRIES.get(name, {}).get("reasons", ()))
 
@@ -666,6 +669,65 @@ def text_option(value, name: str, *, hint: str) -> str:
     return V.text(value, name, hint=hint)
 
 
+def float32_option(value, name: str, *, max_bytes: int, hint: str):
+    """A helper's data argument: a non-empty 1-D NumPy float32 array of at most ``max_bytes``
+    bytes, or a typed error naming ``name``."""
+    import numpy as np
+
+    from ... import validate as V
+    if not isinstance(value, np.ndarray):
+        raise V.InvalidType(f"{name}={V.shown(value)} must be a NumPy array", argument=name,
+                            hint=hint)
+    if value.dtype != np.float32 or value.ndim != 1 or value.size == 0:
+        raise V.InvalidArgument(f"{name} is a {value.ndim}-D {value.dtype} array of "
+                                f"{value.size} values: a non-empty 1-D float32 array is wanted",
+                                argument=name, hint=hint)
+    if value.nbytes > max_bytes:
+        raise V.InvalidArgument(f"{name} holds {value.nbytes} bytes (at most {max_bytes})",
+                                argument=name, hint=hint)
+    return value
+
+
+def float32_array_option(value, name: str, *, min_bytes: int, hint: str):
+    """A helper's umkit array argument: a live float32 ``umkit.Array`` of the active backend, of
+    at least ``min_bytes`` bytes, or a typed error naming ``name`` (a freed one: UseAfterFree)."""
+    import numpy as np
+
+    import umkit
+
+    from ... import validate as V
+    if not isinstance(value, umkit.Array):
+        raise V.InvalidType(f"{name}={V.shown(value)} must be a umkit array", argument=name,
+                            hint=hint)
+    value.check_alive(name)
+    if value.backend is not umkit.backend():
+        raise V.InvalidArgument(f"{name} was allocated on another backend than the active one "
+                                f"({umkit.backend_name()}): the helper's own arrays are made on "
+                                "the active one", argument=name,
+                                hint=f"pass an array made since the last umkit.use(...), or "
+                                     f"run the call where {name} was made")
+    if value.dtype != np.float32 or value.nbytes < min_bytes:
+        raise V.InvalidArgument(f"{name} is a {value.dtype} array of {value.nbytes} bytes: a "
+                                f"float32 array of at least {min_bytes} bytes is wanted",
+                                argument=name, hint=hint)
+    return value
+
+
+def rng_option(value, exercise: str | None = None) -> random.Random:
+    """A helper's ``rng=`` argument: a ``random.Random`` (``random.Random(seed)`` draws the same
+    data again), refused (InvalidType naming ``rng``) if it is anything else.  None draws a
+    fresh one: exercise ``exercise``'s next :func:`attempt_rng`, or, without a name, one from
+    the operating system's randomness."""
+    if value is None:
+        return attempt_rng(exercise) if exercise is not None else random.SystemRandom()
+    if isinstance(value, random.Random):
+        return value
+    from ... import validate as V
+    raise V.InvalidType(f"rng={V.shown(value)} must be a random.Random", argument="rng",
+                        hint="pass random.Random(seed) to draw the same data again, or leave "
+                             "rng out for a fresh draw")
+
+
 # -- data that changes per attempt ----------------------------------------------------------------
 _SEEDS: dict[str, list[int]] = {}
 _SEED_LOCK = threading.Lock()
@@ -694,6 +756,7 @@ def attempt_rng(name: str) -> random.Random:
 def last_seed(name: str) -> int | None:
     """The seed of exercise ``name``'s latest :func:`attempt_rng` (None before the first):
     ``random.Random(last_seed(name))`` draws that attempt's data again."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb00.prefetch'")
     with _SEED_LOCK:
         seeds = _SEEDS.get(name)
         return seeds[-1] if seeds else None
@@ -704,7 +767,8 @@ def column_title(profile: str | None = None) -> str:
     ``profile`` given, else the active one), "measured (DEVICE)" on a real GPU."""
     if profile is not None:
         from ... import validate as V
-        return _t(f"model ({V.text(profile, 'profile', hint='a sim profile name')})")
+        label = V.text(profile, "profile", hint="a sim profile name, or \"each row's card\"")
+        return _t(f"model ({_t(label)})")   # a label ("each row's card") in the learner's language
     from ...runtime.context import RUNTIME
     try:
         b = RUNTIME.active().backend
@@ -746,11 +810,12 @@ class Prediction:
                       "(reveal(...) shows them beside the result)")
         unit = f" ({self.unit})" if self.unit else ""
         rows = self._rows()
-        w = max(len(r[0]) for r in rows)
+        w = max(_width(r[0]) for r in rows)
         src = self.source or _t("measured")
-        lines = [f"{'':<{w}}  {_t('your guess') + unit:>16}  {src + unit:>16}  "
-                 f"{_t('comparison')}"]
-        lines += [f"{k:<{w}}  {g:>16}  {m:>16}  {c}" for k, g, m, c in rows]
+        lines = [f"{_pad('', w)}  {_pad(_t('your guess') + unit, 16, right=True)}  "
+                 f"{_pad(src + unit, 16, right=True)}  {_t('comparison')}"]
+        lines += [f"{_pad(k, w)}  {_pad(g, 16, right=True)}  {_pad(m, 16, right=True)}  {c}"
+                  for k, g, m, c in rows]
         return "\n".join(lines)
 
     def _repr_html_(self):
@@ -766,6 +831,17 @@ class Prediction:
         return f"<table>{head}{body}</table>"
 
 
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a monospaced font: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` display columns (left-aligned, or right)."""
+    fill = " " * max(0, width - _width(text))
+    return fill + text if right else text + fill
+
+
 def _fmt(v) -> str:
     if v is None:
         return "-"
@@ -773,8 +849,34 @@ def _fmt(v) -> str:
         return str(v)
     if isinstance(v, Real):
         v = float(v)
-        return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
-    return str(v)
+        if not math.isfinite(v):
+            return str(v)
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))                       # 16384, not 1.638e+04; 2, not 2.0
+        if abs(v) < 1e4:
+            return f"{v:.3g}"
+        return f"{v:.1f}" if abs(v) < 1e7 else f"{v:.3e}"
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return "; ".join(_fmt(x) for x in v)
+    return _t(str(v))                                # "flat" reads 平坦 beside a 平坦 table
+
+
+_PARTS = re.compile(r"\s*(?:;|\s=\s)\s*")   # "a; b": a set of answers; "a = b": a tie
+
+
+def _norm(text) -> str:
+    return " ".join(str(text).lower().split()).strip(" .")
+
+
+def _head(text: str) -> str:
+    """An answer's leading words: "split" of "split: the CPU's updates in their own buffer"."""
+    return re.split(r":|\s\(|\s-\s", text, maxsplit=1)[0].strip()
+
+
+def _parts(v) -> list[str]:
+    items = [str(x) for x in v] if isinstance(v, (list, tuple, set, frozenset)) \
+        else _PARTS.split(str(v))
+    return [n for n in (_norm(x) for x in items) if n]
 
 
 def _compare(guess, measured) -> str:
@@ -782,18 +884,39 @@ def _compare(guess, measured) -> str:
         return "no guess written"
     if measured is None:
         return "not measured here"
-    if isinstance(guess, Real) and isinstance(measured, Real) and not isinstance(guess, bool):
+    if isinstance(guess, Real) and isinstance(measured, Real) and not isinstance(guess, bool) \
+            and not isinstance(measured, bool):
         g, m = float(guess), float(measured)
+        if g == m:
+            return "exact"
         if m == 0 or g == 0:
-            return "exact" if g == m else "off (one of them is 0)"
+            return "off (one of them is 0)"
         r = g / m
         if not math.isfinite(r):
             return "?"
         if 0.8 <= r <= 1.25:
             return "close (within 25 %)"
         return f"{r:.2g}x the result" if r > 1 else f"1/{1 / r:.2g} of the result"
-    same = str(guess).strip().lower() == str(measured).strip().lower()
-    return "right" if same else "different"
+    if _norm(guess) == _norm(measured):
+        return "right"
+    gs, ms = _parts(guess), _parts(measured)
+    if not gs or not ms:
+        return "different"
+
+    def same(g, m):                                   # the answer, or its leading words
+        return g == m or bool(_head(g)) and _head(g) == _head(m)
+
+    found = sum(any(same(g, m) for m in ms) for g in gs)
+    covered = sum(any(same(g, m) for g in gs) for m in ms)
+    extra = len(gs) - found
+    tie = isinstance(measured, str) and " = " in measured
+    if found and not extra and (covered == len(ms) or tie):
+        return "right"                                # a whole set, or one of a tie
+    if not found:
+        return "different"
+    if extra:
+        return f"partly: {covered} of {len(ms)} right, {extra} not in the result"
+    return f"partly: {covered} of {len(ms)} right"
 
 
 def predict(name: str, guesses: dict, unit: str = "") -> Prediction:
