@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from . import (Exercise, Verdict, attempt_rng, check, integer_option, load_profile, passed,
-               profile_option, tiered)
+from . import (Exercise, Verdict, check, integer_option, load_profile, passed,
+               profile_option, rng_option, tiered)
 
 MIB = 1 << 20
 
@@ -128,8 +128,8 @@ MODEL_ANSWER = ("def prefetch_ms(p, mib, to_gpu=True):\n"
 
 def model_cases(rng=None) -> list[tuple]:
     """One attempt's cases: (profile, MiB, to_gpu, overrides) with the sizes and the scaled
-    parameters drawn from ``rng`` (default: a fresh attempt_rng)."""
-    rng = rng or attempt_rng("nb00.prefetch_model")
+    parameters drawn from ``rng`` (a ``random.Random``; default: a fresh attempt_rng)."""
+    rng = rng_option(rng, "nb00.prefetch_model")
     out = []
     for name, to_gpu in MODEL_CARDS:
         p = load_profile(name).p

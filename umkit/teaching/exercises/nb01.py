@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from . import Exercise, Labels, Verdict, attempt_rng, check, tiered
+from . import Exercise, Labels, Verdict, check, rng_option, tiered
 
 #: the trace operations of the simulator, the layer(s) accepted for each, and why (the article's
 #: §1.1, checked against the ROCm sources).  The rule is one for all: a call that ends in a
@@ -92,8 +92,8 @@ TRIPS_CASES = ((16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7
 
 def trips_cases(rng=None) -> list[tuple[int, int]]:
     """One attempt's cases: :data:`TRIPS_CASES`, then four drawn afresh (a lookup table of the
-    fixed cases does not pass)."""
-    rng = rng or attempt_rng("nb01.transitions")
+    fixed cases does not pass).  ``rng``: a ``random.Random`` (default: a fresh attempt_rng)."""
+    rng = rng_option(rng, "nb01.transitions")
     drawn = []
     for _ in range(4):
         b = rng.choice((1, 3, 7, 32, 100, 256, 1000))

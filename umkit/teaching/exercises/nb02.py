@@ -5,7 +5,8 @@ import numpy as np
 
 import umkit
 
-from . import Exercise, Labels, Verdict, attempt_rng, check, passed, sim_sandbox, tiered
+from . import (Exercise, Labels, Verdict, check, float32_option, function_option, passed,
+               rng_option, sim_sandbox, tiered)
 
 #: buffer -> (the allocator the article recommends, why)
 BUFFERS = {
@@ -92,8 +93,18 @@ LOAD_PROFILE = "mi250x-xnack1"
 LOAD_BUDGET_MS = 10.0    # model time for load() + the reads, on LOAD_PROFILE
 
 
-def load_run(fn, data):
-    """Run ``fn(data)`` and LOAD_READS GPU reads on a private simulator of LOAD_PROFILE."""
+#: the largest ``data`` load_run takes (the exercise's own draws are at most LOAD_MIB + 8 MiB)
+LOAD_MAX_MIB = 256
+
+
+def load_run(fn, data=None):
+    """Run ``fn(data)`` and LOAD_READS GPU reads on a private simulator of LOAD_PROFILE; returns
+    ((model ms, the array's kind, counters), None, what the array holds) or (None, why, None)
+    when ``fn`` returns no umkit array.  ``data``: a 1-D NumPy float32 array of at most
+    LOAD_MAX_MIB MiB (default: a fresh draw of :func:`load_data`)."""
+    if not callable(fn):
+        function_option(fn, "fn")
+    data = _load_data_option(data)
     with sim_sandbox(profile=LOAD_PROFILE):
         t0 = umkit.now()
         a = fn(data)
@@ -123,11 +134,23 @@ LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.siz
 
 def load_data(rng=None) -> np.ndarray:
     """One attempt's data: LOAD_MIB MiB give or take 8, of values drawn afresh (attempt_rng), so
-    the returned array must hold what ``data`` holds -- not a pattern made up beside it."""
-    rng = rng or attempt_rng("nb02.load")
+    the returned array must hold what ``data`` holds -- not a pattern made up beside it.
+    ``rng``: a ``random.Random`` (default: a fresh attempt_rng)."""
+    rng = rng_option(rng, "nb02.load")
     mib = LOAD_MIB + rng.randrange(-8, 9)
     gen = np.random.default_rng(rng.getrandbits(64))
     return gen.standard_normal((mib << 20) // 4, dtype=np.float32)
+
+
+def _load_data_option(data) -> np.ndarray:
+    """load_run's ``data``: None draws it; else a non-empty 1-D float32 ndarray, or a typed
+    error naming ``data``."""
+    import random
+    if data is None:
+        return load_data(random.SystemRandom())
+    return float32_option(data, "data", max_bytes=LOAD_MAX_MIB << 20,
+                          hint="pass a 1-D NumPy float32 array, e.g. nb02.load_data(), or leave "
+                               "data out")
 
 
 def _grade_load(fn) -> Verdict | str:

@@ -31,7 +31,7 @@ ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
 START = tuple(k / 4 for k in range(4, 33))
 
 
-def draw_start(rng, n: int):
+def _draw_start(rng, n: int):
     """One attempt's starting values of ``a``: ``n`` quarters from :data:`START`, uneven."""
     import numpy as np
     gen = np.random.default_rng(rng.randrange(1 << 30))
@@ -40,7 +40,7 @@ def draw_start(rng, n: int):
 
 def _grade_step(fn) -> Verdict | str:
     n = N
-    v0 = draw_start(random.SystemRandom(), n)
+    v0 = _draw_start(random.SystemRandom(), n)
     a, busy = umkit.managed(n), umkit.managed(BUSY)
     try:
         a.host[:] = v0

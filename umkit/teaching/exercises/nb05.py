@@ -15,8 +15,8 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import (Exercise, Verdict, attempt_rng, check, close_to, failed, passed, profile_option,
-               raised, sim_sandbox, tiered)
+from . import (Exercise, Verdict, check, close_to, failed, passed, profile_option, raised,
+               rng_option, sim_sandbox, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -171,10 +171,10 @@ def _ipc_set(ids: dict) -> None:
         dict.__setitem__(IPC_OPTIONS, k, _IPC_POOL[v])
 
 
-def ipc_new_question(rng=None) -> dict:
+def _ipc_new_question(rng=None) -> dict:
     """Draw the next question (the two options that work and three of the others, shuffled) and
     return :data:`IPC_OPTIONS`, which now holds it."""
-    rng = rng or attempt_rng("nb05.ipc")
+    rng = rng_option(rng, "nb05.ipc")
     ids = list(_IPC_WORKS) + rng.sample(sorted(set(_IPC_POOL) - set(_IPC_WORKS)), 3)
     rng.shuffle(ids)
     _ipc_set(dict(zip("abcde", ids)))
@@ -226,7 +226,7 @@ def _grade_ipc(answer) -> Verdict | str:
         # the set is graded as a whole (no count, no letter), and the question is drawn again:
         # a set found by flipping letters cannot be tried on the same options twice
         shown = _ipc_answer()
-        ipc_new_question()
+        _ipc_new_question()
         return failed("that set is not the one. For each option you chose, ask whether process "
                       "B's page tables would know the address it uses; for each you left out, "
                       "whether it could work after all. The options are drawn again (new letters, "

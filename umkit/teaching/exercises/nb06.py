@@ -9,7 +9,7 @@ import umkit
 
 from ...errors import RaceWarning
 from . import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
-               profile_option, sim_sandbox, tiered)
+               profile_option, rng_option, sim_sandbox, tiered)
 
 #: Each epoch the CPU loads that epoch's batch into ``a`` (the value e + 1.0 in epoch e; ``b`` stays
 #: 2.0), so epoch e's sum is n * (e + 3): the step past notebook 06's demo loop, which loads once.
@@ -24,9 +24,9 @@ PROFILE = "mi250x-xnack1"    # notebook 06's own profile (its first code cell): 
 
 
 def draw(rng=None) -> tuple[int, int]:
-    """One attempt's (n, epochs), drawn afresh."""
-    import random
-    rng = rng or random.SystemRandom()
+    """One attempt's (n, epochs), drawn afresh (``rng``: a ``random.Random``; default: the
+    operating system's randomness)."""
+    rng = rng_option(rng)
     return rng.choice(SIZES), rng.choice(EPOCH_CHOICES)
 
 

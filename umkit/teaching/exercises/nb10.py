@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import umkit
 
-from . import (Exercise, Verdict, check, close_to, function_option, integer_option,
-               learner_code, passed, sim_sandbox, text_option, tiered)
+from . import (Exercise, Verdict, check, close_to, float32_array_option, function_option,
+               integer_option, learner_code, passed, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
 BATCH_BYTES = 4 << 20
@@ -12,7 +12,7 @@ STEPS = 30
 LOG_EVERY = 10
 
 
-def setup(rng=None):
+def _setup(rng=None):
     """The loop's buffers: managed weights and a managed batch.  Without ``rng`` the weights
     are 0.5 everywhere (the notebook's loop); with one (the check) they are drawn fresh -- a
     random level plus noise, different at every check -- so only code that reads them can
@@ -30,15 +30,20 @@ def setup(rng=None):
     return params, batch
 
 
-def sample_mean(params) -> float:
-    """The statistic the loop logs: the mean of one weight per 4 KiB, computed on the GPU
-    (umkit.touch into a zeroed 1-element sink; 4 bytes come back)."""
+def sample_mean(arr) -> float:
+    """The statistic the loop logs: the mean of one weight per 4 KiB of ``arr`` (the weights: a
+    float32 umkit array of at least 4 KiB), computed on the GPU (umkit.touch into a zeroed
+    1-element sink; 4 bytes come back)."""
+    float32_array_option(arr, "arr", min_bytes=4096,
+                         hint="pass the loop's weights, a float32 umkit array of 4 KiB or more")
     sink = umkit.device_array(1)
-    umkit.fill(sink, 0.0)
-    umkit.touch(params, 4096, sink=sink)
-    total = float(umkit.read_back(sink)[0])
-    sink.free()
-    return total / (params.nbytes // 4096)
+    try:
+        umkit.fill(sink, 0.0)
+        umkit.touch(arr, 4096, sink=sink)
+        total = float(umkit.read_back(sink)[0])
+    finally:
+        sink.free()
+    return total / (arr.nbytes // 4096)
 
 
 #: the profile the check grades on when the learner is not on sim (notebook 10's own)
@@ -50,7 +55,7 @@ def _profile() -> str:
     return umkit.sim_profile().name if umkit.backend_name() == "sim" else PROFILE
 
 
-def record(step_fn, name: str = "your loop", seed=None, profile=None):
+def _record(step_fn, name: str = "your loop", seed=None, profile=None):
     """Run ``step_fn(params, batch, i)`` for STEPS steps under the recorder on a fresh sim;
     returns (RecordResult, the values it returned, the true statistic at each logging step).
     The weights are drawn fresh (``seed``: None draws a new one), and once in each ten steps,
@@ -65,7 +70,7 @@ def record(step_fn, name: str = "your loop", seed=None, profile=None):
     shifts = {int(10 * k + rng.integers(1, LOG_EVERY - 1)): float(rng.uniform(-10.0, 10.0))
               for k in range(STEPS // LOG_EVERY)}
     with sim_sandbox(profile=profile or _profile()):
-        params, batch = setup(rng)
+        params, batch = _setup(rng)
         delta = umkit.device_array(params.size)
         values, truth = [], {}
         with umkit.ecg.recorder(name) as rec:
@@ -102,7 +107,7 @@ ANSWER = ("def fixed_step(params, batch, i):\n"
 
 
 def _grade_fixed_step(step_fn) -> Verdict | str:
-    r, values, truth = learner_code(record)(step_fn, "your fix")   # all it runs is the step's
+    r, values, truth = learner_code(_record)(step_fn, "your fix")   # all it runs is the step's
     for i, v in enumerate(values):
         if i % LOG_EVERY != LOG_EVERY - 1:
             continue
