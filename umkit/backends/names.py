@@ -36,7 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-from ..errors import InvalidArgument, InvalidType, NoCounterpart, NotInTable
+from ..errors import InvalidArgument, InvalidType, NoCounterpart, NotInTable, UmkitError
 
 KINDS = ("function", "enum", "attribute", "constant", "type", "macro")
 BACKENDS = ("cuda", "hip")
@@ -404,11 +404,14 @@ def resolve(module, backend: str, name: str):
 
 
 def as_markdown(kind: Optional[str] = None) -> str:
-    """The table as Markdown, for the porting notebook."""
-    lines = ["| concept | CUDA | HIP | kind | note |", "| --- | --- | --- | --- | --- |"]
+    """The table as Markdown, for the porting notebook, in the learner's language (the names
+    stay as they are; the header, concepts, kinds and notes go through ``lang.tr``)."""
+    tr = UmkitError.localize             # runtime.lang's tr once umkit is imported (a later layer)
+    lines = [f"| {tr('concept')} | CUDA | HIP | {tr('kind')} | {tr('note')} |",
+             "| --- | --- | --- | --- | --- |"]
     for r in rows(kind):
-        cells = [r.concept, f"`{r.cuda}`" if r.cuda else "—", f"`{r.hip}`" if r.hip else "—",
-                 r.kind, r.note]
+        cells = [tr(r.concept), f"`{r.cuda}`" if r.cuda else "—", f"`{r.hip}`" if r.hip else "—",
+                 tr(r.kind), tr(r.note) if r.note else ""]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 

@@ -51,5 +51,5 @@ def backend_name() -> str:
 
 
 def why() -> str:
-    """Why the active backend was chosen."""
-    return RUNTIME.active().reason
+    """Why the active backend was chosen (in the learner's language: ``lang.tr``)."""
+    return lang.tr(RUNTIME.active().reason)

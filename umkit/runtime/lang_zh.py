@@ -975,6 +975,11 @@ MESSAGES: dict[str, str] = {
     "{n}  no      {reason}": "{n}  不可用  {reason}",
     "{n}  usable  {reason}": "{n}  可用    {reason}",
     "no GPU backend usable ({why}): using the CPU model": "没有可用的 GPU 后端（{why}）：改用 CPU 模型",
+    # umkit.why(): the backend a caller named (umkit.use(name) or $UMKIT_BACKEND) and its probe
+    "requested: {reason}": "按 umkit.use 的指定：{reason}",
+    "UMKIT_BACKEND: {reason}": "按 UMKIT_BACKEND 的指定：{reason}",
+    "cuda: {reason}": "cuda：{reason}",
+    "hip: {reason}": "hip：{reason}",
     "CUDA driver missing (libcuda.so not found)": "没有 CUDA 驱动（找不到 libcuda.so）",
     "no AMD GPU driver on this machine (/dev/kfd not found)": "这台机器上没有 AMD GPU 驱动（找不到 /dev/kfd）",
     "cuda: CUDA driver missing (libcuda.so not found)": "cuda：没有 CUDA 驱动（找不到 libcuda.so）",
@@ -1954,6 +1959,119 @@ MESSAGES: dict[str, str] = {
         "CUDA 的名字以 cuda/CU 开头；见 umkit.names.as_markdown()",
     "name={value} is not a HIP name in umkit's table": "name={value} 不是 umkit 对照表里的 HIP 名字",
     "HIP names start with hip; see umkit.names.as_markdown()": "HIP 的名字以 hip 开头；见 umkit.names.as_markdown()",
+    # umkit.names.as_markdown (notebook 08): the table's header, its concepts and notes
+    "concept": "概念",
+    "kind": "类别",
+    "note": "说明",
+    "function": "函数",
+    "enum": "枚举",
+    "attribute": "属性",
+    "constant": "常量",
+    "type": "类型",
+    "macro": "宏",
+    "count visible GPUs": "统计可见的 GPU 数量",
+    "select the current GPU": "选择当前 GPU",
+    "which GPU is current": "查询当前是哪块 GPU",
+    "device properties struct": "设备属性结构体",
+    "query one device attribute": "查询设备的一个属性",
+    "free and total GPU memory": "GPU 的空闲内存和总内存",
+    "driver version": "驱动版本",
+    "runtime version": "运行时版本",
+    "name of an error code": "错误码的名字",
+    "description of an error code": "错误码的描述",
+    "last error (and clear it)": "最近一个错误（并清除）",
+    "last error (keep it)": "最近一个错误（保留）",
+    "allocate managed (unified) memory": "分配托管（统一）内存",
+    "allocate device memory": "分配设备内存",
+    "free device or managed memory": "释放设备内存或托管内存",
+    "allocate pinned host memory": "分配固定主机内存",
+    "allocate pinned host memory with flags": "带标志分配固定主机内存",
+    "free pinned host memory": "释放固定主机内存",
+    "pin existing host memory": "把已有的主机内存固定下来",
+    "unpin host memory": "解除主机内存的固定",
+    "move managed pages ahead of use": "在使用之前搬移托管页面",
+    "move managed pages ahead of use, to a location": "在使用之前把托管页面搬到一个位置",
+    "give the driver a hint about a range": "就一段内存给驱动一个建议",
+    "give the driver a hint about a range, for a location": "就一段内存、针对一个位置给驱动一个建议",
+    "read one attribute of a managed range": "读取一段托管内存的一个属性",
+    "read several attributes of a managed range": "读取一段托管内存的多个属性",
+    "what memory an address is (unregistered, host, device, managed)":
+        "一个地址属于哪种内存（未注册、主机、设备、托管）",
+    "create a stream": "创建流",
+    "create a stream with flags": "带标志创建流",
+    "destroy a stream": "销毁流",
+    "wait for a stream": "等待一个流",
+    "is a stream idle": "流是否空闲",
+    "wait for the whole device": "等待整个设备",
+    "attach managed memory to one stream": "把托管内存关联到一个流",
+    "export device memory to another process": "把设备内存导出给另一个进程",
+    "create an event": "创建事件",
+    "record an event on a stream": "在流上记录一个事件",
+    "wait for an event": "等待一个事件",
+    "has an event happened": "事件是否已经发生",
+    "milliseconds between two events": "两个事件之间的毫秒数",
+    "destroy an event": "销毁事件",
+    "copy bytes (blocking)": "拷贝字节（阻塞）",
+    "copy bytes on a stream": "在流上拷贝字节",
+    "fill bytes": "填充字节",
+    "fill bytes on a stream": "在流上填充字节",
+    "HIP's struct also has gcnArchName (e.g. 'gfx90a:sramecc+:xnack+'): it tells whether the GPU "
+    "was set up with XNACK, which on-demand page migration needs.":
+        "HIP 的结构体还有 gcnArchName（例如 'gfx90a:sramecc+:xnack+'）：它说明这块 GPU 是否以 XNACK "
+        "方式启动，而按需页迁移需要 XNACK。",
+    "Same shape (attr, device) -> (err, int), but the attribute enum numbers differ: always pass "
+    "the enum member, never a number.":
+        "形式相同：(attr, device) -> (err, int)，但属性枚举的数值不同：永远传枚举成员，不要传数字。",
+    "CUDA: 1000*major + 10*minor (13000 = 13.0); HIP: major*10^7 + minor*10^5 + patch.":
+        "CUDA：1000*主版本 + 10*次版本（13000 = 13.0）；HIP：主版本*10^7 + 次版本*10^5 + 补丁号。",
+    "cuda-bindings returns (cudaSuccess, bytes). HIP's C function returns only the name (const "
+    "char*, no status: hip_runtime_api.h); what hip-python returns for it is not confirmed here: "
+    "the kit has not run on an AMD GPU.":
+        "cuda-bindings 返回 (cudaSuccess, bytes)。HIP 的 C 函数只返回名字（const char*，没有状态码："
+        "hip_runtime_api.h）；hip-python 对它返回什么，这里尚未确认：本工具包还没有在 AMD GPU 上运行过。",
+    "hipHostMalloc(size, 0) is the port: coherent (fine-grained) pinned memory; "
+    "hipHostMallocNonCoherent gives the coarse-grained kind (ledger: amd.host_malloc.coherent). "
+    "hipMallocHost is deprecated; some HIP headers also mark hipHostMalloc deprecated in favour of "
+    "hipExtHostAlloc (ledger: amd.host_malloc.deprecated).":
+        "移植时用 hipHostMalloc(size, 0)：一致性（细粒度）的固定内存；hipHostMallocNonCoherent 给出粗粒度的那种"
+        "（出处台账：amd.host_malloc.coherent）。hipMallocHost 已弃用；有些 HIP 头文件也把 hipHostMalloc "
+        "标为弃用，改推 hipExtHostAlloc（出处台账：amd.host_malloc.deprecated）。",
+    "HIP has one call for both CUDA calls (hipHostAlloc exists too, as an alias).":
+        "这两个 CUDA 调用在 HIP 里是同一个调用（也有 hipHostAlloc，作为别名）。",
+    "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, stream) "
+    "with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation).":
+        "CUDA 13：(ptr, count, cudaMemLocation, flags, stream)。HIP：(ptr, count, device:int, stream)，"
+        "CPU 用 hipCpuDeviceId 表示（hipMemPrefetchAsync_v2 接受 hipMemLocation）。",
+    "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
+    "hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream); flags must be 0): the "
+    "arguments of CUDA 13's cudaMemPrefetchAsync, so the direct port of CUDA 13 code. CUDA 12.2-12.x "
+    "spelled it cudaMemPrefetchAsync_v2.":
+        "HIP 7.1 起（HIP CHANGELOG，'HIP 7.1 for ROCm 7.1'；ROCm/clr hipamd/src/hip_hmm.cpp："
+        "hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream)；flags 必须为 0）：参数与 CUDA 13 的 "
+        "cudaMemPrefetchAsync 相同，所以是 CUDA 13 代码的直接移植。CUDA 12.2–12.x 写作 cudaMemPrefetchAsync_v2。",
+    "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
+    "hip-python type-checks advice: pass hip.hipMemoryAdvise members.":
+        "CUDA 13：(ptr, count, advice, cudaMemLocation)。HIP：(ptr, count, advice, device:int)。"
+        "hip-python 会检查 advice 的类型：请传 hip.hipMemoryAdvise 的成员。",
+    "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
+    "hipMemAdvise_v2(ptr, count, advice, hipMemLocation)): the arguments of CUDA 13's cudaMemAdvise, "
+    "so the direct port of CUDA 13 code. CUDA 12.2-12.x spelled it cudaMemAdvise_v2.":
+        "HIP 7.1 起（HIP CHANGELOG，'HIP 7.1 for ROCm 7.1'；ROCm/clr hipamd/src/hip_hmm.cpp："
+        "hipMemAdvise_v2(ptr, count, advice, hipMemLocation)）：参数与 CUDA 13 的 cudaMemAdvise 相同，"
+        "所以是 CUDA 13 代码的直接移植。CUDA 12.2–12.x 写作 cudaMemAdvise_v2。",
+    "cuda-bindings: (dataSize, attribute, ptr, count) -> (err, value). hip-python: (data, "
+    "data_size, attribute, ptr, count) -> (err,): you pass the output buffer.":
+        "cuda-bindings：(dataSize, attribute, ptr, count) -> (err, value)。hip-python：(data, data_size, "
+        "attribute, ptr, count) -> (err,)：输出缓冲区由你传入。",
+    "-> (err, attributes) with .type; an address nobody holds is 'unregistered' (CUDA 11+). umkit "
+    "asks it before calling a once-freed address a use after free: another allocator (PyTorch's, a "
+    "shim) may have been handed the same address since.":
+        "-> (err, attributes)，类型在 .type 里；没有人持有的地址是 'unregistered'（CUDA 11+）。umkit 在把一个"
+        "曾经释放过的地址判为释放后使用之前会先问它：此后同一个地址可能已经交给了另一个分配器（PyTorch 的、或某个 shim）。",
+    "ROCm validates the arguments and does nothing else (ledger: amd.stream_attach.noop).":
+        "ROCm 只检查参数，别的什么也不做（出处台账：amd.stream_attach.noop）。",
+    "hipMallocManaged memory cannot be exported (ledger: amd.ipc.managed): export hipMalloc memory.":
+        "hipMallocManaged 的内存不能导出（出处台账：amd.ipc.managed）：请导出 hipMalloc 的内存。",
     "{code_name} has no {code_rt} counterpart: {note}": "{code_name} 在 {code_rt} 里没有对应项：{note}",
     "see the row's note: umkit.names.row(name).note": "见这一行的注释：umkit.names.row(name).note",
     # the simulator's race detector (strict mode raises RaceDetected; otherwise a RaceWarning)
