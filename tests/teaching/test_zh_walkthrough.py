@@ -50,3 +50,70 @@ def test_the_names_table_speaks_chinese_and_keeps_the_names():
         assert _han(zc[0]), f"concept left in English: {zc[0]}"
         note = zc[4].rstrip(" |")
         assert not note or _han(note), f"note left in English: {note[:60]}"
+
+
+def test_examples_info_titles_and_summaries_follow_the_language():
+    names = umkit.examples.list()
+    en = {n: umkit.examples.info(n) for n in names}
+    lang.set_language("zh")
+    for n in names:
+        z = umkit.examples.info(n)
+        assert (z.name, z.section) == (en[n].name, en[n].section)
+        assert _han(z.title) and _han(z.summary), n
+        assert z.title != en[n].title
+    lang.set_language("en")
+    assert umkit.examples.info(names[0]) == en[names[0]]
+
+
+def test_the_port_check_report_speaks_chinese_and_json_stays_english():
+    r = umkit.port_check(umkit.examples.source_dir().parent / "cuda", target="mi250x", xnack="off")
+    en, js = r.text().splitlines(), r.json()
+    lang.set_language("zh")
+    zh = r.text().splitlines()
+    assert en[0].startswith("umkit port-check: mi250x (AMD MI250X") and "XNACK off" in en[0]
+    assert zh[0].startswith("umkit port-check: mi250x（") and "XNACK 关闭" in zh[0] and _han(zh[0])
+    assert zh[-2].startswith("小结：") and "出错 0" in zh[-2] and _han(zh[-1])
+    sev = {"breaks": "出错", "slower": "变慢", "differs": "有差异", "same": "相同"}
+    for f in r.findings:                                  # every severity tag is in Chinese
+        assert any(f"[{sev[f.severity]}] {f.cuda}" in line for line in zh), f.cuda
+    assert sum("出处台账：" in line for line in zh) == len(r.findings)
+    md = r.markdown().splitlines()
+    assert md[2].startswith("| 位置 | CUDA | HIP | 严重程度 |")
+    assert r.json() == js                                  # for programs: English, unchanged
+
+
+def _recorded_plan():
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+    w, b = umkit.managed(1 << 20), umkit.managed(1 << 18)
+    with umkit.plan.recorder("train_step") as rec:
+        rec.name_buffer(w, "weights")
+        rec.name_buffer(b, "batch")
+        for i in range(8):
+            b.host[:] = i
+            umkit.increment(w)
+            umkit.increment(b)
+            umkit.synchronize()
+            if i % 4 == 0:
+                float(w.host[0])
+            rec.step()
+    return rec.result()
+
+
+def test_the_plan_tables_speak_chinese_and_keep_their_columns():
+    from umkit.ecg.model import display_width
+    res = _recorded_plan()
+    adv = res.recommend(profiles=["mi250x-xnack1", "h200-pcie5"])
+    en_t, en_a = res.table().splitlines(), adv.table().splitlines()
+    lang.set_language("zh")
+    zh_t, zh_a = res.table().splitlines(), adv.table().splitlines()
+    assert zh_t[0].startswith("train_step 的访问主人表：2 块缓冲区")
+    assert zh_t[1].split()[:3] == ["缓冲区", "角色", "MiB"]
+    assert "GPU 每步；CPU 每 4 步" in zh_t[2] and "整个循环（8 步）" in zh_t[2]
+    for e, z in zip(en_t[1:], zh_t[1:]):                  # columns line up in a fixed-width font
+        assert display_width(z) == display_width(e), (e, z)
+        assert e.split()[-4:] == z.split()[-4:] or not e.split()[-1].isdigit()   # the numbers
+    assert zh_a[0] == "推荐方案，逐块缓冲区（mi250x-xnack1, h200-pcie5）"
+    assert "理由" in zh_a[1] and all(_han(z.split("  ")[-1]) for z in zh_a[2:4])
+    assert "按录制的原样" in "\n".join(zh_a) and "推荐（混合）" in "\n".join(zh_a)
+    nums = lambda lines: [ln.split()[-2:] for ln in lines if ln[-1:].isdigit()]  # noqa: E731
+    assert nums(zh_a) == nums(en_a)                        # the predictions themselves unchanged

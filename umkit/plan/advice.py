@@ -33,7 +33,9 @@ from __future__ import annotations
 import math
 
 from .. import validate as V
+from ..ecg.model import display_width
 from ..errors import InvalidArgument
+from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice
 from .instrumentation import confidence, uninstrumented_rest
 from .replay import mean_ms, replay
@@ -304,33 +306,37 @@ class Recommendation:
         return name, self.predictions[p][name]["mean_ms"]
 
     def table(self) -> str:
+        # in the learner's language (lang.tr), padded by display width (a CJK character takes
+        # two columns); buffer names, choices and profile names are values and stay as they are
         r = self.result
         touched = r.touch_steps()
-        w = max([len("buffer")] + [len(b.name) for b in r.buffers])
-        lines = ["recommended plan, per buffer (" + ", ".join(self.profiles) + ")",
-                 f"{'buffer':<{w}}  {'MiB':>7}  {'access owner (访问主人)':<34} {'recorded':<18} "
-                 + "".join(f"{p:<20}" for p in self.profiles) + "why"]
+        w = max([display_width(tr("buffer"))] + [display_width(b.name) for b in r.buffers])
+        lines = [tr("recommended plan, per buffer ({code_profiles})").format(
+                     code_profiles=", ".join(self.profiles)),
+                 _pad(tr("buffer"), w) + "  " + _pad("MiB", 7, True) + "  "
+                 + _pad(tr("access owner (访问主人)"), 34) + " " + _pad(tr("recorded"), 18) + " "
+                 + "".join(f"{p:<20}" for p in self.profiles) + tr("why")]
         for b in r.buffers:
-            lines.append(f"{b.name:<{w}}  {b.nbytes / 2**20:>7.2f}  {r.owner(b, touched):<34} "
-                         f"{recorded_choice(b):<18} "
+            lines.append(_pad(b.name, w) + f"  {b.nbytes / 2**20:>7.2f}  "
+                         + _pad(tr(r.owner(b, touched)), 34) + f" {recorded_choice(b):<18} "
                          + "".join(f"{self.choices[p][b.id]:<20}" for p in self.profiles)
-                         + self.why[b.id])
-        lines += ["", "predicted step time of the whole loop (mean ms, replayed on sim)",
-                  f"{'plan':<28}" + "".join(f"{p:>16}" for p in self.profiles)]
+                         + tr(self.why[b.id]))
+        lines += ["", tr("predicted step time of the whole loop (mean ms, replayed on sim)"),
+                  _pad(tr("plan"), 28) + "".join(f"{p:>16}" for p in self.profiles)]
         for name in self.plans:
             cells = []
             for p in self.profiles:
                 x = self.predictions[p].get(name)
-                cells.append(f"{'does not fit':>16}" if x is None or not x["fits"]
+                cells.append(_pad(tr("does not fit"), 16, True) if x is None or not x["fits"]
                              else f"{x['mean_ms']:>16.3f}")
-            lines.append(f"{name:<28}" + "".join(cells))
+            lines.append(_pad(tr(name), 28) + "".join(cells))
         return "\n".join(lines)
 
     def how_sure(self, profile: str | None = None) -> str:
         """How sure the predicted sizes are on ``profile`` (default: each one), one line each:
         "sized" (the recording's instrumentation measured and taken out) or "order only"."""
         profs = self.profiles if profile is None else [self.profile(profile)]
-        return "\n".join(f"how sure ({p}): {self.confidence[p]['statement']}"
+        return "\n".join(tr(f"how sure ({p}): {self.confidence[p]['statement']}")
                          for p in profs if p in self.confidence)
 
     def _repr_pretty_(self, p, cycle):
@@ -463,3 +469,10 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             predictions[p].setdefault(k, dict(fits=False, why="not predicted", step_ms=[],
                                               mean_ms=math.inf))
     return Recommendation(result, profs, chosen, why, predictions, order, replays, sure)
+
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded to ``width`` columns of a fixed-width font (a CJK character takes two)."""
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill

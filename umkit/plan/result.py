@@ -9,8 +9,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import validate as V
+from ..ecg.model import display_width
 from ..errors import InvalidArgument, InvalidType
 from ..results import files
+from ..runtime.lang import tr
 from . import advice, picture
 from .model import (MAX_BUFFERS, MAX_OPS, MAX_PATTERNS, MAX_STEPS, MOVED, OPS, KINDS,
                     ROLES, Buffer, cadence, mib, recorded_choice)
@@ -103,21 +105,26 @@ class PlanResult:
         of every buffer, and what moved."""
         rows = self.rows()
         total = sum(r["nbytes"] for r in rows)
-        head = (f"access-owner table of {self.meta.get('name', 'your loop')}: {len(rows)} buffers, "
-                f"{mib(total)} MiB, {self.steps} steps, backend {self.backend}"
-                + (f" [{self.profile}]" if self.profile else ""))
-        w = max([len("buffer")] + [len(r["name"]) for r in rows])
+        head = tr(f"access-owner table of {self.meta.get('name', 'your loop')}: {len(rows)} "
+                  f"buffers, {mib(total)} MiB, {self.steps} steps, backend {self.backend}"
+                  + (f" [{self.profile}]" if self.profile else ""))
+        w = max([display_width(tr("buffer"))] + [display_width(r["name"]) for r in rows])
+        # in the learner's language (lang.tr), padded by display width (a CJK character takes
+        # two columns); the buffers' names, roles and kinds are values and stay as they are
         lines = [head,
-                 f"{'buffer':<{w}}  {'role':<15} {'MiB':>7}  {'kind':<8} {'lifetime':<22} "
-                 f"{'access owner (访问主人)':<34} {'to GPU MiB':>10} {'to CPU MiB':>10} "
-                 f"{'GPU faults':>10} {'CPU faults':>10}"]
+                 pad(tr("buffer"), w) + "  " + pad(tr("role"), 15) + " " + pad("MiB", 7, True)
+                 + "  " + pad(tr("kind"), 8) + " " + pad(tr("lifetime"), 22) + " "
+                 + pad(tr("access owner (访问主人)"), 34) + " " + pad(tr("to GPU MiB"), 10, True)
+                 + " " + pad(tr("to CPU MiB"), 10, True) + " " + pad(tr("GPU faults"), 10, True)
+                 + " " + pad(tr("CPU faults"), 10, True)]
         for r in rows:
-            lines.append(f"{r['name']:<{w}}  {r['role']:<15} {mib(r['nbytes']):>7}  "
-                         f"{r['kind']:<8} {r['lifetime']:<22} {r['owner']:<34} "
-                         f"{mib(r['bytes_h2d']):>10} {mib(r['bytes_d2h']):>10} "
+            lines.append(pad(r["name"], w) + f"  {r['role']:<15} {mib(r['nbytes']):>7}  "
+                         f"{r['kind']:<8} " + pad(tr(r["lifetime"]), 22) + " "
+                         + pad(tr(r["owner"]), 34)
+                         + f" {mib(r['bytes_h2d']):>10} {mib(r['bytes_d2h']):>10} "
                          f"{r['gpu_faults']:>10} {r['cpu_faults']:>10}")
         for n in self.notes:
-            lines.append(f"note: {n}")
+            lines.append(tr("note: {note}").format(note=tr(n)))
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle):
@@ -386,3 +393,9 @@ def predict(result, plan, profile=None, *, steps=None) -> dict:
         raise InvalidType(f"result={V.short(result)} is not a PlanResult", argument="result",
                           hint="pass rec.result() or umkit.plan.load(path)")
     return result.predict(plan, profile, steps=steps)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded to ``width`` columns of a fixed-width font (a CJK character takes two)."""
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill

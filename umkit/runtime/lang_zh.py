@@ -1959,6 +1959,33 @@ MESSAGES: dict[str, str] = {
         "CUDA 的名字以 cuda/CU 开头；见 umkit.names.as_markdown()",
     "name={value} is not a HIP name in umkit's table": "name={value} 不是 umkit 对照表里的 HIP 名字",
     "HIP names start with hip; see umkit.names.as_markdown()": "HIP 的名字以 hip 开头；见 umkit.names.as_markdown()",
+    # umkit.examples.info: the HIP examples' titles and summaries (notebooks 03, 04, 05, 11)
+    "Allocation and first touch": "分配与首次访问",
+    "hipMallocManaged, CPU writes (first touch timed against a second pass), a kernel on the same "
+    "pointer via hipLaunchKernelGGL, hipDeviceSynchronize, CPU reads, hipFree.":
+        "hipMallocManaged，CPU 写入（首次访问与第二遍分别计时），通过 hipLaunchKernelGGL 在同一个指针上运行 "
+        "kernel，hipDeviceSynchronize，CPU 读取，hipFree。",
+    "Device vs stream vs event synchronization": "设备同步、流同步与事件同步",
+    "Two streams; hipEventSynchronize waits for one recorded point, hipStreamSynchronize for one "
+    "stream, hipDeviceSynchronize for every stream of the current device.":
+        "两个流；hipEventSynchronize 等待一个记录下的时间点，hipStreamSynchronize 等待一个流，"
+        "hipDeviceSynchronize 等待当前设备的每一个流。",
+    "The epoch loop with prefetch": "带预取的 epoch 循环",
+    "Three managed arrays; each epoch the CPU edits the batch, hipMemPrefetchAsync moves a and b to "
+    "the GPU, add_kernel runs, the result is prefetched back to the CPU (hipCpuDeviceId) and summed.":
+        "三个托管数组；每个 epoch 先由 CPU 修改这一批数据，hipMemPrefetchAsync 把 a 和 b 搬到 GPU，"
+        "add_kernel 运行，结果再预取回 CPU（hipCpuDeviceId）并求和。",
+    "The CPU/GPU ping-pong and its fix": "CPU/GPU 乒乓及其解决办法",
+    "A sparse CPU statistic every 10 steps on managed parameters makes pages ping-pong; the fix keeps "
+    "the hot parameters in hipMalloc memory and gathers the sample into a small managed buffer.  "
+    "Both give the same statistics.":
+        "每 10 步在托管参数上做一次稀疏的 CPU 统计，会让页面来回乒乓；解决办法是把热参数放在 hipMalloc "
+        "内存里，并把样本收集到一块小的托管缓冲区。两种做法得到的统计结果相同。",
+    "Advise, then prefetch": "先给建议，再预取",
+    "hipMemAdvise SetPreferredLocation and SetAccessedBy, then hipMemPrefetchAsync, a kernel, and "
+    "hipMemRangeGetAttribute to read back what the driver recorded.":
+        "hipMemAdvise 的 SetPreferredLocation 和 SetAccessedBy，然后 hipMemPrefetchAsync、一个 kernel，"
+        "再用 hipMemRangeGetAttribute 读回驱动记下的内容。",
     # umkit.names.as_markdown (notebook 08): the table's header, its concepts and notes
     "concept": "概念",
     "kind": "类别",
@@ -2648,6 +2675,93 @@ MESSAGES: dict[str, str] = {
     "{path}: line {n} has counter kind {kind}":
         "{path}：第 {n} 行的计数器种类是 {kind}",
 
+    # -- umkit.plan's tables (notebook 10): the access-owner table and the recommended plan ---------
+    "access-owner table of {name}: {n} buffers, {mib} MiB, {nsteps} steps, backend {code_b} [{code_p}]":
+        "{name} 的访问主人表：{n} 块缓冲区，{mib} MiB，{nsteps} 步，后端 {code_b} [{code_p}]",
+    "access-owner table of {name}: {n} buffers, {mib} MiB, {nsteps} steps, backend {code_b}":
+        "{name} 的访问主人表：{n} 块缓冲区，{mib} MiB，{nsteps} 步，后端 {code_b}",
+    "buffer": "缓冲区",
+    "role": "角色",
+    "lifetime": "生命周期",
+    "access owner (访问主人)": "访问主人",
+    "to GPU MiB": "到 GPU MiB",
+    "to CPU MiB": "到 CPU MiB",
+    "GPU faults": "GPU 缺页",
+    "CPU faults": "CPU 缺页",
+    "recorded": "录制时",
+    "why": "理由",
+    "plan": "方案",
+    "does not fit": "放不下",
+    "note: {note}": "注：{note}",
+    "recommended plan, per buffer ({code_profiles})": "推荐方案，逐块缓冲区（{code_profiles}）",
+    "predicted step time of the whole loop (mean ms, replayed on sim)":
+        "整个循环的预测每步耗时（平均 ms，在 sim 上重放）",
+    "as recorded": "按录制的原样",
+    "all {code_choice}": "全部 {code_choice}",
+    "recommended (mixed)": "推荐（混合）",
+    "whole loop ({n} steps)": "整个循环（{n} 步）",
+    "one step, made {n}x": "一步之内，创建 {n} 次",
+    "before -> the end": "开始之前 -> 结束",
+    "before -> step {n}": "开始之前 -> 第 {n} 步",
+    "step {n} -> the end": "第 {n} 步 -> 结束",
+    "step {n} -> step {m}": "第 {n} 步 -> 第 {m} 步",
+    "GPU every step": "GPU 每步",
+    "GPU in {k}/{n} steps": "GPU 在 {k}/{n} 步中",
+    "CPU every step": "CPU 每步",
+    "CPU every {n} steps": "CPU 每 {n} 步",
+    "CPU in {k}/{n} steps": "CPU 在 {k}/{n} 步中",
+    "CPU once (step {n})": "CPU 一次（第 {n} 步）",
+    "nobody (in the recorded steps)": "没有人（在录制的步里）",
+    "only the GPU touches it: device memory, nothing to migrate":
+        "只有 GPU 访问它：用设备内存，没有什么要迁移",
+    "only the CPU touches it: host memory": "只有 CPU 访问它：用主机内存",
+    "the CPU produces it (writes it whole, step after step) and the GPU reads it: pinned (the GPU "
+    "reads it over the link) or prefetched (moved in bulk before the kernels), whichever the replay "
+    "finds faster":
+        "CPU 生产它（一步接一步地整块写入），GPU 读它：用固定内存（GPU 经链路读取）或预取（在 kernel "
+        "之前整块搬过去），重放中哪个更快就用哪个",
+    "the CPU touches it again and again while the GPU uses it: not plain managed (each CPU touch "
+    "pulls pages back, the next kernel faults them in)":
+        "GPU 使用它的同时 CPU 一次又一次地访问它：不要用单纯的托管内存（CPU 每访问一次就把页面拉回来，"
+        "下一个 kernel 又要通过缺页把它们迁入）",
+    "the CPU touches it once, the GPU uses it": "CPU 访问它一次，GPU 使用它",
+    "not touched in the recorded steps: left as recorded": "录制的步里没有访问它：保持录制时的选择",
+    "PyTorch computes on it: not pinned": "PyTorch 在它上面计算：不用固定内存",
+    # -- port-check's report (text and markdown; its json stays English) ------------------------------
+    "{code_target} ({about}), XNACK on, sim profile {code_profile}":
+        "{code_target}（{about}），XNACK 开启，sim profile {code_profile}",
+    "{code_target} ({about}), XNACK off, sim profile {code_profile}":
+        "{code_target}（{about}），XNACK 关闭，sim profile {code_profile}",
+    "AMD MI250X on a Frontier-class node, as OLCF's user guide observes it":
+        "Frontier 级节点上的 AMD MI250X，按 OLCF 用户指南所观察的行为",
+    "AMD MI250X on a CPU-coherent node (device-coherent VRAM)":
+        "CPU 一致性节点上的 AMD MI250X（设备一致性显存）",
+    "AMD MI300X on PCIe": "PCIe 上的 AMD MI300X",
+    "AMD MI300A APU (one memory)": "AMD MI300A APU（一块共用内存）",
+    "breaks": "出错",
+    "slower": "变慢",
+    "differs": "有差异",
+    "same": "相同",
+    "ledger:": "出处台账：",
+    "ledger": "出处台账",
+    "summary:": "小结：",
+    "passed over ({why})": "未读取（{why}）",
+    "not text": "不是文本",
+    "sources: python -m umkit.ledger ID prints an entry; --format json carries each source":
+        "出处：python -m umkit.ledger ID 打印一条台账条目；--format json 附带每条出处",
+    "where": "位置",
+    "severity": "严重程度",
+    "on this target": "在目标平台上",
+    "{n} findings in {nf} file for {code_target} (XNACK {code_x}): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK {code_x}）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{n} findings in {nf} files for {code_target} (XNACK {code_x}): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK {code_x}）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{k} file passed over (not text)": "{k} 个文件未读取（不是文本）",
+    "{k} files passed over (not text)": "{k} 个文件未读取（不是文本）",
     # -- port-check's input errors, the command line's argument errors ---------------------------------
     "paths={value} must be a file or folder, or a list of them":
         "paths={value} 必须是一个文件或文件夹，或者它们组成的列表",

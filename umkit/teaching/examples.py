@@ -57,12 +57,13 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
 from umkit.backends import names  # absolute: `python -m umkit.examples` runs this file
 from umkit.errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
+from umkit.runtime.lang import tr
 
 VENDORS = ("amd", "nvidia")
 #: The MI200 target.  gfx90a = MI200 (MI210/MI250/MI250X); gfx942 (MI300X/MI300A)
@@ -89,7 +90,7 @@ _EXAMPLES = (
             "the same pointer via hipLaunchKernelGGL, hipDeviceSynchronize, CPU reads, hipFree."),
     Example("sync_scopes", "3.3", "Device vs stream vs event synchronization",
             "Two streams; hipEventSynchronize waits for one recorded point, hipStreamSynchronize "
-            "for one stream, hipDeviceSynchronize for everything."),
+            "for one stream, hipDeviceSynchronize for every stream of the current device."),
     Example("epoch_prefetch", "4.2", "The epoch loop with prefetch",
             "Three managed arrays; each epoch the CPU edits the batch, hipMemPrefetchAsync moves "
             "a and b to the GPU, add_kernel runs, the result is prefetched back to the CPU "
@@ -140,8 +141,10 @@ def list() -> builtins.list[str]:  # noqa: A001  (umkit.examples.list() reads be
 
 
 def info(name: str) -> Example:
-    """Section, title and a one-line summary of one example."""
-    return _check_name(name)
+    """Section, title and a one-line summary of one example (title and summary in the learner's
+    language: ``lang.tr``)."""
+    e = _check_name(name)
+    return replace(e, title=tr(e.title), summary=tr(e.summary))
 
 
 def path(name: str) -> Path:

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from ... import ledger
 from ...errors import InvalidArgument, InvalidType
+from ...runtime.lang import tr
 from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source, escape
 from .rules import CONSTRUCTS, SEVERITIES, TARGETS, Finding, check_source, platform
 
@@ -85,31 +86,34 @@ class Report:
                 f"{'' if len(self.files) == 1 else 's'} for {self.target} (XNACK {self.xnack}): "
                 + ", ".join(f"{c[s]} {s}" for s in SEVERITIES) + skipped)
 
+    # text and markdown are for a reader, in the learner's language (``lang.tr``: the platform,
+    # the severities, the messages and the frame); json stays English, for programs
     def text(self) -> str:
         e = escape
-        lines = [f"umkit port-check: {e(self.platform)}"]
+        lines = [f"umkit port-check: {e(tr(self.platform))}"]
         for f in self.findings:
-            lines.append(f"{e(f.path)}:{f.line}: [{e(f.severity)}] {e(f.cuda)} -> {e(f.hip)}")
-            lines.append(f"    {e(f.message)}")
-            lines.append(f"    ledger: {e(', '.join(f.ledger))}")
+            lines.append(f"{e(f.path)}:{f.line}: [{e(tr(f.severity))}] {e(f.cuda)} -> {e(f.hip)}")
+            lines.append(f"    {e(tr(f.message))}")
+            lines.append(f"    {tr('ledger:')} {e(', '.join(f.ledger))}")
         for path, why in self.skipped:
-            lines.append(f"{e(path)}: passed over ({e(why)})")
-        lines.append(f"summary: {self.summary()}")
-        lines.append("sources: python -m umkit.ledger ID prints an entry; --format json "
-                     "carries each source")
+            lines.append(f"{e(path)}: {tr('passed over ({why})').format(why=e(tr(why)))}")
+        lines.append(f"{tr('summary:')} {tr(self.summary())}")
+        lines.append(tr("sources: python -m umkit.ledger ID prints an entry; --format json "
+                        "carries each source"))
         return "\n".join(lines)
 
     def markdown(self) -> str:
-        lines = [f"**umkit port-check** — {_md_text(self.platform)}", "",
-                 "| where | CUDA | HIP | severity | on this target | ledger |",
+        head = [tr(w) for w in ("where", "severity", "on this target", "ledger")]
+        lines = [f"**umkit port-check** — {_md_text(tr(self.platform))}", "",
+                 f"| {head[0]} | CUDA | HIP | {head[1]} | {head[2]} | {head[3]} |",
                  "| --- | --- | --- | --- | --- | --- |"]
         for f in self.findings:
             cells = [_md_code(f"{f.path}:{f.line}"), _md_code(f.cuda), _md_text(f.hip),
-                     f"**{_md_text(f.severity)}**", _md_text(f.message),
+                     f"**{_md_text(tr(f.severity))}**", _md_text(tr(f.message)),
                      ", ".join(_md_code(i) for i in f.ledger)]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        lines += ["", f"*{self.summary()}*"]
-        lines += [f"- {_md_code(path)} passed over ({_md_text(why)})"
+        lines += ["", f"*{tr(self.summary())}*"]
+        lines += [f"- {_md_code(path)} {tr('passed over ({why})').format(why=_md_text(tr(why)))}"
                   for path, why in self.skipped]
         return "\n".join(lines)
 
