@@ -66,8 +66,25 @@ CSS = """<style>
   font-size:15px;margin:4px 0;color:#123}
 .umk-ws-side h3{margin:4px 0;font-size:17px}
 .umk-ws-results{min-width:0}
-@media (max-width:1100px){.umk-workshop .umk-ws-side-col{flex:1 1 100% !important}}
-.umk-projector .umk-ws-side-col{flex:1 1 100% !important}
+/* the ECG beside the residency map is a thumbnail; "Enlarge the ECG" (or a click on it, see
+   jupyter/voila/templates/umkit) gives it the dashboard's whole width */
+.umk-workshop img.umk-ws-ecg-img{align-self:flex-start;width:auto;height:auto;
+  max-width:min(100%,360px) !important;cursor:zoom-in}
+.umk-workshop.umk-ecg-big img.umk-ws-ecg-img{max-width:100% !important;cursor:zoom-out}
+.umk-workshop.umk-ecg-big .umk-ws-side-col{flex:1 1 100% !important;max-width:100% !important}
+/* narrower than the panel + the map side by side (1024, 1366, 1400 px) and in projector mode:
+   the row's boxes join the dashboard's column, the counters table right under the chart and
+   the residency map and the ECG after it (not the table under the whole map) */
+@media (max-width:1499px){
+  .umk-workshop .umk-ws-row{display:contents}
+  .umk-workshop .umk-ws-row>.umk-ws-main{order:1;flex:0 0 auto !important}
+  .umk-workshop>.umk-ws-table-row{order:2}
+  .umk-workshop .umk-ws-row>.umk-ws-side-col{order:3;flex:0 0 auto !important}
+}
+.umk-projector .umk-ws-row{display:contents}
+.umk-projector .umk-ws-row>.umk-ws-main{order:1;flex:0 0 auto !important}
+.umk-projector>.umk-ws-table-row{order:2}
+.umk-projector .umk-ws-row>.umk-ws-side-col{order:3;flex:0 0 auto !important}
 .umk-projector{zoom:1.4}
 .umk-projector .umk-title h2{font-size:30px}
 .umk-projector table.umk-counters th,.umk-projector table.umk-counters td{padding:3px 4px}
@@ -140,32 +157,47 @@ class Workshop:
         self.ecg_button.on_click(lambda _b: self.record_ecg(threaded=True))
         self.ecg_status = W.HTML()
         # hidden until an ECG is recorded: an empty image is a broken-image icon in the browser
-        self.ecg_image = W.Image(format="png", layout=W.Layout(max_width="100%", display="none"))
+        self.ecg_image = W.Image(format="png", layout=W.Layout(display="none"))
+        self.ecg_image.add_class("umk-ws-ecg-img")
+        # a 1072 px wide figure is a 356 px thumbnail beside the map: this gives it the width
+        self.ecg_enlarge = W.ToggleButton(value=False, description="Enlarge the ECG",
+                                          layout=W.Layout(width="200px", max_width="100%",
+                                                          display="none"))
+        self.ecg_enlarge.add_class("umk-ws-ecg-enlarge")
+        self.ecg_enlarge.observe(lambda c: self.enlarge_ecg(c["new"]), names="value")
         self.ecg_box = W.VBox([W.HTML("<div class='umk-ws-side'><h3>Memory ECG (显存心电图)</h3>"
-                                      "</div>"), self.ecg_button, self.ecg_status, self.ecg_image])
-        # the panel's controls with its chart right under them (in sight after Run: runs that do
-        # not fit side by side wrap to a new row), beside the residency map and the ECG; the
-        # counters table below both, across the whole width, so its twelve columns have room
+                                      "</div>"), self.ecg_button, self.ecg_status,
+                               self.ecg_enlarge, self.ecg_image])
+        # the panel's controls with its chart beside them (below them on narrow windows: the
+        # Voila template scrolls it into sight when Run is pressed), beside the residency map and
+        # the ECG; the counters table under them, across the width so its twelve columns have
+        # room (narrower than 1500 px: right under the chart, the map after it, see CSS)
         pn = self.panel
         controls = W.VBox([w for w in pn.widget.children if w not in (pn.chart, pn.table)],
-                          layout=W.Layout(padding="4px 10px", min_width="0"))
+                          layout=W.Layout(padding="4px 10px", min_width="0", flex="0 1 650px",
+                                          max_width="100%"))
         controls.add_class("umk-panel")
-        chart = W.VBox([pn.chart], layout=W.Layout(padding="0 10px", min_width="0"))
-        results = W.VBox([pn.table], layout=W.Layout(padding="4px 10px", width="100%"))
+        chart = W.VBox([pn.chart], layout=W.Layout(padding="4px 10px", min_width="0",
+                                                   flex="1 1 420px", max_width="100%"))
+        results = W.VBox([pn.table], layout=W.Layout(padding="4px 10px", width="100%",
+                                                     min_width="0"))
         for box in (chart, results):
             box.add_class("umk-panel")
             box.add_class("umk-ws-results")
+        chart.add_class("umk-ws-chart")
+        results.add_class("umk-ws-table-row")
         side = W.VBox([self.rmap_box, self.ecg_box],
                       layout=W.Layout(flex="0 1 360px", min_width="0", max_width="100%"))
         side.add_class("umk-ws-side-col")      # below the panel on narrow windows and projectors
-        main = W.VBox([controls, chart],
-                      layout=W.Layout(flex="3 1 540px", min_width="0", max_width="100%"))
+        main = W.HBox([controls, chart],
+                      layout=W.Layout(flex="1 1 1080px", min_width="0", max_width="100%",
+                                      flex_flow="row wrap", align_items="flex-start"))
+        main.add_class("umk-ws-main")
         top = W.HBox([self.preset_picker, self.reset_button, self.projector_toggle],
                      layout=W.Layout(align_items="center", flex_flow="row wrap"))
-        self.widget = W.VBox([W.HTML(CSS), top, self.ask,
-                              W.HBox([main, side], layout=W.Layout(flex_flow="row wrap",
-                                                                   width="100%")),
-                              results])
+        row = W.HBox([main, side], layout=W.Layout(flex_flow="row wrap", width="100%"))
+        row.add_class("umk-ws-row")
+        self.widget = W.VBox([W.HTML(CSS), top, self.ask, row, results])
         self.widget.add_class("umk-workshop")
         from ...runtime.lang import localize
         localize(self.widget)           # the learner's language: labels, buttons, help
@@ -209,6 +241,8 @@ class Workshop:
         self.ask.value = ""
         self.ecg_image.value = b""
         self.ecg_image.layout.display = "none"
+        self.enlarge_ecg(False)
+        self.ecg_enlarge.layout.display = "none"
         self.ecg_status.value = ""
         self._new_array()
 
@@ -218,6 +252,17 @@ class Workshop:
         (self.widget.add_class if on else self.widget.remove_class)("umk-projector")
         if self.projector_toggle.value != bool(on):
             self.projector_toggle.value = bool(on)
+
+    def enlarge_ecg(self, on: bool = True):
+        """Show the memory ECG across the dashboard's width (``on``) or as the thumbnail beside
+        the residency map (the "Enlarge the ECG" button; a click on the picture in Voila)."""
+        from ... import validate as V
+        on = V.flag(on, "on")
+        (self.widget.add_class if on else self.widget.remove_class)("umk-ecg-big")
+        if self.ecg_enlarge.value != on:
+            self.ecg_enlarge.value = on
+        self.ecg_enlarge.description = tr("Shrink the ECG" if on else "Enlarge the ECG")
+        return on
 
     # -- residency map ---------------------------------------------------------------------------
     def _new_array(self):
@@ -273,6 +318,7 @@ class Workshop:
             fig = plots.ecg(res)
             self.ecg_image.value = fig_png(fig)
             self.ecg_image.layout.display = ""
+            self.ecg_enlarge.layout.display = ""
             plt.close(fig)
             spiky = [r["strategy"] for r in res["summary"] if r["verdict"] == "spiky"]
             self.ecg_status.value = ("<div class='umk-ws-ecg-done'>" + text(
