@@ -70,3 +70,11 @@ def test_the_chinese_table_lines_up_and_translates_values_and_the_mixed_label():
     assert len(ends) == 1, text                     # the result column ends at one display column
     starts = {ex._width(line[:line.index(w)]) for line, w in zip(lines[1:], ("不同", "正确"))}
     assert len(starts) == 1, text                   # and the comparison starts at one
+
+
+def test_a_long_column_title_widens_its_column():
+    p = ex.reveal(ex.predict("wide", {"h200": 1.0}), {"h200": 1.58},
+                  profile="a profile label much longer than sixteen columns")
+    head, row = repr(p).splitlines()
+    title_end = head.index("columns)") + len("columns)")
+    assert row.index("1.58") + len("1.58") == title_end, repr(p)

@@ -812,9 +812,12 @@ class Prediction:
         rows = self._rows()
         w = max(_width(r[0]) for r in rows)
         src = self.source or _t("measured")
-        lines = [f"{_pad('', w)}  {_pad(_t('your guess') + unit, 16, right=True)}  "
-                 f"{_pad(src + unit, 16, right=True)}  {_t('comparison')}"]
-        lines += [f"{_pad(k, w)}  {_pad(g, 16, right=True)}  {_pad(m, 16, right=True)}  {c}"
+        head_g, head_m = _t("your guess") + unit, src + unit
+        wg = max([16, _width(head_g)] + [_width(r[1]) for r in rows])   # each column as wide
+        wm = max([16, _width(head_m)] + [_width(r[2]) for r in rows])   # as its widest cell
+        lines = [f"{_pad('', w)}  {_pad(head_g, wg, right=True)}  {_pad(head_m, wm, right=True)}  "
+                 f"{_t('comparison')}"]
+        lines += [f"{_pad(k, w)}  {_pad(g, wg, right=True)}  {_pad(m, wm, right=True)}  {c}"
                   for k, g, m, c in rows]
         return "\n".join(lines)
 
