@@ -117,3 +117,18 @@ def test_the_plan_tables_speak_chinese_and_keep_their_columns():
     assert "按录制的原样" in "\n".join(zh_a) and "推荐（混合）" in "\n".join(zh_a)
     nums = lambda lines: [ln.split()[-2:] for ln in lines if ln[-1:].isdigit()]  # noqa: E731
     assert nums(zh_a) == nums(en_a)                        # the predictions themselves unchanged
+
+
+def test_a_recorded_loop_s_ecg_heading_speaks_chinese():
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+    x = umkit.managed(1 << 18)
+    with umkit.ecg.recorder("my loop") as rec:
+        for i in range(4):
+            x.host[:] = i
+            umkit.increment(x)
+            umkit.synchronize()
+            rec.step()
+    r = rec.result()
+    assert r.table().splitlines()[0] == "memory ECG of my loop: 4 steps, backend sim [mi250x-xnack1] (model time)"
+    lang.set_language("zh")
+    assert r.table().splitlines()[0] == "my loop 的显存心电图：4 步，后端 sim [mi250x-xnack1]（模型时间）"

@@ -1303,6 +1303,13 @@ MESSAGES: dict[str, str] = {
         "显存心电图：{steps} 步，每个任务 {mib} MiB，模式 {pattern}，后端 {backend}",
     "memory ECG: {steps} steps of {mib} MiB, pattern {pattern}, backend {backend} (profile {profile})":
         "显存心电图：{steps} 步，每个任务 {mib} MiB，模式 {pattern}，后端 {backend}（profile {profile}）",
+    # a recorded loop's ECG (umkit.ecg.recorder(...).result().table())
+    "memory ECG of {name}: {n} steps, backend {code_b} [{code_p}] ({part_unit})":
+        "{name} 的显存心电图：{n} 步，后端 {code_b} [{code_p}]（{part_unit}）",
+    "memory ECG of {name}: {n} steps, backend {code_b} ({part_unit})":
+        "{name} 的显存心电图：{n} 步，后端 {code_b}（{part_unit}）",
+    "model time": "模型时间",
+    "device events": "设备事件计时",
     "done": "完成",
     "<b>{name}</b>: waiting for the first step": "<b>{name}</b>：等待第一步",
     "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
