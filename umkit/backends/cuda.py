@@ -27,7 +27,8 @@ def location_suffix(runtime) -> str:
 
 class CudaRuntime(RuntimeAdapter):
     name = "cuda"
-    # Asking for more managed memory than the GPU has free can hang an NVIDIA GPU.
+    # Asking for more managed memory than the GPU has free: NVIDIA documents it as supported,
+    # users report it can make the GPU unresponsive.
     oversubscription_guard = True
 
     def __init__(self):

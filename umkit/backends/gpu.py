@@ -112,7 +112,8 @@ class RuntimeAdapter:
 
     name = "?"
     rt: Any = None
-    #: refuse managed allocations larger than free device memory (NVIDIA: can hang the GPU)
+    #: refuse managed allocations larger than free device memory (NVIDIA: users report it can
+    #: make the GPU unresponsive; NVIDIA documents oversubscription as supported)
     oversubscription_guard = False
 
     def spelled(self, cuda_name: str) -> str:
