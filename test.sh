@@ -20,5 +20,6 @@ setup_proxy || echo "test.sh: no configurable-http-proxy: the hub test (tests/de
 umkit_hide_hip_runtime                  # undone by its exit trap, whatever way the tests end
 export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 rc=0
+"$UMKIT_VENV/bin/ruff" check --quiet . || { echo "test.sh: ruff found the problems above" >&2; rc=1; }
 "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?
 exit "$rc"

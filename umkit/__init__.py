@@ -21,19 +21,22 @@ import importlib.util as _util
 import sys as _sys
 
 from .version import __version__  # noqa: F401
-from .backends.contract import CPU, Location
+# Names imported here but left out of __all__ (Location, why, Residency, array_module,
+# kernel_device, sim_profile, Kernel) are the root's advanced names: reachable as umkit.NAME for
+# the notebooks and power users, kept out of ``from umkit import *`` and the short list.
+from .backends.contract import CPU, Location  # noqa: F401 (Location: an advanced name)
 from .validate import gpu
 from .errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
                      OutOfMemory, RaceDetected, RaceWarning, UmkitError, UseAfterFree)
 from .memory.array import Array
 from .memory.pool import MemoryPool
-from .runtime import backend, backend_name, use, using, why
-from .api import (Event, Residency, Stream, add, advise, allow_oversubscription, array_module,
+from .runtime import backend, backend_name, use, using, why  # noqa: F401 (why: advanced)
+from .api import (Event, Residency, Stream, add, advise, allow_oversubscription, array_module,  # noqa: F401,E501 (advanced names)
                   attributes, capabilities, copy, counters, counters_off, counters_on,
                   device_array, device_count, empty, fill, increment, kernel_device, managed,
                   mem_info, now, pageable, pinned, prefetch, read_back, reset_counters,
                   residency, sim_profile, synchronize, timer, touch, trace)
-from .user_kernels import Kernel, kernel
+from .user_kernels import Kernel, kernel  # noqa: F401 (Kernel: an advanced name)
 
 __all__ = [
     # memory

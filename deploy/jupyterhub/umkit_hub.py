@@ -150,15 +150,6 @@ def is_zombie(pid: int) -> bool:
 
 CGROUP_ROOT = "/sys/fs/cgroup"
 CPU_PERIOD_US = 100_000
-WORKSPACE_TIMEOUT_S = 60      # below the hub's start timeout (120 s), so its message shows
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _own_cgroups(proc_cgroup="/proc/self/cgroup"):

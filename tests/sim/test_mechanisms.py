@@ -172,7 +172,7 @@ def test_density_prefetcher_below_threshold_does_nothing():
 
 # -- explicit prefetch --------------------------------------------------------------------------------------
 def test_prefetch_h2d_then_d2h_moves_nbytes_each_way_without_faults():
-    b = sim()
+    sim()
     nbytes = 4 * MiB
     a = cpu_populated(nbytes, 7.0)
     umkit.reset_counters()

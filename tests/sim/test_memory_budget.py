@@ -49,7 +49,7 @@ def test_device_allocation_evicts_managed_pages_to_make_room():
 
 
 def test_out_of_memory_only_when_device_allocations_alone_exceed_vram():
-    b = umkit.use("sim", vram=16 * MiB)
+    umkit.use("sim", vram=16 * MiB)
     managed_on_gpu(12 * MiB)
     d1 = umkit.device_array(10 * MiB // F32)             # fits: managed pages move out
     with pytest.raises(OutOfMemory, match="exceeds the simulated VRAM") as e:

@@ -255,7 +255,6 @@ def test_09_wrong_answers_fail():
     old = nb09.check_spikes(s.old_rule_find_spikes)
     not_yet(old, "does not call a spike")
     from umkit import ecg as ecg
-    from umkit import workloads
     from umkit.teaching.exercises.nb05 import sim_sandbox
     with sim_sandbox(compute=False):
         rec = ecg.record(steps=40, nbytes=16 << 20, strategies=("device", "managed"))

@@ -10,13 +10,13 @@
 workload; :mod:`.recording` records your loop; :mod:`.picture` draws.
 """
 from .model import SPIKE_MS, SPIKY, check, table, title, verdict
-from .runs import ECG_STRATEGIES, MAX_STEPS, check_args, record, recorder, text_progress
+from .runs import ECG_STRATEGIES, MAX_JOB_MIB, MAX_STEPS, check_args, record, recorder, text_progress
 from .recording import RESULTS, RecordResult, Recorder, combine, load, published
 from .picture import coinciding, step_bars
 from .picture import ecg as plot
-from .traces import read  # noqa: E402 - profiler files in (umkit.ecg.traces)
+from .traces import read  # noqa: E402,F401 - umkit.ecg.read: profiler files in (umkit.ecg.traces)
 
 __all__ = ["record", "recorder", "table", "title", "verdict", "check", "plot", "step_bars",
            "coinciding", "load", "combine", "published", "Recorder", "RecordResult",
-           "text_progress", "check_args", "ECG_STRATEGIES", "MAX_STEPS", "SPIKY", "SPIKE_MS",
-           "RESULTS"]
+           "text_progress", "check_args", "ECG_STRATEGIES", "MAX_JOB_MIB", "MAX_STEPS", "SPIKY",
+           "SPIKE_MS", "RESULTS"]

@@ -294,7 +294,7 @@ class SimWatcher:
         self.attribute(delta, entries, accs)
 
     def on_prefetch(self, args, kwargs, out, delta):
-        a, pages, dest = args[0], args[1], args[2]
+        a, dest = args[0], args[2]          # args[1]: the pages (the delta counts them)
         e = self.entry(a)
         key = "prefetch_cpu" if dest < 0 else "prefetch_gpu"
         h = e[1].hints

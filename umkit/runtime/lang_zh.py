@@ -1994,7 +1994,7 @@ MESSAGES: dict[str, str] = {
         "hipMemAdvise 的 SetPreferredLocation 和 SetAccessedBy，然后 hipMemPrefetchAsync、一个 kernel，"
         "再用 hipMemRangeGetAttribute 读回驱动记下的内容。",
     # umkit.names.as_markdown (notebook 08): the table's header, its concepts and notes
-    "concept": "概念",
+    # ("concept" is above, with the hints' words)
     "kind": "类别",
     "note": "说明",
     "function": "函数",
@@ -2693,8 +2693,7 @@ MESSAGES: dict[str, str] = {
     "access owner (访问主人)": "访问主人",
     "to GPU MiB": "到 GPU MiB",
     "to CPU MiB": "到 CPU MiB",
-    "GPU faults": "GPU 缺页",
-    "CPU faults": "CPU 缺页",
+    # ("GPU faults", "CPU faults": above, with the counters' words)
     "recorded": "录制时",
     "why": "理由",
     "plan": "方案",

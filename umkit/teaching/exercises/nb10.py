@@ -4,7 +4,7 @@ from __future__ import annotations
 import umkit
 
 from . import (Exercise, Verdict, check, close_to, float32_array_option, function_option,
-               integer_option, learner_code, passed, sim_sandbox, text_option, tiered)
+               learner_code, passed, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
 BATCH_BYTES = 4 << 20
