@@ -14,17 +14,26 @@ with Voila serving ``notebooks/workshop/dashboard.ipynb`` as ``bash run.sh voila
   with a second click.
 
 Skips (with the reason) where Voila, Playwright or /usr/bin/chromium is missing (conftest.py).
-Screenshots: artifacts/dashboard-<case>-run.png and -ecg.png."""
+Screenshots: artifacts/dashboard-<case>-run.png and -ecg.png.
+
+Without a browser: sizes the dashboard's field and ``umkit ecg --size`` take but one training
+step cannot run (above 10,922 MiB: its kernel counts float32 elements in a 32-bit int; the
+dashboard at 200,000 MiB, ``umkit ecg --size 65536``) get one plain message naming the limit,
+not the kernel's or the allocator's own words."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+import umkit
+from umkit.ecg import MAX_JOB_MIB
+from umkit.teaching.widgets.panel import MAX_MIB, PanelModel, size_message
 from umkit.teaching.widgets.workshop import PRESETS
-
-pytestmark = pytest.mark.browser
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 SIZES = {"1024x768": (1024, 768, False), "1366x768": (1366, 768, False),
@@ -88,6 +97,7 @@ def _in_window(b, slack=1.0) -> bool:
             and b["r"] <= b["W"] + slack)
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("case", list(SIZES))
 def test_the_dashboard_fits_the_presenters_screen(page, voila_workshop, case):
     width, height, projector = SIZES[case]
@@ -174,3 +184,57 @@ def test_the_dashboard_fits_the_presenters_screen(page, voila_workshop, case):
 
     errors = [m for m in page.console_lines if m.startswith(("error", "pageerror"))]
     assert errors == [], errors
+
+
+# -- sizes inside the fields' ranges that one step cannot run: a plain message with the limit ------
+def test_the_largest_job_is_what_a_steps_kernel_can_count():
+    """A job's parameters are 3/4 of its bytes in float32 (workloads.TrainingStep); the kernel
+    takes at most 2**31-1 elements (umkit.increment)."""
+    assert MAX_JOB_MIB == 10922
+    assert ((MAX_JOB_MIB << 20) * 3 // 4) // 4 < 2**31 <= (((MAX_JOB_MIB + 1) << 20) * 3 // 4) // 4
+    assert MAX_JOB_MIB < MAX_MIB                    # inside the dashboard field's own range
+
+
+@pytest.mark.parametrize("mib", [MAX_JOB_MIB + 1, 200_000, MAX_MIB])
+def test_the_dashboard_names_the_largest_buffer(mib):
+    umkit.use("sim", compute=False, quiet=True)
+    m = PanelModel()
+    assert m.run(dict(size_mib=mib, steps=2, pattern="gpu_only")) is None
+    assert "at most 10,922 MiB" in m.error and f"{mib:,} MiB" in m.error, m.error
+    assert "increment_kernel" not in m.error and "umkit.touch" not in m.error
+    assert m.runs == []
+    assert isinstance(m.last_exception, umkit.InvalidArgument)
+
+
+def test_a_buffer_this_machine_cannot_model_says_what_fits():
+    """The sim's own out-of-memory error (model-only sim keeps the bytes a view touches in this
+    machine's memory) speaks of umkit.touch and views; the dashboard says how much fits here."""
+    umkit.use("sim", compute=False, quiet=True)
+    exc = umkit.OutOfMemory("the bytes of a managed allocation of 8589934592 B ...",
+                            hint="use umkit.touch / umkit.increment ...", requested=8 << 30,
+                            free=6 << 30, kind="managed", device=0)
+    msg = size_message(exc, 8 << 30)
+    assert "8,192 MiB" in msg and "6.0 GiB free" in msg and "5,529 MiB" in msg, msg
+    assert "umkit.touch" not in msg
+    vram = umkit.OutOfMemory("device allocation of 268435456 B exceeds the simulated VRAM",
+                             requested=256 << 20, free=64 << 20, total=64 << 20, kind="device")
+    assert size_message(vram, 256 << 20) == str(vram)          # the modelled card's VRAM: as is
+    other = umkit.InvalidArgument("x", argument="y")
+    assert size_message(other, 1 << 20) == str(other)
+
+
+def test_the_ecg_names_the_largest_job():
+    with pytest.raises(umkit.InvalidArgument) as e:
+        umkit.ecg.record(steps=1, nbytes=(MAX_JOB_MIB + 1) << 20)
+    assert "at most 10,922 MiB" in str(e.value) and "increment_kernel" not in str(e.value)
+
+
+def test_umkit_ecg_size_65536_is_one_plain_line():
+    """``umkit ecg --size 65536`` (inside the CLI's documented 1..65536) ended on the kernel's
+    "increment_kernel takes an int count"."""
+    p = subprocess.run([sys.executable, "-m", "umkit.cli", "ecg", "--size", "65536", "--steps",
+                        "1", "--quiet", "--backend", "sim"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "UMKIT_BACKEND": "sim"})
+    assert p.returncode != 0
+    assert "at most 10,922 MiB" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert "increment_kernel" not in p.stderr + p.stdout

@@ -14,6 +14,20 @@ from .recording import Recorder
 
 ECG_STRATEGIES = ("device", "managed", "managed+prefetch", "managed+advice", "mixed", "pinned")
 MAX_STEPS = 100_000   # a bound on one ECG run (the CLI and the panel bound it too)
+#: the largest job, in MiB, a step of umkit.workloads can run: its kernel (umkit.increment) counts
+#: float32 elements in a 32-bit int (at most 2**31-1) and a job's parameters are 3/4 of its bytes
+#: (workloads.TrainingStep), so 10922 MiB; the ECG, ``umkit ecg --size`` and the strategy panel
+#: refuse more with this number instead of the kernel's own message
+MAX_JOB_MIB = ((2**31 - 1) * 4 * 4 // 3) >> 20
+
+
+def job_too_large(nbytes: int, argument: str, how: str):
+    """The plain error for a job above :data:`MAX_JOB_MIB` (``how``: how to ask for less)."""
+    from ..errors import InvalidArgument
+    return InvalidArgument(
+        f"a job of {nbytes / (1 << 20):,.0f} MiB is more than one training step can use: at most "
+        f"{MAX_JOB_MIB:,} MiB ({argument})", argument=argument,
+        hint=f"{how}; each step's kernel counts its float32 elements in a 32-bit int")
 
 
 def record(steps: int = 50, nbytes: int = 64 << 20, strategies=ECG_STRATEGIES,
@@ -58,6 +72,9 @@ def check_args(steps, nbytes, strategies, pattern, every):
     steps = V.integer(steps, "steps", lo=1, hi=MAX_STEPS, hint=f"e.g. steps=50 (1..{MAX_STEPS})")
     nbytes = V.integer(nbytes, "nbytes", lo=1 << 20, hi=V.MAX_BYTES,
                        hint="e.g. nbytes=64 << 20 (at least 1 MiB)")
+    if nbytes > MAX_JOB_MIB << 20:
+        raise job_too_large(nbytes, "nbytes", f"use nbytes={MAX_JOB_MIB} << 20 or less "
+                                              f"(umkit ecg --size {MAX_JOB_MIB} or less)")
     strategies = V.names(strategies, "strategies", tuple(workloads.STRATEGIES),
                          hint=f"a tuple of strategy names, e.g. {ECG_STRATEGIES[:2]}")
     V.choice(pattern, "pattern", workloads.PATTERNS)

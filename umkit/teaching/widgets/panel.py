@@ -55,6 +55,7 @@ DEFAULTS = dict(size_mib=64, steps=40, memory="managed", prefetch="off", advice=
 SETTINGS = tuple(DEFAULTS)
 MAX_STEPS = 2000
 MAX_MIB = 1 << 20               # 1 TiB: the panel's own bound; workloads/backends check the rest
+from ...ecg.runs import MAX_JOB_MIB  # noqa: E402 - one training step's largest job (10922 MiB)
 
 # matplotlib's tab10, in order: the static fallback's default colour cycle draws the same colours
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -159,6 +160,23 @@ def error_message(exc: BaseException) -> str:
     if isinstance(exc, MemoryError):
         return f"out of memory: {exc or 'the allocation did not fit'}\n  -> try a smaller buffer"
     return f"{type(exc).__name__}: {exc}"
+
+
+def size_message(exc: BaseException, nbytes: int) -> str:
+    """:func:`error_message`, but a buffer too large for this machine on sim says so plainly
+    (the model keeps the bytes the CPU or a view touches in this machine's memory) and names
+    the size that fits, not the API's internals."""
+    from ...errors import OutOfMemory
+    # this machine's memory (umkit/sim/pages.py, backing_bytes: no total); the modelled VRAM's
+    # OutOfMemory has a total and keeps its own message
+    if isinstance(exc, OutOfMemory) and backend_name() == "sim" and exc.free is not None \
+            and exc.total is None:
+        fits = max(1, int(exc.free * 0.9) >> 20)
+        return (f"buffer size {nbytes >> 20:,} MiB is more than this machine can model: the "
+                f"simulator keeps the data in this machine's memory, and it has "
+                f"{exc.free / (1 << 30):.1f} GiB free\n  -> use a buffer of at most about "
+                f"{min(fits, MAX_JOB_MIB):,} MiB here")
+    return error_message(exc)
 
 
 def strategy_name(memory: str, prefetch: str, advice: str) -> str:
@@ -270,6 +288,9 @@ class PanelModel:
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}",
                                   argument=key, hint=f"use {lo} to {hi} {unit}")
+            if key == "size_mib" and v > MAX_JOB_MIB:
+                from ...ecg.runs import job_too_large
+                raise job_too_large(v << 20, "size_mib", f"use a buffer of 1 to {MAX_JOB_MIB} MiB")
             if not lo <= v <= hi:
                 what = f"buffer size {v} MiB" if key == "size_mib" else f"{v} steps"
                 raise InvalidArgument(f"{what} is out of range ({key})", argument=key,
@@ -333,7 +354,7 @@ class PanelModel:
                 entry.result = workloads.run(strat, patt, steps, nbytes, on_step=step_cb,
                                              should_stop=self._stop.is_set)
             except Exception as exc:
-                entry.error = self.error = error_message(exc)
+                entry.error = self.error = size_message(exc, nbytes)
                 self.last_exception = exc
                 if not entry.steps:                          # nothing to draw: drop it
                     self.runs.remove(entry)

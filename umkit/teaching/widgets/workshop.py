@@ -74,14 +74,15 @@ CSS = """<style>
 .umk-workshop.umk-ecg-big .umk-ws-side-col{flex:1 1 100% !important;max-width:100% !important}
 /* narrower than the panel + the map side by side (1024, 1366, 1400 px) and in projector mode:
    the row's boxes join the dashboard's column, the counters table right under the chart and
-   the residency map and the ECG after it (not the table under the whole map) */
+   the residency map and the ECG after it (not the table under the whole map); a box with
+   display:contents has no box to clip with, so it says overflow:visible too */
 @media (max-width:1499px){
-  .umk-workshop .umk-ws-row{display:contents}
+  .umk-workshop .umk-ws-row{display:contents;overflow:visible !important}
   .umk-workshop .umk-ws-row>.umk-ws-main{order:1;flex:0 0 auto !important}
   .umk-workshop>.umk-ws-table-row{order:2}
   .umk-workshop .umk-ws-row>.umk-ws-side-col{order:3;flex:0 0 auto !important}
 }
-.umk-projector .umk-ws-row{display:contents}
+.umk-projector .umk-ws-row{display:contents;overflow:visible !important}
 .umk-projector .umk-ws-row>.umk-ws-main{order:1;flex:0 0 auto !important}
 .umk-projector>.umk-ws-table-row{order:2}
 .umk-projector .umk-ws-row>.umk-ws-side-col{order:3;flex:0 0 auto !important}
