@@ -35,6 +35,9 @@ MESSAGES: dict[str, str] = {
     "1/{r} of the result": "是结果的 1/{r}",
     "right": "正确",
     "different": "不同",
+    "partly: {covered} of {n} right": "部分正确：{n} 项中对了 {covered} 项",
+    "partly: {covered} of {n} right, {extra} not in the result":
+        "部分正确：{n} 项中对了 {covered} 项，另有 {extra} 项不在结果里",
     "model ({profile})": "模型（{profile}）",
     "measured ({device})": "测量值（{device}）",
     "your {given} answers are not all right yet: check each one against the rule":
@@ -1459,9 +1462,9 @@ MESSAGES: dict[str, str] = {
         "§7 和显存心电图的规则（umkit.ecg.SPIKY = 3，umkit.ecg.SPIKE_MS = 1 ms）：第 0 步是预热步，不计入；"
         "毛刺是比其他 step 的中位数长 3 倍以上（用中位数，不用平均值：平均值会被毛刺拉高）并且比它多出 1 ms 以上的 step"
         "（0.5 ms 的小凸起不算毛刺）",
-    "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
-    "rocm-smi shows another process holding 20 GB.":
-        "任务从 7B 参数涨到 13B，现在 hipMallocManaged 在启动时返回错误 2；rocm-smi 显示另一个进程占着 20 GB。",
+    "The job grew from 7B to 13B parameters and now hipMalloc of the weights returns error 2 at "
+    "start-up; rocm-smi shows another process holding 20 GB.":
+        "任务从 7B 参数涨到 13B，现在为权重做的 hipMalloc 在启动时返回错误 2；rocm-smi 显示另一个进程占着 20 GB。",
     "A data-loader process sends a pointer from hipMallocManaged to the training process through a "
     "pipe; the training process dies with 'Memory access fault by GPU node-2 ... Reason: Page not "
     "present or supervisor privilege.'":
@@ -1488,9 +1491,10 @@ MESSAGES: dict[str, str] = {
         "通过 IPC 句柄（对 hipMalloc 内存用 hipIpcGetMemHandle）或文件映射来共享。",
     "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.":
         "查看是什么占着显存（rocm-smi），换成小块分配，让冷数据呼气出去。",
-    "Upgrade ROCm, or use explicit hipMemcpy instead of managed memory on that card.":
-        "升级 ROCm，或者在那块卡上用显式 hipMemcpy 代替托管内存。",
-    "an out-of-memory error (error 2) while another process holds VRAM": "另一个进程占着显存时出现的内存不足错误（错误 2）",
+    "Turn XNACK on where the GPU has it (HSA_XNACK=1); else prefetch before each kernel or use "
+    "explicit hipMemcpy instead of managed memory on that card.":
+        "在支持 XNACK 的 GPU 上打开它（HSA_XNACK=1）；否则在每个 kernel 之前预取，或者在那块卡上用显式 hipMemcpy 代替托管内存。",
+    "a device allocation out of memory (error 2) while another process holds VRAM": "另一个进程占着显存时，设备内存分配出现内存不足错误（错误 2）",
     "a pointer from another process: its address means nothing there": "来自另一个进程的指针：它的地址在这里毫无意义",
     "a race: the CPU touches the batch while the kernel may still use it": "数据竞争：CPU 在 kernel 可能还在用批次时访问了它",
     "page thrash: CPU and GPU faults on the same buffer every few steps": "页面颠簸：每隔几步，CPU 和 GPU 就在同一块缓冲区上缺页",

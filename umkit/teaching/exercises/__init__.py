@@ -796,6 +796,10 @@ class Prediction:
     measured: dict = field(default_factory=dict)
     source: str = ""          # the results column's title: "model (PROFILE)" / "measured (GPU)"
 
+    def rows(self) -> list[tuple]:
+        """The table's rows: (what, your guess, the result, the comparison), as shown."""
+        return self._rows()
+
     def _rows(self):
         rows = []
         for k in list(self.guesses) + [k for k in self.measured if k not in self.guesses]:

@@ -14,8 +14,8 @@ from . import Exercise, Labels, Verdict, check, sim_sandbox, tiered
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 # the reports and the fixes print in the learner's language (umkit.runtime.lang.Localized)
 CASES = Localized({
-    "A": "The job grew from 7B to 13B parameters and now hipMallocManaged returns error 2 at start-up; "
-         "rocm-smi shows another process holding 20 GB.",
+    "A": "The job grew from 7B to 13B parameters and now hipMalloc of the weights returns error 2 at "
+         "start-up; rocm-smi shows another process holding 20 GB.",
     "B": "A data-loader process sends a pointer from hipMallocManaged to the training process through "
          "a pipe; the training process dies with 'Memory access fault by GPU node-2 ... Reason: "
          "Page not present or supervisor privilege.'",
@@ -32,7 +32,8 @@ FIXES = Localized({
     2: "Synchronize (stream or event) before the CPU touches data a kernel may still use.",
     3: "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.",
     4: "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.",
-    5: "Upgrade ROCm, or use explicit hipMemcpy instead of managed memory on that card.",
+    5: "Turn XNACK on where the GPU has it (HSA_XNACK=1); else prefetch before each kernel or use "
+       "explicit hipMemcpy instead of managed memory on that card.",
 })
 _DIAG = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
 _LOOKUP = {
@@ -48,7 +49,7 @@ DIAG_CONCEPT = ("§5.1's table: read each report for its symptom -- an error cod
                 "error in a second process, wrong numbers with no error, erratic step times, a "
                 "card-dependent slowdown -- and match the symptom, not the words. umkit.explain(...) "
                 "looks a symptom or error up in the same table")
-_DIAG_WHY = {"A": "an out-of-memory error (error 2) while another process holds VRAM",
+_DIAG_WHY = {"A": "a device allocation out of memory (error 2) while another process holds VRAM",
              "B": "a pointer from another process: its address means nothing there",
              "C": "a race: the CPU touches the batch while the kernel may still use it",
              "D": "page thrash: CPU and GPU faults on the same buffer every few steps",
