@@ -273,8 +273,7 @@ def small_managed():
 
 
 def matmul_rates():
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from unified_memory_perf import matmul        # the UnifiedMemoryPerf kernel, same launch
+    from umkit.measure.umperf import matmul      # the UnifiedMemoryPerf kernel, same launch
     out = {}
     s = umkit.Stream()
     for n in (96, 384, 768, 1536, 3072):          # the sample's sizes are powers of two
