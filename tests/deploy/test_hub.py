@@ -116,7 +116,7 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
         for name, s in learners.items():
             hub.wait_ready(name, timeout=120)
             landed = s.get(hub.url + "/hub/", timeout=60)      # signing in again: same place
-            assert landed.status_code == 200
+            assert landed.status_code == 200, (landed.url, hub.log_tail())
             assert landed.url.endswith(f"/user/{name}/lab/tree/00_start_here.ipynb"), landed.url
         # names are case-insensitive: "ADA" is ada (the docs warn the presenter)
         assert hub.login("ADA").get(hub.url + "/hub/", timeout=60).url.endswith(

@@ -61,6 +61,23 @@ def venv_for_learners(tmp: Path) -> Path:
     site = next((venv / "lib").glob("python3*/site-packages"))
     (overlay / "lib" / ver / "site-packages" / "umkit_overlay.pth").write_text(
         f"import site; site.addsitedir({str(site)!r})\n")
+    # jupyter_server and JupyterLab find their extensions' config and the lab application under
+    # sys.prefix (etc/jupyter, share/jupyter): the overlay's prefix must show the kit venv's
+    # (each entry linked, except the kernel spec, which must start the overlay's own Python)
+    for sub in ("etc", "share"):
+        src = venv / sub / "jupyter"
+        if src.is_dir():
+            dst = overlay / sub / "jupyter"
+            dst.mkdir(parents=True, exist_ok=True)
+            for entry in src.iterdir():
+                if not (sub == "share" and entry.name == "kernels"):
+                    (dst / entry.name).symlink_to(entry)
+    spec = overlay / "share" / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(overlay / "bin" / "python"), "-m", "ipykernel_launcher", "-f",
+                 "{connection_file}"], "display_name": "Python 3 (ipykernel)",
+        "language": "python", "metadata": {"debugger": True}}))
     script = overlay / "bin" / "jupyterhub-singleuser"
     script.write_text(f"#!{overlay}/bin/python\nimport sys\nfrom jupyterhub.singleuser import "
                       "main\nsys.exit(main())\n")

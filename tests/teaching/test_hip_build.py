@@ -178,7 +178,7 @@ def test_nvcc_builds_the_cuda_originals(nvidia_build, name):
 
 def _port_program(snippet: str) -> str:
     """Notebook 08's port exercise (a snippet) inside a whole HIP program, so it can be built."""
-    return ("#include <hip/hip_runtime.h>\n"
+    return ("#include <cstdio>\n#include <hip/hip_runtime.h>\n"
             "__global__ void train_step(float* w, int n)\n"
             "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) w[i] += 1.0f; }\n"
             "static void save_checkpoint(const float* w, int n) { (void)w; (void)n; }\n"
