@@ -379,15 +379,16 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
     if not parent.is_dir():
         raise InvalidArgument(f"{name}={str(value)!r}: folder {str(parent)!r} does not exist",
                               argument=name, hint="create the folder first, or pick another path")
-    existed = p.exists()
-    try:
-        with open(p, "ab"):
-            pass
-    except OSError as e:
-        raise InvalidArgument(f"{name}={str(value)!r} cannot be written ({e.strerror})",
+    if p.is_symlink():                        # the atomic writer would replace the link itself
+        raise InvalidArgument(f"{name}={str(value)!r} is a symbolic link", argument=name,
+                              hint="name the file it points to, or another path")
+    # checked without touching the target: creating and removing a probe file here could delete
+    # a file another saver has just written to the same new name
+    target, mode = (p, os.W_OK) if p.exists() else (parent, os.W_OK | os.X_OK)
+    if not os.access(target, mode):
+        why = "read-only file system or no permission"
+        raise InvalidArgument(f"{name}={str(value)!r} cannot be written ({why})",
                               argument=name, hint="pick a path you can write") from None
-    if not existed:
-        p.unlink()
     return p
 
 
