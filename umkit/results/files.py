@@ -165,34 +165,34 @@ def _link_new(tmp: str, path: Path, argument: str, number: bool, flag: str | Non
     """Give the written temporary file the name ``path`` without replacing anything there (a
     hard link fails when the name is taken); with ``number`` the next free numbered name."""
     n = 1
+
+    def taken(n: int) -> int:
+        """The name tried was in use: the next number, or AlreadyExists."""
+        if not number:
+            raise AlreadyExists(f"{argument}={str(path)!r} exists: the file there is kept",
+                                argument=argument, path=str(path),
+                                hint=f"pass {flag or 'force=True'} to replace it, or name another path"
+                                ) from None
+        if n + 1 > MAX_NUMBERED:
+            raise AlreadyExists(f"{argument}={str(path)!r}: {MAX_NUMBERED} numbered files "
+                                "exist already", argument=argument, path=str(path),
+                                hint="move the old files away, or name another path") from None
+        return n + 1
+
     while True:
         p = path if n == 1 else numbered(path, n)
         try:
             os.link(tmp, p)
             return p
         except FileExistsError:
-            if not number:
-                raise AlreadyExists(f"{argument}={str(path)!r} exists: the file there is kept",
-                                    argument=argument, path=str(path),
-                                    hint=f"pass {flag or 'force=True'} to replace it, or name another path") \
-                    from None
-            n += 1
-            if n > MAX_NUMBERED:
-                raise AlreadyExists(f"{argument}={str(path)!r}: {MAX_NUMBERED} numbered files "
-                                    "exist already", argument=argument, path=str(path),
-                                    hint="move the old files away, or name another path") from None
+            n = taken(n)
         except OSError as e:
             if e.errno not in (_errno_codes.EPERM, _errno_codes.ENOTSUP, _errno_codes.EOPNOTSUPP,
                                _errno_codes.EXDEV, _errno_codes.EMLINK):
                 raise
             # a file system without hard links: check, then rename (a small window remains)
             if os.path.lexists(p):
-                if not number:
-                    raise AlreadyExists(f"{argument}={str(path)!r} exists: the file there is kept",
-                                        argument=argument, path=str(path),
-                                        hint=f"pass {flag or 'force=True'} to replace it, or name another path") \
-                        from None
-                n += 1
+                n = taken(n)
                 continue
             os.replace(tmp, p)
             return p

@@ -133,12 +133,7 @@ def chain_name(tokens) -> str:
         toks = toks[amp + 1:]
     else:                                     # skip a leading cast: (T*) x, static_cast<T*>(x)
         while toks and toks[0].text == "(":
-            depth, k = 0, 0
-            for k, t in enumerate(toks):
-                depth += t.text == "("
-                depth -= t.text == ")"
-                if depth == 0:
-                    break
+            k = _closing(toks)
             inner = toks[1:k]
             if k + 1 < len(toks) and all(t.kind == "id" or t.text in ("*", "::", "<", ">")
                                          for t in inner):
@@ -165,17 +160,24 @@ def chain_name(tokens) -> str:
     return name
 
 
+def _closing(toks: list) -> int:
+    """The index of the ``)`` that closes ``toks[0]`` (an opening ``(``); the last index when
+    it is never closed."""
+    depth, k = 0, 0
+    for k, t in enumerate(toks):
+        depth += t.text == "("
+        depth -= t.text == ")"
+        if depth == 0:
+            break
+    return k
+
+
 def _strip(toks: list) -> list:
     """``toks`` without enclosing parentheses and leading casts (``(T*)x``, ``(T*)(x)``,
     ``static_cast<T*>(x)``)."""
     for _ in range(SCAN):
         if len(toks) >= 2 and toks[0].text == "(":
-            depth, k = 0, 0
-            for k, t in enumerate(toks):
-                depth += t.text == "("
-                depth -= t.text == ")"
-                if depth == 0:
-                    break
+            k = _closing(toks)
             if k == len(toks) - 1:                        # (expr)
                 toks = toks[1:-1]
                 continue
