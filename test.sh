@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# umkit: set up everything on a fresh machine and run the whole test suite on the sim backend.
-#   bash test.sh              # unit + contract + conformance + notebooks (nbval) + browser
-#                             # (nbval collects notebooks/ recursively: the Chinese edition,
-#                             # notebooks/zh/, is checked exactly like the English notebooks)
-#   bash test.sh -k pool      # extra pytest arguments pass through
+# umkit: set up everything on a fresh machine and run the test suite on the sim backend.
+#   bash test.sh              # the fast lane, for a developer's inner loop: unit, contract,
+#                             # conformance and the English notebooks (nbval); no browser, hub,
+#                             # soak, packaging or `slow` tests, no Chinese-edition nbval
+#   bash test.sh --all        # the full lane (what CI runs): everything above, plus the browser,
+#                             # hub, soak, packaging and slow tests and nbval of notebooks/zh/
+#   bash test.sh -k pool      # extra pytest arguments pass through (after --all, if given)
+# Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time.
 # Installs quietly into .venv/ (again only when pyproject.toml changes; log: .venv/umkit-install.log).
 # As root with apt-get, the Debian packages some tests use are installed when missing (chromium,
 # hipcc, npm: scripts/setup_test_packages.sh says which tests), without recommended packages and
@@ -11,15 +14,29 @@
 # back when they end.
 set -euo pipefail
 cd "$(dirname "$0")"
+lane=fast
+if [ "${1:-}" = "--all" ]; then lane=full; shift; fi
 . scripts/setup_venv.sh
 setup_venv test,lab,site
 . scripts/setup_test_packages.sh
 umkit_test_packages
 . scripts/setup_hub.sh
-setup_proxy || echo "test.sh: no configurable-http-proxy: the hub test (tests/deploy) will be skipped"
+if [ "$lane" = full ]; then
+  setup_proxy || echo "test.sh: no configurable-http-proxy: the hub test (tests/deploy) will be skipped"
+fi
 umkit_hide_hip_runtime                  # undone by its exit trap, whatever way the tests end
 export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 rc=0
 "$UMKIT_VENV/bin/ruff" check --quiet . || { echo "test.sh: ruff found the problems above" >&2; rc=1; }
-"$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?
+t0=$(date +%s)
+if [ "$lane" = full ]; then
+  "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?
+else
+  # English notebooks only (the Chinese edition's are the same code cells: the full lane runs them)
+  "$UMKIT_VENV/bin/python" -m pytest tests notebooks/[0-9]*.ipynb notebooks/dashboard.ipynb notebooks/workshop \
+    --nbval -p no:cacheprovider --durations=30 \
+    --ignore=tests/browser --ignore=tests/deploy --ignore=tests/soak --ignore=tests/packaging \
+    -m "not slow and not browser" "$@" || rc=$?
+fi
+echo "test.sh: $lane lane finished in $(( $(date +%s) - t0 )) s (rc=$rc)$([ "$lane" = fast ] && echo '; bash test.sh --all runs everything')"
 exit "$rc"
