@@ -426,10 +426,12 @@ def test_pytorch_rocm_mismatch_warns(monkeypatch, tool_dir):
     monkeypatch.setattr(tools, "rocm_version", lambda: "6.1.3")
     use_detect(monkeypatch, fake_detect())
     rep = doc.report()
-    c = next(c for c in rep["checklist"] if c["check"].startswith("PyTorch's HIP runtime"))
+    c = next(c for c in rep["checklist"] if c["check"].startswith("PyTorch's ROCm build"))
     assert c["status"] == "warn" and "6.2" in c["detail"] and "6.1.3" in c["detail"]
+    # the wheel's own runtime is what torch uses; the kernel driver is what must support it
+    assert "carries its own HIP runtime" in c["detail"] and "kernel driver" in c["fix"]
     monkeypatch.setattr(tools, "rocm_version", lambda: "6.2.4")
-    c = next(c for c in doc.report()["checklist"] if c["check"].startswith("PyTorch's HIP"))
+    c = next(c for c in doc.report()["checklist"] if c["check"].startswith("PyTorch's ROCm build"))
     assert c["status"] == "ok"
 
 

@@ -2,8 +2,8 @@
 
 Before the first line of unified-memory code the article checks the machine: ``rocm-smi`` (GPU
 and driver), ``hipconfig --full`` (the HIP set-up), ``rocminfo`` (is there a GPU agent?  HSA
-errors mean the kernel driver isn't loaded), and that PyTorch's HIP runtime matches the
-installed ROCm.  :func:`doctor` does that, the NVIDIA equivalent (``nvidia-smi``), and says which
+errors mean the kernel driver isn't loaded), and which ROCm a PyTorch ROCm build carries
+beside the installed one.  :func:`doctor` does that, the NVIDIA equivalent (``nvidia-smi``), and says which
 umkit backend will run and why -- including, on the sim backend, why no GPU backend could.
 
 ``report()`` returns the facts as a dict; ``doctor()`` prints them as plain text and returns an
@@ -443,9 +443,13 @@ def _amd_checks(rep: dict, run_tools: bool, expected: bool = True) -> None:
                "/dev/kfd does not exist: the amdgpu KMD isn't loaded (or the container wasn't "
                "given the device)", _KMD_FIX)
 
-    # PyTorch's HIP runtime must match the installed ROCm
+    # PyTorch's ROCm wheels carry their own HIP runtime and ROCm libraries (pytorch/pytorch
+    # .ci/manywheel/build_rocm.sh copies libamdhip64.so, libhsa-runtime64.so, ... into torch/lib and
+    # sets RPATH), so torch does not use the installed ROCm. What must hold: the amdgpu kernel driver
+    # supports the wheel's ROCm (AMD's user/kernel-space support matrix: +/- 2 releases), and code
+    # in the same process built for the installed ROCm does not meet a second, different runtime.
     torch_v = rep["packages"].get("torch", NOT_INSTALLED)
-    title = "PyTorch's HIP runtime matches the installed ROCm (§4.1)"
+    title = "PyTorch's ROCm build and the installed ROCm (§4.1)"
     if torch_v == NOT_INSTALLED:
         _check(rep, title, "skip", "PyTorch not installed")
     elif "rocm" not in torch_v:
@@ -462,10 +466,14 @@ def _amd_checks(rep: dict, run_tools: bool, expected: bool = True) -> None:
         elif want == have:
             _check(rep, title, "ok", f"torch {torch_v}, ROCm {rep['rocm_version']}")
         else:
-            _check(rep, title, "warn", f"torch {torch_v} bundles HIP for ROCm "
-                   f"{want[0]}.{want[1]} but ROCm {rep['rocm_version']} is installed",
-                   "a mismatched HIP runtime makes the memory allocator misbehave in ways that "
-                   "are hard to trace (§4.1): install the torch wheel built for your ROCm")
+            _check(rep, title, "warn", f"torch {torch_v} carries its own HIP runtime for ROCm "
+                   f"{want[0]}.{want[1]} and uses it, not the installed ROCm {rep['rocm_version']}",
+                   "torch itself needs only an amdgpu kernel driver that supports ROCm "
+                   f"{want[0]}.{want[1]} (AMD supports kernel driver and user space up to two "
+                   "releases apart). What breaks is mixing: CuPy's ROCm build or code you compile "
+                   "with hipcc uses the installed ROCm, so one process gets two HIP runtimes, each "
+                   "with its own allocations and streams, or one library runs on the other's "
+                   "runtime. Use one ROCm for all: the torch wheel built for your ROCm")
 
     # CuPy built for the same ROCm?
     cupy_v = rep["packages"].get("cupy", NOT_INSTALLED)

@@ -173,8 +173,9 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The installed driver is older than the runtime this program uses.",
        "Upgrade the driver, or install runtime packages that match it: the CUDA version in "
        "nvidia-smi's header must be at least cuda-bindings'/CuPy's CUDA major; on AMD the ROCm "
-       "user space must match the amdgpu kernel driver, and PyTorch's HIP runtime must match the "
-       "installed ROCm (§4.1). umkit.doctor() prints both sides.",
+       "user space, the installed one and the copy inside a PyTorch ROCm wheel alike, must be one "
+       "the amdgpu kernel driver supports: AMD supports them up to two releases apart (§4.1). "
+       "umkit.doctor() prints both sides.",
        "§4.1", phrases=("driver version is insufficient",)),
     _R("devices_unavailable", "cudaErrorDevicesUnavailable", 46, None, None,
        "All devices are busy or unavailable right now.",
@@ -412,8 +413,8 @@ ERRORS: tuple[ErrorInfo, ...] = (
        claims=("amd.system_alloc.fault_range",)),
     _R("hsa_error", None, None, None, None,
        "A generic failure in ROCm's HSA runtime, most often while starting up.",
-       _HINT_KMD + " If the ROCm user space and the kernel driver come from different releases, "
-                   "or PyTorch bundles another HIP runtime than the installed ROCm, align them.",
+       _HINT_KMD + " If the ROCm user space (the installed one, or the copy inside a PyTorch "
+                   "ROCm wheel) is more than two releases away from the kernel driver, align them.",
        "§4.1", hsa="HSA_STATUS_ERROR", hsa_code=0x1000, aliases=("HSA_ERROR",),
        phrases=("hsa_status_error", "hsa api call failure")),
     _R("hsa_invalid_allocation", None, None, None, None,
@@ -433,8 +434,14 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "§4.1", hsa="HSA_STATUS_ERROR_RESOURCE_BUSY", hsa_code=46),
     _R("hsa_invalid_memory_pool", None, None, None, None,
        "The memory pool (region of memory an agent allocates from) is invalid.",
-       "The pool handle belongs to another agent or process, or was never valid. " + _HINT_IPC,
-       "§5.1", hsa="HSA_STATUS_ERROR_INVALID_MEMORY_POOL", hsa_code=40),
+       "An argument error of ROCr's memory-pool calls (hsa_amd_memory_pool_allocate, "
+       "hsa_amd_memory_pool_get_info, hsa_amd_memory_pool_can_migrate, ...): the pool handle "
+       "passed is not a pool ROCr knows. It has nothing to do with sharing a pointer: take the "
+       "pool from hsa_amd_agent_iterate_memory_pools for the agent you allocate on.",
+       "§5.1", hsa="HSA_STATUS_ERROR_INVALID_MEMORY_POOL", hsa_code=40,
+       note="hsa_ext_amd.h: 'The memory pool is invalid.' ROCr returns it when "
+            "MemoryRegion::Convert of the handle fails or the region is not valid "
+            "(hsa_ext_amd.cpp)."),
     _R("hsa_aperture_violation", None, None, None, None,
        "A GPU agent accessed memory beyond the largest legal address.",
        "A kernel used a garbage pointer: foreign (another process's address), freed, or "

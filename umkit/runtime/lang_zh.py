@@ -663,8 +663,17 @@ MESSAGES: dict[str, str] = {
         "HSA 运行时拿不到它需要的内存（或线程、队列、事件）。",
     "The memory pool (region of memory an agent allocates from) is invalid.":
         "内存池（agent 从中分配内存的区域）无效。",
-    "The pool handle belongs to another agent or process, or was never valid. {hint}":
-        "这个内存池句柄属于另一个 agent 或进程，或者从来就无效。{hint}",
+    "An argument error of ROCr's memory-pool calls (hsa_amd_memory_pool_allocate, "
+    "hsa_amd_memory_pool_get_info, hsa_amd_memory_pool_can_migrate, ...): the pool handle passed is not a "
+    "pool ROCr knows. It has nothing to do with sharing a pointer: take the pool from "
+    "hsa_amd_agent_iterate_memory_pools for the agent you allocate on.":
+        "这是 ROCr 内存池调用（hsa_amd_memory_pool_allocate、hsa_amd_memory_pool_get_info、"
+        "hsa_amd_memory_pool_can_migrate 等）的参数错误：传入的内存池句柄不是 ROCr 认识的内存池。"
+        "它与共享指针毫无关系：请用 hsa_amd_agent_iterate_memory_pools 为你要在其上分配的 agent 取得内存池。",
+    "hsa_ext_amd.h: 'The memory pool is invalid.' ROCr returns it when MemoryRegion::Convert of the handle "
+    "fails or the region is not valid (hsa_ext_amd.cpp).":
+        "hsa_ext_amd.h：“The memory pool is invalid.”（内存池无效）。当句柄经 MemoryRegion::Convert 转换失败，"
+        "或者该区域无效时，ROCr 返回它（hsa_ext_amd.cpp）。",
     "A GPU agent accessed memory beyond the largest legal address.": "一个 GPU agent 访问了超出最大合法地址的内存。",
     "A kernel used a garbage pointer: foreign (another process's address), freed, or computed past the "
     "end of an allocation. {hint} This error is sticky: the context is broken, so every later call fails "
@@ -765,11 +774,11 @@ MESSAGES: dict[str, str] = {
         "HIP 没有这个错误码；缺少 AMD 驱动时表现为 hipErrorNoDevice 或某个 HSA 错误。",
     "The installed driver is older than the runtime this program uses.": "已安装的驱动比这个程序使用的运行时旧。",
     "Upgrade the driver, or install runtime packages that match it: the CUDA version in nvidia-smi's "
-    "header must be at least cuda-bindings'/CuPy's CUDA major; on AMD the ROCm user space must match the "
-    "amdgpu kernel driver, and PyTorch's HIP runtime must match the installed ROCm (§4.1). "
-    "umkit.doctor() prints both sides.":
+    "header must be at least cuda-bindings'/CuPy's CUDA major; on AMD the ROCm user space, the installed "
+    "one and the copy inside a PyTorch ROCm wheel alike, must be one the amdgpu kernel driver supports: AMD "
+    "supports them up to two releases apart (§4.1). umkit.doctor() prints both sides.":
         "升级驱动，或者安装与它匹配的运行时软件包：nvidia-smi 表头里的 CUDA 版本不能低于 cuda-bindings / CuPy 所用的 CUDA 主版本；"
-        "在 AMD 上，ROCm 用户态软件必须与 amdgpu 内核驱动匹配，PyTorch 的 HIP 运行时必须与已安装的 ROCm 匹配（§4.1）。"
+        "在 AMD 上，ROCm 用户态软件——无论是已安装的那套，还是 PyTorch ROCm wheel 里自带的那份——都必须是 amdgpu 内核驱动支持的版本：AMD 支持两者相差最多两个版本（§4.1）。"
         "umkit.doctor() 会把两边都打印出来。",
     "All devices are busy or unavailable right now.": "所有设备此刻都忙或不可用。",
     "The GPU is in an exclusive compute mode and another process holds it (nvidia-smi shows the compute "
@@ -929,9 +938,9 @@ MESSAGES: dict[str, str] = {
     "Look for the HSA_STATUS_… message on stderr and explain that name. {hint}":
         "在 stderr 上找 HSA_STATUS_… 信息，再 explain 那个名字。{hint}",
     "A generic failure in ROCm's HSA runtime, most often while starting up.": "ROCm 的 HSA 运行时中的一个通用故障，最常出现在启动时。",
-    "{hint} If the ROCm user space and the kernel driver come from different releases, or PyTorch "
-    "bundles another HIP runtime than the installed ROCm, align them.":
-        "{hint}如果 ROCm 用户态软件和内核驱动来自不同的版本，或者 PyTorch 自带的 HIP 运行时与已安装的 ROCm 不同，就把它们对齐。",
+    "{hint} If the ROCm user space (the installed one, or the copy inside a PyTorch ROCm wheel) is more "
+    "than two releases away from the kernel driver, align them.":
+        "{hint}如果 ROCm 用户态软件（已安装的那套，或 PyTorch ROCm wheel 里自带的那份）与内核驱动相差超过两个版本，就把它们对齐。",
     "The HSA runtime found the device or resource busy.": "HSA 运行时发现设备或资源正忙。",
     "Another process or queue holds it: see who with rocm-smi --showpids, wait for it, or pick another "
     "GPU with HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES.":
@@ -1098,7 +1107,7 @@ MESSAGES: dict[str, str] = {
         "把你的用户加入 render 和 video 组（sudo usermod -aG render,video $USER），然后重新登录",
     "/dev/kfd does not exist: the amdgpu KMD isn't loaded (or the container wasn't given the device)":
         "/dev/kfd 不存在：amdgpu KMD 没有加载（或者容器没有拿到这个设备）",
-    "PyTorch's HIP runtime matches the installed ROCm (§4.1)": "PyTorch 的 HIP 运行时与已安装的 ROCm 匹配（§4.1）",
+    "PyTorch's ROCm build and the installed ROCm (§4.1)": "PyTorch 的 ROCm 版本与已安装的 ROCm（§4.1）",
     "PyTorch not installed": "没有安装 PyTorch",
     "torch {v} is not a ROCm build": "torch {v} 不是 ROCm 版本",
     "install the ROCm wheel of PyTorch for your ROCm release (pytorch.org, 'ROCm' compute platform)":
