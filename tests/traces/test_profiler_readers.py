@@ -246,3 +246,43 @@ def test_rocprof_sys_unified_memory_summary_gives_totals_and_refuses_a_timeline(
     with pytest.raises(ProfilerFileError) as e:
         read(tmp_path / "unified_memory-1.json")
     assert e.value.missing == "devices[0].migrations.device_to_host.total_size_bytes"
+
+
+def test_an_example_file_is_never_shown_as_a_backends_recording(tmp_path):
+    """A file built from the documented schema (invented numbers) read with example=...: no
+    'backend hip' in the ECG's title or the plan's table, no 'measured' in its Perfetto
+    trace -- the same file read without it is shown on hip (as a recording would be)."""
+    from umkit.ecg.traces.model import EXAMPLE_BACKEND
+    from umkit.ecg.traces import perfetto
+    path = rocpd_loop(tmp_path / "example.db")
+    real = read(path)
+    assert real.backend == "hip" and not real.example
+    tr = read(path, example="built from the documented rocpd schema")
+    assert tr.example and tr.backend == EXAMPLE_BACKEND
+    assert tr.name == "example file built from the documented rocpd schema"
+    assert tr.source.startswith("example file built from the documented rocpd schema")
+    assert tr.per_step == real.per_step and tr.step_ms == real.step_ms     # only the label
+    title = tr.to_ecg()["title"]
+    assert "backend hip" not in title and f"backend {EXAMPLE_BACKEND}" in title
+    table = umkit.plan.PlanResult.from_dict(tr.plan_dict()).table()
+    assert "backend hip" not in table and EXAMPLE_BACKEND in table
+    for doc in (perfetto(tr), perfetto(tr.record()), perfetto(tr.to_ecg()),
+                perfetto(umkit.plan.PlanResult.from_dict(tr.plan_dict()))):
+        procs = {e["args"]["name"] for e in doc["traceEvents"]
+                 if e["ph"] == "M" and e["name"] == "process_name"}
+        assert procs and all(p.startswith("example, not recorded") for p in procs), procs
+    with pytest.raises(umkit.InvalidArgument):
+        read(path, example="two\nlines")
+
+
+def test_a_rocpd_file_that_says_it_is_an_example_is_read_as_one(tmp_path):
+    """The file's own word (the ``umkit_example`` tag in rocpd_metadata) is enough."""
+    db = Rocpd(tmp_path / "tagged.db")
+    db.con.execute('INSERT INTO "rocpd_metadata_0000aaaa" (tag, value) VALUES (?, ?)',
+                   ("umkit_example", "built from the documented rocpd schema"))
+    db.marker("step", 0, MS)
+    db.fault(10, BASE)
+    db.close()
+    tr = read(tmp_path / "tagged.db")
+    assert tr.example and tr.meta["example"] == "built from the documented rocpd schema"
+    assert "backend hip" not in tr.to_ecg()["title"]

@@ -17,7 +17,7 @@ import json
 from ... import validate as V
 from ...backends.counters.cupti import KINDS, Tally
 from ...results import files
-from .model import MAX_STEPS, Collector, ProfilerFileError
+from .model import MAX_ADDRESS, MAX_STEPS, Collector, ProfilerFileError, integer, text
 
 FORMAT = "umkit.cupti-records/1"
 HINT = "pass a file umkit.ecg.traces.save_records() wrote"
@@ -43,50 +43,87 @@ def save_records(path, records, stamps, *, device: str = "", force: bool = False
     return files.write(p, "\n".join(lines) + "\n", argument="path", force=force)
 
 
-def read(path: str, *, step=None, name: str | None = None):
-    with open(path, "rb") as f:
+MAX_HEADER = 8 << 20          # the header: up to MAX_STEPS stamps
+MAX_LINE = 4096               # one record is under 100 bytes
+
+
+def line_of(f, limit: int, n: int, path: str):
+    """The next line (bytes), at most ``limit`` long: a longer one is not this format (and is
+    never read whole)."""
+    line = f.readline(limit + 1)
+    if len(line) > limit:
+        raise ProfilerFileError(f"{path}: line {n} is longer than {limit} bytes",
+                                missing=f"line {n}", hint=HINT)
+    return line
+
+
+def read(path: str, *, step=None, name: str | None = None, example: str | None = None):
+    try:
+        with open(path, "rb") as f:
+            return read_lines(f, path, name, example)
+    except OSError as e:
+        raise ProfilerFileError(f"{path}: cannot be read ({e.strerror or type(e).__name__})",
+                                missing="a readable file", hint=HINT) from None
+
+
+def read_lines(f, path: str, name, example):
+    try:
+        head = json.loads(line_of(f, MAX_HEADER, 1, path).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProfilerFileError(f"{path}: the first line is not a JSON header", missing="header",
+                                hint=HINT) from None
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        got = text(head.get("format"), 60) if isinstance(head, dict) else None
+        raise ProfilerFileError(f"{path}: format {got!r}, not {FORMAT!r}",
+                                missing=f"format {got}", hint=HINT)
+    stamps = head.get("stamps")
+    if not isinstance(stamps, list) or not stamps:
+        raise ProfilerFileError(f"{path}: the header has no step stamps", missing="stamps",
+                                hint=HINT)
+    stamps = [integer(v, f"stamps[{i}]", path, HINT) for i, v in enumerate(stamps)]
+    if any(b < a for a, b in zip(stamps, stamps[1:])):
+        raise ProfilerFileError(f"{path}: the header's step stamps are not in order",
+                                missing="stamps", hint=HINT)
+    starts = [stamps[0]] + stamps[:-1]
+    col = Collector(FORMAT, str(path), [(a, b, "step") for a, b in zip(starts, stamps)],
+                    "the recorder's step stamps", text(head.get("device", "")))
+    tallies = [Tally() for _ in stamps]
+    n = 1
+    while True:                                   # one record at a time
+        n += 1
+        line = line_of(f, MAX_LINE, n, path)
+        if not line:
+            break
+        if not line.strip():
+            continue
         try:
-            head = json.loads(f.readline().decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            raise ProfilerFileError(f"{path}: the first line is not a JSON header", missing="header",
-                                    hint=HINT) from None
-        if not isinstance(head, dict) or head.get("format") != FORMAT:
-            got = head.get("format") if isinstance(head, dict) else None
-            raise ProfilerFileError(f"{path}: format {got!r}, not {FORMAT!r}",
-                                    missing=f"format {got}", hint=HINT)
-        stamps = head.get("stamps")
-        if not isinstance(stamps, list) or not stamps or not all(
-                isinstance(s, int) and not isinstance(s, bool) for s in stamps):
-            raise ProfilerFileError(f"{path}: the header has no step stamps", missing="stamps",
-                                    hint=HINT)
-        starts = [stamps[0]] + stamps[:-1]
-        col = Collector(FORMAT, str(path), [(a, b, "step") for a, b in zip(starts, stamps)],
-                        "the recorder's step stamps", str(head.get("device", ""))[:200])
-        tallies = [Tally() for _ in stamps]
-        for n, line in enumerate(f, start=2):       # one record at a time
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-                t, kind, value, cause = int(r[0]), str(r[1]), int(r[2]), str(r[3])
-                addr = int(r[4]) if len(r) > 4 else None
-            except (ValueError, TypeError, IndexError, KeyError):
-                raise ProfilerFileError(f"{path}: line {n} is not [t, kind, value, cause]",
-                                        missing=f"line {n}", hint=HINT) from None
-            if kind not in KINDS:
-                raise ProfilerFileError(f"{path}: line {n} has counter kind {kind!r}",
-                                        missing=f"kind {kind}", hint=f"one of {KINDS}")
-            k = col.step_of(t)
-            tallies[k].add(kind, value, cause)
-            col.rows += 1
-            if kind in BYTE_KINDS and addr is not None:
-                col.migration(t, 0, addr, addr + value, BYTE_KINDS[kind], cause,
-                              f"migrations to {'GPU' if BYTE_KINDS[kind] else 'CPU'}")
-                col.rows -= 1
-            elif kind in ("GPU_PAGE_FAULT", "CPU_PAGE_FAULT_COUNT"):
-                col.keep(f"{'GPU' if kind == 'GPU_PAGE_FAULT' else 'CPU'} page faults",
-                         f"{'GPU' if kind == 'GPU_PAGE_FAULT' else 'CPU'} page fault", t, 0,
-                         {} if addr is None else {"address": f"{addr:#x}"})
-    tr = col.finish(name or "CUPTI records", "cuda", {})
+            r = json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            r = None
+        if not isinstance(r, list) or len(r) not in (4, 5) or not isinstance(r[1], str) \
+                or not isinstance(r[3], str):
+            raise ProfilerFileError(f"{path}: line {n} is not [t, kind, value, cause]",
+                                    missing=f"line {n}", hint=HINT)
+        t = integer(r[0], f"line {n} t", path, HINT)
+        kind, cause = r[1], text(r[3], 40)
+        value = integer(r[2], f"line {n} value", path, HINT)
+        addr = integer(r[4], f"line {n} address", path, HINT, 0, MAX_ADDRESS) \
+            if len(r) > 4 else None
+        if kind not in KINDS:
+            raise ProfilerFileError(f"{path}: line {n} has counter kind {text(kind, 60)!r}",
+                                    missing=f"kind {text(kind, 60)}", hint=f"one of {KINDS}")
+        k = col.step_of(t)
+        tallies[k].add(kind, value, cause)
+        col.rows += 1
+        if kind in BYTE_KINDS and addr is not None:
+            col.migration(t, 0, addr, addr + value, BYTE_KINDS[kind], cause,
+                          f"migrations to {'GPU' if BYTE_KINDS[kind] else 'CPU'}")
+            col.rows -= 1
+        elif kind in ("GPU_PAGE_FAULT", "CPU_PAGE_FAULT_COUNT"):
+            col.keep(f"{'GPU' if kind == 'GPU_PAGE_FAULT' else 'CPU'} page faults",
+                     f"{'GPU' if kind == 'GPU_PAGE_FAULT' else 'CPU'} page fault", t, 0,
+                     {} if addr is None else {"address": f"{addr:#x}"})
+    tr = col.finish(name or ("example file in umkit's CUPTI records format" if example
+                             else "CUPTI records"), "cuda", {}, example)
     tr.per_step = [{k: v for k, v in tl.totals.items() if v} for tl in tallies]
     return tr

@@ -14,6 +14,9 @@ and the access-owner table of :mod:`umkit.plan` (:meth:`ProfilerTrace.access_tab
 from __future__ import annotations
 
 import bisect
+import json
+import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,7 +27,19 @@ MAX_STEPS = 100_000        # the ECG's bound
 MAX_BUFFERS = 512          # umkit.plan's bound (the rest: one "other" buffer)
 MAX_PAGES = 1 << 20        # cells of page map kept per buffer (coarser pages beyond)
 MAX_SLICES = 10_000       # events kept for the Perfetto export (the rest are counted)
+MAX_CELLS = 1 << 25        # cells of page map kept over all buffers (32 MiB; coarser beyond)
 HOST_PAGE = 4096
+#: what a file's values may be: times in ns (SQLite's 64-bit integers), addresses (64-bit),
+#: one allocation (``umkit.validate.MAX_BYTES``, beyond any machine) and one step (at most
+#: ``umkit.plan``'s 1e9 ms)
+MAX_NS = (1 << 63) - 1
+MAX_ADDRESS = (1 << 64) - 1
+MAX_ALLOCATION = 1 << 48
+MAX_STEP_NS = 10 ** 15
+#: the backend a file that says it was not recorded is shown on (``example=``): never a real
+#: runtime's name, so no title, table or trace presents invented numbers as a card's
+EXAMPLE_BACKEND = "none (example file, not recorded)"
+DECIMAL = re.compile(r"-?[0-9]{1,20}")
 #: the counter keys a reader fills (the simulator's and CUPTI's names where they mean the same)
 KEYS = ("gpu_faults", "gpu_fault_groups", "cpu_faults", "bytes_h2d", "bytes_d2h",
         "prefetch_bytes_h2d", "prefetch_bytes_d2h", "prefetcher_bytes", "evicted_bytes",
@@ -35,13 +50,66 @@ MOVED = ("bytes_h2d", "bytes_d2h", "gpu_faults", "cpu_faults", "remote_bytes",
 
 
 class ProfilerFileError(InvalidArgument):
-    """A profiler file umkit does not understand: an unknown format or schema version, or a
-    table or column the reader needs that is not there.  ``missing`` names what is missing
-    (a table, ``table.column``, or the schema version seen); ``argument`` is ``path``."""
+    """A profiler file umkit does not understand: an unknown format or schema version, a
+    table or column the reader needs that is not there, or a value that cannot be what the
+    format says (a time that is text, an address past 64 bits, a database that cannot be read
+    to its end).  ``missing`` names what is missing or wrong (a table, ``table.column``, the
+    schema version seen); ``argument`` is ``path``."""
 
     def __init__(self, message: str, *, hint: str = "", missing: str | None = None):
         super().__init__(message, hint=hint, argument="path")
         self.missing = missing
+
+
+def shown(v) -> str:
+    """A file's value as an error message quotes it: short, no control characters."""
+    r = repr(v)
+    r = r if len(r) <= 60 else r[:57] + "..."
+    return "".join(c if c.isprintable() else "?" for c in r)
+
+
+def integer(v, what: str, path: str, hint: str, lo: int = 0, hi: int = MAX_NS, *,
+            text: bool = False) -> int:
+    """A file's value as a whole number in [lo, hi], or a ProfilerFileError naming the file
+    and the field.  Integers, integral finite floats, and (``text``: where the format writes
+    numbers as strings) decimal strings; never bools, NULLs, blobs, NaN or infinities."""
+    x = None
+    if isinstance(v, int) and not isinstance(v, bool):
+        x = v
+    elif isinstance(v, float) and math.isfinite(v) and v.is_integer():
+        x = int(v)
+    elif text and isinstance(v, str) and DECIMAL.fullmatch(v.strip()):
+        x = int(v.strip())
+    if x is None or not lo <= x <= hi:
+        raise ProfilerFileError(f"{path}: {what} is {shown(v)}, not a whole number in "
+                                f"[{lo}, {hi}]", missing=what, hint=hint)
+    return x
+
+
+def text(v, limit: int = 200) -> str:
+    """A file's text as umkit shows it: one printable line of at most ``limit`` characters
+    (a name printed to a terminal must not carry escape codes)."""
+    if v is None:
+        return ""
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        v = bytes(v[:4 * limit]).decode("utf-8", "replace")
+    elif not isinstance(v, str):
+        v = str(v)
+    return "".join(c if c.isprintable() else "?" for c in v[:limit])
+
+
+def json_object(v) -> dict:
+    """A JSON column (``extdata``) as a dict; {} for anything else (NULL, not JSON, too deep,
+    not an object)."""
+    if isinstance(v, (bytes, bytearray)):
+        v = bytes(v).decode("utf-8", "replace")
+    if not isinstance(v, str) or len(v) > (1 << 20):
+        return {}
+    try:
+        d = json.loads(v)
+    except (ValueError, RecursionError):
+        return {}
+    return d if isinstance(d, dict) else {}
 
 
 @dataclass
@@ -58,10 +126,11 @@ class Buffer:
     cpu_pages: dict = field(default_factory=dict)
     codes: np.ndarray | None = None
     page_bytes: int = HOST_PAGE
+    cells: int = MAX_PAGES                           # the most cells of page map it may keep
 
     def __post_init__(self):
         pages = max(1, -(-self.nbytes // HOST_PAGE))
-        per = max(1, -(-pages // MAX_PAGES))
+        per = max(1, -(-pages // max(1, min(MAX_PAGES, self.cells))))
         self.page_bytes = HOST_PAGE * per
         self.codes = np.zeros(-(-pages // per), dtype=np.int8)
 
@@ -90,6 +159,11 @@ class Collector:
             raise ProfilerFileError(f"{path}: {len(steps)} steps, more than {MAX_STEPS}",
                                     missing="a step marker",
                                     hint="mark steps with ROCTx/NVTX ranges and pass step='NAME'")
+        for s, e, _ in steps:
+            if not 0 <= s <= e <= MAX_NS or e - s > MAX_STEP_NS:
+                raise ProfilerFileError(f"{path}: a step from {s} to {e} ns: not a step of up to "
+                                        f"{MAX_STEP_NS // 10**9} s", missing="step",
+                                        hint="mark each step with a ROCTx/NVTX range")
         self.source, self.path, self.step_kind, self.device = source, path, step_kind, device
         self.steps = sorted(steps)
         self.ends = [s[1] for s in self.steps]
@@ -100,6 +174,7 @@ class Collector:
         self.slices: list = []             # (track, name, ts_ns, dur_ns, args)
         self.slices_dropped = 0
         self.rows = 0
+        self.cells_left = MAX_CELLS
 
     # -- buffers ---------------------------------------------------------------------------------
     def allocation(self, start: int, nbytes: int, name: str = "", kind: str = "managed") -> None:
@@ -110,7 +185,9 @@ class Collector:
         i = bisect.bisect_left(self.starts, start)
         if i < len(self.starts) and self.starts[i] == start:
             return                                   # the same allocation twice (re-use)
-        b = Buffer(name or f"buffer@{start:#x}", start, int(nbytes), kind)
+        b = Buffer(name or f"buffer@{start:#x}", start, int(nbytes), kind,
+                   cells=max(1024, self.cells_left // 4))     # bounded over all buffers
+        self.cells_left = max(0, self.cells_left - b.codes.size)
         self.buffers.insert(i, b)
         self.starts.insert(i, start)
 
@@ -189,13 +266,27 @@ class Collector:
         self.rows += 1
         self.count(t, **{key: n})
 
-    def finish(self, name: str, backend: str, meta: dict) -> "ProfilerTrace":
+    def finish(self, name: str, backend: str, meta: dict, example: str | None = None
+               ) -> "ProfilerTrace":
         bufs = list(self.buffers) + ([self.other] if self.other else [])
-        return ProfilerTrace(name=name, source=self.source, backend=backend, device=self.device,
-                             path=self.path, steps=self.steps, step_kind=self.step_kind,
-                             per_step=[{k: v for k, v in c.items() if v} for c in self.per_step],
-                             buffers=bufs, slices=self.slices, slices_dropped=self.slices_dropped,
-                             rows=self.rows, meta=dict(meta))
+        tr = ProfilerTrace(name=name, source=self.source, backend=backend, device=self.device,
+                           path=self.path, steps=self.steps, step_kind=self.step_kind,
+                           per_step=[{k: v for k, v in c.items() if v} for c in self.per_step],
+                           buffers=bufs, slices=self.slices, slices_dropped=self.slices_dropped,
+                           rows=self.rows, meta=dict(meta))
+        return as_example(tr, example) if example else tr
+
+
+def as_example(tr: "ProfilerTrace", what: str) -> "ProfilerTrace":
+    """``tr`` labelled as what it is: a file that was not recorded on a card (``what`` says
+    what it is, e.g. "built from the documented rocpd schema").  Its backend is
+    :data:`EXAMPLE_BACKEND`, its source and default name say "example", and the Perfetto
+    export calls it an example, not a measurement."""
+    what = text(what, 120)
+    tr.backend = EXAMPLE_BACKEND
+    tr.source = f"example file {what} ({tr.source})"
+    tr.meta["example"] = what
+    return tr
 
 
 @dataclass
@@ -217,6 +308,11 @@ class ProfilerTrace:
     rows: int
     meta: dict
     totals: dict | None = None       # a summary file's totals (no steps, no addresses)
+
+    @property
+    def example(self) -> bool:
+        """True for a file that says it was not recorded (``umkit.ecg.read(..., example=...)``)."""
+        return self.backend == EXAMPLE_BACKEND
 
     def need_steps(self, what: str) -> None:
         if not self.steps:

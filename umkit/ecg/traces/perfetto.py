@@ -25,7 +25,9 @@ What becomes what:
   recorded order (the plan keeps the order, not the times: the instants are spaced evenly).
 
 Model output is labelled ``model (PROFILE)`` in the process name and in ``otherData``;
-measurements ``measured (...)``.
+measurements ``measured (...)``; a file that says it was not recorded (read with
+``example=``, backend :data:`~umkit.ecg.traces.model.EXAMPLE_BACKEND`) ``example, not
+recorded (...)``: invented numbers are never called measured.
 """
 from __future__ import annotations
 
@@ -104,18 +106,22 @@ def steps_track(doc, pid, steps, label_note=""):
         doc.counter(pid, title, t, {k: 0.0 for k in keys})
 
 
-def label_of(model: bool, profile, device) -> str:
+def label_of(model: bool, profile, device, backend=None) -> str:
+    from .model import EXAMPLE_BACKEND
+    if backend == EXAMPLE_BACKEND:
+        return f"example, not recorded ({device or 'no device'})"
     return f"model ({profile})" if model else f"measured ({device or 'device'})"
 
 
 def from_trace(tr) -> dict:
-    label = f"measured ({tr.source}: {tr.device or tr.backend})"
+    label = (f"example, not recorded ({tr.source}: {tr.device or 'no device'})" if tr.example
+             else f"measured ({tr.source}: {tr.device or tr.backend})")
     doc = Doc(label)
     pid = doc.pid(label)
     if not tr.steps:                          # a summary: its totals, at time 0
         step_counters(doc, pid, 0.0, 0.0, tr.counters)
         return doc.document(source=tr.source, steps_from=tr.step_kind, events_left_out=0)
-    t0 = tr.steps[0][0]
+    t0 = min([tr.steps[0][0]] + [sl[2] for sl in tr.slices])     # records before the first step too
     for i, ((s, e, lab), c) in enumerate(zip(tr.steps, tr.per_step)):
         doc.slice(pid, "steps", f"step {i}" + (f" ({lab})" if lab != "step" else ""),
                   (s - t0) / 1e3, (e - s) / 1e3, dict(c))
@@ -130,7 +136,7 @@ def from_trace(tr) -> dict:
 
 
 def from_record(r) -> dict:
-    label = label_of(r.model_time, r.profile, r.device)
+    label = label_of(r.model_time, r.profile, r.device, r.backend)
     doc = Doc(label)
     pid = doc.pid(f"{label}: {r.name}")
     steps_track(doc, pid, [(s.ms, s.counters, s.note) for s in r.steps])
@@ -141,7 +147,7 @@ def from_ecg(ecg: dict) -> dict:
     from ..model import check
     ecg = check(ecg)
     model = ecg.get("backend") == "sim"
-    label = label_of(model, ecg.get("profile"), ecg.get("device"))
+    label = label_of(model, ecg.get("profile"), ecg.get("device"), ecg.get("backend"))
     doc = Doc(label)
     for name, curve in ecg["curves"].items():
         pid = doc.pid(f"{label}: {name}")
@@ -181,7 +187,7 @@ def from_sim_trace(entries, profile) -> dict:
 
 def from_plan(plan) -> dict:
     model = plan.backend == "sim"
-    label = label_of(model, plan.profile, plan.device)
+    label = label_of(model, plan.profile, plan.device, plan.backend)
     doc = Doc(label)
     pid = doc.pid(f"{label}: plan of {plan.meta.get('name', 'your loop')}")
     names = {b.id: b.name for b in plan.buffers}

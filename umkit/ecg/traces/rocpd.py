@@ -35,20 +35,22 @@ its categories in lower case with a ``rocm_`` prefix (``rocm_kfd_page_migrate``)
 """
 from __future__ import annotations
 
-import json
-
-from .model import Collector, ProfilerFileError
-from .sql import STEP_HINT, columns, connect, names, need, step_pattern
+from .model import (MAX_ADDRESS, MAX_ALLOCATION, MAX_NS, MAX_STEPS, Collector,
+                    ProfilerFileError, integer, json_object, text)
+from .sql import STEP_HINT, columns, connect, names, need, reading, step_pattern
 
 SCHEMA_VERSIONS = ("3",)          # rocpd_metadata.sql: ("schema_version", "3")
 HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on (--sys-trace does not include it), "
         "e.g. rocprofv3 --sys-trace --kfd-trace "
         "--output-format rocpd -- ./your_program")
 TRIGGERS = ("PREFETCH", "PAGEFAULT_GPU", "PAGEFAULT_CPU", "TTM_EVICTION")
+MAX_AGENTS = 4096                 # CPUs, GPUs and NICs of the nodes of one database
+#: the file's own word that it was not recorded: a rocpd_metadata tag umkit's example files carry
+EXAMPLE_TAG = "umkit_example"
 
 
-def kind(category: str) -> str:
-    c = (category or "").upper()
+def kind(category) -> str:
+    c = text(category).upper()
     for p in ("ROCPROFILER_BUFFER_TRACING_", "ROCM_"):
         if c.startswith(p):
             c = c[len(p):]
@@ -59,14 +61,18 @@ def is_rocpd(have: set) -> bool:
     return any(n == "rocpd_metadata" or n.startswith("rocpd_metadata_") for n in have)
 
 
+def metadata(con, tag: str):
+    row = con.execute("SELECT value FROM rocpd_metadata WHERE tag = ? LIMIT 1", (tag,)).fetchone()
+    return None if row is None else row[0]
+
+
 def schema_version(con, have: set, path: str) -> str:
     need(con, have, "rocpd_metadata", ("tag", "value"), f"{path}: not a rocpd database", HINT)
-    row = con.execute("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version' "
-                      "LIMIT 1").fetchone()
-    if row is None:
+    v = metadata(con, "schema_version")
+    if v is None:
         raise ProfilerFileError(f"{path}: rocpd_metadata has no schema_version",
                                 missing="rocpd_metadata.schema_version", hint=HINT)
-    v = str(row[0]).strip()
+    v = text(v, 40).strip()
     if v.split(".")[0] not in SCHEMA_VERSIONS:
         raise ProfilerFileError(f"{path}: rocpd schema version {v!r} is not one umkit reads "
                                 f"(it reads {', '.join(SCHEMA_VERSIONS)})",
@@ -76,105 +82,133 @@ def schema_version(con, have: set, path: str) -> str:
     return v
 
 
-def read(path: str, *, step=None, name: str | None = None):
-    con = connect(path)
-    try:
-        have = names(con)
-        version = schema_version(con, have, path)
-        what = f"{path} (rocpd schema {version})"
-        reg = need(con, have, "rocpd_region", ("name_id", "event_id"), what, HINT)
-        for c in ("start", "end"):
-            if c not in reg:
-                old = " (it has start_id: an earlier rocpd layout umkit does not read)" \
-                    if "start_id" in reg else ""
-                raise ProfilerFileError(f"{what}: rocpd_region has no column {c}{old}",
-                                        missing=f"rocpd_region.{c}", hint=HINT)
-        need(con, have, "rocpd_event", ("id", "category_id", "extdata"), what, HINT)
-        need(con, have, "rocpd_string", ("id", "string"), what, HINT)
-        need(con, have, "rocpd_info_agent", ("id", "type"), what, HINT)
-        cats = {kind(r[0]) for r in con.execute(
-            "SELECT string FROM rocpd_string WHERE string LIKE '%kfd%'")}
-        if not {"KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT"} & cats:
-            raise ProfilerFileError(f"{what}: no KFD_PAGE_MIGRATE or KFD_PAGE_FAULT records "
-                                    "(KFD tracing was off)", missing="KFD_PAGE_MIGRATE regions",
-                                    hint=HINT)
-        agents, device = {}, ""
-        acols = columns(con, "rocpd_info_agent")
-        label = "product_name" if "product_name" in acols else "type"
-        for aid, atype, aname in con.execute(f"SELECT id, type, {label} FROM rocpd_info_agent"):
-            agents[int(aid)] = str(atype or "").upper()
-            if str(atype).upper() == "GPU" and not device:
-                device = str(aname or "")
-        # the steps: marker ranges matching `step`, else kernel dispatches
-        pat, steps, kind_of_steps = step_pattern(step), [], ""
-        for s, e, rname, extdata in con.execute(
-                'SELECT R.start, R."end", S.string, E.extdata FROM rocpd_region R '
-                "JOIN rocpd_event E ON E.id = R.event_id "
-                "JOIN rocpd_string C ON C.id = E.category_id "
-                "JOIN rocpd_string S ON S.id = R.name_id "
-                "WHERE C.string LIKE '%MARKER%'"):
-            msg = rname or ""
-            try:
-                msg = json.loads(extdata or "{}").get("message") or msg
-            except (ValueError, AttributeError):
-                pass
-            if pat.search(str(msg)) and e is not None and e > s:
-                steps.append((int(s), int(e), str(msg)[:200]))
-        kind_of_steps = "ROCTx ranges"
-        if not steps and "rocpd_kernel_dispatch" in have:
-            need(con, have, "rocpd_kernel_dispatch", ("start", "end"), what, STEP_HINT)
-            for s, e in con.execute('SELECT start, "end" FROM rocpd_kernel_dispatch'):
-                steps.append((int(s), int(e), "step"))
-                if len(steps) > 100_000:
-                    break
-            kind_of_steps = "kernel dispatches (no step ranges found)"
-        col = Collector(f"rocpd schema {version}", str(path), steps, kind_of_steps, device)
-        if "rocpd_memory_allocate" in have:
-            mcols = columns(con, "rocpd_memory_allocate")
-            if {"address", "size", "type"} <= mcols:
-                for addr, size in con.execute("SELECT address, size FROM rocpd_memory_allocate "
-                                              "WHERE type = 'ALLOC' AND size > 0"):
-                    if addr is not None:
-                        col.allocation(int(addr), int(size))
-        cur = con.execute(
-            'SELECT R.start, R."end", S.string, C.string, E.extdata FROM rocpd_region R '
+def has_kfd_records(con) -> bool:
+    """Whether any category string is a paired KFD record's (stops at the first)."""
+    for (c,) in con.execute("SELECT string FROM rocpd_string WHERE string LIKE '%kfd%'"):
+        if kind(c) in ("KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT"):
+            return True
+    return False
+
+
+def read(path: str, *, step=None, name: str | None = None, example: str | None = None):
+    with reading(path, "rocpd database", HINT):
+        con = connect(path)
+        try:
+            return read_rocpd(con, path, step, name, example)
+        finally:
+            con.close()
+
+
+def read_rocpd(con, path: str, step, name, example):
+    have = names(con)
+    version = schema_version(con, have, path)
+    what = f"{path} (rocpd schema {version})"
+
+    def num(v, field, lo=0, hi=None, text_ok=False):
+        return integer(v, field, what, HINT, lo, MAX_ADDRESS if hi is None else hi, text=text_ok)
+
+    reg = need(con, have, "rocpd_region", ("name_id", "event_id"), what, HINT)
+    for c in ("start", "end"):
+        if c not in reg:
+            old = " (it has start_id: an earlier rocpd layout umkit does not read)" \
+                if "start_id" in reg else ""
+            raise ProfilerFileError(f"{what}: rocpd_region has no column {c}{old}",
+                                    missing=f"rocpd_region.{c}", hint=HINT)
+    need(con, have, "rocpd_event", ("id", "category_id", "extdata"), what, HINT)
+    need(con, have, "rocpd_string", ("id", "string"), what, HINT)
+    need(con, have, "rocpd_info_agent", ("id", "type"), what, HINT)
+    if not has_kfd_records(con):
+        raise ProfilerFileError(f"{what}: no KFD_PAGE_MIGRATE or KFD_PAGE_FAULT records "
+                                "(KFD tracing was off)", missing="KFD_PAGE_MIGRATE regions",
+                                hint=HINT)
+    if example is None and metadata(con, EXAMPLE_TAG) is not None:
+        example = text(metadata(con, EXAMPLE_TAG), 120) or "built from the documented schema"
+    agents, device = {}, ""
+    acols = columns(con, "rocpd_info_agent")
+    label = "product_name" if "product_name" in acols else "type"
+    for aid, atype, aname in con.execute(f"SELECT id, type, {label} FROM rocpd_info_agent"):
+        if len(agents) >= MAX_AGENTS:
+            raise ProfilerFileError(f"{what}: more than {MAX_AGENTS} agents in rocpd_info_agent",
+                                    missing="rocpd_info_agent", hint=HINT)
+        agents[num(aid, "rocpd_info_agent.id", -MAX_NS - 1, MAX_NS)] = text(atype).upper()
+        if text(atype).upper() == "GPU" and not device:
+            device = text(aname)
+    # the steps: marker ranges matching `step`, else kernel dispatches
+    pat, steps = step_pattern(step), []
+    for s, e, rname, extdata in con.execute(
+            'SELECT R.start, R."end", S.string, E.extdata FROM rocpd_region R '
             "JOIN rocpd_event E ON E.id = R.event_id "
             "JOIN rocpd_string C ON C.id = E.category_id "
             "JOIN rocpd_string S ON S.id = R.name_id "
-            "WHERE C.string LIKE '%kfd%'")
-        for s, e, rname, cat, extdata in cur:          # one row at a time
-            k = kind(cat)
-            try:
-                kfd = json.loads(extdata or "{}").get("kfd") or {}
-            except (ValueError, AttributeError):
-                kfd = {}
-            s, e = int(s), int(e if e is not None else s)
-            if k == "KFD_PAGE_MIGRATE":
-                try:
-                    lo, hi = int(kfd["start_address"]), int(kfd["end_address"])
-                    dst = int(kfd.get("dst_agent_id", -1))
-                except (KeyError, ValueError, TypeError):
-                    raise ProfilerFileError(f"{what}: a KFD_PAGE_MIGRATE region without "
-                                            "start_address / end_address in its event's extdata",
-                                            missing="extdata.kfd.start_address",
-                                            hint=HINT) from None
-                trig = next((t for t in TRIGGERS if t in str(rname).upper()), "NONE")
-                col.migration(s, e - s, lo, hi, agents.get(dst) == "GPU", trig,
-                              f"migrations to {'GPU' if agents.get(dst) == 'GPU' else 'CPU'}")
-            elif k == "KFD_PAGE_FAULT":
-                try:
-                    addr = int(kfd.get("address", 0))
-                except (ValueError, TypeError):
-                    addr = 0
-                col.fault(s, e - s, addr, True, 1, "GPU page faults")
-            elif k == "KFD_EVENT_UNMAP_FROM_GPU":
-                col.other_event(s, "gpu_unmaps")
-            elif k == "KFD_EVENT_DROPPED_EVENTS":
-                try:
-                    n = int(kfd.get("count", 1))
-                except (ValueError, TypeError):
-                    n = 1
-                col.other_event(s, "dropped_records", n)
-        return col.finish(name or "rocprofv3 recording", "hip", {"schema_version": version})
-    finally:
-        con.close()
+            "WHERE C.string LIKE '%MARKER%'"):
+        msg = text(json_object(extdata).get("message") or rname)
+        if pat.search(msg):
+            s = num(s, "rocpd_region.start", hi=MAX_NS)
+            e = num(e, "rocpd_region.end", hi=MAX_NS)
+            if e > s:
+                steps.append((s, e, msg))
+                if len(steps) > MAX_STEPS:
+                    break
+    kind_of_steps = "ROCTx ranges"
+    if not steps and "rocpd_kernel_dispatch" in have:
+        need(con, have, "rocpd_kernel_dispatch", ("start", "end"), what, STEP_HINT)
+        for s, e in con.execute('SELECT start, "end" FROM rocpd_kernel_dispatch'):
+            s = num(s, "rocpd_kernel_dispatch.start", hi=MAX_NS)
+            e = num(e, "rocpd_kernel_dispatch.end", hi=MAX_NS)
+            if e > s:
+                steps.append((s, e, "step"))
+                if len(steps) > MAX_STEPS:
+                    break
+        kind_of_steps = "kernel dispatches (no step ranges found)"
+    col = Collector(f"rocpd schema {version}", str(path), steps, kind_of_steps, device)
+    if "rocpd_memory_allocate" in have:
+        mcols = columns(con, "rocpd_memory_allocate")
+        if {"address", "size", "type"} <= mcols:
+            for addr, size in con.execute("SELECT address, size FROM rocpd_memory_allocate "
+                                          "WHERE type = 'ALLOC' AND size > 0"):
+                if addr is not None:
+                    col.allocation(num(addr, "rocpd_memory_allocate.address"),
+                                   num(size, "rocpd_memory_allocate.size", 1, MAX_ALLOCATION))
+    cur = con.execute(
+        'SELECT R.start, R."end", S.string, C.string, E.extdata FROM rocpd_region R '
+        "JOIN rocpd_event E ON E.id = R.event_id "
+        "JOIN rocpd_string C ON C.id = E.category_id "
+        "JOIN rocpd_string S ON S.id = R.name_id "
+        "WHERE C.string LIKE '%kfd%'")
+    for s, e, rname, cat, extdata in cur:          # one row at a time
+        k = kind(cat)
+        if k not in ("KFD_PAGE_MIGRATE", "KFD_PAGE_FAULT", "KFD_EVENT_UNMAP_FROM_GPU",
+                     "KFD_EVENT_DROPPED_EVENTS"):
+            continue
+        kfd = json_object(extdata).get("kfd")
+        kfd = kfd if isinstance(kfd, dict) else {}
+        s = num(s, f"{k} rocpd_region.start", hi=MAX_NS)
+        e = s if e is None else num(e, f"{k} rocpd_region.end", hi=MAX_NS)
+        if k == "KFD_PAGE_MIGRATE":
+            if "start_address" not in kfd or "end_address" not in kfd:
+                raise ProfilerFileError(f"{what}: a KFD_PAGE_MIGRATE region without "
+                                        "start_address / end_address in its event's extdata",
+                                        missing="extdata.kfd.start_address", hint=HINT)
+            lo = num(kfd["start_address"], "extdata.kfd.start_address", text_ok=True)
+            hi = num(kfd["end_address"], "extdata.kfd.end_address", text_ok=True)
+            dst = num(kfd.get("dst_agent_id", -1), "extdata.kfd.dst_agent_id", -MAX_NS - 1,
+                      MAX_NS, text_ok=True)
+            trig = next((t for t in TRIGGERS if t in text(rname).upper()), "NONE")
+            col.migration(s, e - s, lo, hi, agents.get(dst) == "GPU", trig,
+                          f"migrations to {'GPU' if agents.get(dst) == 'GPU' else 'CPU'}")
+        elif k == "KFD_PAGE_FAULT":
+            if "address" not in kfd:
+                raise ProfilerFileError(f"{what}: a KFD_PAGE_FAULT region without an address "
+                                        "in its event's extdata", missing="extdata.kfd.address",
+                                        hint=HINT)
+            col.fault(s, e - s, num(kfd["address"], "extdata.kfd.address", text_ok=True), True,
+                      1, "GPU page faults")
+        elif k == "KFD_EVENT_UNMAP_FROM_GPU":
+            col.other_event(s, "gpu_unmaps")
+        else:
+            col.other_event(s, "dropped_records",
+                            num(kfd.get("count", 1), "extdata.kfd.count", hi=MAX_NS,
+                                text_ok=True))
+    return col.finish(name or ("example file built from the documented rocpd schema"
+                               if example else "rocprofv3 recording"), "hip",
+                      {"schema_version": version}, example)
