@@ -14,10 +14,10 @@
 // prefetched earlier can migrate it back to that location (kfd_svm.c).
 //
 // Where a prefetch really lands on AMD: amdkfd honours the target GPU only if every other GPU
-// with access to the range is in the target's xGMI hive (svm_range_best_prefetch_location).
-// With XNACK off every GPU the process sees has access (hipMallocManaged grants it to all), so
-// on a node of PCIe GPUs a prefetch to `dev` puts the range in system memory; with XNACK on only
-// the accessed-by GPU (`reader`) counts.  LastPrefetchLocation reports the request, `dev`, in
+// it checks is in the target's xGMI hive (svm_range_best_prefetch_location).  With XNACK off it
+// checks every GPU with access, and hipMallocManaged grants access to all (CLR SvmAllocInit), so
+// on a node of PCIe GPUs a prefetch to `dev` puts the range in system memory; with XNACK on it
+// checks only the accessed-by GPUs (`reader`).  LastPrefetchLocation reports the request, `dev`, in
 // every case, which is what is checked below (ledger: amd.prefetch.migrates).
 //
 // Porting note: the classic hipMemAdvise(ptr, bytes, advice, device) takes an int device

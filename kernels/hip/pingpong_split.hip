@@ -2,9 +2,9 @@
 //
 // A training loop updates 4 MiB of parameters on the GPU every step; every 10 steps an
 // "optimizer statistic" reads a sparse sample of them (one float per 4 KiB page) on the CPU.
-//   managed: the parameters are hipMallocManaged and the CPU reads them in place, so every
-//            statistic pulls each page back to the CPU and the next step faults it back to the
-//            GPU -- the pages ping-pong between the two processors (the article's 20x slowdown).
+//   managed: the parameters are hipMallocManaged and the CPU reads them directly: where it cannot
+//            map VRAM, every statistic pulls the touched blocks back (amdkfd: 2 MiB each by default)
+//            and the next step faults them back -- the pages ping-pong (the article's 20x slowdown).
 //   split:   the hot parameters live in hipMalloc device memory; a small kernel gathers the
 //            sample into a small managed buffer (low-frequency helper data), which the CPU
 //            reads.  The big array never leaves the GPU.
