@@ -33,6 +33,8 @@ wrong_placements = [
 _spec = _il.spec_from_file_location("solution_07b", _Path(__file__).with_name("07b_multi_gpu_and_scale.py"))
 _b = _il.module_from_spec(_spec)
 _spec.loader.exec_module(_b)
-plan, plan_read_in_place = _b.plan, _b.plan_read_in_place
+plan = _b.plan
 wrong_plan_inhale_only, wrong_plan_inhale_all, wrong_plan_nothing = (
     _b.wrong_plan_inhale_only, _b.wrong_plan_inhale_all, _b.wrong_plan_nothing)
+wrong_plan_read_in_place, wrong_plan_exhale_only = (_b.wrong_plan_read_in_place,
+                                                    _b.wrong_plan_exhale_only)

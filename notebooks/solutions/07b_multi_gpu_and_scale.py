@@ -9,20 +9,23 @@ def plan(i, cold, stream):
     cold[i % len(cold)].prefetch("gpu", stream=stream)          # inhale
 
 
-# Also within budget on the MI250X model: don't move the cold layers at all. Each is read once
-# per visit; the model migrates at the measured ~6 GB/s of hipMemPrefetchAsync and reads host memory
-# in place at ~23 GB/s (Pearson's MI250X numbers, profile mi250x-xnack1). In amdkfd a GPU fault on a
-# range whose GPU is only "accessible in place" (HIP's SetAccessedBy) restores the mapping where the
-# range is (kfd_svm.c svm_range_best_restore_location) instead of migrating it. A modelled result:
-# no AMD GPU was available to measure this plan.
-def plan_read_in_place(i, cold, stream):
+# Wrong answers the check must refuse.
+# Within the time budget but no breathing: leave the cold layers on the host and let the GPU read
+# them in place. On the MI250X model it is even faster (the model migrates at the measured ~6 GB/s
+# of hipMemPrefetchAsync and reads host memory in place at ~23 GB/s: Pearson's MI250X numbers,
+# profile mi250x-xnack1; a modelled result, no AMD GPU ran it), but the exercise is the rhythm:
+# the check reads where each cold layer is as each step begins.
+def wrong_plan_read_in_place(i, cold, stream):
     if i == 0:
         for c in cold:
             c.advise("preferred_location", "cpu")
             c.advise("accessed_by", "gpu")
 
 
-# Wrong answers the check must refuse.
+def wrong_plan_exhale_only(i, cold, stream):       # no inhale: the step's layer comes by faults
+    cold[(i - 1) % len(cold)].prefetch("cpu", stream=stream)
+
+
 def wrong_plan_inhale_only(i, cold, stream):       # the driver evicts the heart to make room
     cold[i % len(cold)].prefetch("gpu", stream=stream)
 

@@ -60,8 +60,9 @@ def test_every_check_is_tiered_and_the_stub_has_all_three_tiers(check):
     v = check(None)
     assert isinstance(v, Verdict) and not v.ok
     assert v.concept and "§" in v.concept, f"tier 2 must cite the article: {v.concept!r}"
-    assert v.answer, "tier 3 (the answer) is empty"
-    assert v.answer not in v.message
+    assert v.has_answer and not v.answer, "an answer exists, held back until hint=3"
+    three_v = check(None, hint=3)
+    assert three_v.answer and three_v.answer not in three_v.message
     one, two, three = repr(check(None)), repr(check(None, hint=2)), repr(check(None, hint=3))
     assert "concept:" not in one and "answer:" not in one
     assert "concept:" in two and "answer:" not in two
@@ -244,7 +245,8 @@ def test_tier_one_does_not_give_the_answer_away(case):
         assert frag not in v.message, (case, frag, v.message)
         assert frag not in repr(v), (case, frag, repr(v))
     assert v.concept and re.search(r"§\d", v.concept), (case, v.concept)
-    assert in_answer in v.answer, (case, in_answer, v.answer)
+    assert v.has_answer and not v.answer, "hint=1 holds the answer back"
+    assert in_answer in make(hint=3).answer, (case, in_answer)
     assert in_answer not in repr(make(hint=2)), "tier 2 is the concept, not the answer"
     assert in_answer in repr(make(hint=3))
 
@@ -279,7 +281,7 @@ def test_label_picks_name_no_item_and_no_count(ex):
                 w = check(ex, dict(base, **{k: other}))
                 if not w.ok:
                     seen.add(w.message)
-                    assert w.answer and not w.answer_shown
+                    assert w.has_answer and not w.answer and not w.answer_shown
     assert len(seen) == 1, (ex.name, seen)
     (message,) = seen
     for k in items:

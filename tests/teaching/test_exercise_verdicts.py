@@ -75,7 +75,7 @@ def _square_exercise(**changes):
 def test_the_generic_check_runs_the_preamble_and_the_cases():
     from umkit.teaching.exercises import Verdict, check
     ex = _square_exercise()
-    v = check(ex, None)
+    v = check(ex, None, hint=3)
     assert isinstance(v, Verdict) and not v.ok
     assert v.message == "square is None: write def square(x): ..."
     assert v.concept == ex.concept and v.answer == ex.answer          # every failure gets both
@@ -141,7 +141,7 @@ def test_labels_partial_and_complete():
     one_right, one_wrong = check(partial, {"a": "X"}), check(partial, {"a": "y"})
     assert one_right.message == one_wrong.message == \
         "2 of 3 still None: ['b', 'c']. The set is graded when every item has an answer"
-    v = check(partial, {"a": "y", "b": "x", "c": "x"})
+    v = check(partial, {"a": "y", "b": "x", "c": "x"}, hint=3)
     assert v.message == "your 3 answers are not all right yet: check each one against the rule"
     assert v.answer == "a is x | b is y | c is either"
     assert "qa?" in v.concept and "qb?" in v.concept and "qc?" in v.concept

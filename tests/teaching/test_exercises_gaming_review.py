@@ -292,7 +292,7 @@ def test_an_honest_learner_never_meets_the_budget_and_a_reason_is_graded_and_kep
         assert nb01.check_transitions(right, hint=2).concept
         v = nb01.check_transitions(right, why="short")
         assert not v.ok and "at least" in v.message
-        why = "a partly filled batch still costs one trip into the kernel"
+        why = "the last batch holds fewer faults, but it needs its own trip as well"
         v = nb01.check_transitions(lambda n, b: n // b, why=why)
         assert not v.ok and "not graded" not in v.message  # graded (and wrong)
         v = nb01.check_transitions(right, why=why)         # the same reason again: refused

@@ -1447,7 +1447,6 @@ MESSAGES: dict[str, str] = {
     "before step i)":
         "{argument} 仍然是 None：写出 def plan(i, cold, stream): ...（在第 i 步之前对冷的那些层做预取 / 建议）",
     "{argument} should be a function (i, cold, stream), got {type}": "{argument} 应该是一个函数 (i, cold, stream)，得到的是 {type}",
-    "the cold layers stayed on the host and the GPU read them in place": "冷的那些层留在主机上，GPU 原地读取它们",
     "only the cold layers breathed, and the heart stayed in VRAM": "只有冷的那些层在呼吸，心脏一直留在显存里",
     "{total} ms of model time for {steps} steps on {profile} (budget {budget} ms; the heart in device "
     "memory: {ref} ms): {how}. {ev} evictions by the driver, {gf} GPU faults.":
@@ -1526,9 +1525,9 @@ MESSAGES: dict[str, str] = {
     "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
         "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
     "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",
-    "your spike finder agrees with the memory ECG on all nine curves, the simulated 'managed', 'mixed' "
+    "your spike finder agrees with the memory ECG on all eleven curves, the simulated 'managed', 'mixed' "
     "and 'device' ECGs included: a curve the ECG calls flat has no spikes.":
-        "你的毛刺查找器在全部九条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 "
+        "你的毛刺查找器在全部十一条曲线上都和显存心电图一致，包括模拟出的 'managed'、'mixed' 和 "
         "'device' 心电图：心电图判定为平坦的曲线没有毛刺。",
     "return a list of step indices (ints), not {type}.": "请返回一个 step 下标（int）的列表，而不是 {type}。",
 
@@ -3091,4 +3090,25 @@ MESSAGES: dict[str, str] = {
     "that step do that the others don't?":
         "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms（{gf} 次 GP"
         "U 缺页）：那一步做了什么别的步没做的事？",
+    # -- exercises: reasons (why=) and the breathing rhythm (07b) ------------------------------------
+    "not graded: that reason is text the exercise showed you (its prompt, a check's message or a hint) "
+    "pasted back. Say in your own words why your answer is right":
+        "没有评分：这条理由是把练习给你看过的文字（题目、检查的信息或提示）贴了回来。请用自己的话说明你的答案为什么对",
+    "not graded: your reason does not speak about the idea this exercise is about (run the check with "
+    "hint=2 to reread it). Say why your answer is right in terms of that idea":
+        "没有评分：你的理由没有谈到这道练习要讲的概念（带上 hint=2 运行检查重读一遍）。请用这个概念说明你的答案为什么对",
+    "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
+    "{detail}. The exercise asks for the rhythm of section 2b (§2.3): before each step, where should its "
+    "layer be, and where the layers it does not read?":
+        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），但冷的那些层没有在呼吸：{detail}。"
+        "这道练习要的是 2b 节的节奏（§2.3）：每一步开始之前，这一步要读的层应该在哪里，它不读的那些层又应该在哪里？",
+    "step {i} began with {pct} of the layer it reads in VRAM: the rest reached the GPU by page faults, or "
+    "not at all, while the step ran -- no breath in before the step":
+        "第 {i} 步开始时，它要读的层只有 {pct} 在显存里：其余部分是在这一步运行时靠缺页才到 GPU 的，"
+        "或者根本没到——这一步之前没有吸气",
+    "step {i} began with {mib} MiB of cold layers it does not read still in VRAM: nothing breathed out, so "
+    "the room this step's layer needs is the driver's to find -- and it does not know which pages are "
+    "the heart":
+        "第 {i} 步开始时，显存里还留着 {mib} MiB 这一步不读的冷层：没有呼气，所以这一步的层需要的空间"
+        "只能由驱动去腾——而驱动不知道哪些页是心脏",
 }

@@ -75,7 +75,8 @@ from numbers import Real
 from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
-           "attempt_rng", "last_seed", "column_title", "reasons", "attempts_budget"]
+           "attempt_rng", "last_seed", "check_rng", "check_seed", "column_title", "reasons",
+           "attempts_budget", "why_words", "pasted", "on_topic", "forget"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
@@ -99,6 +100,23 @@ class Verdict:
     level: int = 1             # how many tiers to show
     exercise: str = ""         # the exercise's name (set by check): remembers a shown answer
     shown_before: bool = False  # a pass after this exercise's answer was shown (hint=3)
+    # the answer while the verdict shows fewer than three tiers: ``answer`` stays empty until
+    # hint=3 (or ``hint(3)``) shows it, and that is recorded
+    _held: str = field(default="", repr=False, compare=False)
+
+    @property
+    def has_answer(self) -> bool:
+        """An answer exists for this verdict (shown or held back until hint=3)."""
+        return bool(self.answer or self._held)
+
+    def _hold_answer(self) -> None:
+        """Keep the answer back (tiers 1 and 2); give it at tier 3."""
+        if self.ok:
+            self._held = self.answer = ""
+        elif self.level < 3 and self.answer:
+            self._held, self.answer = self.answer, ""
+        elif self.level >= 3 and not self.answer and self._held:
+            self.answer, self._held = self._held, ""
 
     def __bool__(self):
         return self.ok
@@ -108,11 +126,12 @@ class Verdict:
         if self.ok:
             return _t("it passes: no hint needed")
         if level >= 3:
-            if self.answer and self.exercise:
+            answer = self.answer or self._held
+            if answer and self.exercise:
                 # shown the same way as check(..., hint=3): a later pass says so
                 with _SHOWN_LOCK:
                     _SHOWN.add(self.exercise)
-            return _t(self.answer or self.concept or "no further hint for this one")
+            return _t(answer or self.concept or "no further hint for this one")
         return _t(self.concept or "no further hint for this one: read the message again")
 
     def _tiers(self) -> list[tuple[str, str]]:
@@ -139,7 +158,7 @@ class Verdict:
                       "code and say why it is right before you run the check again")
         if self.level < 2 and self.concept:
             return _t("stuck? run the check again with hint=2 for a pointer to the concept")
-        if self.level < 3 and self.answer:
+        if self.level < 3 and self.has_answer:
             return _t("still stuck? hint=3 shows the answer")
         return ""
 
@@ -209,6 +228,7 @@ _SHOWN_LOCK = threading.Lock()
 def _finish(v: Verdict, hint: int) -> Verdict:
     """Set the verdict's tiers; remember a shown answer, and say so on a later pass."""
     v.level = hint
+    v._hold_answer()
     if v.exercise:
         with _SHOWN_LOCK:
             if v.answer_shown:
@@ -283,9 +303,72 @@ def reasons(name: str) -> list[str]:
         return list(_TRIES.get(name, {}).get("reasons", ()))
 
 
-def _budget_refusal(exercise, why) -> Verdict | None:
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SHINGLE = 12          # characters: a reason sharing most of its 12-character runs was pasted
+
+
+def why_words(text: str) -> int:
+    """How many words a reason holds: its space-separated words, a Chinese character counting
+    as half a word (Chinese is written without spaces)."""
+    text = text if isinstance(text, str) else ""
+    latin = _CJK.sub(" ", text).split()
+    return len(latin) + len(_CJK.findall(text)) // 2
+
+
+def _plain(text: str) -> str:
+    """``text`` lower-cased, with punctuation and spaces left out (for comparing pasted text)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", str(text)).lower() if ch.isalnum())
+
+
+def pasted(reason: str, sources) -> bool:
+    """``reason`` is mostly text the learner was shown (``sources``): half or more of its
+    12-character runs (punctuation and spaces left out) occur in one of them."""
+    r = _plain(reason)
+    if len(r) < _SHINGLE:
+        return bool(r) and any(r in _plain(src) for src in sources if src)
+    runs = {r[i:i + _SHINGLE] for i in range(len(r) - _SHINGLE + 1)}
+    shown = [_plain(src) for src in sources if src]
+    found = sum(any(run in src for src in shown) for run in runs)
+    return found * 2 >= len(runs)
+
+
+def on_topic(reason: str, terms) -> bool:
+    """``reason`` names at least one of the exercise's concept words (``terms``, English and
+    Chinese; none: any reason is)."""
+    if not terms:
+        return True
+    text = " ".join(str(reason).lower().split())
+    return any(t.lower() in text for t in terms)
+
+
+def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
+    """What the learner was shown for ``exercise``: its prompt, concept and answer, the last
+    verdict's tiers -- each in English and in the learner's language."""
+    out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", "")]
+    for template in (exercise.none, exercise.wrong_type):
+        if template and not callable(template):
+            out.append(template)
+    try:
+        out.append(exercise.answer_text(context))
+    except Exception:  # noqa: BLE001 - an answer that needs more context: the others suffice
+        pass
+    return [t for text in out if isinstance(text, str) and text for t in (text, _t(text))]
+
+
+def forget(name: str) -> None:
+    """Forget what this process remembers of exercise ``name``: its wrong tries, its reasons and
+    that its answer was shown (what a kernel restart forgets too)."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb01.transitions'")
+    with _TRIES_LOCK:
+        _TRIES.pop(name, None)
+    with _SHOWN_LOCK:
+        _SHOWN.discard(name)
+
+
+def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | None:
     """None when this call may be graded; else why not (the budget is spent and no new reason
-    came with it).  A reason that does is recorded."""
+    came with it, or the reason is pasted text, or it does not speak of the exercise's idea).
+    A reason that is accepted is recorded."""
     budget = attempts_budget()
     if not budget:
         return None
@@ -294,12 +377,27 @@ def _budget_refusal(exercise, why) -> Verdict | None:
         if st["wrong"] < budget:
             return None
         text = " ".join(why.split()) if isinstance(why, str) else ""
-        if len(text.split()) >= WHY_WORDS and text.lower() not in {
-                r.lower() for r in st["reasons"]}:
+        tries = st["wrong"]
+        problem = ""
+        if not text:
+            pass
+        elif why_words(text) < WHY_WORDS or text.lower() in {r.lower() for r in st["reasons"]}:
+            problem = "short"
+        elif pasted(text, _shown_texts(exercise, context or {}, st)):
+            problem = "pasted"
+        elif not on_topic(text, exercise.why_terms):
+            problem = "topic"
+        else:
             st["reasons"].append(text)
             return None
-        tries = st["wrong"]
-    if text:
+    if problem == "pasted":
+        say = ("not graded: that reason is text the exercise showed you (its prompt, a check's "
+               "message or a hint) pasted back. Say in your own words why your answer is right")
+    elif problem == "topic":
+        say = ("not graded: your reason does not speak about the idea this exercise is about "
+               "(run the check with hint=2 to reread it). Say why your answer is right in terms "
+               "of that idea")
+    elif text:
         say = (f"not graded: after {tries} wrong tries this check grades an answer only with a "
                f"new reason of at least {WHY_WORDS} words (why='...'), one you have not given "
                "before for this exercise")
@@ -316,6 +414,8 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
     with _TRIES_LOCK:
         st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
         st["wrong"] = 0 if v.ok else st["wrong"] + 1
+        if not v.ok:              # what this try showed: a reason pasted from it is refused
+            st.update(message=v.message, concept=v.concept, answer=v.answer)
 
 
 # -- exercises as data ----------------------------------------------------------------------------
@@ -473,6 +573,8 @@ class Exercise:
     grader: Callable | None = None              # grader(submitted, **context) -> Verdict | str
     passed: str | Callable = ""                 # a pass (cases, labels), or passed(submitted, **c)
     setup: Callable | None = None               # setup(**options) -> context
+    #: the words of the exercise's idea, English and Chinese: a reason (why=) must use one
+    why_terms: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -576,8 +678,31 @@ def check(exercise: Exercise, submitted, hint: int = 1, **options) -> Verdict:
     refusal = _hint_refusal(hint)
     if refusal is not None:
         return refusal
+    outer_rng = getattr(_CALL, "rng", None)
+    _CALL.rng = attempt_rng(exercise.name)   # the one generator every draw of this check uses
+    try:
+        return _check(exercise, submitted, hint, options)
+    finally:
+        _CALL.rng = outer_rng
+
+
+def check_rng() -> random.Random | None:
+    """The generator of the check call in progress (None outside a check): every draw a grader
+    makes -- sizes, values, curves, the order of options -- comes from it, so that
+    ``UMKIT_EXERCISE_SEED`` reproduces the whole check."""
+    return getattr(_CALL, "rng", None)
+
+
+def check_seed() -> int:
+    """A 64-bit seed from the check's generator (:func:`check_rng`), for NumPy's generators;
+    outside a check, one from the operating system."""
+    rng = check_rng() or random.SystemRandom()
+    return rng.getrandbits(64)
+
+
+def _check(exercise: Exercise, submitted, hint: int, options: dict) -> Verdict:
     context = exercise.setup(**options) if exercise.setup is not None else dict(options)
-    refused = _budget_refusal(exercise, getattr(_CALL, "why", None))
+    refused = _budget_refusal(exercise, getattr(_CALL, "why", None), context)
     if refused is not None:
         if not refused.answer:
             refused.answer = exercise.answer_text(context)
@@ -719,6 +844,9 @@ def rng_option(value, exercise: str | None = None) -> random.Random:
     fresh one: exercise ``exercise``'s next :func:`attempt_rng`, or, without a name, one from
     the operating system's randomness."""
     if value is None:
+        inside = check_rng()                   # within a check: the check's one generator
+        if inside is not None:
+            return inside
         return attempt_rng(exercise) if exercise is not None else random.SystemRandom()
     if isinstance(value, random.Random):
         return value

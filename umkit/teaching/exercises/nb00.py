@@ -96,6 +96,7 @@ def _grade_time(ms, profile: str, mib: int, p, want: float) -> Verdict | str:
 
 
 PREFETCH_TIME = Exercise(
+    why_terms=('latency', 'bandwidth', 'direction', 'bytes', '延迟', '带宽', '方向', '字节'),
     name="nb00.prefetch_time", argument="ms", kind="number", concept=CONCEPT,
     answer=lambda mib, want, **_: (f"ms = (p.prefetch_latency + {mib} * 2**20 / "
                                    f"p.prefetch_h2d_bw) * 1e3 = {want:.3f} ms"),
@@ -211,6 +212,7 @@ def _model_passed(fn) -> str:
 
 
 PREFETCH_MODEL = Exercise(
+    why_terms=('latency', 'bandwidth', 'direction', 'bytes', 'per call', '延迟', '带宽', '方向', '字节'),
     name="nb00.prefetch_model", argument="prefetch_ms", kind="function", concept=CONCEPT,
     answer=MODEL_ANSWER,
     none="{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return "

@@ -57,6 +57,7 @@ _QUESTION = {
 
 
 ALLOCATORS = Exercise(
+    why_terms=('who touches', 'cpu', 'gpu', 'how often', 'every step', 'migrat', 'pinned', 'device memory', 'managed', '访问', '每一步', '迁移', '固定内存', '设备内存', '托管'),
     name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
     wrong_type="{argument} should be a dict like {{'weights': 'device', ...}}, got {type}",
     labels=Labels(
@@ -145,9 +146,8 @@ def load_data(rng=None) -> np.ndarray:
 def _load_data_option(data) -> np.ndarray:
     """load_run's ``data``: None draws it; else a non-empty 1-D float32 ndarray, or a typed
     error naming ``data``."""
-    import random
     if data is None:
-        return load_data(random.SystemRandom())
+        return load_data(rng_option(None))
     return float32_option(data, "data", max_bytes=LOAD_MAX_MIB << 20,
                           hint="pass a 1-D NumPy float32 array, e.g. nb02.load_data(), or leave "
                                "data out")
@@ -186,6 +186,7 @@ def _grade_load(fn) -> Verdict | str:
 
 
 LOAD = Exercise(
+    why_terms=('copy', 'bandwidth', 'pinned', 'staging', 'fault', 'migrat', 'reads', '拷贝', '带宽', '固定内存', '中转', '缺页', '迁移'),
     name="nb02.load", argument="load", kind="function", concept=LOAD_CONCEPT, answer=LOAD_ANSWER,
     none="{argument} is None: write def load(data): ... and return a umkit array",
     wrong_type="{argument} should be a function of the data, got {type}",

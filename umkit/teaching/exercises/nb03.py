@@ -32,11 +32,10 @@ moves whatever one does).
 """
 from __future__ import annotations
 
-import random
 
 import umkit
 
-from . import Exercise, Verdict, check, failed, passed, tiered
+from . import Exercise, Verdict, check, failed, passed, rng_option, tiered
 
 import inspect
 
@@ -78,8 +77,9 @@ ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first .
 
 def _setup() -> dict:
     amd = _vendor() == "amd"
+    rng = rng_option(None, "nb03.prepare")
     return dict(concept=CONCEPT_AMD if amd else CONCEPT_NV, answer=ANSWER_AMD if amd else ANSWER_NV,
-                mib=random.choice(SIZES_MIB), wmib=random.choice(SIZES_MIB))
+                mib=rng.choice(SIZES_MIB), wmib=rng.choice(SIZES_MIB))
 
 
 def _takes_two(fn) -> bool:
@@ -275,6 +275,7 @@ def check_prepare(fn) -> Verdict:
 
 
 PREPARE = Exercise(
+    why_terms=('advice', 'advise', 'prefetch', 'preferred', 'accessed', 'read-mostly', 'migrat', 'fault', 'xnack', '建议', '预取', '迁移', '缺页', '首选'),
     name="nb03.prepare", argument="prepare", kind="function", concept=CONCEPT_AMD,
     answer=_answer,
     none="{argument} is None: write def prepare(a, w): ... (advice and/or prefetch)",

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import math
-import random
 import warnings
 from numbers import Real
 
 import umkit
 
-from . import Exercise, Verdict, check, passed, tiered
+from . import Exercise, Verdict, check, passed, rng_option, tiered
 
 N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
 BUSY = (64 << 20) // 4      # someone else's work on another stream: 64 MiB of demand paging
@@ -40,7 +39,7 @@ def _draw_start(rng, n: int):
 
 def _grade_step(fn) -> Verdict | str:
     n = N
-    v0 = _draw_start(random.SystemRandom(), n)
+    v0 = _draw_start(rng_option(None, "nb04.step"), n)
     a, busy = umkit.managed(n), umkit.managed(BUSY)
     try:
         a.host[:] = v0
@@ -111,6 +110,7 @@ def _grade_step(fn) -> Verdict | str:
 
 
 STEP = Exercise(
+    why_terms=('stream', 'event', 'wait', 'synchron', 'asynchron', 'other stream', '流', '事件', '等待', '同步', '异步'),
     name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=ANSWER,
     none="{argument} is None: write def step(a, stream): ... and return the CPU's sum",
     wrong_type="{argument} should be a function (a, stream) -> float, got {type}",

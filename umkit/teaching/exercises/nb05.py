@@ -8,15 +8,14 @@ reads), so a constant or a call counter cannot pass.
 """
 from __future__ import annotations
 
-import random
 
 import numpy as np
 
 import umkit
 
 from ...runtime.lang import Localized
-from . import (Exercise, Verdict, check, close_to, failed, passed, profile_option, raised,
-               rng_option, sim_sandbox, tiered)
+from . import (Exercise, Verdict, check, check_seed, close_to, failed, passed, profile_option,
+               raised, rng_option, sim_sandbox, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -51,7 +50,7 @@ FIX_EVERY = (5, 7, 10, 12)      # the CPU statistic's period, drawn per check
 
 
 def _fix_setup(profile: str = "mi250x-xnack1") -> dict:
-    return dict(profile=profile_option(profile), every=random.choice(FIX_EVERY))
+    return dict(profile=profile_option(profile), every=rng_option(None, "nb05.pingpong_fix").choice(FIX_EVERY))
 
 
 def _grade_fix(strategy, profile: str, every: int) -> Verdict | str:
@@ -100,6 +99,7 @@ def _grade_fix(strategy, profile: str, every: int) -> Verdict | str:
 
 
 PINGPONG_FIX = Exercise(
+    why_terms=('split', 'device memory', 'access frequency', 'migrat', 'ping', 'cpu', 'statistic', '拆分', '设备内存', '访问频率', '迁移', '乒乓', '统计'),
     name="nb05.pingpong_fix", argument="my_fix", kind="choice", concept=_FIX_CONCEPT,
     answer=_FIX_ANSWER,
     none=lambda **_: ("my_fix is still None. Build a Strategy: "
@@ -237,6 +237,7 @@ def _grade_ipc(answer) -> Verdict | str:
 
 
 IPC = Exercise(
+    why_terms=('process', 'address', 'page table', 'handle', 'ipc', 'mmap', 'mapping', 'shared memory', '进程', '地址', '页表', '句柄', '映射', '共享内存'),
     name="nb05.ipc", argument="ipc_answer", kind="choice", concept=IPC_CONCEPT,
     answer=_ipc_answer,
     none="{argument} is still None: give the set of letters that work, e.g. {{'x', 'y'}} "
@@ -269,7 +270,7 @@ STAT_ANSWER = ("def statistic(params):\n"
 
 def _grade_statistic(fn, profile: str) -> Verdict | str:
     n = (STAT_MIB << 20) // 4
-    rng = np.random.default_rng()
+    rng = np.random.default_rng(check_seed())
     start = rng.uniform(0.0, 4.0, n).astype(np.float32)     # the parameters: new every check;
     k = start[::STAT_STRIDE].size                             # the sampled floats apart from the
     start[::STAT_STRIDE] = (rng.uniform(4.0, 8.0)             # rest and spread out, in an order
@@ -320,6 +321,7 @@ def _grade_statistic(fn, profile: str) -> Verdict | str:
 
 
 STATISTIC = Exercise(
+    why_terms=('on the gpu', 'where the data', 'reduction', 'migrat', 'link', 'cpu read', 'host', 'scalar', '在 gpu', '数据所在', '归约', '迁移', '链路', '主机', '标量'),
     name="nb05.statistic", argument="statistic", kind="function", concept=STAT_CONCEPT,
     answer=STAT_ANSWER,
     none="{argument} is None: write def statistic(params): ... and return a float",

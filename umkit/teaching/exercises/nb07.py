@@ -83,6 +83,7 @@ def _kind(value) -> str | None:
 
 
 PLACEMENT = Exercise(
+    why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned', 'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
     name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
     none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
          "covering every buffer in nb07.BUFFERS.",
@@ -132,13 +133,16 @@ BREATH_ANSWER = ("def plan(i, cold, stream):\n"
                  "step's layer\n"
                  "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this "
                  "step's\n"
-                 "(also within budget on this card: leave the cold layers on the host and let the "
-                 "GPU read them across the link -- at i == 0, for every layer: "
-                 "c.advise('preferred_location', 'cpu'); c.advise('accessed_by', 'gpu'). Each "
-                 "layer is read once per visit, and amdkfd's migration runs at only ~6 GB/s)")
+                 "(each step begins with its own layer in VRAM and no other cold layer there: the "
+                 "room an inhale needs is free before it starts, so the driver evicts nothing)")
+#: the rhythm the check asks for, read from where each cold layer is as its step begins: the
+#: step's own layer at least this much in VRAM ...
+BREATH_IN = 0.9
+#: ... and every other cold layer at most this much (what is left is the driver's to evict)
+BREATH_OUT = 0.1
 
 
-def _breath_run(plan, heart_kind: str):
+def _breath_run(plan, heart_kind: str, rhythm: list | None = None):
     """Run the section-2b job on a private simulator of BREATH_PROFILE (model time only: no
     arithmetic); ``plan(i, cold, stream)`` is called before each step.  Returns (step ms list,
     counters delta, the number of steps that began with part of the heart evicted) or raises what
@@ -159,6 +163,9 @@ def _breath_run(plan, heart_kind: str):
                 t0 = umkit.now()
                 if plan is not None:
                     plan(i, list(cold), s)
+                if rhythm is not None:                   # where each cold layer is, as the step
+                    rhythm.append([umkit.residency(c).summary().get("gpu") or 0.0  # begins
+                                   for c in cold])
                 if heart_kind == "managed":              # did part of the heart leave VRAM?
                     hit += (umkit.residency(heart).summary().get("gpu") or 0.0) < 1.0
                 umkit.increment(heart, stream=s)         # the heart: every step
@@ -187,15 +194,51 @@ def _breath_reference_ms() -> float:
     return sum(_breath_run(_inhale_this, "device")[0])
 
 
+def off_rhythm(rhythm: list) -> str | None:
+    """What breaks the breathing rhythm, from where each cold layer was as its step began
+    (``rhythm[i][j]``: the fraction of ``cold[j]`` in VRAM before step ``i``), or None."""
+    for i, where in enumerate(rhythm):
+        own = i % len(where)
+        if where[own] < BREATH_IN:
+            return (f"step {i} began with {where[own]:.0%} of the layer it reads in VRAM: the rest "
+                    "reached the GPU by page faults, or not at all, while the step ran -- no "
+                    "breath in before the step")
+        kept = sum(f for j, f in enumerate(where) if j != own) * COLD_MIB
+        if kept > BREATH_OUT * COLD_MIB:
+            return (f"step {i} began with {kept:.0f} MiB of cold layers it does not read still in "
+                    "VRAM: nothing breathed out, so the room this step's layer needs is the "
+                    "driver's to find -- and it does not know which pages are the heart")
+    return None
+
+
+def breath_budget_ms() -> float:
+    """The exercise's time budget (model ms): BREATH_SLACK x the job with the heart in device
+    memory."""
+    return BREATH_SLACK * _breath_reference_ms()
+
+
+def breath_rhythm(plan) -> tuple[float, list]:
+    """Run ``plan`` as the check does; returns (its total model ms, where each cold layer was as
+    each step began: ``rhythm[i][j]``, the fraction of ``cold[j]`` in VRAM before step ``i``)."""
+    rhythm: list = []
+    ms, _, _ = _breath_run(plan, "managed", rhythm)
+    return sum(ms), rhythm
+
+
 def _grade_breathing(plan) -> Verdict | str:
     ref = _breath_reference_ms()
     budget = BREATH_SLACK * ref
-    ms, d, hit = learner_code(_breath_run)(plan, "managed")   # all it runs is the plan's doing
+    rhythm: list = []
+    ms, d, hit = learner_code(_breath_run)(plan, "managed", rhythm)   # all it runs is the plan's
     total = sum(ms)
+    off = off_rhythm(rhythm)
+    if off is not None:
+        return (f"{total:.1f} ms of model time for {BREATH_STEPS} steps (budget {budget:.1f} ms), "
+                f"but the cold layers do not breathe: {off}. The exercise asks for the rhythm "
+                "of section 2b (§2.3): before each step, where should its layer be, and where "
+                "the layers it does not read?")
     if total <= budget:
-        how = ("the cold layers stayed on the host and the GPU read them in place"
-               if d.get("remote_bytes", 0) > d.get("bytes_h2d", 0) else
-               "only the cold layers breathed, and the heart stayed in VRAM")
+        how = "only the cold layers breathed, and the heart stayed in VRAM"
         return passed(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE} "
                       f"(budget {budget:.1f} ms; the heart in device memory: {ref:.1f} "
                       f"ms): {how}. {d.get('evictions', 0)} evictions by the driver, "
@@ -208,6 +251,7 @@ def _grade_breathing(plan) -> Verdict | str:
 
 
 BREATHING = Exercise(
+    why_terms=('exhale', 'inhale', 'evict', 'heart', 'breath', 'room', 'vram', 'rhythm', '呼气', '吸气', '驱逐', '心脏', '呼吸', '空间', '显存', '节奏'),
     name="nb07.breathing", argument="plan", kind="function", concept=BREATH_CONCEPT,
     answer=BREATH_ANSWER,
     none="{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold "
@@ -222,6 +266,8 @@ def check_breathing(plan) -> Verdict:
     job on the AMD MI250X (XNACK on) model with 256 MiB of VRAM: a 128 MiB *managed* heart that
     the GPU updates every step and four 64 MiB managed cold layers, of which step ``i`` reads
     ``cold[i % 4]``.  Your plan may prefetch (inhale, exhale) and advise the cold layers.  Passes
-    when the 16 steps take at most BREATH_SLACK x the model time of the same job with the heart in
+    when the layers breathe -- every step begins with its own layer in VRAM (at least BREATH_IN of
+    it) and the other cold layers out of it (at most BREATH_OUT of one layer's size in all) -- and
+    the 16 steps take at most BREATH_SLACK x the model time of the same job with the heart in
     device memory (which the driver can't evict) and the best single-layer inhale."""
     return check(BREATHING, plan)

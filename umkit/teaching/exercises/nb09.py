@@ -9,7 +9,7 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import Exercise, Labels, Verdict, check, sim_sandbox, tiered
+from . import Exercise, Labels, Verdict, check, check_seed, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 # the reports and the fixes print in the learner's language (umkit.runtime.lang.Localized)
@@ -84,6 +84,7 @@ def _not_a_fix(item, value) -> str:
 
 
 DIAGNOSIS = Exercise(
+    why_terms=('symptom', 'error', 'code', 'explain', 'race', 'thrash', 'out of memory', 'xnack', '症状', '错误', '竞争', '颠簸', '内存不足', '诊断'),
     name="nb09.diagnosis", argument="diagnosis", kind="labels", concept=DIAG_CONCEPT,
     none="{argument} is still None: map every case letter to a fix number, e.g. "
          "{{'A': 1, 'B': 2, ...}}.",
@@ -129,12 +130,13 @@ PROFILE = "mi250x-xnack1"
 
 
 def _test_curves(seed=None) -> dict:
-    """Nine curves, drawn fresh at every check (``seed``: None draws a new one): three ECGs
+    """Eleven curves, drawn fresh at every check (``seed``: None, the check's generator): three ECGs
     simulated on the learner's card (the active sim profile; notebook 09's otherwise) with a
-    random size and statistic period, and six made-up shapes at random levels and positions --
-    so a function that returns remembered or formula indices does not pass twice."""
+    random size and statistic period, six made-up shapes at random levels and positions, and two
+    on which the mean and the median disagree (:func:`mean_median_curves`) -- so a function
+    that returns remembered or formula indices, or compares with the mean, does not pass."""
     workloads = umkit.workloads
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed() if seed is None else seed)
     prof = umkit.sim_profile().name if umkit.backend_name() == "sim" else PROFILE
     every = int(rng.integers(6, 13))
     steps = int(rng.integers(3, 5)) * every + int(rng.integers(1, every))
@@ -165,7 +167,37 @@ def _test_curves(seed=None) -> dict:
     rest = [low] * (b + 1) + [3 * low] * b + [low * float(rng.uniform(6.3, 8.7))]
     rest = [rest[int(i)] for i in rng.permutation(len(rest))]
     curves["two levels"] = [low * float(rng.uniform(15, 40))] + rest
+    curves.update(mean_median_curves(rng))
     return curves
+
+
+def mean_median_curves(rng) -> dict:
+    """Two curves on which a threshold on the mean and one on the median disagree, by
+    construction (``rng``: a NumPy generator).
+
+    'frequent spikes': a third or more of the steady steps are spikes, 4-12x the level.  The
+    median stays at the level, so the ECG's rule flags every one; the mean is dragged up so far
+    that no spike stands 3x above it (with a fraction f >= 1/3 of spikes at height h over level
+    b, 3 x mean = 3b + 3f(h - b) >= h).
+
+    'dips': most steady steps at a level L, nearly half near zero, and one step at 2.45-2.9 L.
+    The median is L, so that step is no spike (under 3x); the mean falls to about 0.6 L, so a
+    rule on the mean flags it (over 3x the mean and more than 1 ms above it)."""
+    out = {}
+    n = int(rng.integers(18, 34))                   # steady steps (step 0 comes before them)
+    base = float(rng.uniform(0.6, 3.0))
+    k = int(np.ceil(n * float(rng.uniform(0.36, 0.45))))
+    steady = [base] * (n - k) + [base * float(rng.uniform(4.0, 12.0)) for _ in range(k)]
+    steady = [steady[int(i)] for i in rng.permutation(n)]
+    out["frequent spikes"] = [base * float(rng.uniform(2.0, 4.0))] + steady
+    level = float(rng.uniform(1.0, 4.0))
+    n = int(rng.integers(22, 34))
+    low = int(n * 0.45)                             # fewer than half: the median stays at level
+    steady = ([level] * (n - low - 1) + [level * float(rng.uniform(0.02, 0.08)) for _ in range(low)]
+              + [level * float(rng.uniform(2.45, 2.9))])
+    steady = [steady[int(i)] for i in rng.permutation(n)]
+    out["dips"] = [level * float(rng.uniform(1.0, 1.5))] + steady
+    return out
 
 
 SPIKE_CONCEPT = ("§7 and the memory ECG's rule (umkit.ecg.SPIKY = 3, umkit.ecg.SPIKE_MS = 1 ms): "
@@ -197,6 +229,7 @@ def _judge_spikes(got, want: list[int], name: str, curve, call: str) -> str | No
 
 
 SPIKES = Exercise(
+    why_terms=('median', 'warm-up', 'step 0', '3x', '3 times', '1 ms', 'threshold', 'outlier', '中位数', '预热', '第 0 步', '3 倍', '阈值', '毛刺'),
     name="nb09.spikes", argument="find_spikes", kind="function", concept=SPIKE_CONCEPT,
     answer=SPIKE_ANSWER,
     none="{argument} is still None: def find_spikes(step_ms): ... return [indices].",
@@ -204,7 +237,7 @@ SPIKES = Exercise(
     cases=lambda: _test_curves().items(), call="on the '{0}' curve your function",
     arguments=lambda name, curve: ((list(curve),), {}),
     reference=lambda name, curve: _reference(curve), judge=_judge_spikes,
-    passed="your spike finder agrees with the memory ECG on all nine curves, the simulated "
+    passed="your spike finder agrees with the memory ECG on all eleven curves, the simulated "
            "'managed', 'mixed' and 'device' ECGs included: a curve the ECG calls flat has no "
            "spikes.")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import umkit
 
-from . import (Exercise, Verdict, check, close_to, float32_array_option, function_option,
+from . import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
                learner_code, passed, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
@@ -66,7 +66,7 @@ def _record(step_fn, name: str = "your loop", seed=None, profile=None):
     if not callable(step_fn):
         function_option(step_fn, "step_fn")
     text_option(name, "name", hint="a label for the curve, e.g. 'your loop'")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed() if seed is None else seed)
     shifts = {int(10 * k + rng.integers(1, LOG_EVERY - 1)): float(rng.uniform(-10.0, 10.0))
               for k in range(STEPS // LOG_EVERY)}
     with sim_sandbox(profile=profile or _profile()):
@@ -155,6 +155,7 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
 
 
 FIXED_STEP = Exercise(
+    why_terms=('on the gpu', 'where the weights', 'migrat', 'cpu read', 'link', 'fault', 'reduction', 'only the answer', '在 gpu', '权重所在', '迁移', '链路', '缺页', '归约'),
     name="nb10.fixed_step", argument="fixed_step", kind="function", concept=CONCEPT,
     answer=ANSWER,
     none="{argument} is still None: write a function fixed_step(params, batch, i).",
