@@ -205,18 +205,20 @@ class TorchLoop:
     def device(self) -> str:
         return self.torch.cuda.get_device_name(0)
 
-    def record(self, name: str):
+    def record(self, name: str, instrument: str = "alternate"):
+        """(the recording, its losses, what switching the counters cost the host: a list of
+        (on, seconds waiting for the GPU, seconds in CUPTI) per switch)."""
         import umkit
         tt, torch, ut = self.tt, self.torch, self.ut
         model, opt, pool = tt.build(RECORDED, self.a, torch, ut)
         torch.cuda.synchronize()
-        with umkit.plan.recorder(name) as rec:
+        with umkit.plan.recorder(name, instrument=instrument) as rec:
             rec.name_torch(model, opt, dict(zip(BATCHES, (self.x, self.y))))
             losses = tt.train(model, opt, self.x, self.y, rec, self.a, torch, ut,
                               variant=RECORDED)
         del model, opt, pool
         self.release()
-        return rec.result(), [float(v) for v in losses]
+        return rec.result(), [float(v) for v in losses], list(getattr(rec.switch, "spent", []))
 
     def release(self):
         """Give the memory of the run that just ended back (its tensors are gone)."""
@@ -364,17 +366,18 @@ class SimLoop:
         roles = VARIANT_PLANS[variant]
         return {n: roles.get(r, "device") for n, r, s in self.buffers}
 
-    def record(self, name: str):
+    def record(self, name: str, instrument: str = "alternate"):
         import umkit
         arrays, every = self.make(self.plan_of(RECORDED))
         roles = {n: r for n, r, s in self.buffers}
         ms = getattr(self.a, "sim_instrumentation_ms", 0.0) or 0.0
-        with umkit.plan.Recorder(name, switch=CostlySwitch(ms) if ms else None) as rec:
+        with umkit.plan.Recorder(name, switch=CostlySwitch(ms) if ms else None,
+                                 instrument=instrument) as rec:
             for n, (a, _) in arrays.items():
                 rec.name_buffer(a, n, roles[n])
             self.loop(arrays, every, rec)
         self.free(arrays)
-        return rec.result(), []
+        return rec.result(), [], []
 
     def run(self, variant=None, plan=None):
         import umkit
@@ -425,6 +428,13 @@ def main(argv=None) -> int:
                     help="replays run side by side (processes)")
     ap.add_argument("--sim-instrumentation-ms", type=float, default=0.0,
                     help="sim only: model time added to each instrumented step of the recording")
+    ap.add_argument("--compare-always", action=argparse.BooleanOptionalAction, default=True,
+                    help="also record the loop with every step instrumented and size its "
+                         "recommended plan against the same measurement")
+    ap.add_argument("--replay-from", metavar="DIR",
+                    help="re-predict a committed run (DIR holds its plan_recording.json and "
+                         "plan_validate.json) with this code, on sim, and compare with the "
+                         "run's measurements: no GPU")
     a = ap.parse_args(argv)
     if a.steps < 3 or a.rounds < 1:
         print("plan_validate: --steps must be at least 3 and --rounds at least 1", file=sys.stderr)
@@ -438,8 +448,48 @@ def main(argv=None) -> int:
         return run(a)
 
 
+def evaluate(result, profile: str, workers: int, measured: dict, measured_steps: dict,
+             measured_plan: dict | None = None) -> dict:
+    """Predict from ``result`` and compare with what was measured: the parts of the document
+    that come from the prediction (``run`` and ``--replay-from`` share them).  ``measured``:
+    {name: [ms/step of each round]}; ``measured_steps``: {name: [the step times of each
+    round]} (may be empty); ``measured_plan``: the plan measured as "recommended", if any."""
+    from umkit.plan.advice import resolve
+    adv, predicted = predict(result, profile, workers)
+    variant_ids = {v: resolve(result, VARIANT_PLANS[v]) for v in VARIANTS}
+    rec_is = same_plan(adv.choices[profile], variant_ids)
+    rec_plan = adv.plan(profile)
+    rec_name = next(k for k in adv.predictions[profile] if k.startswith("recommended"))
+    rec_pred = adv.predictions[profile][rec_name]
+    target = rec_is or ("recommended" if "recommended" in measured and
+                        measured_plan == rec_plan else None)
+    cmp = compare(predicted, {k: v for k, v in measured.items() if k in VARIANTS or
+                              k == target}, target)
+    if target is not None:
+        size = size_check(rec_pred["mean_ms"], measured[target])
+    else:
+        size = dict(predicted_ms=rec_pred["mean_ms"], measured_ms=None, ratio=None,
+                    factor=SIZE, within=None, error="the recommended plan was not measured")
+    size["confidence"] = adv.confidence[profile]
+    size["upper_bound_ms"] = rec_pred.get("upper_bound_ms", 0.0)
+    steps = (measured_steps.get(RECORDED) or [None])[0]
+    alt = rebased(adv, profile, steps) if steps else None
+    cmp_alt = compare(alt, {v: measured[v] for v in VARIANTS}) if alt else None
+    return dict(adv=adv, predicted=predicted, rec_is=rec_is, rec_plan=rec_plan, cmp=cmp,
+                size=size, alt=alt, cmp_alt=cmp_alt, predicted_ms=rec_pred["mean_ms"])
+
+
+def switch_summary(spent: list) -> dict:
+    """What switching the counters on and off cost the host during the recording."""
+    return dict(switches=len(spent), wait_s=round(sum(x[1] for x in spent), 6),
+                cupti_s=round(sum(x[2] for x in spent), 6),
+                on=[list(x[1:]) for x in spent if x[0]], off=[list(x[1:]) for x in spent if not x[0]])
+
+
 def run(a) -> int:
     """The four steps of the module docstring, with ``a`` the parsed arguments."""
+    if a.replay_from:
+        return replay_from(a)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
@@ -479,46 +529,54 @@ def run(a) -> int:
                notes=notes, ok=False)
     try:
         t0 = time.perf_counter()
-        result, rec_losses = loop.record(f"torch_training {RECORDED} (recorded)")
+        result, rec_losses, spent = loop.record(f"torch_training {RECORDED} (recorded)")
         result.meta["recorded_on"] = a.profile
+        always = None
+        if a.compare_always:           # the same loop recorded with every step instrumented
+            always, _, _ = loop.record(f"torch_training {RECORDED} (recorded, every step "
+                                       "instrumented)", instrument="always")
+            always.meta["recorded_on"] = a.profile
         wall["record_s"] = round(time.perf_counter() - t0, 2)
         if a.backend != "sim":
             umkit.counters_off()
         result.save(out / "plan_recording.json", force=True)   # as the two files below
+        if always is not None:
+            always.save(out / "plan_recording_always.json", force=True)
         print(result.table(), flush=True)
 
         t0 = time.perf_counter()
-        adv, predicted = predict(result, a.profile, a.workers)
+        adv, _ = predict(result, a.profile, a.workers)
         wall["predict_s"] = round(time.perf_counter() - t0, 2)
         print(adv.table(), flush=True)
         print(adv.how_sure(), flush=True)
         from umkit.plan.advice import resolve
         variant_ids = {v: resolve(result, VARIANT_PLANS[v]) for v in VARIANTS}
-        rec_ids = adv.choices[a.profile]
-        rec_is = same_plan(rec_ids, variant_ids)
+        rec_is = same_plan(adv.choices[a.profile], variant_ids)
         rec_plan = adv.plan(a.profile)
 
         t0 = time.perf_counter()
         names = list(VARIANTS) + ([] if rec_is else ["recommended"])
-        measured, losses = {n: [] for n in names}, {}
+        measured, steps, losses = {n: [] for n in names}, {n: [] for n in names}, {}
         for k in range(a.rounds):
             for n in rounds_order(names, k):
                 ms, ls = loop.run(variant=n) if n != "recommended" else loop.run(plan=rec_plan)
                 measured[n].append(steady_ms(ms))
+                steps[n].append([round(float(x), 6) for x in ms])
                 if k == 0:
                     losses[n] = ls
-                    if n == RECORDED:
-                        recorded_steps = list(ms)
                 print(f"round {k}: {n:<18} {measured[n][-1]:9.3f} ms/step", flush=True)
         wall["measure_s"] = round(time.perf_counter() - t0, 2)
 
-        cmp = compare(predicted, measured, rec_is or "recommended")
-        rec_name = next(k for k in adv.predictions[a.profile] if k.startswith("recommended"))
-        size = size_check(adv.predictions[a.profile][rec_name]["mean_ms"],
-                          measured[rec_is or "recommended"])
-        size["confidence"] = adv.confidence[a.profile]
-        alt = rebased(adv, a.profile, recorded_steps)
-        cmp_alt = compare(alt, {v: measured[v] for v in VARIANTS})
+        ev = evaluate(result, a.profile, a.workers, measured, steps,
+                      None if rec_is else rec_plan)
+        adv = ev["adv"]
+        if always is not None:
+            ev_always = evaluate(always, a.profile, a.workers, measured, steps,
+                                 None if rec_is else rec_plan)
+            doc["always"] = dict(recorded_step_ms=always.step_ms,
+                                 recorded_mean_ms=steady_ms(always.step_ms),
+                                 predicted_ms=ev_always["predicted"], size=ev_always["size"],
+                                 comparison=ev_always["cmp"])
         same, worst, same_note = (loop.tt.losses_agree(losses) if hasattr(loop, "tt") and
                                   all(losses.values()) else (True, 0.0, "losses not compared (sim)"))
         doc.update(
@@ -527,27 +585,94 @@ def run(a) -> int:
                            # with the counters on; the same variant measured without them is
                            # measured_ms['managed']
                            recorded_mean_ms=steady_ms(result.step_ms),
+                           instrumented=result.meta.get("instrumented"),
+                           switching=switch_summary(spent),
                            notes=result.notes, losses=rec_losses),
-            recommendation=dict(table=adv.table(), plan=rec_plan, is_variant=rec_is,
-                                predicted_ms=next(v["mean_ms"] for k, v in
-                                                  adv.predictions[a.profile].items()
-                                                  if k.startswith("recommended")),
-                                **adv.to_dict()),
-            predicted_ms=predicted, predicted_from_uninstrumented_ms=alt,
-            measured_ms=measured, comparison=cmp, comparison_from_uninstrumented=cmp_alt,
-            size=size,
+            recommendation=dict(table=adv.table(), plan=ev["rec_plan"], is_variant=ev["rec_is"],
+                                predicted_ms=ev["predicted_ms"], **adv.to_dict()),
+            predicted_ms=ev["predicted"], predicted_from_uninstrumented_ms=ev["alt"],
+            measured_ms=measured, measured_step_ms=steps, comparison=ev["cmp"],
+            comparison_from_uninstrumented=ev["cmp_alt"], size=ev["size"],
             losses_agree=dict(ok=same, largest_relative_difference=worst, note=same_note),
-            ok=True)
+            ok=ev["size"].get("error") is None)
     except Exception:  # noqa: BLE001 - a crash is reported, with what was done so far
         traceback.print_exc()
         doc["error"] = traceback.format_exc()
     wall["total_s"] = round(time.perf_counter() - t_start, 2)
     doc["wall"] = wall
+    return write(out, doc)
+
+
+def write(out: Path, doc: dict) -> int:
+    """plan_validate.json and .md into ``out``; the exit status (0: every number computed)."""
+    out.mkdir(parents=True, exist_ok=True)
     (out / "plan_validate.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     text = report(doc)
     (out / "plan_validate.md").write_text(text + "\n")
     print(text)
     return 0 if doc["ok"] else 1
+
+
+def shown(path: Path) -> str:
+    """``path`` as a committed file names it: relative to the repository when inside it."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return path.name
+
+
+def replay_from(a) -> int:
+    """``--replay-from DIR``: re-predict a committed run from its recording with this code (on
+    sim, no GPU) and compare with the measurements the run made.  Exit 2 when DIR lacks the
+    run's files or they cannot be read."""
+    src = Path(a.replay_from)
+    try:
+        run_doc = json.loads((src / "plan_validate.json").read_text())
+        measured = run_doc["measured_ms"]
+        profile = run_doc["env"]["profile"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"plan_validate: --replay-from {src}: not a plan_validate run ({e})",
+              file=sys.stderr)
+        return 2
+    import umkit
+    from umkit.errors import UmkitError
+    try:
+        result = umkit.plan.load(src / "plan_recording.json")
+    except (UmkitError, OSError) as e:
+        print(f"plan_validate: --replay-from {src}: {e}", file=sys.stderr)
+        return 2
+    umkit.use("sim", quiet=True)
+    warnings.simplefilter("ignore", umkit.RaceWarning)
+    t0 = time.perf_counter()
+    env = dict(run_doc["env"])
+    env["replayed"] = dict(source=shown(src), umkit=umkit.__version__,
+                           date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    doc = dict(env=env, notes=list(run_doc.get("notes", [])), ok=False)
+    try:
+        rec_doc = run_doc.get("recommendation") or {}
+        ev = evaluate(result, profile, a.workers, measured, run_doc.get("measured_step_ms") or {},
+                      rec_doc.get("plan") if not rec_doc.get("is_variant") else None)
+        adv = ev["adv"]
+        alt = ev["alt"] or run_doc.get("predicted_from_uninstrumented_ms")
+        doc.update(
+            recording=dict(run_doc.get("recording") or {}, recorded_step_ms=result.step_ms,
+                           recorded_mean_ms=steady_ms(result.step_ms)),
+            recommendation=dict(table=adv.table(), plan=ev["rec_plan"], is_variant=ev["rec_is"],
+                                predicted_ms=ev["predicted_ms"], **adv.to_dict()),
+            predicted_ms=ev["predicted"], predicted_from_uninstrumented_ms=alt,
+            measured_ms=measured, comparison=ev["cmp"],
+            comparison_from_uninstrumented=ev["cmp_alt"] or run_doc.get(
+                "comparison_from_uninstrumented"),
+            size=ev["size"], losses_agree=run_doc.get("losses_agree") or dict(note="not known"),
+            run=dict(predicted_ms=run_doc.get("predicted_ms"),
+                     size=run_doc.get("size") or None,
+                     recommended_predicted_ms=rec_doc.get("predicted_ms")),
+            ok=ev["size"].get("error") is None)
+    except Exception:  # noqa: BLE001 - a crash is reported
+        traceback.print_exc()
+        doc["error"] = traceback.format_exc()
+    doc["wall"] = dict(replay_s=round(time.perf_counter() - t0, 2))
+    return write(Path(a.out), doc)
 
 
 def report(doc: dict) -> str:
@@ -556,23 +681,35 @@ def report(doc: dict) -> str:
     lines = [f"# umkit.plan against the GPU: {env['device']} ({env['date']})", "",
              f"Backend {env['backend']}, predicted on sim profile {env['profile']}; counters "
              f"{env['counters']}; torch {env['torch']}; args {env['args']}.", ""]
+    rp = env.get("replayed")
+    if rp:
+        lines += [f"**Re-predicted** from the run's recording in `{rp['source']}` by umkit "
+                  f"{rp['umkit']} on sim ({rp['date']}), no GPU; the measurements are the run's.", ""]
     lines += [f"Note: {n}" for n in doc.get("notes", [])]
     if "error" in doc:
         return "\n".join(lines + ["", "The run failed:", "", "```", doc["error"].rstrip(), "```"])
     c = doc["comparison"]
-    alt = doc["predicted_from_uninstrumented_ms"]
+    alt = doc.get("predicted_from_uninstrumented_ms") or {}
     lines += ["| variant | predicted ms/step | predicted (rest uninstrumented) | measured median "
               "ms/step | repeat spread ms | predicted rank | measured rank |",
               "|---|---|---|---|---|---|---|"]
     for v in VARIANTS:
-        lines.append(f"| {v} | {doc['predicted_ms'][v]:.3f} | {alt[v]:.3f} | "
+        a_v = f"{alt[v]:.3f}" if v in alt else "-"
+        lines.append(f"| {v} | {doc['predicted_ms'][v]:.3f} | {a_v} | "
                      f"{c['measured_median_ms'][v]:.3f} | {c['repeat_spread_ms'][v]:.3f} | "
                      f"{c['predicted_order'].index(v) + 1} | {c['measured_order'].index(v) + 1} |")
     lines += ["", f"The recording ({RECORDED}, counters on in its instrumented steps) ran at "
-              f"{doc['recording']['recorded_mean_ms']:.3f} ms/step; the predictions add the "
-              "replay's differences to its steps with the instrumentation's measured cost taken "
-              "out (the second column: to the steps of the same variant measured in a run of its "
-              "own without counters, a cross-check)."]
+              f"{doc['recording']['recorded_mean_ms']:.3f} ms/step; each prediction is the "
+              "plan's replay plus the loop's own work per step (the floor of the recording's "
+              "rest) and the share of the recorded plan's memory cost beyond the replay that the "
+              "plan still does (umkit/plan/instrumentation.py). The second column, a cross-check: "
+              "the old rest, taken whole from the same variant measured in a run of its own "
+              "without counters."]
+    sw = doc["recording"].get("switching")
+    if sw and sw.get("switches"):
+        lines += ["", f"Switching the counters: {sw['switches']} switches cost the host "
+                  f"{sw['wait_s'] * 1e3:.1f} ms waiting for the GPU and {sw['cupti_s'] * 1e3:.1f} "
+                  "ms in CUPTI in all."]
     lines += ["", f"Predicted order: {' < '.join(c['predicted_order'])}; measured order: "
               f"{' < '.join(c['measured_order'])} ({c['rounds']} rounds).", "",
               "| pair | predicted faster | measured faster | measured difference ms | repeat "
@@ -581,13 +718,32 @@ def report(doc: dict) -> str:
         verdict = ("not settled" if not p["settled"] else "agree" if p["agree"] else "MISS")
         lines.append(f"| {p['a']} / {p['b']} | {p['predicted_faster']} | {p['measured_faster']} "
                      f"| {p['measured_difference_ms']:.3f} | {p['repeat_spread_ms']:.3f} | {verdict} |")
-    r = c["recommended"]
+    r = c.get("recommended") or dict(measured_ms=math.nan, fastest="-", fastest_ms=math.nan,
+                                     ratio=math.nan, within=False, target=TARGET)
     rec = doc["recommendation"]
     z = doc["size"]
-    lines += ["", f"Size: the recommended plan predicted {z['predicted_ms']:.3f} ms/step, measured "
-              f"{z['measured_ms']:.3f} ms/step: x{z['ratio']:.3f}, "
-              f"{'within' if z['within'] else 'NOT within'} x/÷{z['factor']}. How sure the plan "
-              f"is: {z['confidence']['statement']}."]
+    if z.get("error"):
+        lines += ["", f"Size: the recommended plan predicted {z['predicted_ms']:.3f} ms/step; "
+                  f"{z['error']}. How sure the plan is: {z['confidence']['statement']}."]
+    else:
+        lines += ["", f"Size: the recommended plan predicted {z['predicted_ms']:.3f} ms/step, "
+                  f"measured {z['measured_ms']:.3f} ms/step: x{z['ratio']:.3f}, "
+                  f"{'within' if z['within'] else 'NOT within'} x/÷{z['factor']}. How sure the "
+                  f"plan is: {z['confidence']['statement']}."]
+    old = (doc.get("run") or {}).get("size")
+    if rp and old and old.get("ratio") is not None:
+        lines += ["", f"The run's own prediction (its code): {old['predicted_ms']:.3f} ms/step, "
+                  f"x{old['ratio']:.3f}."]
+    elif rp and (doc.get("run") or {}).get("recommended_predicted_ms") is not None:
+        lines += ["", "The run's own prediction (its code): "
+                  f"{doc['run']['recommended_predicted_ms']:.3f} ms/step."]
+    al = doc.get("always")
+    if al and al["size"].get("ratio") is not None:
+        za = al["size"]
+        lines += ["", f"Recorded again with every step instrumented ({al['recorded_mean_ms']:.3f} "
+                  f"ms/step): the recommended plan predicted {za['predicted_ms']:.3f} ms/step, "
+                  f"x{za['ratio']:.3f}, {'within' if za['within'] else 'NOT within'} "
+                  f"x/÷{za['factor']}; {za['confidence']['statement']}."]
     lines += ["", f"Ordering: {c['agree']} of {c['settled']} settled pairs agree, "
               f"{c['not_settled']} not settled: "
               f"{'the predicted ordering holds' if c['ordering_holds'] else 'the predicted ordering MISSES'}"

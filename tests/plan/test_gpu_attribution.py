@@ -135,16 +135,27 @@ def stats_loop(steps=8, every=3):
     return rec.result()
 
 
-def test_each_prediction_carries_its_replay_step_by_step():
+def test_each_prediction_carries_its_replay_and_its_share_of_the_rest():
+    from umkit.plan.advice import Predictor, steps_of
     r = stats_loop()
     adv = r.recommend()
-    preds = adv.predictions[adv.profiles[0]]
-    rest = [m - q for m, q in zip(r.step_ms, preds["as recorded"]["replay_step_ms"])]
+    p = adv.profiles[0]
+    preds = adv.predictions[p]
+    est = Predictor(r, p, steps_of(r, None)).estimate()
+    floor, rec = est["floor_ms"], preds["as recorded"]
+    assert floor >= 0
     for name, v in preds.items():
         assert len(v["replay_step_ms"]) == len(v["step_ms"]) == r.steps, name
-        # predicted = replayed + what the replay of the recorded plan leaves of each step
-        assert v["step_ms"] == pytest.approx([x + max(0.0, d) for x, d in
-                                              zip(v["replay_step_ms"], rest)], abs=1e-5), name
+        # predicted = replayed + the floor + a share (0..1) of the step's excess, at least 0
+        for i, (x, q) in enumerate(zip(v["step_ms"], v["replay_step_ms"])):
+            lo, hi = sorted((floor, floor + est["excess"][i]))
+            assert max(0.0, lo) - 1e-5 <= x - q <= max(0.0, hi) + 1e-5, (name, i)
+    # the recorded plan carries all of each active step's excess (sim has no instrumentation
+    # cost to take out), and nothing above the floor on a quiet step
+    for i, active in enumerate(est["active"]):
+        carried = rec["step_ms"][i] - rec["replay_step_ms"][i]
+        want = floor + est["excess"][i] if active else floor
+        assert carried == pytest.approx(max(0.0, want), abs=1e-5), i
 
 
 def test_replays_side_by_side_give_the_same_recommendation():

@@ -19,17 +19,18 @@ each group in turn, largest first, takes the choice whose replayed loop is faste
 must be 1 % faster to displace an earlier one of :data:`~umkit.plan.model.CHOICES`).
 
 Predicted step times: the replay's model time under a plan, plus what the replay does not
-model -- the loop's compute and the host's own work -- taken from the recording:
-``predicted = measured (as recorded) + replay(plan) - replay(as recorded)``, step by step,
-where ``measured`` has the recording's own instrumentation (CUPTI's counters) taken out: it is
-measured on the loop itself, from steps recorded with the counters off
-(:mod:`.instrumentation`, which says why), and each prediction says how sure its size is
-(``Recommendation.confidence``: "sized", or "order only" when it could not be measured).
+model, taken from the recording's *rest* (``measured - replay(as recorded)``, step by step),
+taken apart by :mod:`.instrumentation`: every plan carries the loop's own work per step (the
+floor of the rest: the instrumentation, its switching and the host's disturbances left out),
+and a step's memory cost beyond the replay (where the recorded plan faults or migrates) goes
+only to a plan in the share of that memory work it still does.  Each prediction says how sure
+its size is (``Recommendation.confidence``: "sized", or "order only" with the reason).
 On another profile the recorded rest is assumed the same (a faster card's kernels would make
 it smaller: the prediction is then for the memory side).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from .. import validate as V
@@ -37,7 +38,7 @@ from ..ecg.model import display_width
 from ..errors import InvalidArgument
 from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice
-from .instrumentation import confidence, uninstrumented_rest
+from .instrumentation import confidence, estimate, plan_rest
 from .replay import mean_ms, replay
 
 DEFAULT_PROFILE = "h200-pcie5"
@@ -185,6 +186,8 @@ class Predictor:
         self.recorded = {b.id: recorded_choice(b) for b in result.buffers}
         self.replays = 0
         self.base = base
+        self.est = None
+        self.bases: dict = {}
         self.pool = pool
 
     @staticmethod
@@ -216,32 +219,68 @@ class Predictor:
     def home(self) -> str:
         return self.result.profile or self.result.meta.get("recorded_on") or DEFAULT_PROFILE
 
-    def rest(self) -> list:
-        """Per step, what the replay of the recorded plan does not account for: the loop's
-        compute and the host's own work (measured minus replayed, at least 0), without the
-        recording's own instrumentation (:mod:`.instrumentation`)."""
-        if self.base is None:
-            home = self.home()
-            self.base = (self.run(self.recorded) if home == self.profile else
-                         replay(self.result, self.recorded, home, self.steps))
-        rest, self.instr = uninstrumented_rest(self.result, self.base["step_ms"])
-        return rest
+    def nomigration(self) -> dict:
+        """The no-migration plan: every buffer in device memory."""
+        return {b.id: "device" for b in self.result.buffers}
 
-    def confidence(self) -> dict:
-        """How sure the predicted sizes are (:func:`.instrumentation.confidence`)."""
-        self.rest()
-        return confidence(self.instr, home=self.home() == self.profile)
+    def baseline(self, profile: str | None = None) -> list | None:
+        """The loop's GPU work alone, replayed on ``profile`` (default: the one predicted): the
+        recorded kernels with every buffer in device memory and no CPU access or copy, so no
+        memory work at all; None when that does not fit."""
+        profile = profile or self.profile
+        if profile not in self.bases:
+            gpu_only = dataclasses.replace(
+                self.result, patterns=[[op for op in ops if op[0] == "gpu"]
+                                       for ops in self.result.patterns])
+            r = replay(gpu_only, self.nomigration(), profile, self.steps)
+            self.bases[profile] = r["step_ms"] if r["fits"] else None
+        return self.bases[profile]
+
+    def estimate(self) -> dict:
+        """The recording's rest taken apart (:func:`.instrumentation.estimate`), from the replays
+        on the profile the loop was recorded on."""
+        if self.est is None:
+            home = self.home()
+            if self.base is None:
+                self.base = (self.run(self.recorded) if home == self.profile else
+                             replay(self.result, self.recorded, home, self.steps))
+            self.est = estimate(self.result, self.base["step_ms"], self.baseline(home))
+        return self.est
+
+    def rest(self, plan: dict | None = None) -> list:
+        """Per step, the rest ``plan`` carries (default: the recorded plan): the loop's own work
+        (the floor of the recording's rest) and the share of the recorded plan's memory cost
+        beyond the replay that the plan still does (:mod:`.instrumentation`)."""
+        return self._rest(self.recorded if plan is None else plan)[0]
+
+    def _rest(self, plan: dict) -> tuple:
+        est = self.estimate()
+        r, rec = self.run(plan), self.run(self.recorded)
+        if not r["fits"]:
+            return [], []
+        return plan_rest(est, r["step_ms"], rec["step_ms"] if rec["fits"] else r["step_ms"],
+                         self.baseline())
+
+    def confidence(self, prediction: dict | None = None) -> dict:
+        """How sure the predicted sizes are (:func:`.instrumentation.confidence`), for the plan
+        predicted as ``prediction`` (a :meth:`predict` result; default: none in particular)."""
+        est = self.estimate()
+        p = prediction or {}
+        return confidence(est, p.get("mean_ms"), p.get("upper_bound_ms", 0.0),
+                          home=self.home() == self.profile)
 
     def predict(self, plan: dict) -> dict:
-        """Predicted step times under ``plan`` (see the module docstring)."""
+        """Predicted step times under ``plan`` (see the module docstring); ``upper_bound_ms``:
+        the part of ``mean_ms`` measured only with the counters on."""
         r = self.run(plan)
         if not r["fits"]:
             return dict(fits=False, why=r["why"], step_ms=[], mean_ms=math.inf,
                         replay_mean_ms=math.inf)
-        rest = self.rest()
+        rest, upper = self._rest(plan)
         pred = [x + (rest[i] if i < len(rest) else 0.0) for i, x in enumerate(r["step_ms"])]
         return dict(fits=True, step_ms=[round(x, 6) for x in pred], mean_ms=mean_ms(pred),
-                    replay_mean_ms=mean_ms(r["step_ms"]), replay_step_ms=list(r["step_ms"]))
+                    replay_mean_ms=mean_ms(r["step_ms"]), replay_step_ms=list(r["step_ms"]),
+                    upper_bound_ms=mean_ms(upper) if upper else 0.0)
 
 
 def resolve(result, plan, name: str = "plan") -> dict:
@@ -430,8 +469,7 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
         for p in profs:
             pr = Predictor(result, p, n, pool=pool)
             plan = {i: rules[i][0][0] for i in rules}
-            pr.run_many(([pr.recorded] if pr.home() == p else []) + [plan]
-                        + list(named.values()))
+            pr.run_many([pr.recorded, plan] + list(named.values()))
             best = pr.predict(plan)["mean_ms"]
             for ids in grp:
                 cands = [c for c in rules[ids[0]][0] if c != plan[ids[0]]]
@@ -452,13 +490,11 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             preds["recommended" + (" (mixed)" if mixed else f" ({next(iter(plan.values()))})")] \
                 = pr.predict(plan)
             predictions[p] = preds
-            sure[p] = c = pr.confidence()
+            sure[p] = c = pr.confidence(pr.predict(plan))
             m = pr.predict(plan)["mean_ms"]
             if c["rest_spread_ms"] is not None and m and math.isfinite(m):
-                # the uninstrumented rest's spread against the recommended plan's step time
+                # the quiet steps' rest spread against the recommended plan's step time
                 c["rest_spread_share"] = round(c["rest_spread_ms"] / m, 4)
-                c["statement"] += (f" (the spread is {c['rest_spread_share']:.0%} of the "
-                                   "recommended plan's predicted step)")
             replays += pr.replays
     finally:
         if pool is not None:
