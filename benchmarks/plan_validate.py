@@ -4,6 +4,7 @@ predicted by replaying the recording on sim, then measured, and the two compared
 
     python benchmarks/plan_validate.py [--out DIR] [--steps 20] [--rounds 3] [--profile h200-pcie5]
     python benchmarks/plan_validate.py --backend sim --width 256 --layers 2 --batch 64
+    python benchmarks/plan_validate.py --replay-from benchmarks/results/<run>/plan_validate --out DIR
 
 1. **Record**: the ``managed`` variant of the loop (model, gradients and Adam's state in
    managed memory, the CPU statistic of the weights every ``--cpu-every`` steps) under
@@ -16,17 +17,24 @@ predicted by replaying the recording on sim, then measured, and the two compared
 3. **Measure**: each variant ``--rounds`` times (counters off), in a rotating order; the
    recommended plan too when it is none of the four (each tensor placed as the plan says).
 4. **Compare**: the size first: the recommended plan's predicted ms/step against its measured
-   median, and whether it is within x/÷ :data:`SIZE` (1.5); the recording's own instrumentation
-   (CUPTI) was measured on the loop, in every other step after a warm-up run with the counters
-   off, and taken out of the predictions (``umkit/plan/instrumentation.py``); the plan's own
-   statement of how sure it is ("sized" or "order only") is reported with it.  Then for each
+   median, and whether it is within x/÷ :data:`SIZE` (1.5); the rest of each recorded step is
+   taken apart -- the loop's own work, the instrumentation (CUPTI, in every other step after a
+   warm-up; and switching it), the recorded plan's memory cost beyond the replay -- by
+   ``umkit/plan/instrumentation.py``; the plan's own statement of how sure it is ("sized" or
+   "order only") is reported with it, and what switching the counters cost the host.  With
+   ``--compare-always`` (the default) the loop is recorded a second time with every step
+   instrumented and that recording's recommended plan sized against the same measurement.
+   Then for each
    pair of variants, the predicted order against the measured order; a
    pair whose measured difference is within the card's own repeat spread (the larger of the two
    variants' max - min over the rounds) is *not settled* and counts neither way.  And the
    recommended plan's measured time against the fastest measured variant (target: within 10 %).
 
-Writes ``plan_validate.json`` and ``plan_validate.md`` into ``--out`` (and the recording,
-``plan_recording.json``, which ``umkit plan`` reads).  Exit 0 when every number could be
+Writes ``plan_validate.json`` and ``plan_validate.md`` into ``--out`` (and the recordings,
+``plan_recording.json`` and ``plan_recording_always.json``, which ``umkit plan`` reads; every
+round's step times are in the JSON).  ``--replay-from DIR`` re-predicts a committed run from
+its recording with the code at hand, on sim and without a GPU, and compares with the run's own
+measurements (and with the run's own prediction): the offline check is reproducible.  Exit 0 when every number could be
 computed -- a prediction that misses is a result, not a failure; 1 when something crashed or a
 result could not be computed; 2 when there is nothing to run on (no PyTorch or no GPU).
 
@@ -449,13 +457,16 @@ def main(argv=None) -> int:
 
 
 def evaluate(result, profile: str, workers: int, measured: dict, measured_steps: dict,
-             measured_plan: dict | None = None) -> dict:
+             measured_plan: dict | None = None, adv=None) -> dict:
     """Predict from ``result`` and compare with what was measured: the parts of the document
     that come from the prediction (``run`` and ``--replay-from`` share them).  ``measured``:
     {name: [ms/step of each round]}; ``measured_steps``: {name: [the step times of each
-    round]} (may be empty); ``measured_plan``: the plan measured as "recommended", if any."""
+    round]} (may be empty); ``measured_plan``: the plan measured as "recommended", if any;
+    ``adv``: the recommendation already made from ``result`` on ``profile``, if any."""
     from umkit.plan.advice import resolve
-    adv, predicted = predict(result, profile, workers)
+    if adv is None:
+        adv, _ = predict(result, profile, workers)
+    predicted = {v: adv.predictions[profile][v]["mean_ms"] for v in VARIANTS}
     variant_ids = {v: resolve(result, VARIANT_PLANS[v]) for v in VARIANTS}
     rec_is = same_plan(adv.choices[profile], variant_ids)
     rec_plan = adv.plan(profile)
@@ -568,7 +579,7 @@ def run(a) -> int:
         wall["measure_s"] = round(time.perf_counter() - t0, 2)
 
         ev = evaluate(result, a.profile, a.workers, measured, steps,
-                      None if rec_is else rec_plan)
+                      None if rec_is else rec_plan, adv=adv)
         adv = ev["adv"]
         if always is not None:
             ev_always = evaluate(always, a.profile, a.workers, measured, steps,

@@ -95,6 +95,62 @@ def test_bad_arguments_exit_2(tmp_path, capsys):
     assert "--steps" in capsys.readouterr().err
 
 
+RUNS = ROOT / "benchmarks" / "results"
+#: the PyTorch loop on an H200, recorded with CUPTI's counters on in every step
+H200 = RUNS / "2026-12-04-h200-gpu-ci-run42" / "plan_validate"
+#: the same loop on an H100, recorded with the counters on in every other step
+H100 = RUNS / "2026-12-05-h100-gpu-ci-run46" / "plan_validate"
+
+
+@pytest.mark.parametrize("run, sized", [(H200, False), (H100, True)], ids=["h200", "h100"])
+def test_a_committed_gpu_run_re_predicted_without_a_gpu(tmp_path, run, sized):
+    """The recommended plan's size re-predicted from a committed GPU run's recording by this
+    code, against the run's own measurements: within x/÷1.5 on both cards; the H200 recording
+    (every step instrumented) says "order only", since the counters' cost was never measured."""
+    rc = pv.main(["--replay-from", str(run), "--out", str(tmp_path), "--workers", "1"])
+    assert rc == 0
+    doc = json.loads((tmp_path / "plan_validate.json").read_text())
+    run_doc = json.loads((run / "plan_validate.json").read_text())
+    z = doc["size"]
+    assert z["within"] and 1 / 1.5 <= z["ratio"] <= 1.5
+    assert z["confidence"]["sized"] is sized
+    assert z["confidence"]["statement"].startswith("sized" if sized else "order only")
+    # the measurements are the run's; the prediction this code's, far closer than the run's own
+    assert doc["measured_ms"] == run_doc["measured_ms"]
+    old = run_doc["recommendation"]["predicted_ms"]
+    assert abs(z["predicted_ms"] - z["measured_ms"]) < abs(old - z["measured_ms"]) / 4
+    # the ranking: the same plan recommended, every settled pair as the run's code had it
+    assert doc["recommendation"]["is_variant"] == run_doc["recommendation"]["is_variant"]
+    assert [p["agree"] for p in doc["comparison"]["pairs"]] == \
+        [p["agree"] for p in run_doc["comparison"]["pairs"]]
+    assert doc["env"]["replayed"]["source"] == run.relative_to(ROOT).as_posix()
+    md = (tmp_path / "plan_validate.md").read_text()
+    assert "Re-predicted" in md and "The run's own prediction" in md
+
+
+def test_a_run_re_predicted_from_its_files_gives_its_numbers(tmp_path):
+    args = ["--backend", "sim", "--width", "128", "--layers", "1", "--batch", "16", "--steps",
+            "8", "--cpu-every", "3", "--rounds", "1", "--workers", "1"]
+    assert pv.main(args + ["--out", str(tmp_path / "run")]) == 0
+    assert pv.main(["--replay-from", str(tmp_path / "run"), "--out", str(tmp_path / "again"),
+                    "--workers", "1"]) == 0
+    a, b = (json.loads((tmp_path / d / "plan_validate.json").read_text()) for d in ("run", "again"))
+    assert b["predicted_ms"] == a["predicted_ms"] and b["size"]["ratio"] == a["size"]["ratio"]
+    assert b["comparison"] == a["comparison"]
+    # the second recording, every step instrumented, is sized against the same measurement
+    assert a["always"]["size"]["measured_ms"] == a["size"]["measured_ms"]
+    assert (tmp_path / "run" / "plan_recording_always.json").is_file()
+
+
+def test_replay_from_a_folder_without_a_run_exits_2(tmp_path, capsys):
+    assert pv.main(["--replay-from", str(tmp_path), "--out", str(tmp_path / "x")]) == 2
+    assert "not a plan_validate run" in capsys.readouterr().err
+    (tmp_path / "plan_validate.json").write_text(json.dumps(json.loads(
+        (H100 / "plan_validate.json").read_text())))
+    assert pv.main(["--replay-from", str(tmp_path), "--out", str(tmp_path / "x")]) == 2
+    assert "plan_recording.json" in capsys.readouterr().err
+
+
 @pytest.mark.gpu
 def test_the_pytorch_loop_on_a_gpu(tmp_path):
     torch = pytest.importorskip("torch")
