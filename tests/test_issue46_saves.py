@@ -121,9 +121,14 @@ def test_saves_keep_an_existing_result_unless_force(tmp_path):
 
 # -- the generated header ------------------------------------------------------------------------------
 def test_write_cuda_header_replaces_only_its_own_header(tmp_path):
+    import hashlib
     h = names.write_cuda_header(tmp_path)
     assert h.read_text() == names.cuda_header()
-    h.write_text(h.read_text() + "// an old table\n")        # umkit's, out of date: refreshed
+    record = h.with_name(".hip_runtime.h.umkit")
+    # umkit's own header from an older table (its record matches it): refreshed
+    old = names.cuda_header().replace("cudaMallocManaged", "cudaMallocManagedOld")
+    h.write_text(old)
+    record.write_text(hashlib.sha256(old.encode()).hexdigest())
     names.write_cuda_header(tmp_path)
     assert h.read_text() == names.cuda_header()
     h.write_text("// a real HIP header\n")
@@ -132,6 +137,24 @@ def test_write_cuda_header_replaces_only_its_own_header(tmp_path):
     assert e.value.argument == "include_dir" and h.read_text() == "// a real HIP header\n"
     names.write_cuda_header(tmp_path, force=True)
     assert h.read_text() == names.cuda_header()
+
+
+def test_write_cuda_header_keeps_an_edited_generated_header(tmp_path):
+    """D3: the header keeps umkit's first line but its body was edited: kept, typed error."""
+    h = names.write_cuda_header(tmp_path)
+    edited = h.read_text() + "#define MY_FIX 1\n"
+    h.write_text(edited)
+    with pytest.raises(files.AlreadyExists) as e:
+        names.write_cuda_header(tmp_path)
+    assert "edited" in e.value.message and "force=True" in e.value.hint
+    assert e.value.path == str(h) and h.read_text() == edited
+    h.with_name(".hip_runtime.h.umkit").unlink()             # no record: kept too
+    with pytest.raises(files.AlreadyExists):
+        names.write_cuda_header(tmp_path)
+    assert h.read_text() == edited
+    assert names.write_cuda_header(tmp_path, force=True) == h
+    assert h.read_text() == names.cuda_header()
+    names.write_cuda_header(tmp_path)                        # unchanged and recorded: fine
 
 
 @pytest.mark.parametrize("where", ["file", "/dev/full"])

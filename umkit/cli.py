@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import validate as V
 from .backends import registry
+from .errors import InvalidArgument, InvalidType, UmkitError
 from .results import files
 
 
@@ -62,7 +63,7 @@ def cmd_ecg(args) -> int:
             V.output_path(args.out, "--out", (".png", ".svg", ".pdf"))
         targets = _ecg_targets(args)
     except UmkitError as err:
-        print(f"umkit ecg: {err}", file=sys.stderr)
+        say("umkit ecg", err)
         return 2
     args.model_only = True
     if _use(args) is None:
@@ -72,11 +73,10 @@ def cmd_ecg(args) -> int:
                      strategies=strategies)
     print(ecg.table(res))
     mode = "number" if args.numbered else "refuse"
+    items = []                  # the JSON and the picture: saved as one (one number for both)
     if args.json:
-        text = json.dumps(res, indent=1, sort_keys=True)
-        wrote = files.write(targets["--json"], text, argument="--json", exists=mode,
-                            force=args.force, flag="--force")
-        print(f"wrote {wrote}")
+        items.append((Path(args.json) if args.numbered else targets["--json"],
+                      json.dumps(res, indent=1, sort_keys=True), "--json"))
     if args.out:
         import io
 
@@ -85,9 +85,11 @@ def cmd_ecg(args) -> int:
         fig = plots.ecg(res)
         buf = io.BytesIO()
         fig.savefig(buf, dpi=110, bbox_inches="tight", format=Path(args.out).suffix[1:].lower())
-        wrote = files.write(targets["--out"], buf.getvalue(), argument="--out", exists=mode,
-                            force=args.force, flag="--force")
-        print(f"wrote {wrote}")
+        items.append((Path(args.out) if args.numbered else targets["--out"], buf.getvalue(),
+                      "--out"))
+    if items:
+        for wrote in files.write_all(items, exists=mode, force=args.force, flag="--force"):
+            print(f"wrote {V.clean(wrote, 400)}")
     return 0
 
 
@@ -124,7 +126,7 @@ def cmd_calibrate(args) -> int:
         if args.measured is not None:
             args.measured_doc = _read_json(args.measured, "--measured")
     except UmkitError as err:
-        print(f"umkit calibrate: {err}", file=sys.stderr)
+        say("umkit calibrate", err)
         return 2
     return calibrate.main(args)
 
@@ -167,7 +169,7 @@ def cmd_workspace(args) -> int:
     try:
         _workspace_args(args)
     except UmkitError as err:
-        print(f"umkit workspace: {err}", file=sys.stderr)
+        say("umkit workspace", err)
         return 2
     return workspace.main(args)
 
@@ -278,22 +280,41 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def say(cmd: str, err) -> None:
+    """Print a umkit error as the command's one message on stderr: its text and hint in the
+    learner's language, every control character in them escaped (a path or value holding an
+    escape code or a newline is shown, never obeyed)."""
+    if isinstance(err, UmkitError):
+        text = V.clean(err.localize(err.message), 4000)
+        if err.hint:
+            text += "\n  -> " + V.clean(err.localize(err.hint), 2000)
+    else:
+        text = V.clean(err, 4000)
+    print(f"{cmd}: {text}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
-    """Run one command; its exit status.  A umkit error is one message (exit 1, or 2 where the
-    command checks its arguments first); Ctrl-C ends any command with one line and exit 130
-    (128 + SIGINT, as a shell reports it)."""
-    from .errors import UmkitError
+    """Run one command; its exit status: 0 done, 1 the action failed (a write, a run), 2 bad
+    usage or a bad argument (argparse's own errors, and umkit's InvalidArgument/InvalidType --
+    an unknown profile, a file already there without --force).  A umkit error is one message;
+    Ctrl-C ends any command with one line and exit 130 (128 + SIGINT, as a shell reports it)."""
     cmd = "umkit"
     try:
         args = parser().parse_args(argv)
         cmd = f"umkit {args.cmd}"
         return args.func(args)
+    except (InvalidArgument, InvalidType) as err:
+        say(cmd, err)
+        return 2
     except UmkitError as err:
-        print(f"{cmd}: {err}", file=sys.stderr)
+        say(cmd, err)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{cmd}: interrupted (Ctrl-C); files being written were left as they were",
-              file=sys.stderr)
+        try:
+            print(f"\n{cmd}: interrupted (Ctrl-C); files being written were left as they were",
+                  file=sys.stderr)
+        except KeyboardInterrupt:
+            pass
         return 130
 
 

@@ -29,14 +29,36 @@ ADVICE_ALIASES = {"readmostly": "read_mostly", "read-mostly": "read_mostly",
 
 def shown(value, limit: int = 80) -> str:
     """``repr(value)`` for a message, at most ``limit`` characters: never raises (an int of
-    more than 4300 digits has no repr, an object's ``__repr__`` may raise)."""
+    more than 4300 digits has no repr, a list nested 100,000 deep has none either, an object's
+    ``__repr__`` may raise) and never carries a control character (a terminal escape in a
+    value is shown as ``\\x1b``, not obeyed)."""
+    if isinstance(value, np.ndarray):
+        return clean(f"ndarray({value.dtype}{list(value.shape)})", limit)
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14000:
         return f"<an int of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    if isinstance(value, str) and len(value) > 4 * limit:
+        value = value[:4 * limit]              # no need to escape what is cut away
     try:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a message must not fail on the value it names
         return f"<a {type(value).__name__} whose repr raised>"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return clean(text, limit)
+
+
+def clean(text, limit: int = 200) -> str:
+    """``text`` safe to print in a message: control characters escaped (``\\x1b``, ``\\n``),
+    at most ``limit`` characters (a cut one ends in ``...``).  Never raises."""
+    try:
+        text = str(text)
+    except Exception:  # noqa: BLE001 - an int of > 4300 digits, a list nested too deep
+        return shown(text, limit)
+    if len(text) > 4 * limit:
+        text = text[:4 * limit]
+    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return text if len(text) <= limit else text[:max(limit - 3, 1)] + "..."
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def is_int(v) -> bool:
@@ -157,8 +179,12 @@ def reals(value, name: str, *, hint: str = "") -> list[float]:
     """A list/tuple of finite real numbers (step times, ...)."""
     out = []
     for v in sequence(value, name, hint=hint):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real) or \
-                not math.isfinite(float(v)):
+        try:
+            ok = not isinstance(v, (bool, np.bool_)) and isinstance(v, Real) and \
+                math.isfinite(float(v))
+        except (OverflowError, ValueError, TypeError):     # an int too large for a float
+            ok = False
+        if not ok:
             raise InvalidType(f"{name} holds {short(v)}: not a finite number", argument=name,
                               hint=hint or f"{name} is a list of numbers")
         out.append(float(v))
@@ -196,9 +222,8 @@ def path(value, name: str, *, hint: str = ""):
 
 
 def short(value) -> str:
-    r = repr(value) if not isinstance(value, np.ndarray) else \
-        f"ndarray({value.dtype}{list(value.shape)})"
-    return r if len(r) <= 60 else r[:57] + "..."
+    """``repr(value)`` in at most 60 characters, as :func:`shown` (never raises)."""
+    return shown(value, 60)
 
 
 def choice(value, name: str, options, *, hint: str = ""):
@@ -331,7 +356,7 @@ def device(value, backend, name: str = "device") -> int:
         more = (" (the CPU is umkit.CPU, not a device number)" if d < 0 else
                 f", or umkit.use('sim', gpus={d + 1}) to simulate more GPUs"
                 if backend.name == "sim" and d < 7 else "")
-        raise InvalidArgument(f"{name}={d} does not exist ({count} GPU(s) here)", argument=name,
+        raise InvalidArgument(f"{name}={shown(d)} does not exist ({count} GPU(s) here)", argument=name,
                               hint=f"use 0..{count - 1}{more}")
     return d
 
@@ -339,7 +364,7 @@ def device(value, backend, name: str = "device") -> int:
 def location(value, name: str, count: int) -> Location:
     loc = as_location(value, name)
     if loc.kind == "device" and loc.id >= count:
-        raise InvalidArgument(f"{name}={shown(value)}: device {loc.id} does not exist "
+        raise InvalidArgument(f"{name}={shown(value)}: device {shown(loc.id)} does not exist "
                               f"({count} GPU(s))", argument=name,
                               hint=f"use a valid device: 'cpu', or a GPU 0..{count - 1}")
     return loc
@@ -367,27 +392,27 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
             hint=f"e.g. {name}=out{suffixes[0]}")
     p = path(value, name, hint=f"e.g. {name}=out{suffixes[0]}")
     if p.is_dir() or str(value).endswith(("/", os.sep)):
-        raise InvalidArgument(f"{name}={str(value)!r} is a directory, not a file", argument=name,
-                              hint=f"name a file in it, e.g. {p / ('ecg' + suffixes[0])}")
+        raise InvalidArgument(f"{name}={shown(str(value), 200)} is a directory, not a file", argument=name,
+                              hint=f"name a file in it, e.g. {clean(p / ('ecg' + suffixes[0]))}")
     if p.exists() and not p.is_file():        # /dev/full, a FIFO, a socket ...
-        raise InvalidArgument(f"{name}={str(value)!r} is not a regular file", argument=name,
+        raise InvalidArgument(f"{name}={shown(str(value), 200)} is not a regular file", argument=name,
                               hint=f"write to a regular file, e.g. ecg{suffixes[0]}")
     if p.suffix.lower() not in suffixes:
-        raise InvalidArgument(f"{name}={str(value)!r}: unknown extension {p.suffix or '(none)'!r}",
+        raise InvalidArgument(f"{name}={shown(str(value), 200)}: unknown extension {shown(p.suffix) if p.suffix else '(none)'}",
                               argument=name, hint=f"use one of {', '.join(suffixes)}")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise InvalidArgument(f"{name}={str(value)!r}: folder {str(parent)!r} does not exist",
+        raise InvalidArgument(f"{name}={shown(str(value), 200)}: folder {shown(str(parent), 200)} does not exist",
                               argument=name, hint="create the folder first, or pick another path")
     if p.is_symlink():                        # the atomic writer would replace the link itself
-        raise InvalidArgument(f"{name}={str(value)!r} is a symbolic link", argument=name,
+        raise InvalidArgument(f"{name}={shown(str(value), 200)} is a symbolic link", argument=name,
                               hint="name the file it points to, or another path")
     # checked without touching the target: creating and removing a probe file here could delete
     # a file another saver has just written to the same new name
     target, mode = (p, os.W_OK) if p.exists() else (parent, os.W_OK | os.X_OK)
     if not os.access(target, mode):
         why = "read-only file system or no permission"
-        raise InvalidArgument(f"{name}={str(value)!r} cannot be written ({why})",
+        raise InvalidArgument(f"{name}={shown(str(value), 200)} cannot be written ({why})",
                               argument=name, hint="pick a path you can write") from None
     return p
 
@@ -424,7 +449,7 @@ def as_location(where, argument: str = "to") -> Location:
 
 def _device_location(i: int, argument: str) -> Location:
     if i < 0:
-        raise InvalidArgument(f"{argument}: device {i} does not exist",
+        raise InvalidArgument(f"{argument}: device {shown(i)} does not exist",
                               hint="device numbers start at 0; -1 means the CPU")
     return _gpu(i)
 

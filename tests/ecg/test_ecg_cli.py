@@ -34,7 +34,8 @@ def test_ecg_writes_png_and_identical_json(tmp_path):
 
 @pytest.mark.parametrize("argv,code", [(["ecg", "--steps", "0"], 2),
                                        (["ecg", "--backend", "hip"], 1),
-                                       (["ecg", "--profile", "nope", "--backend", "sim"], 1)])
+                                       # an unknown profile is a bad argument: usage (2)
+                                       (["ecg", "--profile", "nope", "--backend", "sim"], 2)])
 def test_ecg_bad_input_exits_cleanly(argv, code):
     r = subprocess.run([sys.executable, "-m", "umkit.cli", *argv], capture_output=True, text=True,
                        timeout=120)

@@ -571,41 +571,60 @@ def write_cuda_header(include_dir, *, force: bool = False) -> Path:
     """Write :func:`cuda_header` as ``<include_dir>/hip/hip_runtime.h`` (so that a source's own
     ``#include <hip/hip_runtime.h>`` finds it with ``-I include_dir``); returns the file's path.
 
-    A header umkit generated earlier (its first line says so) is replaced when the table
-    changed; any other file there -- a real HIP install's header, one you wrote -- is kept:
-    :class:`umkit.results.files.AlreadyExists` (argument ``include_dir``) unless
-    ``force=True``.  Written beside and renamed into place (:func:`umkit.results.files.write`),
-    so a failed write (``WriteFailed``) leaves the old header whole."""
+    Beside it, ``hip/.hip_runtime.h.umkit`` holds the SHA-256 of what umkit wrote.  The header is
+    replaced (when the table changed) only while it is still exactly what umkit wrote; a header
+    someone edited, one umkit did not write (a real HIP install's, yours) and one whose record is
+    missing are kept: :class:`umkit.results.files.AlreadyExists` (argument ``include_dir``)
+    unless ``force=True``.  Written beside and renamed into place
+    (:func:`umkit.results.files.write`), so a failed write (``WriteFailed``) leaves the old
+    header whole."""
+    import hashlib
+
     from ..errors import InvalidArgument
     from ..results import files
-    from ..validate import flag as _flag, path as _path
+    from ..validate import flag as _flag, path as _path, shown as _shown
     _flag(force, "force")
     folder = _path(include_dir, "include_dir", hint="a folder, e.g. 'build/hip_on_cuda'")
     path = folder / "hip" / "hip_runtime.h"
+    record = path.with_name(".hip_runtime.h.umkit")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:             # a regular file, a FIFO or /dev/full on the way
-        raise InvalidArgument(f"include_dir={str(folder)!r}: folder {str(path.parent)!r} cannot "
-                              f"be made ({e.strerror or type(e).__name__})",
+        raise InvalidArgument(f"include_dir={_shown(str(folder), 200)}: folder {_shown(str(path.parent), 200)} "
+                              f"cannot be made ({e.strerror or type(e).__name__})",
                               argument="include_dir",
                               hint="name a folder you can write, e.g. 'build/hip_on_cuda'") from None
     text = cuda_header()
-    first = _HEADER_TOP.split("\n", 1)[0]
-    if path.exists() or path.is_symlink():
-        try:
-            with open(path, "rb") as f:          # at most the first line (a FIFO is refused)
-                head = f.read(len(first.encode())) if path.is_file() else b""
-        except OSError:
-            head = b""
-        ours = head == first.encode()
-        if not ours and not force:
-            raise files.AlreadyExists(
-                f"include_dir={str(folder)!r}: {str(path)!r} exists and umkit did not write it: "
-                "it is kept", argument="include_dir", path=str(path),
-                hint="pass another folder (e.g. 'build/hip_on_cuda'), or force=True to replace it")
-        if ours and path.is_file() and path.stat().st_size == len(text.encode()) \
-                and path.read_text(encoding="utf-8", errors="replace") == text:
-            return path
-    files.write(path, text, argument="include_dir", exists="replace")
-    return path
+    data = text.encode("utf-8")
 
+    def sha(b: bytes) -> str:
+        return hashlib.sha256(b).hexdigest()
+
+    def small(p, limit):             # a regular file's bytes (at most limit), else None
+        try:
+            if p.is_symlink() or not p.is_file() or p.stat().st_size > limit:
+                return None
+            with open(p, "rb") as f:
+                return f.read(limit + 1)
+        except OSError:
+            return None
+    if path.exists() or path.is_symlink():
+        now = small(path, 4 * len(data) + (1 << 20))
+        if now == data:
+            if small(record, 100) != sha(data).encode():
+                files.write(record, sha(data), argument="include_dir", exists="replace")
+            return path
+        written = small(record, 100)
+        ours = now is not None and written is not None and sha(now).encode() == written.strip()
+        if not ours and not force:
+            why = ("umkit wrote it and it was edited since" if now is not None and
+                   now.startswith(_HEADER_TOP.split("\n", 1)[0].encode()) else
+                   "umkit did not write it")
+            raise files.AlreadyExists(
+                f"include_dir={_shown(str(folder), 200)}: {_shown(str(path), 200)} exists and {why}: it is kept",
+                argument="include_dir", path=str(path),
+                hint="pass another folder (e.g. 'build/hip_on_cuda'), move that file away, or "
+                     "force=True to replace it")
+    files.write(path, text, argument="include_dir", exists="replace")
+    files.write(record, sha(data), argument="include_dir", exists="replace")
+    return path

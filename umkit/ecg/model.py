@@ -29,10 +29,12 @@ def title(ecg: dict) -> str:
     """The one-line heading of an ECG dict (the built-in workload's, or a recorded loop's)."""
     ecg = check(ecg)
     if ecg.get("title"):
-        return ecg["title"]
-    return (f"memory ECG: {ecg['steps']} steps of {ecg['nbytes'] >> 20} MiB, pattern "
-            f"{ecg['pattern']}, backend {ecg['backend']}"
-            + (f" (profile {ecg['profile']})" if ecg.get("profile") else ""))
+        return V.clean(ecg["title"], 300)
+    mib = ecg["nbytes"] >> 20 if V.is_int(ecg["nbytes"]) else ecg["nbytes"]
+    return V.clean(f"memory ECG: {V.clean(ecg['steps'], 40)} steps of {V.clean(mib, 40)} MiB, "
+                   f"pattern {V.clean(ecg['pattern'], 60)}, backend {V.clean(ecg['backend'], 60)}"
+                   + (f" (profile {V.clean(ecg['profile'], 60)})" if ecg.get("profile") else ""),
+                   400)
 
 
 ECG_KEYS = ("curves", "summary")
@@ -45,13 +47,17 @@ def check(ecg, name: str = "ecg") -> dict:
     V.string(name, "name", hint="the argument's name in the caller, e.g. 'ecg'")
     hint = "pass what umkit.ecg.record(...) or rec.result().to_ecg() returned"
     V.mapping(ecg, name, ECG_KEYS, hint=hint)
+    if ecg.get("title") is not None:
+        V.string(ecg["title"], f"{name}['title']", hint=hint)
     if not ecg.get("title"):
         V.mapping(ecg, name, ("steps", "nbytes", "pattern", "backend"), hint=hint)
     curves = V.mapping(ecg["curves"], f"{name}['curves']", hint=hint)
     for k, v in curves.items():
-        V.reals(v, f"{name}['curves'][{k!r}]", hint=hint)
+        V.reals(v, f"{name}['curves'][{V.shown(k)}]", hint=hint)
     for row in V.sequence(ecg["summary"], f"{name}['summary']", hint=hint):
         V.mapping(row, f"{name}['summary'] row", ROW_KEYS, hint=hint)
+        for k in ("strategy", "verdict"):
+            V.string(row[k], f"{name}['summary'] row {k}", hint=hint)
         for k in ROW_KEYS[1:4]:
             V.real(row[k], f"{name}['summary'] row {k}", hint=hint)
     return ecg
@@ -76,6 +82,7 @@ def table(ecg: dict) -> str:
              _pad(tr("strategy"), 18) + _pad(tr("median ms"), 11, True) + _pad("p95 ms", 11, True)
              + _pad(tr("max/median"), 12, True) + "  " + tr("verdict")]
     for r in ecg["summary"]:
-        lines.append(f"{r['strategy']:<18}{r['median_ms']:>11.4f}{r['p95_ms']:>11.4f}"
-                     f"{r['max_over_median']:>12.2f}  {tr(r['verdict'])}")
+        lines.append(_pad(V.clean(r['strategy'], 60), 18)
+                     + f"{float(r['median_ms']):>11.4f}{float(r['p95_ms']):>11.4f}"
+                     f"{float(r['max_over_median']):>12.2f}  {V.clean(tr(r['verdict']), 40)}")
     return "\n".join(lines)

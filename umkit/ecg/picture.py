@@ -29,7 +29,7 @@ def axes(ax):
         return None
     from matplotlib.axes import Axes
     if not isinstance(ax, Axes):
-        raise InvalidType(f"ax={ax!r} is not a matplotlib Axes", argument="ax",
+        raise InvalidType(f"ax={V.shown(ax)} is not a matplotlib Axes", argument="ax",
                           hint="leave it out (a new figure), or pass fig, ax = plt.subplots()")
     return ax
 
@@ -40,7 +40,7 @@ def coinciding(curves: dict, rtol: float = 1e-9) -> dict:
     rtol = V.real(rtol, "rtol", lo=0.0, hint="a relative tolerance, e.g. 1e-9")
     seen, same = [], {}
     for name, c in curves.items():
-        arr = np.asarray(V.reals(c, f"curves[{name!r}]"), dtype=float)
+        arr = np.asarray(V.reals(c, f"curves[{V.shown(name)}]"), dtype=float)
         for other, o in seen:
             if o.shape == arr.shape and np.allclose(arr, o, rtol=rtol, atol=0):
                 same[name] = other

@@ -62,15 +62,15 @@ def _steps_from(raw) -> list:
             raise bad(i, "is not an object")
         n, ms = s.get("step"), s.get("ms")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise bad(i, f"has step={n!r}: a whole number >= 0")
+            raise bad(i, f"has step={V.shown(n)}: a whole number >= 0")
         if n <= last:
             raise bad(i, f"has step={n} after step {last}: steps grow")
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not math.isfinite(ms) \
                 or ms < 0:
-            raise bad(i, f"has ms={ms!r}: a finite time >= 0")
+            raise bad(i, f"has ms={V.shown(ms)}: a finite time >= 0")
         note = s.get("note", "")
         if not isinstance(note, str):
-            raise bad(i, f"has note={note!r}: a text")
+            raise bad(i, f"has note={V.shown(note)}: a text")
         counters = s.get("counters") or {}
         if not isinstance(counters, dict) or not all(
                 isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -196,7 +196,27 @@ class RecordResult(RunResult):
         ``WriteFailed``."""
         V.flag(force, "force")
         p = V.output_path(path, "path", (".json",))
-        text = json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
+        try:
+            d = self.to_dict()
+        except RecursionError:                        # meta nested deeper than Python goes
+            raise InvalidArgument("this run cannot be saved: its meta is nested too deep",
+                                  argument="path", hint="keep meta to plain, shallow JSON values"
+                                  ) from None
+        # what load() refuses is never written: a text field holding control characters (a
+        # device name, a counter's name) is saved with them escaped (\x1b), so the file loads
+        for k in ("name", "strategy", "pattern", "backend", "device", "profile"):
+            if isinstance(d.get(k), str) and V.has_control(d[k]):
+                d[k] = V.clean(d[k], V.MAX_LABEL)
+        if isinstance(d.get("counters"), dict):
+            d["counters"] = {V.clean(k, V.MAX_LABEL) if isinstance(k, str) else k: v
+                             for k, v in d["counters"].items()}
+        try:
+            text = json.dumps(d, separators=(",", ":")) + "\n"
+        except (TypeError, ValueError, RecursionError) as e:   # meta nested too deep, a set ...
+            raise InvalidArgument(f"this run cannot be saved as JSON ({type(e).__name__}: "
+                                  f"{V.clean(e, 120)})", argument="path",
+                                  hint="keep meta to plain, shallow JSON values") from None
+        type(self).from_dict(json.loads(text))      # what load() would refuse: refused now
         if len(text) > MAX_FILE:
             raise InvalidArgument(f"this run is {len(text) >> 20} MiB as JSON; load() reads at most "
                                   f"{MAX_FILE >> 20} MiB", argument="path",
@@ -227,23 +247,23 @@ class RecordResult(RunResult):
     def load(cls, path) -> "RecordResult":
         p = V.path(path, "path", hint="pass the path .save() wrote")
         if not p.is_file():
-            raise InvalidArgument(f"path={str(p)!r}: no such file", argument="path",
+            raise InvalidArgument(f"path={V.shown(str(p), 200)}: no such file", argument="path",
                                   hint="pass the path .save() wrote")
         if p.stat().st_size > MAX_FILE:
-            raise InvalidArgument(f"path={str(p)!r} is larger than {MAX_FILE >> 20} MiB: not a "
+            raise InvalidArgument(f"path={V.shown(str(p), 200)} is larger than {MAX_FILE >> 20} MiB: not a "
                                   "recorded run", argument="path", hint="pass the path .save() wrote")
         try:
             d = json.loads(p.read_bytes().decode("utf-8"))
         except (ValueError, RecursionError) as e:    # ValueError: also an int of > 4300 digits
-            raise InvalidArgument(f"path={str(p)!r} is not JSON ({type(e).__name__})",
+            raise InvalidArgument(f"path={V.shown(str(p), 200)} is not JSON ({type(e).__name__})",
                                   argument="path", hint="pass the path .save() wrote") from None
         except OSError as e:
-            raise InvalidArgument(f"path={str(p)!r} cannot be read ({e.strerror})",
+            raise InvalidArgument(f"path={V.shown(str(p), 200)} cannot be read ({e.strerror})",
                                   argument="path", hint="pass the path .save() wrote") from None
         return cls.from_dict(d)
 
     def _repr_pretty_(self, p, cycle):
-        p.text(f"<recorded run {self.name!r}: {len(self.steps)} steps on {self.backend}; "
+        p.text(f"<recorded run {V.shown(self.name)}: {len(self.steps)} steps on {self.backend}; "
                f"see .summary(), .table(), .plot()>")
 
 
@@ -261,7 +281,7 @@ class Recorder:
                  on_step=None):
         V.label(name, "name", hint="e.g. umkit.ecg.recorder('my training loop')")
         if stream is not None and not isinstance(stream, api.Stream):
-            raise InvalidType(f"stream={stream!r} is not a umkit.Stream", argument="stream",
+            raise InvalidType(f"stream={V.shown(stream)} is not a umkit.Stream", argument="stream",
                               hint="leave it out (default stream) or pass umkit.Stream()")
         V.flag(counters, "counters")
         V.callback(on_step, "on_step")
@@ -415,9 +435,14 @@ def published(kind: str = "torch_training", results_dir=None) -> dict | None:
     ``<run>/<kind>/<kind>.json``; the lead commits runs under ``benchmarks/results/``), as
     ``dict(path, env, runs={variant: RecordResult}, ecg=<combined ECG dict>)`` -- or None when
     no such run has been recorded yet (then there is nothing to show, and nothing is made up)."""
-    if not isinstance(kind, str) or not kind.replace("_", "").isalnum():
-        raise InvalidArgument(f"kind={kind!r} is not a benchmark name",
-                              hint="e.g. 'torch_training'")
+    if not isinstance(kind, str) or not kind.replace("_", "").isalnum() or len(kind) > 100 \
+            or not kind.isascii():
+        raise (InvalidArgument if isinstance(kind, str) else InvalidType)(
+            f"kind={V.shown(kind)} is not a benchmark name", argument="kind",
+            hint="e.g. 'torch_training'")
+    if results_dir is not None:
+        results_dir = V.path(results_dir, "results_dir",
+                             hint="the folder the GPU runs are committed in, or leave it out")
 
     def pick(doc):
         env = doc.get("env") if isinstance(doc, dict) else None
@@ -431,11 +456,20 @@ def published(kind: str = "torch_training", results_dir=None) -> dict | None:
         runs = {v: RecordResult.from_dict(x["run"]) for v, x in doc["results"].items()
                 if isinstance(x, dict) and "run" in x}
     except (KeyError, TypeError, AttributeError) as e:
-        raise InvalidArgument(f"{path} is not a {kind} result ({type(e).__name__}: {e})",
+        raise InvalidArgument(f"{V.clean(path)} is not a {kind} result ({type(e).__name__}: "
+                              f"{V.clean(e)})", argument="results_dir",
                               hint="it is written by benchmarks/torch_training.py") from None
     if not runs:
         return None
     env = doc.get("env", {})
-    title = (f"memory ECG of a PyTorch training loop on {env.get('device', '?')} "
-             f"({env.get('date', '?')}, torch {env.get('torch', '?')})")
+    if not isinstance(env, dict):
+        raise InvalidArgument(f"{V.clean(path)} is not a {kind} result (env={V.shown(env)} is "
+                              "not an object)", argument="results_dir",
+                              hint="it is written by benchmarks/torch_training.py")
+
+    def field(key):            # a text of the file, shown: never an escape code, never a page
+        v = env.get(key, "?")
+        return V.clean(v if isinstance(v, str) else V.shown(v), 80)
+    title = (f"memory ECG of a PyTorch training loop on {field('device')} "
+             f"({field('date')}, torch {field('torch')})")
     return dict(path=shown, env=env, runs=runs, ecg=combine(list(runs.values()), title))

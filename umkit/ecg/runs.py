@@ -92,7 +92,7 @@ def text_progress(stream=sys.stderr, width: int = 30):
     """A ``progress(done, total, strategy)`` callback drawing a text bar on ``stream``."""
     width = V.integer(width, "width", lo=1, hi=1000, hint="characters, e.g. width=30")
     if not callable(getattr(stream, "write", None)) or not callable(getattr(stream, "flush", None)):
-        raise InvalidType(f"stream={stream!r} is not a text stream", argument="stream",
+        raise InvalidType(f"stream={V.shown(stream)} is not a text stream", argument="stream",
                           hint="e.g. sys.stderr, or an io.StringIO()")
     last = [-1]
 

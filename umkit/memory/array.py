@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from .. import validate as V
+from ..backends.contract import KINDS, Backend
 from ..errors import InvalidArgument, InvalidType, UseAfterFree
 from ..runtime.context import RUNTIME
 from ..runtime.streams import stream_handle
@@ -100,11 +101,36 @@ def _free_quietly(release, ptr, kind):
         pass
 
 
+_MAKE = ("make an array with umkit.managed(shape, dtype), umkit.empty(...), "
+         "umkit.device_array(...) or umkit.pinned(...)")
+
+
+def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device):
+    """The constructor is the memory layer's (the allocation functions call it with what a
+    backend returned): plain values typed at it are refused, saying how to make an array."""
+    if not isinstance(backend, Backend):
+        raise InvalidType(f"umkit.Array(backend={V.shown(backend)}, ...): an Array is made by "
+                          "umkit's allocation functions, not by calling the class",
+                          argument="backend", hint=_MAKE)
+    for name, v in (("ptr", ptr), ("nbytes", nbytes), ("device", device)):
+        if not V.is_int(v) or v < 0 or v > (1 << 64):
+            raise InvalidType(f"umkit.Array({name}={V.shown(v)}): not an allocation umkit made",
+                              argument=name, hint=_MAKE)
+    if kind not in KINDS if isinstance(kind, str) else True:
+        raise InvalidType(f"umkit.Array(kind={V.shown(kind)}): not one of {KINDS}",
+                          argument="kind", hint=_MAKE)
+    if not isinstance(shape, tuple) or not all(V.is_int(n) and n >= 0 for n in shape):
+        raise InvalidType(f"umkit.Array(shape={V.shown(shape)}): not a tuple of sizes",
+                          argument="shape", hint=_MAKE)
+    V.dtype(dtype)
+
+
 class Array:
     """Memory from one allocation with a host view and a device view of the same pointer."""
 
     def __init__(self, backend, ptr: int, nbytes: int, shape, dtype, kind: str, device: int,
                  release=None, keep=None):
+        _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device)
         self.backend, self.ptr, self.nbytes = backend, ptr, nbytes
         self.shape, self.dtype, self.kind, self.device_id = shape, np.dtype(dtype), kind, device
         self._block = _Block(release or backend.free, ptr, kind,

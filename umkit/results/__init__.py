@@ -25,7 +25,8 @@ def read_json(path, what: str = "", hint: str = ""):
     is not a regular file, too large, not UTF-8, not JSON or nested too deep is an
     :class:`InvalidArgument` naming it."""
     def refuse(why):
-        return InvalidArgument(f"{path} is not a {what + ' ' if what else ''}result ({why})",
+        return InvalidArgument(f"{_shown_path(path)} is not a {what + ' ' if what else ''}result "
+                               f"({why})",
                                argument="results_dir", hint=hint)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -57,6 +58,13 @@ def read_json(path, what: str = "", hint: str = ""):
         raise refuse(f"not JSON: {type(e).__name__}") from None
 
 
+def _shown_path(path, limit: int = 200) -> str:
+    """A path for a message: control characters escaped, at most ``limit`` characters (this
+    layer comes before :mod:`umkit.validate`, whose ``clean`` does the same for values)."""
+    text = repr(str(path))[1:-1]              # repr escapes control characters
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint: str = ""):
     """The newest file matching ``pattern`` under the results folder that ``pick`` accepts --
     ``pick(doc)`` returns ``(date, payload)``, or None to pass the file over -- as
@@ -65,7 +73,13 @@ def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint:
     run9).  A file that is not JSON is a typed error naming it."""
     root = Path(results_dir) if results_dir is not None else RESULTS
     found = []
-    for path in root.glob(pattern):
+    try:
+        paths = sorted(root.glob(pattern))
+    except (OSError, ValueError) as e:      # a name too long, a loop of links, a NUL byte
+        raise InvalidArgument(f"results_dir={_shown_path(root)} cannot be searched "
+                              f"({getattr(e, 'strerror', None) or type(e).__name__})",
+                              argument="results_dir", hint=hint) from None
+    for path in paths:
         doc = read_json(path, what, hint)
         got = pick(doc)
         if got is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno as _errno_codes
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def free_name(path, argument: str = "path") -> Path:
         p = path if n == 1 else numbered(path, n)
         if not os.path.lexists(p):
             return p
-    raise AlreadyExists(f"{argument}={str(path)!r}: {MAX_NUMBERED} numbered files exist already",
+    raise AlreadyExists(f"{argument}={_shown(path)}: {MAX_NUMBERED} numbered files exist already",
                         argument=argument, path=str(path),
                         hint="move the old files away, or name another path")
 
@@ -90,7 +91,7 @@ def check_free(path, argument: str = "path", force: bool = False, flag: str | No
     ``flag``: the command line's spelling (``--force``) for the hint."""
     if force or not os.path.lexists(path):
         return
-    raise AlreadyExists(f"{argument}={str(path)!r} exists: the file there is kept",
+    raise AlreadyExists(f"{argument}={_shown(path)} exists: the file there is kept",
                         argument=argument, path=str(path),
                         hint=f"pass {flag or 'force=True'} to replace it, or name another path")
 
@@ -102,25 +103,208 @@ def write(path, data, *, argument: str = "path", exists: str = "refuse", force: 
     ``force``), ``"number"`` or ``"replace"``, as the module says.  ``argument`` (and ``flag``,
     the command line's name for ``force``) go into the errors.  Never writes through a folder
     that is not there: the caller checks the path first (``umkit.validate.output_path``)."""
+    return write_all([(path, data, argument)], exists=exists, force=force, flag=flag)[0]
+
+
+def write_all(items, *, exists: str = "refuse", force: bool = False,
+              flag: str | None = None) -> list[Path]:
+    """Several files saved as one (``umkit ecg``'s JSON and picture): ``items`` is a list of
+    ``(path, data, argument)``.  Every file is first written to its temporary file; only when
+    all of them are on the disk are they given their names.  With ``exists="number"`` they all
+    get the *same* number (``ecg-3.json`` with ``ecg-3.png``, even while another save numbers
+    the same names); with ``"refuse"`` none is written when one name is taken.  A failed write
+    leaves none of the new files (so a retry is not blocked by half of a pair).  Returns the
+    paths written, in order."""
     if exists not in ("refuse", "number", "replace"):
-        raise InvalidArgument(f"exists={exists!r} is not one of refuse, number, replace",
+        raise InvalidArgument(f"exists={_shown(exists)} is not one of refuse, number, replace",
                               argument="exists", hint="exists='refuse'")
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise InvalidArgument(f"data is {type(data).__name__}, not text or bytes",
-                              argument="data", hint="pass a str or bytes")
-    path = Path(path)
+    todo = []
+    for path, data, argument in items:
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidArgument(f"data is {type(data).__name__}, not text or bytes",
+                                  argument="data", hint="pass a str or bytes")
+        todo.append((Path(path), data, argument))
     replace = exists == "replace" or (exists == "refuse" and force)
-    if exists == "refuse":
-        check_free(path, argument, force, flag)
-    if os.path.lexists(path) and not os.path.isfile(path) and replace:
-        raise InvalidArgument(f"{argument}={str(path)!r} is not a regular file: it is left alone",
-                              argument=argument, hint="name a regular file")
-    folder = path.parent if str(path.parent) else Path(".")
-    tmp = None
+    for path, _, argument in todo:
+        if exists == "refuse":
+            check_free(path, argument, force, flag)
+        if os.path.lexists(path) and not os.path.isfile(path) and replace:
+            raise InvalidArgument(f"{argument}={_shown(path)} is not a regular file: it is left "
+                                  "alone", argument=argument, hint="name a regular file")
+    tmps: list = [None] * len(todo)
+    current = todo[0]
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name[:100]}.", suffix=".tmp")
+        for i, (path, data, argument) in enumerate(todo):
+            current = (path, data, argument)
+            folder = path.parent if str(path.parent) else Path(".")
+            clean_stale(folder)
+            tmps[i] = _temp_file(folder, path, data, replace)
+        if replace:
+            for i, (path, data, argument) in enumerate(todo):
+                current = (path, data, argument)
+                os.replace(tmps[i], path)
+                tmps[i] = None
+            written = [p for p, _, _ in todo]
+        else:
+            written = _link_all(tmps, todo, exists == "number", flag)
+        for path in written:
+            _sync_folder(path.parent if str(path.parent) else Path("."))
+        return written
+    except OSError as e:
+        if isinstance(e, UmkitError):
+            raise
+        path, _, argument = current
+        code = e.errno
+        why = e.strerror or type(e).__name__
+        hint = ("free some space on that disk, or name a path on another one"
+                if code in (_errno_codes.ENOSPC, _errno_codes.EDQUOT, _errno_codes.EFBIG) else
+                "pick a path you can write")
+        kept = ("the file already there is unchanged" if os.path.lexists(path)
+                else "nothing was written")
+        raise WriteFailed(f"{argument}={_shown(path)} could not be written ({why}); {kept}",
+                          argument=argument, path=str(path), code=code, hint=hint) from None
+    finally:
+        for tmp in tmps:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+def _link_all(tmps: list, todo: list, number: bool, flag: str | None) -> list[Path]:
+    """Give each written temporary file its name without replacing anything (a hard link fails
+    when the name is taken), all with one number; a name taken undoes this round's links (ours:
+    the same file as our temporary one) and tries the next number (or refuses)."""
+    inodes = [os.stat(t).st_ino for t in tmps]
+    for n in range(1, MAX_NUMBERED + 1):
+        names = [p if n == 1 else numbered(p, n) for p, _, _ in todo]
+        made, clash = [], None
+        for i, p in enumerate(names):
+            try:
+                _link_one(tmps[i], p)
+                made.append(i)
+            except FileExistsError:
+                clash = i
+                break
+        if clash is None:
+            for i in range(len(tmps)):
+                try:
+                    os.unlink(tmps[i])
+                except FileNotFoundError:  # renamed (a file system without hard links)
+                    pass
+                tmps[i] = None
+            return names
+        for i in made:                      # undo: only a name that is still our file
+            try:
+                if os.stat(names[i]).st_ino == inodes[i]:
+                    if not os.path.exists(tmps[i]):       # renamed: move it back
+                        os.replace(names[i], tmps[i])
+                    else:
+                        os.unlink(names[i])
+            except OSError:
+                pass
+        path, _, argument = todo[clash]
+        if not number:
+            raise AlreadyExists(f"{argument}={_shown(path)} exists: the file there is kept",
+                                argument=argument, path=str(path),
+                                hint=f"pass {flag or 'force=True'} to replace it, or name "
+                                     "another path")
+    path, _, argument = todo[0]
+    raise AlreadyExists(f"{argument}={_shown(path)}: {MAX_NUMBERED} numbered files exist "
+                        "already", argument=argument, path=str(path),
+                        hint="move the old files away, or name another path")
+
+
+def _link_one(tmp: str, p: Path) -> None:
+    """``p`` becomes a name of the file ``tmp``; FileExistsError when ``p`` is taken."""
+    try:
+        os.link(tmp, p)
+    except FileExistsError:
+        raise
+    except OSError as e:
+        if e.errno not in (_errno_codes.EPERM, _errno_codes.ENOTSUP, _errno_codes.EOPNOTSUPP,
+                           _errno_codes.EXDEV, _errno_codes.EMLINK):
+            raise
+        # a file system without hard links: check, then rename (a small window remains)
+        if os.path.lexists(p):
+            raise FileExistsError(_errno_codes.EEXIST, "exists", str(p)) from None
+        os.replace(tmp, p)
+
+
+def _shown(value, limit: int = 200) -> str:
+    """A value for a message: its repr (control characters escaped), at most ``limit``
+    characters (this layer comes before :mod:`umkit.validate`)."""
+    text = repr(str(value))
+    return text if len(text) <= limit else text[:limit - 4] + "...'"
+
+#: what every temporary file umkit writes is called: ``.<name, cut to 100 bytes>~umkit-<pid>-
+#: <random>.tmp`` -- recognisable, so a save can remove the ones a killed save left behind
+TEMP = re.compile(r"^\..*~umkit-(\d+)-[A-Za-z0-9_]+\.tmp$", re.S)
+
+
+def temp_prefix(path: Path) -> str:
+    """The start of a temporary file's name for ``path``: its name cut to 100 *bytes* (a name
+    of long CJK characters cut to 100 characters would be 300 bytes, over most file systems'
+    255), then umkit's mark and this process's id."""
+    name = os.fsencode(path.name)[:100]
+    while True:                        # do not cut a character (or an escaped byte) in half
+        try:
+            text = os.fsdecode(name)
+            os.fsencode(text)
+            break
+        except (UnicodeError, ValueError):
+            name = name[:-1]
+    return f".{text}~umkit-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError, ValueError):
+        return True                    # someone else's process (or cannot tell): keep its file
+    return True
+
+
+def clean_stale(folder, before: float | None = None) -> list[str]:
+    """Remove the temporary files a killed save left in ``folder``: umkit's (by their name,
+    :data:`TEMP`), written by a process that is gone, and last changed before ``before`` (now,
+    by default, less a second).  A live writer's file is never touched.  Returns the names
+    removed; never raises (a folder it cannot list is left alone)."""
+    import time
+    before = time.time() - 1.0 if before is None else before
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for e in entries:
+        m = TEMP.match(e.name)
+        if m is None:
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+            if not e.is_file(follow_symlinks=False) or st.st_mtime >= before \
+                    or _alive(int(m.group(1))):
+                continue
+            os.unlink(e.path)
+            removed.append(e.name)
+        except (OSError, ValueError):
+            continue
+    return removed
+
+
+def _temp_file(folder: Path, path: Path, data, replace: bool) -> str:
+    """``data`` written and flushed to the disk in a new temporary file beside ``path`` (named
+    as :data:`TEMP` says); its path.  Removed again if writing fails."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(path), suffix=".tmp")
+    try:
         with os.fdopen(fd, "wb") as f:
             try:
                 mode = os.stat(path).st_mode & 0o7777 if replace else None
@@ -130,72 +314,13 @@ def write(path, data, *, argument: str = "path", exists: str = "refuse", force: 
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        if replace:
-            os.replace(tmp, path)
-            tmp = None
-        else:
-            path = _link_new(tmp, path, argument, exists == "number", flag)
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:      # renamed (a file system without hard links)
-                pass
-            tmp = None
-        _sync_folder(folder)
-        return path
-    except OSError as e:
-        if isinstance(e, UmkitError):
-            raise
-        code = e.errno
-        why = e.strerror or type(e).__name__
-        hint = ("free some space on that disk, or name a path on another one"
-                if code in (_errno_codes.ENOSPC, _errno_codes.EDQUOT) else
-                "pick a path you can write")
-        raise WriteFailed(f"{argument}={str(path)!r} could not be written ({why}); "
-                          f"{'the file already there is unchanged' if os.path.lexists(path) else 'nothing was written'}",
-                          argument=argument, path=str(path), code=code, hint=hint) from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-def _link_new(tmp: str, path: Path, argument: str, number: bool, flag: str | None) -> Path:
-    """Give the written temporary file the name ``path`` without replacing anything there (a
-    hard link fails when the name is taken); with ``number`` the next free numbered name."""
-    n = 1
-
-    def taken(n: int) -> int:
-        """The name tried was in use: the next number, or AlreadyExists."""
-        if not number:
-            raise AlreadyExists(f"{argument}={str(path)!r} exists: the file there is kept",
-                                argument=argument, path=str(path),
-                                hint=f"pass {flag or 'force=True'} to replace it, or name another path"
-                                ) from None
-        if n + 1 > MAX_NUMBERED:
-            raise AlreadyExists(f"{argument}={str(path)!r}: {MAX_NUMBERED} numbered files "
-                                "exist already", argument=argument, path=str(path),
-                                hint="move the old files away, or name another path") from None
-        return n + 1
-
-    while True:
-        p = path if n == 1 else numbered(path, n)
+    except BaseException:
         try:
-            os.link(tmp, p)
-            return p
-        except FileExistsError:
-            n = taken(n)
-        except OSError as e:
-            if e.errno not in (_errno_codes.EPERM, _errno_codes.ENOTSUP, _errno_codes.EOPNOTSUPP,
-                               _errno_codes.EXDEV, _errno_codes.EMLINK):
-                raise
-            # a file system without hard links: check, then rename (a small window remains)
-            if os.path.lexists(p):
-                n = taken(n)
-                continue
-            os.replace(tmp, p)
-            return p
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return tmp
 
 
 def _sync_folder(folder: Path) -> None:

@@ -56,12 +56,15 @@ class SyncReport:
     def summary(self) -> str:
         parts = [f"{len(self.written)} new", f"{len(self.updated)} updated",
                  f"{len(self.same)} unchanged"]
+        from ..validate import clean          # a file's name is shown, never obeyed
         if self.kept:
-            parts.append(f"{len(self.kept)} kept as you edited them ({', '.join(self.kept)})")
+            parts.append(f"{len(self.kept)} kept as you edited them "
+                         f"({', '.join(clean(k, 300) for k in self.kept)})")
         if self.problems:
             parts.append(f"{len(self.problems)} skipped: " +
-                         "; ".join(f"{rel} ({why})" for rel, why in self.problems))
-        return f"workspace {self.dest}: " + ", ".join(parts)
+                         "; ".join(f"{clean(rel, 300)} ({clean(why, 300)})"
+                                   for rel, why in self.problems))
+        return f"workspace {clean(self.dest, 300)}: " + ", ".join(parts)
 
 
 #: the learner docs the notebooks link (the primer, the glossary): copied into the workspace's
@@ -195,29 +198,37 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
     if src is None:
         src = default_src()
     src, dest = V.path(src, "src"), V.path(dest, "dest")
+    V.string(lang, "lang", hint="e.g. lang='zh'")
     if lang != "en" and lang not in EDITIONS:
-        raise InvalidArgument(f"lang={lang!r}: the notebooks exist in en and "
+        raise InvalidArgument(f"lang={V.shown(lang)}: the notebooks exist in en and "
                               f"{', '.join(EDITIONS)}", argument="lang", hint="e.g. lang='zh'")
     if not src.is_dir():
-        raise InvalidArgument(f"src={str(src)!r} is not a directory", argument="src",
+        raise InvalidArgument(f"src={V.shown(str(src), 200)} is not a directory", argument="src",
                               hint="run from the repository root, or pass src='path/to/notebooks'")
-    if dest.resolve() == src.resolve() or src.resolve() in dest.resolve().parents:
-        raise InvalidArgument(f"dest={str(dest)!r} must lie outside src={str(src)!r}",
+    try:
+        inside = dest.resolve() == src.resolve() or src.resolve() in dest.resolve().parents
+    except (OSError, RuntimeError) as e:      # RuntimeError: a loop of symbolic links
+        raise InvalidArgument(f"dest={V.shown(str(dest), 200)} or src={V.shown(str(src), 200)} "
+                              f"cannot be followed ({getattr(e, 'strerror', None) or 'a loop of links'})",
+                              argument="dest", hint="name plain folders") from None
+    if inside:
+        raise InvalidArgument(f"dest={V.shown(str(dest), 200)} must lie outside "
+                              f"src={V.shown(str(src), 200)}",
                               argument="dest", hint="e.g. dest='workspace'")
     if dest.exists() and not dest.is_dir():
-        raise InvalidArgument(f"dest={str(dest)!r} exists and is not a directory",
+        raise InvalidArgument(f"dest={V.shown(str(dest), 200)} exists and is not a directory",
                               argument="dest", hint="e.g. dest='workspace'")
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise InvalidArgument(f"dest={str(dest)!r} cannot be made ({e.strerror})",
+        raise InvalidArgument(f"dest={V.shown(str(dest), 200)} cannot be made ({e.strerror})",
                               argument="dest", hint="pick a folder you can write") from None
     mpath = dest / MANIFEST
     manifest = {}
     if _kind(mpath) == "file":
         try:
             manifest = json.loads(mpath.read_text())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):     # a manifest nested too deep: none
             manifest = {}
         if not isinstance(manifest, dict):
             manifest = {}
@@ -308,4 +319,4 @@ def main(args) -> int:
     rep = sync(args.src, args.dest, getattr(args, "lang", "en") or "en")
     if not args.quiet or rep.kept or rep.problems:
         print(rep.summary(), file=sys.stderr if rep.problems else sys.stdout)
-    return 0
+    return 1 if rep.problems else 0      # a copy that could not be written is a failed action
