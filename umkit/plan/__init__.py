@@ -13,10 +13,12 @@ lifetime and access owner (访问主人) of every buffer, and what each choice w
     r.save("my_loop.plan.json")                # `umkit plan my_loop.plan.json` reads it
 
 :mod:`.model` is the vocabulary (a leaf); :mod:`.result` the recorded loop, its table and its
-file; :mod:`.recording` records (sim: the engine's
-per-allocation accounting; cuda: CUPTI's records by address); :mod:`.advice` holds the rules
-and the search; :mod:`.instrumentation` measures the recording's own cost (counters on in some
-steps, off in the others) and says how sure the predicted sizes are; :mod:`.replay` replays a recording on sim under a plan; :mod:`.picture` draws.
+file; :mod:`.recording` records (sim: the engine's per-allocation accounting; cuda: CUPTI's
+records by address); :mod:`.advice` holds the rules and the search; :mod:`.instrumentation`
+takes the rest of each recorded step apart (the loop's own work, the recording's
+instrumentation -- counters on in some steps, off in the others -- and the recorded plan's
+memory cost beyond the replay) and says how sure the predicted sizes are; :mod:`.replay`
+replays a recording on sim under a plan; :mod:`.picture` draws.
 """
 from .model import CHOICES, MOVED, ROLES, Buffer
 from .result import PlanResult, load, predict, recommend

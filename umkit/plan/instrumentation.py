@@ -41,8 +41,13 @@ class.
    to it, so the disturbances are one-sided and the least rest is the closest to the loop's
    own work (the reasoning of Python's ``timeit``, which reports the fastest repeat).  The
    quiet steps' rest above the floor is left out, whichever kind of step it came in: switching
-   the counters at a step boundary waits for the GPU, and its cost lands in the steps on both
-   sides, so an instrumented-minus-uninstrumented difference alone cannot see it.
+   the counters at a step boundary waits for the GPU and calls CUPTI, and such a cost can land
+   in the steps on both sides of the switch, where an instrumented-minus-uninstrumented
+   difference cannot see it.  On the H100 of the kit's GPU CI (run 46 of
+   ``benchmarks/results/INDEX.md``) the alternating recording's quiet steps ran about 13 ms
+   above the 13.0 ms of its two steps that no switch held up, instrumented or not, while the
+   same loop without the plan recorder ran its steady steps at 13.0 ms
+   (``torch_training/torch_training.md`` of that run).
 3. An active step's rest above the floor (its *excess*: the card's memory cost beyond the
    replay's) goes to a plan in the share of the recorded plan's memory work that the plan still
    does on that step (its replayed memory time over the recorded plan's, between 0 and 1): all
