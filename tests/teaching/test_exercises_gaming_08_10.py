@@ -226,7 +226,7 @@ def test_10_formula_constant_and_cached_returns_are_refused():
     def cached(params, batch, i):      # one honest read at step 0, then a formula
         v = S10.fixed_step(params, batch, i)
         if i == 0:
-            cache["start"] = nb10.sample_mean(params)
+            cache["start"] = float(umkit.read_back(params)[::1024].mean())
         if i % 10 == 9:
             return cache["start"] + i
         return v

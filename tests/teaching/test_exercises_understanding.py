@@ -307,3 +307,69 @@ def test_the_exercise_seed_reproduces_what_every_check_draws():
     assert len(a) >= 12 and a == b
     c = _seen("18")
     assert c != a                                     # another seed, other data
+
+
+# -- stubs and the edits a message could name: each refused, no message names the edit -------------
+#: words that would name an edit rather than the idea
+_EDITS = ("ceil", "round", "whole number", "floor", "+ 1", "stream.synchronize",
+          "hipStreamSynchronize", ".device", "prefetch_d2h_bw", "prefetch_h2d_bw",
+          "sample_mean", "median", "mean(")
+
+
+def _no_edit_named(v, *allowed):
+    text = v.message
+    for word in _EDITS:
+        if word not in allowed:
+            assert word not in text, (word, text)
+
+
+def test_01_the_walk_from_the_stub_is_refused_and_names_no_edit():
+    from umkit.teaching.exercises import nb01 as m
+    walk = (lambda n, b: None, lambda n, b: n / b, lambda n, b: n // b, lambda n, b: int(n / b),
+            lambda n, b: round(n / b), lambda n, b: n // b + 1, lambda n, b: n)
+    for fn in walk:
+        v = m.check_transitions(fn)
+        assert not v.ok
+        _no_edit_named(v)
+
+
+def test_00_the_stub_and_the_one_direction_formula_name_no_edit():
+    from umkit.teaching.exercises import nb00
+    for fn in (lambda p, mib, to_gpu=True: None,
+               lambda p, mib, to_gpu=True: (p.prefetch_latency + mib * 2**20 / p.prefetch_h2d_bw) * 1e3,
+               lambda p, mib, to_gpu=True: mib * 2**20 / (p.prefetch_h2d_bw if to_gpu
+                                                         else p.prefetch_d2h_bw) * 1e3):
+        v = nb00.check_prefetch_model(fn)
+        assert not v.ok
+        _no_edit_named(v)
+
+
+def test_04_the_stub_is_refused_without_naming_the_call_to_make():
+    from umkit.teaching.exercises import nb04
+
+    def stub(a, stream):
+        umkit.increment(a, stream=stream)
+        umkit.synchronize()
+        return float(a.host.sum())
+    v = nb04.check_step(stub)
+    assert not v.ok and "other* stream" in v.message
+    _no_edit_named(v)
+
+
+def test_05_and_10_the_host_statistic_is_refused_without_naming_the_device_view():
+    from umkit.teaching.exercises import nb05, nb10
+    v = nb05.check_statistic(lambda params: float(params.host[::16384].mean()))
+    assert not v.ok and "spiky" in v.message
+    _no_edit_named(v, "median")                    # the ECG's rule is the lesson's idea
+    s10 = _solution("10_your_own_loop")
+    v = nb10.check_fixed_step(s10.wrong_host_statistic)
+    assert not v.ok and "spiky" in v.message
+    _no_edit_named(v, "median")
+
+
+def test_10_the_checks_own_statistic_is_not_a_public_helper():
+    # a public helper that computes the graded statistic on the GPU passed as the learner's step
+    from umkit.teaching.exercises import nb10
+    public = [n for n in dir(nb10) if not n.startswith("_") and callable(getattr(nb10, n))
+              and "mean" in n.lower()]
+    assert public == []

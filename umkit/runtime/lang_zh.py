@@ -204,7 +204,8 @@ MESSAGES: dict[str, str] = {
     "partly filled batch still costs a whole trip, and no fault costs no trip":
         "§3.2 和本 notebook 第 4 节：一次进入内核最多处理 batch_max 个缺页，没装满的一批仍要花一整次，"
         "没有缺页就不用进内核",
-    "{call} returned {got}; return a whole number": "{call} 返回了 {got}；请返回一个整数",
+    "{call} returned {got}; return how many trips into the kernel the driver makes":
+        "{call} 返回了 {got}；请返回驱动进入内核的趟数",
     "{call} returned {got}: what does the driver count here -- can it enter the kernel a fraction of a "
     "time?":
         "{call} 返回了 {got}：驱动在这里数的是什么——它能进入内核零点几次吗？",

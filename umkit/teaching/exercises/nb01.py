@@ -104,7 +104,7 @@ def trips_cases(rng=None) -> list[tuple[int, int]]:
 
 def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
     if isinstance(got, bool) or not isinstance(got, Real):
-        return f"{call} returned {got!r}; return a whole number"
+        return f"{call} returned {got!r}; return how many trips into the kernel the driver makes"
     if not math.isfinite(float(got)):
         return (f"{call} returned {got!r}: a count of trips into the kernel is a finite number "
                 "(0 or more)")

@@ -30,7 +30,7 @@ def _setup(rng=None):
     return params, batch
 
 
-def sample_mean(arr) -> float:
+def _sample_mean(arr) -> float:
     """The statistic the loop logs: the mean of one weight per 4 KiB of ``arr`` (the weights: a
     float32 umkit array of at least 4 KiB), computed on the GPU (umkit.touch into a zeroed
     1-element sink; 4 bytes come back)."""
@@ -80,7 +80,7 @@ def _record(step_fn, name: str = "your loop", seed=None, profile=None):
                     umkit.add(params, params, delta)
                 values.append(step_fn(params, batch, i))
                 if i % LOG_EVERY == LOG_EVERY - 1:
-                    truth[i] = sample_mean(params)
+                    truth[i] = _sample_mean(params)
                 rec.step()
         delta.free()
         return rec.result(), values, truth
