@@ -58,7 +58,8 @@ def _layers_passed(answers: dict) -> str:
 
 
 LAYERS_EXERCISE = Exercise(
-    why_terms=('kernel driver', 'ioctl', 'page table', 'page fault', 'system call', 'user space', 'kmd', 'umd', '内核', '页表', '缺页', '系统调用', '用户态'),
+    why_terms=('kernel driver', 'ioctl', 'page table', 'page fault', 'system call', 'user space',
+               'kmd', 'umd', '内核', '页表', '缺页', '系统调用', '用户态'),
     name="nb01.layers", argument="answers", kind="labels", concept=_RULE,
     wrong_type="{argument} should be a dict like {{'malloc_managed': 'umd', ...}}, got {type}",
     labels=Labels(
@@ -128,7 +129,8 @@ def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
 
 
 TRANSITIONS = Exercise(
-    why_terms=('batch', 'trip', 'round', 'partly', 'partial', 'ceil', 'each fault', '批', '趟', '向上取整', '每次缺页', '不满'),
+    why_terms=('batch', 'trip', 'round', 'partly', 'partial', 'ceil', 'each fault', '批', '趟',
+               '向上取整', '每次缺页', '不满'),
     name="nb01.transitions", argument="transitions", kind="function", concept=TRIPS_CONCEPT,
     answer=TRIPS_ANSWER,
     none="{argument} is None: write def transitions(n_faults, batch_max): ...",

@@ -57,7 +57,8 @@ _QUESTION = {
 
 
 ALLOCATORS = Exercise(
-    why_terms=('who touches', 'cpu', 'gpu', 'how often', 'every step', 'migrat', 'pinned', 'device memory', 'managed', '访问', '每一步', '迁移', '固定内存', '设备内存', '托管'),
+    why_terms=('who touches', 'how often', 'every step', 'migrat', 'pinned', 'device memory',
+               'managed', '访问', '每一步', '迁移', '固定内存', '设备内存', '托管'),
     name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
     wrong_type="{argument} should be a dict like {{'weights': 'device', ...}}, got {type}",
     labels=Labels(
@@ -186,7 +187,8 @@ def _grade_load(fn) -> Verdict | str:
 
 
 LOAD = Exercise(
-    why_terms=('copy', 'bandwidth', 'pinned', 'staging', 'fault', 'migrat', 'reads', '拷贝', '带宽', '固定内存', '中转', '缺页', '迁移'),
+    why_terms=('copy', 'bandwidth', 'pinned', 'staging', 'fault', 'migrat', '拷贝', '带宽', '固定内存',
+               '中转', '缺页', '迁移'),
     name="nb02.load", argument="load", kind="function", concept=LOAD_CONCEPT, answer=LOAD_ANSWER,
     none="{argument} is None: write def load(data): ... and return a umkit array",
     wrong_type="{argument} should be a function of the data, got {type}",

@@ -275,7 +275,8 @@ def check_prepare(fn) -> Verdict:
 
 
 PREPARE = Exercise(
-    why_terms=('advice', 'advise', 'prefetch', 'preferred', 'accessed', 'read-mostly', 'migrat', 'fault', 'xnack', '建议', '预取', '迁移', '缺页', '首选'),
+    why_terms=('advice', 'advise', 'prefetch', 'preferred', 'accessed', 'read-mostly', 'migrat',
+               'fault', 'xnack', '建议', '预取', '迁移', '缺页', '首选'),
     name="nb03.prepare", argument="prepare", kind="function", concept=CONCEPT_AMD,
     answer=_answer,
     none="{argument} is None: write def prepare(a, w): ... (advice and/or prefetch)",

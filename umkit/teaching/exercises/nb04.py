@@ -110,7 +110,8 @@ def _grade_step(fn) -> Verdict | str:
 
 
 STEP = Exercise(
-    why_terms=('stream', 'event', 'wait', 'synchron', 'asynchron', 'other stream', '流', '事件', '等待', '同步', '异步'),
+    why_terms=('stream', 'event', 'wait', 'synchron', 'asynchron', 'other stream', '流', '事件', '等待',
+               '同步', '异步'),
     name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=ANSWER,
     none="{argument} is None: write def step(a, stream): ... and return the CPU's sum",
     wrong_type="{argument} should be a function (a, stream) -> float, got {type}",

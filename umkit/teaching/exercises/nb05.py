@@ -99,7 +99,8 @@ def _grade_fix(strategy, profile: str, every: int) -> Verdict | str:
 
 
 PINGPONG_FIX = Exercise(
-    why_terms=('split', 'device memory', 'access frequency', 'migrat', 'ping', 'cpu', 'statistic', '拆分', '设备内存', '访问频率', '迁移', '乒乓', '统计'),
+    why_terms=('split', 'device memory', 'access frequency', 'migrat', 'ping', 'statistic', '拆分',
+               '设备内存', '访问频率', '迁移', '乒乓', '统计'),
     name="nb05.pingpong_fix", argument="my_fix", kind="choice", concept=_FIX_CONCEPT,
     answer=_FIX_ANSWER,
     none=lambda **_: ("my_fix is still None. Build a Strategy: "
@@ -237,7 +238,8 @@ def _grade_ipc(answer) -> Verdict | str:
 
 
 IPC = Exercise(
-    why_terms=('process', 'address', 'page table', 'handle', 'ipc', 'mmap', 'mapping', 'shared memory', '进程', '地址', '页表', '句柄', '映射', '共享内存'),
+    why_terms=('process', 'address', 'page table', 'handle', 'ipc', 'mmap', 'mapping',
+               'shared memory', '进程', '地址', '页表', '句柄', '映射', '共享内存'),
     name="nb05.ipc", argument="ipc_answer", kind="choice", concept=IPC_CONCEPT,
     answer=_ipc_answer,
     none="{argument} is still None: give the set of letters that work, e.g. {{'x', 'y'}} "
@@ -321,7 +323,8 @@ def _grade_statistic(fn, profile: str) -> Verdict | str:
 
 
 STATISTIC = Exercise(
-    why_terms=('on the gpu', 'where the data', 'reduction', 'migrat', 'link', 'cpu read', 'host', 'scalar', '在 gpu', '数据所在', '归约', '迁移', '链路', '主机', '标量'),
+    why_terms=('on the gpu', 'where the data', 'reduction', 'migrat', 'link', 'cpu read', 'host',
+               'scalar', '在 gpu', '数据所在', '归约', '迁移', '链路', '主机', '标量'),
     name="nb05.statistic", argument="statistic", kind="function", concept=STAT_CONCEPT,
     answer=STAT_ANSWER,
     none="{argument} is None: write def statistic(params): ... and return a float",

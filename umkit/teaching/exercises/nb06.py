@@ -179,7 +179,8 @@ def _setup(profile: str = PROFILE, size=None) -> dict:
 
 
 EPOCH_LOOP = Exercise(
-    why_terms=('prefetch', 'inhale', 'before the kernel', 'cpu touched', 'back to the host', 'synchron', 'stream', 'free', '预取', '吸气', '内核之前', '主机', '同步', '流', '释放'),
+    why_terms=('prefetch', 'inhale', 'before the kernel', 'cpu touched', 'back to the host',
+               'synchron', 'stream', 'free', '预取', '吸气', '内核之前', '主机', '同步', '流', '释放'),
     name="nb06.epoch_loop", argument="my_epoch_loop", kind="function", concept=CONCEPT,
     answer=ANSWER,
     none="{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the "

@@ -83,7 +83,8 @@ def _kind(value) -> str | None:
 
 
 PLACEMENT = Exercise(
-    why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned', 'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
+    why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned',
+               'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
     name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
     none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
          "covering every buffer in nb07.BUFFERS.",
@@ -251,7 +252,8 @@ def _grade_breathing(plan) -> Verdict | str:
 
 
 BREATHING = Exercise(
-    why_terms=('exhale', 'inhale', 'evict', 'heart', 'breath', 'room', 'vram', 'rhythm', '呼气', '吸气', '驱逐', '心脏', '呼吸', '空间', '显存', '节奏'),
+    why_terms=('exhale', 'inhale', 'evict', 'heart', 'breath', 'vram', 'rhythm', '呼气', '吸气', '驱逐',
+               '心脏', '呼吸', '空间', '显存', '节奏'),
     name="nb07.breathing", argument="plan", kind="function", concept=BREATH_CONCEPT,
     answer=BREATH_ANSWER,
     none="{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold "

@@ -296,7 +296,8 @@ def _grade_port(hip_source: str) -> Verdict | str:
 
 
 PORT = Exercise(
-    why_terms=('hip', 'hipify', 'cuda', 'runtime api', 'attribute', '_v2', 'rename', '移植', '运行时', '属性', '改名'),
+    why_terms=('hip', 'hipify', 'cuda', 'runtime api', 'attribute', '_v2', 'rename', '移植', '运行时',
+               '属性', '改名'),
     name="nb08.port", argument="hip_source", kind="text", concept=PORT_CONCEPT,
     answer=_PORT_CLASSIC,
     none="{argument} is still None: write the HIP version of nb08.CUDA_SOURCE as a string.",
@@ -459,7 +460,8 @@ def _grade_owner_table(table: dict) -> Verdict | str:
 
 
 OWNER_TABLE = Exercise(
-    why_terms=('owner', 'lifetime', 'budget', 'allocator', 'hot path', 'every step', '所有者', '生命周期', '预算', '分配器', '热路径', '每一步'),
+    why_terms=('owner', 'lifetime', 'budget', 'allocator', 'hot path', 'every step', '所有者', '生命周期',
+               '预算', '分配器', '热路径', '每一步'),
     name="nb08.owner_table", argument="owner_table", kind="table", concept=TABLE_CONCEPT,
     answer=_table_answer(),
     none="{argument} is None: start from nb08.empty_owner_table().",

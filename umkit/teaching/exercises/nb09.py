@@ -84,7 +84,8 @@ def _not_a_fix(item, value) -> str:
 
 
 DIAGNOSIS = Exercise(
-    why_terms=('symptom', 'error', 'code', 'explain', 'race', 'thrash', 'out of memory', 'xnack', '症状', '错误', '竞争', '颠簸', '内存不足', '诊断'),
+    why_terms=('symptom', 'error', 'code', 'explain', 'race', 'thrash', 'out of memory', 'xnack',
+               '症状', '错误', '竞争', '颠簸', '内存不足', '诊断'),
     name="nb09.diagnosis", argument="diagnosis", kind="labels", concept=DIAG_CONCEPT,
     none="{argument} is still None: map every case letter to a fix number, e.g. "
          "{{'A': 1, 'B': 2, ...}}.",
@@ -229,7 +230,8 @@ def _judge_spikes(got, want: list[int], name: str, curve, call: str) -> str | No
 
 
 SPIKES = Exercise(
-    why_terms=('median', 'warm-up', 'step 0', '3x', '3 times', '1 ms', 'threshold', 'outlier', '中位数', '预热', '第 0 步', '3 倍', '阈值', '毛刺'),
+    why_terms=('median', 'warm-up', 'step 0', '3x', '3 times', '1 ms', 'threshold', 'outlier',
+               '中位数', '预热', '第 0 步', '3 倍', '阈值', '毛刺'),
     name="nb09.spikes", argument="find_spikes", kind="function", concept=SPIKE_CONCEPT,
     answer=SPIKE_ANSWER,
     none="{argument} is still None: def find_spikes(step_ms): ... return [indices].",

@@ -155,7 +155,8 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
 
 
 FIXED_STEP = Exercise(
-    why_terms=('on the gpu', 'where the weights', 'migrat', 'cpu read', 'link', 'fault', 'reduction', 'only the answer', '在 gpu', '权重所在', '迁移', '链路', '缺页', '归约'),
+    why_terms=('on the gpu', 'where the weights', 'migrat', 'cpu read', 'link', 'fault',
+               'reduction', 'only the answer', '在 gpu', '权重所在', '迁移', '链路', '缺页', '归约'),
     name="nb10.fixed_step", argument="fixed_step", kind="function", concept=CONCEPT,
     answer=ANSWER,
     none="{argument} is still None: write a function fixed_step(params, batch, i).",
