@@ -1,9 +1,12 @@
 """How ``umkit port-check`` scales: each pathological pattern is written out to a 1 MiB and a
 2 MiB file (the largest file port-check reads) and timed; linear time means the 2 MiB file takes
-about twice as long as the 1 MiB one.  Issue 46 found two rules quadratic (a 2 MiB file took
-64 s and 153 s against 5 s for linear code); the reader fixed then: the atomics rule (every
-kernel looked at every call), the factory rule (every returned pointer of one function name
-took every caller's name) and the object-macro lookup (every call scanned every macro).
+about twice as long as the 1 MiB one.  The shapes are the ones a hostile review found slow or
+quadratic: kernels with atomics (every kernel looked at every call), one factory name (every
+returned pointer took every caller's name), object-like macros (every call scanned every
+macro), raw string literals (each opening matched against a copy of the rest of the file),
+``a<b<c`` chains (every ``name <`` scanned up to 64 tokens for a ``>``) and a variadic macro
+naming ``__VA_ARGS__`` many times (its body built whole before the expansion budget was
+checked).
 
     .venv/bin/python benchmarks/portcheck_scale.py [--out benchmarks/results/portcheck_scale.json]
 
@@ -44,6 +47,19 @@ PATTERNS = {
     # one factory name (overloads) returning many managed pointers, each assigned by a caller
     "factories": ("", "float* get() {{ float* p{k}; cudaMallocManaged(&p{k}, 1); return p{k}; }}"
                       "\nvoid u{k}() {{ float* x{k}; x{k} = get(); }}\n"),
+    # raw string literals (each opening was matched against a copy of the rest of the file)
+    "raw_strings": ("", 'const char* s{k} = R"x(text)x"; auto t{k} = R"(x)";\n'),
+    # one long `a<b<c<...` chain (every `name <` scanned up to 64 tokens for a `>`)
+    "template_chain": ("int x = ", "a<"),
+    # many short `a<b<c<...` chains
+    "template_chains": ("", "int v{k} = a<b<c<d<e<f<g<h;\n"),
+    # a variadic macro naming __VA_ARGS__ 64 times, used once over a long argument list (the
+    # body was built whole before the expansion budget was checked)
+    "variadic_many_uses": ("#define V(...) f(" + ", ".join(["__VA_ARGS__"] * 64) + ")\n"
+                           "void g() { V(cudaMallocManaged", ", a{k}"),
+    # a variadic macro used many times
+    "variadic_calls": ("#define CALL(f, ...) f(__VA_ARGS__)\n",
+                       "void g{k}() {{ float* p{k}; CALL(cudaMallocManaged, &p{k}, 64); }}\n"),
     # ordinary code: the repository's messy test file, repeated
     "messy_file": ("", None),
 }
@@ -64,13 +80,14 @@ def source(name: str, size: int) -> str:
     return "".join(parts)[:size]
 
 
-def time_one(text: str) -> float:
+def time_one(text: str) -> tuple[float, float]:
+    """(wall seconds, processor seconds) to read and check ``text``."""
     from umkit.diagnostics.portcheck.cxx import Source
     from umkit.diagnostics.portcheck.rules import check_source, platform as plat
     p = plat("mi250x", False)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     check_source(Source.parse(text, "bench.cu"), p, "bench.cu")
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def main(argv=None) -> int:
@@ -79,24 +96,34 @@ def main(argv=None) -> int:
                     "(default: print it only)")
     ap.add_argument("--sizes", default="1048576,2097152",
                     help="file sizes in bytes, comma-separated (default 1 MiB, 2 MiB)")
+    ap.add_argument("--patterns", default=None,
+                    help="pattern names, comma-separated (default: all): " + ", ".join(PATTERNS))
     args = ap.parse_args(argv)
+    unknown = set(args.patterns.split(",")) - set(PATTERNS) if args.patterns else set()
+    if unknown:
+        ap.error("unknown pattern(s): " + ", ".join(sorted(unknown)))
     sizes = [int(x) for x in args.sizes.split(",")]
     rows = []
-    for name in PATTERNS:
-        times = {}
+    for name in args.patterns.split(",") if args.patterns else PATTERNS:
+        times, cpu = {}, {}
         for size in sizes:
-            times[size] = round(time_one(source(name, size)), 3)
-        growth = times[sizes[-1]] / max(times[sizes[0]], 1e-9)
+            wall, proc = time_one(source(name, size))
+            times[size], cpu[size] = round(wall, 3), round(proc, 3)
+        growth = cpu[sizes[-1]] / max(cpu[sizes[0]], 1e-9)
         rows.append({"pattern": name, "seconds": {str(s): t for s, t in times.items()},
+                     "cpu_seconds": {str(s): t for s, t in cpu.items()},
                      "growth": round(growth, 2), "size_ratio": sizes[-1] / sizes[0]})
-        print(f"{name:22s} " + "  ".join(f"{s >> 10} KiB {t:6.2f} s" for s, t in times.items())
+        print(f"{name:22s} " + "  ".join(f"{s >> 10} KiB {t:6.2f} s (cpu {cpu[s]:.2f})"
+                                         for s, t in times.items())
               + f"   x{growth:.2f}", flush=True)
     doc = {"benchmark": "portcheck_scale", "date": datetime.datetime.now(
                datetime.timezone.utc).isoformat(timespec="seconds"),
            "machine": {"platform": platform.platform(), "python": platform.python_version(),
                        "cpus": os.cpu_count(), "processor": platform.processor()},
            "what": "seconds to read and check one file (Source.parse + check_source), "
-                   "target mi250x, XNACK off",
+                   "target mi250x, XNACK off; seconds: wall clock, cpu_seconds: processor "
+                   "time of this process (the machine may be shared); growth: cpu time of "
+                   "the largest size over the smallest",
            "results": rows}
     if args.out:
         out = Path(args.out)

@@ -47,8 +47,10 @@ class TooDeep(ValueError):
         self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Token:
+    """One token; never changed once made (not ``frozen``: a frozen dataclass takes five times
+    as long to build, and a 2 MiB file can hold two million tokens)."""
     kind: str                 # "id" | "num" | "str" | "op"
     text: str
     line: int
@@ -185,6 +187,7 @@ SPLICE = re.compile(r"\\\r?\n")
 SPACE = re.compile(r"[ \t\f\v\r]+")
 WORD = re.compile(r"[\w$]+")                  # after a letter, _ or $: letters, digits, _ and $
 PUNCT_RE = re.compile("|".join(re.escape(p) for p in PUNCT))
+RAW_OPEN = re.compile(r'"([^()\\\s]{0,16})\(')  # a raw string's opening: "delimiter(
 
 
 def _splice(text: str):
@@ -247,9 +250,9 @@ def tokenize(text: str):
             j = WORD.match(src, i).end()
             word = src[i:j]
             if j < n and src[j] == '"' and word in RAW_PREFIXES:
-                m = re.match(r'"([^()\\\s]{0,16})\(', src[j:])
+                m = RAW_OPEN.match(src, j)         # at j: no copy of the rest of the file
                 if m:
-                    end = src.find(")" + m.group(1) + '"', j + m.end())
+                    end = src.find(")" + m.group(1) + '"', m.end())
                     emit("str", '""', i)
                     i = n if end < 0 else end + len(m.group(1)) + 2
                     continue
@@ -315,17 +318,16 @@ def _skip_quoted(src: str, i: int) -> int:
 # -- directives -------------------------------------------------------------------------------
 def _conditional(directives, code):
     """Drop the code tokens of ``#if 0`` blocks (and of the ``#else`` of an ``#if 1``); return
-    the kept code tokens and the other directives outside dead blocks.  Conditions other than
-    a literal 0 or 1 cannot be evaluated here: every branch of them is read."""
-    literal = {"0": "dead", "false": "dead", "1": "true", "true": "true"}
+    the kept code tokens and the other directives outside dead blocks.  A condition is read
+    when it is a constant (:func:`_constant`: ``0``, ``(0)``, ``0L``, ``!1``, ``0 && X`` ...);
+    one that names a macro cannot be evaluated here: every branch of it is read."""
     stack, kept, ranges, since = [], [], [], None
 
     def dead():
         return bool(stack) and (stack[-1][0] or stack[-1][1] in ("dead", "done"))
     for d in sorted(directives, key=lambda d: d[0].pos):
         word = d[1].text if len(d) > 1 else ""
-        rest = [t.text for t in d[2:]]
-        lit = literal.get(rest[0]) if len(rest) == 1 else None
+        lit = _constant(d[2:]) if word in ("if", "elif") else None
         before = dead()
         if word in ("if", "ifdef", "ifndef"):
             stack.append([before, (lit or "live") if word == "if" else "live"])
@@ -359,6 +361,85 @@ def _conditional(directives, code):
         k = bisect.bisect_right(starts, pos) - 1
         return k >= 0 and ranges[k][0] <= pos < ranges[k][1]
     return [t for t in code if not in_dead(t.pos)], kept
+
+
+_INT_SUFFIX = re.compile(r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?$")
+
+
+def _integer(text: str) -> int | None:
+    """The value of a C++ integer literal (``0``, ``0L``, ``0x10u``, ``0b1``, ``010``), or None."""
+    body = text[:_INT_SUFFIX.search(text).start()]
+    low = body.lower()
+    try:
+        if low.startswith(("0x", "0b")):
+            return int(low[2:], 16 if low[1] == "x" else 2)
+        if len(low) > 1 and low.startswith("0"):
+            return int(low[1:], 8)
+        return int(low, 10) if low.isdigit() else None
+    except ValueError:
+        return None
+
+
+def _constant(tokens) -> str | None:
+    """``"dead"`` or ``"true"`` for an ``#if`` condition that is a constant, else None.  Read:
+    integer literals with any suffix, ``true`` / ``false``, parentheses, ``!``, ``&&`` and
+    ``||`` (``0 && X`` is dead and ``1 || X`` true whatever ``X`` is).  A name, a call or any
+    other operator makes the value unknown: the preprocessor knows macros this reader
+    does not (``-D`` flags, headers)."""
+    toks = [t.text for t in tokens]
+    if len(toks) > SCAN:
+        return None
+    pos = 0
+
+    def primary():                        # -> 0, 1 or None (unknown); pos past it
+        nonlocal pos
+        if pos >= len(toks):
+            raise ValueError
+        t = toks[pos]
+        pos += 1
+        if t == "!":
+            v = primary()
+            return None if v is None else 1 - v
+        if t == "(":
+            v = disjunction()
+            if pos >= len(toks) or toks[pos] != ")":
+                raise ValueError
+            pos += 1
+            return v
+        if t in ("true", "false"):
+            return int(t == "true")
+        if t[:1].isdigit():
+            v = _integer(t)
+            return None if v is None else int(v != 0)
+        if t[:1].isalpha() or t[:1] in "_$":
+            return None                   # a macro: its value is unknown here
+        raise ValueError                  # a name or an operator this reader does not weigh
+
+    def conjunction():
+        nonlocal pos
+        v = primary()
+        while pos < len(toks) and toks[pos] == "&&":
+            pos += 1
+            w = primary()
+            v = 0 if 0 in (v, w) else (None if None in (v, w) else 1)
+        return v
+
+    def disjunction():
+        nonlocal pos
+        v = conjunction()
+        while pos < len(toks) and toks[pos] == "||":
+            pos += 1
+            w = conjunction()
+            v = 1 if 1 in (v, w) else (None if None in (v, w) else 0)
+        return v
+
+    try:
+        v = disjunction()
+    except (ValueError, RecursionError):
+        return None
+    if pos != len(toks) or v is None:
+        return None
+    return "true" if v else "dead"
 
 
 @dataclass
@@ -410,19 +491,36 @@ def _as_cuda(tokens, table) -> list:
             else t for t in tokens]
 
 
-def _expand(m: Macro, args) -> tuple[list, list]:
+def _expand(m: Macro, args, limit: float = float("inf")) -> tuple[list, list] | None:
     """The body of function-like macro ``m`` with its parameters replaced by ``args`` (Arg
-    objects), and for each token whether it came from the body.  A parameter without an
-    argument stands for nothing a rule could take for a variable's name."""
+    objects), and for each token whether it came from the body; None, with nothing built, if
+    that would be more than ``limit`` tokens.  A parameter without an argument stands for
+    nothing a rule could take for a variable's name."""
     index = {p: k for k, p in enumerate(m.params or ())}
     n_named = len(m.params or ())
+    rest_len = 0                          # __VA_ARGS__: a comma before each argument that
+    for a in args[n_named:]:              # follows a non-empty one
+        rest_len += (rest_len > 0) + len(a)
+    size = 0
+    for t in m.body:                      # the length first: a parameter used many times
+        k = index.get(t.text) if t.kind == "id" else None    # over a long argument is
+        if t.kind == "id" and t.text == "__VA_ARGS__" and m.variadic:   # refused unbuilt
+            size += rest_len
+        elif k is not None and k < len(args):
+            size += len(args[k])
+        else:
+            size += 1
+    if size > limit:
+        return None
     body, from_body = [], []
     for t in m.body:
         k = index.get(t.text) if t.kind == "id" else None
         if t.kind == "id" and t.text == "__VA_ARGS__" and m.variadic:
             rest = []
             for a in args[n_named:]:
-                rest += ([Token("op", ",", t.line, t.pos)] if rest else []) + list(a.tokens)
+                if rest:
+                    rest.append(Token("op", ",", t.line, t.pos))
+                rest.extend(a.tokens)
             body += rest
             from_body += [False] * len(rest)
         elif k is None:
@@ -438,12 +536,51 @@ def _expand(m: Macro, args) -> tuple[list, list]:
 
 
 # -- the reader -------------------------------------------------------------------------------
-def brackets(tokens) -> dict[int, int]:
+class Brackets(dict):
+    """Index of each opening bracket -> index of its closing partner, for one token list; it
+    also holds that list's template-argument tables (built on the first question)."""
+    __slots__ = ("tokens", "_angles")
+
+    def __init__(self, tokens):
+        super().__init__()
+        self.tokens, self._angles = tokens, None
+
+    def angles(self) -> tuple:
+        """For each index ``j``, on the walk :func:`template_end` takes from ``j`` (a bracket
+        group skipped whole): where it first meets a ``>`` or a token that ends template
+        arguments (``len(tokens)`` if none), how many ``<`` it passes before that, and the
+        last index of another token it passes (-1 if none).  One pass, right to left, so
+        that each ``<`` costs a few steps instead of a scan of up to 64 tokens."""
+        if self._angles is None:
+            toks, n = self.tokens, len(self.tokens)
+            stop, lts, last = [n] * (n + 1), [0] * (n + 1), [-1] * (n + 1)
+            for j in range(n - 1, -1, -1):
+                t = toks[j].text
+                if t == ">" or t in _ANGLE_STOPS:
+                    stop[j] = j
+                elif t in _OPENERS:
+                    k = min(self.get(j, j) + 1, n)
+                    stop[j], lts[j], last[j] = stop[k], lts[k], last[k]
+                elif t == "<":
+                    stop[j], lts[j], last[j] = stop[j + 1], lts[j + 1] + 1, last[j + 1]
+                else:
+                    stop[j], lts[j] = stop[j + 1], lts[j + 1]
+                    last[j] = last[j + 1] if last[j + 1] >= 0 else j
+            self._angles = (stop, lts, last)
+        return self._angles
+
+
+#: what ends a template-argument scan (``{`` opens a group and is skipped, as ``(`` and ``[``)
+_ANGLE_STOPS = frozenset((";", "}", ")", "]", "&&", "||", "<<<"))
+_OPENERS = frozenset(("(", "[", "{"))
+
+
+def brackets(tokens) -> Brackets:
     """Index of each opening ``( [ {`` and ``<<<`` -> index of its closing partner (tolerant:
     an unclosed opener maps to the end)."""
     pairs = {"(": ")", "[": "]", "{": "}", "<<<": ">>>"}
     closing = {v: k for k, v in pairs.items()}
-    out, stack = {}, []
+    out, stack = Brackets(tokens), []
     for i, t in enumerate(tokens):
         if t.kind != "op":
             continue
@@ -462,7 +599,23 @@ def brackets(tokens) -> dict[int, int]:
 
 
 def template_end(tokens, i: int, match: dict) -> int | None:
-    """If ``tokens[i]`` is ``<`` opening template arguments, the index of its ``>``."""
+    """If ``tokens[i]`` is ``<`` opening template arguments, the index of its ``>``: the walk
+    from ``i`` that counts ``<`` and ``>``, skips bracket groups, and gives up at a token that
+    cannot be inside template arguments or at any other token more than 64 past ``i``."""
+    if isinstance(match, Brackets) and match.tokens is tokens and tokens[i].text == "<":
+        stop, lts, last = match.angles()      # the same walk, from one ``>`` to the next
+        depth, j, n, limit = 0, i, len(tokens), i + 64
+        while True:
+            if last[j] > limit:
+                return None
+            depth += lts[j]
+            g = stop[j]
+            if g >= n or tokens[g].text != ">":
+                return None
+            depth -= 1
+            if depth == 0:
+                return g
+            j = g + 1
     depth, j, n = 0, i, len(tokens)
     while j < n:
         t = tokens[j].text
@@ -480,23 +633,28 @@ def template_end(tokens, i: int, match: dict) -> int | None:
     return None
 
 
+_SPLIT_SKIPS = frozenset(("(", "[", "{", "<<<"))
+
+
 def split_args(tokens, open_i: int, close_i: int, match: dict) -> tuple:
     """The comma-separated arguments between ``tokens[open_i]`` and ``tokens[close_i]``."""
     args, start, j = [], open_i + 1, open_i + 1
     while j < close_i:                    # each argument is the tokens between two commas
         t = tokens[j]
-        if t.kind == "op" and t.text in ("(", "[", "{", "<<<"):
+        text = t.text
+        if text == ",":
+            args.append(Arg(tokens, start, j))
+            start = j = j + 1
+            continue
+        if text in _SPLIT_SKIPS and t.kind == "op":
             j = match.get(j, j) + 1
             continue
-        if t.text == "<" and j > start and tokens[j - 1].kind == "id":
+        if text == "<" and j > start and tokens[j - 1].kind == "id":
             end = template_end(tokens, j, match)
             if end is not None and end < close_i and tokens[end + 1].text in ("(", "::", "{",
                                                                                ",", ")", ">"):
                 j = end + 1
                 continue
-        if t.text == ",":
-            args.append(Arg(tokens, start, j))
-            start = j + 1
         j += 1
     end = min(j, close_i)
     if end > start or args:
@@ -569,6 +727,7 @@ class Source:
         if not with_calls:
             return out
         used, budget = set(), EXPANSION_BUDGET * len(code) + 4096
+        read = {c.index: c.args for c in self.calls if not c.in_macro}   # same split, done
         for i, t in enumerate(code):
             defs = with_calls.get(t.text) if t.kind == "id" else None
             if not defs or i + 1 >= len(code) or code[i + 1].text != "(" or \
@@ -578,11 +737,14 @@ class Source:
             if k < 0:
                 continue                             # used before it is defined
             m = defs[k][1]
-            args = split_args(code, i + 1, match.get(i + 1, len(code) - 1), match)
-            body, from_body = _expand(m, args)
-            budget -= len(body)
-            if budget < 0:
+            args = read.get(i)                       # the code's own call there, if any
+            if args is None:
+                args = split_args(code, i + 1, match.get(i + 1, len(code) - 1), match)
+            expanded = _expand(m, args, budget)
+            if expanded is None:                     # past the budget
                 break
+            body, from_body = expanded
+            budget -= len(body)
             used.add(id(m))
             try:
                 bm = brackets(body)
