@@ -1,6 +1,6 @@
-"""A rocpd database built from AMD's documented schema (no real rocpd file with KFD records was
-found in a public repository: ROCm/rocm-systems ships the schema and the writer, not sample
-databases).  What is built, and from where (ROCm/rocm-systems, MIT licence):
+"""A rocpd database built from AMD's documented schema, with invented numbers (no real rocpd
+file with KFD records that umkit could add was found: docs/profiler-files.md, "Where the test
+files come from").  What is built, and from where (ROCm/rocm-systems, MIT licence):
 
 * the tables of ``projects/rocprofiler-sdk/source/share/rocprofiler-sdk-rocpd/rocpd_tables.sql``
   at 0c5fd9badc20f0050b4bfd42714fbbf3ffa4c68d ("RocPD schema version 3.0.1"), the columns the

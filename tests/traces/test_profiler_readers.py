@@ -1,9 +1,10 @@
 """umkit.ecg.read: rocprofv3's rocpd database, Nsight Systems' SQLite export and the kit's own
 saved CUPTI records into an ECG, a residency picture and a plan; strict refusals; bounded memory.
 
-No public rocpd or nsys file with unified-memory records was found (ROCm/rocm-systems ships the
-schema and its writer, not sample databases): the databases here are built from the documented
-schemas, cited in ``rocpd_schema.py`` and ``umkit/ecg/traces/nsys.py``."""
+No public rocpd or nsys file with unified-memory records that umkit could add was found (what
+was searched and found: docs/profiler-files.md, "Where the test files come from"): the
+databases here are built from the documented schemas, cited in ``rocpd_schema.py`` and
+``umkit/ecg/traces/nsys.py``, and their numbers are invented."""
 import json
 import sqlite3
 import tracemalloc
@@ -80,6 +81,10 @@ def test_rocpd_named_steps_and_the_kernel_fallback(tmp_path):
     (dict(skip=("rocpd_info_agent",)), "rocpd_info_agent"),
     (dict(region='"id" INTEGER PRIMARY KEY, "start_id" INTEGER, "end_id" INTEGER, '
                  '"name_id" INTEGER, "event_id" INTEGER'), "rocpd_region.start"),
+    # schema 4 keeps times in rocpd_timestamp behind start_id / end_id: refused by its version
+    (dict(version="4.0.0", region='"id" INTEGER PRIMARY KEY, "start_id" INTEGER, '
+                                  '"end_id" INTEGER, "name_id" INTEGER, "event_id" INTEGER'),
+     "schema_version 4.0.0"),
 ])
 def test_rocpd_refuses_what_it_does_not_understand(tmp_path, build, missing):
     db = Rocpd(tmp_path / "bad.db", **build)

@@ -11,9 +11,11 @@ The schema, read from AMD's source (ROCm/rocm-systems, MIT licence):
   ``event_id``; ``rocpd_event`` has ``category_id`` (a ``rocpd_string``) and ``extdata``
   (JSON); ``rocpd_info_agent`` has ``type`` ('CPU', 'GPU', 'NIC');
   ``rocpd_memory_allocate`` has ``type`` ('ALLOC', 'FREE', ...), ``address`` and ``size``;
-  ``rocpd_kernel_dispatch`` has ``start`` and ``end``.  (An earlier layout, in
-  ROCm/rocprofiler-sdk at 19d33bb304b35d94a2a082f6771d918408e0c848, kept times in a
-  ``rocpd_timestamp`` table behind ``start_id``/``end_id``: refused, naming the column.)
+  ``rocpd_kernel_dispatch`` has ``start`` and ``end``.  (A layout that keeps times in a
+  ``rocpd_timestamp`` table behind ``start_id``/``end_id`` -- an early one in
+  ROCm/rocprofiler-sdk at 19d33bb304b35d94a2a082f6771d918408e0c848, and schema ``4.0.0``, as a
+  public SQL dump of a rocpd database written in 2026 shows -- is refused: schema 4 by its
+  version, any other by the column.)
 * ``projects/rocprofiler-sdk/source/lib/output/generateRocpd.cpp`` at
   07d5a7fa39c807952e5fa1acc973569007958d7b, ``insert_kfd_event_data``: each KFD record is one
   ``rocpd_region`` (its operation's name) whose event's category is the buffer-tracing kind
@@ -110,8 +112,8 @@ def read_rocpd(con, path: str, step, name, example):
     reg = need(con, have, "rocpd_region", ("name_id", "event_id"), what, HINT)
     for c in ("start", "end"):
         if c not in reg:
-            old = " (it has start_id: an earlier rocpd layout umkit does not read)" \
-                if "start_id" in reg else ""
+            old = " (it has start_id: times in rocpd_timestamp, a layout umkit does not " \
+                "read)" if "start_id" in reg else ""
             raise ProfilerFileError(f"{what}: rocpd_region has no column {c}{old}",
                                     missing=f"rocpd_region.{c}", hint=HINT)
     need(con, have, "rocpd_event", ("id", "category_id", "extdata"), what, HINT)
