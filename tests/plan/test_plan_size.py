@@ -180,6 +180,9 @@ def test_the_cupti_switch_waits_for_the_gpu_before_the_counters_go_off():
         sw.set(ins.schedule(i, 2))
     sw.close()
     assert c.log == ["sync", "pause", "resume", "sync", "pause", "resume"]
+    # what each change of state cost the host (waiting for the GPU, in CUPTI) is kept
+    assert [x[0] for x in sw.spent] == [False, True, False, True]
+    assert all(x[1] >= 0 and x[2] >= 0 for x in sw.spent)
     sw.set(False)
     sw.close()                 # the counters are left on, as before the recording
     assert c.log[-3:] == ["sync", "pause", "resume"]
