@@ -36,17 +36,16 @@ class.
 2. The loop's own work per step is the **floor** of the quiet steps' rest as measured (of every
    steady step's when none is quiet): the least of them, at least 0 (a rest with an estimated
    cost taken out could fall below the loop's work; a measured one cannot).  A step's time on
-   the GPU's clock cannot be
-   shorter than the GPU's work in it; the host, the driver and the instrumentation can only add
-   to it, so the disturbances are one-sided and the least rest is the closest to the loop's
+   the GPU's clock cannot be shorter than the GPU's work in it; the host, the driver and the
+   instrumentation can only add to it, so the disturbances are one-sided and the least rest is the closest to the loop's
    own work (the reasoning of Python's ``timeit``, which reports the fastest repeat).  The
    quiet steps' rest above the floor is left out, whichever kind of step it came in: switching
    the counters at a step boundary waits for the GPU and calls CUPTI, and such a cost can land
    in the steps on both sides of the switch, where an instrumented-minus-uninstrumented
    difference cannot see it.  On the H100 of the kit's GPU CI (run 46 of
    ``benchmarks/results/INDEX.md``) the alternating recording's quiet steps ran about 13 ms
-   above the 13.0 ms of its two steps that no switch held up, instrumented or not, while the
-   same loop without the plan recorder ran its steady steps at 13.0 ms
+   above the 13.0 ms of its two fastest ones, instrumented or not, while the same loop
+   without the plan recorder ran its steady steps at 13.0 ms
    (``torch_training/torch_training.md`` of that run).
 3. An active step's rest above the floor (its *excess*: the card's memory cost beyond the
    replay's) goes to a plan in the share of the recorded plan's memory work that the plan still
@@ -58,7 +57,7 @@ How sure the plan is (:func:`confidence`): **sized** when the floor was reached 
 :data:`MIN_OFF` uninstrumented steady steps doing the work of instrumented ones) and the part
 of the plan's prediction that is an upper bound (the excess of classes measured only with the
 counters on) leaves it within x/÷ :data:`SIZE`; **order only** otherwise, with the reason.
-The ranking of the plans holds either way: every plan carries the same floor.
+Either way the floor, the same for every plan, does not change their ranking.
 
 Why alternate steps and not a second run: a user's loop cannot be run again (a training run, a
 data loader that moves on); a calibration of the cost per record at the start would measure a
@@ -72,16 +71,17 @@ import math
 import statistics
 import time
 
-#: the fewest uninstrumented quiet steady steps from which the counters' own cost is measured
+#: the fewest uninstrumented steady steps (with instrumented twins doing the same work) from
+#: which the counters' own cost is measured
 MIN_OFF = 2
 #: the fewest steps at the floor of the rest (within FLOOR_TOL of it) for a sized prediction
 MIN_FLOOR = 2
-#: a rest within this share of the floor is "at the floor"
+#: a rest within this share of the fastest step's time (and QUIET_MS) of the floor is "at the floor"
 FLOOR_TOL = 0.05
 #: active steps whose replayed memory time is within this share do the same memory work
 SAME_WORK = 0.05
-#: a step is active when the recorded plan's replay exceeds the no-migration replay by more
-#: than this share of it and QUIET_MS
+#: a step is active when the recorded plan's replay exceeds the GPU-work replay by more than
+#: this share of it and QUIET_MS (ms)
 QUIET_SHARE = 0.02
 QUIET_MS = 0.01
 #: the size target: an upper-bound part that could leave a prediction off by more is "order only"
