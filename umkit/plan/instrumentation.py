@@ -37,9 +37,9 @@ class.
    steady step's when none is quiet): the least of them, at least 0 (a rest with an estimated
    cost taken out could fall below the loop's work; a measured one cannot).  A step's time on
    the GPU's clock cannot be shorter than the GPU's work in it; the host, the driver and the
-   instrumentation can only add to it, so the disturbances are one-sided and the least rest is the closest to the loop's
-   own work (the reasoning of Python's ``timeit``, which reports the fastest repeat).  The
-   quiet steps' rest above the floor is left out, whichever kind of step it came in: switching
+   instrumentation can only add to it, so the disturbances are one-sided and the least rest is
+   the closest to the loop's own work (the reasoning of Python's ``timeit``, which reports the
+   fastest repeat).  The quiet steps' rest above the floor is left out, whichever kind of step it came in: switching
    the counters at a step boundary waits for the GPU and calls CUPTI, and such a cost can land
    in the steps on both sides of the switch, where an instrumented-minus-uninstrumented
    difference cannot see it.  On the H100 of the kit's GPU CI (run 46 of
