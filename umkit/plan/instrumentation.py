@@ -35,18 +35,18 @@ class.
    bound.
 2. The loop's own work per step is the **floor** of the quiet steps' rest as measured (of every
    steady step's when none is quiet): the least of them, at least 0 (a rest with an estimated
-   cost taken out could fall below the loop's work; a measured one cannot).  A step's time on
-   the GPU's clock cannot be shorter than the GPU's work in it; the host, the driver and the
+   cost taken out could fall below the loop's work; a measured one cannot). A step's time on the
+   GPU's clock cannot be shorter than the GPU's work in it; the host, the driver and the
    instrumentation can only add to it, so the disturbances are one-sided and the least rest is
    the closest to the loop's own work (the reasoning of Python's ``timeit``, which reports the
-   fastest repeat).  The quiet steps' rest above the floor is left out, whichever kind of step it came in: switching
-   the counters at a step boundary waits for the GPU and calls CUPTI, and such a cost can land
-   in the steps on both sides of the switch, where an instrumented-minus-uninstrumented
-   difference cannot see it.  On the H100 of the kit's GPU CI (run 46 of
+   fastest repeat). The quiet steps' rest above the floor is left out, whichever kind of step it
+   came in: switching the counters at a step boundary waits for the GPU and calls CUPTI, and
+   such a cost can land in the steps on both sides of the switch, where an instrumented-minus-
+   uninstrumented difference cannot see it. On the H100 of the kit's GPU CI (run 46 of
    ``benchmarks/results/INDEX.md``) the alternating recording's quiet steps ran about 13 ms
-   above the 13.0 ms of its two fastest ones, instrumented or not, while the same loop
-   without the plan recorder ran its steady steps at 13.0 ms
-   (``torch_training/torch_training.md`` of that run).
+   above the 13.0 ms of its two fastest ones, instrumented or not, while the same loop without
+   the plan recorder ran its steady steps at 13.0 ms (``torch_training/torch_training.md`` of
+   that run).
 3. An active step's rest above the floor (its *excess*: the card's memory cost beyond the
    replay's) goes to a plan in the share of the recorded plan's memory work that the plan still
    does on that step (its replayed memory time over the recorded plan's, between 0 and 1): all
