@@ -102,7 +102,7 @@ def read(path: str, *, step=None, name: str | None = None, example: str | None =
 
 
 def read_rocpd(con, path: str, step, name, example):
-    have = names(con)
+    have = names(con, path)
     version = schema_version(con, have, path)
     what = f"{path} (rocpd schema {version})"
 

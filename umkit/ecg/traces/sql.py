@@ -27,7 +27,7 @@ def connect(path: str) -> sqlite3.Connection:
 MAX_NAMES = 100_000        # tables and views of one database (a real one has hundreds)
 
 
-def names(con, path: str = "") -> set:
+def names(con, path: str) -> set:
     """Every table and view of the database (the names only: an odd name is never quoted
     into SQL, only the reader's own table names are)."""
     out = set()
