@@ -31,7 +31,9 @@ Hints come in tiers, so that a failed check does not give the answer away:
 * tier 2 (``hint=2``): a pointer to the concept and the article section to reread (for labels:
   the questions to ask of *every* item, as a reflection that points at none);
 * tier 3 (``hint=3``): the answer itself, only when you ask for it -- and the verdict then says
-  the answer was shown (a later pass of the same exercise says so too).
+  the answer was shown (a later pass of the same exercise says so too).  Below hint=3 a verdict's
+  ``answer`` is empty (``has_answer`` says one exists); ``verdict.hint(3)`` shows it and is
+  recorded the same way.
 
 Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 ``verdict.hint(2)``.  ``predict`` / ``reveal`` keep a guess and show it beside the measurement
@@ -40,20 +42,24 @@ it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator a
 
 An attempts budget (so that a loop over the choices cannot pass where reading could): each
 exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
-only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words, not one
-given before for that exercise -- and keeps every reason (:func:`reasons`).  Without one it does
+only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words (a Chinese
+character counts half a word), not one given before for that exercise, that speaks of the
+exercise's idea (one of its ``why_terms``, English or Chinese) and is not text the exercise showed
+pasted back (its concept, its answer, the last verdict) -- and keeps every reason (:func:`reasons`).  Without one it does
 not grade: it says to re-read the concept (``hint=2``) and answer its question for every item
 first.  A pass resets the count; the stub (None) and answers of the wrong kind do not count.
 ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget (0: none, as the project's tests run).  A learner who
 tries honestly, fewer than eight times, never sees it; a search over 356 label sets does.
 
 Data that changes per attempt (so that a formula or a constant return cannot pass):
-:func:`attempt_rng` gives a grader a fresh ``random.Random`` for each check call, from a seed it
-keeps (:func:`last_seed`); ``UMKIT_EXERCISE_SEED`` fixes the sequence for a reproducible run.  A
-grader draws its sizes and values from it and calls the learner's code on them::
+:func:`check` makes one ``random.Random`` per check call (:func:`attempt_rng` of the exercise,
+from a seed it keeps: :func:`last_seed`); ``UMKIT_EXERCISE_SEED`` fixes the sequence for a
+reproducible run.  Every draw of the check -- its setup, its grader, NumPy's generators -- comes
+from that one generator (:func:`check_rng`, :func:`rng_option` with no ``rng``, or
+:func:`check_seed` for NumPy), and the grader calls the learner's code on what it drew::
 
     def _grade(fn):
-        rng = attempt_rng("nb00.prefetch")
+        rng = rng_option(None, "nb00.prefetch")       # the check's generator
         mib = rng.choice((48, 96, 160)) + rng.randrange(1, 16)
         ..."""
 from __future__ import annotations
