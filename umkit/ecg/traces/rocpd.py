@@ -11,11 +11,13 @@ The schema, read from AMD's source (ROCm/rocm-systems, MIT licence):
   ``event_id``; ``rocpd_event`` has ``category_id`` (a ``rocpd_string``) and ``extdata``
   (JSON); ``rocpd_info_agent`` has ``type`` ('CPU', 'GPU', 'NIC');
   ``rocpd_memory_allocate`` has ``type`` ('ALLOC', 'FREE', ...), ``address`` and ``size``;
-  ``rocpd_kernel_dispatch`` has ``start`` and ``end``.  (A layout that keeps times in a
-  ``rocpd_timestamp`` table behind ``start_id``/``end_id`` -- an early one in
-  ROCm/rocprofiler-sdk at 19d33bb304b35d94a2a082f6771d918408e0c848, and schema ``4.0.0``, as a
-  public SQL dump of a rocpd database written in 2026 shows -- is refused: schema 4 by its
-  version, any other by the column.)
+  ``rocpd_kernel_dispatch`` has ``start`` and ``end``.  Schema versions 3.0.0 to 3.0.5 are the
+  ones ``versions.yml`` lists (same folder, at 2bb64a52); their changes do not touch what is
+  read here.  Schema 4 is refused by its version: it keeps times in a ``rocpd_timestamp``
+  table behind ``start_id``/``end_id`` (4.0.0, as a public SQL dump of a rocpd database shows;
+  an early layout in ROCm/rocprofiler-sdk at 19d33bb304b35d94a2a082f6771d918408e0c848 did too,
+  refused by the column) or names an event's category through ``rocpd_info_category``
+  (4.1.0, ``versions/4.1.0/rocpd_tables.sql`` at a195360b).
 * ``projects/rocprofiler-sdk/source/lib/output/generateRocpd.cpp`` at
   07d5a7fa39c807952e5fa1acc973569007958d7b, ``insert_kfd_event_data``: each KFD record is one
   ``rocpd_region`` (its operation's name) whose event's category is the buffer-tracing kind
