@@ -145,6 +145,18 @@ def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded(monk
     assert exercises.reasons("nb01.transitions")[-1].startswith("最后那一批")
 
 
+def test_a_reason_that_differs_from_an_earlier_one_by_a_number_is_refused(monkeypatch):
+    # a loop that writes "... attempt 1", "... attempt 2" could otherwise buy a grade per try
+    _spend_budget(monkeypatch)
+    wrong = lambda n, b: n // b                        # noqa: E731
+    base = "each batch trip into the kernel serves the faults it holds, try {}"
+    v = nb01.check_transitions(wrong, why=base.format(1))
+    assert not v.ok and "not graded" not in v.message          # graded (and wrong)
+    for k in (2, 3, 17):
+        v = nb01.check_transitions(wrong, why=base.format(k))
+        assert not v.ok and "not graded" in v.message, k
+
+
 def test_every_notebook_exercise_has_concept_words_in_both_languages():
     import re
     cjk = re.compile(r"[\u3400-\u9fff]")

@@ -43,7 +43,8 @@ it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator a
 An attempts budget (so that a loop over the choices cannot pass where reading could): each
 exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
 only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words (a Chinese
-character counts half a word), not one given before for that exercise, that speaks of the
+character counts half a word), not one given before for that exercise (nor one that differs from
+it by a number or a word), that speaks of the
 exercise's idea (one of its ``why_terms``, English or Chinese) and is not text the exercise showed
 pasted back (its concept, its answer, the last verdict) -- and keeps every reason (:func:`reasons`).  Without one it does
 not grade: it says to re-read the concept (``hint=2``) and answer its question for every item
@@ -387,8 +388,8 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
         problem = ""
         if not text:
             pass
-        elif why_words(text) < WHY_WORDS or text.lower() in {r.lower() for r in st["reasons"]}:
-            problem = "short"
+        elif why_words(text) < WHY_WORDS or pasted(text, st["reasons"]):
+            problem = "short"             # too short, or (nearly) a reason given before
         elif pasted(text, _shown_texts(exercise, context or {}, st)):
             problem = "pasted"
         elif not on_topic(text, exercise.why_terms):
