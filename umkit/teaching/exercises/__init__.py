@@ -44,11 +44,11 @@ An attempts budget (so that a loop over the choices cannot pass where reading co
 exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
 only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words (a Chinese
 character counts half a word), not one given before for that exercise (nor one that differs from
-it by a number or a word), that speaks of the
-exercise's idea (one of its ``why_terms``, English or Chinese) and is not text the exercise showed
-pasted back (its concept, its answer, the last verdict) -- and keeps every reason (:func:`reasons`).  Without one it does
-not grade: it says to re-read the concept (``hint=2``) and answer its question for every item
-first.  A pass resets the count; the stub (None) and answers of the wrong kind do not count.
+it by a number or a word), that speaks of the exercise's idea (one of its ``why_terms``, English
+or Chinese) and is not text the exercise showed pasted back (its concept, its answer, the last
+verdict) -- and keeps every reason (:func:`reasons`).  Without one it does not grade: it says to
+re-read the concept (``hint=2``) and answer its question for every item first.  A pass resets
+the count; the stub (None) and answers of the wrong kind do not count.
 ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget (0: none, as the project's tests run).  A learner who
 tries honestly, fewer than eight times, never sees it; a search over 356 label sets does.
 
