@@ -118,7 +118,8 @@ def test_a_reason_pasted_from_the_exercise_is_refused(monkeypatch):
     answer = nb01.check_transitions(wrong, hint=3).answer
     last = nb01.check_transitions(wrong, hint=1)       # not graded: no reason; says so
     assert "not graded" in last.message
-    for pasted in (concept, answer, concept.upper(), "  " + concept[20:140] + " ",
+    doc = " ".join(nb01.check_transitions.__doc__.split())
+    for pasted in (concept, answer, concept.upper(), "  " + concept[20:140] + " ", doc,
                    nb01.TRIPS_CONCEPT.split(":", 1)[1]):
         v = nb01.check_transitions(right, why=pasted)
         assert not v.ok and "not graded" in v.message and "pasted" in v.message, pasted

@@ -255,14 +255,15 @@ def tiered(check):
         refusal = _hint_refusal(hint)
         if refusal is not None:
             return refusal
-        outer = getattr(_CALL, "why", None)
+        outer = getattr(_CALL, "why", None), getattr(_CALL, "doc", "")
         _CALL.why = why                   # check(...) inside reads it: the attempts budget
+        _CALL.doc = check.__doc__ or ""   # the exercise's prompt: a reason pasted from it is refused
         try:
             v = check(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - a check always returns a verdict
             v = ungradable(e)
         finally:
-            _CALL.why = outer
+            _CALL.why, _CALL.doc = outer
         if not isinstance(v, Verdict):
             v = failed(f"the check could not grade this answer (it gave {type(v).__name__}, "
                        "not a verdict)")
@@ -349,9 +350,11 @@ def on_topic(reason: str, terms) -> bool:
 
 
 def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
-    """What the learner was shown for ``exercise``: its prompt, concept and answer, the last
-    verdict's tiers -- each in English and in the learner's language."""
-    out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", "")]
+    """What the learner was shown for ``exercise``: its prompt (the check's docstring, its stub
+    message), concept and answer, the last verdict's tiers -- each in English and in the
+    learner's language."""
+    out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", ""),
+           getattr(_CALL, "doc", "")]
     for template in (exercise.none, exercise.wrong_type):
         if template and not callable(template):
             out.append(template)
