@@ -118,7 +118,12 @@ def test_a_reason_pasted_from_the_exercise_is_refused(monkeypatch):
     answer = nb01.check_transitions(wrong, hint=3).answer
     last = nb01.check_transitions(wrong, hint=1)       # not graded: no reason; says so
     assert "not graded" in last.message
+    from umkit.runtime.lang import tr
     doc = " ".join(nb01.check_transitions.__doc__.split())
+    zh_concept = tr(concept, "zh")
+    assert zh_concept != concept                        # the Chinese edition's hint text
+    v = nb01.check_transitions(right, why=zh_concept)
+    assert not v.ok and "pasted" in v.message
     for pasted in (concept, answer, concept.upper(), "  " + concept[20:140] + " ", doc,
                    nb01.TRIPS_CONCEPT.split(":", 1)[1]):
         v = nb01.check_transitions(right, why=pasted)

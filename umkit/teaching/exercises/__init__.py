@@ -351,8 +351,8 @@ def on_topic(reason: str, terms) -> bool:
 
 def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
     """What the learner was shown for ``exercise``: its prompt (the check's docstring, its stub
-    message), concept and answer, the last verdict's tiers -- each in English and in the
-    learner's language."""
+    message), concept and answer, the last verdict's tiers -- each in English, in the learner's
+    language and in Chinese (the Chinese edition's text pasted into an English session too)."""
     out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", ""),
            getattr(_CALL, "doc", "")]
     for template in (exercise.none, exercise.wrong_type):
@@ -362,7 +362,9 @@ def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
         out.append(exercise.answer_text(context))
     except Exception:  # noqa: BLE001 - an answer that needs more context: the others suffice
         pass
-    return [t for text in out if isinstance(text, str) and text for t in (text, _t(text))]
+    from ...runtime.lang import tr
+    return [t for text in out if isinstance(text, str) and text
+            for t in (text, _t(text), tr(text, "zh"))]
 
 
 def forget(name: str) -> None:
