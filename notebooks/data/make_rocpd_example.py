@@ -64,7 +64,10 @@ def build(path: Path = OUT) -> Path:
         con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM "{name}{UUID}"')
     con.executemany(f'INSERT INTO "rocpd_metadata{UUID}" (tag, value) VALUES (?, ?)',
                     [("schema_version", "3"), ("uuid", UUID),
-                     ("note", "example built from the documented rocpd schema, not recorded on a GPU")])
+                     ("note", "example built from the documented rocpd schema, not recorded on a GPU"),
+                     # umkit's own tag (umkit.ecg.traces.rocpd.EXAMPLE_TAG): every reader of this
+                     # file labels it an example, not a recording, without being told
+                     ("umkit_example", "built from the documented rocpd schema, not recorded on a GPU")])
     con.executemany(f'INSERT INTO "rocpd_info_agent{UUID}" (id, nid, pid, type, product_name) '
                     'VALUES (?, 1, 1, ?, ?)',
                     [(1, "CPU", "example CPU"), (2, "GPU", "example GPU (built from the schema)")])
