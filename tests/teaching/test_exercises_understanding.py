@@ -349,6 +349,7 @@ def test_01_the_walk_from_the_stub_is_refused_and_names_no_edit():
         v = m.check_transitions(fn)
         assert not v.ok
         _no_edit_named(v)
+        assert "expected" not in v.message      # the right count of a case would give the rule
 
 
 def test_00_the_stub_and_the_one_direction_formula_name_no_edit():

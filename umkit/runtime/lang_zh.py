@@ -210,6 +210,7 @@ MESSAGES: dict[str, str] = {
     "time?":
         "{call} 返回了 {got}：驱动在这里数的是什么——它能进入内核零点几次吗？",
     "{call} returned {got}, expected {want}: {hint}": "{call} 返回了 {got}，应为 {want}：{hint}",
+    "{call} returned {got} trips: {hint}": "{call} 返回了 {got} 趟：{hint}",
     "{call} returned {got}: too few trips. Follow every fault: which trip services each one?":
         "{call} 返回了 {got}：进入内核的次数太少了。跟着每一次缺页走：每一次是由哪一趟来处理的？",
     "no faults, no trip into the kernel": "没有缺页，就不用进内核",

@@ -125,7 +125,7 @@ def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
         hint = "multiply? a batch *holds* batch_max faults: divide"
     else:
         hint = "count the batches the driver sends"
-    return f"{call} returned {got}, expected {want}: {hint}"
+    return f"{call} returned {got} trips: {hint}"      # not the expected count: it gives the rule
 
 
 TRANSITIONS = Exercise(
