@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ..backends import registry
-from ..errors import OutOfMemory, RaceWarning
+from ..errors import InvalidArgument, OutOfMemory, RaceWarning
 from .model import CHOICES, HOST_PAGE
 
 #: choice -> allocation kind
@@ -41,10 +41,86 @@ def spread(pages: int, first: int, last: int, npages: int) -> np.ndarray:
     return np.unique(np.linspace(first, last, pages).astype(np.intp))
 
 
+#: the CPU's touches of managed memory a replay models, in 2 MiB blocks over all the steps it
+#: replays (4 GiB): the CPU faults them one block at a time, each answered before the next (as
+#: the driver does), at about a millisecond a block here -- and a recommendation replays the
+#: loop once per plan it weighs.  A recording past it is refused before any replay.
+MAX_CPU_BLOCKS = 2048
+#: operations (kernels, copies, CPU touches, synchronizes) a replay runs over all its steps:
+#: about a quarter of a millisecond each here, once per plan a recommendation weighs
+MAX_REPLAY_OPS = 16_384
+BLOCK = 2 << 20
+
+
+def step_order(result, steps: int) -> list:
+    """The recorded patterns of the first ``steps`` steps, as replayed (up to a step the
+    recording could not name)."""
+    order = list(result.step_pattern[:steps])
+    return order[:order.index(-1)] if -1 in order else order
+
+
+def _pattern_work(result) -> list:
+    """Per recorded pattern: (operations, an upper bound of the 2 MiB blocks its CPU touches
+    fault whatever the plan -- at most one block per page a touch names, at most the blocks
+    its first to last page span)."""
+    per = max(1, BLOCK // HOST_PAGE)
+    out = []
+    for ops in result.patterns:
+        blocks = 0
+        for op in ops:
+            if op[0] == "cpu":
+                for row in op[3]:
+                    pages, first, last = int(row[1]), int(row[2]), int(row[3])
+                    blocks += max(0, min(pages, max(0, last - first) // per + 2))
+        out.append((len(ops), blocks))
+    return out
+
+
+def replay_work(result, steps: int) -> tuple[int, int, int]:
+    """(operations, CPU fault blocks) a replay of ``steps`` steps runs at most, and the most
+    steps a replay within both bounds could take."""
+    work = _pattern_work(result)
+    ops = blocks = 0
+    fit = None
+    for i, k in enumerate(step_order(result, steps)):
+        ops += work[k][0]
+        blocks += work[k][1]
+        if fit is None and (ops > MAX_REPLAY_OPS or blocks > MAX_CPU_BLOCKS):
+            fit = i
+    return ops, blocks, (len(step_order(result, steps)) if fit is None else fit)
+
+
+def check_work(result, steps: int) -> None:
+    """InvalidArgument (before any work) when a replay of ``steps`` steps would run more than
+    :data:`MAX_REPLAY_OPS` operations or model more than :data:`MAX_CPU_BLOCKS` blocks of CPU
+    faults."""
+    ops, n, fit = replay_work(result, steps)
+    if ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS:
+        return
+    fewer = (f"replay fewer steps (steps={fit} fits; the steady steps repeat), or "
+             if fit else "")
+    steps_run = len(step_order(result, steps))
+    if ops > MAX_REPLAY_OPS:
+        raise InvalidArgument(
+            f"replaying {steps_run} steps runs {ops:,} operations; a replay runs at most "
+            f"{MAX_REPLAY_OPS:,}, so that a recommendation, which replays the loop once per "
+            "plan, ends in seconds", argument="steps",
+            hint=fewer + "record a loop with fewer operations a step")
+    raise InvalidArgument(
+        f"replaying {steps_run} steps models up to {n:,} CPU faults of 2 MiB blocks "
+        f"({n * BLOCK / (1 << 30):,.1f} GiB the CPU touches); a replay models at most "
+        f"{MAX_CPU_BLOCKS:,} ({MAX_CPU_BLOCKS * BLOCK >> 30} GiB), so that a recommendation, "
+        "which replays the loop once per plan, ends in seconds", argument="steps",
+        hint=fewer + "record the loop with smaller buffers (the same access pattern at a "
+                     "smaller size predicts the same choices)")
+
+
 def replay(result, plan: dict, profile: str, steps: int) -> dict:
     """Run ``steps`` recorded steps under ``plan`` ({buffer id: choice}) on ``profile``;
     returns ``dict(step_ms=[...], fits=True)`` or ``dict(step_ms=[], fits=False, why=...)``
-    when the plan's device memory does not fit the profile's VRAM."""
+    when the plan's device memory does not fit the profile's VRAM.  A recording whose CPU
+    touches are too many to model in seconds is refused first (:func:`check_work`)."""
+    check_work(result, steps)
     from ..sim.engine import Access, SimEvent
     from ..sim.pages import CPU_ID
     b = registry.create("sim", profile=profile, compute=False)
@@ -151,9 +227,7 @@ def replay(result, plan: dict, profile: str, steps: int) -> dict:
             streaming = "fill" if op[2] == "fill" else op[2] == "stream"
             eng.cpu_access(accesses(direct), streaming=streaming)
 
-    order = [k for k in result.step_pattern[:steps]]
-    if -1 in order:
-        order = order[:order.index(-1)]
+    order = step_order(result, steps)
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RaceWarning)     # the recording raced where it raced

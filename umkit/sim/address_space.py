@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import OutOfMemory, UseAfterFree
 from .costs import Profile
-from .extents import PageSet, Runs
+from .extents import PageSet, Runs, union_sorted
 from .pages import (CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, minus,
                     true_pages, uniq_div, window_counts)
 from .policy import Policy
@@ -63,7 +63,7 @@ def stamp_pieces(a: Allocation, regions):
         return []
     st = a.region_stamp if isinstance(a.region_stamp, Runs) else Runs.from_dense(a.region_stamp)
     g = st[ps]
-    u = np.unique(np.concatenate((g.s, ps.cum)))
+    u = union_sorted((g.s, ps.cum))
     i = np.searchsorted(ps.cum, u, "right") - 1
     first = ps.lo[i] + u - ps.cum[i]
     ends = first + np.diff(np.append(u, ps.size))

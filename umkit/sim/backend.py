@@ -20,6 +20,10 @@ from .kernels import TWINS
 from .pages import CPU_ID
 from .views import handout_frame, next_use, tracked_view
 
+#: a residency map (``snapshot``) lists every page: at most this many (1 TiB of 4 KiB pages,
+#: 256 MiB of codes); a larger allocation is refused rather than running out of memory
+MAX_SNAPSHOT_PAGES = 1 << 28
+
 
 def _host_use() -> str:
     """What the code taking ``a.host`` does with it (asked only when work is in flight)."""
@@ -285,6 +289,14 @@ class SimBackend(Backend):
 
     def snapshot(self, ptr: int):
         a, _ = self.engine.find(ptr)
+        if a.npages > MAX_SNAPSHOT_PAGES:
+            raise InvalidArgument(
+                f"a residency map lists every page: this allocation has {a.npages:,} pages of "
+                f"{a.host_page} bytes, more than the {MAX_SNAPSHOT_PAGES:,} one map may list "
+                f"({MAX_SNAPSHOT_PAGES * a.host_page >> 30:,} GiB)", argument="x",
+                hint="look at a smaller buffer (the same access pattern at a smaller size gives "
+                     "the same picture), or ask umkit.attributes(x) and umkit.counters() where "
+                     "its pages went")
         return a.snapshot(), a.host_page
 
     def model_profile(self):

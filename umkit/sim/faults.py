@@ -18,7 +18,7 @@ from .address_space import AddressSpace
 from .costs import Profile
 from .extents import PageSet
 from .pages import (CPU_BIT, CPU_ID, Access, Allocation, as_index, contiguous, expand, gpu_bit,
-                    intersect, loc_bit, nuniq_div, true_pages, uniq_div)
+                    intersect, loc_bit, nuniq_div, true_pages, uniq, uniq_div)
 from .policy import Policy
 
 PREFETCH_THRESHOLD = 51     # NVIDIA's prefetcher: a subregion is >51% resident (see profiles)
@@ -72,6 +72,21 @@ class PrefetchCost:
     bytes: int
 
 
+def _full_blocks(bigs: PageSet, per: int, blocks: np.ndarray) -> np.ndarray:
+    """Which of ``blocks`` (each ``per`` big pages) have every big page in ``bigs``.  The
+    prefetcher grows each faulted page to its whole big page, so in such a block every page is
+    resident or faulted whatever else holds -- nothing to prefetch -- and it is passed over
+    without building its tree (one bisection per block, not a pass over the access)."""
+    if bigs.size == 0 or blocks.size == 0:
+        return np.zeros(blocks.size, dtype=bool)
+    # block k is whole inside range i when lo[i] <= k * per and (k + 1) * per <= hi[i]
+    start = blocks.astype(np.int64) * per
+    i = np.searchsorted(bigs.lo, start, "right") - 1
+    ok = i >= 0
+    i = np.maximum(i, 0)
+    return ok & (start + per <= bigs.hi[i])
+
+
 class DensityPrefetcher:
     """NVIDIA UVM's prefetcher (kernel-open/nvidia-uvm/uvm_perf_prefetch.c,
     uvm_perf_prefetch_prenotify_fault_migrations).  ``enabled``: the engine runs with it
@@ -108,8 +123,17 @@ class DensityPrefetcher:
             edges = np.concatenate((absolute.lo[absolute.lo % leaves != 0] // leaves,
                                     (absolute.hi[absolute.hi % leaves != 0] - 1) // leaves))
             groups = []
-            for blk in np.unique(edges).tolist():
-                f = np.asarray(absolute.intersect(PageSet.span(blk * leaves, (blk + 1) * leaves)))
+            blocks = np.unique(edges)
+            if leaves % big == 0:           # every big page holds a faulted page (below)
+                blocks = blocks[~_full_blocks(absolute.div(big), leaves // big, blocks)]
+            for blk in blocks.tolist():
+                # only the ranges that reach into this block (found by bisection): the whole
+                # set's ranges, one block at a time, made a sparse access quadratic
+                b0, b1 = blk * leaves, (blk + 1) * leaves
+                i0 = int(np.searchsorted(absolute.hi, b0, "right"))
+                i1 = int(np.searchsorted(absolute.lo, b1, "left"))
+                near = PageSet(absolute.lo[i0:i1], absolute.hi[i0:i1])
+                f = np.asarray(near.intersect(PageSet.span(b0, b1)))
                 groups.append((0, f.size, blk, f - blk * leaves))
         else:                       # (``faulted`` comes sorted: pages of a sorted access)
             abs_pages = base + faulted.astype(np.int64)
@@ -120,6 +144,10 @@ class DensityPrefetcher:
                 cuts = (np.flatnonzero(np.diff(blks)) + 1).tolist()
             groups = [(lo, hi, int(blks[lo]), None) for lo, hi in
                       zip([0] + cuts, cuts + [int(blks.size)])]
+            if leaves % big == 0 and len(groups) > 1:
+                full = _full_blocks(PageSet.from_sorted(uniq(abs_pages // big)), leaves // big,
+                                    np.array([gr[2] for gr in groups], dtype=np.int64))
+                groups = [gr for gr, whole in zip(groups, full.tolist()) if not whole]
         t = 0.0
         for lo_i, hi_i, blk, f in groups:
             if hi_i - lo_i == leaves:

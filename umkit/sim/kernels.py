@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidArgument
 from .pages import Access
 
 F32 = 4
 SECTOR = 32          # a GPU reads global memory in 32-byte sectors
+#: a touch whose stride skips pages names each touched page apart: at most this many in one
+#: kernel (1 TiB every 64 KiB; about 10 s and 2 GB of page tables here) -- larger ones are
+#: refused before any work, rather than running for minutes or out of memory
+MAX_SPARSE_PAGES = 1 << 24
 
 
 def _f32(a, off, n):
@@ -38,6 +43,14 @@ def touch_kernel(find, a, n, stride, sink):
     if stride * F32 <= aa.host_page:        # every page in the range is touched
         pages = aa.page_range(ao, ao + n * F32)
     else:                                   # one page per touched element (sorted, distinct)
+        if count > MAX_SPARSE_PAGES:
+            raise InvalidArgument(
+                f"a touch every {stride * F32} bytes of {n * F32} bytes reads {count:,} pages "
+                f"apart; the simulator follows at most {MAX_SPARSE_PAGES:,} separate pages in "
+                "one kernel (each is its own fault and its own entry in the page tables)",
+                argument="stride_bytes",
+                hint=f"touch a smaller array or view, or use stride_bytes <= {aa.host_page} "
+                     "(every page is touched: one range, any size)")
         pages = ((ao + np.arange(0, n, stride, dtype=np.int64) * F32) // aa.host_page).astype(np.intp)
     nbytes = count * (SECTOR if stride * F32 >= SECTOR else F32)
     # the kernel adds to sink[0] with atomicAdd (block_add in kernels/umkit_kernels.cu), so
