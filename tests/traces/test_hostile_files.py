@@ -337,3 +337,55 @@ def test_more_step_markers_than_an_ecg_holds_stop_reading_early(tmp_path):
     db.close()
     with pytest.raises(ProfilerFileError, match=f"{MAX_STEPS + 1} steps, more than"):
         read(tmp_path / "many.db")
+
+
+@pytest.mark.parametrize("fmt", ["rocpd", "nsys"])
+def test_a_view_that_recurses_without_end_is_stopped_and_named(tmp_path, fmt, monkeypatch):
+    """A view that never ends (a recursive CTE without a limit) stops at the reader's work
+    budget, in proportion to the file's size, with a typed error that names the file."""
+    from umkit.ecg.traces import sql
+    monkeypatch.setattr(sql, "WORK_BASE", 10_000_000)        # a fraction of a second
+    monkeypatch.setattr(sql, "WORK_PER_BYTE", 10)
+    src = fixtures(tmp_path)[fmt]
+    stopped = []
+    for table, cols in sorted(tables_of(src).items()):
+        p = copy(src, tmp_path / f"{fmt}-endless.db")
+        con = sqlite3.connect(p)
+        views = [r for r in con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'view'")]
+        for v, _ in views:
+            con.execute(f'DROP VIEW "{v}"')
+        con.execute(f'DROP TABLE "{table}"')
+        sel = ", ".join(f"x AS {c}" for c in cols)
+        con.execute(f'CREATE VIEW "{table}" AS WITH RECURSIVE r(x) AS (SELECT 1 '
+                    f'UNION ALL SELECT x + 1 FROM r) SELECT {sel} FROM r')
+        for v, q in views:
+            try:
+                con.execute(q)
+            except sqlite3.Error:
+                pass
+        con.commit()
+        con.close()
+        # a table the reader reads only in part (a LIMIT, the first row) may still be read
+        if outcome(p) == "refused":
+            try:
+                read(p)
+            except ProfilerFileError as e:
+                stopped.append("far more work" in str(e))
+        p.unlink()
+    assert stopped and any(stopped), "no endless view was stopped by the work budget"
+
+
+def test_the_work_budget_grows_with_the_file(tmp_path):
+    from umkit.ecg.traces import sql
+    small, big = tmp_path / "s.db", tmp_path / "b.db"
+    for p, n in ((small, 10), (big, 20_000)):
+        con = sqlite3.connect(p)
+        con.execute("CREATE TABLE t (x)")
+        con.executemany("INSERT INTO t VALUES (?)", [("y" * 100,)] * n)
+        con.commit()
+        con.close()
+    a, b = sql.connect(str(small)), sql.connect(str(big))
+    assert b.ticks > a.ticks >= sql.WORK_BASE // 100_000
+    assert not b.over_budget and b.execute("SELECT count(*) FROM t").fetchone() == (20_000,)
+    a.close()
+    b.close()

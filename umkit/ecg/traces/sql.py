@@ -12,16 +12,49 @@ STEP_HINT = ("mark each step with a range named 'step' (ROCTx roctxRangePush('st
              "nvtx.range_push('step')), or pass step='NAME' naming your ranges")
 
 
+#: SQLite virtual-machine instructions a reader may spend: a base, plus this many per byte of
+#: the file. Reading a profiler's database is a few scans of its tables (tens of instructions
+#: per byte); a view that recurses without end, or a join that duplicate ids multiply, needs
+#: far more than its file's size can justify, and is stopped.
+WORK_BASE = 200_000_000
+WORK_PER_BYTE = 1_000
+_TICK = 100_000              # instructions between two calls of the progress handler
+
+
+class _Budgeted(sqlite3.Connection):
+    """A connection that counts its work (``spent`` ticks of ``_TICK`` instructions) and has
+    SQLite interrupt the statement that goes past ``ticks``."""
+    spent = 0
+    ticks = 0
+
+    def tick(self) -> bool:
+        self.spent += 1
+        return self.spent > self.ticks                # true: SQLite interrupts the statement
+
+    @property
+    def over_budget(self) -> bool:
+        return self.spent > self.ticks
+
+
 def connect(path: str) -> sqlite3.Connection:
-    """The database, read-only (a profiler's file is never written)."""
+    """The database, read-only (a profiler's file is never written), with a work budget in
+    proportion to its size: past it SQLite interrupts the query, and ``reading`` says so."""
+    import os
     from pathlib import Path
     try:
-        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+        con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True,
+                              factory=_Budgeted)
         con.text_factory = lambda b: b.decode("utf-8", "replace")    # a damaged file's text
-        return con
     except sqlite3.Error as e:
         raise ProfilerFileError(f"{path}: cannot be opened as SQLite ({e})", missing="SQLite",
                                 hint="pass the .db / .sqlite file the profiler wrote") from None
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    con.ticks = (WORK_BASE + WORK_PER_BYTE * size) // _TICK
+    con.set_progress_handler(con.tick, _TICK)
+    return con
 
 
 MAX_NAMES = 100_000        # tables and views of one database (a real one has hundreds)
@@ -52,6 +85,16 @@ def reading(path: str, what: str, hint: str):
     ProfilerFileError naming the file."""
     try:
         yield
+    except sqlite3.OperationalError as e:
+        if "interrupted" not in str(e):
+            raise ProfilerFileError(f"{path}: this {what} cannot be read to its end "
+                                    f"({type(e).__name__}: {text_of(e)})",
+                                    missing=f"a readable {what}", hint=hint) from None
+        # the work budget of connect() ran out: the file asks for more than its size justifies
+        raise ProfilerFileError(f"{path}: reading this {what} needs far more work than a file of "
+                                "its size can (a view that recurses without end, or rows that "
+                                "multiply in a join?)", missing=f"a readable {what}",
+                                hint=hint) from None
     except (sqlite3.Error, UnicodeDecodeError) as e:     # SQLite's message of a damaged file
         raise ProfilerFileError(f"{path}: this {what} cannot be read to its end "
                                 f"({type(e).__name__}: {text_of(e)})",
