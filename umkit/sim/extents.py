@@ -66,7 +66,8 @@ def _align(items):
     stay scalars)."""
     runs = [x for x in items if isinstance(x, Runs)]
     u = runs[0].s
-    if any(r.s.size != u.size or not np.array_equal(r.s, u) for r in runs[1:]):
+    if any(r.s is not u and (r.s.size != u.size or not np.array_equal(r.s, u))
+           for r in runs[1:]):
         u = union_sorted([r.s for r in runs])
     vals = [x if not isinstance(x, Runs) else x.v if x.s.size == u.size else x.at(u)
             for x in items]
@@ -381,7 +382,13 @@ class PageSet:
 
     @classmethod
     def span(cls, lo: int, hi: int) -> "PageSet":
-        return cls(np.array([lo], dtype=_I), np.array([hi], dtype=_I))
+        lo, hi = int(lo), int(hi)
+        if hi <= lo:
+            return cls(_EMPTY, _EMPTY)
+        ps = cls.__new__(cls)                   # one range: nothing to sort or merge
+        ps.lo, ps.hi = np.array([lo], dtype=_I), np.array([hi], dtype=_I)
+        ps.cum, ps.size = np.zeros(1, dtype=_I), hi - lo
+        return ps
 
     @classmethod
     def from_sorted(cls, x) -> "PageSet":
