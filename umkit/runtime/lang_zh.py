@@ -2084,8 +2084,16 @@ MESSAGES: dict[str, str] = {
         "移植时用 hipHostMalloc(size, 0)：一致性（细粒度）的固定内存；hipHostMallocNonCoherent 给出粗粒度的那种"
         "（出处台账：amd.host_malloc.coherent）。hipMallocHost 已弃用；有些 HIP 头文件也把 hipHostMalloc "
         "标为弃用，改推 hipExtHostAlloc（出处台账：amd.host_malloc.deprecated）。",
-    "HIP has one call for both CUDA calls (hipHostAlloc exists too, as an alias).":
-        "这两个 CUDA 调用在 HIP 里是同一个调用（也有 hipHostAlloc，作为别名）。",
+    "hipHostMalloc takes cudaHostAlloc's flags under hip names. hipHostAlloc exists too, as its "
+    "own function, not an alias: it accepts only cudaHostAlloc's flags (Portable, Mapped, "
+    "WriteCombined; anything else is hipErrorInvalidValue) and allocates through the same "
+    "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6); HIP 6.3 "
+    "deprecated hipHostMalloc in favour of hipExtHostAlloc (clr CHANGELOG, HIP 6.3).":
+        "hipHostMalloc 以 hip 的名字接受 cudaHostAlloc 的标志。也有 hipHostAlloc，但它是一个独立的函数，"
+        "不是别名：它只接受 cudaHostAlloc 的标志（Portable、Mapped、WriteCombined；其他标志返回 "
+        "hipErrorInvalidValue），并通过同一个 ihipHostMalloc 分配（ROCm/clr hipamd/src/hip_memory.cpp，"
+        "hipHostAlloc，f9f995c6）；HIP 6.3 把 hipHostMalloc 标为弃用，改推 hipExtHostAlloc"
+        "（clr CHANGELOG，HIP 6.3）。",
     "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, stream) "
     "with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation).":
         "CUDA 13：(ptr, count, cudaMemLocation, flags, stream)。HIP：(ptr, count, device:int, stream)，"
