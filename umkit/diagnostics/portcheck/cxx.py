@@ -4,7 +4,8 @@ definitions, kernel launches and the few declarations the rules need.
 The tokenizer drops comments and the contents of string and character literals (raw strings
 included), joins lines continued with a backslash, keeps ``<<<`` / ``>>>`` launch brackets, and
 reads digit separators (``1'000``).  Preprocessor directives are not code: ``#include`` and
-``#pragma`` lines are dropped, ``#if 0`` blocks (and the ``#else`` of an ``#if 1``) are skipped,
+``#pragma`` lines are dropped, ``#if 0`` blocks (and the ``#else`` of an ``#if 1``) are skipped --
+a condition written as a constant any other way too (``(0)``, ``0L``, ``!1``, ``0 && X``) --
 and the body of each ``#define`` is kept as a separate token list, so that a call written inside
 a macro is still found (at the line of the ``#define``) and an object-like macro can be expanded
 one level when it stands for a flag or a device id.
