@@ -151,3 +151,9 @@ def _sim(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     with umkit.using("sim"):
         yield
+
+
+def test_a_path_with_a_nul_byte_is_typed():
+    with pytest.raises(InvalidArgument) as e:
+        V.path("a\x00b", "dest")
+    assert e.value.argument == "dest" and "NUL" in e.value.message

@@ -211,9 +211,12 @@ def path(value, name: str, *, hint: str = ""):
         raise (InvalidArgument if isinstance(value, str) else InvalidType)(
             f"{name}={short(value)} must be a path", argument=name,
             hint=hint or f"pass {name} as a file path (str or pathlib.Path)")
+    if "\x00" in value:           # Path.exists() answers False for it; os.stat raises
+        raise InvalidArgument(f"{name}={short(value)} holds a NUL byte: not a usable path",
+                              argument=name, hint=hint or "pick a plain path")
     p = Path(value)
     try:
-        p.exists()                 # a name too long, a NUL byte, a loop of links: refused here
+        p.exists()                 # a name too long: refused here
     except (OSError, ValueError) as e:
         raise InvalidArgument(f"{name}={short(value)} is not a usable path "
                               f"({getattr(e, 'strerror', None) or e})", argument=name,
