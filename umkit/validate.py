@@ -32,8 +32,6 @@ def shown(value, limit: int = 80) -> str:
     more than 4300 digits has no repr, a list nested 100,000 deep has none either, an object's
     ``__repr__`` may raise) and never carries a control character (a terminal escape in a
     value is shown as ``\\x1b``, not obeyed)."""
-    if isinstance(value, np.ndarray):
-        return clean(f"ndarray({value.dtype}{list(value.shape)})", limit)
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14000:
         return f"<an int of about {int(value.bit_length() * 0.30103) + 1} digits>"
     if isinstance(value, str) and len(value) > 4 * limit:
@@ -225,7 +223,10 @@ def path(value, name: str, *, hint: str = ""):
 
 
 def short(value) -> str:
-    """``repr(value)`` in at most 60 characters, as :func:`shown` (never raises)."""
+    """``repr(value)`` in at most 60 characters, as :func:`shown` (never raises); an ndarray
+    as its dtype and shape."""
+    if isinstance(value, np.ndarray):
+        return clean(f"ndarray({value.dtype}{list(value.shape)})", 60)
     return shown(value, 60)
 
 
