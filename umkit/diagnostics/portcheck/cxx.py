@@ -576,21 +576,27 @@ _ANGLE_STOPS = frozenset((";", "}", ")", "]", "&&", "||", "<<<"))
 _OPENERS = frozenset(("(", "[", "{"))
 
 
+_PAIRS = {"(": ")", "[": "]", "{": "}", "<<<": ">>>"}
+_CLOSING = {v: k for k, v in _PAIRS.items()}
+_BRACKET_TEXTS = frozenset(_PAIRS) | frozenset(_CLOSING)
+
+
 def brackets(tokens) -> Brackets:
     """Index of each opening ``( [ {`` and ``<<<`` -> index of its closing partner (tolerant:
     an unclosed opener maps to the end)."""
-    pairs = {"(": ")", "[": "]", "{": "}", "<<<": ">>>"}
-    closing = {v: k for k, v in pairs.items()}
+    pairs, closing = _PAIRS, _CLOSING
     out, stack = Brackets(tokens), []
     for i, t in enumerate(tokens):
-        if t.kind != "op":
+        x = t.text
+        if x not in _BRACKET_TEXTS or t.kind != "op":
             continue
-        if t.text in pairs:
+        if x in pairs:
             if len(stack) >= MAX_DEPTH:
                 raise TooDeep(t.line)
             stack.append(i)
-        elif t.text in closing:
-            while stack and tokens[stack[-1]].text != closing[t.text]:
+        else:
+            want = closing[x]
+            while stack and tokens[stack[-1]].text != want:
                 out[stack.pop()] = i             # an unbalanced opener inside
             if stack:
                 out[stack.pop()] = i
@@ -752,7 +758,7 @@ class Source:
             except TooDeep:
                 continue
             out += [Call(c.name, t.line, c.args, i, c.qualifier, c.template, True)
-                    for c in _calls(body, bm) if from_body[c.index]]
+                    for c in _calls(body, bm, from_body)]
         for defs in with_calls.values():
             for _, m in defs:
                 if id(m) not in used:
@@ -810,11 +816,14 @@ class Source:
         return self._ends[i]
 
 
-def _calls(tokens, match) -> list[Call]:
+def _calls(tokens, match, names_at=None) -> list[Call]:
+    """The calls in ``tokens``; with ``names_at`` (one bool per token), only those whose name
+    is at a true position (a macro's expansion: names from its body, not from its arguments,
+    whose calls the code's own reading has)."""
     out = []
     n = len(tokens)
     for i, t in enumerate(tokens):
-        if t.kind != "id" or t.text in NOT_CALLS:
+        if t.kind != "id" or t.text in NOT_CALLS or (names_at is not None and not names_at[i]):
             continue
         j, template = i + 1, ""
         if j < n and tokens[j].text == "<":
