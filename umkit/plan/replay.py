@@ -43,8 +43,9 @@ def spread(pages: int, first: int, last: int, npages: int) -> np.ndarray:
 
 #: the CPU's touches of managed memory a replay models, in 2 MiB blocks over all the steps it
 #: replays (4 GiB): the CPU faults them one block at a time, each answered before the next (as
-#: the driver does), at about a millisecond a block here -- and a recommendation replays the
-#: loop once per plan it weighs.  A recording past it is refused before any replay.
+#: the driver does), at a few milliseconds a block on a laptop-class CPU -- and a
+#: recommendation replays the loop once per plan it weighs.  A recording past it (or past
+#: MAX_REPLAY_OPS) is refused before any replay.
 MAX_CPU_BLOCKS = 2048
 #: operations (kernels, copies, CPU touches, synchronizes) a replay runs over all its steps:
 #: about a quarter of a millisecond each here, once per plan a recommendation weighs
