@@ -60,6 +60,10 @@ PATTERNS = {
     # a variadic macro used many times
     "variadic_calls": ("#define CALL(f, ...) f(__VA_ARGS__)\n",
                        "void g{k}() {{ float* p{k}; CALL(cudaMallocManaged, &p{k}, 64); }}\n"),
+    # variadic macro uses nested 100 deep (each use's expansion holds the uses inside it:
+    # the expansion budget, 4 tokens per token of the file, is what bounds it)
+    "variadic_nested": ("#define V(...) g(__VA_ARGS__)\n",
+                        "void f{k}() {{ " + "V(" * 100 + "p" + ")" * 100 + "; }}\n"),
     # ordinary code: the repository's messy test file, repeated
     "messy_file": ("", None),
 }
