@@ -165,7 +165,7 @@ class RecordResult(RunResult):
         """This run as an ECG dict (the shape :func:`umkit.ecg.record` returns), so the ECG's
         table, picture and widget draw it."""
         row = self.summary()
-        unit = "model time" if self.model_time else "device events"
+        unit = _unit(self)
         return dict(backend=self.backend, device=self.device, profile=self.profile,
                     pattern=self.pattern, every=None, nbytes=self.nbytes, steps=len(self.steps),
                     curves={self.name: self.step_ms}, counters={self.name: self.counters},
@@ -409,6 +409,15 @@ def load(path) -> RecordResult:
     return RecordResult.load(path)
 
 
+def _unit(run) -> str:
+    """What a run's times are, for its ECG's title: the model's clock, a card's events, or an
+    example file's invented numbers (``umkit.ecg.read(..., example=...)``)."""
+    from .traces.model import EXAMPLE_BACKEND
+    if run.model_time:
+        return "model time"
+    return "invented example, not recorded" if run.backend == EXAMPLE_BACKEND else "device events"
+
+
 def combine(runs, title: str | None = None) -> dict:
     """Several recorded runs as one ECG dict (one curve each): for :func:`umkit.ecg.plot`,
     :func:`umkit.ecg.table` and the ECG widget's summary."""
@@ -418,7 +427,7 @@ def combine(runs, title: str | None = None) -> dict:
                           hint="e.g. [rec.result() for rec in recorders]")
     V.optional_string(title, "title")
     first = runs[0]
-    unit = "model time" if first.model_time else "device events"
+    unit = _unit(first)
     return dict(backend=first.backend, device=first.device, profile=first.profile,
                 pattern="your loop", every=None, nbytes=first.nbytes,
                 steps=max(len(r.steps) for r in runs),

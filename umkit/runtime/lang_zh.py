@@ -1324,6 +1324,7 @@ MESSAGES: dict[str, str] = {
         "{name} 的显存心电图：{n} 步，后端 {code_b}（{part_unit}）",
     "model time": "模型时间",
     "device events": "设备事件计时",
+    "invented example, not recorded": "虚构的示例，并非实测记录",
     "done": "完成",
     "<b>{name}</b>: waiting for the first step": "<b>{name}</b>：等待第一步",
     "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
