@@ -22,8 +22,8 @@
 //
 // Porting note: the classic hipMemAdvise(ptr, bytes, advice, device) takes an int device
 // (hipCpuDeviceId for the CPU).  CUDA 13's cudaMemAdvise takes a cudaMemLocation instead; the
-// direct HIP port of such code is hipMemAdvise_v2(ptr, bytes, advice, hipMemLocation) (newer
-// HIP; in ROCm/clr hipamd/src/hip_hmm.cpp, not in HIP 5.2).
+// direct HIP port of such code is hipMemAdvise_v2(ptr, bytes, advice, hipMemLocation) (HIP 7.1
+// and later only; ROCm/clr hipamd/src/hip_hmm.cpp).
 //
 // Prints CHECK lines and a final "RESULT advise_prefetch ok" (exit 0) or "... FAIL" (exit 1).
 #include <hip/hip_runtime.h>

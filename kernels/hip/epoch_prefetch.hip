@@ -11,7 +11,7 @@
 // with hipCpuDeviceId (-1) for the CPU; it exists from HIP 5 through HIP 7.  CUDA 13 removed the
 // int-device form: cudaMemPrefetchAsync(ptr, bytes, cudaMemLocation, flags, stream).  The direct
 // HIP port of CUDA 13 code is the newer hipMemPrefetchAsync_v2(ptr, bytes, hipMemLocation,
-// flags, stream) (in ROCm/clr hipamd/src/hip_hmm.cpp; not in HIP 5.2).
+// flags, stream) (ROCm/clr hipamd/src/hip_hmm.cpp), in HIP 7.1 and later only.
 //
 // Prints one CHECK line per epoch and a final "RESULT epoch_prefetch ok" (exit 0) or "... FAIL".
 #include <hip/hip_runtime.h>
