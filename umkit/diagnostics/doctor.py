@@ -596,7 +596,7 @@ def _device_checks(rep: dict) -> None:
             _check(rep, f"{tag}: CPU access to GPU-resident managed pages", "info",
                    "in place (a CPU-coherent link or an APU)"
                    if caps["direct_managed_access_from_host"] else
-                   "by migration: a CPU touch moves the pages back (PCIe)")
+                   "by migration: a CPU touch moves the pages back over the CPU-GPU link")
         x = caps.get("xnack")
         if isinstance(x, dict):
             _xnack_check(rep, x.get("env"), x.get("target"), str(x.get("arch") or ""),
@@ -719,7 +719,8 @@ def doctor(backend=None, file=None) -> int:
     can run, 1 when the backend asked for (argument or ``UMKIT_BACKEND``) can't."""
     if file is not None and not callable(getattr(file, "write", None)):
         from ..errors import InvalidType
-        raise InvalidType(f"file={file!r} is not a text stream", argument="file",
+        from ..validate import shown
+        raise InvalidType(f"file={shown(file)} is not a text stream", argument="file",
                           hint="leave it out (stdout), or pass sys.stderr / an open text file")
     rep = report(backend)
     print(format_report(rep), file=file if file is not None else sys.stdout)

@@ -1056,7 +1056,8 @@ MESSAGES: dict[str, str] = {
     "device {i}: GPU access to ordinary (malloc) memory: HMM/ATS": "设备 {i}：GPU 访问普通（malloc）内存：HMM/ATS",
     "device {i}: CPU access to GPU-resident managed pages": "设备 {i}：CPU 访问驻留在 GPU 上的托管页",
     "in place (a CPU-coherent link or an APU)": "原地访问（CPU 一致互连，或 APU）",
-    "by migration: a CPU touch moves the pages back (PCIe)": "通过迁移：CPU 一访问就把页面搬回来（PCIe）",
+    "by migration: a CPU touch moves the pages back over the CPU-GPU link":
+        "通过迁移：CPU 一访问就经 CPU 与 GPU 之间的链路把页面搬回来",
     "XNACK: the GPU can fault managed pages in on demand (§2.2)": "XNACK：GPU 能按需把托管页缺页迁入（§2.2）",
     "export HSA_XNACK=1 before Python starts (ROCm reads it at the first HIP call), on a GPU whose "
     "target supports per-process xnack (CDNA2 and later: gfx90a, gfx942, ...; gfx908 stays xnack-). "
