@@ -131,7 +131,7 @@ def synchronize(what=None):
     elif isinstance(what, (Stream, Event)):
         what.synchronize()
     else:
-        raise InvalidType(f"cannot synchronize on {what!r}", argument="what",
+        raise InvalidType(f"cannot synchronize on {V.shown(what)}", argument="what",
                           hint="pass nothing, a Stream or an Event")
 
 
@@ -142,7 +142,7 @@ class timer:
 
     def __init__(self, stream: Stream | None = None):
         if stream is not None and not isinstance(stream, Stream):
-            raise InvalidType(f"stream={stream!r} is not a umkit.Stream", argument="stream",
+            raise InvalidType(f"stream={V.shown(stream)} is not a umkit.Stream", argument="stream",
                               hint="umkit.timer() or umkit.timer(umkit.Stream())")
         self.stream, self.ms = stream, None
 
@@ -255,7 +255,7 @@ def fill(a: Array, value: float, *, stream: Stream | None = None):
     v = V.real(value, "value", finite=False,
                hint="fill(a, 1.0): the kernel writes one float32 value everywhere")
     if abs(v) > float(np.finfo(np.float32).max) and np.isfinite(v):
-        raise InvalidArgument(f"value={value!r} does not fit a float32", argument="value",
+        raise InvalidArgument(f"value={V.shown(value)} does not fit a float32", argument="value",
                               hint=f"use a value within ±{float(np.finfo(np.float32).max):.3e}")
     a.backend.launch("fill_kernel", min(_grid(a.size), 65535), BLOCK,
                      (a.ptr, v, a.size), kernel_stream(stream, a))

@@ -39,7 +39,8 @@ class Kernel:
 
     def __init__(self, name: str, source: str | None = None, *, sim: Callable | None = None):
         if not isinstance(name, str) or not name.isidentifier():
-            raise InvalidArgument(f"name={name!r} must be the kernel's C identifier",
+            from .validate import shown
+            raise InvalidArgument(f"name={shown(name)} must be the kernel's C identifier",
                                   hint='e.g. umkit.kernel("matmul", source=..., sim=...)')
         if source is not None and not isinstance(source, str):
             raise InvalidType("source must be the kernel's CUDA/HIP source text (a str)")

@@ -335,14 +335,20 @@ def row(name: str) -> Row:
     _name(name)
     r = BY_CUDA.get(name) or BY_HIP.get(name)
     if r is None:
-        raise NotInTable(f"name={name!r} is not in umkit's CUDA<->HIP table (umkit.names)",
+        raise NotInTable(f"name={_shown(name)} is not in umkit's CUDA<->HIP table (umkit.names)",
                          argument="name", hint="see umkit.names.as_markdown() for the table")
     return r
 
 
 def _name(name) -> str:
     if not isinstance(name, str):
-        raise InvalidType(f"name={name!r} must be a CUDA or HIP name (a string)", argument="name",
+def _shown(value) -> str:
+    """``value`` as a message shows it (:func:`umkit.validate.shown`: never raises)."""
+    from ..validate import shown
+    return shown(value)
+
+
+        raise InvalidType(f"name={_shown(name)} must be a CUDA or HIP name (a string)", argument="name",
                           hint="e.g. 'cudaMallocManaged' or 'hipMemPrefetchAsync'")
     return name
 
@@ -350,7 +356,7 @@ def _name(name) -> str:
 def cuda_to_hip(name: str) -> Optional[str]:
     """The HIP spelling of a CUDA name; ``None`` when HIP has no counterpart (see the note)."""
     if _name(name) not in BY_CUDA:
-        raise NotInTable(f"name={name!r} is not a CUDA name in umkit's table", argument="name",
+        raise NotInTable(f"name={_shown(name)} is not a CUDA name in umkit's table", argument="name",
                          hint="CUDA names start with cuda/CU; see umkit.names.as_markdown()")
     return BY_CUDA[name].hip
 
@@ -361,7 +367,7 @@ def hip_to_cuda(name: str) -> Optional[str]:
     One HIP call can stand for two CUDA calls (hipHostMalloc for cudaMallocHost and
     cudaHostAlloc); the first row in :data:`TABLE` wins."""
     if _name(name) not in BY_HIP:
-        raise NotInTable(f"name={name!r} is not a HIP name in umkit's table", argument="name",
+        raise NotInTable(f"name={_shown(name)} is not a HIP name in umkit's table", argument="name",
                          hint="HIP names start with hip; see umkit.names.as_markdown()")
     return BY_HIP[name].cuda
 
@@ -372,7 +378,7 @@ def for_backend(backend: str, name: str) -> str:
     Raises :class:`LookupError` (with the table's note) when that runtime lacks it."""
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise (NotInTable if isinstance(backend, str) else InvalidType)(
-            f"backend={backend!r} must be one of {BACKENDS}", argument="backend",
+            f"backend={_shown(backend)} must be one of {BACKENDS}", argument="backend",
             hint="'cuda' or 'hip'")
     r = row(name)
     out = getattr(r, backend)
@@ -388,7 +394,7 @@ def rows(kind: Optional[str] = None) -> tuple[Row, ...]:
         return TABLE
     if not isinstance(kind, str) or kind not in KINDS:
         raise (InvalidArgument if isinstance(kind, str) else InvalidType)(
-            f"kind={kind!r} must be one of {KINDS}", argument="kind", hint=f"one of {KINDS}")
+            f"kind={_shown(kind)} must be one of {KINDS}", argument="kind", hint=f"one of {KINDS}")
     return tuple(r for r in TABLE if r.kind == kind)
 
 
@@ -402,7 +408,7 @@ def resolve(module, backend: str, name: str):
             return getattr(module, own)
         return getattr(getattr(module, for_backend(backend, r.enum)), own)
     except AttributeError:
-        raise InvalidArgument(f"module={module!r} has no {own}", argument="module",
+        raise InvalidArgument(f"module={_shown(module)} has no {own}", argument="module",
                               hint="pass the runtime module: cuda.bindings.runtime or "
                                    "hip.hip") from None
 

@@ -212,7 +212,8 @@ def explain(error_or_code, *, file=None) -> str:
     """
     x = error_or_code
     if file is not None and not callable(getattr(file, "write", None)):
-        raise InvalidType(f"file={file!r} is not a text stream", argument="file",
+        from ..validate import shown
+        raise InvalidType(f"file={shown(file)} is not a text stream", argument="file",
                           hint="leave it out (stdout), or pass sys.stderr or an io.StringIO()")
     if isinstance(x, BaseException):
         text = _explain_exception(x)

@@ -154,8 +154,9 @@ def oom_advice(platform: str | None = None) -> str:
     """What to try when PyTorch runs out of GPU memory (``torch.OutOfMemoryError``), for
     ``platform`` 'cuda' or 'hip' (default: the installed PyTorch's build, else both)."""
     if platform is not None and (not isinstance(platform, str) or platform not in ALLOC_CONF):
+        from ..validate import shown
         raise (InvalidArgument if isinstance(platform, str) else InvalidType)(
-            f"platform={platform!r} must be 'cuda' or 'hip'", argument="platform",
+            f"platform={shown(platform)} must be 'cuda' or 'hip'", argument="platform",
             hint="or leave it out: the installed PyTorch is asked")
     if platform is None:
         try:

@@ -146,7 +146,7 @@ class Array:
     def check_alive(self, what: str):
         """Raise UseAfterFree naming ``what`` (the operation) if this array was freed."""
         if what.__class__ is not str:
-            raise InvalidType(f"what={what!r} must be a string", argument="what",
+            raise InvalidType(f"what={V.shown(what)} must be a string", argument="what",
                               hint="the operation, e.g. a.check_alive('my kernel')")
         if not self._finalizer.alive:
             raise UseAfterFree(f"{what} on a freed array (ptr {self.ptr:#x})",

@@ -91,7 +91,7 @@ class MemoryPool:
             from ..runtime import backend as current
             backend = current()
         elif not isinstance(backend, Backend):
-            raise InvalidType(f"backend={backend!r} is not a umkit backend", argument="backend",
+            raise InvalidType(f"backend={V.shown(backend)} is not a umkit backend", argument="backend",
                               hint="leave it out (the active backend) or pass umkit.backend()")
         device = V.device(device, backend)
         self.backend, self.kind, self.device = backend, kind, device
@@ -124,13 +124,13 @@ class MemoryPool:
     def allocate(self, nbytes: int, owner: str = "") -> int:
         nbytes = V.nbytes(nbytes)
         if owner.__class__ is not str and not isinstance(owner, str):
-            raise InvalidType(f"owner={owner!r} must be a string", argument="owner",
+            raise InvalidType(f"owner={V.shown(owner)} must be a string", argument="owner",
                               hint="a label for the registry, e.g. owner='weights'")
         return self.tracking.allocate(nbytes, owner)
 
     def free(self, ptr: int, kind: str | None = None) -> None:
         if ptr.__class__ is not int and not V.is_int(ptr):
-            raise InvalidType(f"ptr={ptr!r} must be an int (a pointer this pool handed out)",
+            raise InvalidType(f"ptr={V.shown(ptr)} must be an int (a pointer this pool handed out)",
                               argument="ptr", hint="pass what pool.allocate() returned")
         self.tracking.deallocate(int(ptr))
         if self._arrays:
@@ -202,7 +202,7 @@ class MemoryPool:
         """Record advice / the last prefetch target of a live block (the API calls this)."""
         ptr = _ptr(ptr)
         if advice is not None and not isinstance(advice, (set, frozenset, list, tuple)):
-            raise InvalidType(f"advice={advice!r} must be a set of advice names",
+            raise InvalidType(f"advice={V.shown(advice)} must be a set of advice names",
                               argument="advice", hint="e.g. advice={'read_mostly'}")
         if last_prefetch is not None:
             V.string(last_prefetch, "last_prefetch", hint="a location, e.g. 'gpu0'")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
+import os
 import sys
 import threading
 import weakref
@@ -64,14 +65,15 @@ class Runtime:
 
     # -- choosing a backend -------------------------------------------------------------------------
     def _make(self, name: str | None, options: dict) -> Active:
+        from ..validate import shown
         if name is not None and not isinstance(name, str):
-            raise InvalidArgument(f"backend name {name!r} must be a string", argument="name",
+            raise InvalidArgument(f"backend name {shown(name)} must be a string", argument="name",
                                   hint=f"one of {registry.NAMES}, or None to auto-detect")
         chosen, reason = registry.choose(name.lower() if name else None)
         options = dict(options)
         hw_counters = options.pop("counters", False)   # sim counts always; GPUs: CUPTI if asked
         if not isinstance(hw_counters, bool):
-            raise InvalidArgument(f"counters={hw_counters!r} must be True or False",
+            raise InvalidArgument(f"counters={shown(hw_counters)} must be True or False",
                                   argument="counters",
                                   hint="umkit.use('cuda', counters=True) starts CUPTI's counters")
         if chosen == "sim":
@@ -215,6 +217,13 @@ def _sim_options(options: dict) -> dict:
     for k in ("strict", "prefetcher", "compute"):
         if k in out:
             out[k] = V.flag(out[k], k)
+    prof = out.get("profile")
+    if prof is not None and not isinstance(prof, (str, os.PathLike)):
+        from ..sim.costs import Profile, available_profiles
+        if not isinstance(prof, Profile):
+            from ..errors import InvalidType
+            raise InvalidType(f"profile={V.shown(prof)} must be a profile name or a JSON path",
+                              argument="profile", hint=f"use one of {available_profiles()}")
     return out
 
 

@@ -48,7 +48,7 @@ class Event:
         elif isinstance(backend, Backend):
             b = backend
         else:
-            raise InvalidType(f"backend={backend!r} is not a umkit backend", argument="backend",
+            raise InvalidType(f"backend={V.shown(backend)} is not a umkit backend", argument="backend",
                               hint="leave it out (the active backend), or pass a stream's "
                                    ".backend")
         self.device = V.device(device, b)
@@ -77,7 +77,7 @@ class Event:
 
     def elapsed_ms(self, end: "Event") -> float:
         if not isinstance(end, Event):
-            raise InvalidType(f"end={end!r} is not a umkit.Event", argument="end",
+            raise InvalidType(f"end={V.shown(end)} is not a umkit.Event", argument="end",
                               hint="start.elapsed_ms(end) with two recorded umkit.Event()s")
         if end.backend is not self.backend:
             raise InvalidArgument("end belongs to another backend than this event", argument="end",
@@ -98,12 +98,12 @@ def stream_handle(stream, backend=None):
         return None
     if isinstance(stream, Stream):
         if backend is not None and stream.backend is not backend:
-            raise InvalidArgument(f"stream={stream!r} belongs to another backend than the memory "
+            raise InvalidArgument(f"stream={V.shown(stream)} belongs to another backend than the memory "
                                   "it is used with (created before a umkit.use(...) call?)",
                                   argument="stream",
                                   hint="create the stream after umkit.use(...), with the arrays")
         return stream.handle
-    raise InvalidType(f"stream={stream!r} is not a umkit.Stream", argument="stream",
+    raise InvalidType(f"stream={V.shown(stream)} is not a umkit.Stream", argument="stream",
                       hint="create one with umkit.Stream()")
 
 

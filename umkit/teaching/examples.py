@@ -191,8 +191,9 @@ def kit_kernel_sources() -> builtins.list[Path]:
 # -- build commands -------------------------------------------------------------------------------
 def _check_vendor(vendor) -> str:
     if not isinstance(vendor, str) or vendor not in VENDORS:
+        from umkit.validate import shown
         raise (InvalidArgument if isinstance(vendor, str) else InvalidType)(
-            f"vendor must be 'amd' or 'nvidia', not {vendor!r}", argument="vendor",
+            f"vendor must be 'amd' or 'nvidia', not {shown(vendor)}", argument="vendor",
             hint="vendor='amd' (hipcc) or vendor='nvidia' (nvcc)")
     return vendor
 
@@ -303,7 +304,7 @@ def check_output(name: str, stdout: str, returncode: int = 0) -> Checked:
     problems: builtins.list[str] = []
     seen: dict[str, builtins.list[float]] = {}
     if returncode != 0:
-        problems.append(f"exit status {returncode}")
+        problems.append(f"exit status {V.shown(returncode)}")
     checks = [ln.strip() for ln in stdout.splitlines() if ln.startswith("CHECK ")]
     if not checks:
         problems.append("no CHECK lines")

@@ -141,12 +141,19 @@ def counter_delta(before: dict, after: dict, keep_zeros: bool = False) -> dict:
     """What changed between two ``umkit.counters()`` snapshots: ``{name: after - before}`` for
     every counter of ``after`` -- only those that moved, or all of them with ``keep_zeros``."""
     from .. import validate as V
+    from numbers import Real
     V.mapping(before, "before", hint="a umkit.counters() snapshot")
     V.mapping(after, "after", hint="a umkit.counters() snapshot")
     keep_zeros = V.flag(keep_zeros, "keep_zeros")
     out = {}
     for k, v in after.items():
-        d = v - before.get(k, 0)
+        b = before.get(k, 0)
+        for where, x in (("after", v), ("before", b)):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, Real):
+                raise InvalidType(f"{where}[{V.shown(k)}]={V.shown(x)} is not a count",
+                                  argument=where, hint="a umkit.counters() snapshot: "
+                                                       "{name: number}")
+        d = v - b
         if keep_zeros or d != 0:
             out[k] = d
     return out

@@ -318,7 +318,8 @@ _SHINGLE = 12          # characters: a reason sharing most of its 12-character r
 def why_words(text: str) -> int:
     """How many words a reason holds: its space-separated words, a Chinese character counting
     as half a word (Chinese is written without spaces)."""
-    text = text if isinstance(text, str) else ""
+    from ... import validate as V
+    text = V.string(text, "text", hint="a reason, as text")
     latin = _CJK.sub(" ", text).split()
     return len(latin) + len(_CJK.findall(text)) // 2
 
@@ -355,9 +356,22 @@ def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
     language and in Chinese (the Chinese edition's text pasted into an English session too)."""
     out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", ""),
            getattr(_CALL, "doc", "")]
+def _texts_option(reason, texts, name: str) -> str:
+    """``reason`` (a string) and ``texts`` (a list or tuple of strings) checked: a typed error
+    naming the argument otherwise.  Returns ``reason``."""
+    from ... import validate as V
+    V.string(reason, "reason", hint="the learner's reason, as text")
+    for t in V.sequence(texts, name, hint=f"{name}: a list of strings"):
+        if not isinstance(t, str):
+            raise V.InvalidType(f"{name} holds {V.shown(t)}: not a string", argument=name,
+                                hint=f"{name}: a list of strings")
+    return reason
+
+
     for template in (exercise.none, exercise.wrong_type):
         if template and not callable(template):
             out.append(template)
+    reason = _texts_option(reason, sources, "sources")
     try:
         out.append(exercise.answer_text(context))
     except Exception:  # noqa: BLE001 - an answer that needs more context: the others suffice
@@ -370,6 +384,7 @@ def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
 def forget(name: str) -> None:
     """Forget what this process remembers of exercise ``name``: its wrong tries, its reasons and
     that its answer was shown (what a kernel restart forgets too)."""
+    reason = _texts_option(reason, () if terms is None else terms, "terms")
     text_option(name, "name", hint="the exercise's name, e.g. 'nb01.transitions'")
     with _TRIES_LOCK:
         _TRIES.pop(name, None)

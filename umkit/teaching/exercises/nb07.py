@@ -198,7 +198,13 @@ def _breath_reference_ms() -> float:
 def off_rhythm(rhythm: list) -> str | None:
     """What breaks the breathing rhythm, from where each cold layer was as its step began
     (``rhythm[i][j]``: the fraction of ``cold[j]`` in VRAM before step ``i``), or None."""
-    for i, where in enumerate(rhythm):
+    from ... import validate as V
+    hint = "breath_rhythm(plan)[1]: per step, a list of fractions in [0, 1], one per cold layer"
+    rows = [V.reals(row, "rhythm", hint=hint) for row in V.sequence(rhythm, "rhythm", hint=hint)]
+    if any(not row or min(row) < 0 or max(row) > 1 for row in rows):
+        raise V.InvalidArgument("rhythm holds a step with no layers or a fraction outside "
+                                "[0, 1]", argument="rhythm", hint=hint)
+    for i, where in enumerate(rows):
         own = i % len(where)
         if where[own] < BREATH_IN:
             return (f"step {i} began with {where[own]:.0%} of the layer it reads in VRAM: the rest "
@@ -221,6 +227,10 @@ def breath_budget_ms() -> float:
 def breath_rhythm(plan) -> tuple[float, list]:
     """Run ``plan`` as the check does; returns (its total model ms, where each cold layer was as
     each step began: ``rhythm[i][j]``, the fraction of ``cold[j]`` in VRAM before step ``i``)."""
+    if not callable(plan):
+        from ... import validate as V
+        raise V.InvalidType(f"plan={V.shown(plan)} is not callable", argument="plan",
+                            hint="def plan(i, cold, stream): ... (as the exercise's check takes)")
     rhythm: list = []
     ms, _, _ = _breath_run(plan, "managed", rhythm)
     return sum(ms), rhythm

@@ -184,6 +184,10 @@ def mean_median_curves(rng) -> dict:
     'dips': most steady steps at a level L, nearly half near zero, and one step at 2.45-2.9 L.
     The median is L, so that step is no spike (under 3x); the mean falls to about 0.6 L, so a
     rule on the mean flags it (over 3x the mean and more than 1 ms above it)."""
+    if not isinstance(rng, np.random.Generator):
+        from ... import validate as V
+        raise V.InvalidType(f"rng={V.shown(rng)} must be a NumPy random generator", argument="rng",
+                            hint="pass numpy.random.default_rng(seed)")
     out = {}
     n = int(rng.integers(18, 34))                   # steady steps (step 0 comes before them)
     base = float(rng.uniform(0.6, 3.0))

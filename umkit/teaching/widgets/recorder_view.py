@@ -47,9 +47,10 @@ class RecorderView:
     def add(self, record) -> None:
         """on_step callback: one finished step (a StepRecord)."""
         from ...errors import InvalidType
+        from ...validate import shown
         from ...workloads import StepRecord
         if not isinstance(record, StepRecord):
-            raise InvalidType(f"record={record!r} is not a StepRecord", argument="record",
+            raise InvalidType(f"record={shown(record)} is not a StepRecord", argument="record",
                               hint="pass view.add as a recorder's on_step, or use view.recorder()")
         self.steps.append(record.ms)
         if record.note:
@@ -75,8 +76,9 @@ class RecorderView:
 
         from ...errors import InvalidType
         from ...ecg.recording import RecordResult
+        from ...validate import shown
         if not isinstance(result, RecordResult):
-            raise InvalidType(f"result={result!r} is not a RecordResult", argument="result",
+            raise InvalidType(f"result={shown(result)} is not a RecordResult", argument="result",
                               hint="pass rec.result() of a finished recorder")
         self.result = result
         self.fig = result.plot()

@@ -106,7 +106,8 @@ class ResidencyMap:
         """Re-read where the pages are, redraw, and say whether the array inhaled or exhaled."""
         if not isinstance(note, str):
             from ...errors import InvalidType
-            raise InvalidType(f"note={note!r} must be a string", argument="note",
+            from ...validate import shown
+            raise InvalidType(f"note={shown(note)} must be a string", argument="note",
                               hint='a caption for this update, e.g. note="after prefetch"')
         res = residency(self.arr)
         before = self.history[-1] if self.history else None
