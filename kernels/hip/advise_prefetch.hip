@@ -1,17 +1,17 @@
 // advise_prefetch.hip -- the article's section 4.4: advice first, then prefetch.
 //
-// hipMemAdvise declares intent and moves nothing; hipMemPrefetchAsync acts now.  The weights
+// hipMemAdvise declares intent (it moves pages only as below); hipMemPrefetchAsync acts now.  The weights
 // are advised to live on the GPU (SetPreferredLocation) and to be accessed by a device
 // (SetAccessedBy: the article's example names device 1; with one GPU this program uses the
 // compute device), then prefetched there, used by a kernel, and read back by the CPU.  The
 // range attributes are read back with hipMemRangeGetAttribute to show what the driver recorded.
 // What the advice does to later faults differs between vendors and systems (see the kit's
 // notebooks); what is checked here is what the API promises on both: the recorded attributes
-// and correct data.  Advice moves nothing by itself: the prefetch (or, with XNACK on, a fault)
-// moves pages (ledger: amd.advise.remap).  One exception on amdkfd: svm_range_set_attr runs
-// svm_range_trigger_migration on every range it updates, and the prefetch location persists after
-// hipMemPrefetchAsync (ROCr SvmPrefetch sets HSA_SVM_ATTR_PREFETCH_LOC), so advice given to a range
-// prefetched earlier can migrate it back to that location (kfd_svm.c).
+// and correct data.  Advice does not move pages by itself: the prefetch (or, with XNACK on, a fault)
+// moves them (ledger: amd.advise.remap).  The exception on amdkfd: svm_range_set_attr runs
+// svm_range_trigger_migration on every range it updates, toward the range's last prefetch location
+// (ROCr SvmPrefetch sets HSA_SVM_ATTR_PREFETCH_LOC), so advice on a range prefetched earlier can move
+// it back there, or to system memory if accessed-by adds a GPU outside that GPU's hive (kfd_svm.c).
 //
 // Where a prefetch really lands on AMD: amdkfd honours the target GPU only if every other GPU
 // it checks is in the target's xGMI hive (svm_range_best_prefetch_location).  With XNACK off it

@@ -84,8 +84,8 @@ int main()
     HIP_CHECK(hipDeviceSynchronize());          // the CPU must not read before the kernel is done
 
     // CPU reads the result directly: on a PCIe GPU its first touch migrates the pages back; on an
-    // APU, or where amdkfd maps VRAM device-coherent (connected_to_cpu), it reads them in place (OLCF
-    // reports migrate-on-touch on Frontier; ledger: amd.vram.private, amd.vram.coherent).
+    // APU, or where amdkfd maps VRAM device-coherent (connected_to_cpu, since Linux 6.0), in place
+    // (OLCF reports migrate-on-touch on Frontier; ledger: amd.vram.private, amd.vram.coherent).
     double sum = 0.0;
     for (int i = 0; i < n; ++i) sum += a[i];
     const double expected = 2.0 * (n / 1024) * (1023.0 * 1024.0 / 2.0);
