@@ -216,7 +216,8 @@ TABLE: tuple[Row, ...] = (
        "-2 in both; range attributes return it when pages disagree or nothing was set."),
     _f("give the driver a hint about a range", "cudaMemAdvise", "hipMemAdvise",
        "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
-       "hip-python type-checks advice: pass hip.hipMemoryAdvise members."),
+       "hip-python raises TypeError unless advice is a hip.hipMemoryAdvise member (ROCm/hip-python "
+       "hip/hip.pyx, hipMemAdvise; release/rocm-rel-6.2.0, 55ae539d)."),
     _f("give the driver a hint about a range, for a location", "cudaMemAdvise", "hipMemAdvise_v2",
        "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
        "hipMemAdvise_v2(ptr, count, advice, "
@@ -246,7 +247,8 @@ TABLE: tuple[Row, ...] = (
     _f("read one attribute of a managed range", "cudaMemRangeGetAttribute",
        "hipMemRangeGetAttribute",
        "cuda-bindings: (dataSize, attribute, ptr, count) -> (err, value). hip-python: "
-       "(data, data_size, attribute, ptr, count) -> (err,): you pass the output buffer."),
+       "(data, data_size, attribute, ptr, count) -> (err,): you pass the output buffer (ROCm/hip-python "
+       "hip/hip.pyx, hipMemRangeGetAttribute; release/rocm-rel-6.2.0, 55ae539d)."),
     _f("read several attributes of a managed range", "cudaMemRangeGetAttributes",
        "hipMemRangeGetAttributes"),
     _f("what memory an address is (unregistered, host, device, managed)",

@@ -2108,9 +2108,11 @@ MESSAGES: dict[str, str] = {
         "hipMemPrefetchAsync_v2(ptr, count, hipMemLocation, flags, stream)；flags 必须为 0）：参数与 CUDA 13 的 "
         "cudaMemPrefetchAsync 相同，所以是 CUDA 13 代码的直接移植。CUDA 12.2–12.x 写作 cudaMemPrefetchAsync_v2。",
     "CUDA 13: (ptr, count, advice, cudaMemLocation). HIP: (ptr, count, advice, device:int). "
-    "hip-python type-checks advice: pass hip.hipMemoryAdvise members.":
+    "hip-python raises TypeError unless advice is a hip.hipMemoryAdvise member (ROCm/hip-python "
+    "hip/hip.pyx, hipMemAdvise; release/rocm-rel-6.2.0, 55ae539d).":
         "CUDA 13：(ptr, count, advice, cudaMemLocation)。HIP：(ptr, count, advice, device:int)。"
-        "hip-python 会检查 advice 的类型：请传 hip.hipMemoryAdvise 的成员。",
+        "advice 不是 hip.hipMemoryAdvise 的成员时，hip-python 会抛出 TypeError（ROCm/hip-python "
+        "hip/hip.pyx，hipMemAdvise；release/rocm-rel-6.2.0，55ae539d）。",
     "HIP 7.1 (HIP CHANGELOG, 'HIP 7.1 for ROCm 7.1'; ROCm/clr hipamd/src/hip_hmm.cpp: "
     "hipMemAdvise_v2(ptr, count, advice, hipMemLocation)): the arguments of CUDA 13's cudaMemAdvise, "
     "so the direct port of CUDA 13 code. CUDA 12.2-12.x spelled it cudaMemAdvise_v2.":
@@ -2118,9 +2120,11 @@ MESSAGES: dict[str, str] = {
         "hipMemAdvise_v2(ptr, count, advice, hipMemLocation)）：参数与 CUDA 13 的 cudaMemAdvise 相同，"
         "所以是 CUDA 13 代码的直接移植。CUDA 12.2–12.x 写作 cudaMemAdvise_v2。",
     "cuda-bindings: (dataSize, attribute, ptr, count) -> (err, value). hip-python: (data, "
-    "data_size, attribute, ptr, count) -> (err,): you pass the output buffer.":
+    "data_size, attribute, ptr, count) -> (err,): you pass the output buffer (ROCm/hip-python "
+    "hip/hip.pyx, hipMemRangeGetAttribute; release/rocm-rel-6.2.0, 55ae539d).":
         "cuda-bindings：(dataSize, attribute, ptr, count) -> (err, value)。hip-python：(data, data_size, "
-        "attribute, ptr, count) -> (err,)：输出缓冲区由你传入。",
+        "attribute, ptr, count) -> (err,)：输出缓冲区由你传入（ROCm/hip-python hip/hip.pyx，"
+        "hipMemRangeGetAttribute；release/rocm-rel-6.2.0，55ae539d）。",
     "-> (err, attributes) with .type; an address nobody holds is 'unregistered' (CUDA 11+). umkit "
     "asks it before calling a once-freed address a use after free: another allocator (PyTorch's, a "
     "shim) may have been handed the same address since.":
