@@ -7,6 +7,11 @@ import unicodedata
 
 from .. import validate as V
 
+#: the backend an ECG read from a file that says it was not recorded is shown on
+#: (``umkit.ecg.read(..., example=...)``): never a real runtime's name, so no title, table or
+#: trace presents invented numbers as a card's
+EXAMPLE_BACKEND = "example-not-recorded"
+
 SPIKY = 3.0     # max/median above this ...
 SPIKE_MS = 1.0  # ... and a spike at least this long (ms): the curve has spikes
 

@@ -40,7 +40,7 @@ from ..results import RESULTS, files, newest  # noqa: F401 - RESULTS: where the 
 from ..runtime import backend
 from ..workloads import RunResult, StepRecord, counter_delta
 from . import picture
-from .model import table, verdict
+from .model import EXAMPLE_BACKEND, table, verdict
 
 MAX_FILE = 128 << 20      # a recorded run is a few KiB to a few MiB; refuse to read a huge file
 
@@ -412,7 +412,6 @@ def load(path) -> RecordResult:
 def _unit(run) -> str:
     """What a run's times are, for its ECG's title: the model's clock, a card's events, or an
     example file's invented numbers (``umkit.ecg.read(..., example=...)``)."""
-    from .traces.model import EXAMPLE_BACKEND
     if run.model_time:
         return "model time"
     return "invented example, not recorded" if run.backend == EXAMPLE_BACKEND else "device events"

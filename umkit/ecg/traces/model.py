@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import InvalidArgument
+from ..model import EXAMPLE_BACKEND
 
 MAX_STEPS = 100_000        # the ECG's bound
 MAX_BUFFERS = 512          # umkit.plan's bound (the rest: one "other" buffer)
@@ -36,9 +37,6 @@ MAX_NS = (1 << 63) - 1
 MAX_ADDRESS = (1 << 64) - 1
 MAX_ALLOCATION = 1 << 48
 MAX_STEP_NS = 10 ** 15
-#: the backend a file that says it was not recorded is shown on (``example=``): never a real
-#: runtime's name, so no title, table or trace presents invented numbers as a card's
-EXAMPLE_BACKEND = "example-not-recorded"
 DECIMAL = re.compile(r"-?[0-9]{1,20}")
 #: the counter keys a reader fills (the simulator's and CUPTI's names where they mean the same)
 KEYS = ("gpu_faults", "gpu_fault_groups", "cpu_faults", "bytes_h2d", "bytes_d2h",
