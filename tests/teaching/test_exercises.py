@@ -94,7 +94,7 @@ def test_nb00_code_exercise():
     _not_yet(nb00.check_prefetch_model(None), "None")
     _not_yet(nb00.check_prefetch_model(3.0), "function")
     _not_yet(nb00.check_prefetch_model(sol["wrong_one_direction"]), "to_gpu=False",
-             "which way do its pages move")
+             "what sets how fast a prefetch's pages move")
     _not_yet(nb00.check_prefetch_model(sol["wrong_no_latency"]), "before its first byte moves")
     _not_yet(nb00.check_prefetch_model(sol["wrong_megabytes"]), "10**6")
     _not_yet(nb00.check_prefetch_model(sol["wrong_seconds"]), "seconds")
@@ -139,8 +139,8 @@ def test_nb01_wrong_answers():
     half["malloc_device"] = None
     _not_yet(nb01.check_layers(half), "still None", "malloc_device")
     _not_yet(nb01.check_transitions(None), "None")
-    _not_yet(nb01.check_transitions(lambda n, b: n // b), "too few trips")
-    _not_yet(nb01.check_transitions(lambda n, b: n / b), "a fraction of a time")
+    _not_yet(nb01.check_transitions(lambda n, b: n // b), "Follow every fault")
+    _not_yet(nb01.check_transitions(lambda n, b: n / b), "Follow every fault")
     _not_yet(nb01.check_transitions(lambda n, b: n), "one trip per fault")
     _not_yet(nb01.check_transitions(lambda n, b: 1 / 0), "ZeroDivisionError")
 

@@ -229,7 +229,7 @@ def test_08_wrong_answers_fail():
         not_yet(nb08.check_port(w))
     not_yet(nb08.check_port(nb08.CUDA_SOURCE), "cudaMemLocation")
     not_yet(nb08.check_port(s.wrong_sources[1]), "third")
-    not_yet(nb08.check_port(s.hip_source_v2.replace("_v2", "")), "_v2")
+    not_yet(nb08.check_port(s.hip_source_v2.replace("_v2", "")), "hipMemLocation", "another kind")
     not_yet(nb08.check_port(s.hip_source_v2.replace("host, 0, stream", "host, 1, stream")), "flags")
     not_yet(nb08.check_port(s.hip_source_v2.replace("gpu0, 0, stream", "&gpu0, 0, stream")),
             "by value")

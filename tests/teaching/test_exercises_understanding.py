@@ -85,82 +85,107 @@ def test_hint_one_and_two_give_no_answer(name, check):
     assert v3.answer and v3.answer_shown, name
 
 
+def _fresh(body: str, budget: str | None = "2") -> str:
+    """Run ``body`` in a fresh Python with UMKIT_EXERCISE_ATTEMPTS=``budget`` (None: unset) set
+    before it starts -- the budget is read once, at import, so a test of it needs its own process.
+    ``body`` sees umkit (on sim), exercises, nb01, right, and spend() (the budget's wrong tries)."""
+    env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
+    env["UMKIT_BACKEND"] = "sim"
+    if budget is not None:
+        env["UMKIT_EXERCISE_ATTEMPTS"] = budget
+    code = textwrap.dedent("""
+        import umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching import exercises
+        from umkit.teaching.exercises import nb01
+        right = lambda n, b: -(-n // b)
+        def spend(k0=0):
+            for k in range(exercises.attempts_budget()):
+                v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)
+                assert not v.ok and "not graded" not in v.message, v
+        """) + textwrap.dedent(body)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
 def test_an_answer_shown_by_hint_3_is_recorded_and_a_later_pass_says_so():
-    right = lambda n, b: -(-n // b)                    # noqa: E731
-    exercises.forget("nb01.transitions")
-    v = nb01.check_transitions(lambda n, b: n // b)
-    assert not v.answer and "ceil" not in repr(v) and "-(-" not in repr(v)
-    assert nb01.check_transitions(right).shown_before is False
-    assert "-(-n_faults" in nb01.check_transitions(lambda n, b: n // b, hint=3).answer
-    assert nb01.check_transitions(right).shown_before is True
-    exercises.forget("nb01.transitions")
-    # verdict.hint(3) shows the held answer too -- and records it
-    v = nb01.check_transitions(lambda n, b: n // b)
-    assert "-(-n_faults" in v.hint(3)
-    assert nb01.check_transitions(right).shown_before is True
-    exercises.forget("nb01.transitions")
+    _fresh("""
+        v = nb01.check_transitions(lambda n, b: n // b)
+        assert not v.answer and "ceil" not in repr(v) and "-(-" not in repr(v)
+        assert nb01.check_transitions(right).shown_before is False
+        assert "-(-n_faults" in nb01.check_transitions(lambda n, b: n // b, hint=3).answer
+        assert nb01.check_transitions(right).shown_before is True
+        # verdict.hint(3) shows the held answer too -- and records it
+        from umkit.teaching.exercises import nb04
+        def event_sync(a, stream):
+            umkit.increment(a, stream=stream)
+            umkit.Event().record(stream).synchronize()
+            return float(a.host.sum())
+        assert nb04.check_step(event_sync).shown_before is False
+        v = nb04.check_step(lambda a, s: 0.0)
+        assert not v.ok and v.hint(3)
+        assert nb04.check_step(event_sync).shown_before is True
+    """, budget="0")
 
 
 # -- reasons (why=) --------------------------------------------------------------------------------
-def _spend_budget(monkeypatch, tries=2):
-    monkeypatch.setenv("UMKIT_EXERCISE_ATTEMPTS", str(tries))
-    exercises.forget("nb01.transitions")
-    for k in range(tries):
-        v = nb01.check_transitions(lambda n, b, k=k: n + k)
-        assert not v.ok and "not graded" not in v.message
+def test_a_reason_pasted_from_the_exercise_is_refused():
+    _fresh("""
+        spend()
+        wrong = lambda n, b: n // b
+        concept = nb01.TRANSITIONS.concept
+        answer = nb01.check_transitions(wrong, hint=3).answer
+        last = nb01.check_transitions(wrong, hint=1)       # not graded: no reason; says so
+        assert "not graded" in last.message
+        from umkit.runtime.lang import tr
+        doc = " ".join(nb01.check_transitions.__doc__.split())
+        zh_concept = tr(concept, "zh")
+        assert zh_concept != concept                        # the Chinese edition's hint text
+        v = nb01.check_transitions(right, why=zh_concept)
+        assert not v.ok and "pasted" in v.message
+        for pasted in (concept, answer, concept.upper(), "  " + concept[20:140] + " ", doc,
+                       nb01.TRIPS_CONCEPT.split(":", 1)[1]):
+            v = nb01.check_transitions(right, why=pasted)
+            assert not v.ok and "not graded" in v.message and "pasted" in v.message, pasted
+    """)
 
 
-def test_a_reason_pasted_from_the_exercise_is_refused(monkeypatch):
-    _spend_budget(monkeypatch)
-    wrong = lambda n, b: n // b                        # noqa: E731
-    right = lambda n, b: -(-n // b)                    # noqa: E731
-    concept = nb01.TRANSITIONS.concept
-    answer = nb01.check_transitions(wrong, hint=3).answer
-    last = nb01.check_transitions(wrong, hint=1)       # not graded: no reason; says so
-    assert "not graded" in last.message
-    from umkit.runtime.lang import tr
-    doc = " ".join(nb01.check_transitions.__doc__.split())
-    zh_concept = tr(concept, "zh")
-    assert zh_concept != concept                        # the Chinese edition's hint text
-    v = nb01.check_transitions(right, why=zh_concept)
-    assert not v.ok and "pasted" in v.message
-    for pasted in (concept, answer, concept.upper(), "  " + concept[20:140] + " ", doc,
-                   nb01.TRIPS_CONCEPT.split(":", 1)[1]):
-        v = nb01.check_transitions(right, why=pasted)
-        assert not v.ok and "not graded" in v.message and "pasted" in v.message, pasted
-    exercises.forget("nb01.transitions")
+def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded():
+    out = _fresh("""
+        spend()
+        for off in ("I think this answer is right because I tried it",
+                    "because the tests told me so many times already",
+                    "这个答案是对的因为我已经试过很多次了真的"):
+            v = nb01.check_transitions(right, why=off)
+            assert not v.ok and "does not speak about the idea" in v.message, off
+        for empty in ("", "   ", None):
+            v = nb01.check_transitions(right, why=empty)
+            assert not v.ok and "not graded" in v.message
+        v = nb01.check_transitions(right, why="the last batch holds fewer faults, but it needs "
+                                              "its own trip as well")
+        assert v.ok, v
+        spend(100)
+        v = nb01.check_transitions(right, why="最后那一批缺页不满，也要单独进一趟内核")  # own words
+        assert v.ok, v
+        print(exercises.reasons("nb01.transitions")[-1])
+    """)
+    assert out.strip().startswith("最后那一批")
 
 
-def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded(monkeypatch):
-    _spend_budget(monkeypatch)
-    right = lambda n, b: -(-n // b)                    # noqa: E731
-    for off in ("I think this answer is right because I tried it",
-                "because the tests told me so many times already",
-                "这个答案是对的因为我已经试过很多次了真的"):
-        v = nb01.check_transitions(right, why=off)
-        assert not v.ok and "does not speak about the idea" in v.message, off
-    for empty in ("", "   ", None):
-        v = nb01.check_transitions(right, why=empty)
-        assert not v.ok and "not graded" in v.message
-    v = nb01.check_transitions(right, why="the last batch holds fewer faults, but it needs its "
-                                          "own trip as well")
-    assert v.ok, v
-    _spend_budget(monkeypatch)
-    v = nb01.check_transitions(right, why="最后那一批缺页不满，也要单独进一趟内核")  # Chinese, own words
-    assert v.ok, v
-    assert exercises.reasons("nb01.transitions")[-1].startswith("最后那一批")
-
-
-def test_a_reason_that_differs_from_an_earlier_one_by_a_number_is_refused(monkeypatch):
+def test_a_reason_that_differs_from_an_earlier_one_by_a_number_is_refused():
     # a loop that writes "... attempt 1", "... attempt 2" could otherwise buy a grade per try
-    _spend_budget(monkeypatch)
-    wrong = lambda n, b: n // b                        # noqa: E731
-    base = "each batch trip into the kernel serves the faults it holds, try {}"
-    v = nb01.check_transitions(wrong, why=base.format(1))
-    assert not v.ok and "not graded" not in v.message          # graded (and wrong)
-    for k in (2, 3, 17):
-        v = nb01.check_transitions(wrong, why=base.format(k))
-        assert not v.ok and "not graded" in v.message, k
+    _fresh("""
+        spend()
+        wrong = lambda n, b: n // b
+        base = "each batch trip into the kernel serves the faults it holds, try {}"
+        v = nb01.check_transitions(wrong, why=base.format(1))
+        assert not v.ok and "not graded" not in v.message          # graded (and wrong)
+        for k in (2, 3, 17):
+            v = nb01.check_transitions(wrong, why=base.format(k))
+            assert not v.ok and "not graded" in v.message, k
+    """)
 
 
 def test_every_notebook_exercise_has_concept_words_in_both_languages():

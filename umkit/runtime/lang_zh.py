@@ -111,13 +111,6 @@ MESSAGES: dict[str, str] = {
     "is every part of a prefetch's cost there? Think of what one call costs before its first byte moves "
     "(§3.2)":
         "预取开销的每一部分都算进去了吗？想想一次调用在它的第一个字节移动之前要花多少（§3.2）",
-    "the bytes / bandwidth part does not fit this call: which way do its pages move, and what does the "
-    "card's profile say about that way (§3.2)?":
-        "字节数 / 带宽 这一部分和这次调用对不上：它的页面往哪个方向移动，这块卡的 profile 对那个方向"
-        "又是怎么说的（§3.2）？",
-    "two parts do not fit: what one call costs before its first byte moves, and which way this call's "
-    "pages move (§3.2)":
-        "有两部分对不上：一次调用在第一个字节移动之前的开销，以及这次调用的页面往哪个方向移动（§3.2）",
     "{mib} MiB is not {mib2} * 10**6 bytes": "{mib} MiB 不是 {mib2} * 10**6 字节",
     "the profiles' bandwidths are in bytes per second already (GB/s = 10**9 B/s)":
         "profile 里的带宽本来就是字节每秒（GB/s = 10**9 B/s）",
@@ -206,17 +199,11 @@ MESSAGES: dict[str, str] = {
         "没有缺页就不用进内核",
     "{call} returned {got}; return how many trips into the kernel the driver makes":
         "{call} 返回了 {got}；请返回驱动进入内核的趟数",
-    "{call} returned {got}: what does the driver count here -- can it enter the kernel a fraction of a "
-    "time?":
-        "{call} 返回了 {got}：驱动在这里数的是什么——它能进入内核零点几次吗？",
     "{call} returned {got}, expected {want}: {hint}": "{call} 返回了 {got}，应为 {want}：{hint}",
     "{call} returned {got} trips: {hint}": "{call} 返回了 {got} 趟：{hint}",
-    "{call} returned {got}: too few trips. Follow every fault: which trip services each one?":
-        "{call} 返回了 {got}：进入内核的次数太少了。跟着每一次缺页走：每一次是由哪一趟来处理的？",
     "no faults, no trip into the kernel": "没有缺页，就不用进内核",
     "that is one trip per fault: the driver batches up to batch_max faults":
         "这是每个缺页进一次：驱动会把最多 batch_max 个缺页合成一批",
-    "multiply? a batch *holds* batch_max faults: divide": "用乘法？一批*装*的是 batch_max 个缺页：应该用除法",
     "count the batches the driver sends": "数一数驱动送出了多少批",
     "{argument} is None: write def transitions(n_faults, batch_max): ...":
         "{argument} 是 None：写出 def transitions(n_faults, batch_max): ...",
@@ -1347,10 +1334,6 @@ MESSAGES: dict[str, str] = {
     "the CPU read `out` while add_kernel could still be writing it (a race, §3.3): nothing waited for the "
     "kernel before the CPU's sum.":
         "CPU 在 add_kernel 可能还在写 `out` 的时候读了它（数据竞争，§3.3）：CPU 求和之前，没有任何东西等待 kernel。",
-    "called with n={n}: epoch {i}'s sum is {got}, expected {want}: in epoch e the CPU loads the batch "
-    "e + 1.0 into a (b stays 2.0), and the sum is over all of out.":
-        "以 n={n} 调用时：第 {i} 个 epoch 的和是 {got}，应为 {want}：在第 e 个 epoch，CPU 把批数据 "
-        "e + 1.0 载入 a（b 保持 2.0），和是对整个 out 求的。",
     "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving.":
         "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运。",
     "you prefetch, but the kernel still took {n} GPU page faults: some array the kernel touches was not "
@@ -1377,11 +1360,6 @@ MESSAGES: dict[str, str] = {
     "pass the function itself, not {type} (no parentheses).": "请传入函数本身，而不是 {type}（不带括号）。",
 
     # -- notebook 07: choosing a strategy ----------------------------------------------------------------
-    "§6.1-6.3: who touches the buffer, how often, how big, and whether its latency matters. Big and hot "
-    "every step = the heart (device); small, sparse, dynamic or rare = managed; tiny and read by the CPU "
-    "every step = pinned; latency-critical = a pre-allocated device pool":
-        "§6.1-6.3：谁访问这块缓冲区、多频繁、多大，以及它的延迟是否要紧。又大又热、每一步都用 = 心脏（device）；"
-        "小、稀疏、动态或很少用 = managed；很小、CPU 每一步都读 = pinned；延迟敏感 = 预分配的设备内存池",
     "§2.3 the breathing analogy: inhale = prefetch into VRAM, exhale = move cold data out to the host; "
     "§2.1: let cold parameters breathe out. When VRAM is full the driver must evict something before it "
     "can bring a page in, and it picks least-recently-migrated memory (section 2b) -- it doesn't know "
@@ -1703,6 +1681,13 @@ MESSAGES: dict[str, str] = {
     "{code_name}={value} must be a list or tuple": "{code_name}={value} 必须是 list 或 tuple",
     "pass {code_name} as a list, e.g. [...]": "请以列表传入 {code_name}，例如 [...]",
     "{code_name} holds {value}: not a finite number": "{code_name} 里有 {value}：不是有限值",
+    "{code_name} holds {value}: not a string": "{code_name} 里有 {value}：不是字符串",
+    "{code_name}[{key}]={value} is not a count": "{code_name}[{key}]={value} 不是计数器的数值",
+    "rng={value} must be a NumPy random generator": "rng={value} 必须是 NumPy 随机数生成器",
+    "rhythm holds a step with no layers or a fraction outside [0, 1]":
+        "rhythm 里有一步没有任何层，或有比例不在 [0, 1] 之内",
+    "this recording cannot be saved as JSON ({type}: {error})":
+        "这份记录无法保存为 JSON（{type}：{error}）",
     "{code_name} is a list of numbers": "{code_name} 应当是由数字组成的列表",
     "{code_name}={value} must be a dict": "{code_name}={value} 必须是 dict",
     "pass the dict umkit made for {code_name}": "请传入 umkit 为 {code_name} 生成的 dict",
@@ -2242,14 +2227,6 @@ MESSAGES: dict[str, str] = {
         "，CPU 在下一个 kernel 之前没有读完整个 `out`（只取 out.host 而什么都不读，不算读）。"
         "每个 epoch 的和都必须是 CPU 读出 add_kernel 写下的内容（umkit.add(out, a, b, ...)，"
         "然后对 out.host 或 umkit.read_back(out) 求和）。",
-    "1 of the {total} choices needs another look. For each buffer ask: who touches it, how often, how "
-    "big, and does its latency matter?":
-        "{total} 个选择中有 1 个需要再看看。对每块缓冲区都问一问：谁访问它、多久一次、有多大、它的延迟"
-        "要不要紧？",
-    "{n} of the {total} choices need another look. For each buffer ask: who touches it, how often, how "
-    "big, and does its latency matter?":
-        "{total} 个选择中有 {n} 个需要再看看。对每块缓冲区都问一问：谁访问它、多久一次、有多大、它的"
-        "延迟要不要紧？",
     "the budgets are right; the owners, allocators and lifetimes are not all right yet. For every row "
     "ask: who touches it on the hot path, how often, how big is it, and which memory lets that side "
     "touch it without migrating it back and forth?":
@@ -3122,9 +3099,72 @@ MESSAGES: dict[str, str] = {
     "not at all, while the step ran -- no breath in before the step":
         "第 {i} 步开始时，它要读的层只有 {pct} 在显存里：其余部分是在这一步运行时靠缺页才到 GPU 的，"
         "或者根本没到——这一步之前没有吸气",
-    "step {i} began with {mib} MiB of cold layers it does not read still in VRAM: nothing breathed out, so "
-    "the room this step's layer needs is the driver's to find -- and it does not know which pages are "
-    "the heart":
-        "第 {i} 步开始时，显存里还留着 {mib} MiB 这一步不读的冷层：没有呼气，所以这一步的层需要的空间"
-        "只能由驱动去腾——而驱动不知道哪些页是心脏",
+    # -- exercises: budget, forget, the notebook's card, and reworded feedback ----------------------
+    "forget() was asked {n} time(s) for this exercise: its tries and any shown answer were kept":
+        "这道练习调用过 {n} 次 forget()：已用掉的尝试次数和看过的答案都保留着",
+    "not graded: your reason does not speak about the idea this exercise is about (run the check with "
+    "hint=2 to reread it). Say why your answer is right in terms of that idea: how two of its parts lead "
+    "to your answer":
+        "没有评分：你的理由没有谈到这道练习要讲的概念（带上 hint=2 运行检查重读一遍）。请用这个概念说明你的答案为什么对："
+        "它的哪两部分如何推出你的答案",
+    "not graded: most of your reason is not words. Say in your own words, in sentences, why your answer "
+    "is right":
+        "没有评分：你的理由大部分不是词语。请用自己的话、用完整的句子说明你的答案为什么对",
+    "{part_msg} (graded on the notebook's card, {card}; your session models {mine})":
+        "{part_msg}（按本 notebook 的卡 {card} 评分；你的会话模拟的是 {mine}）",
+    "on {card} (the card you named): {part_msg}":
+        "在 {card} 上（你指定的卡）：{part_msg}",
+    "flat (max/median {x}) on {profile} and the statistic is right: the answer travelled, the weights "
+    "stayed on the GPU.":
+        "在 {profile} 上曲线平坦（max/median {x}），统计量也正确：经过链路的只有答案，权重一直留在 GPU 上。",
+    "For the question now open (print nb05.IPC_OPTIONS to see its options):":
+        "对现在这道题（打印 nb05.IPC_OPTIONS 可以看到它的选项）：",
+    "{call} returned {got}, which is not the driver's count. Follow every fault: which trip into the "
+    "kernel services each one, and how many trips is that?":
+        "{call} 返回了 {got}，这不是驱动数出的次数。跟着每一次缺页走：每一次由哪一趟进内核来处理，一共是多少趟？",
+    "a batch *holds* up to batch_max faults: how many batches do the faults fill?":
+        "一批*最多装* batch_max 个缺页：这些缺页能装满多少批？",
+    "the part that grows with the bytes does not fit this call: what sets how fast a prefetch's pages "
+    "move (§3.2)?":
+        "随字节数增长的那一部分和这次调用对不上：是什么决定了一次预取的页面移动得多快（§3.2）？",
+    "two parts do not fit: what one call costs before its first byte moves, and what sets how fast its "
+    "pages move (§3.2)":
+        "有两部分对不上：一次调用在第一个字节移动之前的开销，以及是什么决定了它的页面移动得多快（§3.2）",
+    "a location struct (hipMemLocation) reaches calls whose location argument is of another kind: a HIP "
+    "call takes its own arguments, which are not always CUDA 13's (§5.3: renaming is only step one).":
+        "一个位置结构体（hipMemLocation）被传给了位置参数是另一种类型的调用：HIP 的调用有它自己的参数，"
+        "不一定和 CUDA 13 的相同（§5.3：改名只是第一步）。",
+    "§6.1-6.3: for every buffer ask who touches it (the GPU, the CPU, both), how often (every step, now "
+    "and then, rarely), how big it is and whether its latency matters -- then what each allocator costs "
+    "for that pattern: device memory (the other side needs explicit copies), managed memory (pages "
+    "migrate on demand, and back), pinned host memory (the GPU reads and writes it across the link; no "
+    "page ever moves)":
+        "§6.1-6.3：对每一块缓冲区都问一问：谁访问它（GPU、CPU，还是两者）、多频繁（每一步、时不时、很少）、"
+        "多大、它的延迟是否要紧——再想想每种分配器在这种访问模式下的代价：设备内存（另一侧需要显式拷贝）、"
+        "托管内存（页面按需迁移，还会迁回来）、固定内存（GPU 经链路读写它，页面从不移动）",
+    "step {i} began with {mib} MiB of cold layers it does not read still in VRAM, so the room this step's "
+    "layer needs is the driver's to find -- and it does not know which pages are the heart":
+        "第 {i} 步开始时，显存里还留着 {mib} MiB 这一步不读的冷层，所以这一步的层需要的空间只能由驱动去腾"
+        "——而驱动不知道哪些页是心脏",
+    "{total} ms of model time for {steps} steps (budget {budget} ms), and each step begins with its own "
+    "layer in VRAM and the others out -- but {hit} of the {steps2} steps began with part of the heart "
+    "evicted ({ev} evictions by the driver, {gf} GPU faults to bring it back). A layer came into a full "
+    "VRAM: the driver had to find the room, and it took it from the heart. When is the room a layer "
+    "needs free?":
+        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），每一步开始时它自己的层都在显存里、其他层都在外面"
+        "——但 {steps2} 步里有 {hit} 步开始时心脏的一部分已经被驱逐了（驱动驱逐了 {ev} 次，GPU 为把它取回来缺页 "
+        "{gf} 次）。有一层进入了已满的显存：驱动只好自己腾空间，而它腾的是心脏。一层需要的空间应该在什么时候就空出来？",
+    "called with n={n}: the kernel of epoch {e} added a b that held {x} on average: b holds 2.0 for the "
+    "whole run.":
+        "调用时 n={n}：第 {e} 个 epoch 的 kernel 加上的 b 平均值是 {x}：b 在整个运行中都应是 2.0。",
+    "called with n={n}, {k} epochs: the kernel of epoch {e} added the a it found -- {part_held}. Each "
+    "epoch's kernel must add that epoch's batch: what reaches a between two kernels, and when?":
+        "调用时 n={n}，{k} 个 epoch：第 {e} 个 epoch 的 kernel 加上的是它当时在 a 里找到的数据——{part_held}。"
+        "每个 epoch 的 kernel 都必须加上那个 epoch 的批次：两次 kernel 之间有什么进入了 a，又是在什么时候？",
+    "still the batch of epoch {k}": "仍然是第 {k} 个 epoch 的批次",
+    "{x} on average, no epoch's batch": "平均值 {x}，不是任何一个 epoch 的批次",
+    "called with n={n}: epoch {e}'s sum is {s}, but the kernel of that epoch wrote {w} into out: each sum "
+    "is what the CPU reads back from out after that epoch's kernel.":
+        "调用时 n={n}：第 {e} 个 epoch 的和是 {s}，但那个 epoch 的 kernel 写进 out 的是 {w}：每个和都应是 CPU "
+        "在那个 epoch 的 kernel 之后从 out 读回来的值。",
 }

@@ -44,12 +44,16 @@ An attempts budget (so that a loop over the choices cannot pass where reading co
 exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
 only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words (a Chinese
 character counts half a word), not one given before for that exercise (nor one that differs from
-it by a number or a word), that speaks of the exercise's idea (one of its ``why_terms``, English
-or Chinese) and is not text the exercise showed pasted back (its concept, its answer, the last
-verdict) -- and keeps every reason (:func:`reasons`).  Without one it does not grade: it says to
+it by a number or a word), that connects the exercise's ideas (two different ``why_terms`` in
+one language, English or Chinese: :data:`WHY_IDEAS`), is written in words, and is not text the
+exercise showed pasted back (its concept, its answer, the last verdict) -- and keeps every reason
+(:func:`reasons`).  Without one it does not grade: it says to
 re-read the concept (``hint=2``) and answer its question for every item first.  A pass resets
 the count; the stub (None) and answers of the wrong kind do not count.
-``UMKIT_EXERCISE_ATTEMPTS`` sets the budget (0: none, as the project's tests run).  A learner who
+``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once when the exercises are imported (0: none,
+as the project's tests run, set before Python starts; a later change of the variable does
+nothing).  :func:`forget` keeps the tries spent and a shown answer: only a kernel restart
+forgets them.  A learner who
 tries honestly, fewer than eight times, never sees it; a search over 356 label sets does.
 
 Data that changes per attempt (so that a formula or a constant return cannot pass):
@@ -107,6 +111,7 @@ class Verdict:
     level: int = 1             # how many tiers to show
     exercise: str = ""         # the exercise's name (set by check): remembers a shown answer
     shown_before: bool = False  # a pass after this exercise's answer was shown (hint=3)
+    forget_asked: int = 0       # a pass after forget() was asked for the exercise: how often
     # the answer while the verdict shows fewer than three tiers: ``answer`` stays empty until
     # hint=3 (or ``hint(3)``) shows it, and that is recorded
     _held: str = field(default="", repr=False, compare=False)
@@ -158,8 +163,14 @@ class Verdict:
 
     def _more(self) -> str:
         if self.ok:
-            return (_t("the answer of this exercise was shown earlier (hint=3): passing after "
-                       "reading it is not the same as finding it") if self.shown_before else "")
+            notes = []
+            if self.shown_before:
+                notes.append(_t("the answer of this exercise was shown earlier (hint=3): passing "
+                                "after reading it is not the same as finding it"))
+            if self.forget_asked:
+                notes.append(_t(f"forget() was asked {self.forget_asked} time(s) for this "
+                                "exercise: its tries and any shown answer were kept"))
+            return "; ".join(notes)
         if self.answer_shown:
             return _t("the answer was shown (hint=3): close it, write the answer in your own "
                       "code and say why it is right before you run the check again")
@@ -242,6 +253,9 @@ def _finish(v: Verdict, hint: int) -> Verdict:
                 _SHOWN.add(v.exercise)
             elif v.ok:
                 v.shown_before = v.exercise in _SHOWN
+        with _TRIES_LOCK:
+            if v.ok:
+                v.forget_asked = _FORGET_CALLS.get(v.exercise, 0)
     return v
 
 
@@ -298,10 +312,23 @@ _TRIES_LOCK = threading.Lock()
 _CALL = threading.local()           # the why= of the check call in progress (set by tiered)
 
 
-def attempts_budget() -> int:
-    """How many wrong tries an exercise grades before it asks for a reason (0: no budget)."""
+def _budget_from_environment() -> int:
+    """UMKIT_EXERCISE_ATTEMPTS as the process found it when this package was imported: a
+    positive whole number sets the budget; "0" turns it off (a test run, set before Python
+    starts); anything else (empty, negative, not a number) leaves :data:`ATTEMPTS`."""
     raw = os.environ.get("UMKIT_EXERCISE_ATTEMPTS", "").strip()
     return int(raw) if raw.isdigit() else ATTEMPTS
+
+
+#: read once, at import: setting the variable later in the session changes nothing
+_BUDGET = _budget_from_environment()
+
+
+def attempts_budget() -> int:
+    """How many wrong tries an exercise grades before it asks for a reason (0: no budget).  Read
+    from UMKIT_EXERCISE_ATTEMPTS once, when the exercises are first imported: a change of the
+    variable while the kernel runs does not change it."""
+    return _BUDGET
 
 
 def reasons(name: str) -> list[str]:
@@ -329,33 +356,6 @@ def _plain(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", str(text)).lower() if ch.isalnum())
 
 
-def pasted(reason: str, sources) -> bool:
-    """``reason`` is mostly text the learner was shown (``sources``): half or more of its
-    12-character runs (punctuation and spaces left out) occur in one of them."""
-    r = _plain(reason)
-    if len(r) < _SHINGLE:
-        return bool(r) and any(r in _plain(src) for src in sources if src)
-    runs = {r[i:i + _SHINGLE] for i in range(len(r) - _SHINGLE + 1)}
-    shown = [_plain(src) for src in sources if src]
-    found = sum(any(run in src for src in shown) for run in runs)
-    return found * 2 >= len(runs)
-
-
-def on_topic(reason: str, terms) -> bool:
-    """``reason`` names at least one of the exercise's concept words (``terms``, English and
-    Chinese; none: any reason is)."""
-    if not terms:
-        return True
-    text = " ".join(str(reason).lower().split())
-    return any(t.lower() in text for t in terms)
-
-
-def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
-    """What the learner was shown for ``exercise``: its prompt (the check's docstring, its stub
-    message), concept and answer, the last verdict's tiers -- each in English, in the learner's
-    language and in Chinese (the Chinese edition's text pasted into an English session too)."""
-    out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", ""),
-           getattr(_CALL, "doc", "")]
 def _texts_option(reason, texts, name: str) -> str:
     """``reason`` (a string) and ``texts`` (a list or tuple of strings) checked: a typed error
     naming the argument otherwise.  Returns ``reason``."""
@@ -368,10 +368,76 @@ def _texts_option(reason, texts, name: str) -> str:
     return reason
 
 
+def pasted(reason: str, sources) -> bool:
+    """``reason`` is mostly text the learner was shown (``sources``): half or more of its
+    12-character runs (punctuation and spaces left out) occur in one of them."""
+    reason = _texts_option(reason, sources, "sources")
+    r = _plain(reason)
+    if len(r) < _SHINGLE:
+        return bool(r) and any(r in _plain(src) for src in sources if src)
+    runs = {r[i:i + _SHINGLE] for i in range(len(r) - _SHINGLE + 1)}
+    shown = [_plain(src) for src in sources if src]
+    found = sum(any(run in src for src in shown) for run in runs)
+    return found * 2 >= len(runs)
+
+
+def on_topic(reason: str, terms) -> bool:
+    """``reason`` names at least one of the exercise's concept words (``terms``, English and
+    Chinese; none: any reason is)."""
+    reason = _texts_option(reason, () if terms is None else terms, "terms")
+    if not terms:
+        return True
+    text = " ".join(str(reason).lower().split())
+    return any(t.lower() in text for t in terms)
+
+
+#: a reason connects the exercise's ideas: it names at least this many of its concept words
+#: (different ones, in one language: "migrate" and its Chinese word are one idea said twice)
+WHY_IDEAS = 2
+_LATIN_WORD = re.compile(r"[a-z]{4,}")
+_CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}")
+
+
+def _ideas_named(reason: str, terms) -> int:
+    """How many different concept words of ``terms`` ``reason`` names in one language (the
+    larger count of the English and the Chinese ones), each at its own place in the text (one
+    word never counts twice: "asynchronous" is not also "synchronous")."""
+    text = " ".join(str(reason).lower().split())
+    best = 0
+    for chinese in (False, True):
+        spans = []
+        for t in terms:
+            t = str(t).lower()
+            if bool(_CJK.search(t)) != chinese or not t:
+                continue
+            spans += [(m.start(), m.start() + len(t), t) for m in re.finditer(re.escape(t), text)]
+        taken, used = [], set()
+        for start, stop, t in sorted(spans, key=lambda x: (x[0], -(x[1] - x[0]))):
+            if t in used or any(start < b and a < stop for a, b in taken):
+                continue
+            taken.append((start, stop))
+            used.add(t)
+        best = max(best, len(used))
+    return best
+
+
+def _made_of_words(reason: str) -> bool:
+    """Most of the reason's longer Latin words look like words: a vowel, and no run of five
+    consonants (a reason padded with random letters is not one)."""
+    words = _LATIN_WORD.findall(_CJK.sub(" ", str(reason).lower()))
+    odd = sum(1 for w in words if not re.search(r"[aeiouy]", w) or _CONSONANTS.search(w))
+    return odd * 4 <= len(words)
+
+
+def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
+    """What the learner was shown for ``exercise``: its prompt (the check's docstring, its stub
+    message), concept and answer, the last verdict's tiers -- each in English, in the learner's
+    language and in Chinese (the Chinese edition's text pasted into an English session too)."""
+    out = [exercise.concept, st.get("message", ""), st.get("concept", ""), st.get("answer", ""),
+           getattr(_CALL, "doc", "")]
     for template in (exercise.none, exercise.wrong_type):
         if template and not callable(template):
             out.append(template)
-    reason = _texts_option(reason, sources, "sources")
     try:
         out.append(exercise.answer_text(context))
     except Exception:  # noqa: BLE001 - an answer that needs more context: the others suffice
@@ -381,15 +447,20 @@ def _texts_option(reason, texts, name: str) -> str:
             for t in (text, _t(text), tr(text, "zh"))]
 
 
-def forget(name: str) -> None:
-    """Forget what this process remembers of exercise ``name``: its wrong tries, its reasons and
-    that its answer was shown (what a kernel restart forgets too)."""
-    reason = _texts_option(reason, () if terms is None else terms, "terms")
+_FORGET_CALLS: dict[str, int] = {}   # exercise -> how many times forget() was asked for it
+
+
+def forget(name: str) -> int:
+    """Ask to forget exercise ``name``'s record; returns how many times it was asked.
+
+    Only a kernel restart forgets: within a running process the wrong tries spent on the
+    exercise, the reasons given and whether its answer was shown are kept (a reset would be a way
+    around the attempts budget and the shown-answer note).  The request is recorded, and a later
+    pass of the exercise says it was made."""
     text_option(name, "name", hint="the exercise's name, e.g. 'nb01.transitions'")
     with _TRIES_LOCK:
-        _TRIES.pop(name, None)
-    with _SHOWN_LOCK:
-        _SHOWN.discard(name)
+        _FORGET_CALLS[name] = _FORGET_CALLS.get(name, 0) + 1
+        return _FORGET_CALLS[name]
 
 
 def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | None:
@@ -412,7 +483,10 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
             problem = "short"             # too short, or (nearly) a reason given before
         elif pasted(text, _shown_texts(exercise, context or {}, st)):
             problem = "pasted"
-        elif not on_topic(text, exercise.why_terms):
+        elif not _made_of_words(text):
+            problem = "words"
+        elif exercise.why_terms and _ideas_named(text, exercise.why_terms) < min(
+                WHY_IDEAS, len(exercise.why_terms)):
             problem = "topic"
         else:
             st["reasons"].append(text)
@@ -423,7 +497,10 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     elif problem == "topic":
         say = ("not graded: your reason does not speak about the idea this exercise is about "
                "(run the check with hint=2 to reread it). Say why your answer is right in terms "
-               "of that idea")
+               "of that idea: how two of its parts lead to your answer")
+    elif problem == "words":
+        say = ("not graded: most of your reason is not words. Say in your own words, in "
+               "sentences, why your answer is right")
     elif text:
         say = (f"not graded: after {tries} wrong tries this check grades an answer only with a "
                f"new reason of at least {WHY_WORDS} words (why='...'), one you have not given "

@@ -109,20 +109,20 @@ def _judge_trips(got, want: int, n: int, b: int, call: str) -> str | None:
     if not math.isfinite(float(got)):
         return (f"{call} returned {got!r}: a count of trips into the kernel is a finite number "
                 "(0 or more)")
+    follow = (f"{call} returned {got!r}, which is not the driver's count. Follow every fault: "
+              "which trip into the kernel services each one, and how many trips is that?")
     if not isinstance(got, Integral) and float(got) != int(got):
-        return (f"{call} returned {got!r}: what does the driver count here -- can it enter the "
-                "kernel a fraction of a time?")
+        return follow
     if int(got) == want:
         return None
     if n and int(got) == n // b:
-        return (f"{call} returned {got}: too few trips. Follow every fault: which trip "
-                "services each one?")
+        return follow
     elif n == 0:
         hint = "no faults, no trip into the kernel"
     elif int(got) == n:
         hint = "that is one trip per fault: the driver batches up to batch_max faults"
     elif int(got) == n * b:
-        hint = "multiply? a batch *holds* batch_max faults: divide"
+        hint = "a batch *holds* up to batch_max faults: how many batches do the faults fill?"
     else:
         hint = "count the batches the driver sends"
     return f"{call} returned {got} trips: {hint}"      # not the expected count: it gives the rule

@@ -12,7 +12,9 @@ sizes are drawn afresh on every check; the messages name the array and the round
 A one-argument ``prepare(a)`` (the older exercise) is run on ``a`` alone and leaves ``w`` as the
 CPU filled it.
 
-What passes depends on the card, because the vendors' advice differs (ledger:
+On the simulator the check grades on notebook 03's card (:data:`PROFILE`), whatever card the
+session models (a session switched to an APU would otherwise pass doing nothing); on a real GPU it
+grades on that GPU.  What passes depends on the card, because the vendors' advice differs (ledger:
 amd.read_mostly.flag, nv.read_mostly.duplicates, amd.peer.accessed_by):
 
 * NVIDIA (h200-pcie5): ``read_mostly`` and then a prefetch to the GPU (a copy on each side), or
@@ -35,11 +37,15 @@ from __future__ import annotations
 
 import umkit
 
-from . import Exercise, Verdict, check, failed, passed, rng_option, tiered
+from . import Exercise, Verdict, check, failed, passed, rng_option, sim_sandbox, tiered
 
+import contextlib
 import inspect
 
 ROUNDS = 3
+#: the card the check grades on when the session is on the simulator, whatever profile the session
+#: models: notebook 03's own (its first cell).  On a real GPU the check grades on that GPU.
+PROFILE = "mi250x-xnack1"
 SIZES_MIB = (6, 8, 10, 12, 14, 16)          # drawn per check: 2 MiB multiples, quick everywhere
 
 
@@ -75,8 +81,22 @@ ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first .
              "passes: nothing moves, the GPU reads across the link on every round)")
 
 
+def _on_sim() -> bool:
+    return umkit.backend_name() not in ("hip", "cuda")
+
+
+def _session_note() -> str:
+    """A sentence when the session models another card than the one the check grades on."""
+    try:
+        mine = umkit.sim_profile().name if _on_sim() else ""
+    except Exception:  # noqa: BLE001 - a note never fails a check
+        mine = ""
+    return (f" (graded on the notebook's card, {PROFILE}; your session models {mine})"
+            if mine and mine != PROFILE else "")
+
+
 def _setup() -> dict:
-    amd = _vendor() == "amd"
+    amd = True if _on_sim() else _vendor() == "amd"     # PROFILE is an AMD card
     rng = rng_option(None, "nb03.prepare")
     return dict(concept=CONCEPT_AMD if amd else CONCEPT_NV, answer=ANSWER_AMD if amd else ANSWER_NV,
                 mib=rng.choice(SIZES_MIB), wmib=rng.choice(SIZES_MIB))
@@ -258,9 +278,13 @@ def _answer(answer, **_):
 
 
 def _grade(fn, mib, concept, answer, wmib=None, **_) -> Verdict | str:
-    v = _grade_prepare(fn, mib, wmib)
+    note = _session_note()
+    card = sim_sandbox(profile=PROFILE) if _on_sim() else contextlib.nullcontext()
+    with card:
+        v = _grade_prepare(fn, mib, wmib)
     if isinstance(v, str):
-        return failed(v, concept, answer)
+        return failed(v + note, concept, answer)
+    v.message += note
     return v
 
 

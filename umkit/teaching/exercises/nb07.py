@@ -71,10 +71,12 @@ _WHY = {
 }
 
 
-PLACEMENT_CONCEPT = ("§6.1-6.3: who touches the buffer, how often, how big, and whether its latency "
-                     "matters. Big and hot every step = the heart (device); small, sparse, dynamic "
-                     "or rare = managed; tiny and read by the CPU every step = pinned; "
-                     "latency-critical = a pre-allocated device pool")
+PLACEMENT_CONCEPT = ("§6.1-6.3: for every buffer ask who touches it (the GPU, the CPU, both), how "
+                     "often (every step, now and then, rarely), how big it is and whether its "
+                     "latency matters -- then what each allocator costs for that pattern: device "
+                     "memory (the other side needs explicit copies), managed memory (pages migrate "
+                     "on demand, and back), pinned host memory (the GPU reads and writes it across "
+                     "the link; no page ever moves)")
 
 
 def _kind(value) -> str | None:
@@ -96,12 +98,8 @@ PLACEMENT = Exercise(
         unknown="{unknown} are not buffers of this exercise; the names are {items}.",
         missing="still to place: {missing}.",
         bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.",
-        # the whole set is graded: the feedback says how many, never which (naming the wrong
-        # item would let cycling pass without reading a single description)
-        wrong=("1 of the {total} choices needs another look. For each buffer ask: who touches "
-               "it, how often, how big, and does its latency matter?",
-               "{n} of the {total} choices need another look. For each buffer ask: who touches "
-               "it, how often, how big, and does its latency matter?"),
+        # the whole set is graded: the feedback says neither how many nor which (either would
+        # let cycling pass without reading a single description) -- Labels' generic sentence
         about=BUFFERS, order="given"),
     passed="every buffer has the allocator that matches who touches it and how often: the "
            "heart in device memory, sparse / dynamic / rare data managed, the tiny "
@@ -213,8 +211,8 @@ def off_rhythm(rhythm: list) -> str | None:
         kept = sum(f for j, f in enumerate(where) if j != own) * COLD_MIB
         if kept > BREATH_OUT * COLD_MIB:
             return (f"step {i} began with {kept:.0f} MiB of cold layers it does not read still in "
-                    "VRAM: nothing breathed out, so the room this step's layer needs is the "
-                    "driver's to find -- and it does not know which pages are the heart")
+                    "VRAM, so the room this step's layer needs is the driver's to find -- and it "
+                    "does not know which pages are the heart")
     return None
 
 
@@ -248,6 +246,13 @@ def _grade_breathing(plan) -> Verdict | str:
                 f"but the cold layers do not breathe: {off}. The exercise asks for the rhythm "
                 "of section 2b (§2.3): before each step, where should its layer be, and where "
                 "the layers it does not read?")
+    if hit:
+        return (f"{total:.1f} ms of model time for {BREATH_STEPS} steps (budget {budget:.1f} ms), "
+                "and each step begins with its own layer in VRAM and the others out -- but "
+                f"{hit} of the {BREATH_STEPS} steps began with part of the heart evicted "
+                f"({d.get('evictions', 0)} evictions by the driver, {d.get('gpu_faults', 0)} GPU "
+                "faults to bring it back). A layer came into a full VRAM: the driver had to find "
+                "the room, and it took it from the heart. When is the room a layer needs free?")
     if total <= budget:
         how = "only the cold layers breathed, and the heart stayed in VRAM"
         return passed(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE} "

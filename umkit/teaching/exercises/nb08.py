@@ -218,8 +218,9 @@ def _grade_port(hip_source: str) -> Verdict | str:
                         "keep both: hipMemPrefetchAsync(w, bytes, 0, stream) before the launch, "
                         "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream) after it")
     if locs and not (v2_pf or v2_adv):
-        return _port_no("there is still a location struct (hipMemLocation), but your calls are the "
-                        "classic ones (not the _v2 forms), which take a different kind of location argument.",
+        return _port_no("a location struct (hipMemLocation) reaches calls whose location argument "
+                        "is of another kind: a HIP call takes its own arguments, which are not "
+                        "always CUDA 13's (§5.3: renaming is only step one).",
                         "the classic calls take an int: the device number for a GPU, "
                         "hipCpuDeviceId (-1) for the CPU. Drop the structs -- or keep them and "
                         "call hipMemPrefetchAsync_v2 / hipMemAdvise_v2")
