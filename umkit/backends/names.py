@@ -342,14 +342,14 @@ def row(name: str) -> Row:
     return r
 
 
-def _name(name) -> str:
-    if not isinstance(name, str):
 def _shown(value) -> str:
     """``value`` as a message shows it (:func:`umkit.validate.shown`: never raises)."""
     from ..validate import shown
     return shown(value)
 
 
+def _name(name) -> str:
+    if not isinstance(name, str):
         raise InvalidType(f"name={_shown(name)} must be a CUDA or HIP name (a string)", argument="name",
                           hint="e.g. 'cudaMallocManaged' or 'hipMemPrefetchAsync'")
     return name
