@@ -49,7 +49,8 @@ def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
         copy = dest / p.relative_to(NOTEBOOKS)
         assert _outputs(copy) == 0, copy
         a, b = nbformat.read(str(p), 4), nbformat.read(str(copy), 4)
-        assert [workspace.relinked(c.source, 0, False) if c.cell_type == "markdown" else c.source
+        assert [workspace.for_learner(workspace.relinked(c.source, 0, False)
+                                      if c.cell_type == "markdown" else c.source, c.cell_type, 0)
                 for c in a.cells] == [c.source for c in b.cells]   # same text, docs/ links local
         assert "widgets" not in b.metadata
     assert (dest / "solutions" / "00_start_here.py").exists()
@@ -57,6 +58,60 @@ def test_committed_notebooks_have_outputs_the_copies_none(tmp_path):
     assert (dest / "docs" / "primer.md").is_file()
     assert (dest / "data" / "rocpd_example.db").read_bytes() == (
         NOTEBOOKS / "data" / "rocpd_example.db").read_bytes()     # binary example files too
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _relative_links(text: str):
+    for target in _LINK.findall(text):
+        if not re.match(r"[a-z][a-z0-9+.-]*:|#", target):     # not a URL, not this file's anchor
+            yield target.split("#")[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_relative_link_in_the_workspace_resolves(tmp_path, lang):
+    """The lab serves only the workspace: every link of a copied notebook or doc (the primer's
+    link back to notebook 00, the glossary's to amd-sources.md) names a file inside it."""
+    dest = tmp_path / "ws"
+    rep = workspace.sync(NOTEBOOKS, dest, lang=lang)
+    assert not rep.problems
+    dead = []
+    for f in sorted(dest.rglob("*")):
+        if f.suffix == ".ipynb":
+            text = "\n".join(c.source for c in nbformat.read(str(f), 4).cells if c.cell_type == "markdown")
+        elif f.suffix == ".md":
+            text = f.read_text(encoding="utf-8")
+        else:
+            continue
+        for target in _relative_links(text):
+            t = (f.parent / target).resolve()
+            if not t.is_relative_to(dest.resolve()) or not t.exists():
+                dead.append(f"{f.relative_to(dest)} -> {target}")
+    assert not dead, dead
+    primer = (dest / "docs" / "primer.md").read_text(encoding="utf-8")
+    assert "](../00_start_here.ipynb)" in primer
+    assert (dest / "docs" / "amd-sources.md").is_file()
+
+
+def test_copies_name_solutions_where_the_workspace_has_them_and_hide_nbval_markers(tmp_path):
+    dest = tmp_path / "ws"
+    workspace.sync(NOTEBOOKS, dest)
+    originals = [p for p in NOTEBOOKS.glob("*.ipynb")]
+    assert any("# NBVAL_IGNORE_OUTPUT" in p.read_text(encoding="utf-8") for p in originals)
+    assert any("notebooks/solutions/" in p.read_text(encoding="utf-8") for p in originals)
+    for p in originals:
+        copy = nbformat.read(str(dest / p.name), 4)
+        for c in copy.cells:
+            assert "NBVAL_" not in c.source, (p.name, c.source[:80])
+            assert "notebooks/solutions/" not in c.source, p.name
+            for name in re.findall(r"solutions/([\w.]+\.py)", c.source):
+                assert (dest / "solutions" / name).is_file(), (p.name, name)
+    # the committed notebooks keep the marker (nbval reads it), and the copy keeps the code below it
+    cell = "# NBVAL_IGNORE_OUTPUT\nx = 1\n"
+    assert workspace.for_learner(cell, "code", 0) == "x = 1\n"
+    assert workspace.for_learner(cell, "markdown", 0) == cell
+    assert workspace.for_learner("see `notebooks/solutions/06_x.py`", "markdown", 1) == "see `../solutions/06_x.py`"
 
 
 def test_edited_copies_are_kept_untouched_ones_refreshed(tmp_path):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -67,9 +68,13 @@ class SyncReport:
         return f"workspace {clean(self.dest, 300)}: " + ", ".join(parts)
 
 
-#: the learner docs the notebooks link (the primer, the glossary): copied into the workspace's
-#: docs/, since JupyterLab serves only the workspace (a link out of it opens nothing)
-LEARNER_DOCS = ("primer.md", "primer.zh-CN.md", "glossary.md")
+#: the learner docs the notebooks link (the primer, the glossary, and the AMD source trail the
+#: glossary links): copied into the workspace's docs/, since JupyterLab serves only the workspace
+#: (a link out of it opens nothing)
+LEARNER_DOCS = ("primer.md", "primer.zh-CN.md", "glossary.md", "amd-sources.md")
+#: a line nbval reads (``# NBVAL_IGNORE_OUTPUT`` ...): for the committed notebooks' tests, not
+#: for the learner, so the copies leave it out
+_NBVAL_LINE = re.compile(r"^[ \t]*#[ \t]*NBVAL_[A-Z_]+[ \t]*(?:\r?\n|$)", re.M)
 
 
 def relinked(text: str, depth: int, edition: bool = True) -> str:
@@ -78,6 +83,23 @@ def relinked(text: str, depth: int, edition: bool = True) -> str:
     edition's notebooks/zh/) pointing at the workspace's own ``docs/`` copy instead."""
     up = "../" * (depth + (2 if edition else 1))
     return text.replace(f"]({up}docs/", f"]({'../' * depth}docs/")
+
+
+def relinked_doc(text: str) -> str:
+    """A learner doc copied into the workspace's ``docs/``: its links to the repository's
+    notebooks (``../notebooks/X``, ``../notebooks/zh/X``) point at the workspace's copies, which
+    sit at its root (``../X``)."""
+    return text.replace("](../notebooks/zh/", "](../").replace("](../notebooks/", "](../")
+
+
+def for_learner(source: str, cell_type: str, depth: int) -> str:
+    """A cell's text as the learner's copy shows it, ``depth`` folders below the workspace's
+    root: a solution named by its repository path (``notebooks/solutions/X``) is named where the
+    workspace holds it (``solutions/X``), and a code cell loses nbval's marker lines."""
+    source = source.replace("notebooks/solutions/", "../" * depth + "solutions/")
+    if cell_type == "code":
+        source = _NBVAL_LINE.sub("", source)
+    return source
 
 
 def docs_source(src: Path) -> Path | None:
@@ -93,12 +115,15 @@ def cleared(src, relink_depth: int | None = None, edition: bool = True) -> str:
     """The notebook at ``src`` as JSON text with every output, execution count and widget state
     removed (what a learner should open: nothing measured yet).  ``relink_depth``: the copy lies
     that many folders below the workspace's root (``edition``: it comes from notebooks/zh/); its
-    markdown links to ``docs/`` are rewritten to the workspace's docs/ (:func:`relinked`)."""
+    markdown links to ``docs/`` are rewritten to the workspace's docs/ (:func:`relinked`), and
+    each cell reads as the workspace has it (:func:`for_learner`)."""
     import nbformat
     nb = nbformat.read(str(src), as_version=4)
     for cell in nb.cells:
         if relink_depth is not None and cell.cell_type == "markdown":
             cell.source = relinked(cell.source, relink_depth, edition)
+        if relink_depth is not None and cell.cell_type in ("markdown", "code"):
+            cell.source = for_learner(cell.source, cell.cell_type, relink_depth)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -291,6 +316,8 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
             new = cleared(path, relink_depth, edition).encode()
         elif relink_depth is not None and path.suffix == ".md":
             new = relinked(path.read_text(encoding="utf-8"), relink_depth, edition).encode("utf-8")
+        elif rel.startswith("docs/") and path.suffix == ".md":
+            new = relinked_doc(path.read_text(encoding="utf-8")).encode("utf-8")
         else:
             new = path.read_bytes()
     except Exception as e:
