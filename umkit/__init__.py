@@ -20,6 +20,42 @@ import importlib.abc as _abc
 import importlib.util as _util
 import sys as _sys
 
+
+def _command_line_guard():
+    """Run as the command line (the ``umkit`` script, ``python -m umkit.cli``), Ctrl-C while
+    this package is still importing ends with one line and exit status 130, as Ctrl-C during a
+    command does (``umkit.cli.main`` puts Python's own handler back when it starts).  Imported
+    anywhere else -- a notebook's kernel, a script -- nothing changes: KeyboardInterrupt."""
+    import os
+    import signal
+    argv = getattr(_sys, "argv", None) or [""]
+    if argv[0] == "-m":                      # python -m X: X's packages are being imported
+        orig = list(getattr(_sys, "orig_argv", ()))
+        first = next((i for i, a in enumerate(orig) if a.startswith("-m")), None)
+        mod = None if first is None else (orig[first][2:] or "".join(orig[first + 1:first + 2]))
+        cli = mod == "umkit.cli"
+    else:
+        main_file = getattr(_sys.modules.get("__main__"), "__file__", None) or ""
+        cli = os.path.basename(argv[0]) == os.path.basename(main_file) == "umkit"
+    if not cli:
+        return
+
+    def interrupted(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # a second Ctrl-C while we leave
+        try:
+            print("\numkit: interrupted (Ctrl-C) while starting", file=_sys.stderr, flush=True)
+        finally:
+            raise SystemExit(130)
+    interrupted.umkit_import_guard = True    # how umkit.cli.main knows it (and replaces it)
+    try:
+        signal.signal(signal.SIGINT, interrupted)
+    except ValueError:                       # not the main thread: not the command line
+        pass
+
+
+_command_line_guard()
+del _command_line_guard
+
 from .version import __version__  # noqa: F401
 # Names imported here but left out of __all__ (Location, why, Residency, array_module,
 # kernel_device, sim_profile, Kernel) are the root's advanced names: reachable as umkit.NAME for

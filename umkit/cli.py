@@ -299,6 +299,9 @@ def main(argv=None) -> int:
     an unknown profile, a file already there without --force).  A umkit error is one message;
     Ctrl-C ends any command with one line and exit 130 (128 + SIGINT, as a shell reports it)."""
     cmd = "umkit"
+    import signal
+    if getattr(signal.getsignal(signal.SIGINT), "umkit_import_guard", False):
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # umkit's import is done
     try:
         args = parser().parse_args(argv)
         cmd = f"umkit {args.cmd}"
