@@ -164,14 +164,23 @@ class PlanResult:
         ``path`` is kept: :class:`umkit.results.files.AlreadyExists` (argument ``path``) unless
         ``force=True``, which replaces it.  Written beside and renamed into place
         (:func:`umkit.results.files.write`): a full disk leaves the old file and raises
-        ``WriteFailed``."""
+        ``WriteFailed``.  A name, tag or note holding control characters is saved with them
+        escaped (``\\x1b``), so the file loads back; what load() would refuse is refused here."""
         V.flag(force, "force")
         p = V.output_path(path, "path", (".json",))
-        text = json.dumps(self.to_dict(), separators=(",", ":")) + "\n"
+        try:
+            d = self.to_dict()
+            _printable_labels(d)
+            text = json.dumps(d, separators=(",", ":")) + "\n"
+        except (TypeError, ValueError, RecursionError) as e:   # meta nested too deep, a set ...
+            raise InvalidArgument(f"this recording cannot be saved as JSON ({type(e).__name__}: "
+                                  f"{V.clean(e, 120)})", argument="path",
+                                  hint="keep meta to plain, shallow JSON values") from None
         if len(text) > MAX_FILE:
             raise InvalidArgument(f"this recording is {len(text) >> 20} MiB as JSON; load() "
                                   f"reads at most {MAX_FILE >> 20} MiB", argument="path",
                                   hint="record fewer steps (e.g. one recorder per epoch)")
+        from_dict(json.loads(text))             # what load() would refuse: refused now
         return files.write(p, text, argument="path", force=force)
 
     @classmethod
@@ -185,6 +194,33 @@ class PlanResult:
         return load(path)
 
 
+def _printable_labels(d: dict) -> None:
+    """The texts of :meth:`PlanResult.to_dict`'s dict that :func:`from_dict` checks (names,
+    tags, notes, the device) with control characters escaped (``\\x1b``), in place: a file
+    holding them raw would not load (a table printed to a terminal would act on them)."""
+    def fix(x):
+        return V.clean(x, V.MAX_LABEL) if isinstance(x, str) and V.has_control(x) else x
+
+    for k in ("backend", "device", "profile"):
+        d[k] = fix(d.get(k))
+    d["notes"] = [fix(n) for n in d.get("notes") or []]
+    meta = d.get("meta")
+    if isinstance(meta, dict):
+        for k in ("name", "instrumentation", "recorded_on"):
+            if k in meta:
+                meta[k] = fix(meta[k])
+    for b in d.get("buffers") or []:
+        for k in ("name", "inferred"):
+            b[k] = fix(b.get(k))
+        hints = b.get("hints")
+        if isinstance(hints, dict) and isinstance(hints.get("advice"), list):
+            hints["advice"] = [fix(a) for a in hints["advice"]]
+    for ops in d.get("patterns") or []:
+        for op in ops:
+            if isinstance(op, list) and len(op) > 2:
+                op[2] = fix(op[2])
+
+
 # -- reading a file back -----------------------------------------------------------------------------
 def bad(why: str) -> InvalidArgument:
     return InvalidArgument(f"not a recorded plan: {why}", argument="d", hint=FILE_HINT)
@@ -194,7 +230,7 @@ def whole(v, what: str, lo: int = 0, hi: int | None = None, none: bool = False):
     if v is None and none:
         return None
     if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        raise bad(f"{what}={v!r} is not a whole number in [{lo}, {hi if hi is not None else '...'}]")
+        raise bad(f"{what}={V.short(v)} is not a whole number in [{lo}, {hi if hi is not None else '...'}]")
     return v
 
 
@@ -280,7 +316,7 @@ def op_from(op, where: str, ids: set) -> list:
         pages, first, last = (whole(a[k], f"{w} {n}") for k, n in ((1, "pages"), (2, "first"),
                                                                       (3, "last")))
         if not isinstance(a[5], bool):
-            raise bad(f"{w} write={a[5]!r} is not true/false")
+            raise bad(f"{w} write={V.short(a[5])} is not true/false")
         if last < first or (pages and pages > last - first + 1):
             raise bad(f"{w} has pages={pages} between {first} and {last}")
         accs.append([bid, pages, first, last, whole(a[4], f"{w} nbytes", 0, V.MAX_BYTES), a[5]])
@@ -292,7 +328,7 @@ def from_dict(d) -> PlanResult:
         raise InvalidType(f"d: {type(d).__name__} is not a recorded plan", argument="d",
                           hint=FILE_HINT)
     if d.get("format") != "umkit.plan/1":
-        raise bad(f"format={d.get('format')!r} (expected 'umkit.plan/1')")
+        raise bad(f"format={V.short(d.get('format'))} (expected 'umkit.plan/1')")
     raw = d.get("buffers")
     if not isinstance(raw, list) or len(raw) > MAX_BUFFERS + 1:
         raise bad(f"buffers is not a list of at most {MAX_BUFFERS + 1}")
