@@ -105,9 +105,10 @@ def build(path: Path = OUT) -> Path:
         start, end = t, t + int(ms * MS)
         region("MARKER_CORE_RANGE_API", "roctxRangePush", start, end, {"message": f"step {step}"})
         c = start + 10_000
-        if step > 0:                      # the CPU wrote the batch: its pages come back first
-            migrate(c, BATCH, BATCH + 4 * MIB, False, "PAGEFAULT_CPU")
-            c += 400_000
+        if step > 0:                      # the CPU wrote the batch: its pages come back first,
+            for lo in (BATCH, BATCH + GRANULE):   # one 2 MiB granule per CPU fault
+                migrate(c, lo, lo + GRANULE, False, "PAGEFAULT_CPU")
+                c += 200_000
         migrate(c, BATCH, BATCH + 4 * MIB, True, "PREFETCH")      # hipMemPrefetchAsync(batch)
         c += 400_000
         if step in (0, 6):                # the GPU faults the weights in, one 2 MiB granule a fault
