@@ -463,7 +463,8 @@ def _managed_memory(p: Platform, prefetched: bool, name: str):
         return "differs", msg + " It is prefetched here.", led
     lat = p.number("fault_batch_latency", 1e3, "ms per isolated fault round", on=True)
     msg = (f"pages of {what} appear on first touch; a GPU fault migrates the 2 MiB block around "
-           f"it on Linux 6.8 and later (the whole range, up to 1 GiB, on older amdkfd), with no "
+           f"it on Linux 6.8 and later (the whole range on older amdkfd: at most 1 GiB since Linux 6.0 "
+           f"split large ranges, any size before), with no "
            f"density prefetcher, and an isolated fault costs far more than on NVIDIA ({lat}; "
            f"that is a whole small kernel's time with its fault, and from about 16 MiB up the "
            f"fault path moves data about as fast as a prefetch). The first migration also "
@@ -504,12 +505,14 @@ def multi_gpu(src) -> bool:
     return False
 
 
-#: a prefetch to a GPU in multi-GPU code: where the driver really puts the range (issue 42, I1)
+#: a prefetch to a GPU in multi-GPU code: where the driver really puts the range
+#: (kfd_svm.c svm_range_best_prefetch_location; ledger amd.prefetch.migrates)
 _MULTI_GPU_PREFETCH = (
     " This file uses more than one GPU: the driver honours a GPU target only if every other GPU "
-    "with access to the range is in the target's xGMI hive, and with XNACK off every GPU the "
-    "process sees has access (hipMallocManaged grants it to all), so on PCIe GPUs the range goes "
-    "to system memory instead; hipMemRangeGetAttribute's LastPrefetchLocation still reports the "
+    "it checks is in the target's xGMI hive (with XNACK off every GPU with access to the range, "
+    "and hipMallocManaged grants access to every GPU the process sees; with XNACK on only the "
+    "accessed-by GPUs), so with XNACK off on PCIe GPUs the range goes to system memory instead; "
+    "hipMemRangeGetAttribute's LastPrefetchLocation still reports the "
     "GPU you asked for. Limit the process to one GPU (HIP_VISIBLE_DEVICES) or give each GPU its "
     "own allocation.")
 
