@@ -84,6 +84,17 @@ def test_05_statistic_grades_on_the_notebooks_card_whatever_profile_is_named(car
     assert nb05.check_statistic(s05.statistic, profile=card).ok
 
 
+@pytest.mark.parametrize("card", ("mi300a-apu", "mi250x-coherent"))
+def test_05_pingpong_fix_grades_on_the_notebooks_card_whatever_profile_is_named(card):
+    plain = umkit.workloads.Strategy("plain managed", memory="managed", prefetch="off",
+                                     advice="none")        # flat where nothing migrates
+    v = nb05.check_pingpong_fix(plain, profile=card)
+    assert not v.ok and "mi250x-xnack1 (this notebook's card)" in v.message, v
+    s05 = _solution("05_concurrent_access_pingpong")
+    v = nb05.check_pingpong_fix(s05.my_fix, profile=card)
+    assert v.ok and card in v.message, v
+
+
 def test_10_a_pass_names_the_card_it_was_graded_on():
     v = nb10.check_fixed_step(_solution("10_your_own_loop").fixed_step)
     assert v.ok and "mi250x-xnack1" in v.message and "your session" not in v.message
