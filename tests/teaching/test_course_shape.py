@@ -37,3 +37,77 @@ def test_words_counts_outside_details_only():
     md = "one two <details><summary>Under the hood</summary>three four five</details> six"
     assert cs.words(cs.core_text(md)) == 3
     assert cs.words(md) == 9   # the summary and the hidden words count in the total
+
+
+# -- two readers: the engineer who knows CUDA and the newcomer to GPUs --------------------------------
+import json
+import re
+
+TOTALS = cs.totals(ROWS)
+MAP_ROW = re.compile(r"^\| \*\*(\d\d\w?) [^|]*\| [^|]*\| ([^|]+) \| (\d+) \((\d+)\) \|$", re.M)
+README_ROW = re.compile(r"^\| `(\d\d\w?)_[^`]*`[^|]* \| ([^|]+) \|", re.M)
+
+
+def _cell(nb: str, cid: str) -> str:
+    cells = json.loads((ROOT / "notebooks" / nb).read_text(encoding="utf-8"))["cells"]
+    return next(cs._src(c) for c in cells if c.get("id") == cid)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["notebook"] for r in ROWS])
+def test_states_the_newcomer_time_too(row):
+    """'about N minutes (about M if you are new to GPUs)': M is the newcomer estimate to the
+    nearest five minutes (a little drift allowed), and never less than N."""
+    m = row["newcomer_stated_min"]
+    assert m is not None, f"{row['notebook']}: first cell lacks '(about M if you are new to GPUs)'"
+    assert m > row["stated_min"], row["notebook"]
+    est = row["newcomer_estimate_min"]
+    assert est - cs.NEWCOMER_SLACK_MIN <= m <= max(est, row["stated_min"]) + cs.NEWCOMER_SLACK_MIN, (
+        f"{row['notebook']}: says {m} min for a newcomer, the estimate is {est}")
+
+
+def test_the_rates_reproduce_the_timed_walk():
+    """The walk of the core path estimated 270 min for the CUDA engineer and 403 for the newcomer;
+    the two rate sets must land near those (within 10 %), and the newcomer's well above."""
+    assert abs(TOTALS["estimate_min"] - 270) <= 27, TOTALS
+    assert abs(TOTALS["newcomer_estimate_min"] - 403) <= 40, TOTALS
+    assert TOTALS["newcomer_estimate_min"] >= 1.25 * TOTALS["estimate_min"]
+
+
+def test_start_heres_map_is_the_notebooks_own_times_and_the_readmes_sections():
+    text = _cell("00_start_here.ipynb", "nb00-17")
+    readme = dict(README_ROW.findall((ROOT / "README.md").read_text(encoding="utf-8")))
+    rows = {r["notebook"].split("_")[0]: r for r in ROWS}
+    found = {k: (sec.strip(), int(n), int(m)) for k, sec, n, m in MAP_ROW.findall(text)}
+    assert sorted(found) == sorted(rows), "00's map lists every notebook once"
+    for k, (sec, n, m) in found.items():
+        assert (n, m) == (rows[k]["stated_min"], rows[k]["newcomer_stated_min"]), k
+        assert sec == readme[k].strip(), f"{k}: 00 says {sec}, README.md says {readme[k]}"
+    assert "strategy panel" not in text.split("| **03")[1].split("\n")[0]    # 03 has no panel
+
+
+@pytest.mark.parametrize("path,unit", [("README.md", " minutes"), ("README.zh-CN.md", " 分钟")])
+def test_readmes_and_00_say_both_totals(path, unit):
+    for text in ((ROOT / path).read_text(encoding="utf-8"), _cell("00_start_here.ipynb", "nb00-17")):
+        for total in (TOTALS["stated_min"], TOTALS["newcomer_stated_min"]):
+            assert re.search(rf"\b{total}(\s|{unit.strip()})", text), (path, total)
+    assert TOTALS["stated_min"] <= cs.CORE_PATH_MINUTES
+
+
+GLOSSARY_LINK = re.compile(r"\]\(((?:\.\./)+docs/glossary\.md)(#[^)]*)?\)")
+
+
+def test_glossary_links_land_on_their_term():
+    """A link to the glossary names the term's anchor (an <a id> in docs/glossary.md); JupyterLab's
+    markdown viewer scrolls to it.  Notebooks 00-07 have every link anchored."""
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")))
+    for p in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in p.parts:
+            continue
+        for c in json.loads(p.read_text(encoding="utf-8"))["cells"]:
+            if c["cell_type"] != "markdown":
+                continue
+            for _, frag in GLOSSARY_LINK.findall(cs._src(c)):
+                if frag:
+                    assert frag[1:] in anchors, (p.name, frag)
+                elif p.parent.name == "notebooks" and p.name[:2] <= "07" and p.name[:3] != "07b":
+                    pytest.fail(f"{p.name} {c.get('id')}: a glossary link without the term's anchor")
