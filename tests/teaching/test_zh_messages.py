@@ -73,7 +73,8 @@ def test_an_entry_uses_the_fields_of_its_english(en):
 def test_templates_fill_in_values_and_translate_them():
     assert lang.tr("transitions(1, 256) returned 0, expected 1: no faults, no trip into the kernel",
                    "zh") == "transitions(1, 256) 返回了 0，应为 1：没有缺页，就不用进内核"
-    assert lang.tr("PASS: ", "zh") == "通过： "
+    assert lang.tr("PASS: ", "zh") == "通过："            # no space after a full-width colon
+    assert lang.tr("  PASS:", "zh") == "  通过："          # the padding of a text is kept
     assert lang.tr("a message nobody translated", "zh") == "a message nobody translated"
     assert lang.tr(None, "zh") is None
 
@@ -717,3 +718,66 @@ def test_the_doctors_why_sim_lines_are_chinese(monkeypatch):
              if re.match(r"\|\s*(cuda|hip):", ln.strip())]
     assert lines, out.getvalue()
     assert all(_han(ln) for ln in lines), lines
+
+
+# -- the hint tiers 2 and 3 of the exercises a Chinese learner reported English in ----------------
+#: four English words in a row: prose a Chinese learner would have to read in English (a field
+#: value such as "run or step" or a line of code is shorter, or not words)
+_ENGLISH_PROSE = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){3,}")
+
+
+def _hint_runs():
+    from umkit.exercises import nb02, nb07, nb08, nb09
+    return [
+        ("nb02", lambda h: nb02.check_allocators(
+            {k: "managed" for k in ("weights", "checkpoint", "epoch_preprocessing", "lr_schedule",
+                                    "request_pool", "vocab")}, hint=h)),
+        ("nb07", lambda h: nb07.check_placement({k: "managed" for k in nb07.BUFFERS}, hint=h)),
+        ("nb07b", lambda h: nb07.check_breathing(
+            lambda i, cold, stream: cold[i % 4].prefetch("gpu", stream=stream), hint=h)),
+        ("nb08 port", lambda h: nb08.check_port("hipMallocManaged(&w, bytes);", hint=h)),
+        ("nb08 owners", lambda h: nb08.check_owner_table(
+            {k: dict(budget_gb=1, lifetime="run", owner="gpu", allocator="device")
+             for k in nb08.BUFFERS}, hint=h)),
+        ("nb09", lambda h: nb09.check_diagnosis({"A": 1, "B": 2, "C": 3, "D": 4, "E": 5}, hint=h)),
+    ]
+
+
+@pytest.mark.parametrize("name,run", _hint_runs(), ids=[n for n, _ in _hint_runs()])
+def test_the_concept_and_the_answer_have_no_english_prose(name, run):
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+    english = run(3)
+    assert _ENGLISH_PROSE.search(english.hint(2)) and _ENGLISH_PROSE.search(english.hint(3))
+    lang.set_language("zh")
+    v = run(3)
+    for tier in (v.hint(2), v.hint(3)):
+        assert _han(tier), tier
+        left = [m.group(0) for line in tier.split(" | ") for m in _ENGLISH_PROSE.finditer(line)]
+        assert not left, (name, left)
+
+
+def test_a_joined_answer_translates_line_by_line_before_a_general_template():
+    """A labels answer is its lines joined by " | ": each line's own entry wins, so a template
+    made for one sentence ("{x} and {y}: {part_1}; {part_2}.") cannot swallow the joined lines and
+    turn the "and" of an English reason into 和."""
+    from umkit.exercises import nb07
+    umkit.use("sim", quiet=True)
+    english = nb07.check_placement({k: "managed" for k in nb07.BUFFERS}, hint=3).hint(3)
+    lines = english.split(" | ")
+    assert len(lines) == len(nb07.BUFFERS) and " and " in lines[0]
+    lang.set_language("zh")
+    zh = lang.tr(english)
+    assert zh.split(" | ") == [lang.tr(line) for line in lines]
+    assert all(_han(line) and line != en for line, en in zip(zh.split(" | "), lines))
+    assert "和 written" not in zh and "read 和" not in zh
+    # the IPC answer's template still takes its option letters
+    assert lang.tr("a and c work: the handle is not an address; the address mmap returned is "
+                   "process A's: process B has mapped nothing there.").startswith("a 和 c 行得通：")
+
+
+def test_the_verdict_s_first_word_has_no_space_after_the_full_width_colon():
+    from umkit.exercises import nb07
+    umkit.use("sim", quiet=True)
+    lang.set_language("zh")
+    text = repr(nb07.check_placement({k: "managed" for k in nb07.BUFFERS}))
+    assert text.startswith("还没通过：") and not text.startswith("还没通过： "), text

@@ -216,6 +216,13 @@ def tr(text, lang: str | None = None, _depth: int = 0):
         return _listed(text, lang)
     if _depth > 2:
         return text
+    if " | " in text and "\n" not in text and "`" not in text:
+        # an answer of several lines joined by " | ": each line's own entry wins over a general
+        # template whose fields would swallow the joined lines
+        lines = text.split(" | ")
+        done = [tr(line, lang, _depth + 1) for line in lines]
+        if done != lines:
+            return " | ".join(done)
     for literals, fields, zh, _ in patterns:
         found = _match(literals, fields, text)
         if found is not None:

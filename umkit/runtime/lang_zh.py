@@ -8,6 +8,8 @@ MESSAGES: dict[str, str] = {
     # -- the verdicts and predictions of every exercise (umkit.teaching.exercises) ------------------
     "PASS:": "通过：",
     "NOT YET:": "还没通过：",
+    "PASS: ": "通过：",
+    "NOT YET: ": "还没通过：",
     "concept": "概念",
     "answer": "答案",
     "stuck? run the check again with hint=2 for a pointer to the concept":
@@ -409,9 +411,9 @@ MESSAGES: dict[str, str] = {
     "a hipMalloc pointer is a virtual address of process A too: process B's page tables have nothing at "
     "that address":
         "hipMalloc 指针同样是进程 A 的虚拟地址：进程 B 的页表在那个地址上什么都没有",
-    "{x} and {y} work: {part_1}; {part_2}.": "{x} 和 {y} 行得通：{part_1}；{part_2}。",
+    "{code_x} and {code_y} work: {part_1}; {part_2}.": "{code_x} 和 {code_y} 行得通：{part_1}；{part_2}。",
     "The others don't:": "其余的不行：",
-    "{x} and {y}: {part_1}; {part_2}.": "{x} 和 {y}：{part_1}；{part_2}。",
+    "{code_x} and {code_y}: {part_1}; {part_2}.": "{code_x} 和 {code_y}：{part_1}；{part_2}。",
     "({k}) {part_why}": "（{k}）{part_why}",
     "that set is not the one. For each option you chose, ask whether process B's page tables would know the "
     "address it uses; for each you left out, whether it could work after all. The options are drawn again "
@@ -1362,15 +1364,26 @@ MESSAGES: dict[str, str] = {
     # -- notebook 07: choosing a strategy ----------------------------------------------------------------
     "§2.3 the breathing analogy: inhale = prefetch into VRAM, exhale = move cold data out to the host; "
     "§2.1: let cold parameters breathe out. When VRAM is full the driver must evict something before it "
-    "can bring a page in, and it picks least-recently-migrated memory (section 2b) -- it doesn't know "
-    "which pages are the heart (§6.1). Decide yourself what leaves VRAM and when, or let a cold layer be "
-    "read where it is (§3.2, §4.4: advice, then prefetch)":
-        "§2.3 的呼吸类比：吸气 = 预取到显存，呼气 = 把冷数据搬回主机；§2.1：让冷参数呼气出去。显存满了时，"
-        "驱动必须先驱逐点什么才能调入一个页，而它挑的是最久未迁移的内存（第 2b 节）——它不知道哪些页是心脏（§6.1）。"
-        "自己决定什么在何时离开显存，或者让冷的那一层在原处被读取（§3.2、§4.4：先建议，再预取）",
+    "can bring a page in, and it picks least-recently-migrated memory in the simulator (notebook 07, "
+    "section 2) -- it doesn't know which pages are the heart (§6.1). Decide yourself what leaves VRAM and "
+    "when, or let a cold layer be read where it is (§3.2, §4.4: advice, then prefetch)":
+        "§2.3 的呼吸类比：吸气 = 预取到显存，呼气 = 把冷数据搬回主机；§2.1：让冷参数呼出去。显存满了时，"
+        "驱动必须先驱逐点什么才能调入一个页，而在模拟器里它挑的是最久未迁移的内存（notebook 07 第 2 节）——"
+        "它不知道哪些页是心脏（§6.1）。自己决定什么在何时离开显存，或者让冷的那一层在原处被读取"
+        "（§3.2、§4.4：先给访问建议，再预取）",
+    "def plan(i, cold, stream):\n"
+    "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # exhale last step's layer\n"
+    "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this step's\n"
+    "(each step begins with its own layer in VRAM and no other cold layer there: the room an inhale needs "
+    "is free before it starts, so the driver evicts nothing)":
+        "def plan(i, cold, stream):\n"
+        "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # 呼出上一步的层\n"
+        "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # 吸入这一步的层\n"
+        "（每一步开始时，显存里是它自己要读的层，没有别的冷层：吸气要用的空间在它开始之前就已经腾出来了，"
+        "所以驱动什么都不用驱逐）",
     "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them in every "
     "optimizer step.":
-        "4 GB 的全连接层权重；GPU 在每次正向传播中读它们，在每次优化器更新中写它们。",
+        "4 GB 的全连接层权重；GPU 在每次前向传播中读它们，在每次优化器更新中写它们。",
     "a 20 GB feature table that every training step gathers from on the GPU; it stays resident for the "
     "whole run.":
         "一张 20 GB 的特征表，每个训练步都在 GPU 上从中取数；它在整个运行期间常驻。",
@@ -1541,13 +1554,70 @@ MESSAGES: dict[str, str] = {
     "{k} -> fix {n}: {why}": "{k} -> 修复办法 {n}：{why}",
     "{item} -> {label}: {why}": "{item} -> {label}：{why}",
     # -- notebook 08: porting CUDA to HIP -----------------------------------------------------------
-    "§5.3 and section 1 of the notebook: renaming is step one (umkit.names.cuda_to_hip gives each HIP "
-    "name; umkit.names.row(name).note says where there is none). CUDA 13's cudaMemLocation has two HIP "
+    "a classic port:\n"
+    "int on_demand = 0;\n"
+    "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK on: pages "
+    "migrate on demand\n"
+    "if (!on_demand) fprintf(stderr, ...);\n"
+    "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+    "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);\n"
+    "hipMemPrefetchAsync(w, bytes, 0, stream);\n"
+    "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+    "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
+    "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
+    "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)":
+        "一种经典的移植：\n"
+        "int on_demand = 0;\n"
+        "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK 打开：页面"
+        "按需迁移\n"
+        "if (!on_demand) fprintf(stderr, ...);\n"
+        "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+        "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);\n"
+        "hipMemPrefetchAsync(w, bytes, 0, stream);\n"
+        "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+        "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
+        "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
+        "（_v2 的移植在 notebooks/solutions/08_porting_cuda_to_hip.py 里）",
+    "{part_fix}\n\n" "a classic port:\n"
+    "int on_demand = 0;\n"
+    "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK on: pages "
+    "migrate on demand\n"
+    "if (!on_demand) fprintf(stderr, ...);\n"
+    "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+    "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);\n"
+    "hipMemPrefetchAsync(w, bytes, 0, stream);\n"
+    "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+    "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
+    "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
+    "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)":
+        "{part_fix}\n\n" "一种经典的移植：\n"
+        "int on_demand = 0;\n"
+        "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK 打开：页面"
+        "按需迁移\n"
+        "if (!on_demand) fprintf(stderr, ...);\n"
+        "hipMallocManaged(&w, bytes, hipMemAttachGlobal);\n"
+        "hipMemAdvise(w, bytes, hipMemAdviseSetPreferredLocation, 0);\n"
+        "hipMemPrefetchAsync(w, bytes, 0, stream);\n"
+        "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
+        "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
+        "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
+        "（_v2 的移植在 notebooks/solutions/08_porting_cuda_to_hip.py 里）",
+    "{k}: budget_gb={b} ({part_budget}), lifetime={lt}, owner={o} ({part_owner}), allocator={a}":
+        "{k}：budget_gb={b}（{part_budget}），lifetime={lt}，owner={o}（{part_owner}），allocator={a}",
+    "3e9 parameters x 2 bytes (bf16) = 6 GB": "3e9 个 bf16 参数 x 2 字节 = 6 GB",
+    "one bf16 gradient per parameter: 3e9 x 2 bytes = 6 GB": "每个参数一个 bf16 梯度：3e9 x 2 字节 = 6 GB",
+    "two fp32 moments per parameter: 3e9 x 8 bytes = 24 GB": "每个参数两个 fp32 动量：3e9 x 8 字节 = 24 GB",
+    "0.5 GB, as the description says": "0.5 GB，描述里就是这么写的",
+    "a copy of the weights: 6 GB": "权重的一份拷贝：6 GB",
+    "§5.3 and section 2 of the notebook: renaming is step one (umkit.names.cuda_to_hip gives each HIP "
+    "name; umkit.names.row(name).note says where there is none, and where a renamed name answers a "
+    "different question on ROCm). CUDA 13's cudaMemLocation has two HIP "
     "ports: HIP's classic calls with an int device (and their own argument lists), or the _v2 calls with a "
     "hipMemLocation, as in ROCm/clr hipamd/src/hip_hmm.cpp. Keep every prefetch -- AMD relies on them more "
     "than NVIDIA -- and keep the order the CPU and GPU depend on (§3.3)":
-        "§5.3 和本 notebook 第 1 节：改名只是第一步（umkit.names.cuda_to_hip 给出每个 HIP 名字；没有对应名字的地方，"
-        "umkit.names.row(name).note 会说明）。CUDA 13 的 cudaMemLocation 在 HIP 里有两种移植法：HIP 经典的、"
+        "§5.3 和本 notebook 第 2 节：改名只是第一步（umkit.names.cuda_to_hip 给出每个 HIP 名字；没有对应名字的地方，"
+        "以及改名后的名字在 ROCm 上回答的是另一个问题的地方，umkit.names.row(name).note 会说明）。"
+        "CUDA 13 的 cudaMemLocation 在 HIP 里有两种移植法：HIP 经典的、"
         "以 int 设备号为参数的调用（参数列表也是它们自己的），或者以 hipMemLocation 为参数的 _v2 调用，"
         "见 ROCm/clr hipamd/src/hip_hmm.cpp。保留每一个预取——AMD 比 NVIDIA 更依赖它们——并保持 CPU 和 GPU "
         "所依赖的顺序（§3.3）",
@@ -1562,7 +1632,7 @@ MESSAGES: dict[str, str] = {
         "很少访问、在 CPU 一侧 -> 托管内存（§3.4）",
     "3e9 parameters in bf16 (2 bytes each). The GPU reads them in every forward and backward pass and the "
     "optimizer updates them every step; they live for the whole run.":
-        "3e9 个 bf16 参数（每个 2 字节）。GPU 在每次正向和反向传播中读它们，优化器每一步都更新它们；它们贯穿整个运行。",
+        "3e9 个 bf16 参数（每个 2 字节）。GPU 在每次前向和反向传播中读它们，优化器每一步都更新它们；它们贯穿整个运行。",
     "one bf16 gradient per parameter, written by the backward pass every step and consumed by the "
     "optimizer in the same step.":
         "每个参数一个 bf16 梯度，反向传播每一步都写，优化器在同一步里消费。",
@@ -1584,7 +1654,7 @@ MESSAGES: dict[str, str] = {
         "GPU 每一步都更新它；CPU 每 10 步一次的统计只是偶尔来访——给它一次小的显式拷贝（或者在 GPU 上算统计量），而不是主人身份",
     "the CPU writes it and the GPU reads it, every step: both sides": "CPU 写、GPU 读，每一步都如此：两端",
     "the GPU writes it and the CPU reads it, every step: both sides": "GPU 写、CPU 读，每一步都如此：两端",
-    "after the copy is made, only the CPU touches it (to write it to disk)": "拷贝做好之后，只有 CPU 访问它（把它写到磁盘）",
+    "after the copy is made, only the CPU touches it (to write it to disk)": "拷贝做好之后，只有 CPU 访问它，把它写到磁盘",
     "a buffer only the GPU touches on the hot path belongs in device memory (hipMalloc), the heart of §6.1":
         "在热路径上只有 GPU 访问的缓冲区应该放在设备内存里（hipMalloc），即 §6.1 的心脏",
     "a buffer both sides touch every step is managed + prefetch (§4.2), or pinned zero-copy when it is "
