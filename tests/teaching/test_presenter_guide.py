@@ -43,15 +43,16 @@ def course() -> dict[str, dict]:
 def times_table() -> str:
     """Each notebook's stated minutes (its first cell; course_stats checks they cover the
     estimate), so the table moves only when a notebook's stated time does."""
-    rows = ["| notebook | minutes | path |", "|---|---|---|"]
+    rows = ["| notebook | minutes | new to GPUs | path |", "|---|---|---|---|"]
     cs = course()
     for key, r in cs.items():
-        rows.append(f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} | "
+        rows.append(f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} | {r['newcomer_stated_min']} | "
                     f"{'optional' if r['optional'] else 'core'} |")
     core = [r for r in cs.values() if not r["optional"]]
     opt = [r for r in cs.values() if r["optional"]]
-    rows.append(f"| core path ({len(core)} notebooks) | {sum(r['stated_min'] for r in core)} | |")
-    rows.append(f"| optional ({len(opt)} notebooks) | {sum(r['stated_min'] for r in opt)} | |")
+    for name, part in ((f"core path ({len(core)} notebooks)", core), (f"optional ({len(opt)} notebooks)", opt)):
+        rows.append(f"| {name} | {sum(r['stated_min'] for r in part)} | "
+                    f"{sum(r['newcomer_stated_min'] or 0 for r in part)} | |")
     return "\n".join(rows)
 
 
@@ -190,7 +191,8 @@ def test_the_generated_blocks_are_current(guide, name):
 def test_the_chinese_guide_quotes_the_same_numbers():
     zh = GUIDE_ZH.read_text(encoding="utf-8")
     for r in course().values():
-        assert f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} |" in zh, r["notebook"]
+        assert (f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} | {r['newcomer_stated_min']} |"
+                in zh), r["notebook"]
     from umkit.teaching.widgets.panel import PROFILE_CHOICES, profile_provenance
     for name, _ in PROFILE_CHOICES:
         est, total = profile_provenance(name)
