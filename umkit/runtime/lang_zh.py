@@ -1075,7 +1075,7 @@ MESSAGES: dict[str, str] = {
         "sim 后端用模型时间来讲授一切",
     "rocm-smi: GPU status and driver (§4.1)": "rocm-smi：GPU 状态和驱动（§4.1）",
     "hipconfig --full: the HIP configuration (§4.1)": "hipconfig --full：HIP 的配置（§4.1）",
-    "rocminfo: a GPU agent (gfx…) is listed (§4.1)": "rocminfo：列出了一个 GPU agent（gfx…）（§4.1）",
+    "rocminfo: a GPU agent (gfx…) is listed (§4.1)": "rocminfo：是否列出了 GPU agent（gfx…，§4.1）",
     "rocminfo ran but lists no gfx GPU agent (CPU agents only)": "rocminfo 运行了，但没有列出 gfx GPU agent（只有 CPU agent）",
     "the GPU isn't visible to ROCm: check HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES and that this GPU is "
     "supported by your ROCm release":
@@ -1088,7 +1088,7 @@ MESSAGES: dict[str, str] = {
         "HSA 错误意味着内核驱动（KMD：amdgpu / ROCk）没有加载，或者 /dev/kfd 无法访问：检查 `lsmod | grep amdgpu` "
         "和 `ls -l /dev/kfd /dev/dri`，把你的用户加入 render 和 video 组，在容器里要传 "
         "--device=/dev/kfd --device=/dev/dri（专栏 §4.1）",
-    "/dev/kfd (the ROCm kernel driver) is accessible": "/dev/kfd（ROCm 内核驱动）可以访问",
+    "/dev/kfd (the ROCm kernel driver) is accessible": "/dev/kfd（ROCm 内核驱动）能否访问",
     "no AMD GPU on this machine (none on the PCI bus, no /dev/kfd): rocminfo lists no GPU agent, as "
     "expected": "这台机器上没有 AMD GPU（PCI 总线上没有，也没有 /dev/kfd）：rocminfo 列不出 GPU agent，这在意料之中",
     "no /dev/kfd and no AMD GPU on the PCI bus: ROCm's tools are installed, but there is no AMD GPU "
@@ -1554,6 +1554,24 @@ MESSAGES: dict[str, str] = {
     "{k} -> fix {n}: {why}": "{k} -> 修复办法 {n}：{why}",
     "{item} -> {label}: {why}": "{item} -> {label}：{why}",
     # -- notebook 08: porting CUDA to HIP -----------------------------------------------------------
+    # port-check's device attributes (umkit/diagnostics/portcheck/rules.py)
+    "1 on ROCm whenever the driver has SVM (HMM) support, XNACK or not.":
+        "只要驱动支持 SVM（HMM），ROCm 上就是 1，与 XNACK 无关。",
+    "1 on ROCm whenever the driver has SVM (HMM) support, XNACK or not: here it says 1 although the GPU "
+    "cannot fault and nothing migrates on demand. Test PageableMemoryAccess for XNACK.":
+        "只要驱动支持 SVM（HMM），ROCm 上就是 1，与 XNACK 无关：这里报告 1，但 GPU 不能缺页，也没有任何按需迁移。"
+        "要判断 XNACK，请查 PageableMemoryAccess。",
+    "{nums_n} here: on ROCm it is 1 exactly when XNACK is on for every GPU, so it is the XNACK test.":
+        "这里是 {nums_n}：在 ROCm 上，只有每个 GPU 都打开了 XNACK 时它才是 1，所以判断 XNACK 就看它。",
+    "{nums_n} here: on ROCm it is 1 exactly when XNACK is on for every GPU, so it is the XNACK test; code "
+    "that needs it takes its fallback.":
+        "这里是 {nums_n}：在 ROCm 上，只有每个 GPU 都打开了 XNACK 时它才是 1，所以判断 XNACK 就看它；"
+        "需要它的代码会走后备路径。",
+    "{nums_n} here: the CPU reads and writes GPU-resident managed pages in place, unlike an NVIDIA GPU on "
+    "PCIe.":
+        "这里是 {nums_n}：CPU 就地读写驻留在 GPU 上的托管页，这一点与 PCIe 上的 NVIDIA GPU 不同。",
+    "{nums_n} here: a CPU touch of GPU-resident pages migrates them back, as on an NVIDIA GPU on PCIe.":
+        "这里是 {nums_n}：CPU 一访问驻留在 GPU 上的页，就会把它们迁回主机，与 PCIe 上的 NVIDIA GPU 一样。",
     "a classic port:\n"
     "int on_demand = 0;\n"
     "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK on: pages "
