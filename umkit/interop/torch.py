@@ -213,7 +213,12 @@ def tensors(obj) -> list:
         elif isinstance(x, (list, tuple)):
             for v in x:
                 walk(v)
-    walk(obj)
+    try:
+        walk(obj)
+    except RecursionError:              # a list or dict nested deeper than Python recurses
+        raise InvalidArgument("obj is nested too deep to be tensors, a module or an optimizer",
+                              argument="obj", hint="pass a tensor, a torch.nn.Module, an "
+                                                   "optimizer, or a list of them") from None
     if not out and not isinstance(obj, (torch.nn.Module, torch.optim.Optimizer, list, tuple, dict)):
         raise InvalidType(f"obj: {type(obj).__name__} holds no tensors", argument="obj",
                           hint="pass a tensor, a torch.nn.Module, an optimizer, or a list of them")
@@ -329,8 +334,9 @@ def as_array(t, kind: str | None = None):
         raise InvalidType(f"t: {type(t).__name__} is not a torch.Tensor", argument="t",
                           hint="pass a CUDA tensor")
     if kind is not None and (not isinstance(kind, str) or kind not in ("managed", "device")):
+        from ..validate import shown
         raise (InvalidArgument if isinstance(kind, str) else InvalidType)(
-            f"kind={kind!r} must be 'managed' or 'device'", argument="kind",
+            f"kind={shown(kind)} must be 'managed' or 'device'", argument="kind",
             hint="or leave it out: the driver is asked")
     if not t.is_contiguous():
         raise InvalidArgument("the tensor t is not contiguous", argument="t",
