@@ -4,7 +4,7 @@ The library's packages are discovered, not listed, so a new subpackage under umk
 out of the wheel.  Two folders of the repository travel inside the package under other names:
 kernels/ (the CUDA and HIP sources the kit compiles) as ``umkit._kernels``, notebooks/ (both
 editions of the course, the solutions and the presenter guide) as ``umkit._notebooks``, and the
-learner docs the notebooks link (primer, glossary, and the AMD source trail the glossary links) as ``umkit._docs``, so ``umkit workspace``
+learner docs the notebooks link (primer, glossary, the column notes with their errata, and the AMD source trail the glossary links) as ``umkit._docs``, so ``umkit workspace``
 works from an installed copy.  tests/packaging checks the built wheel against
 the source tree."""
 from setuptools import find_namespace_packages, setup
@@ -28,7 +28,7 @@ setup(
         "umkit._kernels": ["*.cu"],
         "umkit._kernels.hip": ["*.hip"],
         "umkit._kernels.cuda": ["*.cu"],
-        "umkit._docs": ["primer.md", "primer.zh-CN.md", "glossary.md", "amd-sources.md"],   # what the notebooks link
+        "umkit._docs": ["primer.md", "primer.zh-CN.md", "glossary.md", "amd-sources.md", "article.md"],   # what the notebooks link
         "umkit._notebooks": ["*.ipynb", "*.md", "solutions/*.py", "data/*", "workshop/*.md", "workshop/*.ipynb",
                              "zh/*.ipynb", "zh/.umkit-lang", "zh/workshop/*.md",
                              "zh/workshop/*.ipynb"],

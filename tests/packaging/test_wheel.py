@@ -34,7 +34,8 @@ def expected_wheel_files() -> set[str]:
         if p.startswith("umkit/") and (p.endswith(".py") or p == "umkit/ledger.json" or
                                        re.match(r"umkit/sim/profiles/[^/]+\.(json|md)$", p)):
             want.add(p)
-        elif p in ("docs/primer.md", "docs/primer.zh-CN.md", "docs/glossary.md", "docs/amd-sources.md"):
+        elif p in ("docs/primer.md", "docs/primer.zh-CN.md", "docs/glossary.md", "docs/amd-sources.md",
+                   "docs/article.md"):
             want.add("umkit/_docs/" + p[len("docs/"):])
         elif p.startswith("kernels/") and p.endswith((".py", ".cu", ".hip")):
             want.add("umkit/_kernels/" + p[len("kernels/"):])

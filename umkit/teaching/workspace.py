@@ -68,10 +68,10 @@ class SyncReport:
         return f"workspace {clean(self.dest, 300)}: " + ", ".join(parts)
 
 
-#: the learner docs the notebooks link (the primer, the glossary, and the AMD source trail the
-#: glossary links): copied into the workspace's docs/, since JupyterLab serves only the workspace
+#: the learner docs the notebooks link (the primer, the glossary, the column's notes with its
+#: errata, and the AMD source trail the glossary links): copied into the workspace's docs/, since JupyterLab serves only the workspace
 #: (a link out of it opens nothing)
-LEARNER_DOCS = ("primer.md", "primer.zh-CN.md", "glossary.md", "amd-sources.md")
+LEARNER_DOCS = ("primer.md", "primer.zh-CN.md", "glossary.md", "amd-sources.md", "article.md")
 #: a line nbval reads (``# NBVAL_IGNORE_OUTPUT`` ...): for the committed notebooks' tests, not
 #: for the learner, so the copies leave it out
 _NBVAL_LINE = re.compile(r"^[ \t]*#[ \t]*NBVAL_[A-Z_]+[ \t]*(?:\r?\n|$)", re.M)
