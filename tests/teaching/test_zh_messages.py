@@ -727,7 +727,7 @@ _ENGLISH_PROSE = re.compile(r"[A-Za-z']+(?: [A-Za-z']+){3,}")
 
 
 def _hint_runs():
-    from umkit.exercises import nb02, nb07, nb08, nb09
+    from umkit.exercises import nb02, nb07, nb08, nb09, nb10
     return [
         ("nb02", lambda h: nb02.check_allocators(
             {k: "managed" for k in ("weights", "checkpoint", "epoch_preprocessing", "lr_schedule",
@@ -740,6 +740,7 @@ def _hint_runs():
             {k: dict(budget_gb=1, lifetime="run", owner="gpu", allocator="device")
              for k in nb08.BUFFERS}, hint=h)),
         ("nb09", lambda h: nb09.check_diagnosis({"A": 1, "B": 2, "C": 3, "D": 4, "E": 5}, hint=h)),
+        ("nb10", lambda h: nb10.check_fixed_step(lambda params, batch, i: None, hint=h)),
     ]
 
 

@@ -2792,6 +2792,34 @@ MESSAGES: dict[str, str] = {
     "plan": "方案",
     "does not fit": "放不下",
     "note: {note}": "注：{note}",
+    "def fixed_step(params, batch, i):\n"
+    "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
+    "    umkit.touch(batch, 4)                    # the GPU reads it\n"
+    "    umkit.increment(params)                  # and updates the weights\n"
+    "    if i % 10 == 9:\n"
+    "        sink = umkit.device_array(1)\n"
+    "        umkit.fill(sink, 0.0)\n"
+    "        umkit.touch(params, 4096, sink=sink)    # one weight per 4 KiB, summed on the GPU\n"
+    "        total = float(umkit.read_back(sink)[0]) # 4 bytes travel, not 64 MiB\n"
+    "        sink.free()\n"
+    "        return total / (params.nbytes // 4096)\n"
+    "    umkit.synchronize()":
+        "def fixed_step(params, batch, i):\n"
+        "    batch.host[:] = float(i)                 # CPU 准备批数据\n"
+        "    umkit.touch(batch, 4)                    # GPU 读它\n"
+        "    umkit.increment(params)                  # 并更新权重\n"
+        "    if i % 10 == 9:\n"
+        "        sink = umkit.device_array(1)\n"
+        "        umkit.fill(sink, 0.0)\n"
+        "        umkit.touch(params, 4096, sink=sink)    # 每 4 KiB 取一个权重，在 GPU 上求和\n"
+        "        total = float(umkit.read_back(sink)[0]) # 经过链路的是 4 字节，而不是 64 MiB\n"
+        "        sink.free()\n"
+        "        return total / (params.nbytes // 4096)\n"
+        "    umkit.synchronize()",
+    "read from {part_source}; steps from {part_steps}": "读自{part_source}；步的划分：{part_steps}",
+    "example file built from {code_tool}'s documented {schema} ({source})":
+        "按 {code_tool} 公开的 {schema} 构造的示例文件（{source}）",
+    "ROCTx ranges": "ROCTx 范围",
     "recommended plan, per buffer ({code_profiles})": "推荐方案，逐块缓冲区（{code_profiles}）",
     "predicted step time of the whole loop (mean ms, replayed on sim)":
         "整个循环的预测每步耗时（平均 ms，在 sim 上重放）",
@@ -2805,10 +2833,11 @@ MESSAGES: dict[str, str] = {
     "step {n} -> the end": "第 {n} 步 -> 结束",
     "step {n} -> step {m}": "第 {n} 步 -> 第 {m} 步",
     "GPU every step": "GPU 每步",
-    "GPU in {k}/{n} steps": "GPU 在 {k}/{n} 步中",
+    "GPU in {k}/{n} steps": "GPU 在 {n} 步中的 {k} 步",
     "CPU every step": "CPU 每步",
     "CPU every {n} steps": "CPU 每 {n} 步",
-    "CPU in {k}/{n} steps": "CPU 在 {k}/{n} 步中",
+    "CPU every 1 steps": "CPU 每步",
+    "CPU in {k}/{n} steps": "CPU 在 {n} 步中的 {k} 步",
     "CPU once (step {n})": "CPU 一次（第 {n} 步）",
     "nobody (in the recorded steps)": "没有人（在录制的步里）",
     "only the GPU touches it: device memory, nothing to migrate":
@@ -3181,8 +3210,13 @@ MESSAGES: dict[str, str] = {
     "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
     "{detail}. The exercise asks for the rhythm of section 2b (§2.3): before each step, where should its "
     "layer be, and where the layers it does not read?":
-        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），但冷的那些层没有在呼吸：{detail}。"
+        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），但冷层没有在呼吸：{detail}。"
         "这道练习要的是 2b 节的节奏（§2.3）：每一步开始之前，这一步要读的层应该在哪里，它不读的那些层又应该在哪里？",
+    "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
+    "{detail}. The exercise asks for the rhythm of notebook 03's section 7 (§2.3): before each step, where "
+    "should its layer be, and where the layers it does not read?":
+        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），但冷层没有在呼吸：{detail}。"
+        "这道练习要的是 notebook 03 第 7 节的节奏（§2.3）：每一步开始之前，这一步要读的层应该在哪里，它不读的那些层又应该在哪里？",
     "step {i} began with {pct} of the layer it reads in VRAM: the rest reached the GPU by page faults, or "
     "not at all, while the step ran -- no breath in before the step":
         "第 {i} 步开始时，它要读的层只有 {pct} 在显存里：其余部分是在这一步运行时靠缺页才到 GPU 的，"
