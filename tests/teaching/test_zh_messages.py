@@ -782,3 +782,33 @@ def test_the_verdict_s_first_word_has_no_space_after_the_full_width_colon():
     lang.set_language("zh")
     text = repr(nb07.check_placement({k: "managed" for k in nb07.BUFFERS}))
     assert text.startswith("还没通过：") and not text.startswith("还没通过： "), text
+
+
+@pytest.mark.parametrize("profile", ["mi250x-xnack1", "h200-pcie5"])
+def test_every_trace_detail_of_notebook_01_s_walk_has_its_chinese(profile):
+    """What each driver event did (umkit.trace()'s details, the lines notebook 01 explains) has
+    a catalogue entry; the numbers stay the simulator's."""
+    umkit.use("sim", profile=profile, quiet=True)
+    umkit.reset_counters()
+    n = (4 << 20) // 4
+    a = umkit.managed(n)
+    a.host[:] = 1.0
+    a.advise("preferred_location", "gpu")
+    a.prefetch("gpu")
+    umkit.increment(a)
+    umkit.synchronize()
+    d = umkit.device_array(n)
+    b = umkit.managed(n)
+    b.host[:] = 1.0
+    umkit.increment(b)               # faults in on the GPU
+    umkit.synchronize()
+    events = umkit.trace()
+    assert any("fault" in e["detail"] for e in events)
+    for e in events:
+        zh = lang.tr(e["detail"], "zh")
+        assert _han(zh) or re.fullmatch(r"\d+ B 到 gpu\d+", zh), (e["detail"], zh)
+        assert not _ENGLISH_PROSE.search(zh), (e["detail"], zh)
+        assert re.findall(r"\d+", zh) == re.findall(r"\d+", e["detail"]) or \
+            sorted(re.findall(r"\d+", zh)) == sorted(re.findall(r"\d+", e["detail"]))
+    for x in (a, b, d):
+        x.free()

@@ -2792,6 +2792,21 @@ MESSAGES: dict[str, str] = {
     "plan": "方案",
     "does not fit": "放不下",
     "note: {note}": "注：{note}",
+    # the simulator's trace details (umkit.trace(): what each driver event did)
+    "{nums_n} fresh pages zero-filled on CPU": "CPU 上 {nums_n} 个新页被清零",
+    "{nums_b} B of address range registered with the KMD as an SVM range (one ioctl); no physical page yet":
+        "{nums_b} B 的地址范围作为一个 SVM 范围注册到 KMD（一次 ioctl）；还没有物理页",
+    "{nums_b} B of address range recorded; no physical page yet": "记录了 {nums_b} B 的地址范围；还没有物理页",
+    "policy recorded; no page moves": "策略已记录；没有页面移动",
+    "enqueued on stream {nums_s}": "已放入流 {nums_s} 的队列",
+    "{nums_b} B of VRAM mapped": "已映射 {nums_b} B 显存",
+    "{nums_b} B of host memory pinned": "已固定 {nums_b} B 主机内存",
+    "{nums_b} B of ordinary host memory": "{nums_b} B 普通主机内存",
+    "{nums_f} faults serviced, {nums_b} B migrated to GPU{nums_g}": "处理了 {nums_f} 次缺页，{nums_b} B 迁移到 GPU{nums_g}",
+    "{nums_b} B to gpu{nums_g}": "{nums_b} B 到 gpu{nums_g}",
+    "{nums_t} us of deferred page-table work on GPU{nums_g}": "GPU{nums_g} 上有 {nums_t} us 延后的页表工作",
+    "{nums_f} faults (~{nums_k} batches), {nums_b} B migrated to GPU{nums_g}":
+        "{nums_f} 次缺页（约 {nums_k} 批），{nums_b} B 迁移到 GPU{nums_g}",
     "def fixed_step(params, batch, i):\n"
     "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
     "    umkit.touch(batch, 4)                    # the GPU reads it\n"
