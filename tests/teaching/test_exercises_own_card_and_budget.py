@@ -167,6 +167,16 @@ def test_06_sums_that_are_not_what_out_held_are_refused():
     assert nb06.check_epoch_loop(lambda n, k: _loop(n, k)).ok
 
 
+def test_06_the_right_loop_with_sums_from_a_formula_is_refused():
+    # the check moves b on the GPU at an epoch it does not announce: only sums read from out follow
+    def formula(n, epochs):
+        return _loop(n, epochs, sums=lambda n, k: [n * (e + 3.0) for e in range(k)])
+    for _ in range(3):
+        v = nb06.check_epoch_loop(formula)
+        assert not v.ok and "wrote" in v.message, v
+        assert nb06.check_epoch_loop(lambda n, k: _loop(n, k)).ok
+
+
 def test_06_a_fixed_size_does_not_decide_a_pass():
     fixed = [4096 * 3.0, 4096 * 4.0]
     v = nb06.check_epoch_loop(lambda n, k: _loop(n, k, sums=lambda n, k: list(fixed)),

@@ -2307,11 +2307,11 @@ MESSAGES: dict[str, str] = {
         "你的代码无休止地递归了（RecursionError）：是什么在调用它自己？",
     "the check could not grade this answer (it gave {type}, not a verdict)":
         "检查没法为这个答案评分（它给出的是 {type}，不是一个判定）",
-    "the sums have the right value, but they did not come from `out`: after {k} of the {epochs} kernels "
+    "the sums did not come from `out`: after {k} of the {epochs} kernels "
     "the CPU never read all of `out` before the next one (taking out.host and reading nothing of it is "
     "no read). Each epoch's sum must be the CPU reading what add_kernel wrote (umkit.add(out, a, b, ...), "
     "then a sum over out.host or over umkit.read_back(out)).":
-        "和的数值是对的，但它们不是从 `out` 来的：{epochs} 个 kernel 中有 {k} 个之后"
+        "这些和不是从 `out` 来的：{epochs} 个 kernel 中有 {k} 个之后"
         "，CPU 在下一个 kernel 之前没有读完整个 `out`（只取 out.host 而什么都不读，不算读）。"
         "每个 epoch 的和都必须是 CPU 读出 add_kernel 写下的内容（umkit.add(out, a, b, ...)，"
         "然后对 out.host 或 umkit.read_back(out) 求和）。",
