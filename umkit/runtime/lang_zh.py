@@ -345,7 +345,7 @@ MESSAGES: dict[str, str] = {
     "right sum, but the host waited {ms} ms (model time) -- until the *other* stream's long job was "
     "done too: what your step waited on covers more than your own kernel. Which of the three ways to "
     "wait (§3.3) covers only the work your sum needs?":
-        "和是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也做完：你的 step"
+        "求和结果是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也做完：你的 step"
         " 等待的范围超出了你自己的 kernel。三种等待方式（§3.3）中，哪一种只覆盖你的求和需要的那些工作"
         "？",
     "sum {got} (on a real GPU the check can't see what you waited for; run it on sim to check that too)":
@@ -2213,23 +2213,23 @@ MESSAGES: dict[str, str] = {
     "race: {who} writes bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
     "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
     "now {now} ms)":
-        "数据竞争：{who}写入了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
+        "数据竞争：{who}写入了分配块 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
         "可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
     "race: {who} reads bytes [{lo}, {hi}) of allocation {ptr} while kernel '{code_kernel}' on stream "
     "{stream} may still {kaccess} them (nothing waited for it; in model time it ends at {end} ms, "
     "now {now} ms)":
-        "数据竞争：{who}读取了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
+        "数据竞争：{who}读取了分配块 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 kernel '{code_kernel}' "
         "可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，现在是 {now} ms）",
     "race: '{code_other}' on stream {other} writes bytes [{lo}, {hi}) of allocation {ptr} while "
     "'{code_kernel}' on stream {stream} may still {kaccess} them (nothing waited for it; in model "
     "time it ends at {end} ms, now {now} ms)":
-        "数据竞争：流 {other} 上的 '{code_other}' 写入了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
+        "数据竞争：流 {other} 上的 '{code_other}' 写入了分配块 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
         "'{code_kernel}' 可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，"
         "现在是 {now} ms）",
     "race: '{code_other}' on stream {other} reads bytes [{lo}, {hi}) of allocation {ptr} while "
     "'{code_kernel}' on stream {stream} may still {kaccess} them (nothing waited for it; in model "
     "time it ends at {end} ms, now {now} ms)":
-        "数据竞争：流 {other} 上的 '{code_other}' 读取了分配 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
+        "数据竞争：流 {other} 上的 '{code_other}' 读取了分配块 {ptr} 中的字节 [{lo}, {hi})，而流 {stream} 上的 "
         "'{code_kernel}' 可能仍在{kaccess}这些字节（没有任何同步等待它完成；按模型时间它在 {end} ms 结束，"
         "现在是 {now} ms）",
     "race: {who} hands out a raw pointer to bytes of allocation {ptr} while '{code_kernel}' on "
@@ -3080,11 +3080,11 @@ MESSAGES: dict[str, str] = {
     "w (only the GPU reads it, every round): its reads faulted and pages moved in round {nums_r} of {n} "
     "-- after prepare(a, w) nothing about w should be left to the rounds":
         "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），对它的读取缺页、页面发生了移动——"
-        "prepare(a, w) 之后，w 的事不该留给这些轮次",
+        "w 应该在 prepare(a, w) 里就安排好，不该留到这几轮里才处理",
     "w (only the GPU reads it, every round): its reads faulted and pages moved in rounds {nums_r} of {n} "
     "-- after prepare(a, w) nothing about w should be left to the rounds":
         "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），对它的读取缺页、页面发生了移动——"
-        "prepare(a, w) 之后，w 的事不该留给这些轮次",
+        "w 应该在 prepare(a, w) 里就安排好，不该留到这几轮里才处理",
     "w (only the GPU reads it, every round): the GPU read it across the link in round {nums_r} of {n}: "
     "nothing moved, but every round paid the link for data only the GPU uses":
         "w（每一轮只有 GPU 读它）：在第 {nums_r} 轮（共 {n} 轮），GPU 经链路读取了它：什么都没移动，"
