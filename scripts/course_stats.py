@@ -59,7 +59,8 @@ PRIMER_RE = re.compile(r"\]\([^)]*primer\.md\)")
 DETAILS_RE = re.compile(r"<details\b.*?</details>", re.S | re.I)
 
 
-def _src(cell) -> str:
+def cell_source(cell) -> str:
+    """A cell's source as one string (nbformat stores a list of lines or a string)."""
     s = cell.get("source", "")
     return "".join(s) if isinstance(s, list) else s
 
@@ -92,8 +93,8 @@ def nearest5(minutes: float) -> int:
 def stats(path: Path) -> dict:
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = nb["cells"]
-    md = [_src(c) for c in cells if c["cell_type"] == "markdown"]
-    code = [_src(c) for c in cells if c["cell_type"] == "code"]
+    md = [cell_source(c) for c in cells if c["cell_type"] == "markdown"]
+    code = [cell_source(c) for c in cells if c["cell_type"] == "code"]
     core = sum(words(core_text(m)) for m in md)
     total = sum(words(m) for m in md)
     first = md[0] if md else ""

@@ -50,7 +50,7 @@ README_ROW = re.compile(r"^\| `(\d\d\w?)_[^`]*`[^|]* \| ([^|]+) \|", re.M)
 
 def _cell(nb: str, cid: str) -> str:
     cells = json.loads((ROOT / "notebooks" / nb).read_text(encoding="utf-8"))["cells"]
-    return next(cs._src(c) for c in cells if c.get("id") == cid)
+    return next(cs.cell_source(c) for c in cells if c.get("id") == cid)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["notebook"] for r in ROWS])
@@ -106,7 +106,7 @@ def test_glossary_links_land_on_their_term():
         for c in json.loads(p.read_text(encoding="utf-8"))["cells"]:
             if c["cell_type"] != "markdown":
                 continue
-            for _, frag in GLOSSARY_LINK.findall(cs._src(c)):
+            for _, frag in GLOSSARY_LINK.findall(cs.cell_source(c)):
                 if frag:
                     assert frag[1:] in anchors, (p.name, frag)
                 elif p.parent.name == "notebooks" and p.name[:2] <= "07" and p.name[:3] != "07b":
