@@ -8,7 +8,7 @@
 ON_DEMAND = """\
 int on_demand = 0;      // XNACK on: the GPU can fault managed pages in on demand
 hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);
-if (!on_demand) fprintf(stderr, "no GPU page faults: only the prefetches move w\\n");
+if (!on_demand) fprintf(stderr, "no concurrent managed access: a GPU prefetch is invalid here\\n");
 """
 hip_source = ON_DEMAND + """\
 float *w;

@@ -1583,7 +1583,7 @@ MESSAGES: dict[str, str] = {
     "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
     "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
     "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
-    "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)":
+    "(the _v2 port is in solutions/08_porting_cuda_to_hip.py, beside the notebooks)":
         "一种经典的移植：\n"
         "int on_demand = 0;\n"
         "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK 打开：页面"
@@ -1595,7 +1595,7 @@ MESSAGES: dict[str, str] = {
         "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
         "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
         "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
-        "（_v2 的移植在 notebooks/solutions/08_porting_cuda_to_hip.py 里）",
+        "（_v2 的移植在 notebook 旁边的 solutions/08_porting_cuda_to_hip.py 里）",
     "{part_fix}\n\n" "a classic port:\n"
     "int on_demand = 0;\n"
     "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK on: pages "
@@ -1607,7 +1607,7 @@ MESSAGES: dict[str, str] = {
     "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
     "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
     "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
-    "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)":
+    "(the _v2 port is in solutions/08_porting_cuda_to_hip.py, beside the notebooks)":
         "{part_fix}\n\n" "一种经典的移植：\n"
         "int on_demand = 0;\n"
         "hipDeviceGetAttribute(&on_demand, hipDeviceAttributePageableMemoryAccess, 0);   // XNACK 打开：页面"
@@ -1619,7 +1619,7 @@ MESSAGES: dict[str, str] = {
         "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
         "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
         "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
-        "（_v2 的移植在 notebooks/solutions/08_porting_cuda_to_hip.py 里）",
+        "（_v2 的移植在 notebook 旁边的 solutions/08_porting_cuda_to_hip.py 里）",
     "{k}: budget_gb={b} ({part_budget}), lifetime={lt}, owner={o} ({part_owner}), allocator={a}":
         "{k}：budget_gb={b}（{part_budget}），lifetime={lt}，owner={o}（{part_owner}），allocator={a}",
     "3e9 parameters x 2 bytes (bf16) = 6 GB": "3e9 个 bf16 参数 x 2 字节 = 6 GB",
@@ -3222,11 +3222,6 @@ MESSAGES: dict[str, str] = {
     "not graded: your reason does not speak about the idea this exercise is about (run the check with "
     "hint=2 to reread it). Say why your answer is right in terms of that idea":
         "没有评分：你的理由没有谈到这道练习要讲的概念（带上 hint=2 运行检查重读一遍）。请用这个概念说明你的答案为什么对",
-    "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
-    "{detail}. The exercise asks for the rhythm of section 2b (§2.3): before each step, where should its "
-    "layer be, and where the layers it does not read?":
-        "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），但冷层没有在呼吸：{detail}。"
-        "这道练习要的是 2b 节的节奏（§2.3）：每一步开始之前，这一步要读的层应该在哪里，它不读的那些层又应该在哪里？",
     "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
     "{detail}. The exercise asks for the rhythm of notebook 03's section 7 (§2.3): before each step, where "
     "should its layer be, and where the layers it does not read?":

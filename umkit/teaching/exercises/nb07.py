@@ -114,7 +114,7 @@ def check_placement(plan) -> Verdict:
 
 # -- exercise 2 (write code): a breathing plan that meets a time budget on the MI250X ---------------
 BREATH_PROFILE = "mi250x-xnack1"   # AMD MI250X, XNACK on: amdkfd migrates 2 MiB ranges on a fault
-BREATH_VRAM_MIB = 256              # VRAM shrunk so that the job oversubscribes it, as in section 2b
+BREATH_VRAM_MIB = 256              # VRAM shrunk so that the job oversubscribes it, as in notebook 07b's section 2
 HEART_MIB = 128                    # the heart: managed (a framework allocated it), updated every step
 COLD_MIB = 64                      # each cold layer; the GPU reads one per step, in rotation
 N_COLD = 4
@@ -142,7 +142,7 @@ BREATH_OUT = 0.1
 
 
 def _breath_run(plan, heart_kind: str, rhythm: list | None = None):
-    """Run the section-2b job on a private simulator of BREATH_PROFILE (model time only: no
+    """Run the job of notebook 07b's section 2 on a private simulator of BREATH_PROFILE (model time only: no
     arithmetic); ``plan(i, cold, stream)`` is called before each step.  Returns (step ms list,
     counters delta, the number of steps that began with part of the heart evicted) or raises what
     the plan raised."""
@@ -244,7 +244,7 @@ def _grade_breathing(plan) -> Verdict | str:
     if off is not None:
         return (f"{total:.1f} ms of model time for {BREATH_STEPS} steps (budget {budget:.1f} ms), "
                 f"but the cold layers do not breathe: {off}. The exercise asks for the rhythm "
-                "of section 2b (§2.3): before each step, where should its layer be, and where "
+                "of notebook 03's section 7 (§2.3): before each step, where should its layer be, and where "
                 "the layers it does not read?")
     if hit:
         return (f"{total:.1f} ms of model time for {BREATH_STEPS} steps (budget {budget:.1f} ms), "
@@ -279,7 +279,7 @@ BREATHING = Exercise(
 
 @tiered
 def check_breathing(plan) -> Verdict:
-    """Exercise 07b (code): ``plan(i, cold, stream)`` is called before step ``i`` of section 2b's
+    """Exercise 07b (code): ``plan(i, cold, stream)`` is called before step ``i`` of notebook 07b's section 2's
     job on the AMD MI250X (XNACK on) model with 256 MiB of VRAM: a 128 MiB *managed* heart that
     the GPU updates every step and four 64 MiB managed cold layers, of which step ``i`` reads
     ``cold[i % 4]``.  Your plan may prefetch (inhale, exhale) and advise the cold layers.  Passes

@@ -19,7 +19,7 @@ host.type = cudaMemLocationTypeHost;
 
 int on_demand = 0;      // can this GPU fault managed pages in on demand?
 cudaDeviceGetAttribute(&on_demand, cudaDevAttrConcurrentManagedAccess, 0);
-if (!on_demand) fprintf(stderr, "no GPU page faults: only the prefetches move w\\n");
+if (!on_demand) fprintf(stderr, "no concurrent managed access: a GPU prefetch is invalid here\\n");
 
 float *w;
 cudaMallocManaged(&w, bytes, cudaMemAttachGlobal);
@@ -159,7 +159,7 @@ _PORT_CLASSIC = ("a classic port:\n"
                  "train_step<<<blocks, threads, 0, stream>>>(w, n);\n"
                  "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream);\n"
                  "hipStreamSynchronize(stream);\nsave_checkpoint(w, n);\nhipFree(w);\n"
-                 "(the _v2 port is in notebooks/solutions/08_porting_cuda_to_hip.py)")
+                 "(the _v2 port is in solutions/08_porting_cuda_to_hip.py, beside the notebooks)")
 
 
 def _port_no(message: str, fix: str = "") -> Verdict | str:
