@@ -92,7 +92,10 @@ def test_run_sh_puts_the_umkit_command_on_the_path_of_what_it_starts(repo, tmp_p
     venv = Path(sys.executable).parent.parent
     fake = tmp_path / "venv" / "bin"
     fake.mkdir(parents=True)
-    (fake / "python").symlink_to(sys.executable)
+    # the kit venv's python itself (a symlink would lose the venv: its pyvenv.cfg is beside the
+    # real one), so that run.sh's workspace copy can read the notebooks
+    (fake / "python").write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+    (fake / "python").chmod(0o755)
     # a stand-in for the JupyterLab entry point: it reports the PATH it was started with
     (fake / "jupyter").write_text("#!/bin/sh\necho \"PATH=$PATH\"\ncommand -v umkit\n")
     (fake / "jupyter").chmod(0o755)
