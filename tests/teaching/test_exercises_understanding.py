@@ -35,7 +35,7 @@ import pytest
 
 import umkit
 import umkit.teaching.exercises as exercises
-from umkit.teaching.exercises import nb01, nb07, nb09
+from umkit.teaching.exercises import nb07, nb09
 
 ROOT = Path(__file__).resolve().parents[2]
 
