@@ -131,3 +131,16 @@ def test_doctor_cuts_a_huge_backend_name():
     out = io.StringIO()
     umkit.doctor(backend="y" * 3_000_000, file=out)
     assert 0 < len(out.getvalue()) < 50_000
+
+
+def test_perfetto_checks_force_and_profile_whatever_obj_is():
+    from umkit.ecg.traces import perfetto
+    trace = umkit.ecg.read(os.path.join(REPO, "notebooks", "data", "rocpd_example.db"))
+    for kw, arg in ((dict(force=None), "force"), (dict(force=1), "force"),
+                    (dict(profile=True), "profile"), (dict(profile=10**5000), "profile")):
+        with pytest.raises(InvalidType) as e:
+            perfetto(trace, **kw)
+        assert e.value.argument == arg
+    with pytest.raises(InvalidType) as e:
+        perfetto([1], profile="h200-pcie5")
+    assert "obj" in e.value.argument

@@ -351,6 +351,8 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     # the profiler-trace reader (umkit.ecg.read) and port-check: files that are there
     ("umkit.ecg.traces.read", "path"): lambda: os.path.join(_REPO, "notebooks", "data",
                                                             "rocpd_example.db"),
+    ("umkit.ecg.traces.perfetto", "obj"): lambda: umkit.ecg.read(os.path.join(
+        _REPO, "notebooks", "data", "rocpd_example.db")),
     ("umkit.diagnostics.portcheck.port_check", "paths"): lambda: os.path.join(
         _REPO, "kernels", "cuda"),
     # the whole model (re-exported by umkit.workloads): a small spec, quick to cost
