@@ -144,3 +144,20 @@ def test_perfetto_checks_force_and_profile_whatever_obj_is():
     with pytest.raises(InvalidType) as e:
         perfetto([1], profile="h200-pcie5")
     assert "obj" in e.value.argument
+
+
+def test_save_records_refuses_plain_values_naming_the_argument(tmp_path):
+    from umkit.ecg.traces import save_records
+    ok = (10, "BYTES_TRANSFER_HTOD", 4096, "USER")
+    for i, (records, stamps, arg) in enumerate([
+            ([ok], [10**5000], "stamps"), ([ok], [deep()], "stamps"), ([ok], ["1"], "stamps"),
+            ([1], [100], "records"), ([(10**5000, *ok[1:])], [100], "records"),
+            ([(*ok[:3], 10**5000)], [100], "records"), (deep(), [100], "records"),
+            ([(*ok, deep())], [100], "records")]):
+        with pytest.raises(UmkitError) as e:
+            save_records(tmp_path / f"r{i}.jsonl", records, stamps)
+        assert getattr(e.value, "argument", None) == arg or arg in str(e.value), (i, e.value)
+    with pytest.raises(InvalidType) as e:
+        save_records(tmp_path / "d.jsonl", [ok], [100], device=10**5000)
+    assert e.value.argument == "device"
+    assert save_records(tmp_path / "good.jsonl", [ok, (*ok, 4096)], [100]).exists()

@@ -351,6 +351,10 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     # the profiler-trace reader (umkit.ecg.read) and port-check: files that are there
     ("umkit.ecg.traces.read", "path"): lambda: os.path.join(_REPO, "notebooks", "data",
                                                             "rocpd_example.db"),
+    ("umkit.ecg.traces.save_records", "path"): lambda: f"r{next(_SEQ)}.cupti.jsonl",
+    ("umkit.ecg.traces.save_records", "records"): lambda: [(10, "BYTES_TRANSFER_HTOD", 4096,
+                                                           "USER")],
+    ("umkit.ecg.traces.save_records", "stamps"): lambda: [100],
     ("umkit.ecg.traces.perfetto", "obj"): lambda: umkit.ecg.read(os.path.join(
         _REPO, "notebooks", "data", "rocpd_example.db")),
     ("umkit.diagnostics.portcheck.port_check", "paths"): lambda: os.path.join(
@@ -360,6 +364,9 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.workloads.model_buffers", "m"): lambda: _tiny_model(),
     ("umkit.workloads.model_step_costs", "m"): lambda: _tiny_model(),
 }
+
+
+_SEQ = __import__("itertools").count()     # a fresh file name a call (a writer keeps old files)
 
 
 def _tiny_model():
@@ -566,8 +573,6 @@ SKIP = {   # callable -> why it is not swept
     "umkit.ecg.traces.ProfilerTrace": "a record: umkit.ecg.read builds it",
     "umkit.diagnostics.portcheck.Report": _RECORD,
     "umkit.diagnostics.portcheck.Finding": _RECORD,
-    "umkit.ecg.traces.save_records": "writes the CUPTI record file of the GPU CI's counters "
-                                     "step; its records/stamps are not swept yet (open)",
     "umkit.diagnostics.portcheck.main": "port-check's command line: argv, swept by "
                                         "test_cli_hostile",
 }
