@@ -232,6 +232,25 @@ def _saved_run(tmp):
     return str(_record_result().save(os.path.join(tmp, "run.json")))
 
 
+def _plan_result():
+    """A two-step loop recorded by umkit.plan (one managed buffer, touched by CPU and GPU)."""
+    a = umkit.managed(1024)
+    with umkit.plan.recorder() as rec:
+        for _ in range(2):
+            a.host[:] = 1.0
+            umkit.increment(a)
+            umkit.synchronize()
+            rec.step()
+    return rec.result()
+
+
+def _saved_plan(tmp):
+    return str(_plan_result().save(os.path.join(tmp, "plan.json"), force=True))
+
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 PROVIDE = {      # valid values for required parameters, by (callable, parameter) or parameter
     "x": _arr(), "a": _arr(), "b": _arr(), "arr": _arr(), "out": _arr(),
     "dst": _arr(), "src": _arr(),
@@ -322,7 +341,36 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.exercises.nb07.off_rhythm", "rhythm"): lambda: [[1.0, 0.0], [0.0, 1.0]],
     ("umkit.exercises.nb07.breath_rhythm", "plan"): lambda: (lambda i, cold, stream: None),
     ("umkit.exercises.nb09.mean_median_curves", "rng"): lambda: np.random.default_rng(0),
+    # umkit.plan (issue 46, F2-1..F2-7): a recorded loop, its buffers by name or id
+    ("umkit.plan.load", "path"): "tmp_plan",
+    ("umkit.plan.recommend", "result"): _plan_result,
+    ("umkit.plan.predict", "result"): _plan_result,
+    ("umkit.plan.PlanResult.buffer", "key"): lambda: 0,
+    ("umkit.plan.PlanResult.owner", "b"): lambda: 0,
+    ("umkit.plan.PlanResult.lifetime", "b"): lambda: 0,
+    # the profiler-trace reader (umkit.ecg.read) and port-check: files that are there
+    ("umkit.ecg.traces.read", "path"): lambda: os.path.join(_REPO, "notebooks", "data",
+                                                            "rocpd_example.db"),
+    ("umkit.ecg.traces.save_records", "path"): lambda: f"r{next(_SEQ)}.cupti.jsonl",
+    ("umkit.ecg.traces.save_records", "records"): lambda: [(10, "BYTES_TRANSFER_HTOD", 4096,
+                                                           "USER")],
+    ("umkit.ecg.traces.save_records", "stamps"): lambda: [100],
+    ("umkit.ecg.traces.perfetto", "obj"): lambda: umkit.ecg.read(os.path.join(
+        _REPO, "notebooks", "data", "rocpd_example.db")),
+    ("umkit.diagnostics.portcheck.port_check", "paths"): lambda: os.path.join(
+        _REPO, "kernels", "cuda"),
+    # the whole model (re-exported by umkit.workloads): a small spec, quick to cost
+    ("umkit.workloads.plan_model", "m"): lambda: _tiny_model(),
+    ("umkit.workloads.model_buffers", "m"): lambda: _tiny_model(),
+    ("umkit.workloads.model_step_costs", "m"): lambda: _tiny_model(),
 }
+
+
+_SEQ = __import__("itertools").count()     # a fresh file name a call (a writer keeps old files)
+
+
+def _tiny_model():
+    return umkit.workloads.ModelSpec("tiny", 10**6, 2, 64, 2, seq=64)
 
 
 def _public(mod) -> list[str]:
@@ -373,6 +421,9 @@ def targets() -> list[tuple[str, object]]:
             if not mod_of.startswith("umkit") or _is_error_class(obj):
                 continue                # re-exports of NumPy etc.; exception classes take text
             add(f"{modname}.{n}", obj)
+    for qn in EXTRA:
+        head, _, tail = qn.rpartition(".")
+        add(qn, getattr(_module(head), tail))
     for qn, make in METHOD_HOSTS.items():
         inst_cls = CLASSES[qn]
         for n, member in inspect.getmembers(inst_cls):
@@ -389,7 +440,13 @@ def targets() -> list[tuple[str, object]]:
 MODULES = ["umkit", "umkit.api", "umkit.user_kernels", "umkit.runtime", "umkit.ecg",
            "umkit.workloads", "umkit.memory.pool",
            "umkit.widgets", "umkit.exercises", *[f"umkit.exercises.nb{i:02d}" for i in range(11)],
-           "umkit.examples", "umkit.names", "umkit.torch", "umkit.teaching.residency_plot"]
+           "umkit.examples", "umkit.names", "umkit.torch", "umkit.teaching.residency_plot",
+           # issue 46 (review AT, F2-1..F2-10): the plan, the profiler-trace reader
+           # (umkit.ecg.read) and port-check's entry point
+           "umkit.plan", "umkit.ecg.traces", "umkit.diagnostics.portcheck"]
+#: callables a module re-exports lazily (its own defs are what _public finds): swept by name
+EXTRA = ["umkit.workloads.plan_model", "umkit.workloads.model_buffers",
+         "umkit.workloads.model_step_costs"]
 
 
 def _pool():
@@ -446,6 +503,7 @@ METHOD_HOSTS = {   # instances whose public methods are swept too: qualified nam
     "umkit.widgets.ResidencyMap": _residency_map,
     "umkit.widgets.RecorderView": _recorder_view,
     "umkit.widgets.ECGView": _ecg_view,
+    "umkit.plan.PlanResult": _plan_result,
 }
 SHARED = {"umkit.widgets.Workshop"}   # one instance per swept method (it is slow to build)
 
@@ -459,7 +517,8 @@ def _classes():
             "umkit.widgets.ECGView": widgets.ECGView,"umkit.Array": umkit.Array, "umkit.MemoryPool": umkit.MemoryPool,
             "umkit.Stream": umkit.Stream, "umkit.Event": umkit.Event,
             "umkit.widgets.StrategyPanel": widgets.StrategyPanel,
-            "umkit.ecg.RecordResult": recorder.RecordResult}
+            "umkit.ecg.RecordResult": recorder.RecordResult,
+            "umkit.plan.PlanResult": umkit.plan.PlanResult}
 
 
 CLASSES = _classes()
@@ -506,6 +565,16 @@ SKIP = {   # callable -> why it is not swept
     "umkit.names.write_cuda_header": "writes a header file: include_dir is a path",
     "umkit.examples.amd_arches": "runs hipcc/rocminfo",
     "umkit.examples.find_compiler": "searches PATH for hipcc/nvcc",
+    "umkit.plan.PlanResult": "a record: umkit.plan.load / rec.result() build it (load is swept; "
+                             "its methods are swept on a recorded loop)",
+    "umkit.plan.Buffer": _RECORD,
+    "umkit.plan.Recommendation": "a result type: recommend builds it",
+    "umkit.plan.Recorder": "made by umkit.plan.recorder, which is swept",
+    "umkit.ecg.traces.ProfilerTrace": "a record: umkit.ecg.read builds it",
+    "umkit.diagnostics.portcheck.Report": _RECORD,
+    "umkit.diagnostics.portcheck.Finding": _RECORD,
+    "umkit.diagnostics.portcheck.main": "port-check's command line: argv, swept by "
+                                        "test_cli_hostile",
 }
 
 ALLOW = {   # (callable, parameter) -> the documented reason its value is taken as given
@@ -551,6 +620,8 @@ def _provide(qn, pname, tmp):
     f = PROVIDE_AT.get((qn, pname), PROVIDE.get(pname))
     if f == "tmp_run":
         return _saved_run(tmp)
+    if f == "tmp_plan":
+        return _saved_plan(tmp)
     return f() if f is not None else None
 
 

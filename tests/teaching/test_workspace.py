@@ -211,3 +211,31 @@ def test_run_sh_lab_serves_the_cleared_workspace(tmp_path):
     finally:
         stop_group(proc, grace=20)
         log.close()
+
+
+def test_a_sync_killed_mid_write_leaves_nothing_the_next_sync_does_not_clean(tmp_path):
+    """The copies go through the kit's atomic writer: a temporary file a killed sync left
+    (umkit's name, a process that is gone) is removed by the next sync; the copies are
+    readable by the learner's group as a plain file would be (not 0600)."""
+    src, dest = tmp_path / "src", tmp_path / "ws"
+    src.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]),
+                   str(src / "a.ipynb"))
+    dest.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    left = dest / f".a.ipynb~umkit-{dead}-x1y2.tmp"
+    left.write_text("half a notebook")
+    old = time.time() - 60
+    os.utime(left, (old, old))
+    assert workspace.sync(src, dest).written == ["a.ipynb"]
+    assert not left.exists()
+    assert sorted(p.name for p in dest.iterdir() if p.name.endswith(".tmp")) == []
+    mode = (dest / "a.ipynb").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask(), oct(mode)
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m

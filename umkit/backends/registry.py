@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 
+from .. import validate as V
 from ..errors import BackendUnavailable, InvalidArgument
 from .contract import INTERFACE_VERSION
 from .install import install_hint
@@ -132,7 +133,7 @@ def choose(requested: str | None = None) -> tuple[str, str]:
             requested = None
         elif want not in NAMES:
             arg = "name" if source == "requested" else source      # use(name=...)'s argument
-            raise InvalidArgument(f"{arg}={requested!r} is not a backend; valid: "
+            raise InvalidArgument(f"{arg}={V.shown(requested)} is not a backend; valid: "
                                   f"{', '.join(NAMES)} (or auto)", argument=arg)
         else:
             ok, reason = probe(want)

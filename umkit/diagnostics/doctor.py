@@ -21,6 +21,7 @@ import sys
 import textwrap
 from importlib import metadata
 
+from .. import validate as V
 from ..backends.contract import Backend
 from ..backends.registry import GPU_NAMES, NAMES
 from . import tools
@@ -192,10 +193,10 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
                           f"backend name or None", hint="e.g. umkit.doctor(), "
                                                         "umkit.doctor('cuda')")
     requested = None
-    if requested_from == "argument":
-        requested = backend.strip().lower()
+    if requested_from == "argument":          # shown in the report: cut, escaped
+        requested = V.clean(backend.strip().lower(), 80)
     elif requested_from == ENV_BACKEND:
-        requested = os.environ[ENV_BACKEND].strip().lower()
+        requested = V.clean(os.environ[ENV_BACKEND].strip().lower(), 80)
 
     rep: dict = {
         "requested": requested, "requested_from": requested_from,

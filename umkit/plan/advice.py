@@ -35,7 +35,7 @@ import math
 
 from .. import validate as V
 from ..ecg.model import display_width
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, InvalidType
 from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice
 from .instrumentation import confidence, estimate, plan_rest
@@ -46,25 +46,33 @@ REPLAY_STEPS = 30
 BETTER = 0.01        # a later choice must be this much faster to displace an earlier one
 
 
-def profiles_of(result, profiles) -> list[str]:
+def profiles_of(result, profiles, name: str = "profiles") -> list[str]:
+    """The profiles to predict on; ``name``: the argument the caller took them as (``profile``
+    for :func:`predict`, which takes one name)."""
     from ..sim.costs import available_profiles
     known = available_profiles()
     if profiles is None:         # the recording's own: it may name a profile this umkit lacks
         own = result.profile or DEFAULT_PROFILE
         if own not in known:
-            raise InvalidArgument(f"the recording was made on profile {own!r}, which is not a "
-                                  "sim profile here", argument="profiles",
+            raise InvalidArgument(f"the recording was made on profile {V.shown(own)}, which is "
+                                  "not a sim profile here", argument=name,
                                   hint=f"name profiles to predict on (--profiles), one of {known}")
         return [own]
     if isinstance(profiles, str):
         profiles = [profiles]
+    elif name == "profile":      # predict: one profile name
+        raise InvalidType(f"profile={V.short(profiles)} must be a profile name (a string)",
+                          argument="profile", hint=f"e.g. profile='h200-pcie5'; known: {known}")
     profiles = V.sequence(profiles, "profiles", hint="e.g. profiles=['h200-pcie5', 'mi300x']")
     if not profiles:
         raise InvalidArgument("profiles=[] names no profile", argument="profiles",
                               hint=f"e.g. profiles=['h200-pcie5']; known: {known}")
     for p in profiles:
+        if not isinstance(p, str):
+            raise InvalidType(f"{name} holds {V.short(p)}: not a profile name", argument=name,
+                              hint=f"one of {known}")
         if p not in known:
-            raise InvalidArgument(f"profile {p!r} is not a sim profile", argument="profiles",
+            raise InvalidArgument(f"profile {V.shown(p)} is not a sim profile", argument=name,
                                   hint=f"one of {known}")
     return list(dict.fromkeys(profiles))
 
@@ -290,7 +298,7 @@ def resolve(result, plan, name: str = "plan") -> dict:
     out = {b.id: recorded_choice(b) for b in result.buffers}
     roles = {b.role for b in result.buffers}
     for k, choice in plan.items():
-        V.choice(choice, f"{name}[{k!r}]", CHOICES)
+        V.choice(choice, f"{name}[{V.short(k)}]", CHOICES)
         if k == "*":
             hits = [b.id for b in result.buffers]
         elif k in roles:
@@ -298,7 +306,7 @@ def resolve(result, plan, name: str = "plan") -> dict:
         else:
             hits = [b.id for b in result.buffers if b.name == k or b.id == k]
         if not hits:
-            raise InvalidArgument(f"{name} names {k!r}: no buffer or role of that name",
+            raise InvalidArgument(f"{name} names {V.shown(k)}: no buffer or role of that name",
                                   argument=name, hint=f"buffers: {[b.name for b in result.buffers][:6]}"
                                                       f"; roles: {sorted(roles)}; '*': every buffer")
         for i in hits:
@@ -307,7 +315,7 @@ def resolve(result, plan, name: str = "plan") -> dict:
 
 
 def predict(result, plan, profile=None, *, steps=None) -> dict:
-    prof = profiles_of(result, profile)[0]
+    prof = profiles_of(result, profile, "profile")[0]
     return Predictor(result, prof, steps_of(result, steps)).predict(resolve(result, plan))
 
 
@@ -334,7 +342,7 @@ class Recommendation:
         if profile is None:
             return self.profiles[0]
         if profile not in self.profiles:
-            raise InvalidArgument(f"profile {profile!r} was not in this recommendation",
+            raise InvalidArgument(f"profile {V.shown(profile)} was not in this recommendation",
                                   argument="profile", hint=f"one of {self.profiles}")
         return profile
 
@@ -445,7 +453,12 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
     extra = {}
     if plans is not None:
         V.mapping(plans, "plans", hint="e.g. {'weights on device': {'parameter': 'device'}}")
-        extra = {str(k): resolve(result, v, f"plans[{k!r}]") for k, v in plans.items()}
+        for k in plans:          # the names of the prediction table (plot(plans=[...]) takes them)
+            if not isinstance(k, str):
+                raise InvalidType(f"plans has a key {V.short(k)}: a plan's name is text",
+                                  argument="plans", hint="e.g. {'weights on device': "
+                                                         "{'parameter': 'device'}}")
+        extra = {k: resolve(result, v, f"plans[{V.short(k)}]") for k, v in plans.items()}
     touched = result.touch_steps()
     rules = allowed(result, choices, touched)
     why = {i: w for i, (_, w) in rules.items()}

@@ -566,6 +566,11 @@ class Recorder:
             raise InvalidType(f"ecg={V.short(ecg)} is not an umkit.ecg.recorder()",
                               argument="ecg", hint="pass the recorder of `with umkit.ecg.recorder() "
                                                    "as rec:`, or leave it out")
+        from ..runtime.streams import Stream
+        if stream is not None and not isinstance(stream, Stream):
+            raise InvalidType(f"stream={V.short(stream)} is not a umkit.Stream",
+                              argument="stream", hint="pass umkit.Stream(), or leave it out "
+                                                      "(the default stream)")
         V.flag(counters, "counters")
         V.choice(instrument, "instrument", MODES)
         if switch is not None and not (callable(getattr(switch, "set", None))

@@ -39,11 +39,7 @@ class PlanResult:
     # -- who touched what, and when --------------------------------------------------------------
     def buffer(self, key) -> Buffer:
         """A buffer by id or by name."""
-        for b in self.buffers:
-            if b.id == key or b.name == key:
-                return b
-        raise InvalidArgument(f"no buffer {key!r} in this recording", argument="key",
-                              hint=f"one of {[b.name for b in self.buffers][:8]}")
+        return _find(self, key, "key")
 
     def touch_steps(self) -> dict:
         """{buffer id: (steps the GPU touched it in, steps the CPU touched it in)}."""
@@ -70,8 +66,17 @@ class PlanResult:
         return out
 
     def owner(self, b: Buffer, touched=None) -> str:
-        """The access owner (访问主人) of ``b``: who touches it and how often."""
-        g, c = (touched or self.touch_steps())[b.id]
+        """The access owner (访问主人) of ``b`` (a Buffer, or a buffer's name or id): who
+        touches it and how often.  ``touched``: :meth:`touch_steps`, when already made."""
+        b = _find(self, b, "b")
+        if touched is None:
+            touched = self.touch_steps()
+        elif not isinstance(touched, dict) or b.id not in touched \
+                or not _pair_of_lists(touched[b.id]):
+            raise InvalidType(f"touched={V.short(touched)} is not this recording's "
+                              "touch_steps()", argument="touched",
+                              hint="leave it out, or pass r.touch_steps()")
+        g, c = touched[b.id]
         n = max(1, len(self.step_pattern))
         parts = []
         if g:
@@ -83,6 +88,8 @@ class PlanResult:
         return "; ".join(parts)
 
     def lifetime(self, b: Buffer) -> str:
+        """How long ``b`` (a Buffer, or a buffer's name or id) lives, in recorded steps."""
+        b = _find(self, b, "b")
         if b.instances > 1 and b.born is not None:
             return f"one step, made {b.instances}x"
         start = "before" if b.born is None else f"step {b.born}"
@@ -264,6 +271,32 @@ def profile_name(v, what: str) -> str:
     if "/" in v or "\\" in v or v.endswith(".json"):
         raise bad(f"{what}={V.short(v)} is a path, not a profile name")
     return v
+
+
+def _find(result, key, name: str) -> Buffer:
+    """The buffer ``key`` names (an id, a name, or a Buffer of this recording); typed errors
+    naming ``name`` otherwise."""
+    if isinstance(key, Buffer):
+        for b in result.buffers:
+            if b.id == key.id:
+                return b
+        raise InvalidArgument(f"{name}: buffer {V.shown(key.name)} (id {key.id}) is not in this "
+                              "recording", argument=name,
+                              hint=f"one of {[b.name for b in result.buffers][:8]}")
+    if isinstance(key, bool) or not isinstance(key, (int, str)):
+        raise InvalidType(f"{name}={V.short(key)} is not a buffer's name or id", argument=name,
+                          hint=f"a name, one of {[b.name for b in result.buffers][:8]}, "
+                               "or an id (an int)")
+    for b in result.buffers:
+        if b.id == key or b.name == key:
+            return b
+    raise InvalidArgument(f"no buffer {V.shown(key)} in this recording", argument=name,
+                          hint=f"one of {[b.name for b in result.buffers][:8]}")
+
+
+def _pair_of_lists(x) -> bool:
+    return isinstance(x, (tuple, list)) and len(x) == 2 \
+        and all(isinstance(y, (list, tuple, set)) for y in x)
 
 
 def buffer_from(x, i: int) -> Buffer:

@@ -23,11 +23,11 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidArgument
+from ..results import files
 
 MANIFEST = ".umkit-workspace.json"
 #: files besides notebooks that travel along: the exercise solutions, markdown guides and the
@@ -173,19 +173,10 @@ def _kind(path: Path) -> str | None:
 
 
 def _write_atomic(out: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``out`` and rename it over ``out``: a write cut
-    short (a kill, a full disk) leaves the old file or none, never half of one."""
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write ``data`` over ``out`` through the kit's atomic writer (a temporary file beside it,
+    renamed into place): a write cut short (a kill, a full disk) leaves the old file or none,
+    never half of one; a failure is a WriteFailed, an OSError."""
+    files.write(out, data, argument="dest", exists="replace")
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -36,7 +36,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .. import api
-from ..errors import InvalidArgument, OutOfMemory
+from .. import validate as V
+from ..errors import InvalidArgument, InvalidType, OutOfMemory
 from . import STRATEGIES, counter_delta, strategy
 
 GB = 10**9
@@ -91,7 +92,10 @@ def model(m) -> ModelSpec:
         return m
     if isinstance(m, str) and m.lower() in MODELS:
         return MODELS[m.lower()]
-    raise InvalidArgument(f"model {m!r} is unknown (m)", argument="m",
+    if not isinstance(m, str):
+        raise InvalidType(f"m={V.short(m)} is not a model name or a ModelSpec", argument="m",
+                          hint=f"use one of {list(MODELS)} or a umkit.workloads.ModelSpec")
+    raise InvalidArgument(f"model {V.shown(m)} is unknown (m)", argument="m",
                           hint=f"use one of {list(MODELS)} or a umkit.workloads.ModelSpec")
 
 
@@ -157,6 +161,11 @@ def plan_model(m, card: str = "H200", vram: int | None = None) -> Plan:
     if vram is not None:
         vram = V.integer(vram, "vram", lo=1 << 20, hi=1 << 50,
                          hint="the card's VRAM in bytes, e.g. 80 * 2**30 (None: the profile's)")
+    from ..sim.costs import available_profiles
+    if card not in CARDS and card not in available_profiles():
+        raise InvalidArgument(f"card={V.shown(card)} is not a card or a sim profile",
+                              argument="card", hint=f"one of {sorted(CARDS)} or a sim profile "
+                                                    f"name: {available_profiles()}")
     prof = load_profile(CARDS.get(card, card))
     budget = int(prof.vram if vram is None else vram)
     bufs = model_buffers(m)
@@ -302,13 +311,29 @@ def model_step_costs(m, card: str = "H200", strategies=None, *, steps: int = 2,
     from ..runtime import using
     m = model(m)
     steps = V.integer(steps, "steps", lo=1, hi=100, hint="e.g. steps=2")
-    names = list(STRATEGIES) if strategies is None else list(strategies)
+    if strategies is None:
+        names = list(STRATEGIES)
+    elif isinstance(strategies, str) or not isinstance(strategies, (list, tuple)):
+        raise InvalidType(f"strategies={V.short(strategies)} must be a list or tuple of "
+                          "strategies", argument="strategies",
+                          hint=f"e.g. strategies=('device', 'managed'); one of {list(STRATEGIES)}")
+    elif not strategies:
+        raise InvalidArgument("strategies=() names no strategy", argument="strategies",
+                              hint=f"leave it out (all), or name some of {list(STRATEGIES)}")
+    else:
+        names = list(strategies)
+    chosen = []
+    for name in names:                    # every one checked before anything is costed
+        try:
+            chosen.append(strategy(name))
+        except (InvalidArgument, InvalidType) as e:
+            raise type(e)(f"strategies holds {V.short(name)}: {e.message}",
+                          argument="strategies", hint=e.hint) from None
+    plan = plan_model(m, card, vram)      # checks card (and vram) first
     profile = CARDS.get(card, card)
-    plan = plan_model(m, card, vram)
     opts = {} if vram is None else {"vram": int(vram)}
     out = []
-    for name in names:
-        s = strategy(name)
+    for s in chosen:
         with using("sim", profile=profile, compute=False, **opts):
             try:
                 job = ModelStep(m, s, plan)

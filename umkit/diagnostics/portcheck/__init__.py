@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ... import ledger
+from ... import validate as V
 from ...errors import InvalidArgument, InvalidType
 from ...runtime.lang import tr
 from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source, escape
@@ -168,10 +169,10 @@ def _shown(name) -> str:
 
 def _choice(value, name, options):
     if not isinstance(value, str):
-        raise InvalidType(f"{name}={value!r} must be a string", argument=name,
+        raise InvalidType(f"{name}={V.short(value)} must be a string", argument=name,
                           hint=f"one of {', '.join(options)}")
     if value not in options:
-        raise InvalidArgument(f"{name}={value!r} is unknown", argument=name,
+        raise InvalidArgument(f"{name}={_shown(value)} is unknown", argument=name,
                               hint=f"one of {', '.join(options)}")
     return value
 
@@ -190,13 +191,13 @@ def _files(paths) -> list[tuple[Path, str, bool]]:
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths:
-        raise InvalidType(f"paths={paths!r} must be a file or folder, or a list of them",
+        raise InvalidType(f"paths={V.short(paths)} must be a file or folder, or a list of them",
                           argument="paths", hint="e.g. 'kernels/cuda' or ['a.cu', 'src/']")
     out = []
     for raw in paths:
         if not isinstance(raw, (str, os.PathLike)) or not os.fspath(raw) or \
                 not isinstance(os.fspath(raw), str) or "\0" in os.fspath(raw):
-            raise InvalidType(f"paths holds {_shown(raw) if isinstance(raw, str) else raw!r}: "
+            raise InvalidType(f"paths holds {_shown(raw) if isinstance(raw, str) else V.short(raw)}: "
                               "not a path", argument="paths",
                               hint="pass file or folder names as strings")
         p = Path(raw)

@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 
 from ... import validate as V
+from ...errors import InvalidType
 from ...backends.counters.cupti import KINDS, Tally
 from ...results import files
 from .model import MAX_ADDRESS, MAX_STEPS, Collector, ProfilerFileError, integer, text
 
 FORMAT = "umkit.cupti-records/1"
 HINT = "pass a file umkit.ecg.traces.save_records() wrote"
+NS_MAX = 2**63 - 1            # CUPTI's clock and values are 64-bit
 BYTE_KINDS = {"BYTES_TRANSFER_HTOD": True, "BYTES_TRANSFER_DTOH": False}
 
 
@@ -28,18 +30,33 @@ def save_records(path, records, stamps, *, device: str = "", force: bool = False
     """Write CUPTI records (``(t, kind, value, cause[, address])``) and the steps' end stamps."""
     V.flag(force, "force")
     p = V.output_path(path, "path", (".jsonl",))
-    stamps = [int(s) for s in V.sequence(stamps, "stamps", hint="the recorder's step stamps")]
-    if not stamps or len(stamps) > MAX_STEPS or stamps != sorted(stamps):
+    V.string(device, "device", hint="the card's name, e.g. device='NVIDIA H100'")
+    stamps = V.sequence(stamps, "stamps", hint="the recorder's step stamps")
+    if not stamps or len(stamps) > MAX_STEPS:
         raise ProfilerFileError(f"stamps: 1 to {MAX_STEPS} step ends in order", missing="stamps",
                                 hint="the CUPTI clock at each step's end, growing")
-    lines = [json.dumps({"format": FORMAT, "device": str(device), "stamps": stamps})]
-    for r in records:
-        r = list(r)
-        if len(r) not in (4, 5) or r[1] not in KINDS:
-            raise ProfilerFileError(f"record {r!r} is not (t, kind, value, cause[, address])",
-                                    missing="record", hint=f"kind one of {KINDS}")
-        lines.append(json.dumps([int(r[0]), r[1], int(r[2]), str(r[3])]
-                                + ([int(r[4])] if len(r) == 5 and r[4] is not None else [])))
+    stamps = [V.integer(s, f"stamps[{i}]", lo=0, hi=NS_MAX, hint="the CUPTI clock (ns)")
+              for i, s in enumerate(stamps)]
+    if stamps != sorted(stamps):
+        raise ProfilerFileError(f"stamps: 1 to {MAX_STEPS} step ends in order", missing="stamps",
+                                hint="the CUPTI clock at each step's end, growing")
+    lines = [json.dumps({"format": FORMAT, "device": device, "stamps": stamps})]
+    shape = "is not (t, kind, value, cause[, address])"
+    for i, r in enumerate(V.sequence(records, "records", hint="CuptiCollector.log's records")):
+        where = f"records[{i}]"
+        if not isinstance(r, (list, tuple)) or len(r) not in (4, 5) \
+                or not isinstance(r[1], str) or r[1] not in KINDS:
+            raise InvalidType(f"{where}={V.short(r)} {shape}", argument="records",
+                              hint=f"kind one of {KINDS}")
+        cause = r[3]
+        if not isinstance(cause, str):
+            raise InvalidType(f"{where}: cause {V.short(cause)} is not a name", argument="records",
+                              hint="a CUPTI migration cause by name, e.g. 'USER'")
+        row = [V.integer(r[0], f"{where} t", lo=0, hi=NS_MAX), r[1],
+               V.integer(r[2], f"{where} value", lo=0, hi=NS_MAX), cause]
+        if len(r) == 5 and r[4] is not None:
+            row.append(V.integer(r[4], f"{where} address", lo=0, hi=MAX_ADDRESS))
+        lines.append(json.dumps(row))
     return files.write(p, "\n".join(lines) + "\n", argument="path", force=force)
 
 

@@ -168,8 +168,8 @@ def from_sim_trace(entries, profile) -> dict:
     doc = Doc(label)
     pid = doc.pid(f"{label}: driver operations")
     faults = moved = 0
-    for e in entries:
-        V.mapping(e, "entries item", ("t", "op", "layer"), hint="what umkit.trace() returns")
+    for i, e in enumerate(entries):
+        V.mapping(e, f"obj[{i}]", ("t", "op", "layer"), hint="what umkit.trace() returns")
         ts = float(e["t"]) * 1e6                      # model seconds -> µs
         detail = str(e.get("detail", ""))
         m = STREAM.search(detail)
@@ -216,6 +216,9 @@ def perfetto(obj, path=None, *, profile: str | None = None, force: bool = False)
     profile it ran on; default the active one)."""
     from ..recording import RecordResult
     from .model import ProfilerTrace
+    V.flag(force, "force")                # checked whatever obj is (they were taken unread)
+    if profile is not None:
+        V.string(profile, "profile")
     if isinstance(obj, ProfilerTrace):
         doc = from_trace(obj)
     elif isinstance(obj, RecordResult):
@@ -238,7 +241,6 @@ def perfetto(obj, path=None, *, profile: str | None = None, force: bool = False)
                           argument="obj", hint="a umkit.ecg.read(...) result, rec.result(), an "
                           "ECG dict, a umkit.plan recording, or umkit.trace()")
     if path is not None:
-        V.flag(force, "force")
         p = V.output_path(path, "path", (".json",))
         files.write(p, json.dumps(doc, separators=(",", ":")) + "\n", argument="path",
                     force=force)

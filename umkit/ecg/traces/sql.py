@@ -129,6 +129,7 @@ def step_pattern(step):
         return re.compile(r"step", re.IGNORECASE)
     if not isinstance(step, str) or not step:
         from ...errors import InvalidType
-        raise InvalidType(f"step={step!r} is not a range name", argument="step",
+        from ...validate import short
+        raise InvalidType(f"step={short(step)} is not a range name", argument="step",
                           hint="the name of the ranges that mark your steps, e.g. step='train_step'")
     return re.compile(re.escape(step))
