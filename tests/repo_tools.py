@@ -41,3 +41,32 @@ def stop_group(proc: subprocess.Popen, grace: float = 30) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+
+
+def fresh_exercises(body: str, budget: str | None = "2") -> str:
+    """Run ``body`` in a fresh Python with UMKIT_EXERCISE_ATTEMPTS=``budget`` (None: unset) set
+    before it starts -- the exercises' attempts budget is read once, at import, so a test of it
+    needs its own process.  ``body`` sees os, umkit (on sim), exercises, nb01, ``right`` (01's
+    right answer) and ``spend(k0=0)`` (the budget's wrong tries).  Returns its stdout."""
+    import sys
+    import textwrap
+    env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
+    env["UMKIT_BACKEND"] = "sim"
+    if budget is not None:
+        env["UMKIT_EXERCISE_ATTEMPTS"] = budget
+    code = textwrap.dedent("""
+        import os
+        import umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching import exercises
+        from umkit.teaching.exercises import nb01
+        right = lambda n, b: -(-n // b)
+        def spend(k0=0):
+            for k in range(exercises.attempts_budget()):
+                v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)
+                assert not v.ok and "not graded" not in v.message, v
+        """) + textwrap.dedent(body)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout

@@ -20,17 +20,14 @@ import os as _os_budget
 _os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
 
 import importlib.util
-import os
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import umkit
+from repo_tools import fresh_exercises
 from umkit.teaching.exercises import nb00, nb01, nb03, nb05, nb06, nb07, nb08, nb10
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,31 +184,8 @@ def test_06_a_fixed_size_does_not_decide_a_pass():
 
 
 # -- 2. the attempts budget -------------------------------------------------------------------------
-def _fresh(body: str, budget: str | None) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
-    env["UMKIT_BACKEND"] = "sim"
-    if budget is not None:
-        env["UMKIT_EXERCISE_ATTEMPTS"] = budget
-    code = textwrap.dedent("""
-        import os
-        import umkit
-        umkit.use("sim", quiet=True)
-        from umkit.teaching import exercises
-        from umkit.teaching.exercises import nb01
-        right = lambda n, b: -(-n // b)
-        def spend(k0=0):
-            for k in range(exercises.attempts_budget()):
-                v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)
-                assert not v.ok and "not graded" not in v.message, v
-        """) + textwrap.dedent(body)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300, env=env, cwd=ROOT)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
-
-
 def test_the_budget_is_read_once_and_a_later_zero_or_a_negative_value_does_not_turn_it_off():
-    _fresh("""
+    fresh_exercises("""
         assert exercises.attempts_budget() == 8
         os.environ["UMKIT_EXERCISE_ATTEMPTS"] = "0"           # at run time: changes nothing
         assert exercises.attempts_budget() == 8
@@ -219,12 +193,12 @@ def test_the_budget_is_read_once_and_a_later_zero_or_a_negative_value_does_not_t
         v = nb01.check_transitions(right)
         assert not v.ok and "not graded" in v.message, v
     """, budget=None)
-    _fresh("assert exercises.attempts_budget() == 8", budget="-3")
-    _fresh("assert exercises.attempts_budget() == 3", budget="3")
+    fresh_exercises("assert exercises.attempts_budget() == 8", budget="-3")
+    fresh_exercises("assert exercises.attempts_budget() == 3", budget="3")
 
 
 def test_forget_keeps_the_tries_spent_and_the_shown_answer_and_a_pass_says_it_was_asked():
-    out = _fresh("""
+    out = fresh_exercises("""
         spend()
         assert exercises.forget("nb01.transitions") == 1
         v = nb01.check_transitions(right)
@@ -246,7 +220,7 @@ def test_forget_keeps_the_tries_spent_and_the_shown_answer_and_a_pass_says_it_wa
 
 
 def test_a_reason_of_one_concept_word_and_padding_is_refused_and_real_reasons_pass():
-    _fresh("""
+    fresh_exercises("""
         spend()
         for padded in ("batch qwhdkzu plmnrtz xcvbnmq trwplkz ghjklmn",
                        "batch table river monkey orange purple garden",

@@ -35,6 +35,7 @@ import pytest
 
 import umkit
 import umkit.teaching.exercises as exercises
+from repo_tools import fresh_exercises
 from umkit.teaching.exercises import nb07, nb09
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,33 +86,8 @@ def test_hint_one_and_two_give_no_answer(name, check):
     assert v3.answer and v3.answer_shown, name
 
 
-def _fresh(body: str, budget: str | None = "2") -> str:
-    """Run ``body`` in a fresh Python with UMKIT_EXERCISE_ATTEMPTS=``budget`` (None: unset) set
-    before it starts -- the budget is read once, at import, so a test of it needs its own process.
-    ``body`` sees umkit (on sim), exercises, nb01, right, and spend() (the budget's wrong tries)."""
-    env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
-    env["UMKIT_BACKEND"] = "sim"
-    if budget is not None:
-        env["UMKIT_EXERCISE_ATTEMPTS"] = budget
-    code = textwrap.dedent("""
-        import umkit
-        umkit.use("sim", quiet=True)
-        from umkit.teaching import exercises
-        from umkit.teaching.exercises import nb01
-        right = lambda n, b: -(-n // b)
-        def spend(k0=0):
-            for k in range(exercises.attempts_budget()):
-                v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)
-                assert not v.ok and "not graded" not in v.message, v
-        """) + textwrap.dedent(body)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300, env=env, cwd=ROOT)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
-
-
 def test_an_answer_shown_by_hint_3_is_recorded_and_a_later_pass_says_so():
-    _fresh("""
+    fresh_exercises("""
         v = nb01.check_transitions(lambda n, b: n // b)
         assert not v.answer and "ceil" not in repr(v) and "-(-" not in repr(v)
         assert nb01.check_transitions(right).shown_before is False
@@ -132,7 +108,7 @@ def test_an_answer_shown_by_hint_3_is_recorded_and_a_later_pass_says_so():
 
 # -- reasons (why=) --------------------------------------------------------------------------------
 def test_a_reason_pasted_from_the_exercise_is_refused():
-    _fresh("""
+    fresh_exercises("""
         spend()
         wrong = lambda n, b: n // b
         concept = nb01.TRANSITIONS.concept
@@ -153,7 +129,7 @@ def test_a_reason_pasted_from_the_exercise_is_refused():
 
 
 def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded():
-    out = _fresh("""
+    out = fresh_exercises("""
         spend()
         for off in ("I think this answer is right because I tried it",
                     "because the tests told me so many times already",
@@ -176,7 +152,7 @@ def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded():
 
 def test_a_reason_that_differs_from_an_earlier_one_by_a_number_is_refused():
     # a loop that writes "... attempt 1", "... attempt 2" could otherwise buy a grade per try
-    _fresh("""
+    fresh_exercises("""
         spend()
         wrong = lambda n, b: n // b
         base = "each batch trip into the kernel serves the faults it holds, try {}"
