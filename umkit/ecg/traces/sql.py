@@ -85,17 +85,13 @@ def reading(path: str, what: str, hint: str):
     ProfilerFileError naming the file."""
     try:
         yield
-    except sqlite3.OperationalError as e:
-        if "interrupted" not in str(e):
-            raise ProfilerFileError(f"{path}: this {what} cannot be read to its end "
-                                    f"({type(e).__name__}: {text_of(e)})",
-                                    missing=f"a readable {what}", hint=hint) from None
-        # the work budget of connect() ran out: the file asks for more than its size justifies
-        raise ProfilerFileError(f"{path}: reading this {what} needs far more work than a file of "
-                                "its size can (a view that recurses without end, or rows that "
-                                "multiply in a join?)", missing=f"a readable {what}",
-                                hint=hint) from None
     except (sqlite3.Error, UnicodeDecodeError) as e:     # SQLite's message of a damaged file
+        if isinstance(e, sqlite3.OperationalError) and "interrupted" in str(e):
+            # the work budget of connect() ran out: the file asks more than its size justifies
+            raise ProfilerFileError(f"{path}: reading this {what} needs far more work than a "
+                                    "file of its size can (a view that recurses without end, or "
+                                    "rows that multiply in a join?)",
+                                    missing=f"a readable {what}", hint=hint) from None
         raise ProfilerFileError(f"{path}: this {what} cannot be read to its end "
                                 f"({type(e).__name__}: {text_of(e)})",
                                 missing=f"a readable {what}", hint=hint) from None
