@@ -22,8 +22,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "results"
 MiB = 1 << 20
 
@@ -66,7 +64,7 @@ def predict(rows) -> None:
     """Add sim's time to each row (one fresh sim per read, so no read's state reaches the
     next)."""
     import umkit
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     for r in rows:
         umkit.use("sim", quiet=True, compute=False)
         r["sim_ms"] = class_probe.fault_read_ms(r["bytes"], r["stride"])

@@ -10,15 +10,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import umkit  # noqa: E402
-from class_probe import fault_read_ms  # noqa: E402
-from umkit.measure.timing import warm_up  # noqa: E402
+import umkit
+from umkit.measure.probes.classes import fault_read_ms
+from umkit.measure.timing import warm_up
 
 MiB = 1 << 20
 SPANS_MIB = (256, 384, 512, 640, 768, 896, 1024, 1536)

@@ -16,10 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import umkit  # noqa: E402
-from umkit.measure import calibrate  # noqa: E402
+import umkit
+from umkit.measure import calibrate
 
 
 def evaluate(run: Path, profile: str | None = None, umperf: bool = True,

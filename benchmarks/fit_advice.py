@@ -21,13 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 PROFILE = ROOT / "umkit" / "sim" / "profiles" / "h200-pcie5.json"
 MiB = 1 << 20
 

@@ -22,14 +22,25 @@ import platform
 import statistics
 import sys
 import tempfile
+import importlib.util
 import threading
 import time
 
 import psutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "deploy", "jupyterhub"))
-import hubclient  # noqa: E402
+
+
+def _load_hubclient():
+    """deploy/jupyterhub/hubclient.py (the hub test's client) as a module, by its path."""
+    path = os.path.join(os.path.dirname(HERE), "deploy", "jupyterhub", "hubclient.py")
+    spec = importlib.util.spec_from_file_location("hubclient", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+hubclient = _load_hubclient()
 
 NOTEBOOK = "03_migration_prefetch_advice.ipynb"
 

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.util
 import json
 import math
 import os
@@ -61,7 +60,6 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 VARIANTS = ("device", "managed", "managed+prefetch", "optstate->cpu")
 #: each variant of torch_training.py as a plan ({role: choice}; the batches stay in device
@@ -82,12 +80,9 @@ BATCHES = ("x", "y")            # the names of the loop's batch tensors in the t
 
 
 def torch_training():
-    """benchmarks/torch_training.py as a module (the loop, its variants, its checks)."""
-    spec = importlib.util.spec_from_file_location("torch_training",
-                                                  ROOT / "benchmarks" / "torch_training.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """The PyTorch loop, its variants and its checks (:mod:`umkit.measure.probes.torch_loop`)."""
+    from umkit.measure.probes import torch_loop
+    return torch_loop
 
 
 # -- the comparison (no GPU needed) ------------------------------------------------------------------

@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 #: pattern name -> (prefix written once, unit repeated until the size is reached)
 PATTERNS = {

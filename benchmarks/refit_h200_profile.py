@@ -44,11 +44,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import umkit  # noqa: E402
-from umkit.measure import calibrate  # noqa: E402
-from umkit.sim.costs import device_size_term  # noqa: E402
-from umkit.sim.costs import PROFILE_DIR  # noqa: E402
+import umkit
+from umkit.measure import calibrate
+from umkit.sim.costs import device_size_term
+from umkit.sim.costs import PROFILE_DIR
 
 KiB, MiB = 1 << 10, 1 << 20
 US, MS = 1e-6, 1e-3
@@ -459,9 +458,8 @@ def _sim_run(doc: dict, values: dict, with_fp: bool) -> dict:
     """The fit workloads on sim with ``doc``'s parameters, ``values`` (profile units) replacing
     some: {key tuple: seconds}."""
     import tempfile
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import fit_probe
-    import small_bench
+    from umkit.measure.probes import fit as fit_probe
+    from umkit.measure.probes import small as small_bench
     d = json.loads(json.dumps(doc))
     for k, val in values.items():
         d["params"].setdefault(k, {"unit": UNITS.get(k, "us"), "source": "fit in progress"})

@@ -58,8 +58,7 @@ def sweep(nbytes: int) -> dict:
 
 def fault_1gib(reps: int = 5) -> dict:
     """Case 3: sim_speed.py's 1 GiB fault read (model-only there too)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import sim_speed
+    from umkit.measure.probes import sim_speed
     out = sim_speed.fault_1gib(reps)
     return dict(median_ms=out["median_ms"], gpu_faults=out["gpu_faults"])
 

@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import umkit  # noqa: E402
+import umkit
 from umkit.measure.umperf import (DIMS, compare, host_speed_from, order,
                                   ratio_md, run_all, table_md, size_label)
 

@@ -22,7 +22,7 @@ def decide():
 
 
 def _shapes():
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     return class_probe.shapes()
 
 
@@ -54,7 +54,7 @@ def test_the_leads_name_the_probes_shapes(decide):
     for pred in decide.LEADS.values():
         assert set(pred) <= names
     assert {decide.LOW, decide.HIGH, *decide.ALL_GROW} <= names
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     assert set(decide.NUMPY_CONTEXTS + decide.MANAGED_CONTEXTS) | {"none"} \
         == set(class_probe.CONTEXTS2)
 
@@ -167,7 +167,7 @@ def test_the_cli_reads_a_file_and_refuses_what_it_cannot_read(decide, tmp_path, 
 def test_the_probe_on_sim_reads_as_no_growth(decide):
     """class_probe.py's own output, on sim (one fault cost whatever the buffer): the format the
     tool reads is the one the probe writes, and sim's flat cost per touch decides nothing."""
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     umkit.use("sim", quiet=True)
     doc = {"faultshape": class_probe.faultshape(2, u=4 * MiB),
            "context2": class_probe.context2(2, u=4 * MiB)}
@@ -279,7 +279,7 @@ def test_thrash_rows_it_cannot_read_are_refused(decide):
 
 
 def test_the_thrash_probe_on_sim_reads_as_the_models_throttle(decide):
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     umkit.use("sim", quiet=True)
     out = decide.thrash({"thrash": class_probe.thrash(1)})
     assert out["verdict"].startswith("naps every few trips")
@@ -373,7 +373,7 @@ def test_pinning_rows_it_cannot_read_are_refused(decide, tmp_path):
 
 
 def test_the_pinning_probe_on_sim_reads_as_not_pinned(decide):
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     umkit.use("sim", quiet=True)
     out = decide.pinning({"pinning": class_probe.pinning(1)})
     assert out["verdict"].startswith("not pinned"), out

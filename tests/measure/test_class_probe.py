@@ -18,7 +18,7 @@ MiB = 1 << 20
 
 @pytest.fixture()
 def probe():
-    import class_probe
+    from umkit.measure.probes import classes as class_probe
     umkit.use("sim", quiet=True)
     return class_probe
 

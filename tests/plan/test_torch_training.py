@@ -1,14 +1,8 @@
 """The PyTorch benchmark's identical-training parts, without PyTorch: Adam's state made as its
 first step would make it (no step taken), and the check that the variants' losses agree."""
-import importlib.util
 import math
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("torch_training",
-                                              ROOT / "benchmarks" / "torch_training.py")
-tt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tt)
+from umkit.measure.probes import torch_loop as tt
 
 
 class FakeTorch:
