@@ -687,8 +687,8 @@ def format_report(rep: dict) -> str:
     if rep["versions"]:
         out += ["", *_wrap("Versions: " + ", ".join(f"{k} {v}" for k, v in rep["versions"].items()
                                                    if not k.endswith("_raw")), "")]
-    out += ["", *_wrap("Packages: " + ", ".join(f"{k} {v}" for k, v in rep["packages"].items()),
-                       "")]
+    out += ["", *_wrap("Packages: " + ", ".join(f"{k} {tr(v) if v == NOT_INSTALLED else v}"
+                                               for k, v in rep["packages"].items()), "")]
     env = [f"{k}={v}" for k, v in rep["env"].items() if v is not None]
     out += _wrap("Environment: " + (", ".join(env) if env else "none of " + ", ".join(ENV_VARS)
                                     + " is set"), "")

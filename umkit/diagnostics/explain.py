@@ -23,7 +23,9 @@ _WIDTH = 92
 def _para(label: str, text: str) -> list[str]:
     if tr(label) != label:                      # the learner's language is not English: one
         label, text = tr(label), tr(text)       # line per paragraph (textwrap would split the
-        width = sum(2 if ord(ch) > 0x2E80 else 1 for ch in label)   # CJK text mid-identifier)
+        if label.endswith("："):                 # CJK text mid-identifier); nothing after a
+            return [f"  {label}{text}"]         # full-width colon, which carries its own space
+        width = sum(2 if ord(ch) > 0x2E80 else 1 for ch in label)
         return [f"  {label}{' ' * max(1, 15 - width)}{text}"]
     pad = " " * 17
     return textwrap.wrap(text, _WIDTH, initial_indent=f"  {label:<15}", subsequent_indent=pad,

@@ -53,6 +53,7 @@ from ..user_kernels import kernel as _kernel
 from ..errors import InvalidArgument
 from ..results import RESULTS, newest  # noqa: F401 - RESULTS: where the runs are
 from ..runtime import backend as _backend, backend_name as _backend_name
+from ..runtime.lang import text, tr
 
 TILE = 32
 STRATEGIES = ("UMhint", "UMhntAs", "UMeasy", "0Copy", "MemCopy", "CpAsync", "CpHpglk", "CpPglAs")
@@ -263,9 +264,13 @@ def size_label(nbytes):
 
 
 def table_md(res: dict, title: str) -> str:
-    lines = [f"### {title}: average overall time (ms) of {res['runs']} iterations, "
-             f"{res['device']} ({res['backend']})", "",
-             "| size | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
+    """The table of ``res`` as Markdown under a heading in the learner's language
+    (``lang.text``: the template is translated, then filled; the numbers stay, and a device's
+    name is translated only where it is umkit's own, a sim profile's title)."""
+    lines = ["### " + text("{title}: average overall time (ms) of {runs} iterations, {device} "
+                           "({backend})", title=title, runs=res["runs"], device=tr(res["device"]),
+                           backend=res["backend"]), "",
+             f"| {tr('size')} | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
     for n in res["dims"]:
         nb = n * n * 4
         lines.append(f"| {size_label(nb)} | " + " | ".join(
@@ -310,14 +315,15 @@ def compare(real: dict, sim: dict, tol=1.5, min_bytes=256 << 10, margin=1.10) ->
 
 
 def ratio_md(real, c) -> str:
-    lines = [f"### sim / real per cell (cells >= 256 KB within x/÷{c['tolerance']}: "
-             f"{c['within']}/{c['total']}; strategy pairs ordered right {c['ordering_right']}, "
-             f"wrong {c['ordering_wrong']})", "",
-             "| size | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
+    lines = ["### " + text("sim / real per cell (cells >= 256 KB within x/÷{tol}: {within}/{total}; "
+                           "strategy pairs ordered right {right}, wrong {wrong})",
+                           tol=c["tolerance"], within=c["within"], total=c["total"],
+                           right=c["ordering_right"], wrong=c["ordering_wrong"]), "",
+             f"| {tr('size')} | " + " | ".join(STRATEGIES) + " |", "|---|" + "---|" * len(STRATEGIES)]
     for n in real["dims"]:
         nb = n * n * 4
         lines.append(f"| {size_label(nb)} | " + " | ".join(f"{c['ratio'][f'{nb}:{s}']:.2f}" for s in STRATEGIES) + " |")
-    lines += [f"- ordering wrong: {p}" for p in c["wrong_pairs"]]
+    lines += ["- " + text("ordering wrong: {pair}", pair=p) for p in c["wrong_pairs"]]
     return "\n".join(lines)
 
 
@@ -402,9 +408,12 @@ def side_by_side(rec: dict | None = None, runs: int | None = None,
     with using("sim", compute=False, host_speed=host, **({"profile": profile} if profile else {})):
         sim = run_all(runs or int(real.get("runs", 20)), tuple(real["dims"]), progress=False)
     c = compare(real, sim)
-    how = (f"host speed {host:.2f}: {rec.get('host_speed_source', 'given')}" if host != 1.0
-           else "the profile's own host")
+    how = (text("host speed {speed}: {source}", speed=f"{host:.2f}",
+                source=tr(rec.get("host_speed_source", "given"))) if host != 1.0
+           else tr("the profile's own host"))
     return dict(run=rec.get("run"), real=real, sim=sim, comparison=c, host_speed=host,
-                text="\n\n".join([table_md(real, f"measured on the card ({rec.get('run')}, {real['date']})"),
-                                   table_md(sim, f"the same program on sim now (the model's prediction; {how})"),
+                text="\n\n".join([table_md(real, text("measured on the card ({run}, {date})",
+                                                       run=rec.get("run"), date=real["date"])),
+                                   table_md(sim, text("the same program on sim now (the model's "
+                                                      "prediction; {how})", how=how)),
                                    ratio_md(real, c)]))

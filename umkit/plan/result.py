@@ -117,7 +117,8 @@ class PlanResult:
                   + (f" [{self.profile}]" if self.profile else ""))
         w = max([display_width(tr("buffer"))] + [display_width(r["name"]) for r in rows])
         # in the learner's language (lang.tr), padded by display width (a CJK character takes
-        # two columns); the buffers' names, roles and kinds are values and stay as they are
+        # two columns); the buffers' names and kinds (the allocators' names) are values and stay
+        # as they are, a role is a description and is translated
         lines = [head,
                  pad(tr("buffer"), w) + "  " + pad(tr("role"), 15) + " " + pad("MiB", 7, True)
                  + "  " + pad(tr("kind"), 8) + " " + pad(tr("lifetime"), 22) + " "
@@ -125,7 +126,8 @@ class PlanResult:
                  + " " + pad(tr("to CPU MiB"), 10, True) + " " + pad(tr("GPU faults"), 10, True)
                  + " " + pad(tr("CPU faults"), 10, True)]
         for r in rows:
-            lines.append(pad(r["name"], w) + f"  {r['role']:<15} {mib(r['nbytes']):>7}  "
+            lines.append(pad(r["name"], w) + "  " + pad(tr(r["role"]), 15)
+                         + f" {mib(r['nbytes']):>7}  "
                          f"{r['kind']:<8} " + pad(tr(r["lifetime"]), 22) + " "
                          + pad(tr(r["owner"]), 34)
                          + f" {mib(r['bytes_h2d']):>10} {mib(r['bytes_d2h']):>10} "

@@ -2807,6 +2807,102 @@ MESSAGES: dict[str, str] = {
     "{nums_t} us of deferred page-table work on GPU{nums_g}": "GPU{nums_g} 上有 {nums_t} us 延后的页表工作",
     "{nums_f} faults (~{nums_k} batches), {nums_b} B migrated to GPU{nums_g}":
         "{nums_f} 次缺页（约 {nums_k} 批），{nums_b} B 迁移到 GPU{nums_g}",
+    # the rest of the simulator's trace details
+    "CPU slept {nums_t} ms in its fault handler on thrashing pages":
+        "CPU 在缺页处理程序里睡了 {nums_t} ms：页面在颠簸",
+    "GPU{nums_g} throttled {nums_t} ms on thrashing pages (they migrate back and forth within 500 us)":
+        "GPU{nums_g} 因页面颠簸被限流 {nums_t} ms（这些页在 500 us 内来回迁移）",
+    "{nums_b} B from another GPU's VRAM to system memory, then to GPU{nums_g}":
+        "{nums_b} B 从另一块 GPU 的显存迁到系统内存，再迁到 GPU{nums_g}",
+    "VA block {nums_k}: +{nums_n} pages to the CPU": "VA 块 {nums_k}：另迁 {nums_n} 页到 CPU",
+    "VA block {nums_k}: +{nums_n} pages": "VA 块 {nums_k}：另迁 {nums_n} 页",
+    "{nums_n} pages mapped for GPU{nums_g}": "为 GPU{nums_g} 映射了 {nums_n} 页",
+    "{nums_n} pages mapped where they are": "{nums_n} 页就地映射",
+    "{nums_n} pages mapped to CPU memory": "{nums_n} 页映射到 CPU 内存",
+    "{nums_n} read-mostly copies dropped": "丢弃了 {nums_n} 份以读为主的副本",
+    "{nums_n} pages from a GPU outside GPU{nums_g}'s xGMI hive to system memory, to be mapped there":
+        "{nums_n} 页从 GPU{nums_g} 所在 xGMI hive 之外的 GPU 迁到系统内存，在那里映射",
+    "{nums_n} pages left in system memory and mapped for GPU{nums_g}: VRAM is held by device memory":
+        "{nums_n} 页留在系统内存里并为 GPU{nums_g} 映射：显存被设备内存占满了",
+    "APU: one memory, nothing to move": "APU：只有一块内存，没有什么要搬",
+    "{nums_b} B to cpu": "{nums_b} B 到 cpu",
+    "{nums_b} B of VRAM mapped after evicting managed pages ({nums_t} ms)":
+        "驱逐托管页（{nums_t} ms）之后，已映射 {nums_b} B 显存",
+    "{nums_b} B registered as an SVM range and mapped for the GPUs (XNACK off): {nums_n} pages faulted in on the CPU":
+        "{nums_b} B 注册为 SVM 范围并为各 GPU 映射（XNACK 关闭）：在 CPU 上通过缺页填充了 {nums_n} 页",
+    "all queues of the process stopped for {nums_t} ms (migration + remap)":
+        "进程的所有队列停了 {nums_t} ms（迁移 + 重新映射）",
+    "{nums_n} CPU faults, {nums_b} B migrated to CPU": "{nums_n} 次 CPU 缺页，{nums_b} B 迁移到 CPU",
+    "region {nums_r} of {code_p} -> cpu": "{code_p} 的区域 {nums_r} -> cpu",
+    # -- umkit.allow_oversubscription's docstring (notebook 07b prints it) --------------------------------
+    "Let managed allocations exceed free device memory on NVIDIA (off by default: NVIDIA\n"
+    "    documents oversubscription as supported, but users report it can make the GPU unresponsive).\n"
+    "    sim always allows it -- that is where to learn about it.":
+        "允许 NVIDIA 上的托管分配超过空闲的设备内存（默认关闭：NVIDIA 的文档说超额订阅受支持，\n"
+        "    但有用户报告它可能让 GPU 失去响应）。\n"
+        "    sim 总是允许超额订阅——要了解它，就在 sim 上学。",
+    # -- umperf.side_by_side: the card's table, sim's, and their ratio (notebook 07b) ---------------------
+    "{title}: average overall time (ms) of {runs} iterations, {device} ({backend})":
+        "{title}：{runs} 次迭代的平均总时间（ms），{device}（{backend}）",
+    "measured on the card ({run}, {date})": "真卡实测（{run}，{date}）",
+    "the same program on sim now (the model's prediction; {how})":
+        "同一个程序现在在 sim 上运行（模型的预测；{how}）",
+    "host speed {speed}: {source}": "主机速度 {speed}：{source}",
+    "the profile's own host": "profile 自己的主机速度",
+    "fitted by calibrate --compare on that run's fit set": "由 calibrate --compare 在那次运行的拟合集上拟合得出",
+    "fitted by calibrate --compare on the fit set ({name})": "由 calibrate --compare 在拟合集（{name}）上拟合得出",
+    "sim / real per cell (cells >= 256 KB within x/÷{tol}: {within}/{total}; strategy pairs ordered "
+    "right {right}, wrong {wrong})":
+        "每格 sim / 真卡之比（≥ 256 KB 的格子落在 ×/÷{tol} 之内的：{within}/{total}；策略两两排序对 {right} 对、"
+        "错 {wrong} 对）",
+    "ordering wrong: {pair}": "排序错误：{pair}",
+    "size": "大小",
+    # -- a sim device's name (umkit.backend().device_name(i): "sim: " and its profile's title) ---------
+    "sim: NVIDIA H200 (141 GB HBM3e) on a PCIe Gen5 x16 host, CUDA 13":
+        "sim：NVIDIA H200（141 GB HBM3e），PCIe Gen5 x16 主机，CUDA 13",
+    "sim: AMD MI250X, one GCD, HSA_XNACK=1, device-coherent VRAM (the CPU reads GPU-resident pages in place, as Pearson's Frontier timings suggest)":
+        "sim：AMD MI250X，单个 GCD，HSA_XNACK=1，设备一致性显存（CPU 原地读取驻留在 GPU 上的页面，Pearson 在 Frontier 上测得的时间支持这种解读）",
+    "sim: AMD MI250X, one GCD, HSA_XNACK=0: managed memory is zero-copy host memory":
+        "sim：AMD MI250X，单个 GCD，HSA_XNACK=0：托管内存就是零拷贝的主机内存",
+    "sim: AMD MI250X, one GCD, HSA_XNACK=1 (CPU touch migrates pages back, as OLCF's Frontier guide documents)":
+        "sim：AMD MI250X，单个 GCD，HSA_XNACK=1（CPU 一访问，页面就迁回主机，与 OLCF 的 Frontier 用户指南所写一致）",
+    "sim: AMD MI300A APU: CPU and GPU share one 128 GB HBM3 memory":
+        "sim：AMD MI300A APU：CPU 和 GPU 共用一块 128 GB 的 HBM3 内存",
+    "sim: AMD MI300X (discrete, PCIe Gen5 x16 host link), HSA_XNACK=1":
+        "sim：AMD MI300X（独立显卡，PCIe Gen5 x16 主机链路），HSA_XNACK=1",
+    "sim: Teaching GPU: round numbers, not a real device":
+        "sim：教学用 GPU：取整的数字，不是真实设备",
+    "model ({code_name}): {title}": "模型（{code_name}）：{title}",
+    "not installed": "未安装",
+    # -- port-check's summary with XNACK spelled out, and a HIP replacement's glue -------------------------
+    "{n} findings in {nf} file for {code_target} (XNACK off): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK 关闭）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{n} findings in {nf} files for {code_target} (XNACK off): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK 关闭）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{n} findings in {nf} file for {code_target} (XNACK on): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK 开启）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{n} findings in {nf} files for {code_target} (XNACK on): {nb} breaks, {ns} slower, "
+    "{nd} differs, {nsame} same":
+        "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK 开启）：出错 {nb}，变慢 {ns}，"
+        "有差异 {nd}，相同 {nsame}",
+    "{code_v2} (HIP 7.1, same hipMemLocation) or {call}":
+        "{code_v2}（HIP 7.1，同样接受 hipMemLocation）或 {call}",
+    # -- the plan table's roles, and the title of a recorded PyTorch run's ECG ------------------------------
+    "parameter": "参数",
+    "gradient": "梯度",
+    "optimizer state": "优化器状态",
+    "activation": "激活值",
+    "user tensor": "用户张量",
+    "array": "数组",
+    "other": "其他",
+    "memory ECG of a PyTorch training loop on {device} ({date}, torch {code_v})":
+        "显存心电图：PyTorch 训练循环，{device}（{date}，torch {code_v}）",
     "def fixed_step(params, batch, i):\n"
     "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
     "    umkit.touch(batch, 4)                    # the GPU reads it\n"
