@@ -28,14 +28,21 @@ Command line: ``umkit port-check FILE_OR_DIR... [--target ...] [--xnack on|off]
 one-line reason on standard error when there is nothing it can check (a path that does not
 exist, is too long or nested too deep, a file it does not read, a folder without sources).
 File names are shown escaped in every format (a newline or a terminal escape in a name cannot
-start a line or reach the terminal: ``\\n``, ``\\x1b``).
+start a line or reach the terminal: ``\\n``, ``\\x1b``; a byte that is not UTF-8: ``\\xff``).
+
+A report shows at most :data:`MAX_PER_FILE` findings of one file and :data:`MAX_FINDINGS` in
+all, those that break first; the summary counts every finding and says how many were left out
+(``port_check(..., max_findings=None, max_per_file=None)`` shows them all), and the exit code
+counts them too.
 """
 from __future__ import annotations
 
+import heapq
 import json
 import os
+import re
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ... import ledger
@@ -43,7 +50,7 @@ from ... import validate as V
 from ...errors import InvalidArgument, InvalidType
 from ...runtime.lang import tr
 from .cxx import MAX_BYTES, MAX_TOTAL_BYTES, Source, escape
-from .rules import CONSTRUCTS, SEVERITIES, TARGETS, Finding, check_source, platform
+from .rules import CONSTRUCTS, SEVERITIES, TARGETS, Finding, findings as rule_findings, platform
 
 #: the file endings port-check reads (see the module's text)
 SUFFIXES = (".cu", ".cuh", ".hip", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx",
@@ -56,6 +63,12 @@ DEFAULT_XNACK = "off"
 MAX_FILES = 10000
 MAX_WALK_DEPTH = 64          # folders nested deeper than this under a path given: refused
 SHOWN = 160                  # at most this many characters of a name in a message
+#: the report shows at most this many findings of one file, and of all files (breaks first);
+#: the others are counted, and the summary says how many were left out and how to see them
+MAX_PER_FILE = 200
+MAX_FINDINGS = 1000
+SHOW_ALL = "umkit.port_check(..., max_findings=None, max_per_file=None) shows them all"
+SHOW_ALL_CLI = "umkit port-check --max-findings 0 shows them all"
 
 
 @dataclass(frozen=True)
@@ -65,16 +78,26 @@ class Report:
     xnack: str
     platform: str
     files: tuple
-    findings: tuple
+    findings: tuple           # the findings shown (all of them unless the limits cut)
     skipped: tuple = ()       # (file, why) for files under a folder that were not read
+    found: dict = field(default_factory=dict)    # severity -> findings found, shown or not
+    left_out: tuple = ()      # (file, findings of it not shown), for each file that has some
+    limits: tuple = (None, None)                  # (max_per_file, max_findings)
+    show_all: str = SHOW_ALL  # how to see the findings left out
 
     def counts(self) -> dict:
-        return {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+        """Findings by severity: every one found, shown or left out."""
+        shown = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+        return {s: max(self.found.get(s, 0), shown[s]) for s in SEVERITIES}
+
+    @property
+    def not_shown(self) -> int:
+        return sum(n for _, n in self.left_out)
 
     @property
     def exit_code(self) -> int:
-        """1 when anything breaks on the target (for CI), else 0."""
-        return 1 if any(f.severity == "breaks" for f in self.findings) else 0
+        """1 when anything breaks on the target (for CI), shown or not, else 0."""
+        return 1 if self.counts()["breaks"] else 0
 
     def by_severity(self, severity: str) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]
@@ -83,9 +106,16 @@ class Report:
         c = self.counts()
         skipped = (f"; {len(self.skipped)} file{'' if len(self.skipped) == 1 else 's'} "
                    "passed over (not text)") if self.skipped else ""
-        return (f"{len(self.findings)} findings in {len(self.files)} file"
+        cut = ""
+        if self.left_out:
+            per, total = self.limits
+            at_most = (f"at most {per} a file and {total} in all" if per and total else
+                       f"at most {per} a file" if per else f"at most {total} in all")
+            cut = f"; {self.not_shown} of them not shown ({at_most}, breaks first); " + \
+                self.show_all
+        return (f"{sum(c.values())} findings in {len(self.files)} file"
                 f"{'' if len(self.files) == 1 else 's'} for {self.target} (XNACK {self.xnack}): "
-                + ", ".join(f"{c[s]} {s}" for s in SEVERITIES) + skipped)
+                + ", ".join(f"{c[s]} {s}" for s in SEVERITIES) + skipped + cut)
 
     # text and markdown are for a reader, in the learner's language (``lang.tr``: the platform,
     # the severities, the messages and the frame); json stays English, for programs
@@ -119,15 +149,27 @@ class Report:
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
+        """The report as plain data (``summary``: every finding found, by severity;
+        ``findings``: those shown; ``left_out``: how many were not, and the limits).  A name
+        that is not UTF-8 is written as the text report writes it (each such byte ``\\xNN``):
+        every string is valid Unicode, so strict JSON readers take it."""
         used = sorted({i for f in self.findings for i in f.ledger})
         es = ledger.entries()
-        return {"target": self.target, "xnack": self.xnack, "platform": self.platform,
-                "files": list(self.files), "summary": self.counts(),
-                "skipped": [{"path": p, "why": w} for p, w in self.skipped],
-                "exit_code": self.exit_code,
-                "findings": [asdict(f) | {"ledger": list(f.ledger)} for f in self.findings],
-                "ledger": {i: {"statement": es[i].statement, "source": es[i].citation(),
-                               "status": es[i].status} for i in used}}
+        per, total = self.limits
+        shown = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+        c = self.counts()
+        return _plain({
+            "target": self.target, "xnack": self.xnack, "platform": self.platform,
+            "files": list(self.files), "summary": c,
+            "skipped": [{"path": p, "why": w} for p, w in self.skipped],
+            "exit_code": self.exit_code,
+            "findings": [asdict(f) | {"ledger": list(f.ledger)} for f in self.findings],
+            "left_out": {"count": self.not_shown, "max_per_file": per, "max_findings": total,
+                         "by_severity": {s: c[s] - shown[s] for s in SEVERITIES},
+                         "by_file": [{"path": p, "count": n} for p, n in self.left_out],
+                         "show_all": self.show_all},
+            "ledger": {i: {"statement": es[i].statement, "source": es[i].citation(),
+                           "status": es[i].status} for i in used}})
 
     def json(self) -> str:
         # ensure_ascii: every control, format (bidi) or other non-ASCII character is a \\u escape
@@ -154,6 +196,22 @@ def _md_code(text) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _plain(obj):
+    """``obj`` (dicts, lists, strings, numbers) with every string that holds a lone surrogate
+    (a file name's bytes that are not UTF-8, as Python reads them) written as :func:`escape`
+    writes it."""
+    if isinstance(obj, str):
+        return escape(obj) if _SURROGATE.search(obj) else obj
+    if isinstance(obj, dict):
+        return {_plain(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
 
 
 def _md_text(text) -> str:
@@ -208,6 +266,9 @@ def _files(paths) -> list[tuple[Path, str, bool]]:
             raise _bad(f"{_shown(raw)}: no such file or folder") from None
         except OSError as e:                    # too long, a link loop, not permitted ...
             raise _bad(f"{_shown(raw)} cannot be read ({e.strerror})") from None
+        except ValueError:                      # a lone surrogate no file name can hold
+            raise _bad(f"{_shown(raw)} cannot be read (not a name the file system can "
+                       "hold)") from None
         if stat.S_ISDIR(st.st_mode):
             found = _walk(p, MAX_FILES + 1 - len(out))
             if not found:
@@ -282,15 +343,29 @@ def _is_text(data: bytes) -> bool:
     return bad <= len(head) // 100 * 2        # U+FFFD is 3 bytes: 2 more per bad byte
 
 
-def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNACK) -> Report:
+def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNACK,
+               max_findings: int | None = MAX_FINDINGS,
+               max_per_file: int | None = MAX_PER_FILE) -> Report:
     """Read the CUDA sources under ``paths`` and report what behaves differently on ``target``
     (``mi250x``, ``mi250x-coherent``, ``mi300x`` or ``mi300a``) with XNACK ``"on"`` or
     ``"off"`` (the default on MI200/MI300).  Nothing to check (no source under the paths, only
-    files that are not text) is an :class:`~umkit.errors.InvalidArgument`."""
+    files that are not text) is an :class:`~umkit.errors.InvalidArgument`.
+
+    The report shows at most ``max_per_file`` findings of one file and ``max_findings`` in
+    all (None: no limit), breaks first, then slower, differs and same, each in line order;
+    the others are counted (``Report.counts()``, the exit code) and the summary says how many
+    were left out."""
     _choice(target, "target", tuple(TARGETS))
     _choice(xnack, "xnack", XNACK)
+    max_findings = V.optional_integer(max_findings, "max_findings", lo=1,
+                                      hint="a number of findings, or None for all of them")
+    max_per_file = V.optional_integer(max_per_file, "max_per_file", lo=1,
+                                      hint="a number of findings, or None for all of them")
     plat = platform(target, xnack == "on")
-    findings, shown_files, skipped, total = [], [], [], 0
+    everything = _Shown(max_findings)
+    found = dict.fromkeys(SEVERITIES, 0)
+    per_file = []                              # findings found in each file read
+    shown_files, skipped, total = [], [], 0
     for path, shown, named in _files(paths):
         try:
             size = path.stat().st_size
@@ -319,23 +394,70 @@ def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNAC
             skipped.append((shown, "not text: a NUL byte or not UTF-8"))
             continue
         text = data.decode("utf-8", errors="replace")
+        here, n = _Shown(max_per_file), 0
+        for f in rule_findings(Source.parse(text, shown), plat, shown):
+            found[f.severity] += 1
+            n += 1
+            here.offer(f, len(shown_files))
+        for key in here.keys():
+            everything.offer_key(key)
+        per_file.append(n)
         shown_files.append(shown)
-        findings += check_source(Source.parse(text, shown), plat, shown)
     if not shown_files:
         raise _bad(f"nothing to check: the {len(skipped)} source-named file"
                    f"{'' if len(skipped) == 1 else 's'} under the paths given "
                    f"{'is' if len(skipped) == 1 else 'are'} not text (e.g. "
                    f"{_shown(skipped[0][0])})", hint="give the CUDA sources, not compiled files")
-    return Report(target, xnack, plat.label(), tuple(shown_files), tuple(findings),
-                  tuple(skipped))
+    kept = sorted(everything.keys(), key=lambda k: (-k[1], -k[2], -k[3], -k[4]))
+    kept_per_file = [0] * len(shown_files)
+    for k in kept:
+        kept_per_file[-k[1]] += 1
+    left_out = tuple((shown_files[i], per_file[i] - kept_per_file[i])
+                     for i in range(len(shown_files)) if per_file[i] > kept_per_file[i])
+    return Report(target, xnack, plat.label(), tuple(shown_files), tuple(k[5] for k in kept),
+                  tuple(skipped), found, left_out, (max_per_file, max_findings))
+
+
+_RANK = {s: k for k, s in enumerate(SEVERITIES)}
+_ORDER = {c: k for k, c in enumerate(CONSTRUCTS)}
+
+
+class _Shown:
+    """The first ``limit`` findings offered, by severity (breaks first), then file, line and
+    rule: a heap of at most ``limit`` (None: all), so that a file of a million findings holds
+    no more than ``limit`` of them at once."""
+
+    def __init__(self, limit):
+        self.limit, self.heap, self.seq = limit, [], 0
+
+    def offer(self, f: Finding, file_index: int):
+        self.seq += 1                          # keys negated: the heap's top is the last kept
+        self.offer_key((-_RANK[f.severity], -file_index, -f.line, -_ORDER[f.construct],
+                        -self.seq, f))
+
+    def offer_key(self, key):
+        if self.limit is None or len(self.heap) < self.limit:
+            heapq.heappush(self.heap, key)
+        elif key[:5] > self.heap[0][:5]:
+            heapq.heapreplace(self.heap, key)
+
+    def keys(self) -> list:
+        return list(self.heap)
 
 
 def main(args) -> int:
     """``umkit port-check``: print the report; 1 when anything breaks, 2 for bad input."""
     import sys
     from ...errors import UmkitError
+    # --max-findings N (where the command line has it): at most N shown, of one file and in
+    # all; 0: every finding; not given: MAX_PER_FILE and MAX_FINDINGS
+    limit = getattr(args, "max_findings", None)
+    limits = {} if limit is None else {"max_findings": limit or None,
+                                       "max_per_file": limit or None}
     try:
-        report = port_check(args.paths, target=args.target, xnack=args.xnack)
+        report = port_check(args.paths, target=args.target, xnack=args.xnack, **limits)
+        if hasattr(args, "max_findings"):
+            report = replace(report, show_all=SHOW_ALL_CLI)
     except UmkitError as err:                 # one line (names in it are escaped already)
         print("umkit port-check: " + str(err).replace("\n  -> ", " -- ").replace("\n", " "),
               file=sys.stderr)

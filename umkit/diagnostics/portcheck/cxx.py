@@ -5,10 +5,16 @@ The tokenizer drops comments and the contents of string and character literals (
 included), joins lines continued with a backslash, keeps ``<<<`` / ``>>>`` launch brackets, and
 reads digit separators (``1'000``).  Preprocessor directives are not code: ``#include`` and
 ``#pragma`` lines are dropped, ``#if 0`` blocks (and the ``#else`` of an ``#if 1``) are skipped --
-a condition written as a constant any other way too (``(0)``, ``0L``, ``!1``, ``0 && X``) --
-and the body of each ``#define`` is kept as a separate token list, so that a call written inside
-a macro is still found (at the line of the ``#define``) and an object-like macro can be expanded
-one level when it stands for a flag or a device id.
+and so is any condition whose value is known here: an integer constant expression over literals
+and the object-like macros the file defines for certain before it (``#if 1-1``, ``#define OFF
+0`` then ``#if OFF``, ``#if defined(X) && 0``); a macro a ``-D`` flag, a header or another
+condition may set leaves every branch read -- and the body of each ``#define`` is kept as a
+separate token list, so that a call written inside a macro is still found (at the line of the
+``#define``) and an object-like macro can be expanded one level when it stands for a flag or a
+device id.  A runtime function called under another name is read as that function: an
+object-like macro (``#define ALLOC cudaMallocManaged``) or a variable holding its address
+(``auto f = cudaMallocManaged;``, within its block); where ``cudaMallocManaged``'s address goes
+somewhere this reader cannot follow, the place is recorded (:attr:`Source.taken`).
 
 The reader is deliberately approximate where C++ needs a compiler (overloads, types through
 ``auto``): it works on names, within one file.  :class:`Source` is the result.
@@ -108,6 +114,7 @@ class Call:
     qualifier: str = ""       # "std" for std::malloc, "" for plain or ::name
     template: str = ""        # explicit template arguments, as text
     in_macro: bool = False
+    alias: str = ""           # the name written, when it stands for ``name`` (:class:`Aliased`)
 
 
 @dataclass
@@ -166,7 +173,8 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 def escape(text) -> str:
     """``text`` with every character that is not printable (newlines, terminal escapes, bidi
     and other format characters, line separators) written as a backslash escape, and the
-    backslash itself doubled: a file name cannot add a line or control a terminal."""
+    backslash itself doubled: a file name cannot add a line or control a terminal.  A byte of
+    a name that is not UTF-8 is written ``\\xNN``, the byte itself."""
     text = str(text)
     if text.isprintable() and "\\" not in text:
         return text
@@ -178,6 +186,8 @@ def escape(text) -> str:
             out.append(c)
         else:
             k = ord(c)
+            if 0xDC80 <= k <= 0xDCFF:            # a byte of a name that is not UTF-8, as
+                k -= 0xDC00                      # Python reads it (surrogateescape): the byte
             out.append(f"\\x{k:02x}" if k < 0x100 else f"\\u{k:04x}" if k < 0x10000
                        else f"\\U{k:08x}")
     return "".join(out)
@@ -318,35 +328,79 @@ def _skip_quoted(src: str, i: int) -> int:
 
 # -- directives -------------------------------------------------------------------------------
 def _conditional(directives, code):
-    """Drop the code tokens of ``#if 0`` blocks (and of the ``#else`` of an ``#if 1``); return
-    the kept code tokens and the other directives outside dead blocks.  A condition is read
-    when it is a constant (:func:`_constant`: ``0``, ``(0)``, ``0L``, ``!1``, ``0 && X`` ...);
-    one that names a macro cannot be evaluated here: every branch of it is read."""
+    """Drop the code tokens of dead conditional blocks (``#if 0``, the ``#else`` of an ``#if 1``);
+    return the kept code tokens and the other directives outside dead blocks.  A condition is
+    read when it is a constant (:func:`_constant`): an integer constant expression over
+    literals and the object-like macros this file defines for certain before it (``#if 1-1``,
+    ``#define OFF 0`` then ``#if OFF``, ``#if defined(X) && 0``).  One it cannot settle (a macro
+    that ``-D``, a header or a condition may set) leaves every branch read."""
     stack, kept, ranges, since = [], [], [], None
+    macros: dict = {}          # name -> ("object", body) | ("function",) | ("undef",) |
+                               # ("unknown",): what this file makes of it for certain
 
     def dead():
         return bool(stack) and (stack[-1][0] or stack[-1][1] in ("dead", "done"))
+
+    def certain():             # every enclosing branch is known to be taken (or a guard)
+        return not stack or stack[-1][3]
+
+    def settle(frame):
+        frame[3] = frame[2] and (frame[1] == "true" or frame[8])
     for d in sorted(directives, key=lambda d: d[0].pos):
         word = d[1].text if len(d) > 1 else ""
-        lit = _constant(d[2:]) if word in ("if", "elif") else None
         before = dead()
+        if stack and not before:
+            top = stack[-1]
+            if top[4] is not None and word == "define" and len(d) == 3 and \
+                    d[2].text == top[4] and top[5]:
+                top[8] = True                    # `#ifndef G` `#define G`: an include guard
+                settle(top)
+            top[5] = False
+        lit = None
+        if word in ("if", "elif"):
+            lit = _constant(d[2:], macros)
+        elif word in ("ifdef", "ifndef", "elifdef", "elifndef") and len(d) > 2:
+            known = _defined(d[2].text, macros)
+            if known is not None:
+                lit = "true" if known == word.endswith("ifdef") else "dead"
         if word in ("if", "ifdef", "ifndef"):
-            stack.append([before, (lit or "live") if word == "if" else "live"])
+            guard = d[2].text if word == "ifndef" and len(d) == 3 else \
+                _not_defined(d[2:]) if word == "if" else None
+            # [outside dead, state, outside certain, certain, the name an include guard would
+            # define, no directive inside yet, an earlier branch not known, an earlier branch
+            # known taken, an include guard]
+            frame = [before, lit or "live", certain(), False, guard, True, lit is None,
+                     lit == "true", False]
+            settle(frame)
+            stack.append(frame)
         elif word in ("elif", "elifdef", "elifndef", "else") and stack:
-            state = stack[-1][1]
-            if state in ("true", "done"):
-                state = "done"
-            elif word == "else":
-                state = "live"
-            elif state == "dead":
-                state = lit or "live" if word == "elif" else "live"
+            top = stack[-1]
+            if top[1] in ("true", "done") or top[7]:
+                state = "done"                   # an earlier branch is taken whenever this is
             else:
-                state = "dead" if lit == "dead" else "live"
-            stack[-1][1] = state
+                branch = "true" if word == "else" else lit
+                if branch == "dead":
+                    state = "dead"
+                elif branch == "true":
+                    state, top[7] = ("live" if top[6] else "true"), True
+                else:
+                    state, top[6] = "live", True
+            top[1], top[4], top[8] = state, None, False
+            settle(top)
         elif word == "endif" and stack:
             stack.pop()
         elif not before:
             kept.append(d)
+            if word in ("define", "undef") and len(d) > 2 and d[2].kind == "id":
+                name = d[2].text
+                if not certain():                # set on one path only: -D or a header decides
+                    macros[name] = ("unknown",)
+                elif word == "undef":
+                    macros[name] = ("undef",)
+                elif len(d) > 3 and d[3].text == "(" and d[3].pos == d[2].pos + len(name):
+                    macros[name] = ("function",)
+                else:
+                    macros[name] = ("object", d[3:])
         after = dead()
         if after and not before:
             since = d[0].pos
@@ -362,6 +416,21 @@ def _conditional(directives, code):
         k = bisect.bisect_right(starts, pos) - 1
         return k >= 0 and ranges[k][0] <= pos < ranges[k][1]
     return [t for t in code if not in_dead(t.pos)], kept
+
+
+def _not_defined(tokens) -> str | None:
+    """``G`` for a condition ``!defined G`` or ``!defined(G)`` (an include guard's form)."""
+    texts = [t.text for t in tokens]
+    if texts[:2] == ["!", "defined"] and (len(texts) == 3 or len(texts) == 5 and
+                                          texts[2] == "(" and texts[4] == ")"):
+        return texts[-1] if len(texts) == 3 else texts[3]
+    return None
+
+
+def _defined(name: str, macros: dict) -> bool | None:
+    """Whether ``name`` is a macro here for certain (True / False), or None: not known."""
+    kind = macros.get(name, ("unknown",))[0]
+    return None if kind == "unknown" else kind != "undef"
 
 
 _INT_SUFFIX = re.compile(r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?$")
@@ -381,66 +450,190 @@ def _integer(text: str) -> int | None:
         return None
 
 
-def _constant(tokens) -> str | None:
-    """``"dead"`` or ``"true"`` for an ``#if`` condition that is a constant, else None.  Read:
-    integer literals with any suffix, ``true`` / ``false``, parentheses, ``!``, ``&&`` and
-    ``||`` (``0 && X`` is dead and ``1 || X`` true whatever ``X`` is).  A name, a call or any
-    other operator makes the value unknown: the preprocessor knows macros this reader
-    does not (``-D`` flags, headers)."""
-    toks = [t.text for t in tokens]
-    if len(toks) > SCAN:
-        return None
+#: at most this many tokens of an ``#if`` condition, its macros expanded, are evaluated
+COND_TOKENS = 256
+COND_DEPTH = 32               # parentheses and ``?:`` nested deeper: not evaluated
+_BITS = 1 << 64
+#: binary operators of ``#if`` expressions, by precedence (higher binds tighter)
+_BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7,
+           "<=": 7, ">=": 7, "==": 6, "!=": 6, "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1}
+_WORD_OPS = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^",
+             "compl": "~", "not_eq": "!=", "and_eq": None, "or_eq": None}
+
+
+class _Unsure(Exception):
+    """The condition cannot be evaluated here (a form this reader does not read)."""
+
+
+def _cond_items(tokens, macros: dict) -> list:
+    """The condition as a flat list: ``(value, unsigned)`` for a number (``None`` value: not
+    known), or an operator's text.  ``defined X`` is answered from ``macros``; the object-like
+    macros defined here for certain are expanded (each not inside its own expansion); a name
+    that is not one is not known (a ``-D`` flag or a header may define it)."""
+    out: list = []
+    work = [(list(tokens), 0, frozenset())]          # (tokens, next index, macros being expanded)
+    steps = 0
+    while work:
+        toks, k, active = work[-1]
+        steps += 1                                    # empty macros expand to nothing: count
+        if steps > 4 * COND_TOKENS or len(out) > COND_TOKENS or len(work) > COND_DEPTH:
+            raise _Unsure                             # the steps, not only what they give
+        if k >= len(toks):
+            work.pop()
+            continue
+        t = toks[k]
+        x = t.text
+        step = 1
+        if x == "defined":
+            if k + 1 < len(toks) and toks[k + 1].kind == "id":
+                name, step = toks[k + 1].text, 2
+            elif k + 3 < len(toks) and toks[k + 1].text == "(" and toks[k + 3].text == ")":
+                name, step = toks[k + 2].text, 4
+            else:
+                raise _Unsure
+            known = _defined(name, macros)
+            out.append((None if known is None else int(known), False))
+        elif t.kind == "num":
+            v = _integer(x)
+            if v is None or v >= _BITS:
+                raise _Unsure                         # a floating literal, or too large
+            out.append((v, v >= _BITS >> 1 or "u" in _INT_SUFFIX.search(x).group().lower()))
+        elif t.kind == "id":
+            op = _WORD_OPS.get(x, "")
+            entry = macros.get(x)
+            if x in ("true", "false"):
+                out.append((int(x == "true"), False))
+            elif op:
+                out.append(op)
+            elif op is None:
+                raise _Unsure
+            elif entry and entry[0] == "object" and x not in active:
+                work[-1] = (toks, k + 1, active)
+                work.append((entry[1], 0, active | {x}))
+                continue
+            elif entry and entry[0] == "undef":
+                out.append((0, False))                # an identifier that is no macro: 0
+            elif entry and entry[0] == "function" or k + 1 < len(toks) and \
+                    toks[k + 1].text == "(":
+                raise _Unsure                         # a function-like macro, __has_include
+            else:
+                out.append((None, False))
+        elif t.kind == "op":
+            out.append(x)
+        else:
+            raise _Unsure                             # a character or string literal
+        work[-1] = (toks, k + step, active)
+    return out
+
+
+def _wrap(v: int, unsigned: bool) -> tuple:
+    v %= _BITS
+    return (v, True) if unsigned else (v - _BITS if v >= _BITS >> 1 else v, False)
+
+
+def _apply(op: str, a: tuple, b: tuple) -> tuple:
+    """``a op b`` for two ``(value, unsigned)`` numbers; a value of None is not known, and the
+    result is known only when the known side settles it (``0 && X``, ``0 * X``, ``1 || X``)."""
+    (x, ux), (y, uy) = a, b
+    if op == "&&":
+        return (0 if 0 in (x, y) else None if None in (x, y) else 1, False)
+    if op == "||":
+        return (1 if x not in (0, None) or y not in (0, None) else
+                None if None in (x, y) else 0, False)
+    if x is None or y is None:
+        return (0 if op in ("*", "&") and 0 in (x, y) else None, False)
+    if op in ("<<", ">>"):
+        if y < 0 or y >= 64:
+            raise _Unsure                             # undefined behaviour
+        return _wrap(x << y if op == "<<" else x >> y, ux)
+    unsigned = ux or uy
+    if unsigned:
+        x, y = x % _BITS, y % _BITS
+    if op in ("<", ">", "<=", ">=", "==", "!="):
+        return (int({"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y, "==": x == y,
+                     "!=": x != y}[op]), False)
+    if op in ("/", "%"):
+        if y == 0:
+            raise _Unsure
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)   # C: toward zero
+        return _wrap(q if op == "/" else x - q * y, unsigned)
+    return _wrap({"*": x * y, "+": x + y, "-": x - y, "&": x & y, "^": x ^ y,
+                  "|": x | y}[op], unsigned)
+
+
+def _evaluate(items: list) -> int | None:
+    """The value of the condition ``items`` (:func:`_cond_items`), None when not known.
+    Precedence climbing, one pass; nesting deeper than :data:`COND_DEPTH` is not evaluated."""
     pos = 0
 
-    def primary():                        # -> 0, 1 or None (unknown); pos past it
+    def primary(depth):
         nonlocal pos
-        if pos >= len(toks):
-            raise ValueError
-        t = toks[pos]
+        if depth > COND_DEPTH or pos >= len(items):
+            raise _Unsure
+        x = items[pos]
         pos += 1
-        if t == "!":
-            v = primary()
-            return None if v is None else 1 - v
-        if t == "(":
-            v = disjunction()
-            if pos >= len(toks) or toks[pos] != ")":
-                raise ValueError
+        if isinstance(x, tuple):
+            return x
+        if x == "(":
+            v = expression(depth + 1)
+            if pos >= len(items) or items[pos] != ")":
+                raise _Unsure
             pos += 1
             return v
-        if t in ("true", "false"):
-            return int(t == "true")
-        if t[:1].isdigit():
-            v = _integer(t)
-            return None if v is None else int(v != 0)
-        if t[:1].isalpha() or t[:1] in "_$":
-            return None                   # a macro: its value is unknown here
-        raise ValueError                  # a name or an operator this reader does not weigh
+        if x in ("!", "~", "-", "+"):
+            v, u = primary(depth + 1)
+            if v is None:
+                return None, False if x == "!" else u
+            if x == "!":
+                return int(v == 0), False
+            return _wrap({"~": ~v, "-": -v, "+": v}[x], u)
+        raise _Unsure
 
-    def conjunction():
+    def binary(depth, least):
         nonlocal pos
-        v = primary()
-        while pos < len(toks) and toks[pos] == "&&":
+        left = primary(depth)
+        while pos < len(items) and isinstance(items[pos], str) and \
+                _BINARY.get(items[pos], 0) >= least:
+            op = items[pos]
             pos += 1
-            w = primary()
-            v = 0 if 0 in (v, w) else (None if None in (v, w) else 1)
-        return v
+            right = binary(depth + 1, _BINARY[op] + 1)
+            left = _apply(op, left, right)
+        return left
 
-    def disjunction():
+    def expression(depth):
         nonlocal pos
-        v = conjunction()
-        while pos < len(toks) and toks[pos] == "||":
+        cond = binary(depth, 1)
+        if pos < len(items) and items[pos] == "?":
             pos += 1
-            w = conjunction()
-            v = 1 if 1 in (v, w) else (None if None in (v, w) else 0)
-        return v
+            a = expression(depth + 1)
+            if pos >= len(items) or items[pos] != ":":
+                raise _Unsure
+            pos += 1
+            b = expression(depth + 1)
+            if cond[0] is None:
+                return a if a == b else (None, False)
+            return a if cond[0] else b
+        return cond
 
+    v = expression(0)
+    if pos != len(items):
+        raise _Unsure
+    return v[0]
+
+
+def _constant(tokens, macros: dict | None = None) -> str | None:
+    """``"dead"`` or ``"true"`` for an ``#if`` condition whose value is known here, else None:
+    an integer constant expression (every operator of C's, ``?:``, ``defined``, ``true`` /
+    ``false``) over integer literals and the object-like macros in ``macros`` (what
+    :func:`_conditional` knows for certain at that line).  An operand that is not known makes
+    the value unknown unless the rest settles it (``0 && X``, ``0 * X``, ``1 || X``)."""
+    if len(tokens) > COND_TOKENS:
+        return None
     try:
-        v = disjunction()
-    except (ValueError, RecursionError):
+        v = _evaluate(_cond_items(tokens, macros or {}))
+    except (_Unsure, RecursionError):
         return None
-    if pos != len(toks) or v is None:
-        return None
-    return "true" if v else "dead"
+    return None if v is None else "true" if v else "dead"
 
 
 @dataclass
@@ -534,6 +727,186 @@ def _expand(m: Macro, args, limit: float = float("inf")) -> tuple[list, list] | 
             body.append(Token("op", "?", t.line, t.pos))
             from_body.append(False)
     return body, from_body
+
+
+# -- names that stand for a runtime function ---------------------------------------------------
+@dataclass(slots=True, unsafe_hash=True)
+class Aliased(Token):
+    """A name used in place of another: ``ALLOC`` after ``#define ALLOC cudaMallocManaged``, or
+    ``f`` after ``auto f = cudaMallocManaged;``.  ``text`` is the name it stands for, ``alias``
+    the name written."""
+    alias: str = ""
+
+
+_ALIAS_NOISE = frozenset(("(", ")", "&", "::"))
+
+
+def _runtime_functions() -> frozenset:
+    from ...backends import names
+    return frozenset(r.cuda for r in names.rows() if r.cuda and r.kind == "function")
+
+
+def _macro_aliases(macros) -> dict:
+    """name -> [(position, the name it stands for or None)] for every object-like ``#define``
+    (``#define ALLOC cudaMallocManaged``, ``(::cudaMallocManaged)``, ``&cudaMallocManaged``),
+    chains followed (``#define A B`` ``#define B cudaFree``)."""
+    defs: dict = {}
+    for m in macros:
+        if m.params is not None:
+            continue
+        ids = [t for t in m.body if t.text not in _ALIAS_NOISE]
+        single = len(ids) == 1 and ids[0].kind == "id" and ids[0].text != m.name
+        defs.setdefault(m.name, []).append((m.pos, ids[0].text if single else None))
+    for name, ds in defs.items():
+        out = []
+        for pos, target in ds:
+            seen = {name}
+            while target in defs and target not in seen and len(seen) < 16:
+                seen.add(target)
+                target = defs[target][-1][1] or target
+            out.append((pos, target))
+        defs[name] = out
+    return {n: ds for n, ds in defs.items() if any(t for _, t in ds)}
+
+
+def _macro_alias_at(defs: dict, name: str, pos: int) -> str | None:
+    ds = defs.get(name)
+    if not ds:
+        return None
+    k = bisect.bisect_right(ds, pos, key=lambda d: d[0]) - 1
+    return ds[k][1] if k >= 0 else None
+
+
+def _at_call(tokens, i: int) -> bool:
+    """Whether the name ``tokens[i]`` is called: ``name(`` or ``(name)(``."""
+    n = len(tokens)
+    if i + 1 >= n:
+        return False
+    nxt = tokens[i + 1].text
+    return nxt == "(" or nxt == ")" and i and tokens[i - 1].text == "(" and \
+        i + 2 < n and tokens[i + 2].text == "("
+
+
+def _declarator(tokens, eq: int, match) -> str | None:
+    """The name a declaration or assignment ending just before ``tokens[eq]`` (an ``=``)
+    gives a value: ``f`` in ``auto f =``, ``g =``, ``cudaError_t (*f)(void**, size_t) =``."""
+    j = eq - 1
+    if j < 0:
+        return None
+    if tokens[j].kind == "id":
+        return tokens[j].text if j == 0 or tokens[j - 1].text not in (".", "->") else None
+    if tokens[j].text != ")":                     # a function pointer: (*f)(parameters)
+        return None
+    opener = next((k for k in range(j - 1, max(-1, j - SCAN), -1)
+                   if tokens[k].text == "(" and match.get(k) == j), None)
+    if opener is None or opener < 1 or tokens[opener - 1].text != ")":
+        return None
+    close = opener - 1
+    inner = next((k for k in range(close - 1, max(-1, close - 8), -1)
+                  if tokens[k].text == "(" and match.get(k) == close), None)
+    if inner is None:
+        return None
+    body = tokens[inner + 1:close]
+    if not body or body[0].text not in ("*", "&") or body[-1].kind != "id":
+        return None
+    return body[-1].text
+
+
+def follow_aliases(code, macros, match):
+    """``code`` (and the bodies of ``macros``) with every called name that stands for a
+    runtime function replaced by an :class:`Aliased` token of that function: object-like
+    macros (after their ``#define``) and variables given a runtime function's address
+    (``auto f = cudaMallocManaged;``, within the block that declares them); and the places
+    where a runtime function is taken as a value this reader does not follow (passed to a
+    function, stored in a table or a member), as (token, name) pairs."""
+    functions = _runtime_functions()
+    defs = _macro_aliases(macros)
+    if defs:                                      # a body is read where it is used: the
+        INF = float("inf")                        # last definition of a name it calls
+        for m in macros:
+            if m.params is not None and any(t.text in defs for t in m.body):
+                m.body = [Aliased("id", target, t.line, t.pos, t.text)
+                          if t.kind == "id" and _at_call(m.body, k) and
+                          (target := _macro_alias_at(defs, t.text, INF)) else t
+                          for k, t in enumerate(m.body)]
+    n = len(code)
+    variables = []                                # (position of the =, name, function)
+    followed = set()                              # token indices of the values followed
+    known = {}                                    # variable -> the function (in file order)
+    for i in [k for k, t in enumerate(code) if t.text == "="]:
+        if code[i].kind != "op" or i + 2 >= n:
+            continue
+        j = i + 1
+        while j < n and code[j].text in ("&", "::"):
+            j += 1
+        if j + 1 >= n or code[j].kind != "id" or code[j + 1].text not in (";", ","):
+            continue
+        target = _macro_alias_at(defs, code[j].text, code[j].pos) or code[j].text
+        target = target if target in functions else known.get(target)
+        name = _declarator(code, i, match) if target else None
+        if name and name != target:
+            variables.append((i, name, target))
+            known[name] = target
+            followed.add(j)
+    scope = {}                                    # position of the = -> its block's end
+    if variables:
+        at, stack, k = [v[0] for v in variables], [], 0
+        for i, t in enumerate(code):
+            while k < len(at) and at[k] == i:
+                scope[i] = match.get(stack[-1], n - 1) if stack else n - 1
+                k += 1
+            if t.text == "{" and t.kind == "op":
+                stack.append(i)
+            elif t.text == "}" and t.kind == "op" and stack:
+                stack.pop()
+    by_name: dict = {}
+    for i, name, target in variables:
+        by_name.setdefault(name, []).append((i, scope[i], target))
+    out, taken = code, []
+    if defs or by_name:
+        out = list(code)
+        for i, t in enumerate(code):
+            if t.kind != "id" or (t.text not in defs and t.text not in by_name) or \
+                    not _at_call(code, i):
+                continue
+            target = _macro_alias_at(defs, t.text, t.pos)
+            if target is None:
+                target = next((f for a, b, f in reversed(by_name.get(t.text, ()))
+                               if a < i <= b), None)
+            if target:
+                out[i] = Aliased("id", target, t.line, t.pos, t.text)
+    watch = VALUE_WATCH | {a for a, ds in defs.items() if any(f in VALUE_WATCH for _, f in ds)}
+    for i in [k for k, t in enumerate(out) if t.text in watch]:
+        t = out[i]
+        if t.kind != "id" or i in followed:
+            continue
+        name = t.text if t.text in VALUE_WATCH else _macro_alias_at(defs, t.text, t.pos)
+        if name in VALUE_WATCH and not _at_call(out, i) and _a_value(out, i):
+            taken.append((t, name))
+    return out, taken
+
+
+#: runtime functions whose address, taken where this reader cannot follow it, is reported
+VALUE_WATCH = frozenset(("cudaMallocManaged",))
+
+
+def _a_value(tokens, i: int) -> bool:
+    """Whether the name ``tokens[i]`` (not called) is used as a value: not a template's name,
+    a declaration, ``using``, ``decltype(...)``, ``sizeof(...)``."""
+    n = len(tokens)
+    if i + 1 < n and tokens[i + 1].text in ("<", "::"):
+        return False
+    k = i - 1
+    while k >= 0 and tokens[k].text in ("::", "&"):
+        k -= 1
+    if k < 0:
+        return True
+    before = tokens[k]
+    if before.text == "(" and k and tokens[k - 1].text in ("decltype", "sizeof", "typeid",
+                                                           "noexcept", "alignof"):
+        return False
+    return before.text not in ("using", "friend") and not (
+        before.kind == "id" and before.text not in BEFORE_CALL)
 
 
 # -- the reader -------------------------------------------------------------------------------
@@ -680,6 +1053,7 @@ class Source:
     functions: list = field(default_factory=list)
     launches: list = field(default_factory=list)
     uses_std: bool = False    # ``using namespace std;`` or ``using std::...;`` seen
+    taken: list = field(default_factory=list)   # (token, function): an address not followed
     _owner: tuple | None = field(default=None, repr=False)
     _ends: list | None = field(default=None, repr=False)
     _objects: dict | None = field(default=None, repr=False)
@@ -694,6 +1068,10 @@ class Source:
         src = cls(path, code, _macros(directives))
         try:
             src.match = brackets(code)
+            followed, src.taken = follow_aliases(code, src.macros, src.match)
+            if followed is not code:                 # names replaced: the same brackets
+                code = src.tokens = followed
+                src.match = brackets(code)
             macro_brackets = [brackets(m.body) for m in src.macros]
         except TooDeep as e:
             from ...errors import InvalidArgument
@@ -729,8 +1107,8 @@ class Source:
             if calls and m.params is not None:
                 with_calls.setdefault(m.name, []).append((m.pos, m))
             elif calls:
-                out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True)
-                        for c in calls]
+                out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True,
+                             c.alias) for c in calls]
         if not with_calls:
             return out
         used, budget = set(), EXPANSION_BUDGET * len(code) + 4096
@@ -757,14 +1135,14 @@ class Source:
                 bm = brackets(body)
             except TooDeep:
                 continue
-            out += [Call(c.name, t.line, c.args, i, c.qualifier, c.template, True)
+            out += [Call(c.name, t.line, c.args, i, c.qualifier, c.template, True, c.alias)
                     for c in _calls(body, bm, from_body)]
         for defs in with_calls.values():
             for _, m in defs:
                 if id(m) not in used:
                     body, _ = _expand(m, ())
-                    out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True)
-                            for c in _calls(body, brackets(body))]
+                    out += [Call(c.name, m.line, c.args, -1, c.qualifier, c.template, True,
+                                 c.alias) for c in _calls(body, brackets(body))]
         return out
 
     def object_macro(self, name: str) -> list | None:
@@ -859,7 +1237,7 @@ def _calls(tokens, match, names_at=None) -> list[Call]:
             continue                                # a declaration: `cudaError_t name(...)`
         close = match.get(j, n - 1)
         out.append(Call(t.text, t.line, split_args(tokens, j, close, match), i, qualifier,
-                        template))
+                        template, alias=getattr(t, "alias", "")))
     return out
 
 

@@ -404,6 +404,9 @@ def location_kind(arg: Arg, src: Source, f: Facts) -> tuple[str, str]:
 
 def _f(ctx, call_or_line, construct, cuda, hip, severity, message, ledger, **detail):
     line = call_or_line if isinstance(call_or_line, int) else call_or_line.line
+    alias = "" if isinstance(call_or_line, int) else call_or_line.alias
+    if alias:                                 # called through a macro or a variable
+        cuda, detail = f"{alias} -> {cuda}", detail | {"alias": alias}
     return Finding(ctx.path, line, construct, cuda, hip, severity, message, tuple(ledger),
                    detail)
 
@@ -435,6 +438,16 @@ def rule_managed_alloc(ctx: Context):
                                                                  c.template else ""),
                  names.cuda_to_hip("cudaMallocManaged"), sev, msg, led, pointer=name,
                  flags=flags, prefetched=name in f.prefetched)
+    for t, fn in ctx.src.taken:               # its address taken where the reader loses it
+        sev, msg, led = _managed_memory(p, False, "")
+        written = fn if t.text == fn else f"{t.text} -> {fn}"
+        yield _f(ctx, t.line, "managed_alloc", f"{written} (as a value)",
+                 names.cuda_to_hip(fn), sev, msg + (
+                     f" {fn} is taken as a value here (a function pointer) and port-check "
+                     "cannot follow the calls made through it: the pointers they allocate are "
+                     "not checked. Check by hand that none is passed to hipIpcGetMemHandle, "
+                     "which fails on managed memory."), led + ["amd.ipc.managed"], pointer="",
+                 flags="?", prefetched=False, followed=False)
 
 
 def _managed_memory(p: Platform, prefetched: bool, name: str):
@@ -933,6 +946,13 @@ RULES = {"managed_alloc": rule_managed_alloc, "managed_var": rule_managed_var,
 
 def check_source(src: Source, plat: Platform, path: str) -> list[Finding]:
     """Every finding of every rule in one parsed file, in line order."""
+    return sorted(findings(src, plat, path), key=lambda x: (x.line,
+                                                            CONSTRUCTS.index(x.construct)))
+
+
+def findings(src: Source, plat: Platform, path: str):
+    """Every finding of every rule in one parsed file, one at a time, rule after rule (so that
+    a caller keeping only some of them holds no more than those)."""
     f = facts(src)
     for c in src.calls:
         if c.name in ("cudaMemPrefetchAsync", "cudaMemPrefetchAsync_v2") and len(c.args) > 2:
@@ -942,5 +962,5 @@ def check_source(src: Source, plat: Platform, path: str) -> list[Finding]:
         if not callers.isdisjoint(f.prefetched):
             f.prefetched |= returned
     ctx = Context(path, src, f, plat)
-    out = [x for k in CONSTRUCTS for x in RULES[k](ctx)]
-    return sorted(out, key=lambda x: (x.line, CONSTRUCTS.index(x.construct)))
+    for k in CONSTRUCTS:
+        yield from RULES[k](ctx)
