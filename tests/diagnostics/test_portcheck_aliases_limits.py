@@ -270,3 +270,12 @@ def test_a_name_with_a_lone_surrogate_is_refused_typed(tmp_path):
     with pytest.raises(InvalidArgument) as e:
         portcheck.port_check(str(tmp_path / "\ud800.cu"))
     assert e.value.argument == "paths" and "\\ud800" in str(e.value)
+
+
+def test_a_long_macro_named_by_many_conditions_costs_about_what_a_short_one_does():
+    # each `#if A` expanded A's 240 tokens anew: 200 KB of such lines took 2.4 s; all the
+    # conditions of a file now share a budget of a few steps per token of its directives
+    def source(body):
+        return f"#define A ({body})\n" + "#if A\nint x;\n#endif\n" * 400
+    long, short = work(source(" + ".join(["1"] * 120))), work(source("1"))
+    assert long < 3 * short, (long, short)

@@ -337,6 +337,10 @@ def _conditional(directives, code):
     stack, kept, ranges, since = [], [], [], None
     macros: dict = {}          # name -> ("object", body) | ("function",) | ("undef",) |
                                # ("unknown",): what this file makes of it for certain
+    # the steps all conditions may take together (macros expanded): a few per token of the
+    # directives, so that a long macro named by many short #if lines stays linear; past it,
+    # a condition is not known (every branch read)
+    budget = [COND_BUDGET * sum(len(d) for d in directives) + 4 * COND_TOKENS]
 
     def dead():
         return bool(stack) and (stack[-1][0] or stack[-1][1] in ("dead", "done"))
@@ -358,7 +362,7 @@ def _conditional(directives, code):
             top[5] = False
         lit = None
         if word in ("if", "elif"):
-            lit = _constant(d[2:], macros)
+            lit = _constant(d[2:], macros, budget)
         elif word in ("ifdef", "ifndef", "elifdef", "elifndef") and len(d) > 2:
             known = _defined(d[2].text, macros)
             if known is not None:
@@ -453,6 +457,7 @@ def _integer(text: str) -> int | None:
 #: at most this many tokens of an ``#if`` condition, its macros expanded, are evaluated
 COND_TOKENS = 256
 COND_DEPTH = 32               # parentheses and ``?:`` nested deeper: not evaluated
+COND_BUDGET = 2               # steps of all conditions together, per token of the directives
 _BITS = 1 << 64
 #: binary operators of ``#if`` expressions, by precedence (higher binds tighter)
 _BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "<": 7, ">": 7,
@@ -465,19 +470,22 @@ class _Unsure(Exception):
     """The condition cannot be evaluated here (a form this reader does not read)."""
 
 
-def _cond_items(tokens, macros: dict) -> list:
+def _cond_items(tokens, macros: dict, budget: list) -> list:
     """The condition as a flat list: ``(value, unsigned)`` for a number (``None`` value: not
     known), or an operator's text.  ``defined X`` is answered from ``macros``; the object-like
     macros defined here for certain are expanded (each not inside its own expansion); a name
-    that is not one is not known (a ``-D`` flag or a header may define it)."""
+    that is not one is not known (a ``-D`` flag or a header may define it).  Each step takes
+    one from ``budget[0]``; none left: :class:`_Unsure`."""
     out: list = []
     work = [(list(tokens), 0, frozenset())]          # (tokens, next index, macros being expanded)
     steps = 0
     while work:
         toks, k, active = work[-1]
         steps += 1                                    # empty macros expand to nothing: count
-        if steps > 4 * COND_TOKENS or len(out) > COND_TOKENS or len(work) > COND_DEPTH:
-            raise _Unsure                             # the steps, not only what they give
+        budget[0] -= 1                                # the steps, not only what they give
+        if steps > 4 * COND_TOKENS or budget[0] < 0 or len(out) > COND_TOKENS or \
+                len(work) > COND_DEPTH:
+            raise _Unsure
         if k >= len(toks):
             work.pop()
             continue
@@ -621,7 +629,7 @@ def _evaluate(items: list) -> int | None:
     return v[0]
 
 
-def _constant(tokens, macros: dict | None = None) -> str | None:
+def _constant(tokens, macros: dict | None = None, budget: list | None = None) -> str | None:
     """``"dead"`` or ``"true"`` for an ``#if`` condition whose value is known here, else None:
     an integer constant expression (every operator of C's, ``?:``, ``defined``, ``true`` /
     ``false``) over integer literals and the object-like macros in ``macros`` (what
@@ -630,7 +638,7 @@ def _constant(tokens, macros: dict | None = None) -> str | None:
     if len(tokens) > COND_TOKENS:
         return None
     try:
-        v = _evaluate(_cond_items(tokens, macros or {}))
+        v = _evaluate(_cond_items(tokens, macros or {}, budget or [4 * COND_TOKENS]))
     except (_Unsure, RecursionError):
         return None
     return None if v is None else "true" if v else "dead"
