@@ -279,3 +279,15 @@ def test_a_long_macro_named_by_many_conditions_costs_about_what_a_short_one_does
         return f"#define A ({body})\n" + "#if A\nint x;\n#endif\n" * 400
     long, short = work(source(" + ".join(["1"] * 120))), work(source("1"))
     assert long < 3 * short, (long, short)
+
+
+def test_many_function_pointers_of_one_name_cost_work_linear_in_the_file():
+    # each call of `f` looked at every `auto f = ...` of the file
+    unit = ("void g{k}() {{ float* p{k}; auto f = cudaMallocManaged; f(&p{k}, 4); "
+            "auto f2 = cudaFree; f2(p{k}); }}\n")
+    x = work("".join(unit.format(k=k) for k in range(300)))
+    x2 = work("".join(unit.format(k=k) for k in range(600)))
+    assert x2 < 2.2 * x, (x, x2)
+    src = cxx.Source.parse(unit.format(k=0) + unit.format(k=1))
+    assert [(c.name, c.alias) for c in src.calls] == [("cudaMallocManaged", "f"),
+                                                     ("cudaFree", "f2")] * 2

@@ -878,9 +878,11 @@ def follow_aliases(code, macros, match):
                     not _at_call(code, i):
                 continue
             target = _macro_alias_at(defs, t.text, t.pos)
-            if target is None:
-                target = next((f for a, b, f in reversed(by_name.get(t.text, ()))
-                               if a < i <= b), None)
+            ds = by_name.get(t.text) if target is None else None
+            if ds:                                # the nearest declaration before the use
+                k = bisect.bisect_left(ds, i, key=lambda d: d[0])   # whose block holds it
+                target = next((f for a, b, f in reversed(ds[max(0, k - 8):k]) if i <= b),
+                              None)
             if target:
                 out[i] = Aliased("id", target, t.line, t.pos, t.text)
     watch = VALUE_WATCH | {a for a, ds in defs.items() if any(f in VALUE_WATCH for _, f in ds)}
