@@ -293,32 +293,90 @@ def say(cmd: str, err) -> None:
     print(f"{cmd}: {text}", file=sys.stderr)
 
 
+def _keep_interrupts() -> tuple:
+    """Ctrl-C that lands inside a finalizer (a stream or event the garbage collector releases,
+    a ``__del__``) is not lost: Python would print "Exception ignored in ..." with a traceback
+    and go on running; instead the interrupt is raised again in the command's own code a
+    moment later (a one-shot timer: raised inside the hook itself it would be lost again),
+    where :func:`main` ends it with one line.  Returns what :func:`_put_back` restores."""
+    import signal
+    before = sys.unraisablehook
+    state = {"inside": False, "alarm": None}
+
+    def again(signum, frame):
+        if state["inside"]:                   # still in the hook: a moment later
+            signal.setitimer(signal.ITIMER_REAL, 0.002)
+            return
+        raise KeyboardInterrupt
+
+    def hook(unraisable):
+        if not (unraisable.exc_type is not None
+                and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            before(unraisable)
+            return
+        state["inside"] = True
+        try:
+            if hasattr(signal, "setitimer"):
+                if state["alarm"] is None:
+                    state["alarm"] = signal.signal(signal.SIGALRM, again)
+                signal.setitimer(signal.ITIMER_REAL, 0.002)
+            else:                             # no timers (Windows): at the next instruction
+                import _thread
+                _thread.interrupt_main()
+        finally:
+            state["inside"] = False
+    sys.unraisablehook = hook
+    return before, state
+
+
+def _put_back(kept: tuple) -> None:
+    """Undo :func:`_keep_interrupts` (for a caller that called :func:`main` from Python)."""
+    import signal
+    before, state = kept
+    sys.unraisablehook = before
+    if state["alarm"] is not None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, state["alarm"])
+
+
 def main(argv=None) -> int:
     """Run one command; its exit status: 0 done, 1 the action failed (a write, a run), 2 bad
     usage or a bad argument (argparse's own errors, and umkit's InvalidArgument/InvalidType --
     an unknown profile, a file already there without --force).  A umkit error is one message;
-    Ctrl-C ends any command with one line and exit 130 (128 + SIGINT, as a shell reports it)."""
+    Ctrl-C ends any command with one line and exit 130 (128 + SIGINT, as a shell reports it),
+    wherever it lands (a finalizer included: :func:`_keep_interrupts`).  Run as the command
+    line (``argv`` None), a second Ctrl-C while it leaves is ignored."""
     cmd = "umkit"
     import signal
-    if getattr(signal.getsignal(signal.SIGINT), "umkit_import_guard", False):
+    handler = signal.getsignal(signal.SIGINT)
+    if getattr(handler, "umkit_import_guard", False):
         signal.signal(signal.SIGINT, signal.default_int_handler)   # umkit's import is done
+    kept = _keep_interrupts()
+    interrupted = False
     try:
-        args = parser().parse_args(argv)
-        cmd = f"umkit {args.cmd}"
-        return args.func(args)
-    except (InvalidArgument, InvalidType) as err:
-        say(cmd, err)
-        return 2
-    except UmkitError as err:
-        say(cmd, err)
-        return 1
-    except KeyboardInterrupt:
         try:
+            args = parser().parse_args(argv)
+            cmd = f"umkit {args.cmd}"
+            return args.func(args)
+        except (InvalidArgument, InvalidType) as err:
+            say(cmd, err)
+            return 2
+        except UmkitError as err:
+            say(cmd, err)
+            return 1
+    except KeyboardInterrupt:
+        interrupted = True
+        try:
+            if argv is None:          # the command line: we are leaving, Ctrl-C changes nothing
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
             print(f"\n{cmd}: interrupted (Ctrl-C); files being written were left as they were",
                   file=sys.stderr)
         except KeyboardInterrupt:
             pass
         return 130
+    finally:
+        if argv is not None or not interrupted:     # called from Python: leave it as it was
+            _put_back(kept)
 
 
 if __name__ == "__main__":

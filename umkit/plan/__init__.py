@@ -62,13 +62,14 @@ def cli(args) -> int:
                                       argument="--profiles", hint=f"a comma-separated list of {known}")
         r = load(args.file)
         profiles_of(r, profiles)          # the recording's own profile too (exit 2 if unknown)
-        steps_of(r, None)                 # a recording too large to replay: exit 2, up front
-        if args.steps is not None:
-            try:
-                steps_of(r, args.steps)
-            except InvalidArgument as e:
-                raise InvalidArgument(e.message.replace("steps=", "--steps ", 1),
-                                      argument="--steps", hint=e.hint) from None
+        try:                              # a recording too large to replay: exit 2, up front
+            steps_of(r, args.steps)
+        except InvalidArgument as e:
+            if e.argument != "steps":
+                raise
+            raise InvalidArgument(e.message.replace("steps=", "--steps ", 1),
+                                  argument="--steps",
+                                  hint=(e.hint or "").replace("steps=", "--steps ")) from None
     except UmkitError as err:
         print(f"umkit plan: {err}", file=sys.stderr)
         return 2

@@ -39,7 +39,7 @@ from ..errors import InvalidArgument, InvalidType
 from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice
 from .instrumentation import confidence, estimate, plan_rest
-from .replay import mean_ms, replay
+from .replay import check_work, mean_ms, replay
 
 DEFAULT_PROFILE = "h200-pcie5"
 REPLAY_STEPS = 30
@@ -98,14 +98,18 @@ def check_replayable(result) -> None:
 
 
 def steps_of(result, steps) -> int:
-    """How many recorded steps to replay (checks that the recording can be replayed at all:
-    :func:`check_replayable`)."""
+    """How many recorded steps to replay (checks that the recording can be replayed at all,
+    :func:`check_replayable`, and that a replay of them ends in seconds,
+    :func:`.replay.check_work`)."""
     check_replayable(result)
     n = len(result.step_pattern)
     if steps is None:
-        return min(n, REPLAY_STEPS)
-    return V.integer(steps, "steps", lo=1, hi=max(1, n),
-                     hint=f"how many recorded steps to replay (1..{n})")
+        steps = min(n, REPLAY_STEPS)
+    else:
+        steps = V.integer(steps, "steps", lo=1, hi=max(1, n),
+                          hint=f"how many recorded steps to replay (1..{n})")
+    check_work(result, steps)        # a replay too large to end in seconds: refused up front
+    return steps
 
 
 def allowed(result, choices, touched=None) -> dict:

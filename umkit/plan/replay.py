@@ -60,43 +60,77 @@ def step_order(result, steps: int) -> list:
     return order[:order.index(-1)] if -1 in order else order
 
 
+#: page touches a replay works through over all its steps (:func:`replay_work`): sim keeps each
+#: operation's pages as an array of page numbers, and the work of a replay grows with them --
+#: picking the pages, faulting or reading them, and keeping the pages of the work still in
+#: flight (operations of one stream not yet waited for are merged, their pages united), about
+#: 60-90 ns a page touch on a laptop-class CPU, once per plan a recommendation weighs: about
+#: 2 s a replay at the bound.  The benchmarks' recordings (``benchmarks/plan_validate.py``)
+#: need about 22 million.
+MAX_REPLAY_PAGES = 24 << 20
+
+
 def _pattern_work(result) -> list:
     """Per recorded pattern: (operations, an upper bound of the 2 MiB blocks its CPU touches
     fault whatever the plan -- at most one block per page a touch names, at most the blocks
-    its first to last page span)."""
+    its first to last page span, its rows: (buffer id, pages it touches, the buffer's pages,
+    "cpu" | "gpu" | "sync"))."""
     per = max(1, BLOCK // HOST_PAGE)
+    npages = {b.id: max(1, -(-int(b.nbytes) // HOST_PAGE)) for b in result.buffers}
     out = []
     for ops in result.patterns:
         blocks = 0
+        rows = []
         for op in ops:
-            if op[0] == "cpu":
+            if op[0] in ("gpu", "copy", "cpu"):
                 for row in op[3]:
                     pages, first, last = int(row[1]), int(row[2]), int(row[3])
-                    blocks += max(0, min(pages, max(0, last - first) // per + 2))
-        out.append((len(ops), blocks))
+                    if op[0] == "cpu":
+                        blocks += max(0, min(pages, max(0, last - first) // per + 2))
+                    n = npages.get(row[0], 1)
+                    rows.append((row[0], max(0, min(pages, last - first + 1, n)), n,
+                                 "cpu" if op[0] == "cpu" else "gpu"))
+            else:
+                rows.append((None, 0, 0, "sync"))
+        out.append((len(ops), blocks, rows))
     return out
 
 
-def replay_work(result, steps: int) -> tuple[int, int, int]:
-    """(operations, CPU fault blocks) a replay of ``steps`` steps runs at most, and the most
-    steps a replay within both bounds could take."""
+def replay_work(result, steps: int) -> tuple[int, int, int, int]:
+    """(operations, CPU fault blocks, page touches) a replay of ``steps`` steps runs at most,
+    and the most steps a replay within the bounds could take.  Page touches: the pages each
+    operation names, and for GPU work also the pages of the same buffer that earlier work not
+    yet waited for holds (sim unites them; at most the buffer's pages) -- an upper bound of the
+    replay's per-page work (:data:`MAX_REPLAY_PAGES`)."""
     work = _pattern_work(result)
-    ops = blocks = 0
+    order = step_order(result, steps)
+    ops = blocks = touches = 0
     fit = None
-    for i, k in enumerate(step_order(result, steps)):
+    pending: dict = {}          # buffer id -> pages held by GPU work not yet waited for
+    for i, k in enumerate(order):
         ops += work[k][0]
         blocks += work[k][1]
-        if fit is None and (ops > MAX_REPLAY_OPS or blocks > MAX_CPU_BLOCKS):
+        if ops <= MAX_REPLAY_OPS:       # past it the replay is refused for its operations
+            for bid, t, n, kind in work[k][2]:
+                if kind == "sync":
+                    pending.clear()
+                    continue
+                touches += t
+                if kind == "gpu":
+                    pending[bid] = held = min(n, pending.get(bid, 0) + t)
+                    touches += held
+        if fit is None and (ops > MAX_REPLAY_OPS or blocks > MAX_CPU_BLOCKS
+                            or touches > MAX_REPLAY_PAGES):
             fit = i
-    return ops, blocks, (len(step_order(result, steps)) if fit is None else fit)
+    return ops, blocks, touches, (len(order) if fit is None else fit)
 
 
 def check_work(result, steps: int) -> None:
     """InvalidArgument (before any work) when a replay of ``steps`` steps would run more than
-    :data:`MAX_REPLAY_OPS` operations or model more than :data:`MAX_CPU_BLOCKS` blocks of CPU
-    faults."""
-    ops, n, fit = replay_work(result, steps)
-    if ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS:
+    :data:`MAX_REPLAY_OPS` operations, model more than :data:`MAX_CPU_BLOCKS` blocks of CPU
+    faults or work through more than :data:`MAX_REPLAY_PAGES` page touches."""
+    ops, n, touches, fit = replay_work(result, steps)
+    if ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS and touches <= MAX_REPLAY_PAGES:
         return
     fewer = (f"replay fewer steps (steps={fit} fits; the steady steps repeat), or "
              if fit else "")
@@ -107,13 +141,22 @@ def check_work(result, steps: int) -> None:
             f"{MAX_REPLAY_OPS:,}, so that a recommendation, which replays the loop once per "
             "plan, ends in seconds", argument="steps",
             hint=fewer + "record a loop with fewer operations a step")
+    if n > MAX_CPU_BLOCKS:
+        raise InvalidArgument(
+            f"replaying {steps_run} steps models up to {n:,} CPU faults of 2 MiB blocks "
+            f"({n * BLOCK / (1 << 30):,.1f} GiB the CPU touches); a replay models at most "
+            f"{MAX_CPU_BLOCKS:,} ({MAX_CPU_BLOCKS * BLOCK >> 30} GiB), so that a recommendation, "
+            "which replays the loop once per plan, ends in seconds", argument="steps",
+            hint=fewer + "record the loop with smaller buffers (the same access pattern at a "
+                         "smaller size predicts the same choices)")
     raise InvalidArgument(
-        f"replaying {steps_run} steps models up to {n:,} CPU faults of 2 MiB blocks "
-        f"({n * BLOCK / (1 << 30):,.1f} GiB the CPU touches); a replay models at most "
-        f"{MAX_CPU_BLOCKS:,} ({MAX_CPU_BLOCKS * BLOCK >> 30} GiB), so that a recommendation, "
-        "which replays the loop once per plan, ends in seconds", argument="steps",
-        hint=fewer + "record the loop with smaller buffers (the same access pattern at a "
-                     "smaller size predicts the same choices)")
+        f"replaying {steps_run} steps works through {touches:,} page touches "
+        f"({touches * HOST_PAGE / (1 << 30):,.1f} GiB of 4 KiB pages that its operations touch "
+        f"or that work in flight holds); a replay works through at most {MAX_REPLAY_PAGES:,}, "
+        "so that a recommendation, which replays the loop once per plan, ends in seconds",
+        argument="steps",
+        hint=fewer + "record the loop with smaller buffers or fewer kernels a step (the same "
+                     "access pattern at a smaller size predicts the same choices)")
 
 
 def replay(result, plan: dict, profile: str, steps: int) -> dict:

@@ -302,6 +302,31 @@ class ModelStep:
         self._arrays.clear()
 
 
+#: how often one step uses each kind of buffer (:meth:`ModelStep.step`: forward, backward, the
+#: optimizer), each of its parts once a use
+USES = {"batch": 1, "weights": 4, "activations": 2, "gradients": 2, "optimizer": 1}
+#: the work :func:`model_step_costs` takes on, in GB-uses: on sim, model-only, a use of a part
+#: of managed memory costs time that grows with the model's bytes (the pages' states it
+#: keeps), about 4 microseconds per GB of the model on a laptop-class CPU; in device or pinned
+#: memory a use costs about 0.1 ms whatever the size (counted as :data:`FLAT_GB` GB).  The
+#: built-in '70b' under every strategy, two steps, is about 10 million (about 40 s); this bound
+#: keeps every call under a minute or so.
+MAX_STEP_WORK = 12_000_000
+FLAT_GB = 25
+
+
+def step_work(m, strategies, steps: int) -> int:
+    """The work (GB-uses, :data:`MAX_STEP_WORK`) of costing ``steps`` steps of ``m`` under
+    ``strategies`` (Strategy objects): per strategy, the parts it allocates and uses, times the
+    model's size in GB where it keeps managed memory (else :data:`FLAT_GB`)."""
+    bufs = model_buffers(m)
+    parts = [max(1, -(-b.nbytes // PART_BYTES)) for b in bufs]
+    uses = sum(p * USES[b.kind] for p, b in zip(parts, bufs))
+    gb = max(1, -(-sum(b.nbytes for b in bufs) // GB))
+    per = steps * uses + sum(parts)
+    return sum(per * (gb if s.memory in ("managed", "mixed") else FLAT_GB) for s in strategies)
+
+
 def model_step_costs(m, card: str = "H200", strategies=None, *, steps: int = 2,
                      vram: int | None = None) -> list[StepCost]:
     """What one training step of ``m`` costs on ``card`` under each strategy (names of
@@ -330,6 +355,17 @@ def model_step_costs(m, card: str = "H200", strategies=None, *, steps: int = 2,
             raise type(e)(f"strategies holds {V.short(name)}: {e.message}",
                           argument="strategies", hint=e.hint) from None
     plan = plan_model(m, card, vram)      # checks card (and vram) first
+    work = step_work(m, chosen, steps)
+    if work > MAX_STEP_WORK:
+        raise InvalidArgument(
+            f"costing {steps} step(s) of {V.short(m.name)} ({plan.total / GB:,.0f} GB in "
+            f"{m.layers:,} layers) under {len(chosen)} strategies is {work:,} GB-uses of "
+            f"simulated managed memory; model_step_costs takes on at most {MAX_STEP_WORK:,} "
+            "(about a minute)", argument="m",
+            hint="cost fewer steps (steps=2 is enough: the first pays the first touches), "
+                 "fewer managed strategies (e.g. strategies=('device', 'managed')), or a "
+                 "smaller model (fewer parameters or layers); plan_model(m) sizes any model "
+                 "at once")
     profile = CARDS.get(card, card)
     opts = {} if vram is None else {"vram": int(vram)}
     out = []
