@@ -291,3 +291,14 @@ def test_many_function_pointers_of_one_name_cost_work_linear_in_the_file():
     src = cxx.Source.parse(unit.format(k=0) + unit.format(k=1))
     assert [(c.name, c.alias) for c in src.calls] == [("cudaMallocManaged", "f"),
                                                      ("cudaFree", "f2")] * 2
+
+
+def test_a_runtime_name_redefined_to_a_wrapper_is_still_read_as_itself(tmp_path):
+    # `#define cudaMallocManaged myManaged` (a project's wrapper): following it would lose
+    # the managed allocation; only names that stand for a runtime function are followed
+    code = ("#define cudaMallocManaged myManaged\n#define MALLOC malloc\n"
+            f"int main() {{ float* p;\n  cudaMallocManaged(&p, 4);\n  {IPC}\n"
+            "  float* h = (float*)MALLOC(64); k<<<1, 1>>>(h); }\n")
+    assert found(check(tmp_path, code)) == [(4, "managed_alloc", "slower"),
+                                            (5, "ipc_managed", "breaks"),
+                                            (6, "system_memory_kernel", "breaks")]

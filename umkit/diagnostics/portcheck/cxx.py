@@ -749,15 +749,30 @@ class Aliased(Token):
 _ALIAS_NOISE = frozenset(("(", ")", "&", "::"))
 
 
+#: C allocators an alias may stand for (besides the runtime's functions and the atomics)
+C_ALLOCATORS = frozenset(("malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign",
+                          "valloc", "memalign", "pvalloc"))
+
+
 def _runtime_functions() -> frozenset:
+    """The names an alias is followed to: the names table's CUDA functions, the CUDA 13 forms
+    HIP's ``_v2`` calls are read as, the C allocators and the atomics (``atomicAdd`` ...).
+    A name that stands for anything else is left as written, so that ``#define
+    cudaMallocManaged myManaged`` still reads as the managed allocation it wraps."""
     from ...backends import names
-    return frozenset(r.cuda for r in names.rows() if r.cuda and r.kind == "function")
+    return frozenset(r.cuda for r in names.rows() if r.cuda and r.kind == "function") | \
+        frozenset(HIP_AS_CUDA.values()) | C_ALLOCATORS
 
 
-def _macro_aliases(macros) -> dict:
-    """name -> [(position, the name it stands for or None)] for every object-like ``#define``
-    (``#define ALLOC cudaMallocManaged``, ``(::cudaMallocManaged)``, ``&cudaMallocManaged``),
-    chains followed (``#define A B`` ``#define B cudaFree``)."""
+def _followed_to(name: str, functions: frozenset) -> bool:
+    return name in functions or name.startswith("atomic")
+
+
+def _macro_aliases(macros, functions: frozenset) -> dict:
+    """name -> [(position, the function it stands for or None)] for every object-like
+    ``#define`` of a name that stands for one of ``functions`` (``#define ALLOC
+    cudaMallocManaged``, ``(::cudaMallocManaged)``, ``&cudaMallocManaged``), chains followed
+    (``#define A B`` ``#define B cudaFree``)."""
     defs: dict = {}
     for m in macros:
         if m.params is not None:
@@ -772,7 +787,7 @@ def _macro_aliases(macros) -> dict:
             while target in defs and target not in seen and len(seen) < 16:
                 seen.add(target)
                 target = defs[target][-1][1] or target
-            out.append((pos, target))
+            out.append((pos, target if target and _followed_to(target, functions) else None))
         defs[name] = out
     return {n: ds for n, ds in defs.items() if any(t for _, t in ds)}
 
@@ -828,7 +843,7 @@ def follow_aliases(code, macros, match):
     where a runtime function is taken as a value this reader does not follow (passed to a
     function, stored in a table or a member), as (token, name) pairs."""
     functions = _runtime_functions()
-    defs = _macro_aliases(macros)
+    defs = _macro_aliases(macros, functions)
     if defs:                                      # a body is read where it is used: the
         INF = float("inf")                        # last definition of a name it calls
         for m in macros:
@@ -850,7 +865,7 @@ def follow_aliases(code, macros, match):
         if j + 1 >= n or code[j].kind != "id" or code[j + 1].text not in (";", ","):
             continue
         target = _macro_alias_at(defs, code[j].text, code[j].pos) or code[j].text
-        target = target if target in functions else known.get(target)
+        target = target if _followed_to(target, functions) else known.get(target)
         name = _declarator(code, i, match) if target else None
         if name and name != target:
             variables.append((i, name, target))
