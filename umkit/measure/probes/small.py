@@ -33,23 +33,10 @@ import datetime as dt
 import numpy as np
 
 import umkit
+from umkit.measure.timing import gpu_ms, host_ms
 
 KiB, MiB = 1 << 10, 1 << 20
 SIZES = [4 * KiB, 64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB]
-
-
-def host_ms(fn):
-    umkit.synchronize()
-    t0 = umkit.now()
-    fn()
-    umkit.synchronize()
-    return (umkit.now() - t0) * 1e3
-
-
-def gpu_ms(fn, stream=None):
-    with umkit.timer(stream) as t:
-        fn()
-    return t.ms
 
 
 def med(fn, n=5):
