@@ -128,7 +128,7 @@ MESSAGES: dict[str, str] = {
     "{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return milliseconds":
         "{argument} 是 None：写出 def prefetch_ms(p, mib, to_gpu=True): ...，并返回毫秒数",
     "{argument} should be a function (p, mib, to_gpu), got {type}":
-        "{argument} 应该是一个函数 (p, mib, to_gpu)，得到的是 {type}",
+        "{argument} 应该是一个函数（参数为 p, mib, to_gpu），得到的是 {type}",
     "{call} raised AttributeError: {exception} -- compute from the profile's parameters "
     "(prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods":
         "{call} 抛出了 AttributeError：{exception}——请用 profile 的参数计算"
@@ -1111,7 +1111,7 @@ MESSAGES: dict[str, str] = {
     "prefetch": "预取",
     "advice": "建议",
     "access pattern": "访问模式",
-    "buffer (MiB)": "缓冲区 (MiB)",
+    "buffer (MiB)": "缓冲区（MiB）",
     "steps": "步数",
     "every k steps": "每 k 步",
     "hardware": "硬件",
@@ -2874,6 +2874,7 @@ MESSAGES: dict[str, str] = {
         "sim：教学用 GPU：取整的数字，不是真实设备",
     "model ({code_name}): {title}": "模型（{code_name}）：{title}",
     "not installed": "未安装",
+    "strategy panel: no runs yet": "策略面板：还没有运行",
     # -- port-check's summary with XNACK spelled out, and a HIP replacement's glue -------------------------
     "{n} findings in {nf} file for {code_target} (XNACK off): {nb} breaks, {ns} slower, "
     "{nd} differs, {nsame} same":
