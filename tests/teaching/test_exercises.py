@@ -94,7 +94,7 @@ def test_nb00_code_exercise():
     _not_yet(nb00.check_prefetch_model(None), "None")
     _not_yet(nb00.check_prefetch_model(3.0), "function")
     _not_yet(nb00.check_prefetch_model(sol["wrong_one_direction"]), "to_gpu=False",
-             "what sets how fast a prefetch's pages move")
+             "the model charges")
     _not_yet(nb00.check_prefetch_model(sol["wrong_no_latency"]), "before its first byte moves")
     _not_yet(nb00.check_prefetch_model(sol["wrong_megabytes"]), "10**6")
     _not_yet(nb00.check_prefetch_model(sol["wrong_seconds"]), "seconds")
@@ -254,7 +254,7 @@ def test_nb04_wrong_answers():
 
     _not_yet(nb04.check_step(None), "None")
     _not_yet(nb04.check_step(no_sync), "race")
-    _not_yet(nb04.check_step(device_sync), "covers more than your own kernel")
+    _not_yet(nb04.check_step(device_sync), "waited for that job too")
     _not_yet(nb04.check_step(wrong_stream), "race")
     _not_yet(nb04.check_step(lambda a, s: None), "None")
     assert nb04.check_step(event_sync)

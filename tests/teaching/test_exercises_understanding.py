@@ -372,7 +372,7 @@ def test_04_the_stub_is_refused_without_naming_the_call_to_make():
         umkit.synchronize()
         return float(a.host.sum())
     v = nb04.check_step(stub)
-    assert not v.ok and "other* stream" in v.message
+    assert not v.ok and "other stream's job" in v.message
     _no_edit_named(v)
 
 

@@ -22,12 +22,18 @@ def use(name: str | None = None, *, quiet: bool = False, lang: str | None = None
 
     ``lang="zh"`` (or ``"en"``) also sets the language umkit prints in for this process
     (:mod:`umkit.runtime.lang`; default: ``UMKIT_LANG``, the workspace's, or English); when
-    the switch fails (an unknown backend, a bad option) the language stays as it was."""
+    the switch fails (an unknown backend, a bad option) the language stays as it was.
+    ``use(lang="zh")`` alone (no name, no options) only switches the language: the backend
+    already chosen, with its profile and options, stays."""
     if lang is None:
         return RUNTIME.use(name, quiet=quiet, **options)
     from .lang import chosen, set_language
     before = chosen()
     set_language(lang)        # checked first; the switch's own messages speak the new language
+    if name is None and not options:
+        act = RUNTIME.peek()
+        if act is not None:   # a language switch keeps the session's backend and profile
+            return act.backend
     try:
         return RUNTIME.use(name, quiet=quiet, **options)
     except BaseException:     # a switch that failed changes nothing, the language included

@@ -171,8 +171,7 @@ def _model_slips(p, mib: int, to_gpu: bool) -> list[tuple[float, str]]:
         (nbytes / bw * 1e3, "is every part of a prefetch's cost there? Think of what one call "
                             "costs before its first byte moves (§3.2)"),
         ((p.prefetch_latency + nbytes / other) * 1e3,
-         "the part that grows with the bytes does not fit this call: what sets how fast a "
-         "prefetch's pages move (§3.2)?"),
+         f"the model charges {want:.4g} ms for this call (§3.2)"),
         (nbytes / other * 1e3, "two parts do not fit: what one call costs before its first byte "
                                "moves, and what sets how fast its pages move (§3.2)"),
         ((p.prefetch_latency + mib * 1e6 / bw) * 1e3, f"{mib} MiB is not {mib} * 10**6 bytes"),

@@ -1,16 +1,21 @@
 """Checks for notebook 04 (synchronization): wait for your work, and only for your work (§3.3)."""
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from numbers import Real
 
 import umkit
 
-from . import Exercise, Verdict, check, passed, rng_option, tiered
+from . import Exercise, Verdict, check, passed, rng_option, sim_sandbox, tiered
 
 N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
 BUSY = (64 << 20) // 4      # someone else's work on another stream: 64 MiB of demand paging
+#: the card the check grades on when the session is on the simulator, whatever the session models
+#: (another notebook's ``compute=False`` session, say): notebook 04's own (its first cell), in
+#: the check's own sandbox.  On a real GPU the check runs on that GPU.
+PROFILE = "mi250x-xnack1"
 
 
 CONCEPT = ("§3.3: a kernel launch returns at once; the CPU may read what the kernel writes only "
@@ -38,6 +43,14 @@ def _draw_start(rng, n: int):
 
 
 def _grade_step(fn) -> Verdict | str:
+    on_sim = umkit.backend_name() not in ("hip", "cuda")
+    # the session's race mode carries over: strict=True makes a race raise there as it would here
+    strict = bool(getattr(getattr(umkit.backend(), "engine", None), "strict", False))
+    with sim_sandbox(profile=PROFILE, strict=strict) if on_sim else contextlib.nullcontext():
+        return _grade_step_here(fn)
+
+
+def _grade_step_here(fn) -> Verdict | str:
     n = N
     v0 = _draw_start(rng_option(None, "nb04.step"), n)
     a, busy = umkit.managed(n), umkit.managed(BUSY)
@@ -98,10 +111,10 @@ def _grade_step(fn) -> Verdict | str:
                 "the whole array once the kernel is done")
     if c1 and other_end is not None and t1 >= other_end:
         waited = (t1 - t0) * 1e3
-        return (f"right sum, but the host waited {waited:.3f} ms (model time) -- until the "
-                "*other* stream's long job was done too: what your step waited on covers more "
-                "than your own kernel. Which of the three ways to wait (§3.3) covers only the "
-                "work your sum needs?")
+        return (f"right sum, but the host waited {waited:.3f} ms (model time): the other "
+                "stream's job, which your sum does not need, ended after "
+                f"{(other_end - t0) * 1e3:.3f} ms, and your step returned only after it -- it "
+                "waited for that job too (re-read section 2, §3.3).")
     if not c1:
         return passed(f"sum {got:g} (on a real GPU the check can't see what you waited for; "
                       "run it on sim to check that too)")

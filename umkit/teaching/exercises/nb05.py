@@ -160,8 +160,24 @@ _IPC_POOL = {
     "sync_both": "Send the managed pointer and call hipDeviceSynchronize in both processes first.",
     "device_ptr": "Allocate with hipMalloc and send that pointer value itself (not a handle) to process B "
                   "to use there.",
+    "ipc_handle_b": "In process A, take an IPC handle of a hipMalloc buffer (hipIpcGetMemHandle) and pass "
+                    "the handle over a socket; process B calls hipIpcOpenMemHandle on it and uses the "
+                    "pointer that call returns.",
+    "open_in_a": "Allocate with hipMalloc, take its handle with hipIpcGetMemHandle, open it with "
+                 "hipIpcOpenMemHandle in process A itself, and send the pointer that call returns to "
+                 "process B.",
+    "shm_copy": "Process A writes the data into a /dev/shm object; process B maps the same object with "
+                "mmap and copies from its own mapping into a buffer it allocated on its GPU.",
+    "shm_addr": "Both processes map the same /dev/shm object with mmap; process A sends the address of "
+                "its mapping to process B, which copies from that address.",
+    "pipe_bytes": "Process A copies the data to host memory and writes the bytes themselves into a pipe; "
+                  "process B reads them and copies them into a buffer it allocated on its GPU.",
+    "pipe_ptr": "Process A copies the data to host memory and writes the address of that host buffer "
+                "into a pipe; process B copies from that address to its GPU.",
 }
-_IPC_WORKS = ("ipc_handle", "file_map")
+#: the options that work: two mechanisms (a handle the runtime opens in B; data B reaches through
+#: its own mapping or receives as bytes), each in more than one wording
+_IPC_WORKS = ("ipc_handle", "file_map", "ipc_handle_b", "shm_copy", "pipe_bytes")
 _IPC_WHY = {
     "managed_ptr": "a virtual address is only meaningful inside the process that made it: process B's "
                    "page tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
@@ -176,10 +192,24 @@ _IPC_WHY = {
     "mmap_addr": "the address mmap returned is process A's: process B has mapped nothing there",
     "device_ptr": "a hipMalloc pointer is a virtual address of process A too: process B's page tables "
                   "have nothing at that address",
+    "ipc_handle_b": "the handle is opened where it is used: hipIpcOpenMemHandle in process B maps the "
+                    "buffer there and returns B's own pointer to it",
+    "open_in_a": "the pointer hipIpcOpenMemHandle returns is an address of the process that called it: "
+                 "opened in A, it is A's, and B's page tables have nothing there",
+    "shm_copy": "B reads the shared object through its own mapping, at the address its own mmap "
+                "returned, and copies to its own GPU memory",
+    "shm_addr": "each process maps the object at an address of its own: A's address means nothing in "
+                "B, which must use what its own mmap returned",
+    "pipe_bytes": "the bytes themselves travel, not an address: B puts them into memory it allocated "
+                  "itself",
+    "pipe_ptr": "the address of A's host buffer is A's: only the bytes can cross to another process "
+                "through a pipe, not the memory behind an address",
 }
-#: the first question, as notebook 05 prints it: letter -> option id
-_IPC_FIRST = {"a": "managed_ptr", "b": "ipc_handle", "c": "handle_cast", "d": "file_map",
-              "e": "mmap_addr"}
+#: the first question, as notebook 05 prints it: letter -> option id.  Its options are not the
+#: wordings the notebook's text below the exercise uses, and each mechanism that works has a
+#: look-alike that does not (a handle opened in the wrong process, a mapping's address sent)
+_IPC_FIRST = {"a": "managed_ptr", "b": "ipc_handle_b", "c": "open_in_a", "d": "shm_copy",
+              "e": "shm_addr"}
 #: the options of the question now open, letter -> text (the learner's language): the first
 #: question until an answer to it is graded wrong; then a new one, drawn afresh -- the two that
 #: work and three others, in a new order -- so a set of letters found by trying cannot be tried
@@ -197,10 +227,12 @@ def _ipc_set(ids: dict) -> None:
 
 
 def _ipc_new_question(rng=None) -> dict:
-    """Draw the next question (the two options that work and three of the others, shuffled) and
-    return :data:`IPC_OPTIONS`, which now holds it."""
+    """Draw the next question (one to three options that work, the rest of the five from those that
+    don't, shuffled) and return :data:`IPC_OPTIONS`, which now holds it."""
     rng = rng_option(rng, "nb05.ipc")
-    ids = list(_IPC_WORKS) + rng.sample(sorted(set(_IPC_POOL) - set(_IPC_WORKS)), 3)
+    k = rng.randint(1, 3)
+    ids = (rng.sample(sorted(_IPC_WORKS), k)
+           + rng.sample(sorted(set(_IPC_POOL) - set(_IPC_WORKS)), 5 - k))
     rng.shuffle(ids)
     _ipc_set(dict(zip("abcde", ids)))
     return IPC_OPTIONS
@@ -231,7 +263,7 @@ def _ipc_answer(**_) -> str:
     right = sorted(_ipc_right())
     others = sorted(set(_IPC_NOW) - set(right))
     parts = ["For the question now open (print nb05.IPC_OPTIONS to see its options):",
-             f"{' and '.join(right)} work: "
+             f"Options that work: {' and '.join(right)} -- "
              + "; ".join(_IPC_WHY[_IPC_NOW[k]] for k in right) + ".", "The others don't:"]
     parts += [f"({k}) {_IPC_WHY[_IPC_NOW[k]]}" for k in others]
     return " ".join(tr(p) for p in parts)

@@ -252,7 +252,7 @@ def _grade_breathing(plan) -> Verdict | str:
                 f"{hit} of the {BREATH_STEPS} steps began with part of the heart evicted "
                 f"({d.get('evictions', 0)} evictions by the driver, {d.get('gpu_faults', 0)} GPU "
                 "faults to bring it back). A layer came into a full VRAM: the driver had to find "
-                "the room, and it took it from the heart. When is the room a layer needs free?")
+                "the room, and it took it from the heart (notebook 03's section 7, §2.3).")
     if total <= budget:
         how = "only the cold layers breathed, and the heart stayed in VRAM"
         return passed(f"{total:.1f} ms of model time for {BREATH_STEPS} steps on {BREATH_PROFILE} "

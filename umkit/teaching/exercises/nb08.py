@@ -162,6 +162,21 @@ _PORT_CLASSIC = ("a classic port:\n"
                  "(the _v2 port is in solutions/08_porting_cuda_to_hip.py, beside the notebooks)")
 
 
+def _attribute_answers(attr: str) -> str:
+    """What the port's attribute answers on ROCm, said as what the port then does (never which
+    attribute to use).  ROCm's ConcurrentManagedAccess reports the driver's SVM support and is 1
+    with XNACK off too (umkit.names, ledger amd.attr.concurrent_managed)."""
+    if attr == "hipDeviceAttributeConcurrentManagedAccess":
+        return (f"hipDeviceGetAttribute(..., {attr}, ...): on ROCm that attribute is 1 whenever "
+                "the driver supports SVM, with XNACK off too. On an MI250X with XNACK off "
+                "(its default) your port finds on_demand = 1 and goes on without the warning, "
+                "though a GPU touch of a host page cannot migrate it there: the CUDA code's "
+                "check no longer catches the case it was written for (section 2, §5.3).")
+    return (f"hipDeviceGetAttribute(..., {attr}, ...): the CUDA code asks whether this GPU can "
+            "fault managed pages in on demand; on ROCm your port's attribute does not answer "
+            "that question, so its warning no longer appears when it should (section 2, §5.3).")
+
+
 def _port_no(message: str, fix: str = "") -> Verdict | str:
     """What is wrong; with ``fix``, tier 3 begins with the fix (then the classic port)."""
     return failed(message, answer=fix + "\n\n" + _PORT_CLASSIC) if fix else message
@@ -196,10 +211,7 @@ def _grade_port(hip_source: str) -> Verdict | str:
             return _port_no(f"hipDeviceGetAttribute({', '.join(args)}) has {len(args)} arguments; "
                             "HIP's takes 3 (int *value, attribute, device).")
         if attr != _ON_DEMAND_ATTR:
-            return _port_no(f"hipDeviceGetAttribute(..., {attr}, ...): is that the question the "
-                            "CUDA code asks -- can this GPU fault pages in on demand? -- when it "
-                            "runs on ROCm? A renamed attribute can answer a different question "
-                            "there (umkit.names.row(...).note).",
+            return _port_no(_attribute_answers(attr),
                             "on ROCm, hipDeviceAttributeConcurrentManagedAccess is 1 whenever "
                             "the driver has SVM, XNACK on or off; the attribute that is 1 only "
                             "with XNACK on is hipDeviceAttributePageableMemoryAccess")

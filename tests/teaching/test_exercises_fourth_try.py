@@ -1,0 +1,187 @@
+"""Exercises that only understanding passes: what the fourth independent try still found.
+
+* 06 grades on the notebook's own card whatever ``profile=`` names: a card where nothing faults
+  (XNACK off) no longer passes a loop without the per-epoch inhale, and on an APU (where a
+  prefetch moves nothing) the official loop is not refused with a false "nothing was prefetched";
+* 04 grades in its own sandbox: another notebook's ``compute=False`` session does not refuse the
+  right step;
+* ``umkit.use(lang=...)`` alone keeps the session's backend and profile;
+* feedback says what the learner's result shows, never the edit to make (00, 04, 07b, 08)."""
+from __future__ import annotations
+
+import os as _os_budget
+
+# these tests try wrong answers on purpose: the attempts budget is off in this process
+_os_budget.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import umkit
+from umkit.teaching.exercises import nb00, nb04, nb06, nb07, nb08
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _solution(stem):
+    spec = importlib.util.spec_from_file_location(f"sol_ft_{stem[:3]}",
+                                                  ROOT / "notebooks" / "solutions" / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(autouse=True)
+def _notebook_profile():
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+    yield
+    umkit.use("sim", quiet=True, lang="en")
+
+
+# -- 06: the notebook's card, whatever profile= names ----------------------------------------------
+def _loop(n, epochs, *, out_too=True, per_epoch=True):
+    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+    b.host[:] = 2.0
+    s = umkit.Stream()
+    if not per_epoch:
+        b.prefetch("gpu", stream=s)
+    sums = []
+    for e in range(epochs):
+        a.host[:] = e + 1.0
+        if per_epoch:
+            for x in ((a, b, out) if out_too else (a, b)):
+                x.prefetch("gpu", stream=s)
+        umkit.add(out, a, b, stream=s)
+        s.synchronize()
+        sums.append(float(out.host.sum()))
+    for x in (a, b, out):
+        x.free()
+    return sums
+
+
+@pytest.mark.parametrize("card", ("mi250x-xnack0", "mi300a-apu", "mi250x-coherent"))
+def test_06_grades_on_the_notebooks_card_whatever_profile_is_named(card):
+    # a loop with one prefetch of b before it and none per epoch passed on an XNACK-off card
+    v = nb06.check_epoch_loop(lambda n, e: _loop(n, e, per_epoch=False), profile=card)
+    assert not v.ok, v
+    assert "mi250x-xnack1" in v.message and card in v.message, v
+    v = nb06.check_epoch_loop(lambda n, e: _loop(n, e, out_too=False), profile=card)
+    assert not v.ok and "GPU page faults" in v.message, v
+    # the official loop passes whatever card is named (on the APU it was refused: "nothing was
+    # prefetched"), and the pass says where it was graded
+    v = nb06.check_epoch_loop(_solution("06_training_data_loading").my_epoch_loop, profile=card)
+    assert v.ok and "mi250x-xnack1" in v.message and "nothing was prefetched" not in v.message, v
+
+
+def test_06_a_session_on_another_card_is_graded_on_the_notebooks_card():
+    umkit.use("sim", profile="mi250x-xnack0", quiet=True)
+    v = nb06.check_epoch_loop(lambda n, e: _loop(n, e, per_epoch=False))
+    assert not v.ok and "your session models mi250x-xnack0" in v.message, v
+    assert nb06.check_epoch_loop(_solution("06_training_data_loading").my_epoch_loop).ok
+
+
+# -- 04: its own sandbox ---------------------------------------------------------------------------
+def test_04_grades_in_its_own_sandbox_not_in_a_compute_false_session():
+    s04 = _solution("04_synchronization")
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True, compute=False)   # notebook 05's setup
+    v = nb04.check_step(s04.step)
+    assert v.ok, v
+    assert umkit.capabilities() is not None                 # the session is left as it was
+
+
+# -- use(lang=...) keeps the session ----------------------------------------------------------------
+def test_a_language_switch_keeps_the_backend_and_its_profile():
+    umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+    before = umkit.backend()
+    umkit.use(lang="zh")
+    try:
+        assert umkit.sim_profile().name == "mi250x-xnack1"
+        assert umkit.backend() is before
+    finally:
+        umkit.use(lang="en")
+    assert umkit.sim_profile().name == "mi250x-xnack1"
+    umkit.use("sim", profile="mi300a-apu", quiet=True, lang="en")  # a switch with a name still switches
+    assert umkit.sim_profile().name == "mi300a-apu"
+
+
+# -- feedback: what the data shows, not the edit -----------------------------------------------------
+def test_04_feedback_says_what_the_step_waited_for_not_which_wait_to_use():
+    def device_wide(a, stream):
+        umkit.increment(a, stream=stream)
+        umkit.synchronize()
+        return float(a.host.sum())
+    v = nb04.check_step(device_wide)
+    assert not v.ok and "other stream's job" in v.message, v
+    assert "three ways" not in v.message and "Which of" not in v.message
+    for name in ("synchronize", "Event", "event"):
+        assert name not in v.message, v.message
+
+
+def test_00_feedback_for_the_wrong_direction_gives_the_models_number_not_the_part_to_change():
+    def h2d_always(p, mib, to_gpu=True):
+        return (p.prefetch_latency + mib * 2**20 / p.prefetch_h2d_bw) * 1e3
+    v = nb00.check_prefetch_model(h2d_always)
+    assert not v.ok and "to_gpu=False" in v.message, v
+    assert "the model charges" in v.message
+    for words in ("grows with the bytes", "how fast", "bandwidth", "direction"):
+        assert words not in v.message, v.message
+
+
+def test_07b_feedback_on_the_evicted_heart_asks_nothing_that_names_the_order():
+    def inhale_then_exhale(i, cold, stream):
+        cold[i % len(cold)].prefetch("gpu", stream=stream)
+        cold[(i - 1) % len(cold)].prefetch("cpu", stream=stream)
+    v = nb07.check_breathing(inhale_then_exhale)
+    assert not v.ok and "heart" in v.message, v
+    for words in ("When is the room", "free?", "first", "before you", "order"):
+        assert words not in v.message, v.message
+
+
+def test_08_attribute_feedback_says_what_the_port_does_on_rocm_not_which_attribute_to_use():
+    port = _solution("08_porting_cuda_to_hip").hip_source
+    assert nb08.check_port(port).ok
+    wrong = port.replace("hipDeviceAttributePageableMemoryAccess",
+                         "hipDeviceAttributeConcurrentManagedAccess")
+    v = nb08.check_port(wrong)
+    assert not v.ok and "XNACK off" in v.message, v
+    for words in ("PageableMemoryAccess", "names.row", ".note", "is that the question"):
+        assert words not in v.message, v.message
+    v = nb08.check_port(port.replace("hipDeviceAttributePageableMemoryAccess",
+                                     "hipDeviceAttributeManagedMemory"))
+    assert not v.ok and "PageableMemoryAccess" not in v.message, v
+
+
+# -- 05 ipc: the text under the exercise describes mechanisms, not the options' wordings -----------
+def _keyword_picker(options):
+    """GT3's picker: the options that read like the notebook's "what to use instead" text."""
+    return {k for k, t in options.items()
+            if ("open it" in t and "hipIpcOpenMemHandle" in t)
+            or ("both processes" in t and "mmap" in t)}
+
+
+def test_05_ipc_a_picker_of_the_texts_phrases_does_not_pass_and_the_count_that_works_varies():
+    import re
+    from umkit.teaching.exercises import nb05
+    nb05.ipc_first_question()
+    try:
+        v = nb05.check_ipc(_keyword_picker(nb05.IPC_OPTIONS))
+        assert not v.ok, v
+        passes, counts = 0, set()
+        for _ in range(30):
+            v = nb05.check_ipc(_keyword_picker(nb05.IPC_OPTIONS), hint=3)
+            if v.ok:
+                passes += 1
+                v = nb05.check_ipc(set("abcde"), hint=3)     # never right: draws a new question
+            right = re.search(r"Options that work: ([a-e](?: and [a-e])*) --", v.answer)
+            assert right, v.answer
+            counts.add(len(right.group(1).split(" and ")))
+            # every option of the new question is explained, those that work and the others
+            for letter in "abcde":
+                assert f"({letter})" in v.answer or letter in right.group(1), v.answer
+        assert counts >= {1, 2, 3}, counts          # "pick two" is no rule
+        assert passes <= 6, passes                  # a picker is right only by chance
+    finally:
+        nb05.ipc_first_question()
+    assert nb05.check_ipc(_solution("05_concurrent_access_pingpong").ipc_answer).ok
