@@ -643,7 +643,7 @@ def counters_html(rows, backend: str = "") -> str:
 def summary_text(rows) -> str:
     """The runs as a fixed-width text table (text/plain fallback)."""
     if not rows:
-        return "strategy panel: no runs yet"
+        return tr("strategy panel: no runs yet")
     lines = [f"{'run':<52}{'steps':>6}{'median ms':>11}{'p95 ms':>10}{'max/med':>9}"
              f"{'GPU flt':>9}{'CPU flt':>9}{'MiB>GPU':>9}{'MiB>CPU':>9}"]
     for r in rows:
