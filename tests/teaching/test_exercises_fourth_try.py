@@ -185,3 +185,17 @@ def test_05_ipc_a_picker_of_the_texts_phrases_does_not_pass_and_the_count_that_w
     finally:
         nb05.ipc_first_question()
     assert nb05.check_ipc(_solution("05_concurrent_access_pingpong").ipc_answer).ok
+
+
+# -- the Chinese edition: a card note does not leave the message it wraps in English ----------------
+def test_03_a_message_with_the_session_card_note_is_all_chinese():
+    from umkit.teaching.exercises import nb03
+    umkit.use("sim", profile="mi300a-apu", quiet=True, lang="zh")
+    try:
+        v = nb03.check_prepare(lambda a, w: a.prefetch("gpu"))
+        text = repr(v)
+    finally:
+        umkit.use(lang="en")
+    assert not v.ok and "mi300a-apu" in text, text
+    for english in ("in rounds", "in round", "the GPU's read", "ping-pong", "faulted"):
+        assert english not in text, text

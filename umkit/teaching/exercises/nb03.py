@@ -42,6 +42,8 @@ from . import Exercise, Verdict, check, failed, passed, rng_option, sim_sandbox,
 import contextlib
 import inspect
 
+from ...runtime.lang import tr
+
 ROUNDS = 3
 #: the card the check grades on when the session is on the simulator, whatever profile the session
 #: models: notebook 03's own (its first cell).  On a real GPU the check grades on that GPU.
@@ -283,7 +285,9 @@ def _grade(fn, mib, concept, answer, wmib=None, **_) -> Verdict | str:
     with card:
         v = _grade_prepare(fn, mib, wmib)
     if isinstance(v, str):
-        return failed(v + note, concept, answer)
+        # the message in the learner's language before the note: a message of parts inside the
+        # note's sentence is deeper than the translator follows
+        return failed((tr(v) if note else v) + note, concept, answer)
     v.message += note
     return v
 

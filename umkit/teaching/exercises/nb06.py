@@ -10,6 +10,7 @@ import numpy as np
 import umkit
 
 from ...errors import RaceWarning
+from ...runtime.lang import tr
 from . import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
                profile_option, rng_option, sim_sandbox, tiered)
 
@@ -154,7 +155,7 @@ def _grade_epoch_loop(fn, profile: str = PROFILE, size: tuple | None = None) -> 
     for n_epochs in ([size] if size else []) + [draw()]:
         v = _grade_once(fn, PROFILE, n_epochs)
         if isinstance(v, str):
-            return v + note
+            return (tr(v) if note else v) + note     # translated before the note wraps it
     if note:
         v.message += note
     return v

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import umkit
 
+from ...runtime.lang import tr
+
 from . import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
                learner_code, passed, sim_sandbox, text_option, tiered)
 
@@ -121,7 +123,7 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
     note = _session_note()
     v = _grade_on_notebook_card(step_fn)
     if isinstance(v, str):
-        return v + note
+        return (tr(v) if note else v) + note     # translated before the note wraps it
     if note:
         v.message += note
     return v
