@@ -182,3 +182,12 @@ def test_port_check_s_summary_spells_xnack_out(files, x, word):
           "0 breaks, 11 slower, 2 differs, 6 same")
     zh = lang.tr(en, "zh")
     assert f"目标 mi250x（XNACK {word}）" in zh and f"{files} 个文件中有 19 条发现" in zh, zh
+
+
+def test_strategy_panel_empty_text_reads_chinese():
+    from umkit.teaching.widgets.panel import summary_text
+    english = summary_text([])
+    lang.set_language("zh")
+    chinese = summary_text([])
+    assert english == "strategy panel: no runs yet"
+    assert _HAN.search(chinese) and not _PROSE.search(chinese), chinese
