@@ -136,10 +136,11 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
     import os
 
     from . import validate as V
+    from .ecg.model import not_a_file
     p = V.path(path, name)
-    if not p.is_file():
-        raise V.InvalidArgument(f"{name} {path!r}: no such file (or not a regular file)",
-                                argument=name, hint="pass the JSON an earlier run wrote")
+    why = not_a_file(p, name)
+    if why:
+        raise V.InvalidArgument(why, argument=name, hint="pass the JSON an earlier run wrote")
     if os.path.getsize(p) > limit:
         raise V.InvalidArgument(f"{name} {path!r} is larger than {limit >> 20} MiB",
                                 argument=name, hint="pass the JSON an earlier run wrote")

@@ -36,6 +36,7 @@ from pathlib import Path
 from .. import api
 from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
+from .model import not_a_file
 from ..results import RESULTS, files, newest  # noqa: F401 - RESULTS: where the runs are
 from ..runtime import backend
 from ..workloads import RunResult, StepRecord, counter_delta
@@ -246,9 +247,9 @@ class RecordResult(RunResult):
     @classmethod
     def load(cls, path) -> "RecordResult":
         p = V.path(path, "path", hint="pass the path .save() wrote")
-        if not p.is_file():
-            raise InvalidArgument(f"path={V.shown(str(p), 200)}: no such file", argument="path",
-                                  hint="pass the path .save() wrote")
+        why = not_a_file(p)
+        if why:
+            raise InvalidArgument(why, argument="path", hint="pass the path .save() wrote")
         if p.stat().st_size > MAX_FILE:
             raise InvalidArgument(f"path={V.shown(str(p), 200)} is larger than {MAX_FILE >> 20} MiB: not a "
                                   "recorded run", argument="path", hint="pass the path .save() wrote")

@@ -43,6 +43,7 @@ def cli(args) -> int:
     import json
     import sys
     from .. import validate as V
+    from ..ecg.model import not_a_file
     from ..errors import InvalidArgument, UmkitError
     from ..results import files
     from ..sim.costs import available_profiles
@@ -60,6 +61,10 @@ def cli(args) -> int:
             if bad:
                 raise InvalidArgument(f"--profiles: {V.short(bad[0])} is not a sim profile",
                                       argument="--profiles", hint=f"a comma-separated list of {known}")
+        why = not_a_file(V.path(args.file, "file"), "file")
+        if why:                  # a folder or a FIFO is not "no such file" (nor waited on)
+            raise InvalidArgument(why, argument="file",
+                                  hint="pass the path PlanResult.save() wrote")
         r = load(args.file)
         profiles_of(r, profiles)          # the recording's own profile too (exit 2 if unknown)
         try:                              # a recording too large to replay: exit 2, up front

@@ -445,6 +445,37 @@ class Recommendation:
         return ecg(self.to_ecg(profile, plans), ax=ax)
 
 
+def main_is_guarded() -> bool:
+    """Whether worker processes may be spawned: a spawned process imports the parent's
+    ``__main__`` script again (as ``__mp_main__``), so a script whose work is not under
+    ``if __name__ == "__main__":`` would run all of it again in every worker (its recording
+    included) and then fail in Python's "bootstrapping phase".  True for an interactive session,
+    a notebook, ``python -c``, ``python -m`` (a module) and a script with that guard at its top
+    level; False for a script without it (or one whose source cannot be read)."""
+    import ast
+    import sys
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    path = getattr(main, "__file__", None)
+    name = getattr(spec, "name", None) or ""
+    if main is None or not path or name == "__main__" or name.endswith(".__main__"):
+        return True           # not a script (a package's __main__ is not run again either)
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(4 << 20))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            t = node.test
+            names = [t.left] + list(t.comparators)
+            if len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq) and \
+                    any(isinstance(x, ast.Name) and x.id == "__name__" for x in names) and \
+                    any(isinstance(x, ast.Constant) and x.value == "__main__" for x in names):
+                return True
+    return False
+
+
 def recommend(result, profiles=None, *, choices=None, plans=None,
               steps=None, workers: int = 1) -> Recommendation:
     profs = profiles_of(result, profiles)
@@ -477,10 +508,19 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
         named[f"all {c}"] = uniform
     named.update(extra)
     pool = None
+    if workers > 1 and not main_is_guarded():
+        import warnings
+        warnings.warn(tr(
+            "recommend(workers>1) replays one plan at a time here: this script has no "
+            "'if __name__ == \"__main__\":' guard, and each worker process would run the whole "
+            "script again; put the script's work under that guard to replay side by side"),
+            UserWarning, stacklevel=3)
+        workers = 1
     if workers > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
-        # spawned, not forked: the parent may hold a GPU context that a fork must not share
+        # spawned, not forked: the parent may hold a GPU context that a fork must not share;
+        # a spawned worker imports the parent's script again (main_is_guarded)
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     try:
         for p in profs:

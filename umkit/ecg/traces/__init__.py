@@ -38,8 +38,10 @@ def read(path, *, step: str | None = None, name: str | None = None,
     from ... import validate as V
     from . import cupti_file, nsys, rocpd, rocprofsys, sql
     p = V.path(path, "path", hint="the profiler's output file, e.g. results.db")
-    if not p.is_file():
-        raise ProfilerFileError(f"path={str(p)!r}: no such file", missing=str(p),
+    from ..model import not_a_file
+    why = not_a_file(p)
+    if why:
+        raise ProfilerFileError(why, missing=str(p),
                                 hint="the profiler's output file, e.g. results.db")
     if name is not None:
         V.label(name, "name")

@@ -32,10 +32,11 @@ recorded (...)``: invented numbers are never called measured.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from ... import validate as V
-from ...errors import InvalidType
+from ...errors import InvalidArgument, InvalidType
 from ...results import files
 
 COUNTER_KEYS = (("faults", ("gpu_faults", "cpu_faults")),
@@ -163,13 +164,49 @@ def from_ecg(ecg: dict) -> dict:
 STREAM = re.compile(r"stream (\d+)")
 
 
+#: the most entries a trace list may hold (umkit.trace() keeps 2,000 by default)
+MAX_TRACE_ENTRIES = 1_000_000
+#: the largest count a trace entry's ``faults`` or ``bytes`` may hold
+MAX_COUNT = 1 << 62
+
+
+def trace_entry(e, i: int) -> dict:
+    """Entry ``i`` of a sim run's ``umkit.trace()`` list, checked field by field (a typed error
+    naming the field): ``t`` finite model seconds >= 0, ``op`` and ``layer`` text, ``detail``
+    text, ``faults`` and ``bytes`` counts >= 0, any other field a plain JSON value."""
+    hint = "pass what umkit.trace() returns (a list of its dicts)"
+    V.mapping(e, f"obj[{i}]", ("t", "op", "layer"), hint=hint)
+    V.real(e["t"], f"obj[{i}]['t']", lo=0.0, hi=1e9, hint=hint)   # model seconds
+    for k in ("op", "layer"):
+        V.string(e[k], f"obj[{i}][{k!r}]", hint=hint)
+    for k, v in e.items():
+        where = f"obj[{i}][{V.short(k)}]"
+        if not isinstance(k, str):
+            raise InvalidType(f"obj[{i}] has a key {V.short(k)}: a trace field's name is text",
+                              argument="obj", hint=hint)
+        if k == "detail":
+            V.string(v, where, hint=hint)
+        elif k in ("faults", "bytes"):
+            V.integer(v, where, lo=0, hi=MAX_COUNT, hint=hint)
+        elif k != "t" and not (v is None or isinstance(v, (str, bool))
+                               or (isinstance(v, int) and abs(v) <= MAX_COUNT)
+                               or (isinstance(v, float) and math.isfinite(v))):
+            raise InvalidType(f"{where}={V.short(v)} is not a plain value (text, a number, "
+                              "true/false or null)", argument="obj", hint=hint)
+    return e
+
+
 def from_sim_trace(entries, profile) -> dict:
     label = f"model ({profile})"
+    if len(entries) > MAX_TRACE_ENTRIES:
+        raise InvalidArgument(f"obj holds {len(entries):,} trace entries; at most "
+                              f"{MAX_TRACE_ENTRIES:,}", argument="obj",
+                              hint="pass umkit.trace() of one run, or a slice of it")
+    entries = [trace_entry(e, i) for i, e in enumerate(entries)]   # all, before any output
     doc = Doc(label)
     pid = doc.pid(f"{label}: driver operations")
     faults = moved = 0
     for i, e in enumerate(entries):
-        V.mapping(e, f"obj[{i}]", ("t", "op", "layer"), hint="what umkit.trace() returns")
         ts = float(e["t"]) * 1e6                      # model seconds -> µs
         detail = str(e.get("detail", ""))
         m = STREAM.search(detail)
