@@ -199,3 +199,26 @@ def test_03_a_message_with_the_session_card_note_is_all_chinese():
     assert not v.ok and "mi300a-apu" in text, text
     for english in ("in rounds", "in round", "the GPU's read", "ping-pong", "faulted"):
         assert english not in text, text
+
+
+# -- 09 diagnosis: matching shared words between reports and fixes does not pass ------------------
+def test_09_a_matcher_of_shared_words_between_reports_and_fixes_does_not_pass():
+    import itertools
+    import re
+    from umkit.teaching.exercises import nb09
+    cases, fixes = dict(nb09.CASES), dict(nb09.FIXES)
+    for shortest in (2, 3, 4):
+        def tok(s):
+            return set(re.findall(r"[a-z_0-9\\-]{%d,}" % shortest, s.lower()))
+        docs = [tok(v) for v in list(cases.values()) + list(fixes.values())]
+
+        def rare(c, f):                       # GT3's: shared words, weighted by rarity
+            return sum(1 / sum(w in t for t in docs) for w in tok(cases[c]) & tok(fixes[f]))
+
+        def plain(c, f):
+            return len(tok(cases[c]) & tok(fixes[f]))
+        for score in (rare, plain):
+            best = max(itertools.permutations(fixes),
+                       key=lambda p: sum(score(c, f) for c, f in zip(cases, p)))
+            assert not nb09.check_diagnosis(dict(zip(cases, best))).ok, (shortest, score)
+    assert nb09.check_diagnosis(_solution("09_troubleshooting_and_ecg").diagnosis).ok

@@ -27,13 +27,21 @@ CASES = Localized({
     "E": "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an "
          "old GCN card (or with XNACK off), where the GPU cannot replay a faulting access.",
 })
+#: the fixes say what to do in words of their own, not the reports': a report is matched to its
+#: fix by its symptom, and a matcher of shared words (rocm-smi, XNACK, a kernel, a buffer) picks
+#: the wrong fix for most reports
 FIXES = Localized({
-    1: "Split buffers by access frequency (hot data in device memory), then advice + prefetch.",
-    2: "Synchronize (stream or event) before the CPU touches data a kernel may still use.",
-    3: "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.",
-    4: "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.",
-    5: "Turn XNACK on where the GPU has it (HSA_XNACK=1); else prefetch before each kernel or use "
-       "explicit hipMemcpy instead of managed memory on that card.",
+    1: "Give each allocation the memory its main user needs: what the device touches every "
+       "iteration in device-only memory, the host's helper data apart; then advise and prefetch.",
+    2: "Make the host wait for the queued device work (a stream or an event) before it touches "
+       "memory that work may still use.",
+    3: "Export the allocation with a runtime handle (hipIpcGetMemHandle on hipMalloc memory) and "
+       "open it on the receiving side, or map a shared file.",
+    4: "Find out who else occupies the card, ask for smaller chunks, and move cold tensors out to "
+       "the host.",
+    5: "Turn on recoverable page faults where the hardware has them (HSA_XNACK=1); otherwise "
+       "prefetch before each kernel, or copy explicitly with hipMemcpy instead of managed "
+       "allocations.",
 })
 _DIAG = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
 _LOOKUP = {
