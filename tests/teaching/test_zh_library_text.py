@@ -191,3 +191,26 @@ def test_strategy_panel_empty_text_reads_chinese():
     chinese = summary_text([])
     assert english == "strategy panel: no runs yet"
     assert _HAN.search(chinese) and not _PROSE.search(chinese), chinese
+
+
+def test_port_check_text_in_chinese_has_its_labels_cut_summary_and_v2_glue(tmp_path):
+    from umkit.diagnostics.portcheck import port_check
+    src = tmp_path / "a.cu"
+    src.write_text("int main(){ float*p; cudaMallocManaged(&p,4);\n"
+                   "cudaMemAdvise(p,4,cudaMemAdviseSetReadMostly,0);\n"
+                   "cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h,p);\n"
+                   "for(int i=0;i<3;i++) cudaMemPrefetchAsync(p,4,0,0); }\n")
+    r = port_check(str(tmp_path), max_findings=2)
+    english = r.text()
+    assert "of them not shown" in english and "ledger: " in english
+    lang.set_language("zh")
+    text, md = r.text(), r.markdown()
+    assert "出处台账：" in text and "出处台账： " not in text
+    assert "小结：" in text and "小结： " not in text
+    summary = next(line for line in text.splitlines() if line.startswith("小结："))
+    assert "not shown" not in summary and "shows them all" not in summary, summary
+    assert "未显示" in summary and _numbers(summary) == _numbers(
+        next(x for x in english.splitlines() if x.startswith("summary:")))
+    v2 = [f for f in r.findings if "(HIP 7.1" in f.hip]
+    for f in v2:                                  # the _v2 replacement's glue reads Chinese
+        assert "same hipMemLocation" not in text and "同样接受" in text and "同样接受" in md

@@ -2892,6 +2892,16 @@ MESSAGES: dict[str, str] = {
     "{nd} differs, {nsame} same":
         "{nf} 个文件中有 {n} 条发现，目标 {code_target}（XNACK 开启）：出错 {nb}，变慢 {ns}，"
         "有差异 {nd}，相同 {nsame}",
+    "{k} of them not shown (at most {m} a file and {t} in all, breaks first)":
+        "其中 {k} 条未显示（每个文件最多 {m} 条，总共最多 {t} 条，“出错”优先）",
+    "{k} of them not shown (at most {m} a file, breaks first)":
+        "其中 {k} 条未显示（每个文件最多 {m} 条，“出错”优先）",
+    "{k} of them not shown (at most {t} in all, breaks first)":
+        "其中 {k} 条未显示（总共最多 {t} 条，“出错”优先）",
+    "umkit.port_check(..., max_findings=None, max_per_file=None) shows them all":
+        "umkit.port_check(..., max_findings=None, max_per_file=None) 会显示全部",
+    "umkit port-check --max-findings 0 shows them all": "umkit port-check --max-findings 0 会显示全部",
+    "a number of findings, or None for all of them": "发现条数，或者 None 表示全部",
     "{code_v2} (HIP 7.1, same hipMemLocation) or {call}":
         "{code_v2}（HIP 7.1，同样接受 hipMemLocation）或 {call}",
     # -- the plan table's roles, and the title of a recorded PyTorch run's ECG ------------------------------

@@ -71,6 +71,12 @@ SHOW_ALL = "umkit.port_check(..., max_findings=None, max_per_file=None) shows th
 SHOW_ALL_CLI = "umkit port-check --max-findings 0 shows them all"
 
 
+def _label(english: str) -> str:
+    """A label in the reader's language and the space after it; none after a full-width colon."""
+    text = tr(english)
+    return text if text.endswith("：") else text + " "
+
+
 @dataclass(frozen=True)
 class Report:
     """The findings for one target, and how to show them."""
@@ -108,10 +114,11 @@ class Report:
                    "passed over (not text)") if self.skipped else ""
         cut = ""
         if self.left_out:
-            per, total = self.limits
-            at_most = (f"at most {per} a file and {total} in all" if per and total else
-                       f"at most {per} a file" if per else f"at most {total} in all")
-            cut = f"; {self.not_shown} of them not shown ({at_most}, breaks first); " + \
+            per, total, k = *self.limits, self.not_shown
+            cut = (f"; {k} of them not shown (at most {per} a file and {total} in all, breaks "
+                   "first); " if per and total else
+                   f"; {k} of them not shown (at most {per} a file, breaks first); " if per else
+                   f"; {k} of them not shown (at most {total} in all, breaks first); ") + \
                 self.show_all
         return (f"{sum(c.values())} findings in {len(self.files)} file"
                 f"{'' if len(self.files) == 1 else 's'} for {self.target} (XNACK {self.xnack}): "
@@ -123,12 +130,12 @@ class Report:
         e = escape
         lines = [f"umkit port-check: {e(tr(self.platform))}"]
         for f in self.findings:
-            lines.append(f"{e(f.path)}:{f.line}: [{e(tr(f.severity))}] {e(f.cuda)} -> {e(f.hip)}")
+            lines.append(f"{e(f.path)}:{f.line}: [{e(tr(f.severity))}] {e(f.cuda)} -> {e(tr(f.hip))}")
             lines.append(f"    {e(tr(f.message))}")
-            lines.append(f"    {tr('ledger:')} {e(', '.join(f.ledger))}")
+            lines.append(f"    {_label('ledger:')}{e(', '.join(f.ledger))}")
         for path, why in self.skipped:
             lines.append(f"{e(path)}: {tr('passed over ({why})').format(why=e(tr(why)))}")
-        lines.append(f"{tr('summary:')} {tr(self.summary())}")
+        lines.append(f"{_label('summary:')}{tr(self.summary())}")
         lines.append(tr("sources: python -m umkit.ledger ID prints an entry; --format json "
                         "carries each source"))
         return "\n".join(lines)
@@ -139,7 +146,7 @@ class Report:
                  f"| {head[0]} | CUDA | HIP | {head[1]} | {head[2]} | {head[3]} |",
                  "| --- | --- | --- | --- | --- | --- |"]
         for f in self.findings:
-            cells = [_md_code(f"{f.path}:{f.line}"), _md_code(f.cuda), _md_text(f.hip),
+            cells = [_md_code(f"{f.path}:{f.line}"), _md_code(f.cuda), _md_text(tr(f.hip)),
                      f"**{_md_text(tr(f.severity))}**", _md_text(tr(f.message)),
                      ", ".join(_md_code(i) for i in f.ledger)]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
