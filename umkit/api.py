@@ -371,8 +371,9 @@ def array_module():
 
 def allow_oversubscription(flag: bool = True):
     """Let managed allocations exceed free device memory on NVIDIA (off by default: NVIDIA
-    documents oversubscription as supported, but users report it can make the GPU unresponsive).
-    sim always allows it -- that is where to learn about it."""
+    documents oversubscription as supported, and its own benchmark finds that performance can
+    vary up to 100x with the platform, the oversubscription factor and the memory hints -- NVIDIA
+    Technical Blog, October 2021). sim always allows it -- that is where to learn about it."""
     RUNTIME.allow_oversubscription(V.flag(flag, "flag"))
 
 

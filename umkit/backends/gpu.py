@@ -112,8 +112,9 @@ class RuntimeAdapter:
 
     name = "?"
     rt: Any = None
-    #: refuse managed allocations larger than free device memory (NVIDIA: users report it can
-    #: make the GPU unresponsive; NVIDIA documents oversubscription as supported)
+    #: refuse managed allocations larger than free device memory (NVIDIA documents
+    #: oversubscription as supported; its own benchmark finds performance varies up to 100x with
+    #: the platform, the oversubscription factor and the hints: NVIDIA Technical Blog, Oct 2021)
     oversubscription_guard = False
 
     def spelled(self, cuda_name: str) -> str:
@@ -372,9 +373,9 @@ class GPUBackend(Backend):
                 f"only {free / gib:.2f} GiB of its {total / gib:.2f} GiB is free. "
                 "Oversubscribing managed memory (asking for more than the GPU has free) makes "
                 "the driver evict and re-fault pages, over and over when the data in use does "
-                "not fit. NVIDIA documents oversubscription as supported; users report it can "
-                "make a shared or headless GPU unresponsive, not only this program. If you mean "
-                "it, opt in "
+                "not fit. NVIDIA documents oversubscription as supported; its own benchmark finds "
+                "that performance can vary up to 100x with the platform, the oversubscription "
+                "factor and the memory hints. If you mean it, opt in "
                 f"with umkit.allow_oversubscription(True) or {ENV_ALLOW_OVERSUBSCRIPTION}=1.",
                 requested=nbytes, free=free, total=total, kind="managed", device=device)
 

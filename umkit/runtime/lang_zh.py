@@ -2023,12 +2023,12 @@ MESSAGES: dict[str, str] = {
     "refusing to allocate {gib} GiB of managed memory on gpu{d}: only {free} GiB of its {total} GiB "
     "is free. Oversubscribing managed memory (asking for more than the GPU has free) makes the "
     "driver evict and re-fault pages, over and over when the data in use does not fit. NVIDIA "
-    "documents oversubscription as supported; users report it can make a shared or headless GPU "
-    "unresponsive, not only this program. If you mean it, opt in with "
-    "umkit.allow_oversubscription(True) or {code_env}=1.":
+    "documents oversubscription as supported; its own benchmark finds that performance can vary "
+    "up to 100x with the platform, the oversubscription factor and the memory hints. If you mean "
+    "it, opt in with umkit.allow_oversubscription(True) or {code_env}=1.":
         "拒绝在 gpu{d} 上分配 {gib} GiB 托管内存：它的 {total} GiB 中只有 {free} GiB 空闲。托管内存超额订阅"
         "（申请的比 GPU 空闲的还多）会让驱动驱逐页、再缺页迁回，正在用的数据放不下时就一遍又一遍地重复。"
-        "NVIDIA 的文档说超额订阅是支持的；但有用户报告，它可能让共享或无显示器的 GPU 失去响应，而不只是这个程序。"
+        "NVIDIA 的文档说超额订阅是支持的；它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差 100 倍。"
         "如果你确实要这样做，请用 umkit.allow_oversubscription(True) 或 {code_env}=1 明确开启。",
     "Out of memory allocating {n} bytes of {code_kind} memory on {code_where}; {free} GiB of {total} "
     "GiB free ({detail})":
@@ -2836,10 +2836,12 @@ MESSAGES: dict[str, str] = {
     "region {nums_r} of {code_p} -> cpu": "{code_p} 的区域 {nums_r} -> cpu",
     # -- umkit.allow_oversubscription's docstring (notebook 07b prints it) --------------------------------
     "Let managed allocations exceed free device memory on NVIDIA (off by default: NVIDIA\n"
-    "    documents oversubscription as supported, but users report it can make the GPU unresponsive).\n"
-    "    sim always allows it -- that is where to learn about it.":
+    "    documents oversubscription as supported, and its own benchmark finds that performance can\n"
+    "    vary up to 100x with the platform, the oversubscription factor and the memory hints -- NVIDIA\n"
+    "    Technical Blog, October 2021). sim always allows it -- that is where to learn about it.":
         "允许 NVIDIA 上的托管分配超过空闲的设备内存（默认关闭：NVIDIA 的文档说超额订阅受支持，\n"
-        "    但有用户报告它可能让 GPU 失去响应）。\n"
+        "    而它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差 100 倍——\n"
+        "    NVIDIA 技术博客，2021 年 10 月）。\n"
         "    sim 总是允许超额订阅——要了解它，就在 sim 上学。",
     # -- umperf.side_by_side: the card's table, sim's, and their ratio (notebook 07b) ---------------------
     "{title}: average overall time (ms) of {runs} iterations, {device} ({backend})":
