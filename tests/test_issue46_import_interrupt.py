@@ -99,3 +99,21 @@ def test_the_guard_holds_only_until_the_command_starts(tmp_path, script, guarded
     assert r.returncode == 0, r.stderr[-2000:]
     lines = r.stdout.split()
     assert lines[0] == str(guarded) and lines[-1] == "True", r.stdout[-2000:]
+
+
+def test_the_guard_runs_before_anything_else_the_package_imports():
+    """The window in which Ctrl-C still prints Python's traceback ends where the guard is set:
+    ``umkit/__init__.py`` sets it before its first import other than ``sys``, and with the
+    interpreter's ``_signal`` (the ``signal`` module would first import ``enum``)."""
+    import ast
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "umkit" / "__init__.py"
+    tree = ast.parse(path.read_text())
+    body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    guard = next(i for i, n in enumerate(body) if isinstance(n, ast.Expr)
+                 and isinstance(n.value, ast.Call) and getattr(n.value.func, "id", "") == "_command_line_guard")
+    before = [n for n in body[:guard] if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert [a.name for n in before for a in n.names] == ["sys"], before
+    fn = next(n for n in body if isinstance(n, ast.FunctionDef) and n.name == "_command_line_guard")
+    inner = {a.name for n in ast.walk(fn) if isinstance(n, ast.Import) for a in n.names}
+    assert "_signal" in inner and "signal" not in inner, inner

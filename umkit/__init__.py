@@ -15,9 +15,6 @@ imported the first time they are used: ``umkit.ecg`` (the memory ECG, 显存心�
 ``umkit.diagnostics`` (the doctor, explain), ``umkit.plan`` (the access-owner table of your
 loop).
 """
-import importlib as _importlib
-import importlib.abc as _abc
-import importlib.util as _util
 import sys as _sys
 
 
@@ -25,9 +22,12 @@ def _command_line_guard():
     """Run as the command line (the ``umkit`` script, ``python -m umkit.cli``), Ctrl-C while
     this package is still importing ends with one line and exit status 130, as Ctrl-C during a
     command does (``umkit.cli.main`` puts Python's own handler back when it starts).  Imported
-    anywhere else -- a notebook's kernel, a script -- nothing changes: KeyboardInterrupt."""
+    anywhere else -- a notebook's kernel, a script -- nothing changes: KeyboardInterrupt.  It
+    runs before anything else this package imports, with the interpreter's own ``_signal`` (the
+    ``signal`` module would first import ``enum``), so the window in which Ctrl-C still prints
+    Python's traceback is the interpreter's start-up only."""
+    import _signal as signal
     import os
-    import signal
     argv = getattr(_sys, "argv", None) or [""]
     if argv[0] == "-m":                      # python -m X: X's packages are being imported
         orig = list(getattr(_sys, "orig_argv", ()))
@@ -55,6 +55,10 @@ def _command_line_guard():
 
 _command_line_guard()
 del _command_line_guard
+
+import importlib as _importlib  # noqa: E402
+import importlib.abc as _abc  # noqa: E402
+import importlib.util as _util  # noqa: E402
 
 from .version import __version__  # noqa: F401
 # Names imported here but left out of __all__ (Location, why, Residency, array_module,
