@@ -290,7 +290,7 @@ def _grade_ipc(answer) -> Verdict | str:
                       "whether it could work after all. The options are drawn again (new letters, "
                       "some new options): run the cell again to print them, and answer those",
                       IPC_CONCEPT, shown)
-    return passed(f"{' and '.join(sorted(right))}: "
+    return passed(f"Options that work: {' and '.join(sorted(right))} -- "
                   + "; ".join(_IPC_WHY[_IPC_NOW[k]] for k in sorted(right)) + ".")
 
 

@@ -168,7 +168,8 @@ def _attribute_answers(attr: str) -> str:
     with XNACK off too (umkit.names, ledger amd.attr.concurrent_managed)."""
     if attr == "hipDeviceAttributeConcurrentManagedAccess":
         return (f"hipDeviceGetAttribute(..., {attr}, ...): on ROCm that attribute is 1 whenever "
-                "the driver supports SVM, with XNACK off too. On an MI250X with XNACK off "
+                "the driver supports SVM, with XNACK off too (ledger: amd.attr.concurrent_managed). "
+                "On an MI250X with XNACK off "
                 "(its default) your port finds on_demand = 1 and goes on without the warning, "
                 "though a GPU touch of a host page cannot migrate it there: the CUDA code's "
                 "check no longer catches the case it was written for (section 2, §5.3).")
