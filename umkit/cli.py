@@ -156,6 +156,10 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
 
 def cmd_port_check(args) -> int:
     from .diagnostics import portcheck
+    if args.max_findings is not None and args.max_findings < 0:
+        print(f"umkit port-check: --max-findings {args.max_findings}: give 0 (every finding) or "
+              "a positive number", file=sys.stderr)
+        return 2
     return portcheck.main(args)
 
 
@@ -257,6 +261,9 @@ def parser() -> argparse.ArgumentParser:
     pc.add_argument("--xnack", default="off", choices=("on", "off"),
                     help="HSA_XNACK of the process (default off, as on MI200/MI300)")
     pc.add_argument("--format", default="text", choices=("text", "markdown", "json"))
+    pc.add_argument("--max-findings", type=int, default=None, metavar="N",
+                    help="show at most N findings of a file and in all, breaks first (0: all of "
+                         "them; default 200 a file, 1000 in all); the summary counts every one")
     pc.set_defaults(func=cmd_port_check)
     pl = sub.add_parser("plan", help="the access-owner table (访问主人) of a recorded loop and "
                                      "what each choice would cost (umkit.plan's .save() file)")

@@ -148,7 +148,9 @@ class PlanResult:
         pattern on sim (:mod:`umkit.plan.advice`).  ``choices``: the choices allowed;
         ``plans``: more plans to predict, ``{name: {buffer name or role: choice}}``;
         ``steps``: how many recorded steps to replay (default up to 30); ``workers``: how
-        many replays to run side by side, each in a process of its own (1: one by one)."""
+        many replays to run side by side, each in a process of its own (1: one by one; a script
+        without an ``if __name__ == "__main__":`` guard gets one, with a warning, because each
+        worker process would run the whole script again)."""
         return advice.recommend(self, profiles, choices=choices, plans=plans, steps=steps,
                                 workers=workers)
 
@@ -426,10 +428,11 @@ def from_dict(d) -> PlanResult:
 
 def load(path) -> PlanResult:
     """Read a recording that :meth:`PlanResult.save` wrote."""
+    from ..ecg.model import not_a_file
     p = V.path(path, "path", hint="pass the path PlanResult.save() wrote")
-    if not p.is_file():
-        raise InvalidArgument(f"path={str(p)!r}: no such file", argument="path",
-                              hint="pass the path PlanResult.save() wrote")
+    what = not_a_file(p, "path")          # a folder or a FIFO is said as such, never opened
+    if what:
+        raise InvalidArgument(what, argument="path", hint="pass the path PlanResult.save() wrote")
     if p.stat().st_size > MAX_FILE:
         raise InvalidArgument(f"path={str(p)!r} is larger than {MAX_FILE >> 20} MiB: not a "
                               "recorded plan", argument="path",

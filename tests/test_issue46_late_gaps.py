@@ -1,0 +1,53 @@
+"""Issue 46, the last gaps the hostile reviews named: the public ``touch`` refuses a stride no
+array could have on every backend (not only in the simulator's kernel); ``umkit.plan.load``
+says what a folder or a named pipe is instead of "no such file" (and never opens the pipe);
+``umkit port-check --max-findings N`` shows at most N findings and says how to see them all."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import umkit
+
+
+def test_touch_refuses_a_stride_larger_than_any_array_before_any_backend_runs():
+    umkit.use("sim", quiet=True)
+    a = umkit.managed(1024)
+    with pytest.raises(umkit.InvalidArgument) as ei:
+        umkit.touch(a, 2 ** 64)
+    assert ei.value.argument == "stride_bytes"
+    a.free()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_plan_load_names_a_folder_or_a_fifo(tmp_path, kind):
+    from umkit import plan
+    p = tmp_path / "x.json"
+    if kind == "folder":
+        p.mkdir()
+    else:
+        os.mkfifo(p)
+    with pytest.raises(umkit.InvalidArgument) as ei:
+        plan.load(p)                    # a FIFO opened for reading would wait for a writer
+    msg = str(ei.value)
+    assert ("folder" if kind == "folder" else "named pipe") in msg and "no such file" not in msg
+
+
+def test_port_check_cli_max_findings(tmp_path):
+    src = tmp_path / "a.cu"
+    src.write_text("int main(){ float*p; cudaMallocManaged(&p,4);\n"
+                   + "cudaMemPrefetchAsync(p,4,0,0);\n" * 5 + "}\n")
+    env = dict(os.environ, UMKIT_BACKEND="sim", UMKIT_LANG="en")
+
+    def run(*extra):
+        return subprocess.run([sys.executable, "-m", "umkit.cli", "port-check", "a.cu", *extra],
+                              capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    full, cut, bad = run(), run("--max-findings", "2"), run("--max-findings", "-1")
+    shown = lambda r: sum(1 for line in r.stdout.splitlines() if line.startswith("a.cu:"))
+    assert shown(full) > 2 and shown(cut) == 2, (full.stdout, cut.stdout)
+    assert "--max-findings 0 shows them all" in cut.stdout
+    assert shown(run("--max-findings", "0")) == shown(full)
+    assert bad.returncode == 2 and "--max-findings" in bad.stderr and "Traceback" not in bad.stderr
