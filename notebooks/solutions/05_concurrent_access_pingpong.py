@@ -23,7 +23,9 @@ def statistic_on_cpu(params):          # the article's optimizer: the CPU's read
     return float(params.host[::16384].mean())
 
 
-# Exercise 3. IPC handles on hipMalloc memory, or a file / shared-memory mapping.
+# Exercise 3 (the notebook's first question): (b) a handle opened in process B with
+# hipIpcOpenMemHandle, (d) B copies from its own mapping of the shared object. (c) opens the handle
+# in A and sends A's pointer; (e) sends the address of A's mapping: both are addresses of A.
 ipc_answer = {"b", "d"}
 
 # Wrong answers the checks must refuse.
