@@ -2679,6 +2679,32 @@ MESSAGES: dict[str, str] = {
         "分析器（profiler）写出的文件，例如 results.db",
     "path={path}: no such file":
         "path={path}：没有这个文件",
+    # -- what a path is when it is not a regular file (ecg.model.not_a_file) ---------------------------------
+    "{at}: no such file": "{at}：没有这个文件",
+    "{at} is a folder, not a file": "{at} 是一个文件夹，不是文件",
+    "{at} is a named pipe (FIFO), not a file": "{at} 是一个命名管道（FIFO），不是文件",
+    "{at} is a device, not a file": "{at} 是一个设备，不是文件",
+    "{at} is a socket, not a file": "{at} 是一个套接字，不是文件",
+    "{at} is a loop of symbolic links, not a file": "{at} 是一个符号链接的环，不是文件",
+    "{at} is a symbolic link to a file that does not exist": "{at} 是一个符号链接，指向的文件不存在",
+    "{at} is not a regular file": "{at} 不是普通文件",
+    "{at} cannot be examined ({reason})": "{at} 无法查看（{reason}）",
+    # -- touch, recommend(workers=), Perfetto trace lists ----------------------------------------------------
+    "stride_bytes={v} is larger than any array ({n} TiB): the touch would read the first element only":
+        "stride_bytes={v} 比任何数组都大（{n} TiB）：这次 touch 只会读到第一个元素",
+    "e.g. 4096 (one float per host page) or 65536; to read one element, touch a one-element view":
+        "例如 4096（每个主机页读一个 float）或 65536；只想读一个元素，就 touch 一个只有一个元素的视图",
+    "recommend(workers>1) replays one plan at a time here: this script has no 'if __name__ == "
+    "\"__main__\":' guard, and each worker process would run the whole script again; put the "
+    "script's work under that guard to replay side by side":
+        "recommend(workers>1) 在这里一次只回放一个方案：这个脚本没有 'if __name__ == \"__main__\":' "
+        "保护，每个工作进程都会把整个脚本再运行一遍；把脚本的工作放到这个保护之下，就能并行回放",
+    "obj[{i}] has a key {k}: a trace field's name is text": "obj[{i}] 有一个键 {k}：trace 字段的名字应当是文本",
+    "{where}={v} is not a plain value (text, a number, true/false or null)":
+        "{where}={v} 不是简单的值（文本、数字、true/false 或 null）",
+    "obj holds {n} trace entries; at most {max}": "obj 有 {n} 条 trace 记录；最多 {max} 条",
+    "pass what umkit.trace() returns (a list of its dicts)": "传入 umkit.trace() 返回的东西（由字典组成的列表）",
+    "pass umkit.trace() of one run, or a slice of it": "传入一次运行的 umkit.trace()，或其中的一段",
     "{path}: a SQLite database, but neither rocpd (no rocpd_metadata) nor an Nsight Systems export (no "
     "CUDA_UM_* tables)":
         "{path}：是一个 SQLite 数据库，但既不是 rocpd（没有 rocpd_metadata），"
