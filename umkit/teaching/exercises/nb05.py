@@ -194,8 +194,11 @@ _IPC_WHY = {
                   "have nothing at that address",
     "ipc_handle_b": "the handle is opened where it is used: hipIpcOpenMemHandle in process B maps the "
                     "buffer there and returns B's own pointer to it",
-    "open_in_a": "the pointer hipIpcOpenMemHandle returns is an address of the process that called it: "
-                 "opened in A, it is A's, and B's page tables have nothing there",
+    # ledger amd.ipc.open_fail (ROCm/clr hip_memory.cpp, hipIpcOpenMemHandle): hipErrorInvalidContext
+    # in the process that created the handle
+    "open_in_a": "in the process that made the handle, hipIpcOpenMemHandle opens nothing (it returns "
+                 "hipErrorInvalidContext, ledger: amd.ipc.open_fail); and a pointer of process A is an "
+                 "address of A: B's page tables have nothing there",
     "shm_copy": "B reads the shared object through its own mapping, at the address its own mmap "
                 "returned, and copies to its own GPU memory",
     "shm_addr": "each process maps the object at an address of its own: A's address means nothing in "
