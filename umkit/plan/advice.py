@@ -331,8 +331,10 @@ class Recommendation:
     the instrumented share, the instrumentation's cost per step, the rest's spread)."""
 
     def __init__(self, result, profiles, choices, why, predictions, plans, replays,
-                 confidence=None):
+                 confidence=None, ruled_out=None):
         self.confidence = confidence or {}
+        #: {profile: why the rules' own plan was ruled out there} (it did not fit)
+        self.ruled_out = ruled_out or {}
         self.result, self.profiles = result, profiles
         self.choices, self.why, self.predictions = choices, why, predictions
         self.plans, self.replays = plans, replays
@@ -381,6 +383,8 @@ class Recommendation:
                 cells.append(_pad(tr("does not fit"), 16, True) if x is None or not x["fits"]
                              else f"{x['mean_ms']:>16.3f}")
             lines.append(_pad(tr(name), 28) + "".join(cells))
+        for p, text in self.ruled_out.items():
+            lines.append(f"{p}: " + tr(text))
         return "\n".join(lines)
 
     def how_sure(self, profile: str | None = None) -> str:
@@ -405,7 +409,7 @@ class Recommendation:
                              for p, ch in self.choices.items()},
                     why={b.name: self.why[b.id] for b in self.result.buffers},
                     predictions=preds, plans=list(self.plans), replays=self.replays,
-                    confidence=self.confidence)
+                    confidence=self.confidence, ruled_out=dict(self.ruled_out))
 
     def to_ecg(self, profile: str | None = None, plans=None) -> dict:
         """The predicted step times as an ECG dict (one curve a plan), for ``umkit.ecg.plot``."""
@@ -499,6 +503,8 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
     why = {i: w for i, (_, w) in rules.items()}
     grp = groups(result, touched)
     chosen, predictions, replays, sure = {}, {}, 0, {}
+    ruled: dict = {}           # profile -> why the rules' plan was ruled out there
+    wider: dict = {}           # buffer id -> the profiles where it took the wider choices
     named = {"as recorded": {b.id: recorded_choice(b) for b in result.buffers}}
     for c in CHOICES:
         uniform = {}
@@ -527,20 +533,41 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
             pr = Predictor(result, p, n, pool=pool)
             plan = {i: rules[i][0][0] for i in rules}
             pr.run_many([pr.recorded, plan] + list(named.values()))
-            best = pr.predict(plan)["mean_ms"]
-            for ids in grp:
-                cands = [c for c in rules[ids[0]][0] if c != plan[ids[0]]]
-                trials = []
-                for c in cands:
-                    trial = dict(plan)
-                    for i in ids:
-                        trial[i] = c
-                    trials.append(trial)
-                pr.run_many(trials)       # each trial differs from the plan in this group only
-                for trial in trials:
-                    t = pr.predict(trial)["mean_ms"]
-                    if t < best * (1 - BETTER):
-                        plan, best = trial, t
+            cand = {i: rules[i][0] for i in rules}
+            passes = 1
+            first = pr.predict(plan)
+            if not first["fits"]:
+                # the rules' plan needs more device memory than the card has: the buffers the
+                # rules put in device memory may take the other choices too (managed memory
+                # oversubscribes the card), and the search goes over the groups twice (the
+                # first pass finds a plan that fits, the second the fastest such)
+                cand = widened(result, rules, plan, choices)
+                passes = 2
+                ruled[p] = ruled_out(result, plan, p)
+                for i in cand:
+                    if cand[i] != rules[i][0]:
+                        wider.setdefault(i, []).append(p)
+            best = (first["mean_ms"], device_bytes(result, plan))
+            for _ in range(passes):
+                for ids in grp:
+                    cands = [c for c in cand[ids[0]] if c != plan[ids[0]]]
+                    trials = []
+                    for c in cands:
+                        trial = dict(plan)
+                        for i in ids:
+                            trial[i] = c
+                        trials.append(trial)
+                    pr.run_many(trials)   # each trial differs from the plan in this group only
+                    for trial in trials:
+                        t = (pr.predict(trial)["mean_ms"], device_bytes(result, trial))
+                        if better(t, best):
+                            plan, best = trial, t
+            if not pr.predict(plan)["fits"]:
+                raise InvalidArgument(
+                    f"no plan within the choices allowed fits on {p}: "
+                    + ruled_out(result, plan, p), argument="choices",
+                    hint="allow a managed choice (managed memory oversubscribes the card), e.g. "
+                         "choices=None (every choice)")
             chosen[p] = plan
             mixed = len(set(plan.values())) > 1
             preds = {k: pr.predict(v) for k, v in named.items()}
@@ -561,7 +588,54 @@ def recommend(result, profiles=None, *, choices=None, plans=None,
         for k in order:
             predictions[p].setdefault(k, dict(fits=False, why="not predicted", step_ms=[],
                                               mean_ms=math.inf))
-    return Recommendation(result, profs, chosen, why, predictions, order, replays, sure)
+    for i, ps in wider.items():
+        why[i] += "; " + ("device memory does not fit on {code_profiles}: the replay weighed the "
+                          "other choices too").format(code_profiles=", ".join(ps))
+    return Recommendation(result, profs, chosen, why, predictions, order, replays, sure,
+                          ruled_out=ruled)
+
+
+def device_bytes(result, plan: dict) -> int:
+    """The device memory ``plan`` allocates (the buffers it puts in device memory)."""
+    return sum(int(b.nbytes) for b in result.buffers if plan.get(b.id) == "device")
+
+
+def better(trial: tuple, best: tuple) -> bool:
+    """Whether a trial (mean ms, device bytes) displaces the best plan so far: a plan that fits
+    (a finite mean) beats one that does not; of two that fit, the trial must be :data:`BETTER`
+    faster; of two that do not, the one that needs less device memory is closer to fitting."""
+    t, b = trial[0], best[0]
+    if math.isfinite(t) and math.isfinite(b):
+        return t < b * (1 - BETTER)
+    if math.isfinite(t) or math.isfinite(b):
+        return math.isfinite(t)
+    return trial[1] < best[1]
+
+
+def widened(result, rules: dict, plan: dict, choices) -> dict:
+    """{buffer id: choices it may get} when the rules' ``plan`` does not fit: a buffer the plan
+    puts in device memory may also take every other allowed choice (pinned excepted for
+    PyTorch's tensors); the others keep the rules' choices."""
+    allow = CHOICES if choices is None else V.names(choices, "choices", CHOICES)
+    out = {}
+    for b in result.buffers:
+        cand = list(rules[b.id][0])
+        if plan[b.id] == "device":
+            cand += [c for c in allow if c not in cand
+                     and not (c == "pinned" and b.role in TORCH_ROLES)]
+        out[b.id] = cand
+    return out
+
+
+def ruled_out(result, plan: dict, profile: str) -> str:
+    """Why ``plan`` cannot be recommended on ``profile``: its device memory against the card's."""
+    from ..sim.costs import load_profile
+    need = device_bytes(result, plan)
+    vram = int(load_profile(profile).vram)
+    return ("ruled out: the rules' plan puts {n} buffers ({need} GiB) in device memory, more "
+            "than the {vram} GiB of {code_profile}").format(
+        n=sum(1 for b in result.buffers if plan.get(b.id) == "device"),
+        need=f"{need / (1 << 30):,.1f}", vram=f"{vram / (1 << 30):,.1f}", code_profile=profile)
 
 
 
