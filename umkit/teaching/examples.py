@@ -541,15 +541,40 @@ def _make_dir(path, name: str) -> Path:
     return p
 
 
-def _write_json(file, vendor, items) -> None:
-    if file:
-        import json
-        import platform
-        Path(file).parent.mkdir(parents=True, exist_ok=True)
-        Path(file).write_text(json.dumps(dict(
-            date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), vendor=vendor,
-            host=platform.node(), all_ok=all(i.get("ok", i.get("built")) for i in items),
-            examples=items), indent=1) + "\n")
+def _json_target(args) -> None:
+    """``--json FILE`` checked before the build starts: a regular file path in a folder that
+    exists, and (unless ``--force`` or ``--numbered``) nothing there yet -- a results file
+    already there is kept, as the kit's other result writers keep theirs."""
+    if not args.json:
+        return
+    from umkit import validate as V
+    from umkit.results import files
+    if args.force and args.numbered:
+        raise InvalidArgument("--force and --numbered together", argument="--numbered",
+                              hint="--force replaces the file, --numbered keeps it: pick one")
+    V.output_path(args.json, "--json", (".json",))
+    if not args.numbered:
+        files.check_free(args.json, "--json", args.force, "--force")
+
+
+def _write_json(args, items) -> None:
+    """The summary, written atomically (a temporary file renamed into place: a full disk or a
+    kill leaves the old file whole); an existing file is kept (an error naming --force), replaced
+    with ``--force``, or kept beside the new ``NAME-2.json`` with ``--numbered``."""
+    if not args.json:
+        return
+    import json
+    import platform
+    from umkit import validate as V
+    from umkit.results import files
+    data = json.dumps(dict(
+        date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), vendor=args.vendor,
+        host=platform.node(), all_ok=all(i.get("ok", i.get("built")) for i in items),
+        examples=items), indent=1) + "\n"
+    wrote = files.write(args.json, data, argument="--json",
+                        exists="number" if args.numbered else "refuse", force=args.force,
+                        flag="--force")
+    print(f"wrote {V.clean(str(wrote), 400)}")
 
 
 def main(argv=None) -> int:
@@ -570,7 +595,11 @@ def main(argv=None) -> int:
         p.add_argument("names", nargs="*", help="examples (default: all)")
         p.add_argument("--vendor", default="amd" if cmd == "build" else "nvidia", choices=VENDORS)
         p.add_argument("--out", default=DEFAULT_OUT, help=f"build/result folder ({DEFAULT_OUT})")
-        p.add_argument("--json", metavar="FILE", help="also write a summary as JSON")
+        p.add_argument("--json", metavar="FILE", help="also write a summary as JSON (an "
+                       "existing file is kept: see --force, --numbered)")
+        p.add_argument("--force", action="store_true", help="replace the --json file if there")
+        p.add_argument("--numbered", action="store_true",
+                       help="keep an existing --json file: write NAME-2.json, NAME-3.json, ...")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "list":
@@ -590,12 +619,13 @@ def main(argv=None) -> int:
                 print(names.write_cuda_header(args.dir))
             return 0
         which = args.names or None
+        _json_target(args)         # before the build: a results file there is not lost
         if args.cmd == "build":
             builds = build(args.vendor, args.out, which=which)
             ok = _report_builds(builds, sys.stdout)
             print(f"{'ALL OK' if ok else 'FAILED'}: {sum(b.ok for b in builds)}/{len(builds)} "
                   f"compiled with {args.vendor}'s compiler")
-            _write_json(args.json, args.vendor, [dict(name=b.name, built=b.ok, argv=b.argv,
+            _write_json(args, [dict(name=b.name, built=b.ok, argv=b.argv,
                                                       seconds=round(b.seconds, 2)) for b in builds])
             return 0 if ok else 1
         ran = run(args.vendor, args.out, which=which)
@@ -608,7 +638,7 @@ def main(argv=None) -> int:
                 print("    stderr: " + r.stderr.strip().replace("\n", "\n    "))
             if r.checked is not None:
                 print(f"    check: {'ok' if r.checked.ok else 'FAIL ' + '; '.join(r.checked.problems)}")
-        _write_json(args.json, args.vendor, [dict(
+        _write_json(args, [dict(
             name=r.name, built=r.built.ok, argv=r.built.argv, returncode=r.returncode,
             ok=r.ok, problems=r.checked.problems if r.checked else ["not built"],
             values=r.checked.values if r.checked else {}, stdout=r.stdout,
