@@ -83,9 +83,9 @@ def cli(args) -> int:
     print()
     print(adv.table())
     if out is not None:
-        files.write(out, json.dumps(adv.to_dict(), indent=1) + "\n", argument="--json",
-                    force=force, flag="--force")
-        print(f"wrote {out}")
+        wrote = files.write(out, json.dumps(adv.to_dict(), indent=1) + "\n",
+                            argument="--json", force=force, flag="--force")
+        print(f"wrote {V.clean(wrote, 400)}")
     return 0
 
 

@@ -143,8 +143,9 @@ class Plan:
         return [k for k, v in self.kinds.items() if v["breathes"]]
 
     def table(self) -> str:
-        lines = [f"{self.model} on {self.card}: {self.total / GB:.0f} GB of buffers, "
-                 f"{self.vram / GB:.0f} GB of VRAM"]
+        from .. import validate as V       # the model's name is the caller's text: escaped
+        lines = [f"{V.clean(self.model)} on {V.clean(self.card)}: {self.total / GB:.0f} GB of "
+                 f"buffers, {self.vram / GB:.0f} GB of VRAM"]
         for k, v in self.kinds.items():
             lines.append(f"  {k:<12}{v['bytes'] / GB:8.1f} GB   in VRAM "
                          f"{v['resident'] / GB:7.1f} GB   breathes {v['breathes'] / GB:7.1f} GB")
