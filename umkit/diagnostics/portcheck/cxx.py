@@ -7,8 +7,10 @@ reads digit separators (``1'000``).  Preprocessor directives are not code: ``#in
 ``#pragma`` lines are dropped, ``#if 0`` blocks (and the ``#else`` of an ``#if 1``) are skipped --
 and so is any condition whose value is known here: an integer constant expression over literals
 and the object-like macros the file defines for certain before it (``#if 1-1``, ``#define OFF
-0`` then ``#if OFF``, ``#if defined(X) && 0``); a macro a ``-D`` flag, a header or another
-condition may set leaves every branch read -- and the body of each ``#define`` is kept as a
+0`` then ``#if OFF``, ``#if defined(X) && 0``), read with C's usual arithmetic conversions
+(``(1 ? -1 : 0u) > 0`` is true); a macro a ``-D`` flag, a header or another condition may set
+leaves every branch read (so does one set before an ``#include``: the header may redefine it,
+and a name no one defines here may be unsigned) -- and the body of each ``#define`` is kept as a
 separate token list, so that a call written inside a macro is still found (at the line of the
 ``#define``) and an object-like macro can be expanded one level when it stands for a flag or a
 device id.  A runtime function called under another name is read as that function: an
@@ -395,7 +397,11 @@ def _conditional(directives, code):
             stack.pop()
         elif not before:
             kept.append(d)
-            if word in ("define", "undef") and len(d) > 2 and d[2].kind == "id":
+            if word in ("include", "include_next", "import"):
+                # a header may #undef or redefine any macro: what this file set before it is
+                # not known after it (each entry is cleared once: linear)
+                macros.clear()
+            elif word in ("define", "undef") and len(d) > 2 and d[2].kind == "id":
                 name = d[2].text
                 if not certain():                # set on one path only: -D or a header decides
                     macros[name] = ("unknown",)
@@ -525,7 +531,7 @@ def _cond_items(tokens, macros: dict, budget: list) -> list:
                     toks[k + 1].text == "(":
                 raise _Unsure                         # a function-like macro, __has_include
             else:
-                out.append((None, False))
+                out.append((None, None))              # neither its value nor its signedness
         elif t.kind == "op":
             out.append(x)
         else:
@@ -534,14 +540,26 @@ def _cond_items(tokens, macros: dict, budget: list) -> list:
     return out
 
 
-def _wrap(v: int, unsigned: bool) -> tuple:
+def _wrap(v: int, unsigned: bool | None) -> tuple:
+    """``v`` as a 64-bit ``#if`` number; ``unsigned`` None: its signedness is not known (the
+    bits are; shown as signed)."""
     v %= _BITS
-    return (v, True) if unsigned else (v - _BITS if v >= _BITS >> 1 else v, False)
+    return (v, True) if unsigned else (v - _BITS if v >= _BITS >> 1 else v, unsigned)
+
+
+def _common(ux, uy) -> bool | None:
+    """C's usual arithmetic conversions: unsigned when either operand is; None when that
+    depends on an operand whose signedness is not known."""
+    if ux or uy:
+        return True
+    return None if None in (ux, uy) else False
 
 
 def _apply(op: str, a: tuple, b: tuple) -> tuple:
     """``a op b`` for two ``(value, unsigned)`` numbers; a value of None is not known, and the
-    result is known only when the known side settles it (``0 && X``, ``0 * X``, ``1 || X``)."""
+    result is known only when the known side settles it (``0 && X``, ``0 * X``, ``1 || X``).
+    ``unsigned`` None: the signedness is not known (an operand no one can read here may be
+    unsigned); a result that depends on it is not known either."""
     (x, ux), (y, uy) = a, b
     if op == "&&":
         return (0 if 0 in (x, y) else None if None in (x, y) else 1, False)
@@ -549,12 +567,18 @@ def _apply(op: str, a: tuple, b: tuple) -> tuple:
         return (1 if x not in (0, None) or y not in (0, None) else
                 None if None in (x, y) else 0, False)
     if x is None or y is None:
-        return (0 if op in ("*", "&") and 0 in (x, y) else None, False)
+        if op in ("*", "&") and 0 in (x, y):
+            return (0, _common(ux, uy))
+        return (None, None)
     if op in ("<<", ">>"):
         if y < 0 or y >= 64:
             raise _Unsure                             # undefined behaviour
+        if op == ">>" and ux is None and x < 0:
+            return (None, None)                       # arithmetic or logical: not known
         return _wrap(x << y if op == "<<" else x >> y, ux)
-    unsigned = ux or uy
+    unsigned = _common(ux, uy)
+    if unsigned is None and (x < 0 or y < 0) and op in ("<", ">", "<=", ">=", "/", "%"):
+        return (None, None)                           # depends on the signedness
     if unsigned:
         x, y = x % _BITS, y % _BITS
     if op in ("<", ">", "<=", ">=", "==", "!="):
@@ -618,8 +642,13 @@ def _evaluate(items: list) -> int | None:
                 raise _Unsure
             pos += 1
             b = expression(depth + 1)
+            # C's usual arithmetic conversions: with one operand unsigned, the result is
+            # unsigned whichever is chosen (``(1 ? -1 : 0u) > 0`` is true)
+            u = _common(a[1], b[1])
+            a = a if a[0] is None else _wrap(a[0], u)
+            b = b if b[0] is None else _wrap(b[0], u)
             if cond[0] is None:
-                return a if a == b else (None, False)
+                return a if a == b else (None, None)
             return a if cond[0] else b
         return cond
 
