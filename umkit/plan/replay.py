@@ -125,16 +125,81 @@ def replay_work(result, steps: int) -> tuple[int, int, int, int]:
     return ops, blocks, touches, (len(order) if fit is None else fit)
 
 
+#: whole-buffer page operations a replay works through over all its steps
+#: (:func:`whole_buffer_work`): the hints the plans give every page of a buffer (advice, the
+#: prefetch to the CPU of ``managed+advice-cpu``) and the prefetch of every page of a buffer
+#: before a step's kernels use it (``managed+prefetch``, ``managed+advice``) -- work the
+#: recording's operations do not name, about 15-60 ns a page here (sim keeps the pages of each
+#: as an array of page numbers), once per plan a recommendation weighs: 2-8 s a replay at the
+#: bound.  The benchmarks' recordings (2.1 GiB, 20 steps) need about 12 million.
+MAX_WHOLE_PAGES = 128 << 20
+
+
+def _prefetches(result) -> list:
+    """Per recorded pattern: {buffer id: how many times a replay prefetches the whole buffer
+    in a step of it} under a plan that prefetches every buffer a kernel or copy uses: before the
+    first kernel of the step that uses it, and again after each CPU touch of it that a kernel
+    follows (:func:`replay`'s ``inhale``)."""
+    out = []
+    for ops in result.patterns:
+        count: dict = {}
+        fresh: set = set()                # prefetched since the step began, not touched since
+        for op in ops:
+            if op[0] in ("gpu", "copy"):
+                for row in op[3]:
+                    bid = row[0]
+                    if bid not in fresh:
+                        count[bid] = count.get(bid, 0) + 1
+                        fresh.add(bid)
+            elif op[0] == "cpu":
+                fresh.difference_update(row[0] for row in op[3])
+        out.append(count)
+    return out
+
+
+def whole_buffer_work(result, steps: int) -> tuple[int, int]:
+    """(whole-buffer page operations, the most steps within :data:`MAX_WHOLE_PAGES`) of a
+    replay of ``steps`` steps under the costliest plan a recommendation weighs: three passes
+    over every page of each buffer for its hints (two pieces of advice and a prefetch), again
+    at each step for a temporary made every step, and the prefetches of :func:`_prefetches`."""
+    npages = {b.id: max(1, -(-int(b.nbytes) // HOST_PAGE)) for b in result.buffers}
+    transient = [b.id for b in result.buffers if b.born is not None and b.instances > 1]
+    work = 3 * sum(npages.values())
+    per = [sum(npages.get(bid, 0) * k for bid, k in c.items())
+           for c in _prefetches(result)]
+    fit = None if work <= MAX_WHOLE_PAGES else 0
+    for i, k in enumerate(step_order(result, steps)):
+        work += per[k] + (3 * sum(npages[b] for b in transient) if i else 0)
+        if fit is None and work > MAX_WHOLE_PAGES:
+            fit = i
+    return work, (len(step_order(result, steps)) if fit is None else fit)
+
+
 def check_work(result, steps: int) -> None:
     """InvalidArgument (before any work) when a replay of ``steps`` steps would run more than
     :data:`MAX_REPLAY_OPS` operations, model more than :data:`MAX_CPU_BLOCKS` blocks of CPU
-    faults or work through more than :data:`MAX_REPLAY_PAGES` page touches."""
+    faults, work through more than :data:`MAX_REPLAY_PAGES` page touches or more than
+    :data:`MAX_WHOLE_PAGES` whole-buffer page operations."""
     ops, n, touches, fit = replay_work(result, steps)
-    if ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS and touches <= MAX_REPLAY_PAGES:
+    whole, wfit = whole_buffer_work(result, steps)
+    if ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS and touches <= MAX_REPLAY_PAGES and \
+            whole <= MAX_WHOLE_PAGES:
         return
+    fit = min(fit, wfit)
     fewer = (f"replay fewer steps (steps={fit} fits; the steady steps repeat), or "
              if fit else "")
     steps_run = len(step_order(result, steps))
+    if whole > MAX_WHOLE_PAGES and ops <= MAX_REPLAY_OPS and n <= MAX_CPU_BLOCKS and \
+            touches <= MAX_REPLAY_PAGES:
+        raise InvalidArgument(
+            f"replaying {steps_run} steps works through {whole:,} whole-buffer page operations "
+            f"(the plans' advice and prefetches over every page of the recording's "
+            f"{sum(int(b.nbytes) for b in result.buffers) / (1 << 30):,.1f} GiB of buffers, "
+            f"step after step); a replay works through at most {MAX_WHOLE_PAGES:,}, so that a "
+            "recommendation, which replays the loop once per plan, ends in seconds",
+            argument="steps",
+            hint=fewer + "record the loop with smaller buffers (the same access pattern at a "
+                         "smaller size predicts the same choices)")
     if ops > MAX_REPLAY_OPS:
         raise InvalidArgument(
             f"replaying {steps_run} steps runs {ops:,} operations; a replay runs at most "
