@@ -170,18 +170,33 @@ class Hub:
         self.api("DELETE", f"/users/{name}", ok=(204, 404))
 
     # --- a learner's own view -------------------------------------------------------------------
-    def login(self, name: str, password: str | None = None) -> requests.Session:
-        """Sign in through the hub's login form, as a browser does; the session keeps the cookie."""
-        s = requests.Session()
-        page = s.get(self.url + "/hub/login", timeout=30)
-        xsrf = s.cookies.get("_xsrf", path="/hub/") or s.cookies.get("_xsrf")
-        r = s.post(self.url + "/hub/login?next=", timeout=60, allow_redirects=False,
-                   data={"username": name, "password": password or self.password,
-                         "_xsrf": xsrf or ""})
+    def word(self, name: str) -> str:
+        """The learner's own word (what a learner adds after the room's password the first
+        time): fixed per name and per client."""
+        import hashlib
+        return hashlib.sha256(f"{self.token}:{name.lower()}".encode()).hexdigest()[:12]
+
+    def login(self, name: str, password: str | None = None,
+              headers: dict | None = None) -> requests.Session:
+        """Sign in through the hub's login form, as a browser does; the session keeps the cookie.
+        Without PASSWORD: the room's password, a space and the learner's own word."""
+        r, s, page = self.try_login(name, password, headers)
         if r.status_code != 302 or "jupyterhub-session-id" not in s.cookies:
             raise HubError(f"sign-in of {name} refused: {r.status_code} (login page "
                            f"{page.status_code})")
         return s
+
+    def try_login(self, name: str, password: str | None = None, headers: dict | None = None):
+        """One sign-in through the login form: (the answer, the session, the login page)."""
+        s = requests.Session()
+        s.headers.update(headers or {})          # the same on the page and the form's answer
+        page = s.get(self.url + "/hub/login", timeout=30)
+        xsrf = s.cookies.get("_xsrf", path="/hub/") or s.cookies.get("_xsrf")
+        if password is None:
+            password = f"{self.password} {self.word(name)}"
+        r = s.post(self.url + "/hub/login?next=", timeout=60, allow_redirects=False,
+                   data={"username": name, "password": password, "_xsrf": xsrf or ""})
+        return r, s, page
 
     def contents(self, name: str, path: str) -> dict:
         r = self.http.get(f"{self.url}/user/{name}/api/contents/{path}", timeout=30)

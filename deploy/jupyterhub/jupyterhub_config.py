@@ -5,7 +5,9 @@ Started by ``bash run.sh hub`` (which sets the variables below); by hand:
 ``jupyterhub -f deploy/jupyterhub/jupyterhub_config.py`` with at least UMKIT_HUB_PASSWORD set.
 
 Settings (environment variables):
-  UMKIT_HUB_PASSWORD   the room's shared password (8+ characters); learners pick any user name
+  UMKIT_HUB_PASSWORD   the room's shared password (8+ characters); a learner's first sign-in
+                       under a name gives it followed by a word of their own, which that name
+                       then needs (umkit_hub.UmkitAuthenticator)
                        (or UMKIT_HUB_PASSWORD_FILE: a file holding it; run.sh uses STATE/hub/password)
   UMKIT_HUB_ADMIN      the presenter's admin user name (optional), with
   UMKIT_HUB_ADMIN_PASSWORD  its own password (32+ characters; JupyterHub's rule), or
@@ -131,6 +133,9 @@ if env("UMKIT_HUB_ADMIN"):
     c.SharedPasswordAuthenticator.admin_password = admin_password
 c.UmkitAuthenticator.max_learners = int(env("UMKIT_HUB_MAX_LEARNERS", "50") or 0)
 c.UmkitAuthenticator.delay = float(env("UMKIT_HUB_SIGNIN_DELAY", "10") or 10)
+# a learner's name, once taken, needs the word its first sign-in gave after the room's password
+c.UmkitAuthenticator.words_file = os.path.join(private, "learner_words.json")
+c.JupyterHub.template_paths = [os.path.join(here, "templates")]   # the sign-in page says how
 # a user name becomes a folder name and (as root) part of a system account's name: plain
 # characters, at most 20
 c.Authenticator.username_pattern = r"^[a-z0-9][a-z0-9._-]{0,19}$"
@@ -148,6 +153,11 @@ c.Spawner.default_url = "/lab/tree/00_start_here.ipynb"
 # resolved (server/umkit_contents.py)
 c.Spawner.args = ["--ServerApp.terminals_enabled=False",
                   "--ServerApp.contents_manager_class=umkit_contents.NoEscapeContentsManager"]
+if ISOLATED:
+    # kernels talk over unix sockets in the learner's own 0700 runtime folder, not over loopback
+    # TCP ports that every local user can connect to (a kernel's output channel needs no key to
+    # listen to)
+    c.Spawner.args.append("--KernelManager.transport=ipc")
 c.Spawner.start_timeout = 120
 c.Spawner.interrupt_timeout = 1     # a stopping server: SIGINT, then SIGTERM, then SIGKILL,
 c.Spawner.term_timeout = 1          # then every process of the learner (umkit_hub.py)

@@ -6,20 +6,26 @@ the learners' servers, its services and its proxy), waits at most ``GRACE_S`` se
 whatever is left: the hub's process group, the proxy (by its pid file), every process marked with
 this hub's UMKIT_HUB_ID (servers, kernels, the idle culler, the proxy) and, when the hub ran as
 root, every process of the learner accounts it made (a process a learner detached and stripped of
-its environment included).  It prints how long that took and exits 130 after Ctrl-C.
+its environment included, or one that keeps changing its pid: each account is ended from inside
+it, kill(-1) until nothing is left), what they left in /dev/shm, /tmp and System V IPC, and the
+learners' control groups.  It prints how long that took and exits 130 after Ctrl-C.
 """
 from __future__ import annotations
 
 import os
+import pwd
 import secrets
 import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from umkit_hub import ISOLATED, end_processes, hub_accounts, hub_prefix  # noqa: E402
+from umkit_hub import (ISOLATED, CgroupLimits, clean_account_leftovers, end_account,  # noqa: E402
+                       end_processes, find_processes, hub_accounts, hub_groups, hub_prefix,
+                       is_zombie)
 
 CONFIG = os.path.join(HERE, "jupyterhub_config.py")
 GRACE_S = 2.0        # the hub's own orderly stop; then everything left is killed
@@ -40,7 +46,9 @@ def _proxy_pid(private: str) -> int | None:
 
 
 def sweep(state: str, hub_id: str, timeout: float = 2.0) -> int:
-    """End every process this hub left: the proxy, the marked ones, the learners' accounts'."""
+    """End every process this hub left: the proxy, the marked ones, the learners' accounts'
+    (each ended from inside the account, kill(-1) until none is left); then remove what the
+    learners left in /dev/shm, /tmp and System V IPC, and their control groups."""
     n = 0
     pid = _proxy_pid(os.path.join(state, "hub"))
     if pid:
@@ -49,10 +57,35 @@ def sweep(state: str, hub_id: str, timeout: float = 2.0) -> int:
             n += 1
         except OSError:
             pass
-    uids = hub_accounts(hub_prefix(state)).values() if ISOLATED else ()
-    n += end_processes(uids=uids, timeout=timeout / 2)
+    prefix = hub_prefix(state)
+    if ISOLATED:
+        accounts = hub_accounts(prefix)
+        gids = {a: pwd.getpwnam(a).pw_gid for a in accounts}
+
+        def end(acct):
+            try:
+                return end_account(accounts[acct], gids[acct], timeout=timeout / 2)
+            except RuntimeError as err:
+                say(f"{acct}: {err}")
+                return 0
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            n += sum(pool.map(end, accounts))
+            list(pool.map(clean_account_leftovers, accounts.values()))
     n += end_processes(env={"UMKIT_HUB_ID": hub_id}, timeout=timeout / 2)
+    groups = hub_groups(prefix)
+    if groups:
+        limits = CgroupLimits("leftover", None, None)
+        limits.dirs = groups
+        for d in limits.remove(grace=timeout / 2):
+            say(f"could not remove the control group {d}")
     return n
+
+
+def left_running(state: str, hub_id: str) -> int:
+    """Live processes of this hub's learner accounts or marked with its UMKIT_HUB_ID."""
+    uids = hub_accounts(hub_prefix(state)).values() if ISOLATED else ()
+    pids = set(find_processes(uids=uids)) | set(find_processes(env={"UMKIT_HUB_ID": hub_id}))
+    return len([p for p in pids if not is_zombie(p)])
 
 
 def main(argv: list[str]) -> int:
@@ -90,7 +123,9 @@ def main(argv: list[str]) -> int:
                 pass
             hub.wait(5)
     n = sweep(state, hub_id, timeout=1.5)
-    left = sweep(state, hub_id, timeout=0.3)
+    if left_running(state, hub_id):
+        n += sweep(state, hub_id, timeout=0.5)
+    left = left_running(state, hub_id)
     msg = f"stopped in {time.monotonic() - t0:.1f} s"
     if n:
         msg += f" ({n} leftover process(es) ended)"

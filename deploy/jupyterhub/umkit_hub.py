@@ -20,14 +20,19 @@ CPU limits use a control group per learner where this machine lets the hub make 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
+import hmac
 import json
 import math
 import os
 import pwd
 import re
+import shutil
 import signal
+import subprocess
 import sys
+import threading
 import time
 
 from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
@@ -39,6 +44,10 @@ ISOLATED = os.geteuid() == 0          # root: a system account per learner
 ACCOUNT_COMMENT = "umkit hub learner"  # the GECOS field of every account the hub makes
 WORKSPACE_TIMEOUT_S = 60      # below the hub's start timeout (120 s), so its message shows
 HERE = os.path.dirname(os.path.abspath(__file__))
+# isolated mode: each learner's Jupyter runtime folder (kernel connection files and the kernels'
+# unix sockets: the kernels use ZMQ's ipc transport, not loopback TCP that any local user can
+# connect to).  A short path: a unix socket's path is limited to 107 bytes.
+RUNTIME_BASE = "/run/umkit-hub"
 
 
 def free_port() -> int:
@@ -138,6 +147,101 @@ def end_processes(uids=(), sessions=(), env=None, timeout: float = 3.0) -> int:
             except OSError:
                 pass
         time.sleep(0.05)
+
+
+# Run as the learner's account (never as root): kill(-1) then signals every process of that account
+# at once, a process forking at that moment included (the kernel aborts a fork whose parent has a
+# fatal signal pending), so a process that keeps changing its pid cannot slip between two scans of
+# /proc.  Repeated until kill(-1) finds nothing, or only dead (zombie) processes are left.
+_KILL_ACCOUNT = r"""
+import os, signal, sys, time
+me, uid, deadline = os.getpid(), os.getuid(), time.monotonic() + float(sys.argv[1])
+def live():
+    n = 0
+    for e in os.listdir('/proc'):
+        if not e.isdigit() or int(e) == me:
+            continue
+        try:
+            with open('/proc/%s/status' % e) as f:
+                st = dict(l.split(':', 1) for l in f.read().splitlines() if ':' in l)
+            if int(st['Uid'].split()[0]) == uid and st['State'].split()[0] not in ('Z', 'X'):
+                n += 1
+        except (OSError, KeyError, ValueError, IndexError):
+            pass
+    return n
+rounds = 0
+while True:
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        sys.exit(0)
+    rounds += 1
+    if rounds >= 3 and not live():
+        sys.exit(0)
+    if time.monotonic() > deadline:
+        sys.exit(1)
+    time.sleep(0.02)
+"""
+
+
+def end_account(uid: int, gid: int, timeout: float = 3.0) -> int:
+    """End every process of a learner's account, a process that forks and exits to change its
+    pid included: a child that becomes the account calls kill(-1, SIGKILL) until nothing of the
+    account is left.  The number of live processes the account had before; raises RuntimeError
+    when some are still alive afterwards."""
+    if uid <= 0 or uid == os.getuid() or os.geteuid() != 0:
+        raise ValueError(f"end_account: uid {uid} is not a learner account this hub may end")
+    before = len([p for p in find_processes(uids=[uid]) if not is_zombie(p)])
+    try:
+        subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_ACCOUNT, str(timeout)],
+                       user=uid, group=gid, extra_groups=[], cwd="/", env={},
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=timeout + 10)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    end_processes(uids=[uid], timeout=1.0)          # root's own pass (also if the child failed)
+    left = [p for p in find_processes(uids=[uid]) if not is_zombie(p)]
+    if left:
+        raise RuntimeError(f"{len(left)} process(es) of uid {uid} would not end: {left[:10]}")
+    return before
+
+
+def clean_account_leftovers(uid: int) -> list[str]:
+    """After the account's processes are gone: its System V shared memory, message queues and
+    semaphores, and its files at the top of /dev/shm and /tmp (links removed, never followed)."""
+    removed = []
+    for kind, opt, idcol in (("shm", "-m", "shmid"), ("msg", "-q", "msqid"), ("sem", "-s", "semid")):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = f.read().splitlines()
+        except OSError:
+            continue
+        cols = head.split()
+        for row in rows:
+            v = dict(zip(cols, row.split()))
+            if v.get("uid") == str(uid) or v.get("cuid") == str(uid):
+                r = subprocess.run(["ipcrm", opt, v[idcol]], capture_output=True)
+                if r.returncode == 0:
+                    removed.append(f"sysv {kind} {v[idcol]}")
+    for top in ("/dev/shm", "/tmp"):
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if e.is_dir(follow_symlinks=False) and shutil.rmtree.avoids_symlink_attacks:
+                    shutil.rmtree(e.path)
+                elif not e.is_dir(follow_symlinks=False):
+                    os.unlink(e.path)
+                else:
+                    continue
+                removed.append(e.path)
+            except OSError:
+                pass
+    return removed
 
 
 def is_zombie(pid: int) -> bool:
@@ -277,6 +381,25 @@ class CgroupLimits:
         return left
 
 
+def hub_groups(prefix: str, root=CGROUP_ROOT) -> list[str]:
+    """The learners' control-group folders this hub made that still exist (a hub killed
+    before its servers stopped leaves them)."""
+    found = set()
+    try:
+        own = _own_cgroups()
+    except OSError:
+        return []
+    for ctrl, path in own.items():
+        base = os.path.join(root, *([ctrl] if ctrl else []), path.lstrip("/"), "umkit-hub")
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        found.update(os.path.realpath(os.path.join(base, n)) for n in names
+                     if n.startswith(prefix + "-learner-"))
+    return sorted(found)
+
+
 class UmkitSpawner(LocalProcessSpawner):
     """A learner's server: their own account (isolated mode), home and workspace, the kit's
     notebooks, optional limits; when it stops, nothing of the learner's is left running."""
@@ -330,6 +453,9 @@ class UmkitSpawner(LocalProcessSpawner):
             if not p.pw_gecos.startswith(ACCOUNT_COMMENT) or p.pw_uid == 0:
                 raise RuntimeError(f"the system account {name} exists and is not one this hub "
                                    f"made: refusing to run {self.user.name}'s server as it")
+        # nothing of the account's may run while root goes through its home (a process left from
+        # before could swap a folder for a link between two of root's steps)
+        await asyncio.to_thread(end_account, p.pw_uid, p.pw_gid)
         await asyncio.to_thread(_own_home, home, p.pw_uid, p.pw_gid)
         return p.pw_uid, p.pw_gid
 
@@ -340,18 +466,19 @@ class UmkitSpawner(LocalProcessSpawner):
                "TMPDIR": os.path.join(home, ".tmp"),
                "PATH": os.path.dirname(self.umkit_python) + os.pathsep + "/usr/bin:/bin",
                "LANG": os.environ.get("LANG", "C.UTF-8"), "UMKIT_HUB_ID": self.hub_id}
+        if ISOLATED:
+            env["JUPYTER_RUNTIME_DIR"] = os.path.join(RUNTIME_BASE, self.account)
         return env
 
     async def _make_workspace(self, ids) -> str:
         """``umkit workspace`` for this learner, as the learner, in a child process the hub's
-        event loop does not wait on (a room signing in at once must not stall the hub)."""
+        event loop does not wait on (a room signing in at once must not stall the hub).  The
+        learner's ``TMPDIR`` (``~/.tmp``) is made there too, as the learner: root never makes,
+        changes or follows anything a learner can replace inside their home."""
         ws = os.path.join(self.home_dir, "workspace")
-        os.makedirs(os.path.join(self.home_dir, ".tmp"), 0o700, exist_ok=True)
-        if ids:
-            os.chown(os.path.join(self.home_dir, ".tmp"), *ids)
         kw = dict(user=ids[0], group=ids[1], extra_groups=[]) if ids else {}
         proc = await asyncio.create_subprocess_exec(
-            self.umkit_python, "-m", "umkit.cli", "workspace", "--src", self.notebooks_src,
+            self.umkit_python, "-c", _AS_LEARNER, "workspace", "--src", self.notebooks_src,
             "--dest", ws, "--quiet", stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT, cwd=self.home_dir, env=self._learner_env(),
             start_new_session=True, **kw)
@@ -364,12 +491,35 @@ class UmkitSpawner(LocalProcessSpawner):
                 raise
             raise RuntimeError(f"umkit workspace for {self.user.name} took over "
                                f"{WORKSPACE_TIMEOUT_S} s") from None
-        text = out.decode(errors="replace").strip()
+        text = printable(out.decode(errors="replace").strip())
         if proc.returncode != 0:
             raise RuntimeError(f"umkit workspace failed for {self.user.name}: {text[-500:]}")
         if text:
             self.log.info("workspace of %s: %s", self.user.name, text)
         return ws
+
+    def _make_runtime_dir(self, ids) -> str:
+        """Isolated mode: RUNTIME_BASE/<account>, made fresh by root in a folder only root
+        writes (0711), then given to the learner (0700): the kernels' connection files and
+        unix sockets."""
+        os.makedirs(RUNTIME_BASE, 0o711, exist_ok=True)
+        st = os.lstat(RUNTIME_BASE)
+        if st.st_uid != 0 or not os.path.isdir(RUNTIME_BASE) or os.path.islink(RUNTIME_BASE):
+            raise RuntimeError(f"{RUNTIME_BASE} is not root's own folder: refusing to use it")
+        os.chmod(RUNTIME_BASE, 0o711)
+        d = os.path.join(RUNTIME_BASE, self.account)
+        self._remove_runtime_dir()
+        os.mkdir(d, 0o700)
+        os.lchown(d, *ids)
+        return d
+
+    def _remove_runtime_dir(self) -> None:
+        d = os.path.join(RUNTIME_BASE, self.account)
+        if os.path.lexists(d):
+            if os.path.isdir(d) and not os.path.islink(d):
+                shutil.rmtree(d, ignore_errors=True)     # fd-based: never follows a link
+            else:
+                os.unlink(d)
 
     def user_env(self, env):
         env.update(self._learner_env())
@@ -391,10 +541,12 @@ class UmkitSpawner(LocalProcessSpawner):
     async def start(self):
         if ISOLATED:
             ids = await self._make_account()
+            await asyncio.to_thread(self._make_runtime_dir, ids)
         else:
             ids = None
             os.makedirs(self.home_dir, 0o700, exist_ok=True)
         self.notebook_dir = await self._make_workspace(ids)
+        self.popen_kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
         self._limits = CgroupLimits(f"{self.group_prefix}-learner-{self.user.id}",
                                     self.mem_limit or None, self.cpu_limit or None)
         why = self._limits.create()
@@ -402,7 +554,14 @@ class UmkitSpawner(LocalProcessSpawner):
             self.log.warning("limits for %s not enforced: %s", self.user.name, why)
         else:
             self.log.info("limits for %s: %s", self.user.name, json.dumps(self._limits.applied))
-        return await super().start()
+        url = await super().start()
+        if self.proc is not None and self.proc.stdout is not None:
+            # the learner's server and kernels write here, never to the presenter's terminal:
+            # each line reaches the hub's log with control characters escaped
+            pipe, self.proc.stdout = self.proc.stdout, None
+            threading.Thread(target=_relay, args=(pipe, self.log, self.user.name),
+                             name=f"output of {self.user.name}", daemon=True).start()
+        return url
 
     async def stop(self, now=False):
         session = self.pid
@@ -410,14 +569,26 @@ class UmkitSpawner(LocalProcessSpawner):
             await super().stop(now=now)
         finally:
             # whatever the learner started and left running: in isolated mode every process
-            # of their account; in shared mode their server's session and every process marked
-            # as theirs (a process that leaves both escapes: the README says so)
+            # of their account (ended from inside the account: kill(-1) until none is left),
+            # its System V IPC objects and its files in /dev/shm and /tmp; in shared mode their
+            # server's session and every process marked as theirs (a process that leaves both
+            # escapes: the README says so)
             ids = self._ids()
-            n = await asyncio.to_thread(
-                end_processes, uids=[ids[0]] if ids else [],
-                sessions=[session] if (session and not ids) else [],
-                env=None if ids else {"UMKIT_HUB_ID": self.hub_id,
-                                      "JUPYTERHUB_USER": self.user.name})
+            if ids:
+                try:
+                    n = await asyncio.to_thread(end_account, *ids)
+                except RuntimeError as err:
+                    n = 0
+                    self.log.error("processes of %s are still running: %s", self.user.name, err)
+                gone = await asyncio.to_thread(clean_account_leftovers, ids[0])
+                if gone:
+                    self.log.info("removed what %s left: %s", self.user.name,
+                                  printable(", ".join(gone[:20])))
+                await asyncio.to_thread(self._remove_runtime_dir)
+            else:
+                n = await asyncio.to_thread(
+                    end_processes, sessions=[session] if session else [],
+                    env={"UMKIT_HUB_ID": self.hub_id, "JUPYTERHUB_USER": self.user.name})
             if n:
                 self.log.info("ended %d leftover process(es) of %s", n, self.user.name)
             if self._limits is not None:
@@ -426,16 +597,59 @@ class UmkitSpawner(LocalProcessSpawner):
                                      self.user.name)
 
 
+# runs as the learner (``python -c``): make TMPDIR (replacing a link or a file the learner put
+# there), then ``umkit workspace`` with the arguments given
+_AS_LEARNER = r"""
+import os, sys, runpy
+t = os.environ['TMPDIR']
+if os.path.islink(t) or (os.path.lexists(t) and not os.path.isdir(t)):
+    os.unlink(t)
+os.makedirs(t, 0o700, exist_ok=True)
+sys.argv = ['umkit'] + sys.argv[1:]
+runpy.run_module('umkit.cli', run_name='__main__')
+"""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """TEXT with every control character (escape sequences, carriage returns, bidi overrides)
+    written as an escape, so that it cannot clear, retitle or rewrite a terminal."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _relay(pipe, log, name: str, max_line: int = 4000) -> None:
+    """Each line a learner's server writes, into the hub's log: escaped, marked as theirs."""
+    with pipe:
+        for raw in iter(lambda: pipe.readline(65536), b""):
+            text = printable(raw.decode(errors="replace").rstrip("\n"))
+            log.info("[server of %s] %s", name, text[:max_line])
+
+
 def _own_home(home: str, uid: int, gid: int) -> None:
     """The learner's home: theirs, 0700; everything in it theirs (a home made in shared mode, or
-    for an account made again with another uid).  Symlinks are changed, never followed."""
+    for an account made again with another uid).  Walked with folder descriptors, nothing
+    followed: a link the learner made is changed itself, never what it points to, and a folder
+    swapped for a link mid-walk is not entered."""
     os.makedirs(home, 0o700, exist_ok=True)
-    os.chmod(home, 0o700)
-    for top, dirs, files in os.walk(home):
-        for n in [top] + [os.path.join(top, x) for x in dirs + files]:
-            st = os.lstat(n)
-            if st.st_uid != uid or st.st_gid != gid:
-                os.lchown(n, uid, gid)
+    st = os.lstat(home)
+    if not os.path.isdir(home) or os.path.islink(home):
+        raise RuntimeError(f"the learner's home {home} is not a folder")
+    fd = os.open(home, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        os.fchmod(fd, 0o700)
+        if st.st_uid != uid or st.st_gid != gid:
+            os.fchown(fd, uid, gid)
+    finally:
+        os.close(fd)
+    for _top, dirs, files, dfd in os.fwalk(home, follow_symlinks=False):
+        for n in dirs + files:
+            try:
+                s = os.stat(n, dir_fd=dfd, follow_symlinks=False)
+                if s.st_uid != uid or s.st_gid != gid:
+                    os.chown(n, uid, gid, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                pass
 
 
 class Throttle:
@@ -470,43 +684,166 @@ class Throttle:
         self.fails.pop(key, None)
 
 
+def client_address(request) -> str:
+    """The address a sign-in came from, as the hub's own proxy saw it.  A client's X-Real-Ip or
+    X-Forwarded-For header is never trusted: behind the proxy (a loopback peer) the address is
+    the last X-Forwarded-For entry, the one configurable-http-proxy appends itself; otherwise
+    the connection's own peer."""
+    ctx = getattr(getattr(request, "connection", None), "context", None)
+    peer = getattr(ctx, "_orig_remote_ip", None) or getattr(request, "remote_ip", None) or "?"
+    if peer in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+        last = (request.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+        if last:
+            return last[:64]
+    return peer
+
+
+class Overall:
+    """Failed sign-ins of the whole hub: at most ``limit`` within ``window`` seconds; beyond it
+    every sign-in waits until the oldest of them is ``window`` seconds old."""
+
+    def __init__(self, limit: int, window: float = 60.0, clock=time.monotonic):
+        self.limit, self.window, self.clock = limit, window, clock
+        self.times: collections.deque = collections.deque()
+
+    def _drop_old(self, now):
+        while self.times and now - self.times[0] > self.window:
+            self.times.popleft()
+
+    def wait_left(self) -> float:
+        now = self.clock()
+        self._drop_old(now)
+        if self.limit <= 0 or len(self.times) < self.limit:
+            return 0.0
+        return max(0.0, self.times[-self.limit] + self.window - now)
+
+    def failed(self) -> None:
+        now = self.clock()
+        self._drop_old(now)
+        self.times.append(now)
+        while len(self.times) > max(self.limit, 1) * 2:
+            self.times.popleft()
+
+
+class Words:
+    """Each learner name's own word (its salted PBKDF2 hash), in a file only the hub reads."""
+
+    ITERATIONS = 60_000
+
+    def __init__(self, path: str):
+        self.path = path
+        self.hashes: dict[str, str] = {}
+        if path and os.path.exists(path):
+            with open(path) as f:
+                self.hashes = dict(json.load(f))
+
+    def _hash(self, word: str, salt: bytes) -> str:
+        return hashlib.pbkdf2_hmac("sha256", word.encode(), salt, self.ITERATIONS).hex()
+
+    def has(self, name: str) -> bool:
+        return name in self.hashes
+
+    def check(self, name: str, word: str) -> bool:
+        salt, _, want = self.hashes[name].partition("$")
+        return hmac.compare_digest(self._hash(word, bytes.fromhex(salt)), want)
+
+    def make(self, word: str) -> str:
+        salt = os.urandom(16)
+        return salt.hex() + "$" + self._hash(word, salt)
+
+    def set(self, name: str, hashed: str) -> None:
+        self.hashes[name] = hashed
+        if self.path:                   # written whole, then renamed: never half a file
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.hashes, f)
+            os.replace(tmp, self.path)
+
+
 class UmkitAuthenticator(SharedPasswordAuthenticator):
-    """JupyterHub's shared-password sign-in, with failed sign-ins throttled per name and per
-    address, and at most ``max_learners`` learner accounts."""
+    """JupyterHub's shared-password sign-in, where a name, once taken, is its owner's: the
+    first sign-in under a name gives the room's password followed by a word of the learner's own
+    (``room-password word``); the hub keeps the word's hash for that name, and every later
+    sign-in under it must give the same word.  Failed sign-ins are throttled per name, per
+    address (as the hub's proxy saw it) and overall; at most ``max_learners`` learner
+    accounts."""
 
     max_learners = Integer(50, config=True, help="learner accounts the room's password can "
                            "create (existing learners always sign in; 0 = no limit)")
     name_failures = Integer(5, config=True, help="failed sign-ins for one name before it waits")
     address_failures = Integer(20, config=True, help="failed sign-ins from one address (a "
                                "room behind one router shares it) before it waits")
+    total_failures = Integer(60, config=True, help="failed sign-ins of the whole hub within a "
+                             "minute before every sign-in waits (0 = no overall cap)")
     delay = Float(10.0, config=True, help="the first wait, seconds; doubles with each failure")
     max_delay = Float(300.0, config=True, help="the longest wait, seconds")
+    words_file = Unicode("", config=True, help="where the hashes of the learners' own words "
+                         "are kept (a file only the hub reads); '' keeps them in memory")
+    min_word = Integer(4, config=True, help="the shortest word of a learner's own")
 
     def __init__(self, **kw):
         super().__init__(**kw)
         self._by_name = Throttle(self.name_failures, self.delay, self.max_delay)
         self._by_addr = Throttle(self.address_failures, self.delay, self.max_delay)
+        self._overall = Overall(self.total_failures)
+        self._words = Words(self.words_file)
         self._new: dict[str, float] = {}   # names let in but maybe not yet in the database
 
+    def _failed(self, name: str, addr: str) -> None:
+        self._by_name.failed(name)
+        self._by_addr.failed(addr)
+        self._overall.failed()
+
     async def authenticate(self, handler, data):
-        name = self.normalize_username(str((data or {}).get("username", "")))
-        addr = "?" if handler is None else (handler.request.remote_ip or "?")
-        wait = max(self._by_name.wait_left(name), self._by_addr.wait_left(addr))
+        data = data or {}
+        name = self.normalize_username(str(data.get("username", "")))
+        password = str(data.get("password", ""))
+        addr = "?" if handler is None else client_address(handler.request)
+        wait = max(self._by_name.wait_left(name), self._by_addr.wait_left(addr),
+                   self._overall.wait_left())
         if wait > 0:
-            self.log.warning("sign-in of %r from %s refused: throttled for %.0f s", name[:32],
-                             addr, wait)
-            raise HTTPError(429, f"Too many failed sign-ins for this name or from this address: "
-                                 f"try again in {math.ceil(wait)} s.")
-        user = await super().authenticate(handler, data)
+            self.log.warning("sign-in of %r from %s refused: throttled for %.0f s",
+                             printable(name[:32]), printable(addr), wait)
+            raise HTTPError(429, f"Too many failed sign-ins (for this name, from this address "
+                                 f"or on this hub): try again in {math.ceil(wait)} s.")
+        if name in self.admin_users:
+            user = await super().authenticate(handler, {"username": name, "password": password})
+        elif not self.validate_username(name):
+            user = None           # refused before it can take a learner's place
+        else:
+            user = await self._learner(handler, name, password)
         if user is None:
-            self._by_name.failed(name)
-            self._by_addr.failed(addr)
+            self._failed(name, addr)
             return None
         self._by_name.cleared(name)
         self._by_addr.cleared(addr)
-        if not user.get("admin") and handler is not None and self.max_learners > 0:
-            self._admit(handler, user["name"])
         return user
+
+    async def _learner(self, handler, name: str, password: str):
+        room = self.user_password
+        if not room or len(password) < len(room) or \
+                not hmac.compare_digest(password[:len(room)].encode(), room.encode()):
+            return None
+        word = password[len(room):].strip()
+        if self._words.has(name):
+            ok = await asyncio.to_thread(self._words.check, name, word)
+            return {"name": name, "admin": False, "groups": []} if ok else None
+        if len(word) < self.min_word:
+            self.log.warning("sign-in of new learner %r refused: no word of their own", name)
+            raise HTTPError(403, f"The name {name} is new: type the room's password, a space and "
+                                 f"a word of your own ({self.min_word}+ characters) in the "
+                                 f"password box. You will need the same word to sign in as "
+                                 f"{name} again; nobody else can use the name without it.")
+        if handler is not None and self.max_learners > 0:
+            self._admit(handler, name)
+        hashed = await asyncio.to_thread(self._words.make, word)
+        if self._words.has(name):       # claimed by a sign-in that finished meanwhile
+            ok = await asyncio.to_thread(self._words.check, name, word)
+            return {"name": name, "admin": False, "groups": []} if ok else None
+        self._words.set(name, hashed)
+        self.log.info("learner name %r claimed (its own word kept)", name)
+        return {"name": name, "admin": False, "groups": []}
 
     def _admit(self, handler, name: str) -> None:
         """A name new to the hub is let in only while fewer than max_learners exist."""

@@ -1,7 +1,13 @@
 """The hub keeps learners apart (issue 46): ``bash run.sh hub`` as root gives each learner a
 system account of their own.  Learner ada's kernel tries every read and write the issue found
-open against learner bob and the hub, and each fails; sign-in is throttled; the learner cap holds;
-Ctrl-C stops the hub in under 5 s and leaves no process behind (a detached one included).
+open against learner bob and the hub, and each fails: bob's files, his processes, his kernel's
+output (the kernels use unix sockets in a private folder, not loopback TCP), the hub's folder
+through a link root would follow; a name, once taken, needs its owner's word; sign-in is
+throttled per name, per address (a client's made-up address headers do not count) and overall;
+an invalid name takes no learner's place; a learner's output reaches the hub's log escaped;
+stopping a learner's server ends a process that keeps changing its pid and removes what the
+learner left in System V IPC and /dev/shm; Ctrl-C stops the hub in under 5 s and leaves no
+process behind (a detached one included).
 
 Skipped, with the reason, when not root (learner accounts need root) or when the proxy cannot be
 had (no npm).  CI runs as root with npm."""
@@ -26,8 +32,9 @@ sys.path.insert(0, str(ROOT / "deploy" / "jupyterhub" / "server"))
 
 pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
-from umkit_hub import (Throttle, process_environ, is_zombie, end_processes, find_processes,  # noqa: E402
-                       hub_accounts, hub_prefix)
+from umkit_hub import (RUNTIME_BASE, Overall, Throttle, Words, client_address,  # noqa: E402
+                       end_processes, find_processes, hub_accounts, hub_prefix, is_zombie,
+                       printable, process_environ)
 
 PASSWORD = "room-pass-1234"
 ADMIN_PASSWORD = "presenter-" + "x" * 30
@@ -231,7 +238,7 @@ def test_a_learner_cannot_reach_another_learner_or_the_hub(room):
     r = hub.http.post(f"{hub.url}/user/bob/api/kernels", json={"name": "python3"}, timeout=60)
     assert r.status_code in (200, 201), r.text
     bob_kernel = r.json()["id"]
-    bob_runtime = users / "bob" / ".local" / "share" / "jupyter" / "runtime"
+    bob_runtime = Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"   # 0700, bob's
     deadline = time.monotonic() + 60
     while not (bob_runtime / f"kernel-{bob_kernel}.json").exists():
         assert time.monotonic() < deadline, "bob's kernel wrote no connection file"
@@ -285,6 +292,162 @@ def test_a_learner_cannot_reach_another_learner_or_the_hub(room):
         assert pwd.getpwuid(st.st_uid).pw_name == f"{hub_prefix(str(state))}-{name}"
 
 
+def _learner_uid(state, name):
+    return pwd.getpwnam(f"{hub_prefix(str(state))}-{name}").pw_uid
+
+
+def test_a_learner_cannot_listen_to_another_learners_kernel(room):
+    """IOPub needs no key to listen to: over loopback TCP any local user could subscribe."""
+    hub, state = room["hub"], room["state"]
+    out = {}
+
+    def bob_works():
+        out["bob"] = hub.run_code("bob", ["import time\nfor i in range(14):\n"
+                                          "    print('BOB-PRIVATE-OUTPUT', i, flush=True)\n"
+                                          "    time.sleep(0.5)"], timeout=120)
+    import threading
+    t = threading.Thread(target=bob_works)
+    t.start()
+    bob_uid = _learner_uid(state, "bob")
+    runtime = Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"
+    deadline = time.monotonic() + 60
+    while not list(runtime.glob("kernel-*.json")):
+        assert time.monotonic() < deadline, "bob's kernel wrote no connection file"
+        time.sleep(0.2)
+    time.sleep(1.0)
+    conns = [json.loads(p.read_text()) for p in runtime.glob("kernel-*.json")]
+    assert conns and all(c["transport"] == "ipc" for c in conns), conns
+    sockets = [f"{c['ip']}-{c['iopub_port']}" for c in conns]
+    assert all(Path(p).is_socket() and Path(p).stat().st_uid == bob_uid for p in sockets)
+    res = hub.run_code("ada", [r"""
+import os, time, zmq
+ports = set()
+for name in ('/proc/net/tcp', '/proc/net/tcp6'):
+    try:
+        lines = open(name).read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        f = line.split()
+        if f[3] == '0A':
+            ports.add(int(f[1].split(':')[1], 16))
+ctx = zmq.Context(); socks = []
+for p in sorted(ports):
+    s = ctx.socket(zmq.SUB); s.setsockopt(zmq.SUBSCRIBE, b''); s.setsockopt(zmq.LINGER, 0)
+    s.connect(f'tcp://127.0.0.1:{p}'); socks.append(s)
+for path in %r:
+    s = ctx.socket(zmq.SUB); s.setsockopt(zmq.SUBSCRIBE, b''); s.setsockopt(zmq.LINGER, 0)
+    s.connect('ipc://' + path); socks.append(s)
+poller = zmq.Poller()
+for s in socks:
+    poller.register(s, zmq.POLLIN)
+got, t0 = [], time.time()
+while time.time() - t0 < 4:
+    for s, _ in poller.poll(200):
+        got.append(b''.join(s.recv_multipart()))
+print(len(ports), len(got), sum(b'BOB-PRIVATE' in m for m in got))
+""" % sockets], timeout=120)
+    t.join(120)
+    assert res["error"] is None, res["error"]
+    assert out["bob"]["error"] is None and "BOB-PRIVATE-OUTPUT 13" in \
+        "".join(o.get("text", "") for o in out["bob"]["cells"][0])      # bob's kernel worked
+    n_ports, n_msgs, n_bob = map(int, res["cells"][0][0]["text"].split())
+    assert n_bob == 0, (n_ports, n_msgs, n_bob)
+
+
+def test_a_learners_output_reaches_the_hub_log_escaped(room):
+    hub = room["hub"]
+    res = hub.run_code("ada", ["import os, sys\n"
+                               "os.write(2, b'\\n[I 2026-01-01 app:1] umkit hub: FORGED-LINE\\n'\n"
+                               "         b'\\x1b]0;PWNED-TITLE\\x07\\x1b[2J\\x1b]52;c;aGk=\\x07\\n')\n"
+                               "sys.__stderr__.write('\\x1b[31mRED-MARK\\n'); sys.__stderr__.flush()"])
+    assert res["error"] is None, res["error"]
+    deadline = time.monotonic() + 20
+    while b"PWNED-TITLE" not in Path(hub.log_path).read_bytes():
+        assert time.monotonic() < deadline, "ada's output never reached the hub's log"
+        time.sleep(0.3)
+    time.sleep(0.5)
+    raw = Path(hub.log_path).read_bytes()
+    for bad in (b"\x1b]0;PWNED", b"\x1b[2J", b"\x1b]52", b"\x1b[31mRED"):
+        assert bad not in raw, bad
+    assert b"\\x1b]0;PWNED-TITLE\\x07" in raw
+    forged = [ln for ln in raw.splitlines() if b"FORGED-LINE" in ln]
+    assert forged and all(b"[server of ada]" in ln for ln in forged), forged
+
+
+def test_stopping_a_server_ends_a_pid_hopper_and_root_follows_no_link(room):
+    hub, state = room["hub"], room["state"]
+    private, tag = state / "hub", os.urandom(4).hex()
+    uid = _learner_uid(state, "ada")
+    beat = state / "users" / "ada" / "hop.txt"
+    res = hub.run_code("ada", [f"""
+import ctypes, os, shutil, subprocess, sys
+home = os.environ['HOME']
+t = os.path.join(home, '.tmp')
+shutil.rmtree(t, ignore_errors=True)
+os.symlink({str(private)!r}, t)                       # root must not follow it
+os.symlink({str(private)!r}, os.path.join(home, 'hub_link'))
+hop = ("import os, time\\nwhile True:\\n    if os.fork():\\n        os._exit(0)\\n"
+       "    with open({str(beat)!r}, 'w') as f:\\n        f.write(str(os.getpid()))\\n"
+       "    time.sleep(0.003)\\n")
+subprocess.Popen([sys.executable, '-c', hop], start_new_session=True, env={{}})
+libc = ctypes.CDLL(None, use_errno=True)
+print(libc.shmget(0, 4096, 0o1644), libc.msgget(0, 0o1644))
+open('/dev/shm/ada_left_{tag}', 'w').write('x')
+"""])
+    assert res["error"] is None, res["error"]
+    shmid, msqid = map(int, res["cells"][0][0]["text"].split())
+    assert shmid >= 0 and msqid >= 0
+    sysv = lambda kind: [ln.split()[1] for ln in Path(f"/proc/sysvipc/{kind}").read_text()  # noqa: E731
+                         .splitlines()[1:]]
+    assert str(shmid) in sysv("shm") and Path(f"/dev/shm/ada_left_{tag}").exists()
+    time.sleep(0.5)
+    assert beat.exists()
+    live = lambda: [p for p in find_processes(uids=[uid]) if not is_zombie(p)]  # noqa: E731
+    hub.stop_server("ada")                                  # "Stop My Server"
+    deadline = time.monotonic() + 60
+    while (hub.api("GET", "/users/ada").get("servers") or {}):
+        assert time.monotonic() < deadline, hub.log_tail()
+        time.sleep(0.25)
+    first = beat.read_text()
+    time.sleep(1.5)
+    assert beat.read_text() == first, "the pid-hopping process outlived ada's server"
+    assert not live(), live()
+    assert str(shmid) not in sysv("shm") and str(msqid) not in sysv("msg")
+    assert not Path(f"/dev/shm/ada_left_{tag}").exists()
+    # ada's server starts again: root followed neither link, ~/.tmp is a folder of ada's again
+    hub.start_server("ada")
+    hub.wait_ready("ada", timeout=120)
+    st = os.lstat(private)
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o700, (st.st_uid, oct(st.st_mode))
+    assert all(os.lstat(p).st_uid == 0 for p in private.iterdir())
+    tmpdir = state / "users" / "ada" / ".tmp"
+    assert tmpdir.is_dir() and not tmpdir.is_symlink() and tmpdir.stat().st_uid == uid
+    res = hub.run_code("ada", [f"import os\ntry:\n    print(os.listdir({str(private)!r}))\n"
+                               "except OSError as e:\n    print('denied', type(e).__name__)"])
+    assert res["cells"][0][0]["text"].startswith("denied"), res
+
+
+def test_a_name_once_taken_needs_its_owners_word(room):
+    hub, state = room["hub"], room["state"]
+    # bob signed in first with his own word: the room's password alone, or with another word,
+    # does not open his name (any case of it)
+    for name, pw in (("BOB", PASSWORD), ("bob", f"{PASSWORD} not-his-word"),
+                     ("bob", f"{PASSWORD} {hub.word('ada')}"), ("bob", hub.word("bob"))):
+        r, s, _ = hub.try_login(name, pw)
+        assert r.status_code == 403 and "jupyterhub-session-id" not in s.cookies, (name, pw)
+    hub.login("BOB")                    # with bob's own word
+    # a new name needs a word of its own; the page and the refusal say how
+    r, s, page = hub.try_login("eve", PASSWORD)
+    assert r.status_code == 403 and "word of your own" in r.text, r.text[-300:]
+    assert "a word of your own" in page.text
+    # only hashes are kept, in the hub's own folder
+    f = state / "hub" / "learner_words.json"
+    text = f.read_text()
+    assert {"ada", "bob"} <= set(json.loads(text)) and "eve" not in json.loads(text)
+    assert hub.word("bob") not in text and f.stat().st_mode & 0o077 == 0
+
+
 def test_the_contents_api_does_not_follow_a_symlink_out_of_the_workspace(room):
     hub = room["hub"]
     res = hub.run_code("ada", ["import os\n"
@@ -319,18 +482,36 @@ def test_sign_in_is_throttled_and_accounts_are_capped(room):
         hub.login("ada")
     time.sleep(2.5)                    # UMKIT_HUB_SIGNIN_DELAY=2 for this hub
     hub.login("ada")                   # then it works, and the count starts again
-    # --max-learners 3: ada and bob exist, a third may come in, a fourth may not
+    # --max-learners 3: ada and bob exist, a third may come in, a fourth may not; a name the hub
+    # refuses (not a valid user name) takes no place
+    for bad in ("Bad Name!", "x" * 40):
+        r, _, _ = hub.try_login(bad)
+        assert r.status_code == 403, (bad, r.status_code)
     hub.login("cara")
     s = __import__("requests").Session()
     s.get(hub.url + "/hub/login", timeout=30)
     r = s.post(hub.url + "/hub/login?next=", allow_redirects=False, timeout=60,
-               data={"username": "dan", "password": PASSWORD,
+               data={"username": "dan", "password": f"{PASSWORD} {hub.word('dan')}",
                      "_xsrf": s.cookies.get("_xsrf", path="/hub/") or s.cookies.get("_xsrf") or ""})
     assert r.status_code == 403 and "room is full" in r.text, (r.status_code, r.text[-300:])
     hub.login("bob")                   # those who have an account still sign in
     hub.login("presenter", ADMIN_PASSWORD)   # the presenter is not a learner
     names = {u["name"] for u in hub.api("GET", "/users")}
     assert "dan" not in names and {"ada", "bob", "cara"} <= names
+
+
+def test_sign_in_throttle_ignores_addresses_a_client_makes_up(room):
+    hub = room["hub"]
+    for i in range(20):                # 20 wrong passwords, each "from" another address
+        r, _, _ = hub.try_login(f"guess{i}", "not-the-password",
+                                headers={"X-Real-Ip": f"10.9.{i}.1",
+                                         "X-Forwarded-For": f"10.8.{i}.1"})
+        assert r.status_code == 403, (i, r.status_code)
+    r, _, _ = hub.try_login("ada", headers={"X-Real-Ip": "10.7.0.1",
+                                            "X-Forwarded-For": "10.6.0.1"})
+    assert r.status_code == 429, r.status_code      # the address the proxy saw waits
+    time.sleep(2.5)
+    hub.login("ada")
 
 
 def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
@@ -402,3 +583,36 @@ def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
             cm.os_path(p)
         assert e.value.status_code == 404
     assert inside(str(root), str(root)) and not inside(str(root), str(tmp_path / "wsx"))
+
+
+def test_overall_cap_and_client_address_and_words(tmp_path):
+    now = [0.0]
+    o = Overall(limit=3, window=60, clock=lambda: now[0])
+    for _ in range(2):
+        o.failed()
+    assert o.wait_left() == 0
+    o.failed()
+    assert o.wait_left() == 60
+    now[0] += 30
+    assert o.wait_left() == 30
+    now[0] += 31
+    assert o.wait_left() == 0
+
+    class Req:
+        def __init__(self, peer, headers):
+            self.connection = type("C", (), {"context": type("X", (), {"_orig_remote_ip": peer,
+                                                                         "remote_ip": "6.6.6.6"})()})()
+            self.remote_ip, self.headers = "6.6.6.6", headers
+    # behind the proxy: the entry the proxy appended; X-Real-Ip is never believed
+    assert client_address(Req("127.0.0.1", {"X-Forwarded-For": "1.1.1.1, 10.0.0.5",
+                                            "X-Real-Ip": "9.9.9.9"})) == "10.0.0.5"
+    assert client_address(Req("192.168.1.7", {"X-Forwarded-For": "1.1.1.1"})) == "192.168.1.7"
+    assert client_address(Req("127.0.0.1", {})) == "127.0.0.1"
+
+    w = Words(str(tmp_path / "w.json"))
+    w.set("ada", w.make("tiger42"))
+    w2 = Words(str(tmp_path / "w.json"))            # kept across restarts
+    assert w2.check("ada", "tiger42") and not w2.check("ada", "tiger43")
+    assert "tiger42" not in (tmp_path / "w.json").read_text()
+    assert (tmp_path / "w.json").stat().st_mode & 0o777 == 0o600
+    assert printable("a\x1b]0;x\x07\r\u202eb") == "a\\x1b]0;x\\x07\\r\\u202eb"
