@@ -3436,4 +3436,35 @@ MESSAGES: dict[str, str] = {
         "在那个 epoch 的 kernel 之后从 out 读回来的值。",
     "on {card} (this notebook's card): {part_msg}":
         "在 {card} 上（本 notebook 的卡）：{part_msg}",
+    # -- umkit plan: a plan that does not fit is ruled out; the replay's whole-buffer bound;
+    # -- python -m umkit.examples --json ---------------------------------------------------------------
+    "device memory does not fit on {code_profiles}: the replay weighed the other choices too":
+        "设备内存在 {code_profiles} 上放不下：重放也权衡了其他选择",
+    "ruled out: the rules' plan puts {n} buffers ({need} GiB) in device memory, more than the {vram} "
+    "GiB of {code_profile}":
+        "已排除：规则给出的方案把 {n} 个缓冲区（{need} GiB）放进设备内存，超过了 {code_profile} 的 "
+        "{vram} GiB",
+    "no plan within the choices allowed fits on {code_profile}: {part_why}":
+        "在允许的选择之内，没有一个方案能在 {code_profile} 上放得下：{part_why}",
+    "allow a managed choice (managed memory oversubscribes the card), e.g. choices=None (every choice)":
+        "允许一种托管内存的选择（托管内存可以超额订阅这张卡），例如 choices=None（所有选择）",
+    "replaying {steps} steps works through {whole} whole-buffer page operations (the plans' advice and "
+    "prefetches over every page of the recording's {gib} GiB of buffers, step after step); a replay works "
+    "through at most {most}, so that a recommendation, which replays the loop once per plan, ends in "
+    "seconds":
+        "重放 {steps} 步要做 {whole} 次整块缓冲区的页操作（各方案的建议和预取一步接一步地覆盖录制中 {gib} GiB "
+        "缓冲区的每一页）；一次重放最多做 {most} 次，这样按每个方案各重放一遍循环的推荐才能在几秒内完成",
+    "record the loop with smaller buffers (the same access pattern at a smaller size predicts the same "
+    "choices)":
+        "用更小的缓冲区录制这个循环（同样的访问模式换成更小的尺寸，预测出的选择相同）",
+    "replay fewer steps (steps={n} fits; the steady steps repeat), or record the loop with smaller "
+    "buffers (the same access pattern at a smaller size predicts the same choices)":
+        "少重放几步（steps={n} 可以；稳定的步都是重复的），或者用更小的缓冲区录制这个循环（同样的访问模式"
+        "换成更小的尺寸，预测出的选择相同）",
+    "replay fewer steps (--steps {n} fits; the steady steps repeat), or record the loop with smaller "
+    "buffers (the same access pattern at a smaller size predicts the same choices)":
+        "少重放几步（--steps {n} 可以；稳定的步都是重复的），或者用更小的缓冲区录制这个循环（同样的访问模式"
+        "换成更小的尺寸，预测出的选择相同）",
+    "--force replaces the file, --numbered keeps it: pick one":
+        "--force 会替换这个文件，--numbered 会保留它：二选一",
 }
