@@ -44,7 +44,9 @@ From a shell::
 
 ``run`` exits 0 only if every program built, ran (exit 0) and printed the expected values.  On
 NVIDIA it also builds, runs and checks the CUDA 13 originals (``kernels/cuda/*.cu``), which must
-print the same results as their HIP ports.
+print the same results as their HIP ports.  ``--json FILE`` also writes a summary, atomically; a
+file already there is kept (the command stops before building), unless ``--force`` (replace it)
+or ``--numbered`` (``res.json`` kept, the new one ``res-2.json``, ``res-3.json``, ...).
 """
 from __future__ import annotations
 
