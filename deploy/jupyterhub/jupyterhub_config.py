@@ -22,6 +22,8 @@ Settings (environment variables):
   UMKIT_HUB_MAX_LEARNERS learner accounts the room's password may create (default 50; 0 = no limit)
   UMKIT_HUB_SIGNIN_DELAY seconds a throttled name or address first waits (default 10; doubles
                        with each further failure, at most 300)
+  UMKIT_HUB_NPROC      as root: processes and threads per learner account (default 2048; 0 = no
+                       limit)
   UMKIT_HUB_IDLE       seconds before an idle learner server is stopped (default 3600; 0 = never)
   UMKIT_HUB_PROXY      the configurable-http-proxy command (run.sh installs it with npm)
   UMKIT_HUB_INTERNAL_PORT, UMKIT_HUB_PROXY_API_PORT  the hub's and the proxy's loopback ports
@@ -147,6 +149,7 @@ c.UmkitSpawner.umkit_python = sys.executable
 c.UmkitSpawner.home_dir_template = os.path.join(homes, "{username}")
 c.UmkitSpawner.group_prefix = hub_prefix(state)
 c.UmkitSpawner.hub_id = hub_id
+c.UmkitSpawner.max_processes = int(env("UMKIT_HUB_NPROC", "2048") or 0)
 c.Spawner.cmd = [os.path.join(bindir, "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab/tree/00_start_here.ipynb"
 # no terminals; the file browser and the contents API stay inside the workspace, symlinks

@@ -93,6 +93,8 @@ def main(argv: list[str]) -> int:
                             or os.path.join(os.path.dirname(os.path.dirname(HERE)), ".hub"))
     hub_id = os.environ["UMKIT_HUB_ID"] = secrets.token_hex(8)   # fresh: never a caller's
     os.environ["UMKIT_HUB_STATE"] = state
+    say("a learner's first sign-in under a name gives the room's password, a space and a word "
+        "of their own; from then on that name needs the same word (nobody else can use it)")
     hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", CONFIG, *argv],
                            start_new_session=True)     # signals reach it only through here
     asked: list[int] = []

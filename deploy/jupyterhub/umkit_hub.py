@@ -414,6 +414,9 @@ class UmkitSpawner(LocalProcessSpawner):
                            "another hub's on the same machine", config=True)
     hub_id = Unicode("", help="marks this hub's processes (UMKIT_HUB_ID in their environment), "
                      "so that stopping the hub finds them", config=True)
+    max_processes = Integer(2048, help="isolated mode: processes and threads a learner's account "
+                            "may have at once (RLIMIT_NPROC; a fork bomb stops there); 0 = no "
+                            "limit", config=True)
 
     _limits: CgroupLimits | None = None
     _account_lock = asyncio.Lock()      # useradd takes /etc/passwd's lock: one at a time
@@ -528,10 +531,14 @@ class UmkitSpawner(LocalProcessSpawner):
     def make_preexec_fn(self, name):
         limits, home = self._limits, self.home_dir
         drop = set_user_setuid(self.account) if ISOLATED else None
+        nproc = self.max_processes if ISOLATED else 0
 
         def preexec():
             if limits is not None and limits.dirs:
                 limits.join()        # while still root: the learner cannot leave it
+            if nproc > 0:            # counted per account: one learner cannot fill the pid table
+                import resource
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             if drop is not None:
                 drop()               # the learner's account (and its home as cwd)
             else:

@@ -107,7 +107,8 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
             except OSError:
                 pass
             time.sleep(0.3)
-        # a wrong password is refused; the room's password lets anyone in under their own name
+        # a wrong password is refused; the room's password and a word of their own let a
+        # learner in under a name of their own (hubclient adds the word)
         with pytest.raises(hubclient.HubError, match="refused"):
             hub.login("mallory", "not-the-password")
         learners = {name: hub.login(name) for name in ("ada", "grace")}
@@ -118,7 +119,7 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
             landed = s.get(hub.url + "/hub/", timeout=60)      # signing in again: same place
             assert landed.status_code == 200, (landed.url, hub.log_tail())
             assert landed.url.endswith(f"/user/{name}/lab/tree/00_start_here.ipynb"), landed.url
-        # names are case-insensitive: "ADA" is ada (the docs warn the presenter)
+        # names are case-insensitive: "ADA" is ada, with ada's word
         assert hub.login("ADA").get(hub.url + "/hub/", timeout=60).url.endswith(
             "/user/ada/lab/tree/00_start_here.ipynb")
         # each learner's own workspace: the notebooks with outputs cleared, in their own home
@@ -160,8 +161,10 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
         stop_group(proc, grace=90)
         hubclient.kill_leftover_proxy(repo / ".hub")
         log.close()
+        from umkit_hub import hub_accounts, hub_groups, hub_prefix
+        # the learners' control groups (--mem 2G --cpu 1) are gone with the hub
+        assert hub_groups(hub_prefix(str(repo / ".hub"))) == []
         if os.geteuid() == 0:
-            from umkit_hub import hub_accounts, hub_prefix
             for acct in hub_accounts(hub_prefix(str(repo / ".hub"))):
                 subprocess.run(["userdel", acct], capture_output=True)
     # nothing left behind: no learner server still running from this hub
@@ -227,3 +230,14 @@ def test_limits_not_enforced_say_why(tmp_path, monkeypatch):
 def test_limits_refuse_a_name_that_is_a_path(tmp_path):
     with pytest.raises(ValueError, match="letters, digits"):
         CgroupLimits("../escape", 1 << 30, None, root=str(tmp_path))
+
+
+def test_leftover_groups_are_found(tmp_path, monkeypatch):
+    from umkit_hub import hub_groups
+    root = tmp_path / "cg"
+    for ctrl in ("memory", "cpu"):
+        for name in ("hab-learner-1", "hab-learner-2", "hzz-learner-1"):
+            (root / ctrl / "svc" / "umkit-hub" / name).mkdir(parents=True)
+    monkeypatch.setattr("umkit_hub._own_cgroups", lambda: {"memory": "/svc", "cpu": "/svc"})
+    found = hub_groups("hab", root=str(root))
+    assert len(found) == 4 and all("hab-learner-" in d for d in found)

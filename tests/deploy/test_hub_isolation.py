@@ -285,6 +285,10 @@ def test_a_learner_cannot_reach_another_learner_or_the_hub(room):
     leaks = {k: v for k, v in found.items() if not v.startswith("denied")}
     assert not leaks, leaks
     assert not (users / "bob" / "workspace" / "from_ada.txt").exists()
+    # a fork bomb stops at the account's process limit (RLIMIT_NPROC, UMKIT_HUB_NPROC)
+    limits = Path(f"/proc/{pids['bob-kernel']}/limits").read_text()
+    assert [ln.split()[2:4] for ln in limits.splitlines() if ln.startswith("Max processes")] \
+        == [["2048", "2048"]], limits
     # the learners' homes: private, each its own account's
     for name in ("ada", "bob"):
         st = (users / name).stat()
@@ -524,6 +528,18 @@ def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     assert res["error"] is None, res["error"]
     stray = int(res["cells"][0][0]["text"])
     assert Path(f"/proc/{stray}").exists()
+    # and bob one that keeps changing its pid (fork, parent exits, every few milliseconds)
+    beat = state / "users" / "bob" / "hop.txt"
+    res = hub.run_code("bob", [f"""
+import subprocess, sys
+hop = ("import os, time\\nwhile True:\\n    if os.fork():\\n        os._exit(0)\\n"
+       "    with open({str(beat)!r}, 'w') as f:\\n        f.write(str(os.getpid()))\\n"
+       "    time.sleep(0.003)\\n")
+subprocess.Popen([sys.executable, '-c', hop], start_new_session=True, env={{}})
+"""])
+    assert res["error"] is None, res["error"]
+    time.sleep(0.5)
+    assert beat.exists()
     uids = list(hub_accounts(hub_prefix(str(state))).values())
     assert len(uids) >= 2 and find_processes(uids=uids)
     t0 = time.monotonic()
@@ -540,6 +556,9 @@ def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     assert not Path(f"/proc/{stray}").exists() or \
         Path(f"/proc/{stray}/stat").read_text().split(")")[1].split()[0] == "Z"
     assert "learners are isolated" in log
+    first = beat.read_text()
+    time.sleep(1.0)
+    assert beat.read_text() == first, "bob's pid-hopping process outlived the hub"
 
 
 def test_throttle_waits_and_forgets():
