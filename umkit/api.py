@@ -278,8 +278,9 @@ def touch(a: Array, stride_bytes: int = 4096, *, sink: Array | None = None,
     1-element device array the sum of what was read is *added* to.  Without ``sink=`` one shared
     sink per device is reused (it accumulates); pass your own zeroed sink to read one sum."""
     a = _f32(a, "a")
-    stride_bytes = V.integer(stride_bytes, "stride_bytes", lo=4, hi=V.MAX_BYTES,
-                             hint="a whole number of bytes, a multiple of 4, e.g. 4096")
+    stride_bytes = V.touch_stride(V.integer(stride_bytes, "stride_bytes", lo=4,
+                                            hint="a whole number of bytes, a multiple of 4, "
+                                                 "e.g. 4096"))
     if stride_bytes % 4:
         raise InvalidArgument(f"stride_bytes={stride_bytes} must be a positive multiple of 4",
                               argument="stride_bytes", hint="e.g. 4096 (one float per host "

@@ -461,3 +461,16 @@ def _device_location(i: int, argument: str) -> Location:
 def gpu(i: int = 0) -> Location:
     """The location of GPU ``i`` (``umkit.gpu(1)``), for prefetch/advise targets."""
     return _gpu(integer(i, "i", lo=0, hi=1 << 16, hint="a device number, e.g. umkit.gpu(0)"))
+
+
+def touch_stride(stride_bytes: int) -> int:
+    """``stride_bytes`` of a touch, refused when no array could be that large (a unit mistake:
+    a GPU's kernel takes a 64-bit stride, and the touch would read the first element only)."""
+    if stride_bytes > MAX_BYTES:
+        raise InvalidArgument(
+            f"stride_bytes={short(stride_bytes)} is larger than any array "
+            f"({MAX_BYTES >> 40} TiB): the touch would read the first element only",
+            argument="stride_bytes",
+            hint="e.g. 4096 (one float per host page) or 65536; to read one element, "
+                 "touch a one-element view")
+    return stride_bytes

@@ -9,7 +9,6 @@ import numpy as np
 
 from .. import validate as V
 from ..errors import InvalidArgument
-from ..validate import MAX_BYTES
 from .pages import Access
 
 F32 = 4
@@ -41,13 +40,7 @@ def touch_kernel(find, a, n, stride, sink):
     """Read a[i] for i in range(0, n, stride); accumulate into sink[0]."""
     (aa, ao), (sa, so) = find(a), find(sink)
     n, stride = int(n), max(1, int(stride))
-    if stride * F32 > MAX_BYTES:      # a unit mistake: a GPU's kernel takes a 64-bit stride
-        raise InvalidArgument(
-            f"stride_bytes={V.short(stride * F32)} is larger than any array "
-            f"({MAX_BYTES >> 40} TiB): the touch would read the first element only",
-            argument="stride_bytes",
-            hint="e.g. 4096 (one float per host page) or 65536; to read one element, "
-                 "touch a one-element view")
+    V.touch_stride(stride * F32)
     count = -(-n // stride)
     if stride * F32 <= aa.host_page:        # every page in the range is touched
         pages = aa.page_range(ao, ao + n * F32)
