@@ -566,7 +566,7 @@ class UmkitSpawner(LocalProcessSpawner):
             # the learner's server and kernels write here, never to the presenter's terminal:
             # each line reaches the hub's log with control characters escaped
             pipe, self.proc.stdout = self.proc.stdout, None
-            threading.Thread(target=_relay, args=(pipe, self.log, self.user.name),
+            threading.Thread(target=relay_output, args=(pipe, self.log, self.user.name),
                              name=f"output of {self.user.name}", daemon=True).start()
         return url
 
@@ -625,12 +625,27 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-def _relay(pipe, log, name: str, max_line: int = 4000) -> None:
-    """Each line a learner's server writes, into the hub's log: escaped, marked as theirs."""
+def relay_output(pipe, log, name: str, max_line: int = 4000, rate: float = 20.0, burst: int = 200,
+           clock=time.monotonic) -> None:
+    """Each line a learner's server writes, into the hub's log: escaped, marked as theirs, at
+    most ``burst`` lines at once and ``rate`` a second after that (a learner printing without
+    end fills neither the log nor the hub's time); how many were left out is said."""
+    tokens, last, dropped = float(burst), clock(), 0
     with pipe:
         for raw in iter(lambda: pipe.readline(65536), b""):
+            now = clock()
+            tokens, last = min(float(burst), tokens + (now - last) * rate), now
+            if tokens < 1:
+                dropped += 1
+                continue
+            tokens -= 1
+            if dropped:
+                log.info("[server of %s] (%d line(s) left out: too many)", name, dropped)
+                dropped = 0
             text = printable(raw.decode(errors="replace").rstrip("\n"))
             log.info("[server of %s] %s", name, text[:max_line])
+    if dropped:
+        log.info("[server of %s] (%d line(s) left out: too many)", name, dropped)
 
 
 def _own_home(home: str, uid: int, gid: int) -> None:

@@ -635,3 +635,22 @@ def test_overall_cap_and_client_address_and_words(tmp_path):
     assert "tiger42" not in (tmp_path / "w.json").read_text()
     assert (tmp_path / "w.json").stat().st_mode & 0o777 == 0o600
     assert printable("a\x1b]0;x\x07\r\u202eb") == "a\\x1b]0;x\\x07\\r\\u202eb"
+
+
+def test_relay_escapes_marks_and_bounds_a_learners_output():
+    import io
+    from umkit_hub import relay_output
+    lines = [b"ok line\n", b"\x1b]0;TITLE\x07\x1b[2J\n"] + [b"flood %d\n" % i for i in range(500)]
+
+    class Log:
+        def __init__(self):
+            self.out = []
+
+        def info(self, fmt, *args):
+            self.out.append(fmt % args)
+    log, now = Log(), [0.0]
+    relay_output(io.BytesIO(b"".join(lines)), log, "ada", rate=10, burst=50, clock=lambda: now[0])
+    assert log.out[0] == "[server of ada] ok line"
+    assert log.out[1] == "[server of ada] \\x1b]0;TITLE\\x07\\x1b[2J"
+    assert len(log.out) == 51 and "452 line(s) left out" in log.out[-1]   # 502 lines, 50 shown
+    assert all("\x1b" not in ln for ln in log.out)
