@@ -177,3 +177,19 @@ def test_measure_interleaves_rounds_and_keeps_every_value(monkeypatch):
     assert m["validation_runs"] == {"w": [2.0, 4.0, 6.0]} and m["validation"] == {"w": 2.0}
     assert m["fit_median"] == {"a": 3.0} and m["validation_median"] == {"w": 4.0}
     assert m["rounds"] == 3 and m["interleaved"] and m["statistic"] == "min"
+
+
+def test_compare_wrote_line_escapes_the_path(tmp_path, capsys):
+    """The 'wrote' line names the file it wrote with its control characters escaped (a name
+    holding an escape sequence must not drive the terminal)."""
+    umkit.use("sim", quiet=True)
+    meas = dict(backend="other", device="card", device_count=1, nbytes=16 * MiB, date="d",
+                fit=calibrate.run_workloads(16 * MiB),
+                validation=validation.run_validation(only={"pinned_h2d_1m"}), skipped=[])
+    p = tmp_path / "raw.json"
+    p.write_text(json.dumps({"measured": meas}))
+    out = tmp_path / "\x1b[31mred.json"
+    assert cli.main(["calibrate", "--compare", "--measured", str(p), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    wrote = [line for line in text.splitlines() if line.startswith("wrote ")]
+    assert wrote and "\x1b" not in wrote[0] and "\\x1b" in wrote[0] and out.exists()

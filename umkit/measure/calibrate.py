@@ -553,7 +553,7 @@ def main(args) -> int:
             from ..results import files
             wrote = files.write(args.out, json.dumps(c, indent=1), argument="--out",
                                 force=getattr(args, "force", False), flag="--force")
-            print(f"wrote {wrote}")
+            print(f"wrote {V.clean(wrote)}")
         return 0
     if b.name == "sim":
         raise BackendUnavailable("umkit calibrate measures a real card; the active backend is sim",
@@ -565,5 +565,5 @@ def main(args) -> int:
                         f"umkit calibrate on {b.device_name(0)} ({b.name}), {_dt.date.today()}",
                         force=getattr(args, "force", False))
     print(json.dumps({k: round(v, 3) for k, v in p.items()}, indent=1))
-    print(f"wrote {out}")
+    print(f"wrote {V.clean(out)}")
     return 0
