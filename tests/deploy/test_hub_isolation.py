@@ -313,16 +313,25 @@ def test_a_learner_cannot_listen_to_another_learners_kernel(room):
     t = threading.Thread(target=bob_works)
     t.start()
     bob_uid = _learner_uid(state, "bob")
-    runtime = Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"
+
+    def bob_connection_files():          # from bob's kernels' command lines, read as root
+        out = []
+        for pid in find_processes(uids=[bob_uid]):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+            except OSError:
+                continue
+            if "ipykernel_launcher" in " ".join(argv) and "-f" in argv:
+                out.append(Path(argv[argv.index("-f") + 1]))
+        return [f for f in out if f.exists()]
     deadline = time.monotonic() + 60
-    while not list(runtime.glob("kernel-*.json")):
+    while not bob_connection_files():
         assert time.monotonic() < deadline, "bob's kernel wrote no connection file"
         time.sleep(0.2)
     time.sleep(1.0)
-    conns = [json.loads(p.read_text()) for p in runtime.glob("kernel-*.json")]
-    assert conns and all(c["transport"] == "ipc" for c in conns), conns
-    sockets = [f"{c['ip']}-{c['iopub_port']}" for c in conns]
-    assert all(Path(p).is_socket() and Path(p).stat().st_uid == bob_uid for p in sockets)
+    conns = [json.loads(f.read_text()) for f in bob_connection_files()]
+    sockets = [f"{c['ip']}-{c['iopub_port']}" for c in conns if c["transport"] == "ipc"]
+    owned = [Path(p).is_socket() and Path(p).stat().st_uid == bob_uid for p in sockets]
     res = hub.run_code("ada", [r"""
 import os, time, zmq
 ports = set()
@@ -356,7 +365,12 @@ print(len(ports), len(got), sum(b'BOB-PRIVATE' in m for m in got))
     assert out["bob"]["error"] is None and "BOB-PRIVATE-OUTPUT 13" in \
         "".join(o.get("text", "") for o in out["bob"]["cells"][0])      # bob's kernel worked
     n_ports, n_msgs, n_bob = map(int, res["cells"][0][0]["text"].split())
-    assert n_bob == 0, (n_ports, n_msgs, n_bob)
+    assert n_bob == 0, (n_ports, n_msgs, n_bob)          # ada heard nothing of bob's
+    # how: bob's kernels use unix sockets of bob's, in his own 0700 runtime folder
+    assert conns and all(c["transport"] == "ipc" for c in conns), conns
+    assert sockets and all(owned), (sockets, owned)
+    assert all(Path(p).parent == Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"
+               for p in sockets)
 
 
 def test_a_learners_output_reaches_the_hub_log_escaped(room):
@@ -379,18 +393,50 @@ def test_a_learners_output_reaches_the_hub_log_escaped(room):
     assert forged and all(b"[server of ada]" in ln for ln in forged), forged
 
 
-def test_stopping_a_server_ends_a_pid_hopper_and_root_follows_no_link(room):
+def _restart(hub, name):
+    hub.stop_server(name)
+    deadline = time.monotonic() + 60
+    while (hub.api("GET", f"/users/{name}").get("servers") or {}):
+        assert time.monotonic() < deadline, hub.log_tail()
+        time.sleep(0.25)
+    hub.start_server(name)
+    hub.wait_ready(name, timeout=120)
+
+
+def test_root_follows_no_link_a_learner_makes_in_their_home(room):
+    """ada points ~/.tmp (and another name) at the hub's own folder and restarts her server:
+    root must not make it hers."""
     hub, state = room["hub"], room["state"]
-    private, tag = state / "hub", os.urandom(4).hex()
-    uid = _learner_uid(state, "ada")
-    beat = state / "users" / "ada" / "hop.txt"
+    private, uid = state / "hub", _learner_uid(state, "ada")
     res = hub.run_code("ada", [f"""
-import ctypes, os, shutil, subprocess, sys
+import os, shutil
 home = os.environ['HOME']
 t = os.path.join(home, '.tmp')
 shutil.rmtree(t, ignore_errors=True)
-os.symlink({str(private)!r}, t)                       # root must not follow it
+os.symlink({str(private)!r}, t)
 os.symlink({str(private)!r}, os.path.join(home, 'hub_link'))
+os.makedirs(os.path.join(home, 'deep'), exist_ok=True)
+os.symlink({str(private / 'jupyterhub.sqlite')!r}, os.path.join(home, 'deep', 'db_link'))
+"""])
+    assert res["error"] is None, res["error"]
+    _restart(hub, "ada")
+    st = os.lstat(private)
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o700, (st.st_uid, oct(st.st_mode))
+    assert all(os.lstat(p).st_uid == 0 for p in private.iterdir())
+    tmpdir = state / "users" / "ada" / ".tmp"                 # made again, by ada, a folder
+    assert tmpdir.is_dir() and not tmpdir.is_symlink() and tmpdir.stat().st_uid == uid
+    res = hub.run_code("ada", [f"import os\ntry:\n    print(os.listdir({str(private)!r}))\n"
+                               "except OSError as e:\n    print('denied', type(e).__name__)"])
+    assert res["cells"][0][0]["text"].startswith("denied"), res
+
+
+def test_stopping_a_server_ends_a_pid_hopper_and_removes_leftovers(room):
+    hub, state = room["hub"], room["state"]
+    tag = os.urandom(4).hex()
+    uid = _learner_uid(state, "ada")
+    beat = state / "users" / "ada" / "hop.txt"
+    res = hub.run_code("ada", [f"""
+import ctypes, subprocess, sys
 hop = ("import os, time\\nwhile True:\\n    if os.fork():\\n        os._exit(0)\\n"
        "    with open({str(beat)!r}, 'w') as f:\\n        f.write(str(os.getpid()))\\n"
        "    time.sleep(0.003)\\n")
@@ -419,17 +465,8 @@ open('/dev/shm/ada_left_{tag}', 'w').write('x')
     assert not live(), live()
     assert str(shmid) not in sysv("shm") and str(msqid) not in sysv("msg")
     assert not Path(f"/dev/shm/ada_left_{tag}").exists()
-    # ada's server starts again: root followed neither link, ~/.tmp is a folder of ada's again
     hub.start_server("ada")
     hub.wait_ready("ada", timeout=120)
-    st = os.lstat(private)
-    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o700, (st.st_uid, oct(st.st_mode))
-    assert all(os.lstat(p).st_uid == 0 for p in private.iterdir())
-    tmpdir = state / "users" / "ada" / ".tmp"
-    assert tmpdir.is_dir() and not tmpdir.is_symlink() and tmpdir.stat().st_uid == uid
-    res = hub.run_code("ada", [f"import os\ntry:\n    print(os.listdir({str(private)!r}))\n"
-                               "except OSError as e:\n    print('denied', type(e).__name__)"])
-    assert res["cells"][0][0]["text"].startswith("denied"), res
 
 
 def test_a_name_once_taken_needs_its_owners_word(room):
