@@ -184,6 +184,9 @@ while True:
 """
 
 
+_KILL_ACCOUNT_SH = "i=0; while [ $i -lt 50 ]; do kill -9 -1 2>/dev/null || exit 0; i=$((i+1)); done"
+
+
 def end_account(uid: int, gid: int, timeout: float = 3.0) -> int:
     """End every process of a learner's account, a process that forks and exits to change its
     pid included: a child that becomes the account calls kill(-1, SIGKILL) until nothing of the
@@ -192,13 +195,17 @@ def end_account(uid: int, gid: int, timeout: float = 3.0) -> int:
     if uid <= 0 or uid == os.getuid() or os.geteuid() != 0:
         raise ValueError(f"end_account: uid {uid} is not a learner account this hub may end")
     before = len([p for p in find_processes(uids=[uid]) if not is_zombie(p)])
+    as_account = dict(user=uid, group=gid, extra_groups=[], cwd="/", stdin=subprocess.DEVNULL,
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout + 10)
     try:
         subprocess.run([sys.executable, "-I", "-S", "-c", _KILL_ACCOUNT, str(timeout)],
-                       user=uid, group=gid, extra_groups=[], cwd="/", env={},
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=timeout + 10)
+                       env={}, **as_account)
     except (OSError, subprocess.SubprocessError):
-        pass
+        try:        # this Python is out of the account's reach: the shell's kill, 50 rounds
+            subprocess.run(["/bin/sh", "-c", _KILL_ACCOUNT_SH], env={"PATH": "/usr/bin:/bin"},
+                           **as_account)
+        except (OSError, subprocess.SubprocessError):
+            pass
     end_processes(uids=[uid], timeout=1.0)          # root's own pass (also if the child failed)
     left = [p for p in find_processes(uids=[uid]) if not is_zombie(p)]
     if left:

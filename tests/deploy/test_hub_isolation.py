@@ -691,3 +691,36 @@ def test_relay_escapes_marks_and_bounds_a_learners_output():
     assert log.out[1] == "[server of ada] \\x1b]0;TITLE\\x07\\x1b[2J"
     assert len(log.out) == 51 and "452 line(s) left out" in log.out[-1]   # 502 lines, 50 shown
     assert all("\x1b" not in ln for ln in log.out)
+
+
+def test_end_account_ends_a_pid_hopper_even_without_a_python_it_can_run(monkeypatch):
+    """The account's killer runs as the account; where the hub's Python is out of its reach
+    the shell's kill(-1) does it."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None:
+        pytest.skip("needs root and useradd to make a throwaway account")
+    import umkit_hub
+    name = "umkhb" + os.urandom(3).hex()
+    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--shell",
+                    "/usr/sbin/nologin", name], check=True, capture_output=True)
+    p = pwd.getpwnam(name)
+    where = Path(tempfile.mkdtemp(prefix="umkit-hop-"))   # the account can write there
+    where.chmod(0o777)
+    try:
+        beat = where / "beat"
+        hop = ("import os, time\nwhile True:\n    if os.fork():\n        os._exit(0)\n"
+               f"    open({str(beat)!r}, 'w').write(str(os.getpid()))\n    time.sleep(0.003)\n")
+        subprocess.Popen(["/usr/bin/python3", "-c", hop], user=p.pw_uid, group=p.pw_gid,
+                         extra_groups=[], start_new_session=True, env={}, cwd="/")
+        deadline = time.monotonic() + 10
+        while not beat.exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        monkeypatch.setattr(umkit_hub.sys, "executable", "/nonexistent/python")
+        umkit_hub.end_account(p.pw_uid, p.pw_gid, timeout=2)
+        first = beat.read_text()
+        time.sleep(1.0)
+        assert beat.read_text() == first, "the pid-hopper survived"
+    finally:
+        umkit_hub.end_account(p.pw_uid, p.pw_gid, timeout=2)
+        subprocess.run(["userdel", name], capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)
