@@ -8,14 +8,22 @@ Two modes, chosen by who runs the hub:
   (mode 0700) under the hub's state folder.  The hub's files (database, cookie secret, password,
   pid files) are in ``STATE/hub/`` (0700, root's), its secrets are in no learner's environment,
   and a learner's processes can neither read another account's files nor its ``/proc/PID/environ``.
-  When a learner's server stops, every process of that account is ended.
+  Kernels use ZMQ's ipc transport: unix sockets in the learner's own runtime folder
+  (``RUNTIME_BASE/<account>``, 0700), not loopback TCP ports any local user can subscribe to.
+  Root never follows a link inside a learner's home (folder descriptors, ``follow_symlinks=False``;
+  ``~/.tmp`` is made by the learner's account).  When a learner's server stops, every process of
+  that account is ended from inside the account (``kill(-1)`` until none is left), and its System
+  V IPC objects and its files at the top of ``/dev/shm`` and ``/tmp`` are removed.
 * **shared** (the hub runs as an ordinary user): every server runs as the hub's own user, kept
   apart by folder only (``SimpleLocalProcessSpawner``'s way): a learner's code can read and change
   every other learner's files and the hub's state.  ``bash run.sh hub`` says so when it starts.
 
-In both modes: the contents API stays inside the workspace (``server/umkit_contents.py``), sign-in
-is throttled and the number of learner accounts capped (``UmkitAuthenticator``), and memory and
-CPU limits use a control group per learner where this machine lets the hub make one.
+In both modes: the contents API stays inside the workspace (``server/umkit_contents.py``); a
+name, once taken, needs the word of its first sign-in, sign-in is throttled (per name, per address
+as the hub's proxy saw it, and overall) and the number of learner accounts capped
+(``UmkitAuthenticator``); what a learner's server prints reaches the hub's log escaped and
+rate-limited (``relay_output``); and memory and CPU limits use a control group per learner where
+this machine lets the hub make one.
 """
 from __future__ import annotations
 
