@@ -721,14 +721,40 @@ class Throttle:
         self.fails.pop(key, None)
 
 
-def client_address(request) -> str:
+def loopback_owner(ip: str, port: int, tables=("/proc/net/tcp",)) -> int | None:
+    """The uid that owns the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp."""
+    import socket
+    try:
+        want = f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"
+    except OSError:
+        return None
+    for table in tables:
+        try:
+            with open(table) as f:
+                next(f, None)
+                for line in f:
+                    cols = line.split()
+                    if len(cols) > 7 and cols[1] == want:
+                        return int(cols[7])
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def client_address(request, owner=loopback_owner) -> str:
     """The address a sign-in came from, as the hub's own proxy saw it.  A client's X-Real-Ip or
-    X-Forwarded-For header is never trusted: behind the proxy (a loopback peer) the address is
-    the last X-Forwarded-For entry, the one configurable-http-proxy appends itself; otherwise
-    the connection's own peer."""
+    X-Forwarded-For header is never trusted as such: from the proxy (a loopback connection of
+    the hub's own user) the address is the last X-Forwarded-For entry, the one
+    configurable-http-proxy appends itself; from another local user (a learner's kernel talking
+    to the hub's own port) it is that user ("local uid N"); otherwise the connection's peer."""
     ctx = getattr(getattr(request, "connection", None), "context", None)
     peer = getattr(ctx, "_orig_remote_ip", None) or getattr(request, "remote_ip", None) or "?"
     if peer in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+        address = getattr(ctx, "address", None)
+        port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
+        uid = owner(peer, port) if (port and peer == "127.0.0.1") else None
+        if uid is not None and uid != os.geteuid():
+            return f"local uid {uid}"
         last = (request.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
         if last:
             return last[:64]

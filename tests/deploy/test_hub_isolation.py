@@ -34,6 +34,7 @@ pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
 from umkit_hub import (RUNTIME_BASE, Overall, Throttle, Words, client_address,  # noqa: E402
                        end_processes, find_processes, hub_accounts, hub_prefix, is_zombie,
+                       loopback_owner,
                        printable, process_environ)
 
 PASSWORD = "room-pass-1234"
@@ -555,6 +556,28 @@ def test_sign_in_throttle_ignores_addresses_a_client_makes_up(room):
     hub.login("ada")
 
 
+def test_a_learner_talking_to_the_hubs_own_port_is_throttled_as_themself(room):
+    """The hub's own port (which the proxy and the servers use) is on loopback, where every
+    learner's kernel can reach it and claim any address: it is keyed on the learner's uid."""
+    hub = room["hub"]
+    res = hub.run_code("ada", [r"""
+import os, requests
+base = os.environ['JUPYTERHUB_API_URL'].rsplit('/api', 1)[0]
+codes = []
+for i in range(21):
+    s = requests.Session()
+    s.headers.update({'X-Forwarded-For': f'10.5.{i}.1', 'X-Real-Ip': f'10.4.{i}.1'})
+    s.get(base + '/login', timeout=30)
+    r = s.post(base + '/login?next=', allow_redirects=False, timeout=30,
+               data={'username': f'k{i}', 'password': 'wrong', '_xsrf': s.cookies.get('_xsrf') or ''})
+    codes.append(r.status_code)
+print(*codes)
+"""], timeout=180)
+    assert res["error"] is None, res["error"]
+    codes = [int(c) for c in res["cells"][0][0]["text"].split()]
+    assert codes[:20] == [403] * 20 and codes[20] == 429, codes
+    hub.login("ada")                   # through the proxy: another address, not throttled
+
 def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     hub, proc, state = room["hub"], room["proc"], room["state"]
     hub_id = _hub_id(proc)
@@ -655,15 +678,26 @@ def test_overall_cap_and_client_address_and_words(tmp_path):
     assert o.wait_left() == 0
 
     class Req:
-        def __init__(self, peer, headers):
-            self.connection = type("C", (), {"context": type("X", (), {"_orig_remote_ip": peer,
-                                                                         "remote_ip": "6.6.6.6"})()})()
+        def __init__(self, peer, headers, port=40000):
+            ctx = type("X", (), {"_orig_remote_ip": peer, "remote_ip": "6.6.6.6",
+                                 "address": (peer, port)})()
+            self.connection = type("C", (), {"context": ctx})()
             self.remote_ip, self.headers = "6.6.6.6", headers
-    # behind the proxy: the entry the proxy appended; X-Real-Ip is never believed
-    assert client_address(Req("127.0.0.1", {"X-Forwarded-For": "1.1.1.1, 10.0.0.5",
-                                            "X-Real-Ip": "9.9.9.9"})) == "10.0.0.5"
+    mine, learner = (lambda ip, port: os.geteuid()), (lambda ip, port: 4242)
+    # behind the proxy (the hub's own user): the entry the proxy appended; X-Real-Ip never
+    fwd = {"X-Forwarded-For": "1.1.1.1, 10.0.0.5", "X-Real-Ip": "9.9.9.9"}
+    assert client_address(Req("127.0.0.1", fwd), owner=mine) == "10.0.0.5"
+    # another local user talking to the hub's own port: that user, whatever it claims
+    assert client_address(Req("127.0.0.1", fwd), owner=learner) == "local uid 4242"
     assert client_address(Req("192.168.1.7", {"X-Forwarded-For": "1.1.1.1"})) == "192.168.1.7"
-    assert client_address(Req("127.0.0.1", {})) == "127.0.0.1"
+    assert client_address(Req("127.0.0.1", {}), owner=mine) == "127.0.0.1"
+    # the owner of a real loopback socket, from /proc/net/tcp
+    import socket
+    with socket.socket() as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        with socket.create_connection(srv.getsockname()) as cli:
+            assert loopback_owner(*cli.getsockname()) == os.geteuid()
 
     w = Words(str(tmp_path / "w.json"))
     w.set("ada", w.make("tiger42"))
