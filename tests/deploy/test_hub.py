@@ -162,14 +162,16 @@ def test_run_sh_hub_serves_two_learners(tmp_path):
         hubclient.kill_leftover_proxy(repo / ".hub")
         log.close()
         from umkit_hub import hub_accounts, hub_groups, hub_prefix
-        # the learners' control groups (--mem 2G --cpu 1) are gone with the hub
-        assert hub_groups(hub_prefix(str(repo / ".hub"))) == []
+        groups_left = hub_groups(hub_prefix(str(repo / ".hub")))
         if os.geteuid() == 0:
             for acct in hub_accounts(hub_prefix(str(repo / ".hub"))):
                 subprocess.run(["userdel", acct], capture_output=True)
-    # nothing left behind: no learner server still running from this hub
+            shutil.rmtree(tmp_path, ignore_errors=True)       # made here, not by pytest
+    # nothing left behind: no learner server still running from this hub, no control group of
+    # its learners (--mem 2G --cpu 1)
     left = subprocess.run(["pgrep", "-f", str(repo / ".hub")], capture_output=True, text=True)
     assert left.stdout.strip() == "", left.stdout
+    assert groups_left == [], groups_left
 
 
 # -- the per-learner limits, on a control-group tree laid out in a temporary folder ---------------
