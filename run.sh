@@ -144,11 +144,11 @@ case "$cmd" in
       fi
       unset "$v"
     done
-    echo "umkit hub: learners sign in with a user name of their own and the room's password: $(cat "$pwfile") ($where)"
+    echo "umkit hub: learners sign in with a user name of their own and, the first time, the room's password, a space and a word of their own (4+ characters; that name needs the same word from then on): $(cat "$pwfile") ($where)"
     unset UMKIT_HUB_PASSWORD
     export UMKIT_HUB_PASSWORD_FILE="$pwfile" UMKIT_HUB_STATE="$STATE"
-    echo "umkit hub: names are case-insensitive, and the password opens any name: ask learners to pick" \
-         "distinct ones; at most ${UMKIT_HUB_MAX_LEARNERS:-50} learners (--max-learners); repeated wrong" \
+    echo "umkit hub: names are case-insensitive, and a name once taken opens only with its own word:" \
+         "ask learners to pick distinct names and remember their word; at most ${UMKIT_HUB_MAX_LEARNERS:-50} learners (--max-learners); repeated wrong" \
          "passwords make a name or an address wait (an admin user, UMKIT_HUB_ADMIN, can stop servers at /hub/admin)"
     if [ "$(id -u)" = 0 ]; then
       echo "umkit hub: learners are isolated: each learner's server runs as a system account of its" \
