@@ -342,12 +342,11 @@ MESSAGES: dict[str, str] = {
     "call umkit.increment(a, stream=stream) and wait for it":
         "和为 {got} = kernel 之前的数组：CPU 读得太早，或者 kernel 根本没在 a 上运行——调用 "
         "umkit.increment(a, stream=stream) 并等待它",
-    "right sum, but the host waited {ms} ms (model time) -- until the *other* stream's long job was "
-    "done too: what your step waited on covers more than your own kernel. Which of the three ways to "
-    "wait (§3.3) covers only the work your sum needs?":
-        "求和结果是对的，但主机等了 {ms} ms（模型时间）——一直等到*另一个*流上的长任务也做完：你的 step"
-        " 等待的范围超出了你自己的 kernel。三种等待方式（§3.3）中，哪一种只覆盖你的求和需要的那些工作"
-        "？",
+    "right sum, but the host waited {code_a} ms (model time): the other stream's job, which your sum "
+    "does not need, ended after {code_b} ms, and your step returned only after it -- it waited for that "
+    "job too (re-read section 2, §3.3).":
+        "求和结果是对的，但主机等了 {code_a} ms（模型时间）：另一个流上的任务（你的求和并不需要它）在 "
+        "{code_b} ms 后才结束，而你的 step 直到它结束之后才返回——它把那个任务也一起等了（重读第 2 节，§3.3）。",
     "sum {got} (on a real GPU the check can't see what you waited for; run it on sim to check that too)":
         "和为 {got}（在真 GPU 上，检查看不到你等待了什么；在 sim 上运行才能把这一点也检查了）",
     "sum {got}, and the host waited {ms} ms (model time): only for your stream, not for the other "
@@ -412,8 +411,12 @@ MESSAGES: dict[str, str] = {
     "that address":
         "hipMalloc 指针同样是进程 A 的虚拟地址：进程 B 的页表在那个地址上什么都没有",
     "{code_x} and {code_y} work: {part_1}; {part_2}.": "{code_x} 和 {code_y} 行得通：{part_1}；{part_2}。",
+    "Options that work: {code_x} -- {part_1}.": "行得通的选项：{code_x}——{part_1}。",
+    "Options that work: {code_x} and {code_y} -- {part_1}; {part_2}.":
+        "行得通的选项：{code_x} 和 {code_y}——{part_1}；{part_2}。",
+    "Options that work: {code_x} and {code_y} and {code_z} -- {part_1}; {part_2}; {part_3}.":
+        "行得通的选项：{code_x}、{code_y} 和 {code_z}——{part_1}；{part_2}；{part_3}。",
     "The others don't:": "其余的不行：",
-    "{code_x} and {code_y}: {part_1}; {part_2}.": "{code_x} 和 {code_y}：{part_1}；{part_2}。",
     "({k}) {part_why}": "（{k}）{part_why}",
     "that set is not the one. For each option you chose, ask whether process B's page tables would know the "
     "address it uses; for each you left out, whether it could work after all. The options are drawn again "
@@ -436,7 +439,6 @@ MESSAGES: dict[str, str] = {
     "needs the runtime's IPC handles or a mapping the operating system shares (a file, shared memory)":
         "§4.3 和 §5.1：托管指针是一个进程页表里的虚拟地址；另一个进程需要运行时的 IPC 句柄，"
         "或者操作系统共享的映射（文件、共享内存）",
-    "b and d work: {part_b}; {part_d}. The others don't: {part_rest}": "b 和 d 行得通：{part_b}；{part_d}。其余的不行：{part_rest}",
     "give a set of letters such as {'a'}, not {answer}": "请给出一个字母集合，例如 {'a'}，而不是 {answer}",
     "{unknown} are not options: choose among {options}": "{unknown} 不是选项：请从 {options} 中选择",
     "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)":
@@ -1486,17 +1488,23 @@ MESSAGES: dict[str, str] = {
     "(or with XNACK off), where the GPU cannot replay a faulting access.":
         "同一段托管内存代码在开启 HSA_XNACK=1 的 MI250X 上运行良好，在老的 GCN 卡上（或 XNACK 关闭时）却慢 30 倍，"
         "因为那里的 GPU 无法重放一次缺页的访问。",
-    "Split buffers by access frequency (hot data in device memory), then advice + prefetch.":
-        "按访问频率拆分缓冲区（热数据放设备内存），再加建议 + 预取。",
-    "Synchronize (stream or event) before the CPU touches data a kernel may still use.":
-        "在 CPU 访问 kernel 可能还在用的数据之前同步（流或事件）。",
-    "Share through IPC handles (hipIpcGetMemHandle on hipMalloc memory) or a file mapping.":
-        "通过 IPC 句柄（对 hipMalloc 内存用 hipIpcGetMemHandle）或文件映射来共享。",
-    "Check what holds VRAM (rocm-smi), allocate in smaller blocks, let cold data breathe out.":
-        "查看是什么占着显存（rocm-smi），换成小块分配，让冷数据呼气出去。",
-    "Turn XNACK on where the GPU has it (HSA_XNACK=1); else prefetch before each kernel or use "
-    "explicit hipMemcpy instead of managed memory on that card.":
-        "在支持 XNACK 的 GPU 上打开它（HSA_XNACK=1）；否则在每个 kernel 之前预取，或者在那块卡上用显式 hipMemcpy 代替托管内存。",
+    "Give each allocation the memory its main user needs: what the device touches every iteration in "
+    "device-only memory, the host's helper data apart; then advise and prefetch.":
+        "给每一块分配配上它的主要使用者需要的内存：设备每次迭代都碰的放进设备内存，主机那边的辅助数据"
+        "另外放；然后再给建议、做预取。",
+    "Make the host wait for the queued device work (a stream or an event) before it touches memory that "
+    "work may still use.":
+        "在主机碰那些排队中的设备工作可能还在用的内存之前，先让主机等这些工作完成（等一个流或一个事件）。",
+    "Export the allocation with a runtime handle (hipIpcGetMemHandle on hipMalloc memory) and open it on "
+    "the receiving side, or map a shared file.":
+        "用运行时的句柄导出这块分配（对 hipMalloc 内存用 hipIpcGetMemHandle），在接收的一方打开它；"
+        "或者映射一个共享文件。",
+    "Find out who else occupies the card, ask for smaller chunks, and move cold tensors out to the host.":
+        "查清还有谁占着这块卡，改成申请更小的块，并把冷的张量挪到主机上。",
+    "Turn on recoverable page faults where the hardware has them (HSA_XNACK=1); otherwise prefetch "
+    "before each kernel, or copy explicitly with hipMemcpy instead of managed allocations.":
+        "在硬件支持的地方打开可恢复的缺页（HSA_XNACK=1）；否则在每个 kernel 之前预取，或者不用托管分配，"
+        "改用 hipMemcpy 显式拷贝。",
     "a device allocation out of memory (error 2) while another process holds VRAM": "另一个进程占着显存时，设备内存分配出现内存不足错误（错误 2）",
     "a pointer from another process: its address means nothing there": "来自另一个进程的指针：它的地址在这里毫无意义",
     "a race: the CPU touches the batch while the kernel may still use it": "数据竞争：CPU 在 kernel 可能还在用批次时访问了它",
@@ -3377,6 +3385,88 @@ MESSAGES: dict[str, str] = {
     "not graded: most of your reason is not words. Say in your own words, in sentences, why your answer "
     "is right":
         "没有评分：你的理由大部分不是词语。请用自己的话、用完整的句子说明你的答案为什么对",
+    # -- EXF3: the fourth try's exercise changes -------------------------------------------------------
+    "{part_msg} (graded on the notebook's card, {card}; the card you named, {named}, is not graded)":
+        "{part_msg}（按本 notebook 的卡 {card} 评分；你指定的卡 {named} 不参与评分）",
+    "hipDeviceGetAttribute(..., hipDeviceAttributeConcurrentManagedAccess, ...): on ROCm that attribute is 1 "
+    "whenever the driver supports SVM, with XNACK off too (ledger: amd.attr.concurrent_managed). On an "
+    "MI250X with XNACK off (its default) your "
+    "port finds on_demand = 1 and goes on without the warning, though a GPU touch of a host page cannot "
+    "migrate it there: the CUDA code's check no longer catches the case it was written for (section 2, "
+    "§5.3).":
+        "hipDeviceGetAttribute(..., hipDeviceAttributeConcurrentManagedAccess, ...)：在 ROCm 上，只要驱动支持 SVM，"
+        "这个属性就是 1，XNACK 关闭时也一样（ledger: amd.attr.concurrent_managed）。在 XNACK 关闭（默认设置）的 MI250X 上，你的移植得到 on_demand = 1，"
+        "不发警告就继续往下跑，可是在那里 GPU 碰到主机页并不能把它迁移过来：CUDA 代码的这道检查再也抓不住它本来要抓的"
+        "情形（第 2 节，§5.3）。",
+    "hipDeviceGetAttribute(..., {code_attr}, ...): the CUDA code asks whether this GPU can fault managed "
+    "pages in on demand; on ROCm your port's attribute does not answer that question, so its warning no "
+    "longer appears when it should (section 2, §5.3).":
+        "hipDeviceGetAttribute(..., {code_attr}, ...)：CUDA 代码问的是这块 GPU 能否按需把托管页缺页调入；在 ROCm 上，"
+        "你的移植用的属性回答的不是这个问题，所以该出现警告的时候它不再出现（第 2 节，§5.3）。",
+    "{code_n} is still CUDA.": "{code_n} 仍然是 CUDA 的名字。",
+    "{code_n} is still CUDA, and umkit.names has no row for it.":
+        "{code_n} 仍然是 CUDA 的名字，而 umkit.names 里没有它的行。",
+    "{code_n} is still CUDA, and HIP's classic calls have no counterpart of it.":
+        "{code_n} 仍然是 CUDA 的名字，而 HIP 的经典调用里没有与它对应的东西。",
+    "a faithful port of CUDA 13: the on-demand question asked of PageableMemoryAccess (XNACK), "
+    "hipMemLocation with hipMemPrefetchAsync_v2 / hipMemAdvise_v2 (flags 0), every other name from the "
+    "table, and both prefetches kept. (The classic int-device calls would be right too.)":
+        "对 CUDA 13 的忠实移植：“能否按需缺页”这个问题问的是 PageableMemoryAccess（XNACK），hipMemLocation 配 "
+        "hipMemPrefetchAsync_v2 / hipMemAdvise_v2（flags 为 0），其他每个名字都取自对照表，两个预取都保留了。"
+        "（用经典的 int 设备号调用也对。）",
+    "a faithful port: the on-demand question asked of PageableMemoryAccess (XNACK), every other name from "
+    "the table, int devices instead of cudaMemLocation (hipCpuDeviceId for the host), no flags argument, "
+    "and both prefetches kept. (hipMemPrefetchAsync_v2 / hipMemAdvise_v2 with a hipMemLocation would be "
+    "right too: the most direct port of CUDA 13.)":
+        "忠实的移植：“能否按需缺页”这个问题问的是 PageableMemoryAccess（XNACK），其他每个名字都取自对照表，用 int "
+        "设备号代替 cudaMemLocation（主机用 hipCpuDeviceId），没有 flags 参数，两个预取都保留了。（用 hipMemLocation "
+        "配 hipMemPrefetchAsync_v2 / hipMemAdvise_v2 也对：那是对 CUDA 13 最直接的移植。）",
+    "the classic calls take an int: the device number for a GPU, hipCpuDeviceId (-1) for the CPU. Drop "
+    "the structs -- or keep them and call hipMemPrefetchAsync_v2 / hipMemAdvise_v2":
+        "经典调用接受一个 int：GPU 用设备号，CPU 用 hipCpuDeviceId（-1）。去掉这些结构体——或者保留它们，"
+        "改调 hipMemPrefetchAsync_v2 / hipMemAdvise_v2",
+    "{item}: {value} is not an allocator; use one of ('device', 'managed', 'pinned').":
+        "{item}：{value} 不是一种分配器；请从 ('device', 'managed', 'pinned') 中选一个。",
+    "In process A, take an IPC handle of a hipMalloc buffer (hipIpcGetMemHandle) and pass the handle over "
+    "a socket; process B calls hipIpcOpenMemHandle on it and uses the pointer that call returns.":
+        "在进程 A 里为一块 hipMalloc 缓冲区取一个 IPC 句柄（hipIpcGetMemHandle），经套接字把句柄传过去；进程 B 对它"
+        "调用 hipIpcOpenMemHandle，使用这次调用返回的指针。",
+    "Allocate with hipMalloc, take its handle with hipIpcGetMemHandle, open it with hipIpcOpenMemHandle in "
+    "process A itself, and send the pointer that call returns to process B.":
+        "用 hipMalloc 分配，用 hipIpcGetMemHandle 取它的句柄，在进程 A 自己里用 hipIpcOpenMemHandle 打开，"
+        "再把这次调用返回的指针发给进程 B。",
+    "Process A writes the data into a /dev/shm object; process B maps the same object with mmap and copies "
+    "from its own mapping into a buffer it allocated on its GPU.":
+        "进程 A 把数据写进一个 /dev/shm 对象；进程 B 用 mmap 映射同一个对象，再从它自己的映射里拷进它在自己 GPU 上"
+        "分配的缓冲区。",
+    "Both processes map the same /dev/shm object with mmap; process A sends the address of its mapping to "
+    "process B, which copies from that address.":
+        "两个进程都用 mmap 映射同一个 /dev/shm 对象；进程 A 把它的映射地址发给进程 B，B 从那个地址拷数据。",
+    "Process A copies the data to host memory and writes the bytes themselves into a pipe; process B reads "
+    "them and copies them into a buffer it allocated on its GPU.":
+        "进程 A 把数据拷到主机内存，把这些字节本身写进管道；进程 B 读出它们，再拷进它在自己 GPU 上分配的缓冲区。",
+    "Process A copies the data to host memory and writes the address of that host buffer into a pipe; "
+    "process B copies from that address to its GPU.":
+        "进程 A 把数据拷到主机内存，把这块主机缓冲区的地址写进管道；进程 B 从那个地址拷到它的 GPU 上。",
+    "the handle is opened where it is used: hipIpcOpenMemHandle in process B maps the buffer there and "
+    "returns B's own pointer to it":
+        "句柄在哪里用就在哪里打开：进程 B 里的 hipIpcOpenMemHandle 把缓冲区映射到 B，并返回 B 自己指向它的指针",
+    "in the process that made the handle, hipIpcOpenMemHandle opens nothing (it returns "
+    "hipErrorInvalidContext, ledger: amd.ipc.open_fail); and a pointer of process A is an address of A: "
+    "B's page tables have nothing there":
+        "在创建句柄的那个进程里，hipIpcOpenMemHandle 什么也打不开（它返回 hipErrorInvalidContext，"
+        "ledger: amd.ipc.open_fail）；而且进程 A 的指针是 A 的地址：B 的页表在那里什么都没有",
+    "B reads the shared object through its own mapping, at the address its own mmap returned, and copies "
+    "to its own GPU memory":
+        "B 通过自己的映射、在它自己的 mmap 返回的地址上读取共享对象，再拷进自己的 GPU 内存",
+    "each process maps the object at an address of its own: A's address means nothing in B, which must use "
+    "what its own mmap returned":
+        "每个进程都把这个对象映射在自己的地址上：A 的地址在 B 里没有意义，B 必须用它自己的 mmap 返回的地址",
+    "the bytes themselves travel, not an address: B puts them into memory it allocated itself":
+        "传过去的是字节本身，而不是一个地址：B 把它们放进自己分配的内存",
+    "the address of A's host buffer is A's: only the bytes can cross to another process through a pipe, "
+    "not the memory behind an address":
+        "A 的主机缓冲区的地址属于 A：能经管道传到另一个进程的只有字节，而不是一个地址背后的内存",
     "{part_msg} (graded on the notebook's card, {card}; your session models {mine})":
         "{part_msg}（按本 notebook 的卡 {card} 评分；你的会话模拟的是 {mine}）",
     "on {card} (the card you named): {part_msg}":
@@ -3391,9 +3481,10 @@ MESSAGES: dict[str, str] = {
         "{call} 返回了 {got}，这不是驱动数出的次数。跟着每一次缺页走：每一次由哪一趟进内核来处理，一共是多少趟？",
     "a batch *holds* up to batch_max faults: how many batches do the faults fill?":
         "一批*最多装* batch_max 个缺页：这些缺页能装满多少批？",
-    "the part that grows with the bytes does not fit this call: what sets how fast a prefetch's pages "
-    "move (§3.2)?":
-        "随字节数增长的那一部分和这次调用对不上：是什么决定了一次预取的页面移动得多快（§3.2）？",
+    "{call} returned {got} ms: the model charges {code_w} ms for this call (§3.2)":
+        "{call} 返回了 {got} ms：模型对这次调用计的是 {code_w} ms（§3.2）",
+    "{call} returned {got} ms: {code_m} MiB is not {code_n} * 10**6 bytes":
+        "{call} 返回了 {got} ms：{code_m} MiB 不是 {code_n} * 10**6 字节",
     "two parts do not fit: what one call costs before its first byte moves, and what sets how fast its "
     "pages move (§3.2)":
         "有两部分对不上：一次调用在第一个字节移动之前的开销，以及是什么决定了它的页面移动得多快（§3.2）",
@@ -3416,11 +3507,11 @@ MESSAGES: dict[str, str] = {
     "{total} ms of model time for {steps} steps (budget {budget} ms), and each step begins with its own "
     "layer in VRAM and the others out -- but {hit} of the {steps2} steps began with part of the heart "
     "evicted ({ev} evictions by the driver, {gf} GPU faults to bring it back). A layer came into a full "
-    "VRAM: the driver had to find the room, and it took it from the heart. When is the room a layer "
-    "needs free?":
+    "VRAM: the driver had to find the room, and it took it from the heart (notebook 03's section 7, "
+    "§2.3).":
         "{steps} 步用了 {total} ms 模型时间（预算 {budget} ms），每一步开始时它自己的层都在显存里、其他层都在外面"
         "——但 {steps2} 步里有 {hit} 步开始时心脏的一部分已经被驱逐了（驱动驱逐了 {ev} 次，GPU 为把它取回来缺页 "
-        "{gf} 次）。有一层进入了已满的显存：驱动只好自己腾空间，而它腾的是心脏。一层需要的空间应该在什么时候就空出来？",
+        "{gf} 次）。有一层进入了已满的显存：驱动只好自己腾空间，而它腾的是心脏（notebook 03 第 7 节，§2.3）。",
     "called with n={n}: the kernel of epoch {e} added a b that held {x} on average: b holds 2.0 for the "
     "whole run.":
         "调用时 n={n}：第 {e} 个 epoch 的 kernel 加上的 b 平均值是 {x}：b 在整个运行中都应是 2.0。",
