@@ -748,9 +748,10 @@ def client_address(request, owner=loopback_owner) -> str:
     configurable-http-proxy appends itself; from another local user (a learner's kernel talking
     to the hub's own port) it is that user ("local uid N"); otherwise the connection's peer."""
     ctx = getattr(getattr(request, "connection", None), "context", None)
-    peer = getattr(ctx, "_orig_remote_ip", None) or getattr(request, "remote_ip", None) or "?"
+    address = getattr(ctx, "address", None)      # the socket's peer, whatever headers say
+    socket_peer = address[0] if isinstance(address, tuple) and address else None
+    peer = socket_peer or getattr(request, "remote_ip", None) or "?"
     if peer in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
-        address = getattr(ctx, "address", None)
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
         uid = owner(peer, port) if (port and peer == "127.0.0.1") else None
         if uid is not None and uid != os.geteuid():

@@ -679,7 +679,7 @@ def test_overall_cap_and_client_address_and_words(tmp_path):
 
     class Req:
         def __init__(self, peer, headers, port=40000):
-            ctx = type("X", (), {"_orig_remote_ip": peer, "remote_ip": "6.6.6.6",
+            ctx = type("X", (), {"remote_ip": "6.6.6.6",
                                  "address": (peer, port)})()
             self.connection = type("C", (), {"context": ctx})()
             self.remote_ip, self.headers = "6.6.6.6", headers
