@@ -25,7 +25,9 @@ def statistic_on_cpu(params):          # the article's optimizer: the CPU's read
 
 # Exercise 3 (the notebook's first question): (b) a handle opened in process B with
 # hipIpcOpenMemHandle, (d) B copies from its own mapping of the shared object. (c) opens the handle
-# in A and sends A's pointer; (e) sends the address of A's mapping: both are addresses of A.
+# in A, where hipIpcOpenMemHandle fails (hipErrorInvalidContext: clr's hip_memory.cpp refuses the
+# process that made the handle), and any pointer of A means nothing in B; (e) sends the address of
+# A's mapping, an address of A too.
 ipc_answer = {"b", "d"}
 
 # Wrong answers the checks must refuse.

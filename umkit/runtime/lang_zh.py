@@ -2036,7 +2036,7 @@ MESSAGES: dict[str, str] = {
     "it, opt in with umkit.allow_oversubscription(True) or {code_env}=1.":
         "拒绝在 gpu{d} 上分配 {gib} GiB 托管内存：它的 {total} GiB 中只有 {free} GiB 空闲。托管内存超额订阅"
         "（申请的比 GPU 空闲的还多）会让驱动驱逐页、再缺页迁回，正在用的数据放不下时就一遍又一遍地重复。"
-        "NVIDIA 的文档说超额订阅是支持的；它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差 100 倍。"
+        "NVIDIA 的文档说超额订阅是支持的；它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差多达 100 倍。"
         "如果你确实要这样做，请用 umkit.allow_oversubscription(True) 或 {code_env}=1 明确开启。",
     "Out of memory allocating {n} bytes of {code_kind} memory on {code_where}; {free} GiB of {total} "
     "GiB free ({detail})":
@@ -2874,7 +2874,7 @@ MESSAGES: dict[str, str] = {
     "    vary up to 100x with the platform, the oversubscription factor and the memory hints -- NVIDIA\n"
     "    Technical Blog, October 2021). sim always allows it -- that is where to learn about it.":
         "允许 NVIDIA 上的托管分配超过空闲的设备内存（默认关闭：NVIDIA 的文档说超额订阅受支持，\n"
-        "    而它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差 100 倍——\n"
+        "    而它自己的基准测试发现，随平台、超额订阅的倍数和内存建议不同，性能可相差多达 100 倍——\n"
         "    NVIDIA 技术博客，2021 年 10 月）。\n"
         "    sim 总是允许超额订阅——要了解它，就在 sim 上学。",
     # -- umperf.side_by_side: the card's table, sim's, and their ratio (notebook 07b) ---------------------
