@@ -70,3 +70,25 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
                          timeout=300, env=env, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout
+
+
+def lines_run(fn, folder) -> int:
+    """Lines of code under ``folder`` that ``fn()`` executes: counted work, the same on every
+    machine (no timing), for tests that a reader stays linear."""
+    import sys
+    here = str(folder)
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        count += event == "line"
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code.co_filename.startswith(here) else None
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return count

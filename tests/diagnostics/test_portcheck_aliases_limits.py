@@ -4,9 +4,9 @@ the JSON report (each test failed on the code before the change)."""
 import argparse
 import json
 import os
-import sys
 
 import pytest
+from repo_tools import lines_run
 
 from umkit.diagnostics import portcheck
 from umkit.diagnostics.portcheck import cxx
@@ -132,22 +132,7 @@ def test_the_else_after_an_unknown_if_and_a_false_elif_is_live(tmp_path):
 
 def work(code: str) -> int:
     """Lines of port-check's own code executed to read ``code`` (counted work, no timing)."""
-    here = os.path.dirname(cxx.__file__)
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        count += event == "line"
-        return local
-
-    def tracer(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(here) else None
-    sys.settrace(tracer)
-    try:
-        cxx.Source.parse(code, "w.cu")
-    finally:
-        sys.settrace(None)
-    return count
+    return lines_run(lambda: cxx.Source.parse(code, "w.cu"), os.path.dirname(cxx.__file__))
 
 
 def test_macros_that_expand_to_ever_more_cost_a_bounded_evaluation():

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_tools import lines_run
 
 from umkit import cli
 from umkit.diagnostics import portcheck
@@ -119,23 +120,9 @@ def test_hip_files_are_read_with_their_hip_names(tmp_path):
 def work(code: str) -> int:
     """Lines of port-check's own code executed to read and check ``code``: counted work, the
     same on every machine (no timing)."""
-    here = os.path.dirname(cxx.__file__)
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        count += event == "line"
-        return local
-
-    def tracer(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(here) else None
     plat = rules.platform("mi250x", False)
-    sys.settrace(tracer)
-    try:
-        rules.check_source(cxx.Source.parse(code, "w.cu"), plat, "w.cu")
-    finally:
-        sys.settrace(None)
-    return count
+    return lines_run(lambda: rules.check_source(cxx.Source.parse(code, "w.cu"), plat, "w.cu"),
+                     os.path.dirname(cxx.__file__))
 
 
 @pytest.mark.parametrize("unit", [

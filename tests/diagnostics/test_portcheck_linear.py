@@ -2,10 +2,10 @@
 are read in time linear in the file (each test failed on the code before the fix), and
 ``#if`` conditions that are constants written another way (``(0)``, ``0L``) are dead code."""
 import os
-import sys
 import time
 
 import pytest
+from repo_tools import lines_run
 
 from umkit.diagnostics import portcheck
 from umkit.diagnostics.portcheck import cxx, rules
@@ -31,22 +31,7 @@ def read(code: str) -> None:
 def work(code: str) -> int:
     """Lines of port-check's own code executed to read and check ``code``: counted work, the
     same on every machine (no timing)."""
-    here = os.path.dirname(cxx.__file__)
-    count = 0
-
-    def local(frame, event, arg):
-        nonlocal count
-        count += event == "line"
-        return local
-
-    def tracer(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(here) else None
-    sys.settrace(tracer)
-    try:
-        read(code)
-    finally:
-        sys.settrace(None)
-    return count
+    return lines_run(lambda: read(code), os.path.dirname(cxx.__file__))
 
 
 def cpu_seconds(code: str) -> float:
