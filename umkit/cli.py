@@ -136,7 +136,7 @@ def _read_json(path: str, name: str, limit: int = 64 << 20):
     import os
 
     from . import validate as V
-    from .ecg.model import not_a_file
+    from .validate import not_a_file
     p = V.path(path, name)
     why = not_a_file(p, name)
     if why:

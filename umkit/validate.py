@@ -474,3 +474,34 @@ def touch_stride(stride_bytes: int) -> int:
             hint="e.g. 4096 (one float per host page) or 65536; to read one element, "
                  "touch a one-element view")
     return stride_bytes
+
+
+def not_a_file(p, name: str = "path") -> str | None:
+    """None when ``p`` names a regular file (links followed); else the message that says what
+    it is -- missing, a folder, a named pipe, a device, a socket, a loop of links -- so that a
+    loader never calls a folder or a FIFO "no such file" (and never opens a FIFO, which would
+    wait for a writer)."""
+    import errno
+    import stat
+    at = f"{name}={shown(str(p), 200)}"
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        if os.path.islink(p):
+            return f"{at} is a symbolic link to a file that does not exist"
+        return f"{at}: no such file"
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return f"{at} is a loop of symbolic links, not a file"
+        return f"{at} cannot be examined ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"{at} is a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return f"{at} is a named pipe (FIFO), not a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return f"{at} is a device, not a file"
+    if stat.S_ISSOCK(mode):
+        return f"{at} is a socket, not a file"
+    return f"{at} is not a regular file"

@@ -36,7 +36,7 @@ from pathlib import Path
 from .. import api
 from .. import validate as V
 from ..errors import InvalidArgument, InvalidType
-from .model import not_a_file
+from ..validate import not_a_file
 from ..results import RESULTS, files, newest  # noqa: F401 - RESULTS: where the runs are
 from ..runtime import backend
 from ..workloads import RunResult, StepRecord, counter_delta

@@ -43,7 +43,7 @@ def cli(args) -> int:
     import json
     import sys
     from .. import validate as V
-    from ..ecg.model import not_a_file
+    from ..validate import not_a_file
     from ..errors import InvalidArgument, UmkitError
     from ..results import files
     from ..sim.costs import available_profiles

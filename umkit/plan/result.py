@@ -428,7 +428,7 @@ def from_dict(d) -> PlanResult:
 
 def load(path) -> PlanResult:
     """Read a recording that :meth:`PlanResult.save` wrote."""
-    from ..ecg.model import not_a_file
+    from ..validate import not_a_file
     p = V.path(path, "path", hint="pass the path PlanResult.save() wrote")
     what = not_a_file(p, "path")          # a folder or a FIFO is said as such, never opened
     if what:

@@ -2687,7 +2687,7 @@ MESSAGES: dict[str, str] = {
         "分析器（profiler）写出的文件，例如 results.db",
     "path={path}: no such file":
         "path={path}：没有这个文件",
-    # -- what a path is when it is not a regular file (ecg.model.not_a_file) ---------------------------------
+    # -- what a path is when it is not a regular file (validate.not_a_file) ---------------------------------
     "{at}: no such file": "{at}：没有这个文件",
     "{at} is a folder, not a file": "{at} 是一个文件夹，不是文件",
     "{at} is a named pipe (FIFO), not a file": "{at} 是一个命名管道（FIFO），不是文件",

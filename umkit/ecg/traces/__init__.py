@@ -38,7 +38,7 @@ def read(path, *, step: str | None = None, name: str | None = None,
     from ... import validate as V
     from . import cupti_file, nsys, rocpd, rocprofsys, sql
     p = V.path(path, "path", hint="the profiler's output file, e.g. results.db")
-    from ..model import not_a_file
+    from ...validate import not_a_file
     why = not_a_file(p)
     if why:
         raise ProfilerFileError(why, missing=str(p),
