@@ -721,8 +721,8 @@ class Throttle:
         self.fails.pop(key, None)
 
 
-def loopback_owner(ip: str, port: int, tables=("/proc/net/tcp",)) -> int | None:
-    """The uid that owns the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp."""
+def loopback_socket(ip: str, port: int, tables=("/proc/net/tcp",)) -> tuple[int, int] | None:
+    """(uid, inode) of the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp."""
     import socket
     try:
         want = f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"
@@ -734,32 +734,85 @@ def loopback_owner(ip: str, port: int, tables=("/proc/net/tcp",)) -> int | None:
                 next(f, None)
                 for line in f:
                     cols = line.split()
-                    if len(cols) > 7 and cols[1] == want:
-                        return int(cols[7])
+                    if len(cols) > 9 and cols[1] == want:
+                        return int(cols[7]), int(cols[9])
         except (OSError, ValueError):
             continue
     return None
 
 
-def client_address(request, owner=loopback_owner) -> str:
+def loopback_owner(ip: str, port: int, tables=("/proc/net/tcp",)) -> int | None:
+    """The uid that owns the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp."""
+    found = loopback_socket(ip, port, tables)
+    return None if found is None else found[0]
+
+
+def holds_socket(pids, inode: int) -> bool:
+    """Whether one of ``pids`` or a descendant of one of them has the socket ``inode`` open."""
+    pids = {p for p in pids if p}
+    if not pids or not inode:
+        return False
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parents[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    family, grew = set(pids), True
+    while grew:
+        more = {c for c, pp in parents.items() if pp in family and c not in family}
+        family |= more
+        grew = bool(more)
+    target = f"socket:[{inode}]"
+    for pid in family:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def client_address(request, sock=loopback_socket, proxy_pids=()) -> str:
     """The address a sign-in came from, as the hub's own proxy saw it.  A client's X-Real-Ip or
-    X-Forwarded-For header is never trusted as such: from the proxy (a loopback connection of
-    the hub's own user) the address is the last X-Forwarded-For entry, the one
-    configurable-http-proxy appends itself; from another local user (a learner's kernel talking
-    to the hub's own port) it is that user ("local uid N"); otherwise the connection's peer."""
+    X-Forwarded-For header is never trusted as such.  Only a connection the proxy itself made
+    (its socket open in the proxy's process, one of ``proxy_pids``) is taken at its word: the
+    address is the last X-Forwarded-For entry, the one configurable-http-proxy appends itself.
+    Any other loopback connection (a learner's kernel, or any other local program, talking to
+    the hub's own port) is that socket's owner ("local uid N"), or "local ?" when the owner
+    cannot be read; any other connection is its peer address."""
     ctx = getattr(getattr(request, "connection", None), "context", None)
     address = getattr(ctx, "address", None)      # the socket's peer, whatever headers say
     socket_peer = address[0] if isinstance(address, tuple) and address else None
     peer = socket_peer or getattr(request, "remote_ip", None) or "?"
-    if peer in ("127.0.0.1", "::1", "::ffff:127.0.0.1"):
+    if peer.startswith("::ffff:"):
+        peer = peer[len("::ffff:"):]
+    if peer == "127.0.0.1" or peer == "::1" or peer.startswith("127."):
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
-        uid = owner(peer, port) if (port and peer == "127.0.0.1") else None
-        if uid is not None and uid != os.geteuid():
-            return f"local uid {uid}"
-        last = (request.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
-        if last:
-            return last[:64]
+        found = sock(peer, port) if (port and peer != "::1") else None
+        if found is None:
+            return "local ?"
+        uid, inode = found
+        if uid == os.geteuid() and holds_socket(proxy_pids, inode):
+            last = (request.headers.get("X-Forwarded-For") or "").split(",")[-1].strip()
+            return last[:64] if last else peer
+        return f"local uid {uid}"
     return peer
+
+
+def _proxy_pids(handler) -> tuple[int, ...]:
+    """The pid of the proxy this hub started (none when the hub did not start one)."""
+    proxy = getattr(handler, "settings", {}).get("proxy")
+    proc = getattr(proxy, "proxy_process", None)
+    pid = getattr(proc, "pid", None)
+    return (pid,) if isinstance(pid, int) and pid > 0 else ()
 
 
 class Overall:
@@ -855,6 +908,7 @@ class UmkitAuthenticator(SharedPasswordAuthenticator):
         self._new: dict[str, float] = {}   # names let in but maybe not yet in the database
 
     def _failed(self, name: str, addr: str) -> None:
+        self.log.info("failed sign-in of %r from %s", printable(name[:32]), printable(addr))
         self._by_name.failed(name)
         self._by_addr.failed(addr)
         self._overall.failed()
@@ -863,7 +917,8 @@ class UmkitAuthenticator(SharedPasswordAuthenticator):
         data = data or {}
         name = self.normalize_username(str(data.get("username", "")))
         password = str(data.get("password", ""))
-        addr = "?" if handler is None else client_address(handler.request)
+        addr = "?" if handler is None else client_address(handler.request,
+                                                          proxy_pids=_proxy_pids(handler))
         wait = max(self._by_name.wait_left(name), self._by_addr.wait_left(addr),
                    self._overall.wait_left())
         if wait > 0:

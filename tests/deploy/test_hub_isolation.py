@@ -34,7 +34,7 @@ pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
 from umkit_hub import (RUNTIME_BASE, Overall, Throttle, Words, client_address,  # noqa: E402
                        end_processes, find_processes, hub_accounts, hub_prefix, is_zombie,
-                       loopback_owner,
+                       holds_socket, loopback_owner, loopback_socket,
                        printable, process_environ)
 
 PASSWORD = "room-pass-1234"
@@ -575,8 +575,16 @@ print(*codes)
 """], timeout=180)
     assert res["error"] is None, res["error"]
     codes = [int(c) for c in res["cells"][0][0]["text"].split()]
-    assert codes[:20] == [403] * 20 and codes[20] == 429, codes
-    hub.login("ada")                   # through the proxy: another address, not throttled
+    keys = [line.split(" from ", 1)[1] for line in hub.log_tail(200_000).splitlines()
+            if "failed sign-in of 'k" in line and " from " in line]
+    assert codes[:20] == [403] * 20 and codes[20] == 429, (codes, keys)
+    assert keys and set(keys) == {keys[0]} and keys[0].startswith("local uid "), keys
+    # through the proxy: the address the proxy appended (this test's client, on loopback),
+    # not the proxy's own uid, and not throttled by ada's failures
+    r, _, _ = hub.try_login("proxied-1", "wrong")
+    assert r.status_code == 403
+    assert "failed sign-in of 'proxied-1' from 127.0.0.1" in hub.log_tail(200_000)
+    hub.login("ada")
 
 def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     hub, proc, state = room["hub"], room["proc"], room["state"]
@@ -683,21 +691,38 @@ def test_overall_cap_and_client_address_and_words(tmp_path):
                                  "address": (peer, port)})()
             self.connection = type("C", (), {"context": ctx})()
             self.remote_ip, self.headers = "6.6.6.6", headers
-    mine, learner = (lambda ip, port: os.geteuid()), (lambda ip, port: 4242)
-    # behind the proxy (the hub's own user): the entry the proxy appended; X-Real-Ip never
-    fwd = {"X-Forwarded-For": "1.1.1.1, 10.0.0.5", "X-Real-Ip": "9.9.9.9"}
-    assert client_address(Req("127.0.0.1", fwd), owner=mine) == "10.0.0.5"
-    # another local user talking to the hub's own port: that user, whatever it claims
-    assert client_address(Req("127.0.0.1", fwd), owner=learner) == "local uid 4242"
-    assert client_address(Req("192.168.1.7", {"X-Forwarded-For": "1.1.1.1"})) == "192.168.1.7"
-    assert client_address(Req("127.0.0.1", {}), owner=mine) == "127.0.0.1"
-    # the owner of a real loopback socket, from /proc/net/tcp
     import socket
+    fwd = {"X-Forwarded-For": "1.1.1.1, 10.0.0.5", "X-Real-Ip": "9.9.9.9"}
     with socket.socket() as srv:
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
         with socket.create_connection(srv.getsockname()) as cli:
-            assert loopback_owner(*cli.getsockname()) == os.geteuid()
+            ip, port = cli.getsockname()
+            # the owner and inode of a real loopback socket, from /proc/net/tcp
+            assert loopback_owner(ip, port) == os.geteuid()
+            uid, inode = loopback_socket(ip, port)
+            assert uid == os.geteuid() and holds_socket([os.getpid()], inode)
+            other = subprocess.Popen(["sleep", "30"])     # not this process, nor its parent
+            try:
+                assert not holds_socket([other.pid], inode) and not holds_socket([], inode)
+                assert client_address(Req(ip, fwd, port), proxy_pids=(other.pid,)) == \
+                    f"local uid {os.geteuid()}"
+            finally:
+                other.kill()
+                other.wait()
+            # a connection of the proxy's (this process plays it): the entry it appended;
+            # X-Real-Ip never
+            assert client_address(Req(ip, fwd, port), proxy_pids=(os.getpid(),)) == "10.0.0.5"
+            # the same socket when this process is not the proxy: the local user, whatever it
+            # claims -- also of the hub's own uid (another program of root's on loopback)
+            assert client_address(Req(ip, fwd, port)) == f"local uid {os.geteuid()}"
+    learner = lambda ip, port: (4242, 1)              # noqa: E731
+    assert client_address(Req("127.0.0.1", fwd), sock=learner) == "local uid 4242"
+    assert client_address(Req("::ffff:127.0.0.1", fwd), sock=learner) == "local uid 4242"
+    # a loopback socket whose owner cannot be read: one key for all of them, not the header
+    assert client_address(Req("127.0.0.1", fwd), sock=lambda ip, port: None) == "local ?"
+    assert client_address(Req("::1", fwd)) == "local ?"
+    assert client_address(Req("192.168.1.7", {"X-Forwarded-For": "1.1.1.1"})) == "192.168.1.7"
 
     w = Words(str(tmp_path / "w.json"))
     w.set("ada", w.make("tiger42"))
