@@ -273,33 +273,37 @@ def test_without_the_budget_the_same_loop_finishes():
     assert out[0].split() == ["31", "True"], out
 
 
-def test_an_honest_learner_never_meets_the_budget_and_a_reason_is_graded_and_kept():
+def test_a_pass_needs_a_reason_and_an_honest_learner_meets_nothing_more():
     out = _fresh("""if True:
         import umkit
         umkit.use("sim", quiet=True)
         from umkit.teaching import exercises
         from umkit.teaching.exercises import nb01
+        assert exercises.attempts_budget() == 3
         right = lambda n, b: -(-n // b)
-        for k in range(7):                                 # seven wrong tries, then right
+        for k in range(2):                                 # two wrong tries: graded freely
             v = nb01.check_transitions(lambda n, b, k=k: n + k)
             assert not v.ok and "not graded" not in v.message, v
-        assert nb01.check_transitions(right).ok
-        for k in range(8):                                 # the pass reset the count
-            assert "not graded" not in nb01.check_transitions(lambda n, b: n).message
-        v = nb01.check_transitions(right)
-        assert not v.ok and "not graded" in v.message     # right, but no reason: not graded
-        assert "hint=2" in v.message
-        assert nb01.check_transitions(right, hint=2).concept
-        v = nb01.check_transitions(right, why="short")
-        assert not v.ok and "at least" in v.message
+        v = nb01.check_transitions(right)                  # right, but no reason: not passed
+        assert not v.ok and v.reason_asked and "why=" in v.message and "64 trips" in v.message
+        v = nb01.check_transitions(right, why="short")     # a reason too short: not graded
+        assert not v.ok and "not graded" in v.message and "at least" in v.message
         why = "the last batch holds fewer faults, but it needs its own trip as well"
         v = nb01.check_transitions(lambda n, b: n // b, why=why)
-        assert not v.ok and "not graded" not in v.message  # graded (and wrong)
+        assert not v.ok and "not graded" not in v.message  # graded (and wrong): the third
         v = nb01.check_transitions(right, why=why)         # the same reason again: refused
         assert not v.ok and "not graded" in v.message
+        v = nb01.check_transitions(right)                  # the tries are spent: a reason first
+        assert not v.ok and "not graded" in v.message and "hint=2" in v.message
+        assert nb01.check_transitions(right, hint=2).concept
         v = nb01.check_transitions(right, why="every fault is serviced by exactly one batch trip")
         assert v.ok, v
         assert exercises.reasons("nb01.transitions")[0] == why
+        # a pass reset the count, and the next pass needs a new reason too
+        v = nb01.check_transitions(lambda n, b: n)
+        assert not v.ok and "not graded" not in v.message
+        v = nb01.check_transitions(right, why="every fault is serviced by exactly one batch trip")
+        assert not v.ok and "not graded" in v.message
         print("ok")
     """)
     assert out.strip() == "ok"

@@ -187,15 +187,15 @@ def test_06_a_fixed_size_does_not_decide_a_pass():
 # -- 2. the attempts budget -------------------------------------------------------------------------
 def test_the_budget_is_read_once_and_a_later_zero_or_a_negative_value_does_not_turn_it_off():
     fresh_exercises("""
-        assert exercises.attempts_budget() == 8
+        assert exercises.attempts_budget() == 3
         os.environ["UMKIT_EXERCISE_ATTEMPTS"] = "0"           # at run time: changes nothing
-        assert exercises.attempts_budget() == 8
+        assert exercises.attempts_budget() == 3
         spend()
         v = nb01.check_transitions(right)
         assert not v.ok and "not graded" in v.message, v
     """, budget=None)
-    fresh_exercises("assert exercises.attempts_budget() == 8", budget="-3")
-    fresh_exercises("assert exercises.attempts_budget() == 3", budget="3")
+    fresh_exercises("assert exercises.attempts_budget() == 3", budget="-3")
+    fresh_exercises("assert exercises.attempts_budget() == 5", budget="5")
 
 
 def test_forget_keeps_the_tries_spent_and_the_shown_answer_and_a_pass_says_it_was_asked():

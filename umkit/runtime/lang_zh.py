@@ -3385,6 +3385,14 @@ MESSAGES: dict[str, str] = {
     "not graded: most of your reason is not words. Say in your own words, in sentences, why your answer "
     "is right":
         "没有评分：你的理由大部分不是词语。请用自己的话、用完整的句子说明你的答案为什么对",
+    # -- exercises: a pass needs the learner's reason ------------------------------------------------
+    "not graded: a reason (why='...') has at least {n} words and is one you have not given before for "
+    "this exercise":
+        "没有评分：一条理由（why='...'）至少要有 {n} 个词，而且是这道题之前没给过的理由",
+    "{part_msg} -- to pass, add your reason: run the check again with why='...' saying in your own words "
+    "(6 words or more) how the idea of this exercise (hint=2) leads to your answer":
+        "{part_msg}——要通过，还要附上你的理由：再运行一次检查，带上 why='...'，用你自己的话（至少 6 个词）"
+        "说明这道练习的概念（hint=2）如何推出你的答案",
     # -- EXF3: the fourth try's exercise changes -------------------------------------------------------
     "{part_msg} (graded on the notebook's card, {card}; the card you named, {named}, is not graded)":
         "{part_msg}（按本 notebook 的卡 {card} 评分；你指定的卡 {named} 不参与评分）",

@@ -40,21 +40,22 @@ Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator and
 "measured (DEVICE)" on a real GPU.
 
-An attempts budget (so that a loop over the choices cannot pass where reading could): each
-exercise grades :data:`ATTEMPTS` (8) wrong tries freely in a process; after that, a check grades
-only with a reason -- ``check_...(answer, why="...")``, at least :data:`WHY_WORDS` words (a Chinese
-character counts half a word), not one given before for that exercise (nor one that differs from
-it by a number or a word), that connects the exercise's ideas (two different ``why_terms`` in
-one language, English or Chinese: :data:`WHY_IDEAS`), is written in words, and is not text the
-exercise showed pasted back (its concept, its answer, the last verdict) -- and keeps every reason
-(:func:`reasons`).  Without one it does not grade: it says to
-re-read the concept (``hint=2``) and answer its question for every item first.  A pass resets
-the count; the stub (None) and answers of the wrong kind do not count.
-``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once when the exercises are imported (0: none,
-as the project's tests run, set before Python starts; a later change of the variable does
-nothing).  :func:`forget` keeps the tries spent and a shown answer: only a kernel restart
-forgets them.  A learner who
-tries honestly, fewer than eight times, never sees it; a search over 356 label sets does.
+Reasons (so that neither a loop over the choices nor an answer copied from a nearby cell can
+pass where reading could): **a pass needs the learner's reason** -- ``check_...(answer,
+why="...")``.  A right answer without one is not passed: the verdict says the answer works and
+asks for the reason.  A reason has at least :data:`WHY_WORDS` words (a Chinese character counts
+half a word), is not one given before for that exercise (nor one that differs from it by a number
+or a word), connects the exercise's ideas (two different ``why_terms`` in one language, English or
+Chinese: :data:`WHY_IDEAS`), is written in words, and is not text the exercise showed pasted back
+(its concept, its answer, the last verdict); a call with a reason that is none of these is not
+graded.  Every accepted reason is kept (:func:`reasons`).  Wrong tries: each exercise grades
+:data:`ATTEMPTS` (3) wrong tries without a reason in a process; after that, every try needs a new
+reason, and without one the check says to re-read the concept (``hint=2``) and answer its question
+for every item first.  A pass resets the count; the stub (None) and answers of the wrong kind do
+not count.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once when the exercises are imported
+(0: no budget and no reasons asked, as the project's tests of the graders run, set before Python
+starts; a later change of the variable does nothing).  :func:`forget` keeps the tries spent and a
+shown answer: only a kernel restart forgets them.
 
 Data that changes per attempt (so that a formula or a constant return cannot pass):
 :func:`check` makes one ``random.Random`` per check call (:func:`attempt_rng` of the exercise,
@@ -112,6 +113,7 @@ class Verdict:
     exercise: str = ""         # the exercise's name (set by check): remembers a shown answer
     shown_before: bool = False  # a pass after this exercise's answer was shown (hint=3)
     forget_asked: int = 0       # a pass after forget() was asked for the exercise: how often
+    reason_asked: bool = False  # a right answer that came without the reason a pass needs
     # the answer while the verdict shows fewer than three tiers: ``answer`` stays empty until
     # hint=3 (or ``hint(3)``) shows it, and that is recorded
     _held: str = field(default="", repr=False, compare=False)
@@ -303,8 +305,8 @@ def ungradable(error: BaseException) -> Verdict:
 
 # -- the attempts budget ---------------------------------------------------------------------------
 #: wrong tries an exercise grades without a reason, per process (UMKIT_EXERCISE_ATTEMPTS overrides;
-#: 0 turns the budget off)
-ATTEMPTS = 8
+#: 0 turns the budget, and the reason a pass needs, off)
+ATTEMPTS = 3
 #: the fewest words a reason (why=) has
 WHY_WORDS = 6
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
@@ -463,33 +465,40 @@ def forget(name: str) -> int:
         return _FORGET_CALLS[name]
 
 
+def _reason_problem(exercise, text: str, context: dict, st: dict) -> str:
+    """What is wrong with the reason ``text`` for ``exercise`` ("" when it is accepted): "short"
+    (too short, or (nearly) a reason given before), "pasted", "words" or "topic"."""
+    if why_words(text) < WHY_WORDS or pasted(text, st["reasons"]):
+        return "short"
+    if pasted(text, _shown_texts(exercise, context, st)):
+        return "pasted"
+    if not _made_of_words(text):
+        return "words"
+    if exercise.why_terms and _ideas_named(text, exercise.why_terms) < min(
+            WHY_IDEAS, len(exercise.why_terms)):
+        return "topic"
+    return ""
+
+
 def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | None:
-    """None when this call may be graded; else why not (the budget is spent and no new reason
-    came with it, or the reason is pasted text, or it does not speak of the exercise's idea).
-    A reason that is accepted is recorded."""
+    """None when this call may be graded; else why not (a reason was given and is not one: too
+    short or given before, pasted text, not words, not about the exercise's idea; or the wrong
+    tries are spent and no reason came).  An accepted reason is recorded, and the call in
+    progress is marked as carrying one (a pass needs it)."""
+    _CALL.reason_ok = False
     budget = attempts_budget()
     if not budget:
         return None
     with _TRIES_LOCK:
         st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
-        if st["wrong"] < budget:
-            return None
         text = " ".join(why.split()) if isinstance(why, str) else ""
         tries = st["wrong"]
-        problem = ""
-        if not text:
-            pass
-        elif why_words(text) < WHY_WORDS or pasted(text, st["reasons"]):
-            problem = "short"             # too short, or (nearly) a reason given before
-        elif pasted(text, _shown_texts(exercise, context or {}, st)):
-            problem = "pasted"
-        elif not _made_of_words(text):
-            problem = "words"
-        elif exercise.why_terms and _ideas_named(text, exercise.why_terms) < min(
-                WHY_IDEAS, len(exercise.why_terms)):
-            problem = "topic"
-        else:
+        problem = _reason_problem(exercise, text, context or {}, st) if text else ""
+        if text and not problem:
             st["reasons"].append(text)
+            _CALL.reason_ok = True
+            return None
+        if not text and tries < budget:
             return None
     if problem == "pasted":
         say = ("not graded: that reason is text the exercise showed you (its prompt, a check's "
@@ -501,10 +510,13 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     elif problem == "words":
         say = ("not graded: most of your reason is not words. Say in your own words, in "
                "sentences, why your answer is right")
-    elif text:
+    elif text and tries >= budget:
         say = (f"not graded: after {tries} wrong tries this check grades an answer only with a "
                f"new reason of at least {WHY_WORDS} words (why='...'), one you have not given "
                "before for this exercise")
+    elif text:
+        say = (f"not graded: a reason (why='...') has at least {WHY_WORDS} words and is one you "
+               "have not given before for this exercise")
     else:
         say = (f"not graded: {tries} wrong tries. Re-read the concept (run the check with "
                "hint=2) and answer its question for every item in your own words; then try "
@@ -512,8 +524,22 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     return failed(say, exercise.concept)
 
 
+def _needs_reason(v: Verdict, exercise) -> Verdict:
+    """A right answer that came without an accepted reason: not passed yet; the verdict says
+    that the answer works and asks for the reason (it does not count as a wrong try)."""
+    if not v.ok or not attempts_budget() or getattr(_CALL, "reason_ok", False):
+        return v
+    out = failed(_say("{part_msg} -- to pass, add your reason: run the check again with "
+                      "why='...' saying in your own words (6 words or more) how the idea of this "
+                      "exercise (hint=2) leads to your answer", part_msg=v.message),
+                 exercise.concept)
+    out.reason_asked = True
+    return out
+
+
 def _count_try(exercise, submitted, v: Verdict) -> None:
-    if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted):
+    if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted) or \
+            v.reason_asked:
         return
     with _TRIES_LOCK:
         st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
@@ -816,7 +842,7 @@ def _check(exercise: Exercise, submitted, hint: int, options: dict) -> Verdict:
         # the whole check runs on the backend it started on: a learner's umkit.use(...) inside
         # the graded code switches the process, not the measurement the check is taking
         with _pinned_backend():
-            v = _grade(exercise, submitted, context)
+            v = _needs_reason(_grade(exercise, submitted, context), exercise)
     except Exception as e:  # noqa: BLE001 - a check always returns a verdict
         v = ungradable(e)
         v.concept = v.concept or exercise.concept
