@@ -1,0 +1,12 @@
+"""Hardware counters of a real run: CUPTI on NVIDIA, rocprofv3 on AMD."""
+from ...doors import door
+
+__all__, __getattr__, __dir__ = door(__name__, {
+    "CuptiCollector": "cupti",
+    "Tally": "cupti",
+    "bin_records": "cupti",
+    "find_libcupti": "cupti",
+    "available": "cupti",
+    "RocprofCollector": "rocprof",
+    "RocprofTally": "rocprof",
+})
