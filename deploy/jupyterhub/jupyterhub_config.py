@@ -176,6 +176,12 @@ c.Spawner.environment = {
     "PATH": bindir + os.pathsep + "/usr/bin:/bin",
     "PYTHONPATH": os.path.join(here, "server"),      # umkit_contents, readable by every learner
 }
+if ISOLATED:
+    # the hub's kernel (server/umkit_kernel.py): ipykernel with its subprocess-output pipe on a
+    # unix socket in the learner's runtime folder, not on a loopback TCP port (found first on
+    # JUPYTER_PATH, it stands in for the python3 kernel)
+    c.Spawner.environment["JUPYTER_PATH"] = (os.path.join(here, "server", "jupyter") + os.pathsep
+                                             + c.Spawner.environment["JUPYTER_PATH"])
 for name in ("UMKIT_BACKEND", "UMKIT_PROFILE", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
     if name in os.environ:       # a GPU host: the learners' kernels see what the hub sees
         c.Spawner.environment[name] = os.environ[name]

@@ -23,9 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from umkit_hub import (ISOLATED, CgroupLimits, clean_account_leftovers, end_account,  # noqa: E402
-                       end_processes, find_processes, hub_accounts, hub_groups, hub_prefix,
-                       is_zombie)
+from umkit_hub import (ISOLATED, RUNTIME_BASE, CgroupLimits,  # noqa: E402
+                       clean_account_leftovers, end_account, end_processes, find_processes,
+                       hub_accounts, hub_groups, hub_prefix, is_zombie, remove_runtime_dir,
+                       remove_stale_runtime_dirs)
 
 CONFIG = os.path.join(HERE, "jupyterhub_config.py")
 GRACE_S = 2.0        # the hub's own orderly stop; then everything left is killed
@@ -71,6 +72,9 @@ def sweep(state: str, hub_id: str, timeout: float = 2.0) -> int:
         with ThreadPoolExecutor(max_workers=16) as pool:
             n += sum(pool.map(end, accounts))
             list(pool.map(clean_account_leftovers, accounts.values()))
+            list(pool.map(remove_runtime_dir, accounts))      # connection files, sockets
+        for name in remove_stale_runtime_dirs():
+            say(f"removed {RUNTIME_BASE}/{name}: its account is gone or another's")
     n += end_processes(env={"UMKIT_HUB_ID": hub_id}, timeout=timeout / 2)
     groups = hub_groups(prefix)
     if groups:
@@ -95,6 +99,9 @@ def main(argv: list[str]) -> int:
     os.environ["UMKIT_HUB_STATE"] = state
     say("a learner's first sign-in under a name gives the room's password, a space and a word "
         "of their own; from then on that name needs the same word (nobody else can use it)")
+    if ISOLATED:            # an earlier hub's leftovers, before any account can reuse a uid
+        for name in remove_stale_runtime_dirs():
+            say(f"removed {RUNTIME_BASE}/{name}: its account is gone or another's")
     hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", CONFIG, *argv],
                            start_new_session=True)     # signals reach it only through here
     asked: list[int] = []

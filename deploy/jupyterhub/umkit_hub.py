@@ -38,6 +38,7 @@ import pwd
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -474,7 +475,8 @@ class UmkitSpawner(LocalProcessSpawner):
         # nothing of the account's may run while root goes through its home (a process left from
         # before could swap a folder for a link between two of root's steps)
         await asyncio.to_thread(end_account, p.pw_uid, p.pw_gid)
-        await asyncio.to_thread(_own_home, home, p.pw_uid, p.pw_gid)
+        for note in await asyncio.to_thread(own_home, home, p.pw_uid, p.pw_gid):
+            self.log.warning("home of %s: %s", self.user.name, note)
         return p.pw_uid, p.pw_gid
 
     def _learner_env(self) -> dict:
@@ -532,12 +534,7 @@ class UmkitSpawner(LocalProcessSpawner):
         return d
 
     def _remove_runtime_dir(self) -> None:
-        d = os.path.join(RUNTIME_BASE, self.account)
-        if os.path.lexists(d):
-            if os.path.isdir(d) and not os.path.islink(d):
-                shutil.rmtree(d, ignore_errors=True)     # fd-based: never follows a link
-            else:
-                os.unlink(d)
+        remove_runtime_dir(self.account)
 
     def user_env(self, env):
         env.update(self._learner_env())
@@ -663,11 +660,14 @@ def relay_output(pipe, log, name: str, max_line: int = 4000, rate: float = 20.0,
         log.info("[server of %s] (%d line(s) left out: too many)", name, dropped)
 
 
-def _own_home(home: str, uid: int, gid: int) -> None:
+def own_home(home: str, uid: int, gid: int) -> list[str]:
     """The learner's home: theirs, 0700; everything in it theirs (a home made in shared mode, or
     for an account made again with another uid).  Walked with folder descriptors, nothing
     followed: a link the learner made is changed itself, never what it points to, and a folder
-    swapped for a link mid-walk is not entered."""
+    swapped for a link mid-walk is not entered.  A file with more than one name (a hard link:
+    its other name may be anyone's file elsewhere) is left as it is, and so is what lies deeper
+    than the walk can go (a learner's folder nested thousands deep): the server starts anyway.
+    Returns what was left, in words, for the log."""
     os.makedirs(home, 0o700, exist_ok=True)
     st = os.lstat(home)
     if not os.path.isdir(home) or os.path.islink(home):
@@ -679,14 +679,59 @@ def _own_home(home: str, uid: int, gid: int) -> None:
             os.fchown(fd, uid, gid)
     finally:
         os.close(fd)
-    for _top, dirs, files, dfd in os.fwalk(home, follow_symlinks=False):
-        for n in dirs + files:
-            try:
-                s = os.stat(n, dir_fd=dfd, follow_symlinks=False)
-                if s.st_uid != uid or s.st_gid != gid:
+    linked, notes = 0, []
+    try:
+        for _top, dirs, files, dfd in os.fwalk(home, follow_symlinks=False):
+            for n in dirs + files:
+                try:
+                    s = os.stat(n, dir_fd=dfd, follow_symlinks=False)
+                    if s.st_uid == uid and s.st_gid == gid:
+                        continue
+                    if s.st_nlink > 1 and not stat.S_ISDIR(s.st_mode):
+                        linked += 1          # another name of this file may be outside the home
+                        continue
                     os.chown(n, uid, gid, dir_fd=dfd, follow_symlinks=False)
-            except FileNotFoundError:
-                pass
+                except FileNotFoundError:
+                    pass
+    except RecursionError:
+        notes.append("folders nested deeper than the walk goes were left as they are")
+    if linked:
+        notes.append(f"{linked} file(s) with more than one name (hard links) left as they are")
+    return notes
+
+
+def remove_runtime_dir(account: str) -> None:
+    """Remove RUNTIME_BASE/<account> (a learner's kernels' connection files and sockets), never
+    following a link."""
+    d = os.path.join(RUNTIME_BASE, account)
+    if os.path.lexists(d):
+        if os.path.isdir(d) and not os.path.islink(d):
+            shutil.rmtree(d, ignore_errors=True)     # fd-based: never follows a link
+        else:
+            os.unlink(d)
+
+
+def remove_stale_runtime_dirs() -> list[str]:
+    """Remove every folder of RUNTIME_BASE that belongs to no account of that name any more, or
+    whose owner is not that account (an account deleted, and its uid given to a new one, must
+    not inherit the old learner's connection files).  Returns the names removed."""
+    try:
+        entries = list(os.scandir(RUNTIME_BASE))
+    except OSError:
+        return []
+    gone = []
+    for e in entries:
+        try:
+            owner = pwd.getpwnam(e.name).pw_uid
+        except KeyError:
+            owner = None
+        try:
+            if owner is None or e.stat(follow_symlinks=False).st_uid != owner:
+                remove_runtime_dir(e.name)
+                gone.append(e.name)
+        except OSError:
+            pass
+    return gone
 
 
 class Throttle:
@@ -734,7 +779,10 @@ def loopback_socket(ip: str, port: int, tables=("/proc/net/tcp",)) -> tuple[int,
                 next(f, None)
                 for line in f:
                     cols = line.split()
-                    if len(cols) > 9 and cols[1] == want:
+                    # an established connection's own socket (a TIME_WAIT row of an earlier
+                    # connection from the same port has no owner: uid 0, inode 0)
+                    if len(cols) > 9 and cols[1] == want and cols[3] == "01" and \
+                            int(cols[9]) > 0:
                         return int(cols[7]), int(cols[9])
         except (OSError, ValueError):
             continue

@@ -34,7 +34,8 @@ pytest.importorskip("jupyterhub")
 import hubclient  # noqa: E402
 from umkit_hub import (RUNTIME_BASE, Overall, Throttle, Words, client_address,  # noqa: E402
                        end_processes, find_processes, hub_accounts, hub_prefix, is_zombie,
-                       holds_socket, loopback_owner, loopback_socket,
+                       holds_socket, loopback_owner, loopback_socket, own_home,
+                       remove_stale_runtime_dirs,
                        printable, process_environ)
 
 PASSWORD = "room-pass-1234"
@@ -194,7 +195,7 @@ def _pids_of(state: Path, hub_id_env: dict) -> dict:
             out["hub"] = pid
         elif "jupyterhub-singleuser" in cmd and e.get("JUPYTERHUB_USER") == "bob":
             out["bob-server"] = pid
-        elif "ipykernel" in cmd and e.get("JUPYTERHUB_USER") == "bob":
+        elif ("ipykernel" in cmd or "umkit_kernel" in cmd) and e.get("JUPYTERHUB_USER") == "bob":
             out["bob-kernel"] = pid
     return out
 
@@ -301,6 +302,51 @@ def _learner_uid(state, name):
     return pwd.getpwnam(f"{hub_prefix(str(state))}-{name}").pw_uid
 
 
+def _kernel_tcp_listeners(uid: int) -> list[str]:
+    """Listening TCP sockets (IPv4 and IPv6) that a kernel of ``uid`` holds (its server's own
+    port, which the proxy reaches, is not a kernel's), from /proc/net/tcp* and /proc/PID/fd."""
+    kernels = []
+    for pid in find_processes(uids=[uid]):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "ipykernel" in cmd or "umkit_kernel" in cmd:
+            kernels.append(pid)
+    assert kernels, f"no kernel of uid {uid} is running"
+    out = []
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = [r.split() for r in Path(name).read_text().splitlines()[1:]]
+        except OSError:
+            continue
+        out += [r[1] for r in rows if r[3] == "0A" and int(r[7]) == uid and
+                holds_socket(kernels, int(r[9]))]
+    return out
+
+
+def test_a_forked_subprocess_output_still_reaches_the_learners_cell(room):
+    """The kernel's pipe for forked subprocesses' output is a unix socket: the output still
+    arrives, and the kernel holds no listening TCP socket."""
+    hub = room["hub"]
+    res = hub.run_code("ada", ["import os, sys\npid = os.fork()\nif pid == 0:\n"
+                               "    print('FROM-THE-CHILD', flush=True)\n    os._exit(0)\n"
+                               "os.waitpid(pid, 0)\nimport time; time.sleep(1)\nprint('PARENT')",
+                               "import os\nmine = set()\nfor f in os.listdir('/proc/self/fd'):\n"
+                               "    try:\n        mine.add(os.readlink('/proc/self/fd/' + f))\n"
+                               "    except OSError:\n        pass\nn = 0\n"
+                               "for t in ('/proc/net/tcp', '/proc/net/tcp6'):\n"
+                               "    for r in open(t).read().splitlines()[1:]:\n"
+                               "        c = r.split()\n"
+                               "        n += c[3] == '0A' and f'socket:[{c[9]}]' in mine\n"
+                               "print('LISTENING', n)"])
+    assert res["error"] is None, res["error"]
+    text = "".join(o.get("text", "") for o in res["cells"][0])
+    assert "FROM-THE-CHILD" in text and "PARENT" in text, text
+    listening = "".join(o.get("text", "") for o in res["cells"][1])
+    assert listening.strip() == "LISTENING 0", listening
+
+
 def test_a_learner_cannot_listen_to_another_learners_kernel(room):
     """IOPub needs no key to listen to: over loopback TCP any local user could subscribe."""
     hub, state = room["hub"], room["state"]
@@ -322,7 +368,7 @@ def test_a_learner_cannot_listen_to_another_learners_kernel(room):
                 argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
             except OSError:
                 continue
-            if "ipykernel_launcher" in " ".join(argv) and "-f" in argv:
+            if ("ipykernel_launcher" in " ".join(argv) or "umkit_kernel" in argv) and "-f" in argv:
                 out.append(Path(argv[argv.index("-f") + 1]))
         return [f for f in out if f.exists()]
     deadline = time.monotonic() + 60
@@ -369,6 +415,9 @@ print(len(ports), len(got), sum(b'BOB-PRIVATE' in m for m in got))
     assert n_bob == 0, (n_ports, n_msgs, n_bob)          # ada heard nothing of bob's
     # how: bob's kernels use unix sockets of bob's, in his own 0700 runtime folder
     assert conns and all(c["transport"] == "ipc" for c in conns), conns
+    # and bob's kernel listens on no TCP port at all (ipykernel's pipe for forked subprocesses'
+    # output is a unix socket there too: anyone could send it messages of any size over TCP)
+    assert not _kernel_tcp_listeners(bob_uid), _kernel_tcp_listeners(bob_uid)
     assert sockets and all(owned), (sockets, owned)
     assert all(Path(p).parent == Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"
                for p in sockets)
@@ -627,6 +676,9 @@ subprocess.Popen([sys.executable, '-c', hop], start_new_session=True, env={{}})
     first = beat.read_text()
     time.sleep(1.0)
     assert beat.read_text() == first, "bob's pid-hopping process outlived the hub"
+    # nor a learner's runtime folder (server token, cookie secret, kernels' keys)
+    prefix = hub_prefix(str(state))
+    assert not list(Path(RUNTIME_BASE).glob(f"{prefix}-*")), list(Path(RUNTIME_BASE).iterdir())
 
 
 def test_throttle_waits_and_forgets():
@@ -783,3 +835,64 @@ def test_end_account_ends_a_pid_hopper_even_without_a_python_it_can_run(monkeypa
         umkit_hub.end_account(p.pw_uid, p.pw_gid, timeout=2)
         subprocess.run(["userdel", name], capture_output=True)
         shutil.rmtree(where, ignore_errors=True)
+
+
+def test_root_leaves_hard_links_and_deep_folders_in_a_home_as_they_are(tmp_path):
+    """A learner's hard link to a file elsewhere is not chowned (its other name may be anyone's
+    file); a folder nested thousands deep does not stop the server's start."""
+    home, outside = tmp_path / "home", tmp_path / "victim.txt"
+    home.mkdir()
+    outside.write_text("root's")
+    os.chown(outside, 0, 0)
+    os.link(outside, home / "hard")
+    (home / "own.txt").write_text("x")
+    d = os.open(home, os.O_RDONLY)
+    for _ in range(1500):                       # deeper than os.fwalk's recursion goes
+        os.mkdir("d", dir_fd=d)
+        nd = os.open("d", os.O_RDONLY, dir_fd=d)
+        os.close(d)
+        d = nd
+    os.close(d)
+    notes = own_home(str(home), 4242, 4242)
+    assert outside.stat().st_uid == 0 and outside.stat().st_gid == 0     # untouched
+    assert (home / "own.txt").stat().st_uid == 4242
+    assert (home / "d").stat().st_uid == 4242
+    assert any("hard links" in n for n in notes) and any("deeper" in n for n in notes), notes
+    cwd = os.getcwd()                   # removed bottom-up (shutil.rmtree recurses as deep)
+    try:
+        os.chdir(home)
+        depth = 0
+        while os.path.isdir("d"):
+            os.chdir("d")
+            depth += 1
+        for _ in range(depth):
+            os.chdir("..")
+            os.rmdir("d")
+    finally:
+        os.chdir(cwd)
+
+
+def test_an_earlier_connections_time_wait_row_does_not_name_the_owner(tmp_path):
+    table = tmp_path / "tcp"
+    head = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    row = ("   0: 0100007F:A000 0100007F:1F90 {st} 00000000:00000000 00:00000000 00000000 "
+           "{uid:>5}        0 {inode} 1 0000000000000000 20 4 30 10 -1\n")
+    table.write_text(head + row.format(st="06", uid=0, inode=0)
+                     + row.format(st="01", uid=999, inode=4711))
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),)) == (999, 4711)
+    table.write_text(head + row.format(st="06", uid=0, inode=0))
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),)) is None
+
+
+def test_runtime_folders_of_accounts_gone_or_reused_are_removed(tmp_path, monkeypatch):
+    import umkit_hub
+    monkeypatch.setattr(umkit_hub, "RUNTIME_BASE", str(tmp_path))
+    for name, uid in (("root", 0), ("no-such-account-xyz", 0), ("daemon", 0)):
+        (tmp_path / name).mkdir()
+        os.chown(tmp_path / name, uid, uid)
+    (tmp_path / "no-such-account-xyz" / "jpserver-1.json").write_text("{}")
+    gone = remove_stale_runtime_dirs()
+    # root's folder is root's; the other two belong to no account or to another uid (daemon is
+    # not uid 0): a new account that reused their uid must not inherit them
+    assert sorted(gone) == ["daemon", "no-such-account-xyz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["root"]
