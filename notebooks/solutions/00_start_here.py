@@ -18,7 +18,11 @@ def prefetch_ms(p, mib, to_gpu=True):
 p = load_profile("mi250x-xnack1")
 ms = prefetch_ms(p, 16)
 
-verdicts = [nb00.check_prefetch_model(prefetch_ms), nb00.check_prefetch_time(ms, mib=16)]
+# every check asks for your reason when the answer works: one sentence of your own (why=...)
+verdicts = [nb00.check_prefetch_model(prefetch_ms, why="each call pays its fixed start-up time, "
+                                      "then the pages move at the rate of their direction"),
+            nb00.check_prefetch_time(ms, mib=16, why="the fixed cost of one call plus sixteen "
+                                     "MiB at the driver's host to GPU rate")]
 
 
 # Wrong answers the check must refuse.

@@ -19,7 +19,11 @@ def transitions(n_faults, batch_max):
     return -(-n_faults // batch_max)      # ceiling division
 
 
-verdicts = [nb01.check_layers(layers), nb01.check_transitions(transitions)]
+# every check asks for your reason when the answer works: one sentence of your own (why=...)
+verdicts = [nb01.check_layers(layers, why="the runtime library asks, the kernel driver owns the "
+                              "page tables and moves the pages"),
+            nb01.check_transitions(transitions, why="one trip per batch, and a batch that is not "
+                                   "full still needs its own trip")]
 
 if __name__ == "__main__":
     for v in verdicts:

@@ -1,7 +1,8 @@
 """A pass needs the learner's reason (issue 42: "ask for the reason"): with the learner's default
 budget, a right answer without ``why=`` is not passed -- the verdict says the answer works and
-asks for the reason -- and the cheap routes (a set copied from a nearby cell, a loop over what the
-feedback names) end at a reason in the learner's own words that names the exercise's ideas.
+asks for the reason.  The reason is a step of reflection, not judged by keywords: honest reasons
+in plain words pass (an independent try found a keyword test refused 29 of 32 of them), pasted
+text -- the exercise's own, the verdict's -- and repeats do not.
 
 Each test runs in a fresh process with the budget as a learner has it (the project's other
 exercise tests turn it off)."""
@@ -28,17 +29,8 @@ def _exercise_objects():
 EXERCISES = _exercise_objects()
 
 
-def test_every_exercise_names_the_ideas_a_reason_must_connect():
-    assert len(EXERCISES) >= 16
-    for name, e in EXERCISES:
-        latin = [t for t in e.why_terms if t.isascii()]
-        chinese = [t for t in e.why_terms if not t.isascii()]
-        # a reason names two different ideas in one language: both need two or more
-        assert len(latin) >= 2 and len(chinese) >= 2, (name, e.why_terms)
-
-
-def test_the_default_budget_is_three_wrong_tries():
-    fresh_exercises("assert exercises.attempts_budget() == 3", budget=None)
+def test_the_default_budget_is_eight_wrong_tries():
+    fresh_exercises("assert exercises.attempts_budget() == 8", budget=None)
 
 
 def test_right_answers_without_a_reason_are_not_passed_on_every_kind_of_exercise():
@@ -86,19 +78,25 @@ def test_right_answers_without_a_reason_are_not_passed_on_every_kind_of_exercise
     assert out.strip().endswith("ok")
 
 
-def test_cycling_what_the_feedback_names_ends_at_a_reason_in_own_words():
+def test_honest_reasons_in_plain_words_pass_and_the_verdict_pasted_back_does_not():
     out = fresh_exercises("""
-        from umkit.teaching.exercises import nb09
-        for k in range(1, 4):                        # one label everywhere, then others
-            v = nb09.check_diagnosis({c: k for c in "ABCDE"})
-            assert not v.ok and "not graded" not in v.message, v
-        v = nb09.check_diagnosis({c: 4 for c in "ABCDE"})
-        assert not v.ok and "not graded" in v.message, v       # the free tries are spent
-        # the concept pasted back, or a repeat of the same reason, is not graded either
-        v = nb09.check_diagnosis({c: 5 for c in "ABCDE"}, why=nb09.DIAGNOSIS.concept)
-        assert "not graded" in v.message, v
-        v = nb09.check_diagnosis({"A": 4, "B": 3, "C": 2, "D": 1, "E": 5})
-        assert not v.ok and "not graded" in v.message
+        umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+        from umkit.teaching.exercises import nb04, nb09
+        v = nb01.check_transitions(right)
+        assert v.reason_asked
+        r = nb01.check_transitions(right, why=v.message)          # the verdict pasted back
+        assert not r.ok and "pasted" in r.message, r
+        # reasons an independent try wrote in plain words (the keyword test refused them)
+        for why in ("Every group of faults costs one trip, and a group that is not full "
+                    "still costs a trip, so round up.",
+                    "每一批都要单独走一趟，最后那批不满也算一趟，所以向上取整"):
+            nb01.check_transitions(lambda n, b: n)                  # a wrong try in between
+            v = nb01.check_transitions(right, why=why)
+            assert v.ok, (why, v)
+        v = nb09.check_diagnosis({"A": 4, "B": 3, "C": 2, "D": 1, "E": 5},
+                                 why="I matched what each report shows to what fixes that "
+                                     "kind of failure, not the words they share.")
+        assert v.ok, v
         print("ok")
     """, budget=None)
     assert out.strip().endswith("ok")
@@ -114,4 +112,16 @@ def test_the_reason_request_is_said_in_the_learners_language(lang):
     if lang == "zh":
         assert "要通过，还要附上你的理由" in out and "to pass" not in out, out
     else:
-        assert "to pass, add your reason" in out, out
+        assert "your answer works; to pass, add your reason" in out, out
+
+
+@pytest.mark.parametrize("stem", ["00_start_here", "01_umd_and_kmd", "02_allocation",
+                                  "03_migration_prefetch_advice", "04_synchronization"])
+def test_the_solution_files_pass_as_a_learner_runs_them(stem):
+    out = fresh_exercises(f"""
+        import runpy
+        ns = runpy.run_path("notebooks/solutions/{stem}.py", run_name="solution")
+        assert ns["verdicts"] and all(v.ok for v in ns["verdicts"]), ns["verdicts"]
+        print("ok")
+    """, budget=None)
+    assert out.strip().endswith("ok")

@@ -128,14 +128,11 @@ def test_a_reason_pasted_from_the_exercise_is_refused():
     """)
 
 
-def test_a_reason_off_the_exercises_idea_is_refused_and_one_on_it_is_graded():
+def test_a_reason_in_plain_words_is_graded_whatever_words_it_uses():
+    # the reason is a step of reflection: its content is not judged by keywords (a keyword test
+    # refused 29 of 32 honest reasons in an independent try, and took a stuffed stock sentence)
     out = fresh_exercises("""
         spend()
-        for off in ("I think this answer is right because I tried it",
-                    "because the tests told me so many times already",
-                    "这个答案是对的因为我已经试过很多次了真的"):
-            v = nb01.check_transitions(right, why=off)
-            assert not v.ok and "does not speak about the idea" in v.message, off
         for empty in ("", "   ", None):
             v = nb01.check_transitions(right, why=empty)
             assert not v.ok and "not graded" in v.message
@@ -165,6 +162,7 @@ def test_a_reason_that_differs_from_an_earlier_one_by_a_number_is_refused():
 
 
 def test_every_notebook_exercise_has_concept_words_in_both_languages():
+    # for a presenter reading the reasons (exercises.on_topic); the check does not use them
     import re
     cjk = re.compile(r"[\u3400-\u9fff]")
     for mod in sorted(m.name for m in pkgutil.iter_modules(exercises.__path__)):
@@ -173,7 +171,6 @@ def test_every_notebook_exercise_has_concept_words_in_both_languages():
             terms = ex.why_terms
             assert any(not cjk.search(t) for t in terms), ex.name
             assert any(cjk.search(t) for t in terms), ex.name
-            # the concept itself speaks of the idea: a reason in its words would qualify
             assert exercises.on_topic(ex.concept, terms), ex.name
 
 

@@ -3362,9 +3362,6 @@ MESSAGES: dict[str, str] = {
     "not graded: that reason is text the exercise showed you (its prompt, a check's message or a hint) "
     "pasted back. Say in your own words why your answer is right":
         "没有评分：这条理由是把练习给你看过的文字（题目、检查的信息或提示）贴了回来。请用自己的话说明你的答案为什么对",
-    "not graded: your reason does not speak about the idea this exercise is about (run the check with "
-    "hint=2 to reread it). Say why your answer is right in terms of that idea":
-        "没有评分：你的理由没有谈到这道练习要讲的概念（带上 hint=2 运行检查重读一遍）。请用这个概念说明你的答案为什么对",
     "{total} ms of model time for {steps} steps (budget {budget} ms), but the cold layers do not breathe: "
     "{detail}. The exercise asks for the rhythm of notebook 03's section 7 (§2.3): before each step, where "
     "should its layer be, and where the layers it does not read?":
@@ -3377,11 +3374,6 @@ MESSAGES: dict[str, str] = {
     # -- exercises: budget, forget, the notebook's card, and reworded feedback ----------------------
     "forget() was asked {n} time(s) for this exercise: its tries and any shown answer were kept":
         "这道练习调用过 {n} 次 forget()：已用掉的尝试次数和看过的答案都保留着",
-    "not graded: your reason does not speak about the idea this exercise is about (run the check with "
-    "hint=2 to reread it). Say why your answer is right in terms of that idea: how two of its parts lead "
-    "to your answer":
-        "没有评分：你的理由没有谈到这道练习要讲的概念（带上 hint=2 运行检查重读一遍）。请用这个概念说明你的答案为什么对："
-        "它的哪两部分如何推出你的答案",
     "not graded: most of your reason is not words. Say in your own words, in sentences, why your answer "
     "is right":
         "没有评分：你的理由大部分不是词语。请用自己的话、用完整的句子说明你的答案为什么对",
@@ -3389,10 +3381,10 @@ MESSAGES: dict[str, str] = {
     "not graded: a reason (why='...') has at least {n} words and is one you have not given before for "
     "this exercise":
         "没有评分：一条理由（why='...'）至少要有 {n} 个词，而且是这道题之前没给过的理由",
-    "{part_msg} -- to pass, add your reason: run the check again with why='...' saying in your own words "
-    "(6 words or more) how the idea of this exercise (hint=2) leads to your answer":
-        "{part_msg}——要通过，还要附上你的理由：再运行一次检查，带上 why='...'，用你自己的话（至少 6 个词）"
-        "说明这道练习的概念（hint=2）如何推出你的答案",
+    "{part_msg} -- your answer works; to pass, add your reason: run the check again with why='...', one "
+    "sentence in your own words (6 words or more) of why it is right":
+        "{part_msg}——你的答案可行；要通过，还要附上你的理由：再运行一次检查，带上 why='...'，"
+        "用你自己的话写一句（至少 6 个词）说明它为什么对",
     # -- EXF3: the fourth try's exercise changes -------------------------------------------------------
     "{part_msg} (graded on the notebook's card, {card}; the card you named, {named}, is not graded)":
         "{part_msg}（按本 notebook 的卡 {card} 评分；你指定的卡 {named} 不参与评分）",

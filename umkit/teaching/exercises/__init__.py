@@ -40,22 +40,24 @@ Every ``check_...`` function takes ``hint=`` (1, 2 or 3); a verdict also answers
 it predicted; ``reveal`` titles that column "model (PROFILE)" on the simulator and
 "measured (DEVICE)" on a real GPU.
 
-Reasons (so that neither a loop over the choices nor an answer copied from a nearby cell can
-pass where reading could): **a pass needs the learner's reason** -- ``check_...(answer,
-why="...")``.  A right answer without one is not passed: the verdict says the answer works and
-asks for the reason.  A reason has at least :data:`WHY_WORDS` words (a Chinese character counts
-half a word), is not one given before for that exercise (nor one that differs from it by a number
-or a word), connects the exercise's ideas (two different ``why_terms`` in one language, English or
-Chinese: :data:`WHY_IDEAS`), is written in words, and is not text the exercise showed pasted back
-(its concept, its answer, the last verdict); a call with a reason that is none of these is not
-graded.  Every accepted reason is kept (:func:`reasons`).  Wrong tries: each exercise grades
-:data:`ATTEMPTS` (3) wrong tries without a reason in a process; after that, every try needs a new
-reason, and without one the check says to re-read the concept (``hint=2``) and answer its question
-for every item first.  A pass resets the count; the stub (None) and answers of the wrong kind do
-not count.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once when the exercises are imported
-(0: no budget and no reasons asked, as the project's tests of the graders run, set before Python
-starts; a later change of the variable does nothing).  :func:`forget` keeps the tries spent and a
-shown answer: only a kernel restart forgets them.
+Reasons: **a pass needs the learner's reason** -- ``check_...(answer, why="...")``, one
+sentence in their own words of why the answer is right.  A right answer without one is not passed
+yet: the verdict says the answer works and asks for the reason.  A reason has at least
+:data:`WHY_WORDS` words (a Chinese character counts half a word), is written in words, is not one
+given before for that exercise (nor one that differs from it by a number or a word), and is not
+text the exercise showed pasted back (its concept, its answer, its prompt, the last verdict); a
+call with a reason that is none of these is not graded.  The reason is not graded for its
+content: a test of keywords refused most honest reasons and accepted a sentence stuffed with the
+course's words, so it is a step of reflection, kept for the presenter (:func:`reasons`), not a
+proof of understanding.  Wrong tries: each exercise grades :data:`ATTEMPTS` (8) wrong tries
+without a reason in a process; after that, every try needs a new reason, and without one the
+check says to re-read the concept (``hint=2``) first.  A pass resets the count; the stub (None) and
+answers of the wrong kind do not count.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once
+when the exercises are imported (0: no budget and no reasons asked, as the project's tests of the
+graders run, set before Python starts; a later change of the variable does nothing).
+:func:`forget` keeps the tries spent and a shown answer: only a kernel restart forgets them.
+``why_terms`` name each exercise's ideas (:func:`on_topic` tells whether a reason uses one): a
+presenter reading the reasons may use them; the check does not.
 
 Data that changes per attempt (so that a formula or a constant return cannot pass):
 :func:`check` makes one ``random.Random`` per check call (:func:`attempt_rng` of the exercise,
@@ -306,7 +308,7 @@ def ungradable(error: BaseException) -> Verdict:
 # -- the attempts budget ---------------------------------------------------------------------------
 #: wrong tries an exercise grades without a reason, per process (UMKIT_EXERCISE_ATTEMPTS overrides;
 #: 0 turns the budget, and the reason a pass needs, off)
-ATTEMPTS = 3
+ATTEMPTS = 8
 #: the fewest words a reason (why=) has
 WHY_WORDS = 6
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
@@ -467,16 +469,14 @@ def forget(name: str) -> int:
 
 def _reason_problem(exercise, text: str, context: dict, st: dict) -> str:
     """What is wrong with the reason ``text`` for ``exercise`` ("" when it is accepted): "short"
-    (too short, or (nearly) a reason given before), "pasted", "words" or "topic"."""
+    (too short, or (nearly) a reason given before), "pasted" or "words".  Its content is not
+    judged (see the module's docstring)."""
     if why_words(text) < WHY_WORDS or pasted(text, st["reasons"]):
         return "short"
     if pasted(text, _shown_texts(exercise, context, st)):
         return "pasted"
     if not _made_of_words(text):
         return "words"
-    if exercise.why_terms and _ideas_named(text, exercise.why_terms) < min(
-            WHY_IDEAS, len(exercise.why_terms)):
-        return "topic"
     return ""
 
 
@@ -503,10 +503,6 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     if problem == "pasted":
         say = ("not graded: that reason is text the exercise showed you (its prompt, a check's "
                "message or a hint) pasted back. Say in your own words why your answer is right")
-    elif problem == "topic":
-        say = ("not graded: your reason does not speak about the idea this exercise is about "
-               "(run the check with hint=2 to reread it). Say why your answer is right in terms "
-               "of that idea: how two of its parts lead to your answer")
     elif problem == "words":
         say = ("not graded: most of your reason is not words. Say in your own words, in "
                "sentences, why your answer is right")
@@ -529,17 +525,21 @@ def _needs_reason(v: Verdict, exercise) -> Verdict:
     that the answer works and asks for the reason (it does not count as a wrong try)."""
     if not v.ok or not attempts_budget() or getattr(_CALL, "reason_ok", False):
         return v
-    out = failed(_say("{part_msg} -- to pass, add your reason: run the check again with "
-                      "why='...' saying in your own words (6 words or more) how the idea of this "
-                      "exercise (hint=2) leads to your answer", part_msg=v.message),
+    out = failed(_say("{part_msg} -- your answer works; to pass, add your reason: run the "
+                      "check again with why='...', one sentence in your own words (6 words or "
+                      "more) of why it is right", part_msg=v.message),
                  exercise.concept)
     out.reason_asked = True
     return out
 
 
 def _count_try(exercise, submitted, v: Verdict) -> None:
-    if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted) or \
-            v.reason_asked:
+    if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted):
+        return
+    if v.reason_asked:        # not a wrong try; but a reason pasted from its text is refused
+        with _TRIES_LOCK:
+            _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []}).update(
+                message=v.message, concept=v.concept, answer="")
         return
     with _TRIES_LOCK:
         st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
