@@ -5,17 +5,36 @@ The breathing-plan exercise moved to the optional notebook 07b; its solutions ar
 import importlib.util as _il
 from pathlib import Path as _Path
 
-# Exercise 1: an allocator for every buffer.
-placement = {
+# Exercise 1: an allocator for every buffer.  A wrong set draws a new set of buffers
+# (nb07.BUFFERS); every buffer the check can draw, with the reason for its allocator:
+ALLOCATOR = {
     "fc_weights": "device",          # the heart: hot every step
     "feature_table": "device",       # resident, hot: also the heart
-    "augment_scratch": "managed",    # small, both sides, now and then
-    "rare_embeddings": "managed",    # sparse: only touched rows migrate
-    "debug_probe": "managed",        # inspect from the CPU without copy code
-    "checkpoint": "managed",         # prefetched to the host before the CPU reads it (pinned + async copy is also right)
+    "optimizer_moments": "device",   # the GPU's alone, every step: the heart too
+    "kv_cache": "device",            # read for every request, latency promised: no migration at peaks
     "request_buffers": "device",     # latency-critical: a pre-allocated device pool
+    "augment_scratch": "managed",    # small, both sides, now and then
+    "token_counts": "managed",       # small, each side now and then
+    "rare_embeddings": "managed",    # sparse: only touched rows migrate
+    "graph_neighbors": "managed",    # sparse: a few scattered pages per step
+    "debug_probe": "managed",        # inspect from the CPU without copy code (pinned is also right)
+    "inspect_activations": "managed",  # a CPU look now and then (pinned is also right)
+    "checkpoint": "managed",         # prefetched to the host before the CPU reads it (pinned + async copy is also right)
+    "eval_snapshot": "managed",      # like a checkpoint (pinned + async copy is also right)
     "loss_scalars": "pinned",        # tiny, CPU reads every step: zero-copy
+    "step_settings": "pinned",       # tiny, CPU writes every step, GPU reads it every step
+    "progress_flags": "pinned",      # a few bytes both sides touch all the time
 }
+
+
+def placement_for(buffers):
+    """The placement of the set now open (print nb07.BUFFERS)."""
+    return {name: ALLOCATOR[name] for name in buffers}
+
+
+# the notebook's set (nb07.placement_first_set() puts it back)
+placement = placement_for(("fc_weights", "feature_table", "augment_scratch", "rare_embeddings",
+                           "debug_probe", "checkpoint", "request_buffers", "loss_scalars"))
 
 
 # Wrong answers the checks must refuse.

@@ -83,24 +83,41 @@ def test_06_formula_and_constant_returns_are_refused():
 
 def test_07_placement_solution_and_both_checkpoint_rules_pass():
     s = solution("07_choosing_a_strategy")
+    nb07.placement_first_set()
     assert nb07.check_placement(s.placement).ok
     assert nb07.check_placement(dict(s.placement, checkpoint="pinned")).ok
     assert not nb07.check_placement(dict(s.placement, checkpoint="device")).ok
+    # a wrong set drew a new set: the solution's rule places it too
+    assert set(nb07.BUFFERS) != set(s.placement)
+    assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok
+    # every buffer the check can draw has one right answer in the solution, accepted by the check
+    assert set(s.ALLOCATOR) == set(nb07._BANK)
+    for seed in range(30):
+        nb07._draw_set(random.Random(seed))
+        assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok, dict(nb07.BUFFERS)
+    nb07.placement_first_set()
 
 
 def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
     """One label everywhere, then flip whatever buffer the feedback names: the feedback names none,
-    so there is nothing to cycle, and no single-label answer passes."""
-    names = list(nb07.BUFFERS)
+    and a wrong set draws new buffers, so the set a loop was flipping is gone after one try."""
+    s = solution("07_choosing_a_strategy")
     for start in nb07.KINDS:
-        answer = {b: start for b in names}
-        v = nb07.check_placement(answer)
+        nb07.placement_first_set()
+        names = list(nb07.BUFFERS)
+        v = nb07.check_placement({b: start for b in names})
         assert not v.ok
         named = [b for b in names if re.search(rf"\b{b}\b", v.message)]
         assert not named, f"the feedback names {named}: {v.message}"
-        for b in names:                        # one flip at a time still does not pass
-            for k in nb07.KINDS:
-                assert not nb07.check_placement(dict(answer, **{b: k})).ok
+        assert set(nb07.BUFFERS) != set(names) and "drawn again" in v.message
+        # the first set's right answer, found too late, no longer fits the buffers now open
+        assert not nb07.check_placement(s.placement).ok
+    # the new sets mix the kinds: one label everywhere is never right
+    for seed in range(20):
+        nb07._draw_set(random.Random(seed))
+        kinds = {min(nb07._BANK[b][1]) for b in nb07.BUFFERS}
+        assert {"device", "managed", "pinned"} <= kinds
+    nb07.placement_first_set()
 
 
 def test_07b_breathing_solution_passes_on_its_own_profile():

@@ -168,27 +168,37 @@ def test_06_wrong_answers_fail():
 
 # -- 07 ---------------------------------------------------------------------------------------------
 def test_07_solution_passes():
+    nb07.placement_first_set()
     ok(nb07.check_placement(load("07_choosing_a_strategy").placement))
 
 
 def test_07_wrong_answers_fail():
     s = load("07_choosing_a_strategy")
     for w in s.wrong_placements:
+        nb07.placement_first_set()
         not_yet(nb07.check_placement(w))
     # the set is graded as a whole: below hint=3 the feedback names no buffer and no allocator,
     # and it is the same for one wrong choice as for all of them, so flipping what the message
-    # names (cycling) has nothing to go on; hint=3 gives the answer with its reasons
+    # names (cycling) has nothing to go on -- and the buffers are drawn again after it
+    nb07.placement_first_set()
     one_wrong = nb07.check_placement(dict(s.placement, fc_weights="managed"))
+    nb07.placement_first_set()
     all_wrong = nb07.check_placement({k: "managed" for k in s.placement})
     for hint in (1, 2):
-        for v in (nb07.check_placement(w, hint=hint) for w in s.wrong_placements[:4]):
+        for w in s.wrong_placements[:4]:
+            nb07.placement_first_set()
+            v = nb07.check_placement(w, hint=hint)
             not_yet(v)
-            assert not any(name in v.message for name in nb07.BUFFERS), v.message
+            assert not any(name in v.message for name in nb07._BANK), v.message
             assert not any(f"-> {k}" in repr(v) for k in ("device", "managed", "pinned")), repr(v)
     assert one_wrong.message == all_wrong.message
-    assert not any(name in repr(one_wrong) for name in nb07.BUFFERS)
+    assert not any(name in repr(one_wrong) for name in nb07._BANK)
+    # hint=3 gives the answer of the set now open (drawn after the wrong one), with its reasons
+    nb07.placement_first_set()
     answer = repr(nb07.check_placement(dict(s.placement, fc_weights="managed"), hint=3))
-    assert "fc_weights -> device" in answer and "heart" in answer
+    assert all(f"{name} -> " in answer for name in nb07.BUFFERS), answer
+    assert "fc_weights -> " not in answer or "fc_weights" in nb07.BUFFERS
+    nb07.placement_first_set()
     ok(nb07.check_placement(s.placement))
     not_yet(nb07.check_placement(dict(s.placement, extra="device")), "not buffers")
     not_yet(nb07.check_placement(dict(s.placement, checkpoint="gpu")), "not an allocator")
@@ -333,6 +343,8 @@ def test_07_accepts_the_defensible_pinned_designs_and_still_rejects_wrong_ones()
     """A pinned checkpoint buffer filled by an async copy, or a pinned debug probe, is a
     defensible design (the answer gives the reason); device memory for the CPU logger is not."""
     s = load("07_choosing_a_strategy")
+    nb07.placement_first_set()
     assert nb07.check_placement(dict(s.placement, checkpoint="pinned", debug_probe="pinned")).ok
     assert not nb07.check_placement(dict(s.placement, loss_scalars="device")).ok
+    nb07.placement_first_set()
     assert "asynchronous copy" in nb07.check_placement(None, hint=3).answer

@@ -3377,6 +3377,61 @@ MESSAGES: dict[str, str] = {
     "not graded: most of your reason is not words. Say in your own words, in sentences, why your answer "
     "is right":
         "没有评分：你的理由大部分不是词语。请用自己的话、用完整的句子说明你的答案为什么对",
+    # -- nb07 placement: buffers drawn per attempt -----------------------------------------------------
+    "{part_msg}. The buffers are drawn again: print nb07.BUFFERS to see the new set, and place those":
+        "{part_msg}。缓冲区重新抽过了：打印 nb07.BUFFERS 看看新的一组，给它们分配",
+    "8 GB of optimizer moments the GPU updates in every optimizer step; the CPU never reads them.":
+        "8 GB 的优化器动量，GPU 在每个优化器步都会更新；CPU 从不读它们。",
+    "a serving job's key-value cache: 10 GB the GPU reads and extends for every request, with answers "
+    "due within 50 ms at p99.":
+        "一个推理服务的 key-value 缓存：10 GB，GPU 为每个请求读取并追加，p99 要在 50 ms 内给出回答。",
+    "a 3 GB adjacency list: each step the GPU follows a few hundred random edges, and most of it stays "
+    "untouched for hours.":
+        "一份 3 GB 的邻接表：每一步 GPU 沿着几百条随机的边走，大部分内容几个小时都没人碰。",
+    "32 MB of vocabulary counts the CPU rebuilds once an epoch and the GPU reads in a few steps of each "
+    "epoch.":
+        "32 MB 的词表计数：CPU 每个 epoch 重建一次，GPU 在每个 epoch 的少数几步里读它。",
+    "a 2 GB copy of the weights taken every 5,000 steps and handed by the CPU to an evaluation job.":
+        "一份 2 GB 的权重副本，每 5,000 步取一次，由 CPU 交给一个评估任务。",
+    "a few MB of activations you print from the CPU now and then while you debug the model.":
+        "几 MB 的激活值，调试模型时你时不时从 CPU 把它们打印出来。",
+    "a 1 KB block the CPU writes before every step (learning rate, step number) and every kernel of the "
+    "step reads.":
+        "一块 1 KB 的数据，CPU 在每一步之前写（学习率、步数），这一步的每个 kernel 都读它。",
+    "16 bytes of flags the GPU sets in every step and a CPU monitor polls continuously.":
+        "16 字节的标志位：GPU 每一步都会设置，CPU 上的监控程序不停地轮询。",
+    "The GPU reads and writes all of it every step and the CPU never looks: part of the heart. Device "
+    "memory keeps it in place; managed memory could only lose it to eviction (§6.1).":
+        "GPU 每一步都读写它的全部，CPU 从不看：它是心脏的一部分。设备内存让它待在原地；托管内存只可能"
+        "让它被驱逐（§6.1）。",
+    "Every request reads it on the GPU and its latency is what the service promises: a migration or an "
+    "eviction at a peak is exactly what must not happen. Pre-allocate it in device memory (§6.3).":
+        "每个请求都在 GPU 上读它，而它的延迟正是服务所承诺的：高峰时的一次迁移或驱逐恰恰是绝不能发生的。"
+        "把它预先分配在设备内存里（§6.3）。",
+    "Each step touches a scattered few pages of it: only those migrate, on demand. Device memory would "
+    "hold all 3 GB for the few edges a step follows (§6.1).":
+        "每一步只碰到它零散的几页：只有这些页按需迁移。设备内存要为一步走过的那几条边占住全部 3 GB（§6.1）。",
+    "Small, and touched by each side now and then: managed memory moves it to whoever touches it, with no "
+    "copy code, and now and then is rare enough that the moves cost little (§6.1).":
+        "它很小，两边都时不时碰一下：托管内存把它搬到碰它的一方，不用写拷贝代码；而“时不时”足够少，"
+        "搬动的开销很小（§6.1）。",
+    "The CPU needs it every few thousand steps, like a checkpoint: managed memory prefetched to the host "
+    "before the CPU reads it, or pinned host memory filled by an async copy. Not device-only memory: the "
+    "CPU must read it (§3.4).":
+        "CPU 每隔几千步才需要它，就像检查点：用托管内存，在 CPU 读之前预取到主机；或者用固定内存，"
+        "由一次异步拷贝填好。不能只放在设备内存：CPU 必须读它（§3.4）。",
+    "A CPU look now and then: managed memory lets the CPU read the same pointer; pinned memory the GPU "
+    "writes into works too, and no page moves (§6.1).":
+        "CPU 时不时看一眼：托管内存让 CPU 读同一个指针；由 GPU 写入的固定内存也行，而且没有任何页移动（§6.1）。",
+    "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory the GPU "
+    "reads it over the link and no page migrates; managed memory would move its page back and forth every "
+    "step (§4.4).":
+        "很小，CPU 每一步都写，GPU 每一步都读：放在固定内存里，GPU 经链路读它，没有页迁移；托管内存则会"
+        "让它那一页每一步来回搬动（§4.4）。",
+    "A few bytes both sides touch all the time: pinned host memory, where the GPU writes over the link "
+    "and the CPU reads in place; managed memory would bounce the page at every poll (§4.4).":
+        "两边一直都在碰的几个字节：放在固定内存里，GPU 经链路写，CPU 原地读；托管内存会在每次轮询时"
+        "让那一页来回弹（§4.4）。",
     # -- exercises: a pass needs the learner's reason ------------------------------------------------
     "not graded: a reason (why='...') has at least {n} words and is one you have not given before for "
     "this exercise":

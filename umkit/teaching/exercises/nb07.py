@@ -7,68 +7,148 @@ import functools
 import umkit
 
 from ...runtime.lang import Localized
-from . import (Exercise, Labels, Verdict, check, learner_code, passed, sim_sandbox,
+from . import (Exercise, Labels, Verdict, check, learner_code, passed, rng_option, sim_sandbox,
                tiered)
 
 KINDS = ("device", "managed", "pinned")
 
-#: The buffers of one training + serving system.  Each is described by who touches it, how often and
-#: how big it is; the learner picks an allocator for each.
-BUFFERS = Localized({
-    "fc_weights": "4 GB of fully-connected weights; the GPU reads them in every forward pass and "
-                  "writes them in every optimizer step.",
-    "feature_table": "a 20 GB feature table that every training step gathers from on the GPU; it "
-                     "stays resident for the whole run.",
-    "augment_scratch": "64 MB of augmentation scratch: the CPU reshuffles it now and then, the GPU "
-                       "reads it in some steps.",
-    "rare_embeddings": "2 GB of embedding rows for rare tokens: a step looks up a handful of rows, "
-                       "most rows are never touched in a given epoch.",
-    "debug_probe": "a few MB of tensors you want to inspect from the CPU (a debugger, print) while "
-                   "the job runs.",
-    "checkpoint": "a 4 GB snapshot of the weights written every 2,000 steps and then saved to disk "
-                  "by the CPU.",
-    "request_buffers": "an inference service's per-request input and output buffers: a few MB each, "
-                       "thousands per second, latency measured at p99.",
-    "loss_scalars": "a 4 KB block of scalars (loss, grad norm) the GPU writes every step and the CPU "
-                    "logger reads every step.",
-})
-
-_ANSWER = {
-    "fc_weights": {"device"},
-    "feature_table": {"device"},
-    "augment_scratch": {"managed"},
-    "rare_embeddings": {"managed"},
-    "debug_probe": {"managed", "pinned"},
-    "checkpoint": {"managed", "pinned"},
-    "request_buffers": {"device"},
-    "loss_scalars": {"pinned"},
+#: The buffers the exercise draws from, each described by who touches it, how often and how big
+#: it is: name -> (its description, the allocators that are right for it, why).  The notebook's
+#: set (:data:`FIRST_SET`) comes first; every wrong set draws a new one from all of them.
+_BANK = {
+    "fc_weights": (
+        "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them "
+        "in every optimizer step.", {"device"},
+        "It is big, hot, read and written by the GPU every step: the 'heart' (心脏) of the job. In "
+        "managed memory every CPU look or eviction makes it re-inhale; give it device memory "
+        "(§6.1, §3.4)."),
+    "feature_table": (
+        "a 20 GB feature table that every training step gathers from on the GPU; it stays resident "
+        "for the whole run.", {"device"},
+        "It is resident and used every step: another part of the heart. Managed memory buys nothing "
+        "here and risks eviction under memory pressure (§6.1)."),
+    "augment_scratch": (
+        "64 MB of augmentation scratch: the CPU reshuffles it now and then, the GPU reads it in some "
+        "steps.", {"managed"},
+        "It is small, touched by both sides now and then: exactly what managed memory is for. Device "
+        "memory would need explicit copies for every CPU reshuffle (§6.1)."),
+    "rare_embeddings": (
+        "2 GB of embedding rows for rare tokens: a step looks up a handful of rows, most rows are "
+        "never touched in a given epoch.", {"managed"},
+        "It is sparse: only the rows a step touches migrate on demand. In device memory you would "
+        "copy and hold all 2 GB for a few rows (§6.1)."),
+    "debug_probe": (
+        "a few MB of tensors you want to inspect from the CPU (a debugger, print) while the job "
+        "runs.", {"managed", "pinned"},
+        "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read the same "
+        "pointer without writing copy code. Pinned memory the GPU writes into is defensible too: "
+        "the CPU reads it at any time and no page moves."),
+    "checkpoint": (
+        "a 4 GB snapshot of the weights written every 2,000 steps and then saved to disk by the "
+        "CPU.", {"managed", "pinned"},
+        "A snapshot the CPU writes to disk every few thousand steps: managed memory, prefetched to "
+        "the host before the CPU reads it (the column's choice, §3.4), is the answer; pinned host "
+        "memory with an explicit async copy (an asynchronous copy from device memory that overlaps "
+        "training) is also right. Device-only memory is wrong: the CPU must read it."),
+    "request_buffers": (
+        "an inference service's per-request input and output buffers: a few MB each, thousands per "
+        "second, latency measured at p99.", {"device"},
+        "It is latency-critical: §6.3's inference service was unstable at peak with managed request "
+        "data and stable once requests went into a pre-allocated hipMalloc buffer pool with "
+        "explicit copies."),
+    "loss_scalars": (
+        "a 4 KB block of scalars (loss, grad norm) the GPU writes every step and the CPU logger "
+        "reads every step.", {"pinned"},
+        "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU "
+        "write it over the link with no page ever migrating; managed memory would bounce the page "
+        "every step (§4.4)."),
+    "optimizer_moments": (
+        "8 GB of optimizer moments the GPU updates in every optimizer step; the CPU never reads "
+        "them.", {"device"},
+        "The GPU reads and writes all of it every step and the CPU never looks: part of the heart. "
+        "Device memory keeps it in place; managed memory could only lose it to eviction (§6.1)."),
+    "kv_cache": (
+        "a serving job's key-value cache: 10 GB the GPU reads and extends for every request, with "
+        "answers due within 50 ms at p99.", {"device"},
+        "Every request reads it on the GPU and its latency is what the service promises: a "
+        "migration or an eviction at a peak is exactly what must not happen. Pre-allocate it in "
+        "device memory (§6.3)."),
+    "graph_neighbors": (
+        "a 3 GB adjacency list: each step the GPU follows a few hundred random edges, and most of it "
+        "stays untouched for hours.", {"managed"},
+        "Each step touches a scattered few pages of it: only those migrate, on demand. Device memory "
+        "would hold all 3 GB for the few edges a step follows (§6.1)."),
+    "token_counts": (
+        "32 MB of vocabulary counts the CPU rebuilds once an epoch and the GPU reads in a few steps "
+        "of each epoch.", {"managed"},
+        "Small, and touched by each side now and then: managed memory moves it to whoever touches "
+        "it, with no copy code, and now and then is rare enough that the moves cost little (§6.1)."),
+    "eval_snapshot": (
+        "a 2 GB copy of the weights taken every 5,000 steps and handed by the CPU to an evaluation "
+        "job.", {"managed", "pinned"},
+        "The CPU needs it every few thousand steps, like a checkpoint: managed memory prefetched to "
+        "the host before the CPU reads it, or pinned host memory filled by an async copy. Not "
+        "device-only memory: the CPU must read it (§3.4)."),
+    "inspect_activations": (
+        "a few MB of activations you print from the CPU now and then while you debug the model.",
+        {"managed", "pinned"},
+        "A CPU look now and then: managed memory lets the CPU read the same pointer; pinned memory "
+        "the GPU writes into works too, and no page moves (§6.1)."),
+    "step_settings": (
+        "a 1 KB block the CPU writes before every step (learning rate, step number) and every kernel "
+        "of the step reads.", {"pinned"},
+        "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory "
+        "the GPU reads it over the link and no page migrates; managed memory would move its page "
+        "back and forth every step (§4.4)."),
+    "progress_flags": (
+        "16 bytes of flags the GPU sets in every step and a CPU monitor polls continuously.",
+        {"pinned"},
+        "A few bytes both sides touch all the time: pinned host memory, where the GPU writes over "
+        "the link and the CPU reads in place; managed memory would bounce the page at every poll "
+        "(§4.4)."),
 }
+#: the notebook's set, in its order
+FIRST_SET = ("fc_weights", "feature_table", "augment_scratch", "rare_embeddings", "debug_probe",
+             "checkpoint", "request_buffers", "loss_scalars")
+#: how many buffers a set holds
+SET_SIZE = len(FIRST_SET)
 
-_WHY = {
-    "fc_weights": "It is big, hot, read and written by the GPU every step: the 'heart' (心脏) of the job. "
-                  "In managed memory every CPU look or eviction makes it re-inhale; give it device "
-                  "memory (§6.1, §3.4).",
-    "feature_table": "It is resident and used every step: another part of the heart. Managed memory buys "
-                     "nothing here and risks eviction under memory pressure (§6.1).",
-    "augment_scratch": "It is small, touched by both sides now and then: exactly what managed memory is "
-                       "for. Device memory would need explicit copies for every CPU reshuffle (§6.1).",
-    "rare_embeddings": "It is sparse: only the rows a step touches migrate on demand. In device memory you "
-                       "would copy and hold all 2 GB for a few rows (§6.1).",
-    "debug_probe": "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read "
-                   "the same pointer without writing copy code. Pinned memory the GPU writes into "
-                   "is defensible too: the CPU reads it at any time and no page moves.",
-    "checkpoint": "A snapshot the CPU writes to disk every few thousand steps: managed memory, "
-                  "prefetched to the host before the CPU reads it (the column's choice, §3.4), is "
-                  "the answer; pinned host memory with an explicit async copy (an asynchronous copy "
-                  "from device memory that overlaps training) is also right. "
-                  "Device-only memory is wrong: the CPU must read it.",
-    "request_buffers": "It is latency-critical: §6.3's inference service was unstable at peak with managed "
-                       "request data and stable once requests went into a pre-allocated hipMalloc "
-                       "buffer pool with explicit copies.",
-    "loss_scalars": "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the "
-                    "GPU write it over the link with no page ever migrating; managed memory would "
-                    "bounce the page every step (§4.4).",
-}
+#: the buffers of the set now open, name -> description (in the learner's language): the
+#: notebook's set until a set is graded wrong; then one drawn afresh from the bank
+BUFFERS = Localized()
+
+
+def _put(names) -> None:
+    BUFFERS.clear()
+    for n in names:                     # the English texts; Localized reads them translated
+        dict.__setitem__(BUFFERS, n, _BANK[n][0])
+
+
+def placement_first_set() -> dict:
+    """Put the notebook's set back; returns :data:`BUFFERS`."""
+    _put(FIRST_SET)
+    return BUFFERS
+
+
+placement_first_set()
+
+
+def _draw_set(rng=None) -> dict:
+    """A new set: one buffer of each kind of answer (device; managed; managed or pinned; pinned),
+    the rest drawn from the whole bank, in a random order, never the set now open."""
+    rng = rng_option(rng, "nb07.placement")
+    kinds: dict = {}
+    for name, (_, right, _) in _BANK.items():
+        kinds.setdefault(frozenset(right), []).append(name)
+    now = set(BUFFERS)
+    while True:
+        names = [rng.choice(sorted(group)) for group in kinds.values()]
+        rest = sorted(set(_BANK) - set(names))
+        names += rng.sample(rest, SET_SIZE - len(names))
+        rng.shuffle(names)
+        if set(names) != now:
+            _put(names)
+            return BUFFERS
 
 
 PLACEMENT_CONCEPT = ("§6.1-6.3: for every buffer ask who touches it (the GPU, the CPU, both), how "
@@ -84,31 +164,56 @@ def _kind(value) -> str | None:
     return kind if kind in KINDS else None
 
 
-PLACEMENT = Exercise(
-    why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned',
-               'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
-    name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
-    none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
-         "covering every buffer in nb07.BUFFERS.",
-    wrong_type="{argument} must be a dict, not {type}.",
-    labels=Labels(
-        right={w: _ANSWER[w] for w in BUFFERS},
-        lines={w: f"{w} -> {sorted(_ANSWER[w])[0]}: {_WHY[w]}" for w in BUFFERS},
+def _labels() -> Labels:
+    """The set now open, as labels."""
+    names = list(BUFFERS)
+    return Labels(
+        right={w: _BANK[w][1] for w in names},
+        lines={w: f"{w} -> {sorted(_BANK[w][1])[0]}: {_BANK[w][2]}" for w in names},
         label=_kind,
         unknown="{unknown} are not buffers of this exercise; the names are {items}.",
         missing="still to place: {missing}.",
         bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.",
         # the whole set is graded: the feedback says neither how many nor which (either would
         # let cycling pass without reading a single description) -- Labels' generic sentence
-        about=BUFFERS, order="given"),
-    passed="every buffer has the allocator that matches who touches it and how often: the "
-           "heart in device memory, sparse / dynamic / rare data managed, the tiny "
-           "every-step CPU read pinned.")
+        about=BUFFERS, order="given")
+
+
+_PASSED = ("every buffer has the allocator that matches who touches it and how often: the heart "
+           "in device memory, sparse / dynamic / rare data managed, the tiny every-step CPU read "
+           "pinned.")
+
+
+def _grade_placement(plan) -> Verdict | str:
+    v = _labels().grade(plan, PLACEMENT_CONCEPT)
+    if v is None:
+        return passed(_PASSED)
+    if isinstance(v, Verdict):
+        # a wrong set: the buffers are drawn again, so a set found by changing one choice at a time
+        # cannot be tried on the same buffers twice; the answer held for hint=3 is the new set's
+        _draw_set()
+        v.message = (f"{v.message}. The buffers are drawn again: print nb07.BUFFERS to see the "
+                     "new set, and place those")
+        v.answer = _labels().answer()
+    return v
+
+
+PLACEMENT = Exercise(
+    why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned',
+               'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
+    name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
+    answer=lambda **_: _labels().answer(),
+    none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
+         "covering every buffer in nb07.BUFFERS.",
+    wrong_type="{argument} must be a dict, not {type}.",
+    grader=_grade_placement)
 
 
 @tiered
 def check_placement(plan) -> Verdict:
-    """``plan``: a dict mapping every name of :data:`BUFFERS` to 'device', 'managed' or 'pinned'."""
+    """``plan``: a dict mapping every name of :data:`BUFFERS` (the set now open) to 'device',
+    'managed' or 'pinned'.  A wrong set draws a new set of buffers into :data:`BUFFERS`
+    (``placement_first_set()`` puts the notebook's back)."""
     return check(PLACEMENT, plan)
 
 
