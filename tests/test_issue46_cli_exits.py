@@ -111,3 +111,22 @@ def test_workspace_dest_dev_full_is_not_0(capsys, tmp_path):
                                   '"nbformat_minor": 5}')
     rc, _, err = run(["workspace", "--src", str(src), "--dest", "/dev/full", "--quiet"], capsys)
     assert rc == 2 and "dest" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not (os.path.exists("/usr/local/bin/nvcc") or
+                         __import__("shutil").which("nvcc") or __import__("shutil").which("hipcc")),
+                    reason="no compiler: python -m umkit.examples build has nothing to run")
+@pytest.mark.parametrize("after", [0.3, 1.5])
+def test_ctrl_c_during_an_examples_build_is_one_line_and_130(tmp_path, after):
+    # AT4: a KeyboardInterrupt traceback through the build threads' shutdown, 14-28 lines
+    import shutil
+    vendor = "nvidia" if (shutil.which("nvcc") or os.path.exists("/usr/local/bin/nvcc")) else "amd"
+    p = subprocess.Popen([PY, "-m", "umkit.examples", "build", "--vendor", vendor, "--out",
+                          str(tmp_path / "b")], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert p.returncode == 130, (p.returncode, err)
+    assert "Traceback" not in err and len(lines) == 1, err

@@ -85,3 +85,17 @@ def test_the_reason_helpers_still_grade_text():
 def test_counter_delta_still_subtracts():
     assert umkit.workloads.counter_delta({"a": 1}, {"a": 3, "b": 0}) == {"a": 2}
     assert umkit.workloads.counter_delta({}, {"a": 10**5000}) == {"a": 10**5000}
+
+
+def test_a_language_given_as_a_huge_or_deep_value_is_a_typed_error():
+    # AT4: use(lang=10**5000) raised ValueError and a 100k-deep list RecursionError (an f-string
+    # repr of the value); the message now shows it bounded
+    from umkit.errors import InvalidArgument
+    from umkit.runtime import lang
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for value in (10**5000, deep):
+        with pytest.raises(InvalidArgument) as e:
+            lang.set_language(value)
+        assert e.value.argument == "lang" and len(str(e.value)) < 400

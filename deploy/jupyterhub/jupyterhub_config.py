@@ -20,6 +20,8 @@ Settings (environment variables):
   UMKIT_HUB_CPU        CPU cores per learner, e.g. 1 (default 1; 0 = no limit)
   UMKIT_HUB_MAX_SERVERS  learner servers running at once (default 40)
   UMKIT_HUB_MAX_LEARNERS learner accounts the room's password may create (default 50; 0 = no limit)
+  UMKIT_HUB_SUBDOMAIN_HOST  e.g. https://hub.example.org: each learner's server on a subdomain of
+                       its own (wildcard DNS *.hub.example.org needed); unset: one shared origin
   UMKIT_HUB_SIGNIN_DELAY seconds a throttled name or address first waits (default 10; doubles
                        with each further failure, at most 300)
   UMKIT_HUB_NPROC      as root: processes and threads per learner account (default 2048; 0 = no
@@ -134,6 +136,11 @@ if env("UMKIT_HUB_ADMIN"):
     c.Authenticator.admin_users = {env("UMKIT_HUB_ADMIN")}
     c.SharedPasswordAuthenticator.admin_password = admin_password
 c.UmkitAuthenticator.max_learners = int(env("UMKIT_HUB_MAX_LEARNERS", "50") or 0)
+# every learner's server shares the hub's web origin unless each has a subdomain of its own
+# (JupyterHub's Security Overview: needs a wildcard DNS name for *.HOST); with it, a page one
+# learner's server serves cannot act in another learner's or the presenter's session
+if env("UMKIT_HUB_SUBDOMAIN_HOST"):
+    c.JupyterHub.subdomain_host = env("UMKIT_HUB_SUBDOMAIN_HOST")
 c.UmkitAuthenticator.delay = float(env("UMKIT_HUB_SIGNIN_DELAY", "10") or 10)
 # a learner's name, once taken, needs the word its first sign-in gave after the room's password
 c.UmkitAuthenticator.words_file = os.path.join(private, "learner_words.json")
@@ -176,6 +183,11 @@ c.Spawner.environment = {
     "PATH": bindir + os.pathsep + "/usr/bin:/bin",
     "PYTHONPATH": os.path.join(here, "server"),      # umkit_contents, readable by every learner
 }
+# a learner's own config files (~/.jupyter), user-installed extensions and Python's user
+# site-packages are not loaded by their server: a learner cannot make it serve pages of theirs
+# that way (their code can still replace the server process: see the README)
+c.Spawner.disable_user_config = True
+c.Spawner.environment["PYTHONNOUSERSITE"] = "1"
 if ISOLATED:
     # the hub's kernel (server/umkit_kernel.py): ipykernel with its subprocess-output pipe on a
     # unix socket in the learner's runtime folder, not on a loopback TCP port (found first on

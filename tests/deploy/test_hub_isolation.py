@@ -347,6 +347,17 @@ def test_a_forked_subprocess_output_still_reaches_the_learners_cell(room):
     assert listening.strip() == "LISTENING 0", listening
 
 
+def test_a_learners_kernel_has_no_debugger_to_open(room):
+    """JupyterLab's debugger starts debugpy's server on a loopback TCP port with no password (AT4:
+    another learner ran code through it): the hub's kernel offers no debugger."""
+    hub = room["hub"]
+    res = hub.run_code("ada", ["from IPython import get_ipython\nk = get_ipython().kernel\n"
+                               "print('debugger' in k.kernel_info.get('supported_features', []),"
+                               " getattr(k, 'debugger', None) is None)"])
+    assert res["error"] is None, res["error"]
+    assert "".join(o.get("text", "") for o in res["cells"][0]).split() == ["False", "True"]
+
+
 def test_a_learner_cannot_listen_to_another_learners_kernel(room):
     """IOPub needs no key to listen to: over loopback TCP any local user could subscribe."""
     hub, state = room["hub"], room["state"]

@@ -82,7 +82,8 @@ def set_language(lang: str | None) -> str:
     goes back to ``UMKIT_LANG``, the workspace's marker, or English.  Returns the language now
     in effect."""
     if lang is not None and _norm(lang) is None:
-        raise InvalidArgument(f"lang={lang!r} is not a language umkit speaks", argument="lang",
+        from ..validate import shown
+        raise InvalidArgument(f"lang={shown(lang)} is not a language umkit speaks", argument="lang",
                               hint=f"one of {LANGS} (or None for UMKIT_LANG / the workspace's)")
     with _lock:
         _chosen[0] = _norm(lang) if lang is not None else None

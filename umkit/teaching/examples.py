@@ -465,13 +465,19 @@ def build(vendor: str, out_dir=DEFAULT_OUT, *, which=None, arches=None, compile_
         for cu in kit_kernel_sources():
             jobs_list.append((cu.name, cu, out_dir / (cu.stem + ".o"), "hip/hip_runtime.h"))
     n_jobs = jobs or max(1, min(len(jobs_list), os.cpu_count() or 1))
-    with ThreadPoolExecutor(n_jobs) as pool:
+    pool = ThreadPoolExecutor(n_jobs)
+    try:
         futures = [pool.submit(compile_example, n, src, out, vendor, arches,
                                None if fi == "original" else include_dir,
                                compile_only if fi in (None, "original") else True, compiler,
                                None if fi == "original" else fi)
                    for n, src, out, fi in jobs_list]
         return [f.result() for f in futures]
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)   # Ctrl-C: nothing more is started
+        raise
+    finally:
+        pool.shutdown(wait=False)
 
 
 @dataclass
@@ -657,5 +663,24 @@ def main(argv=None) -> int:
         return 2
 
 
+def _command_line() -> None:
+    """``python -m umkit.examples``: Ctrl-C ends it with one line and exit status 130, without
+    waiting for the compilers already running (they finish or stop on their own; what they were
+    writing is left as it was)."""
+    import signal
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            print("\npython -m umkit.examples: interrupted (Ctrl-C); files being written were left "
+                  "as they were", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(130)            # no waiting for the build threads at exit
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    _command_line()

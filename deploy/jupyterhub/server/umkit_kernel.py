@@ -1,8 +1,14 @@
-"""The hub's Python kernel (isolated mode): ipykernel, with the pipe that carries the output of
-forked subprocesses (its IOPub "pipe") on a unix socket in the learner's own 0700 runtime folder.
-ipykernel binds that pipe to a loopback TCP port (``IOPubThread._setup_pipe_in``), which every
-local user can connect to and send messages of any size into -- enough for one learner to make
-another's kernel run out of memory.  Run as ``python -m umkit_kernel -f CONNECTION_FILE``."""
+"""The hub's Python kernel (isolated mode): ipykernel, with
+
+* the pipe that carries the output of forked subprocesses (its IOPub "pipe") on a unix socket in
+  the learner's own 0700 runtime folder: ipykernel binds it to a loopback TCP port
+  (``IOPubThread._setup_pipe_in``), which every local user can connect to and send messages of
+  any size into -- enough for one learner to make another's kernel run out of memory;
+* no debugger: JupyterLab's debugger makes the kernel start debugpy's server on a loopback TCP
+  port that asks for no password, where any local user can run code as the learner (and it stays
+  open after the debugger is switched off).
+
+Run as ``python -m umkit_kernel -f CONNECTION_FILE``."""
 import atexit
 import os
 import uuid
@@ -46,6 +52,8 @@ def _setup_pipe_out(self):
 
 
 def main() -> None:
+    from ipykernel import debugger
+    debugger._is_debugpy_available = False    # read at each debug request and kernel_info
     if os.environ.get("JUPYTER_RUNTIME_DIR"):
         iostream.IOPubThread._setup_pipe_in = _setup_pipe_in
         iostream.IOPubThread._setup_pipe_out = _setup_pipe_out
