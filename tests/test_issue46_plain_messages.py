@@ -99,3 +99,28 @@ def test_a_language_given_as_a_huge_or_deep_value_is_a_typed_error():
         with pytest.raises(InvalidArgument) as e:
             lang.set_language(value)
         assert e.value.argument == "lang" and len(str(e.value)) < 400
+
+
+def test_plan_helpers_given_plain_values_are_typed_errors():
+    # AT4: recommend(r).to_ecg(plans=1) raised TypeError, recorder().name_torch(model=1)
+    # AttributeError
+    import umkit
+    from umkit import plan
+    from umkit.errors import InvalidType
+    umkit.use("sim", quiet=True)
+    with plan.recorder() as r:
+        a = umkit.managed(1 << 20)
+        for _ in range(3):
+            umkit.touch(a, 4)
+            r.step()
+    advice = plan.recommend(r.result())
+    for bad in (1, [1], object()):
+        with pytest.raises(InvalidType) as e:
+            advice.to_ecg(plans=bad)
+        assert e.value.argument == "plans"
+    first = list(advice.plans)[:1]
+    assert list(advice.to_ecg(plans=first)["curves"]) == first
+    for kw, arg in ((dict(model=1), "model"), (dict(optimizer=1), "optimizer")):
+        with pytest.raises(InvalidType) as e:
+            plan.recorder().name_torch(**kw)
+        assert e.value.argument == arg

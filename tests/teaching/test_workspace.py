@@ -239,3 +239,43 @@ def _umask() -> int:
     m = os.umask(0)
     os.umask(m)
     return m
+
+
+def test_a_save_the_learner_makes_while_the_sync_runs_is_kept(tmp_path, monkeypatch):
+    """AT4: the sync read a copy, found it untouched, and renamed the refreshed notebook over a
+    save the learner made in between.  The save here lands at the worst moment: just before the
+    sync's write (files.write is the one writer)."""
+    from umkit.results import files
+    src, dest = tmp_path / "src", tmp_path / "ws"
+    src.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(nb, str(src / "a.ipynb"))
+    nbformat.write(nb, str(src / "new.ipynb"))
+    workspace.sync(src, dest)
+    (dest / "new.ipynb").unlink()
+    nb.cells.append(nbformat.v4.new_markdown_cell("new text"))       # the sources change
+    nbformat.write(nb, str(src / "a.ipynb"))
+    nbformat.write(nb, str(src / "new.ipynb"))
+    real_write = files.write
+
+    def learner_saves_first(path, data, **kw):
+        mine = nbformat.v4.new_notebook()
+        mine.cells = [nbformat.v4.new_code_cell("my work")]
+        tmp = Path(str(path) + ".jupyter-save")
+        nbformat.write(mine, str(tmp))
+        os.replace(tmp, path)                          # JupyterLab's own atomic save
+        return real_write(path, data, **kw)
+    monkeypatch.setattr(files, "write", learner_saves_first)
+    rep = workspace.sync(src, dest)
+    assert sorted(rep.kept) == ["a.ipynb", "new.ipynb"], rep
+    for name in ("a.ipynb", "new.ipynb"):
+        assert nbformat.read(str(dest / name), 4).cells[0].source == "my work"
+    # identity: a replaced file is another one
+    p = tmp_path / "x.txt"
+    p.write_text("1")
+    before = files.identity(p)
+    p.write_text("22")
+    with pytest.raises(files.AlreadyExists):
+        real_write(p, "333", exists="replace", unchanged=before)
+    assert p.read_text() == "22" and files.identity(tmp_path / "nothing") is None

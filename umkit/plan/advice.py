@@ -416,7 +416,12 @@ class Recommendation:
         from ..ecg.model import verdict
         import numpy as np
         p = self.profile(profile)
-        names = plans or list(self.plans)
+        if plans is None:
+            names = list(self.plans)
+        else:
+            names = [V.string(n, "plans", hint="plan names, e.g. plans=['all device']")
+                     for n in V.sequence(plans, "plans", hint="a list of plan names, e.g. "
+                                                              "plans=['all device']")]
         curves, summary = {}, []
         for n in names:
             x = self.predictions[p].get(n)

@@ -30,6 +30,7 @@ Where the numbers come from:
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -400,6 +401,13 @@ def torch_buffers(model=None, optimizer=None, tensors=None) -> list:
 
     def cuda(t):
         return getattr(t, "is_cuda", False)
+    if model is not None and not callable(getattr(model, "named_parameters", None)):
+        raise InvalidType(f"model={V.shown(model)} is not a PyTorch module", argument="model",
+                          hint="pass the torch.nn.Module the loop trains (or leave model out)")
+    if optimizer is not None and not isinstance(getattr(optimizer, "state", None), Mapping):
+        raise InvalidType(f"optimizer={V.shown(optimizer)} is not a PyTorch optimizer",
+                          argument="optimizer", hint="pass the torch.optim optimizer the loop "
+                                                     "steps (or leave optimizer out)")
     params = list(model.named_parameters()) if model is not None else []
     names = {id(p): nm for nm, p in params}
     for pname, p in params:

@@ -96,18 +96,32 @@ def check_free(path, argument: str = "path", force: bool = False, flag: str | No
                         hint=f"pass {flag or 'force=True'} to replace it, or name another path")
 
 
+def identity(path) -> tuple | None:
+    """What tells one version of the file at ``path`` from another: (inode, size, modification
+    time in ns), or None when nothing is there."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def write(path, data, *, argument: str = "path", exists: str = "refuse", force: bool = False,
-          flag: str | None = None) -> Path:
+          flag: str | None = None, unchanged: tuple | None = None) -> Path:
     """Write ``data`` (``str``, as UTF-8, or ``bytes``) to ``path`` atomically; returns the path
     written (another one with ``exists="number"``).  ``exists``: ``"refuse"`` (unless
     ``force``), ``"number"`` or ``"replace"``, as the module says.  ``argument`` (and ``flag``,
     the command line's name for ``force``) go into the errors.  Never writes through a folder
-    that is not there: the caller checks the path first (``umkit.validate.output_path``)."""
-    return write_all([(path, data, argument)], exists=exists, force=force, flag=flag)[0]
+    that is not there: the caller checks the path first (``umkit.validate.output_path``).
+    ``unchanged`` (with ``"replace"``): the :func:`identity` the caller read the file at; if the
+    file is another one when the new one is ready (someone saved it meanwhile), nothing is
+    replaced and :class:`AlreadyExists` says so."""
+    return write_all([(path, data, argument)], exists=exists, force=force, flag=flag,
+                     unchanged=unchanged)[0]
 
 
 def write_all(items, *, exists: str = "refuse", force: bool = False,
-              flag: str | None = None) -> list[Path]:
+              flag: str | None = None, unchanged: tuple | None = None) -> list[Path]:
     """Several files saved as one (``umkit ecg``'s JSON and picture): ``items`` is a list of
     ``(path, data, argument)``.  Every file is first written to its temporary file; only when
     all of them are on the disk are they given their names.  With ``exists="number"`` they all
@@ -144,6 +158,11 @@ def write_all(items, *, exists: str = "refuse", force: bool = False,
         if replace:
             for i, (path, data, argument) in enumerate(todo):
                 current = (path, data, argument)
+                if unchanged is not None and identity(path) != unchanged:
+                    raise AlreadyExists(f"{argument}={_shown(path)} changed while the new file "
+                                        "was being written: the file there is kept",
+                                        argument=argument, path=str(path),
+                                        hint="run it again to compare with what is there now")
                 os.replace(tmps[i], path)
                 tmps[i] = None
             written = [p for p, _, _ in todo]

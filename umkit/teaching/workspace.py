@@ -172,11 +172,20 @@ def _kind(path: Path) -> str | None:
     return "not a regular file"
 
 
-def _write_atomic(out: Path, data: bytes) -> None:
+def _write_atomic(out: Path, data: bytes, unchanged: tuple | None = None) -> bool:
     """Write ``data`` over ``out`` through the kit's atomic writer (a temporary file beside it,
     renamed into place): a write cut short (a kill, a full disk) leaves the old file or none,
-    never half of one; a failure is a WriteFailed, an OSError."""
-    files.write(out, data, argument="dest", exists="replace")
+    never half of one; a failure is a WriteFailed, an OSError.  ``unchanged``: the file's
+    identity when it was read (``files.identity``; None: there was none) -- a file saved there
+    meanwhile (the learner's JupyterLab) is kept, and False is returned."""
+    try:
+        if unchanged is None:
+            files.write(out, data, argument="dest", exists="refuse")
+        else:
+            files.write(out, data, argument="dest", exists="replace", unchanged=unchanged)
+    except files.AlreadyExists:
+        return False
+    return True
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -317,19 +326,22 @@ def _sync_one(rel, path, is_nb, out: Path, root: Path, manifest: dict, rep: Sync
     new_sha = _sha(new)
     if kind is None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(out, new)
-        manifest[rel] = new_sha
-        rep.written.append(rel)
+        if _write_atomic(out, new):
+            manifest[rel] = new_sha
+            rep.written.append(rel)
+        else:                                  # the learner made it meanwhile: theirs
+            rep.kept.append(rel)
         return
+    seen = files.identity(out)
     have = _sha(out.read_bytes())
     if have == new_sha:
         manifest[rel] = new_sha
         rep.same.append(rel)
-    elif manifest.get(rel) == have:           # untouched since we wrote it: refresh
-        _write_atomic(out, new)
+    elif manifest.get(rel) == have and seen is not None and \
+            _write_atomic(out, new, unchanged=seen):  # untouched since we wrote it: refresh
         manifest[rel] = new_sha
         rep.updated.append(rel)
-    else:
+    else:                                      # edited (before or while we ran): theirs
         rep.kept.append(rel)
 
 
