@@ -733,6 +733,13 @@ def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
             cm.os_path(p)
         assert e.value.status_code == 404
     assert inside(str(root), str(root)) and not inside(str(root), str(tmp_path / "wsx"))
+    # a folder holding such a link is still listed, without the link (AT4: the whole folder
+    # answered 404), and a link loop is left out too
+    (root / "loop").symlink_to(root / "loop")
+    import asyncio
+    listed = asyncio.run(cm.get("", content=True))
+    names = sorted(x["name"] for x in listed["content"])
+    assert "a.txt" in names and "in.txt" in names and "out" not in names, names
 
 
 def test_overall_cap_and_client_address_and_words(tmp_path):

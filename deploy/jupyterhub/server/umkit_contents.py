@@ -13,6 +13,7 @@ The umkit hub (deploy/jupyterhub/umkit_hub.py) starts every learner's server wit
 """
 from __future__ import annotations
 
+import contextvars
 import os
 
 from jupyter_server.base.handlers import AuthenticatedFileHandler
@@ -37,8 +38,25 @@ class NoEscapeFileHandler(AuthenticatedFileHandler):
         return path
 
 
+_LISTING: contextvars.ContextVar = contextvars.ContextVar("umkit_listing", default=None)
+
+
 class NoEscapeContentsManager(AsyncLargeFileManager):
-    """jupyter_server's default manager, refusing any path that resolves outside the root."""
+    """jupyter_server's default manager, refusing any path that resolves outside the root.  A
+    folder's listing leaves such a link out (the rest of the folder is listed)."""
+
+    async def _dir_model(self, path, content=True):
+        token = _LISTING.set(self._get_os_path(path))
+        try:
+            return await super()._dir_model(path, content)
+        finally:
+            _LISTING.reset(token)
+
+    def should_list(self, name):
+        folder = _LISTING.get()
+        if folder is not None and not inside(self.root_dir, os.path.join(folder, name)):
+            return False          # a link out of the workspace: not listed (and 404 if asked for)
+        return super().should_list(name)
 
     def os_path(self, path):
         """The file ``path`` (relative to the workspace) names on disk; HTTP 404 when it
