@@ -167,6 +167,10 @@ ALLOWED = {
     "_SubParsersAction": "argparse: the subcommands action",
     "_replace": "namedtuple / dataclasses API", "_asdict": "namedtuple API",
     "_fields": "namedtuple API", "_exit": "os._exit in a forked child",
+    "_is_debugpy_available": "ipykernel: whether a kernel offers a debugger (the hub's kernel "
+                             "turns it off: deploy/jupyterhub/server/umkit_kernel.py)",
+    "_handle_pipe_msg": "ipykernel: the IOPub pipe's handler (the hub's kernel binds the pipe to "
+                        "a unix socket and hands it this handler)",
 }
 
 

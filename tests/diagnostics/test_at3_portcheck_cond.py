@@ -45,3 +45,21 @@ def test_a_macro_set_before_an_include_is_not_known_after_it(tmp_path):
     assert breaks(tmp_path, "#define USE_IPC 0\n#if USE_IPC\n" + IPC + "#endif\n") == 0
     assert breaks(tmp_path, '#include "site_overrides.h"\n#define USE_IPC 0\n#if USE_IPC\n'
                   + IPC + "#endif\n") == 0
+
+
+@pytest.mark.parametrize("code, n", [
+    # AT4's PC1: two functions each with their own `p`, one managed, one device: no break
+    ("cudaIpcMemHandle_t h;\nvoid f(){ float*p; cudaMallocManaged(&p,4); cudaFree(p); }\n"
+     "void g(){ float*p; cudaMalloc(&p,4); cudaIpcGetMemHandle(&h,p); }\n", 0),
+    # a name freed and allocated again as device memory before it is exported
+    ("cudaIpcMemHandle_t h;\nvoid f(){ float*p; cudaMallocManaged(&p,4); cudaFree(p); "
+     "cudaMalloc(&p,4); cudaIpcGetMemHandle(&h,p); }\n", 0),
+    # the other way round: the function that exports it made it managed -- a real break
+    ("cudaIpcMemHandle_t h;\nvoid g(){ float*q; cudaMalloc(&q,4); cudaFree(q); }\n"
+     "void f(){ float*q; cudaMallocManaged(&q,4); cudaIpcGetMemHandle(&h,q); }\n", 1),
+    # a function that allocates nothing itself keeps the file's answer for the name
+    ("cudaIpcMemHandle_t h; float* s;\nvoid a(){ cudaMallocManaged(&s,4); }\n"
+     "void b(){ cudaIpcGetMemHandle(&h,s); }\n", 1),
+])
+def test_a_pointer_is_managed_where_its_own_function_allocated_it(tmp_path, code, n):
+    assert breaks(tmp_path, code) == n

@@ -91,9 +91,9 @@ def test_07_placement_solution_and_both_checkpoint_rules_pass():
     assert set(nb07.BUFFERS) != set(s.placement)
     assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok
     # every buffer the check can draw has one right answer in the solution, accepted by the check
-    assert set(s.ALLOCATOR) == set(nb07._BANK)
+    assert set(s.ALLOCATOR) == set(nb07.BANK)
     for seed in range(30):
-        nb07._draw_set(random.Random(seed))
+        nb07.draw_set(random.Random(seed))
         assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok, dict(nb07.BUFFERS)
     nb07.placement_first_set()
 
@@ -114,8 +114,8 @@ def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
         assert not nb07.check_placement(s.placement).ok
     # the new sets mix the kinds: one label everywhere is never right
     for seed in range(20):
-        nb07._draw_set(random.Random(seed))
-        kinds = {min(nb07._BANK[b][1]) for b in nb07.BUFFERS}
+        nb07.draw_set(random.Random(seed))
+        kinds = {min(nb07.BANK[b][1]) for b in nb07.BUFFERS}
         assert {"device", "managed", "pinned"} <= kinds
     nb07.placement_first_set()
 

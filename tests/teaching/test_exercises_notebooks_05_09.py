@@ -189,10 +189,10 @@ def test_07_wrong_answers_fail():
             nb07.placement_first_set()
             v = nb07.check_placement(w, hint=hint)
             not_yet(v)
-            assert not any(name in v.message for name in nb07._BANK), v.message
+            assert not any(name in v.message for name in nb07.BANK), v.message
             assert not any(f"-> {k}" in repr(v) for k in ("device", "managed", "pinned")), repr(v)
     assert one_wrong.message == all_wrong.message
-    assert not any(name in repr(one_wrong) for name in nb07._BANK)
+    assert not any(name in repr(one_wrong) for name in nb07.BANK)
     # hint=3 gives the answer of the set now open (drawn after the wrong one), with its reasons
     nb07.placement_first_set()
     answer = repr(nb07.check_placement(dict(s.placement, fc_weights="managed"), hint=3))

@@ -250,6 +250,22 @@ class Facts:
     prefetched: set = field(default_factory=set)       # names prefetched toward a GPU
     managed_params: dict = field(default_factory=dict)  # kernel -> {param index}
     aliases: dict = field(default_factory=dict)         # factory -> (its pointers, callers')
+    # name -> [(the function's body or None, token index, "managed" | "device")]: the
+    # allocations written in a function body (not in a macro), in order
+    allocs: dict = field(default_factory=dict)
+
+    def managed_at(self, src: Source, name: str, index: int) -> bool:
+        """Is ``name`` managed memory where token ``index`` uses it?  The last allocation of
+        that name written before it in the same function decides (two functions may each have
+        their own ``p``; a name may be freed and allocated again); with none there, what the
+        whole file says of the name."""
+        fn = src.function_at(index)
+        here = fn.body if fn is not None else None
+        last = None
+        for body, at, kind in self.allocs.get(name, ()):
+            if body == here and at < index:
+                last = kind
+        return name in self.managed if last is None else last == "managed"
 
 
 def facts(src: Source) -> Facts:
@@ -261,6 +277,11 @@ def facts(src: Source) -> Facts:
     for k, t in enumerate(toks):
         heap_before[k + 1] = heap_before[k] + (t.text in heap_words)
     for c in src.calls:
+        if c.name in ("cudaMallocManaged", "cudaMalloc") and c.args and not c.in_macro:
+            fn = src.function_at(c.index)
+            f.allocs.setdefault(chain_name(c.args[0].tokens), []).append(
+                (fn.body if fn is not None else None, c.index,
+                 "managed" if c.name == "cudaMallocManaged" else "device"))
         if c.name == "cudaMallocManaged" and c.args:
             f.managed.add(chain_name(c.args[0].tokens))
         elif c.name in ("cudaMallocHost", "cudaHostAlloc") and c.args:
@@ -823,7 +844,9 @@ def rule_ipc_managed(ctx: Context):
     """cudaIpcGetMemHandle of a managed pointer (ledger: amd.ipc.managed)."""
     for c in ctx.src.calls:
         if c.name == "cudaIpcGetMemHandle" and len(c.args) > 1 and \
-                chain_name(c.args[1].tokens) in ctx.facts.managed:
+                chain_name(c.args[1].tokens) in ctx.facts.managed and \
+                (c.in_macro or ctx.facts.managed_at(ctx.src, chain_name(c.args[1].tokens),
+                                                    c.index)):
             yield _f(ctx, c, "ipc_managed", c.name, names.cuda_to_hip(c.name), "breaks",
                      f"`{chain_name(c.args[1].tokens)}` is managed memory: hipIpcGetMemHandle "
                      "on it fails with hipErrorInvalidValue (estimate, inferred from the "

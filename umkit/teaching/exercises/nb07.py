@@ -15,7 +15,7 @@ KINDS = ("device", "managed", "pinned")
 #: The buffers the exercise draws from, each described by who touches it, how often and how big
 #: it is: name -> (its description, the allocators that are right for it, why).  The notebook's
 #: set (:data:`FIRST_SET`) comes first; every wrong set draws a new one from all of them.
-_BANK = {
+BANK = {
     "fc_weights": (
         "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them "
         "in every optimizer step.", {"device"},
@@ -121,7 +121,7 @@ BUFFERS = Localized()
 def _put(names) -> None:
     BUFFERS.clear()
     for n in names:                     # the English texts; Localized reads them translated
-        dict.__setitem__(BUFFERS, n, _BANK[n][0])
+        dict.__setitem__(BUFFERS, n, BANK[n][0])
 
 
 def placement_first_set() -> dict:
@@ -133,17 +133,17 @@ def placement_first_set() -> dict:
 placement_first_set()
 
 
-def _draw_set(rng=None) -> dict:
+def draw_set(rng=None) -> dict:
     """A new set: one buffer of each kind of answer (device; managed; managed or pinned; pinned),
     the rest drawn from the whole bank, in a random order, never the set now open."""
     rng = rng_option(rng, "nb07.placement")
     kinds: dict = {}
-    for name, (_, right, _) in _BANK.items():
+    for name, (_, right, _) in BANK.items():
         kinds.setdefault(frozenset(right), []).append(name)
     now = set(BUFFERS)
     while True:
         names = [rng.choice(sorted(group)) for group in kinds.values()]
-        rest = sorted(set(_BANK) - set(names))
+        rest = sorted(set(BANK) - set(names))
         names += rng.sample(rest, SET_SIZE - len(names))
         rng.shuffle(names)
         if set(names) != now:
@@ -168,8 +168,8 @@ def _labels() -> Labels:
     """The set now open, as labels."""
     names = list(BUFFERS)
     return Labels(
-        right={w: _BANK[w][1] for w in names},
-        lines={w: f"{w} -> {sorted(_BANK[w][1])[0]}: {_BANK[w][2]}" for w in names},
+        right={w: BANK[w][1] for w in names},
+        lines={w: f"{w} -> {sorted(BANK[w][1])[0]}: {BANK[w][2]}" for w in names},
         label=_kind,
         unknown="{unknown} are not buffers of this exercise; the names are {items}.",
         missing="still to place: {missing}.",
@@ -191,7 +191,7 @@ def _grade_placement(plan) -> Verdict | str:
     if isinstance(v, Verdict):
         # a wrong set: the buffers are drawn again, so a set found by changing one choice at a time
         # cannot be tried on the same buffers twice; the answer held for hint=3 is the new set's
-        _draw_set()
+        draw_set()
         v.message = (f"{v.message}. The buffers are drawn again: print nb07.BUFFERS to see the "
                      "new set, and place those")
         v.answer = _labels().answer()
