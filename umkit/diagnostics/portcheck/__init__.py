@@ -18,6 +18,13 @@ NUL byte): nothing to check at all is an error (exit 2), not "0 findings".
 Every finding cites the vendor-claim ledger (``umkit/ledger.json``) entries it follows; the
 platform facts come from the simulator's profiles and policies (:mod:`.rules`).
 
+It reads names, one file at a time, like a careful reviewer, not a compiler.  What kind of memory
+a pointer holds is known by its name: where the function that uses it allocated it (the last
+allocation before the use), else wherever the file allocates that name.  It does not follow a
+pointer copied to another name (``q = p``), bound to a reference, passed through a ``void**``
+template wrapper or allocated inside a lambda or a brace-initialised alias, nor an inner block's
+name that shadows an outer one: treat a clean report as a second opinion, not a proof.
+
     >>> import umkit
     >>> report = umkit.port_check("kernels/cuda", target="mi250x", xnack="off")
     >>> print(report.text())
