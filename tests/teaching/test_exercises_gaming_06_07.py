@@ -91,7 +91,10 @@ def test_07_placement_solution_and_both_checkpoint_rules_pass():
     assert set(nb07.BUFFERS) != set(s.placement)
     assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok
     # every buffer the check can draw has one right answer in the solution, accepted by the check
-    assert set(s.ALLOCATOR) == set(nb07.BANK)
+    seen = set()
+    for seed in range(200):
+        seen |= set(nb07.draw_set(random.Random(seed)))
+    assert seen == set(s.ALLOCATOR)
     for seed in range(30):
         nb07.draw_set(random.Random(seed))
         assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok, dict(nb07.BUFFERS)
@@ -115,7 +118,7 @@ def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
     # the new sets mix the kinds: one label everywhere is never right
     for seed in range(20):
         nb07.draw_set(random.Random(seed))
-        kinds = {min(nb07.BANK[b][1]) for b in nb07.BUFFERS}
+        kinds = {s.ALLOCATOR[b] for b in nb07.BUFFERS}
         assert {"device", "managed", "pinned"} <= kinds
     nb07.placement_first_set()
 
@@ -140,3 +143,28 @@ def test_no_answer_printed_near_the_exercises():
                        for c in cells[max(0, i - 2):i + 2])
         assert "def my_epoch_loop" not in near.replace("# def my_epoch_loop", "")
         assert not re.search(r'"fc_weights":\s*"device"', near)
+
+
+def test_07_sparse_buffers_take_managed_or_pinned_and_tiny_step_data_pinned_or_device():
+    """GT6: the model itself shows pinned host memory far faster than managed for a few scattered
+    rows of a big table on AMD (each touched row pulls its 2 MiB block in); both are accepted, and
+    the reasons say why. Tiny per-step data: pinned, or device memory with a small copy."""
+    s = solution("07_choosing_a_strategy")
+    for seed in range(200):
+        nb07.draw_set(random.Random(seed))
+        names = set(nb07.BUFFERS)
+        if {"rare_embeddings", "graph_neighbors"} & names and \
+                {"loss_scalars", "step_settings"} & names:
+            break
+    answer = s.placement_for(nb07.BUFFERS)
+    for b in ("rare_embeddings", "graph_neighbors"):
+        if b in answer:
+            answer[b] = "pinned"
+    for b in ("loss_scalars", "step_settings"):
+        if b in answer:
+            answer[b] = "device"
+    assert nb07.check_placement(answer).ok, (dict(nb07.BUFFERS), answer)
+    nb07.placement_first_set()
+    text = repr(nb07.check_placement(None, hint=3))
+    assert "2 MiB" in text and "only the rows a step touches migrate" not in text
+    nb07.placement_first_set()

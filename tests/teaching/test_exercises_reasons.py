@@ -125,3 +125,20 @@ def test_the_solution_files_pass_as_a_learner_runs_them(stem):
         print("ok")
     """, budget=None)
     assert out.strip().endswith("ok")
+
+
+def test_a_reason_of_digits_dots_single_letters_or_one_character_is_not_words():
+    out = fresh_exercises("""
+        for junk in ("1 2 3 4 5 6", ". . . . . .", "a b c d e f", "啊" * 12):
+            v = nb01.check_transitions(right, why=junk)
+            assert not v.ok and "not graded" in v.message, (junk, v)
+        v = nb01.check_transitions(right, why="每一批缺页进一趟内核")          # 10 characters
+        assert "not graded" in v.message and "12" in v.message, v           # says how many
+        why = "one trip per batch, and a batch that is not full still needs its own trip"
+        assert nb01.check_transitions(right, why=why).ok
+        nb01.check_transitions(lambda n, b: n)
+        v = nb01.check_transitions(right, why=why)                          # a repeat
+        assert "before" in v.message and "at least" not in v.message, v
+        print("ok")
+    """, budget=None)
+    assert out.strip().endswith("ok")

@@ -51,15 +51,6 @@ MESSAGES: dict[str, str] = {
         "答案已显示（hint=3）：先把它收起来，用你自己的代码写出答案，说清它为什么对，再运行检查",
     "the answer of this exercise was shown earlier (hint=3): passing after reading it is not the same as finding it":
         "这道题的答案之前已经显示过（hint=3）：看过答案后通过，不等于自己找到了答案",
-    "not graded: {tries} wrong tries. Re-read the concept (run the check with hint=2) and answer its "
-    "question for every item in your own words; then try again and say why your answer is right: "
-    "why='...'":
-        "没有评分：已经答错 {tries} 次。重读概念（带上 hint=2 运行检查），用自己的话回答其中对每一项的"
-        "问题；然后再试，并说明你的答案为什么对：why='...'",
-    "not graded: after {tries} wrong tries this check grades an answer only with a new reason of at "
-    "least {n} words (why='...'), one you have not given before for this exercise":
-        "没有评分：答错 {tries} 次之后，这个检查只在附上一条新的理由时才评分（why='...'，至少 {n} "
-        "个词），而且是这道题之前没给过的理由",
     "each row's card": "每行各自的卡",
     "still None: {missing}. Answer every operation; the set is graded whole":
         "仍为 None 的：{missing}。每个操作都要回答；整组一起评分",
@@ -1412,11 +1403,17 @@ MESSAGES: dict[str, str] = {
     "risks eviction under memory pressure (§6.1).":
         "它常驻并且每一步都用：这是心脏的另一部分。托管内存在这里毫无好处，而且在内存紧张时有被驱逐的风险（§6.1）。",
     "It is small, touched by both sides now and then: exactly what managed memory is for. Device memory "
-    "would need explicit copies for every CPU reshuffle (§6.1).":
-        "它很小，两端时不时都会访问：这正是托管内存的用武之地。用设备内存的话，CPU 每洗一次都需要显式拷贝（§6.1）。",
-    "It is sparse: only the rows a step touches migrate on demand. In device memory you would copy and "
-    "hold all 2 GB for a few rows (§6.1).":
-        "它是稀疏的：只有一个 step 访问到的行才会按需迁移。放在设备内存里，你就得为了几行而拷贝并占着整整 2 GB（§6.1）。",
+    "would need explicit copies for every CPU reshuffle; pinned memory would make the GPU read all of it "
+    "over the link in every step that uses it (§6.1, §4.4).":
+        "它很小，两端时不时都会访问：这正是托管内存的用武之地。用设备内存的话，CPU 每洗一次都需要显式拷贝；"
+        "用固定内存的话，每个用到它的 step 里 GPU 都要经链路把它整个读一遍（§6.1、§4.4）。",
+    "It is sparse: with managed memory only the blocks around the rows a step touches migrate (2 MiB on "
+    "AMD since Linux 6.8), on demand -- the article's choice (§6.1); pinned host memory, read in place over "
+    "the link, is right too when the rows are scattered thinly: nothing moves at all. In device memory you "
+    "would copy and hold all 2 GB for a few rows.":
+        "它是稀疏的：用托管内存时，只有一个 step 访问到的那些行周围的块才会按需迁移（Linux 6.8 起 AMD 上是 "
+        "2 MiB）——这是专栏的选择（§6.1）；当这些行分散得很稀时，固定主机内存也对：GPU 经链路原地读，"
+        "什么都不用搬。放在设备内存里，你就得为了几行而拷贝并占着整整 2 GB。",
     "Debugging from the CPU is one of §6.1's cases for managed memory: the CPU can read the same pointer "
     "without writing copy code. Pinned memory the GPU writes into is defensible too: the CPU reads it at "
     "any time and no page moves.":
@@ -1427,9 +1424,11 @@ MESSAGES: dict[str, str] = {
         "它是延迟敏感的：§6.3 的推理服务把请求数据放在托管内存里时高峰期很不稳定，改为把请求放进预分配的 hipMalloc "
         "缓冲池并显式拷贝之后就稳定了。",
     "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU write it "
-    "over the link with no page ever migrating; managed memory would bounce the page every step (§4.4).":
+    "over the link with no page ever migrating; device memory with a small copy to the host each step "
+    "(what loss.item() does) is right too; managed memory would bounce the page every step (§4.4).":
         "它很小，CPU 每一步都读：固定主机内存（hipHostMalloc）让 GPU 经链路写它，而且永远没有页面迁移；"
-        "托管内存则会让这个页每一步都来回弹跳（§4.4）。",
+        "设备内存加上每一步一次到主机的小拷贝（loss.item() 就是这么做的）也对；托管内存则会让这个页每一步都"
+        "来回弹跳（§4.4）。",
     "{argument} is still None: make a dict {buffer name: 'device' | 'managed' | 'pinned'} covering every "
     "buffer in nb07.BUFFERS.":
         "{argument} 仍然是 None：写一个 dict {缓冲区名: 'device' | 'managed' | 'pinned'}，覆盖 nb07.BUFFERS 中的每块缓冲区。",
@@ -3408,13 +3407,18 @@ MESSAGES: dict[str, str] = {
     "eviction at a peak is exactly what must not happen. Pre-allocate it in device memory (§6.3).":
         "每个请求都在 GPU 上读它，而它的延迟正是服务所承诺的：高峰时的一次迁移或驱逐恰恰是绝不能发生的。"
         "把它预先分配在设备内存里（§6.3）。",
-    "Each step touches a scattered few pages of it: only those migrate, on demand. Device memory would "
-    "hold all 3 GB for the few edges a step follows (§6.1).":
-        "每一步只碰到它零散的几页：只有这些页按需迁移。设备内存要为一步走过的那几条边占住全部 3 GB（§6.1）。",
+    "Each step touches a few scattered places in it: with managed memory the blocks around them migrate on "
+    "demand (2 MiB on AMD since Linux 6.8: a few hundred random edges can pull in far more than they use); "
+    "pinned host memory, read in place over the link, moves nothing. Device memory would hold all 3 GB for "
+    "the few edges a step follows (§6.1).":
+        "每一步只碰到它零散的几处：用托管内存时，这几处周围的块按需迁移（Linux 6.8 起 AMD 上是 2 MiB："
+        "几百条随机的边可能拉进来远多于它们用到的数据）；固定主机内存让 GPU 经链路原地读，什么都不搬。"
+        "设备内存要为一步走过的那几条边占住全部 3 GB（§6.1）。",
     "Small, and touched by each side now and then: managed memory moves it to whoever touches it, with no "
-    "copy code, and now and then is rare enough that the moves cost little (§6.1).":
+    "copy code, and now and then is rare enough that the moves cost little; pinned memory would make the "
+    "GPU read it over the link in each step that uses it (§6.1, §4.4).":
         "它很小，两边都时不时碰一下：托管内存把它搬到碰它的一方，不用写拷贝代码；而“时不时”足够少，"
-        "搬动的开销很小（§6.1）。",
+        "搬动的开销很小；用固定内存的话，每个用到它的 step 里 GPU 都要经链路读它（§6.1、§4.4）。",
     "The CPU needs it every few thousand steps, like a checkpoint: managed memory prefetched to the host "
     "before the CPU reads it, or pinned host memory filled by an async copy. Not device-only memory: the "
     "CPU must read it (§3.4).":
@@ -3424,18 +3428,24 @@ MESSAGES: dict[str, str] = {
     "writes into works too, and no page moves (§6.1).":
         "CPU 时不时看一眼：托管内存让 CPU 读同一个指针；由 GPU 写入的固定内存也行，而且没有任何页移动（§6.1）。",
     "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory the GPU "
-    "reads it over the link and no page migrates; managed memory would move its page back and forth every "
-    "step (§4.4).":
-        "很小，CPU 每一步都写，GPU 每一步都读：放在固定内存里，GPU 经链路读它，没有页迁移；托管内存则会"
-        "让它那一页每一步来回搬动（§4.4）。",
+    "reads it over the link and no page migrates; device memory with a small copy from the host before each "
+    "step is right too; managed memory would move its page back and forth every step (§4.4).":
+        "很小，CPU 每一步都写，GPU 每一步都读：放在固定内存里，GPU 经链路读它，没有页迁移；设备内存加上"
+        "每一步之前从主机来的一次小拷贝也对；托管内存则会让它那一页每一步来回搬动（§4.4）。",
     "A few bytes both sides touch all the time: pinned host memory, where the GPU writes over the link "
     "and the CPU reads in place; managed memory would bounce the page at every poll (§4.4).":
         "两边一直都在碰的几个字节：放在固定内存里，GPU 经链路写，CPU 原地读；托管内存会在每次轮询时"
         "让那一页来回弹（§4.4）。",
     # -- exercises: a pass needs the learner's reason ------------------------------------------------
-    "not graded: a reason (why='...') has at least {n} words and is one you have not given before for "
-    "this exercise":
-        "没有评分：一条理由（why='...'）至少要有 {n} 个词，而且是这道题之前没给过的理由",
+    "not graded: you gave that reason (or nearly the same one) before for this exercise. Say why this "
+    "answer is right anew, in other words":
+        "没有评分：这条理由（或几乎一样的）你在这道题上已经给过了。换一种说法，重新说明这个答案为什么对",
+    "not graded: a reason (why='...') has at least {n} words (in Chinese, {m} characters)":
+        "没有评分：一条理由（why='...'）至少要有 {n} 个词（中文至少 {m} 个字）",
+    "not graded: {tries} wrong tries, so from now on every try needs a new reason in your own words "
+    "(why='...'). Re-read the concept first (run the check with hint=2)":
+        "没有评分：已经答错 {tries} 次，所以从现在起每次尝试都要附上一条你自己的新理由（why='...'）。"
+        "先重读概念（带上 hint=2 运行检查）",
     "{part_msg} -- your answer works; to pass, add your reason: run the check again with why='...', one "
     "sentence in your own words (6 words or more) of why it is right":
         "{part_msg}——你的答案可行；要通过，还要附上你的理由：再运行一次检查，带上 why='...'，"

@@ -426,11 +426,16 @@ def _ideas_named(reason: str, terms) -> int:
 
 
 def _made_of_words(reason: str) -> bool:
-    """Most of the reason's longer Latin words look like words: a vowel, and no run of five
-    consonants (a reason padded with random letters is not one)."""
-    words = _LATIN_WORD.findall(_CJK.sub(" ", str(reason).lower()))
+    """The reason is written in words: most of its longer Latin words look like words (a vowel,
+    no run of five consonants: random letters are not), and it holds at least three different
+    words of three letters or more (a Chinese character counting half): digits, dots, single
+    letters or one character repeated are not a reason."""
+    text = str(reason).lower()
+    latin = _CJK.sub(" ", text)
+    words = _LATIN_WORD.findall(latin)
     odd = sum(1 for w in words if not re.search(r"[aeiouy]", w) or _CONSONANTS.search(w))
-    return odd * 4 <= len(words)
+    different = len(set(re.findall(r"[a-z]{3,}", latin))) + len(set(_CJK.findall(text))) / 2
+    return odd * 4 <= len(words) and different >= 3
 
 
 def _shown_texts(exercise, context: dict, st: dict) -> list[str]:
@@ -468,11 +473,13 @@ def forget(name: str) -> int:
 
 
 def _reason_problem(exercise, text: str, context: dict, st: dict) -> str:
-    """What is wrong with the reason ``text`` for ``exercise`` ("" when it is accepted): "short"
-    (too short, or (nearly) a reason given before), "pasted" or "words".  Its content is not
+    """What is wrong with the reason ``text`` for ``exercise`` ("" when it is accepted): "short",
+    "repeat" ((nearly) a reason given before), "pasted" or "words".  Its content is not
     judged (see the module's docstring)."""
-    if why_words(text) < WHY_WORDS or pasted(text, st["reasons"]):
+    if why_words(text) < WHY_WORDS:
         return "short"
+    if pasted(text, st["reasons"]):
+        return "repeat"
     if pasted(text, _shown_texts(exercise, context, st)):
         return "pasted"
     if not _made_of_words(text):
@@ -506,17 +513,16 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     elif problem == "words":
         say = ("not graded: most of your reason is not words. Say in your own words, in "
                "sentences, why your answer is right")
-    elif text and tries >= budget:
-        say = (f"not graded: after {tries} wrong tries this check grades an answer only with a "
-               f"new reason of at least {WHY_WORDS} words (why='...'), one you have not given "
-               "before for this exercise")
+    elif problem == "repeat":
+        say = ("not graded: you gave that reason (or nearly the same one) before for this "
+               "exercise. Say why this answer is right anew, in other words")
     elif text:
-        say = (f"not graded: a reason (why='...') has at least {WHY_WORDS} words and is one you "
-               "have not given before for this exercise")
+        say = (f"not graded: a reason (why='...') has at least {WHY_WORDS} words (in Chinese, "
+               f"{2 * WHY_WORDS} characters)")
     else:
-        say = (f"not graded: {tries} wrong tries. Re-read the concept (run the check with "
-               "hint=2) and answer its question for every item in your own words; then try "
-               "again and say why your answer is right: why='...'")
+        say = (f"not graded: {tries} wrong tries, so from now on every try needs a new reason "
+               "in your own words (why='...'). Re-read the concept first (run the check with "
+               "hint=2)")
     return failed(say, exercise.concept)
 
 

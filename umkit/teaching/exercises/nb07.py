@@ -15,7 +15,7 @@ KINDS = ("device", "managed", "pinned")
 #: The buffers the exercise draws from, each described by who touches it, how often and how big
 #: it is: name -> (its description, the allocators that are right for it, why).  The notebook's
 #: set (:data:`FIRST_SET`) comes first; every wrong set draws a new one from all of them.
-BANK = {
+_BANK = {
     "fc_weights": (
         "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them "
         "in every optimizer step.", {"device"},
@@ -31,12 +31,15 @@ BANK = {
         "64 MB of augmentation scratch: the CPU reshuffles it now and then, the GPU reads it in some "
         "steps.", {"managed"},
         "It is small, touched by both sides now and then: exactly what managed memory is for. Device "
-        "memory would need explicit copies for every CPU reshuffle (§6.1)."),
+        "memory would need explicit copies for every CPU reshuffle; pinned memory would make the "
+        "GPU read all of it over the link in every step that uses it (§6.1, §4.4)."),
     "rare_embeddings": (
         "2 GB of embedding rows for rare tokens: a step looks up a handful of rows, most rows are "
-        "never touched in a given epoch.", {"managed"},
-        "It is sparse: only the rows a step touches migrate on demand. In device memory you would "
-        "copy and hold all 2 GB for a few rows (§6.1)."),
+        "never touched in a given epoch.", {"managed", "pinned"},
+        "It is sparse: with managed memory only the blocks around the rows a step touches migrate "
+        "(2 MiB on AMD since Linux 6.8), on demand -- the article's choice (§6.1); pinned host "
+        "memory, read in place over the link, is right too when the rows are scattered thinly: "
+        "nothing moves at all. In device memory you would copy and hold all 2 GB for a few rows."),
     "debug_probe": (
         "a few MB of tensors you want to inspect from the CPU (a debugger, print) while the job "
         "runs.", {"managed", "pinned"},
@@ -58,10 +61,11 @@ BANK = {
         "explicit copies."),
     "loss_scalars": (
         "a 4 KB block of scalars (loss, grad norm) the GPU writes every step and the CPU logger "
-        "reads every step.", {"pinned"},
+        "reads every step.", {"pinned", "device"},
         "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU "
-        "write it over the link with no page ever migrating; managed memory would bounce the page "
-        "every step (§4.4)."),
+        "write it over the link with no page ever migrating; device memory with a small copy to "
+        "the host each step (what loss.item() does) is right too; managed memory would bounce the "
+        "page every step (§4.4)."),
     "optimizer_moments": (
         "8 GB of optimizer moments the GPU updates in every optimizer step; the CPU never reads "
         "them.", {"device"},
@@ -75,14 +79,17 @@ BANK = {
         "device memory (§6.3)."),
     "graph_neighbors": (
         "a 3 GB adjacency list: each step the GPU follows a few hundred random edges, and most of it "
-        "stays untouched for hours.", {"managed"},
-        "Each step touches a scattered few pages of it: only those migrate, on demand. Device memory "
-        "would hold all 3 GB for the few edges a step follows (§6.1)."),
+        "stays untouched for hours.", {"managed", "pinned"},
+        "Each step touches a few scattered places in it: with managed memory the blocks around them "
+        "migrate on demand (2 MiB on AMD since Linux 6.8: a few hundred random edges can pull in "
+        "far more than they use); pinned host memory, read in place over the link, moves nothing. "
+        "Device memory would hold all 3 GB for the few edges a step follows (§6.1)."),
     "token_counts": (
         "32 MB of vocabulary counts the CPU rebuilds once an epoch and the GPU reads in a few steps "
         "of each epoch.", {"managed"},
         "Small, and touched by each side now and then: managed memory moves it to whoever touches "
-        "it, with no copy code, and now and then is rare enough that the moves cost little (§6.1)."),
+        "it, with no copy code, and now and then is rare enough that the moves cost little; pinned "
+        "memory would make the GPU read it over the link in each step that uses it (§6.1, §4.4)."),
     "eval_snapshot": (
         "a 2 GB copy of the weights taken every 5,000 steps and handed by the CPU to an evaluation "
         "job.", {"managed", "pinned"},
@@ -96,10 +103,11 @@ BANK = {
         "the GPU writes into works too, and no page moves (§6.1)."),
     "step_settings": (
         "a 1 KB block the CPU writes before every step (learning rate, step number) and every kernel "
-        "of the step reads.", {"pinned"},
+        "of the step reads.", {"pinned", "device"},
         "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory "
-        "the GPU reads it over the link and no page migrates; managed memory would move its page "
-        "back and forth every step (§4.4)."),
+        "the GPU reads it over the link and no page migrates; device memory with a small copy from "
+        "the host before each step is right too; managed memory would move its page back and forth "
+        "every step (§4.4)."),
     "progress_flags": (
         "16 bytes of flags the GPU sets in every step and a CPU monitor polls continuously.",
         {"pinned"},
@@ -121,7 +129,7 @@ BUFFERS = Localized()
 def _put(names) -> None:
     BUFFERS.clear()
     for n in names:                     # the English texts; Localized reads them translated
-        dict.__setitem__(BUFFERS, n, BANK[n][0])
+        dict.__setitem__(BUFFERS, n, _BANK[n][0])
 
 
 def placement_first_set() -> dict:
@@ -138,12 +146,12 @@ def draw_set(rng=None) -> dict:
     the rest drawn from the whole bank, in a random order, never the set now open."""
     rng = rng_option(rng, "nb07.placement")
     kinds: dict = {}
-    for name, (_, right, _) in BANK.items():
+    for name, (_, right, _) in _BANK.items():
         kinds.setdefault(frozenset(right), []).append(name)
     now = set(BUFFERS)
     while True:
         names = [rng.choice(sorted(group)) for group in kinds.values()]
-        rest = sorted(set(BANK) - set(names))
+        rest = sorted(set(_BANK) - set(names))
         names += rng.sample(rest, SET_SIZE - len(names))
         rng.shuffle(names)
         if set(names) != now:
@@ -168,8 +176,8 @@ def _labels() -> Labels:
     """The set now open, as labels."""
     names = list(BUFFERS)
     return Labels(
-        right={w: BANK[w][1] for w in names},
-        lines={w: f"{w} -> {sorted(BANK[w][1])[0]}: {BANK[w][2]}" for w in names},
+        right={w: _BANK[w][1] for w in names},
+        lines={w: f"{w} -> {sorted(_BANK[w][1])[0]}: {_BANK[w][2]}" for w in names},
         label=_kind,
         unknown="{unknown} are not buffers of this exercise; the names are {items}.",
         missing="still to place: {missing}.",
@@ -210,11 +218,11 @@ PLACEMENT = Exercise(
 
 
 @tiered
-def check_placement(plan) -> Verdict:
-    """``plan``: a dict mapping every name of :data:`BUFFERS` (the set now open) to 'device',
-    'managed' or 'pinned'.  A wrong set draws a new set of buffers into :data:`BUFFERS`
-    (``placement_first_set()`` puts the notebook's back)."""
-    return check(PLACEMENT, plan)
+def check_placement(placement) -> Verdict:
+    """``placement``: a dict mapping every name of :data:`BUFFERS` (the set now open) to
+    'device', 'managed' or 'pinned'.  A wrong set draws a new set of buffers into
+    :data:`BUFFERS`."""
+    return check(PLACEMENT, placement)
 
 
 # -- exercise 2 (write code): a breathing plan that meets a time budget on the MI250X ---------------
