@@ -21,7 +21,8 @@ Settings (environment variables):
   UMKIT_HUB_MAX_SERVERS  learner servers running at once (default 40)
   UMKIT_HUB_MAX_LEARNERS learner accounts the room's password may create (default 50; 0 = no limit)
   UMKIT_HUB_SUBDOMAIN_HOST  e.g. https://hub.example.org: each learner's server on a subdomain of
-                       its own (wildcard DNS *.hub.example.org needed); unset: one shared origin
+                       its own (every *.hub.example.org name must point at the hub); unset: one
+                       shared origin
   UMKIT_HUB_SIGNIN_DELAY seconds a throttled name or address first waits (default 10; doubles
                        with each further failure, at most 300)
   UMKIT_HUB_NPROC      as root: processes and threads per learner account (default 2048; 0 = no
@@ -137,10 +138,14 @@ if env("UMKIT_HUB_ADMIN"):
     c.SharedPasswordAuthenticator.admin_password = admin_password
 c.UmkitAuthenticator.max_learners = int(env("UMKIT_HUB_MAX_LEARNERS", "50") or 0)
 # every learner's server shares the hub's web origin unless each has a subdomain of its own
-# (JupyterHub's Security Overview: needs a wildcard DNS name for *.HOST); with it, a page one
-# learner's server serves cannot act in another learner's or the presenter's session
+# (JupyterHub's Security Overview: each name must point at the hub, most easily a wildcard DNS
+# name for *.HOST); with it, a page one learner's server serves is another site
 if env("UMKIT_HUB_SUBDOMAIN_HOST"):
     c.JupyterHub.subdomain_host = env("UMKIT_HUB_SUBDOMAIN_HOST")
+    if env("UMKIT_HUB_SUBDOMAIN_HOST").startswith("https://"):
+        # the hub's cookies locked to its own host (__Host- prefix): a learner's subdomain
+        # cannot set a cookie the hub reads ("cookie tossing"); needs HTTPS
+        c.JupyterHub.cookie_host_prefix_enabled = True
 c.UmkitAuthenticator.delay = float(env("UMKIT_HUB_SIGNIN_DELAY", "10") or 10)
 # a learner's name, once taken, needs the word its first sign-in gave after the room's password
 c.UmkitAuthenticator.words_file = os.path.join(private, "learner_words.json")

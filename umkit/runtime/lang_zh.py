@@ -3447,9 +3447,9 @@ MESSAGES: dict[str, str] = {
         "没有评分：已经答错 {tries} 次，所以从现在起每次尝试都要附上一条你自己的新理由（why='...'）。"
         "先重读概念（带上 hint=2 运行检查）",
     "{part_msg} -- your answer works; to pass, add your reason: run the check again with why='...', one "
-    "sentence in your own words (6 words or more) of why it is right":
+    "sentence in your own words (6 words or more; in Chinese, 12 characters) of why it is right":
         "{part_msg}——你的答案可行；要通过，还要附上你的理由：再运行一次检查，带上 why='...'，"
-        "用你自己的话写一句（至少 6 个词）说明它为什么对",
+        "用你自己的话写一句（英文至少 6 个词，中文至少 12 个字）说明它为什么对",
     # -- EXF3: the fourth try's exercise changes -------------------------------------------------------
     "{part_msg} (graded on the notebook's card, {card}; the card you named, {named}, is not graded)":
         "{part_msg}（按本 notebook 的卡 {card} 评分；你指定的卡 {named} 不参与评分）",

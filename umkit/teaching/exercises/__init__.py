@@ -533,7 +533,7 @@ def _needs_reason(v: Verdict, exercise) -> Verdict:
         return v
     out = failed(_say("{part_msg} -- your answer works; to pass, add your reason: run the "
                       "check again with why='...', one sentence in your own words (6 words or "
-                      "more) of why it is right", part_msg=v.message),
+                      "more; in Chinese, 12 characters) of why it is right", part_msg=v.message),
                  exercise.concept)
     out.reason_asked = True
     return out
