@@ -302,6 +302,12 @@ def _learner_uid(state, name):
     return pwd.getpwnam(f"{hub_prefix(str(state))}-{name}").pw_uid
 
 
+def _out(res) -> str:
+    """The text a code cell printed (its stream outputs joined: under load one print may come
+    in two messages)."""
+    return "".join(o.get("text", "") for o in res["cells"][0])
+
+
 def _kernel_tcp_listeners(uid: int) -> list[str]:
     """Listening TCP sockets (IPv4 and IPv6) that a kernel of ``uid`` holds (its server's own
     port, which the proxy reaches, is not a kernel's), from /proc/net/tcp* and /proc/PID/fd."""
@@ -422,7 +428,7 @@ print(len(ports), len(got), sum(b'BOB-PRIVATE' in m for m in got))
     assert res["error"] is None, res["error"]
     assert out["bob"]["error"] is None and "BOB-PRIVATE-OUTPUT 13" in \
         "".join(o.get("text", "") for o in out["bob"]["cells"][0])      # bob's kernel worked
-    n_ports, n_msgs, n_bob = map(int, res["cells"][0][0]["text"].split())
+    n_ports, n_msgs, n_bob = map(int, _out(res).split())
     assert n_bob == 0, (n_ports, n_msgs, n_bob)          # ada heard nothing of bob's
     # how: bob's kernels use unix sockets of bob's, in his own 0700 runtime folder
     assert conns and all(c["transport"] == "ipc" for c in conns), conns
@@ -488,7 +494,7 @@ os.symlink({str(private / 'jupyterhub.sqlite')!r}, os.path.join(home, 'deep', 'd
     assert tmpdir.is_dir() and not tmpdir.is_symlink() and tmpdir.stat().st_uid == uid
     res = hub.run_code("ada", [f"import os\ntry:\n    print(os.listdir({str(private)!r}))\n"
                                "except OSError as e:\n    print('denied', type(e).__name__)"])
-    assert res["cells"][0][0]["text"].startswith("denied"), res
+    assert _out(res).startswith("denied"), res
 
 
 def test_stopping_a_server_ends_a_pid_hopper_and_removes_leftovers(room):
@@ -507,7 +513,7 @@ print(libc.shmget(0, 4096, 0o1644), libc.msgget(0, 0o1644))
 open('/dev/shm/ada_left_{tag}', 'w').write('x')
 """])
     assert res["error"] is None, res["error"]
-    shmid, msqid = map(int, res["cells"][0][0]["text"].split())
+    shmid, msqid = map(int, _out(res).split())
     assert shmid >= 0 and msqid >= 0
     sysv = lambda kind: [ln.split()[1] for ln in Path(f"/proc/sysvipc/{kind}").read_text()  # noqa: E731
                          .splitlines()[1:]]
@@ -634,7 +640,7 @@ for i in range(21):
 print(*codes)
 """], timeout=180)
     assert res["error"] is None, res["error"]
-    codes = [int(c) for c in res["cells"][0][0]["text"].split()]
+    codes = [int(c) for c in _out(res).split()]
     keys = [line.split(" from ", 1)[1] for line in hub.log_tail(200_000).splitlines()
             if "failed sign-in of 'k" in line and " from " in line]
     assert codes[:20] == [403] * 20 and codes[20] == 429, (codes, keys)
@@ -654,7 +660,7 @@ def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
                                "p = subprocess.Popen(['sleep', '600'], start_new_session=True, "
                                "env={})\nprint(p.pid)"])
     assert res["error"] is None, res["error"]
-    stray = int(res["cells"][0][0]["text"])
+    stray = int(_out(res))
     assert Path(f"/proc/{stray}").exists()
     # and bob one that keeps changing its pid (fork, parent exits, every few milliseconds)
     beat = state / "users" / "bob" / "hop.txt"

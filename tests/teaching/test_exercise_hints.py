@@ -161,9 +161,11 @@ def _leak_cases():
          [".prefetch(", "read_back"], "x.prefetch('gpu', stream=s)"),
         ("nb06.epoch.race", lambda **k: nb06.check_epoch_loop(s06.wrong_epoch_loop, **k),
          ["s.synchronize()", "synchronize the stream"], "s.synchronize()"),
+        # the notebook's set each time (a wrong set draws a new one, and hint=3 answers that)
         ("nb07.placement",
-         lambda **k: nb07.check_placement(dict(s07.placement, fc_weights="managed"), **k),
-         ["device", "heart"], "fc_weights -> device"),
+         lambda **k: (nb07.placement_first_set(),
+                      nb07.check_placement(dict(s07.placement, fc_weights="managed"), **k))[1],
+         ["device", "heart"], "-> managed: "),
         ("nb07.breathing",
          lambda **k: nb07.check_breathing(lambda i, cold, stream: cold[i % len(cold)].prefetch(
              "gpu", stream=stream), **k),
