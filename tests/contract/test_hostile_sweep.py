@@ -251,6 +251,22 @@ def _saved_plan(tmp):
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _first_question(module: str, reset: str):
+    def put_back():
+        import importlib
+        getattr(importlib.import_module(f"umkit.teaching.exercises.{module}"), reset)()
+    return put_back
+
+
+#: before each call: exercises that draw a new question after a wrong answer are put back on the
+#: notebook's (a hostile value such as {"a": ...} must not meet a drawn question whose answer is
+#: {"a"} by chance)
+BEFORE = {
+    "umkit.exercises.nb05.check_ipc": _first_question("nb05", "ipc_first_question"),
+    "umkit.exercises.nb07.check_placement": _first_question("nb07", "placement_first_set"),
+}
+
+
 PROVIDE = {      # valid values for required parameters, by (callable, parameter) or parameter
     "x": _arr(), "a": _arr(), "b": _arr(), "arr": _arr(), "out": _arr(),
     "dst": _arr(), "src": _arr(),
@@ -284,6 +300,7 @@ PROVIDE = {      # valid values for required parameters, by (callable, parameter
     # exercises: a learner's (wrong) answer of the right shape; each check grades it
     "answers": lambda: {}, "fn": lambda: (lambda *a: None), "choice": lambda: "x",
     "strategy": lambda: "managed", "answer": lambda: "x", "plan": lambda: {},
+    "placement": lambda: {},
     "hip_source": lambda: "", "table": lambda: {}, "step_fn": lambda: (lambda *a: None),
     "message": lambda: "m", "ok": lambda: False, "check": lambda: (lambda **k: None),
     "guesses": lambda: {"a": 1.0}, "measured": lambda: {"a": 1.0},
@@ -687,6 +704,8 @@ def sweep_one(qn, target, tmp) -> tuple[int, list[str]]:
                 kw.setdefault(n, v)
             calls += 1
             out = io.StringIO()
+            if qn in BEFORE:                         # the question a hostile answer meets
+                BEFORE[qn]()
             try:
                 with _timer(TIMEOUT_S), contextlib.redirect_stdout(out), \
                         contextlib.redirect_stderr(out), warnings.catch_warnings():

@@ -624,26 +624,32 @@ def test_sign_in_throttle_ignores_addresses_a_client_makes_up(room):
 
 def test_a_learner_talking_to_the_hubs_own_port_is_throttled_as_themself(room):
     """The hub's own port (which the proxy and the servers use) is on loopback, where every
-    learner's kernel can reach it and claim any address: it is keyed on the learner's uid."""
+    learner's kernel can reach it and claim any address: it is keyed on the learner's uid.
+    This hub's first wait is 2 s (UMKIT_HUB_SIGNIN_DELAY): on a loaded machine the 21st try may
+    come after it, so the kernel goes on until a 429 (each further failure doubles the wait)."""
     hub = room["hub"]
     res = hub.run_code("ada", [r"""
 import os, requests
 base = os.environ['JUPYTERHUB_API_URL'].rsplit('/api', 1)[0]
 codes = []
-for i in range(21):
+for i in range(40):
     s = requests.Session()
     s.headers.update({'X-Forwarded-For': f'10.5.{i}.1', 'X-Real-Ip': f'10.4.{i}.1'})
     s.get(base + '/login', timeout=30)
     r = s.post(base + '/login?next=', allow_redirects=False, timeout=30,
                data={'username': f'k{i}', 'password': 'wrong', '_xsrf': s.cookies.get('_xsrf') or ''})
     codes.append(r.status_code)
+    if r.status_code == 429:
+        break
 print(*codes)
-"""], timeout=180)
+"""], timeout=300)
     assert res["error"] is None, res["error"]
     codes = [int(c) for c in _out(res).split()]
     keys = [line.split(" from ", 1)[1] for line in hub.log_tail(200_000).splitlines()
             if "failed sign-in of 'k" in line and " from " in line]
-    assert codes[:20] == [403] * 20 and codes[20] == 429, (codes, keys)
+    # never before the 20th failure, and it comes: whatever addresses the kernel claimed, its
+    # failures were counted on one key, its own account's
+    assert codes[-1] == 429 and 20 <= len(codes) - 1 and set(codes[:-1]) == {403}, (codes, keys)
     assert keys and set(keys) == {keys[0]} and keys[0].startswith("local uid "), keys
     # through the proxy: the address the proxy appended (this test's client, on loopback),
     # not the proxy's own uid, and not throttled by ada's failures
@@ -651,6 +657,7 @@ print(*codes)
     assert r.status_code == 403
     assert "failed sign-in of 'proxied-1' from 127.0.0.1" in hub.log_tail(200_000)
     hub.login("ada")
+
 
 def test_ctrl_c_stops_within_5_s_leaving_nothing(room):
     hub, proc, state = room["hub"], room["proc"], room["state"]
