@@ -32,7 +32,7 @@ def placement_for(buffers):
     return {name: ALLOCATOR[name] for name in buffers}
 
 
-# the notebook's set (nb07.placement_first_set() puts it back)
+# the notebook's set (a wrong set opens a new one; a kernel restart opens this one again)
 placement = placement_for(("fc_weights", "feature_table", "augment_scratch", "rare_embeddings",
                            "debug_probe", "checkpoint", "request_buffers", "loss_scalars"))
 

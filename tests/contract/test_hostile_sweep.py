@@ -254,7 +254,10 @@ _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 def _first_question(module: str, reset: str):
     def put_back():
         import importlib
-        getattr(importlib.import_module(f"umkit.teaching.exercises.{module}"), reset)()
+        target = importlib.import_module(f"umkit.teaching.exercises.{module}")
+        for part in reset.split("."):
+            target = getattr(target, part)
+        target()
     return put_back
 
 
@@ -263,7 +266,7 @@ def _first_question(module: str, reset: str):
 #: {"a"} by chance)
 BEFORE = {
     "umkit.exercises.nb05.check_ipc": _first_question("nb05", "ipc_first_question"),
-    "umkit.exercises.nb07.check_placement": _first_question("nb07", "placement_first_set"),
+    "umkit.exercises.nb07.check_placement": _first_question("nb07", "PLACEMENT_SET.reopen_first"),
 }
 
 

@@ -83,7 +83,7 @@ def test_06_formula_and_constant_returns_are_refused():
 
 def test_07_placement_solution_and_both_checkpoint_rules_pass():
     s = solution("07_choosing_a_strategy")
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     assert nb07.check_placement(s.placement).ok
     assert nb07.check_placement(dict(s.placement, checkpoint="pinned")).ok
     assert not nb07.check_placement(dict(s.placement, checkpoint="device")).ok
@@ -93,12 +93,12 @@ def test_07_placement_solution_and_both_checkpoint_rules_pass():
     # every buffer the check can draw has one right answer in the solution, accepted by the check
     seen = set()
     for seed in range(200):
-        seen |= set(nb07.draw_set(random.Random(seed)))
+        seen |= set(nb07.PLACEMENT_SET.draw(random.Random(seed)))
     assert seen == set(s.ALLOCATOR)
     for seed in range(30):
-        nb07.draw_set(random.Random(seed))
+        nb07.PLACEMENT_SET.draw(random.Random(seed))
         assert nb07.check_placement(s.placement_for(nb07.BUFFERS)).ok, dict(nb07.BUFFERS)
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
 
 
 def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
@@ -106,7 +106,7 @@ def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
     and a wrong set draws new buffers, so the set a loop was flipping is gone after one try."""
     s = solution("07_choosing_a_strategy")
     for start in nb07.KINDS:
-        nb07.placement_first_set()
+        nb07.PLACEMENT_SET.reopen_first()
         names = list(nb07.BUFFERS)
         v = nb07.check_placement({b: start for b in names})
         assert not v.ok
@@ -117,10 +117,10 @@ def test_07_placement_cycling_what_the_feedback_names_does_not_pass():
         assert not nb07.check_placement(s.placement).ok
     # the new sets mix the kinds: one label everywhere is never right
     for seed in range(20):
-        nb07.draw_set(random.Random(seed))
+        nb07.PLACEMENT_SET.draw(random.Random(seed))
         kinds = {s.ALLOCATOR[b] for b in nb07.BUFFERS}
         assert {"device", "managed", "pinned"} <= kinds
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
 
 
 def test_07b_breathing_solution_passes_on_its_own_profile():
@@ -151,7 +151,7 @@ def test_07_sparse_buffers_take_managed_or_pinned_and_tiny_step_data_pinned_or_d
     the reasons say why. Tiny per-step data: pinned, or device memory with a small copy."""
     s = solution("07_choosing_a_strategy")
     for seed in range(200):
-        nb07.draw_set(random.Random(seed))
+        nb07.PLACEMENT_SET.draw(random.Random(seed))
         names = set(nb07.BUFFERS)
         if {"rare_embeddings", "graph_neighbors"} & names and \
                 {"loss_scalars", "step_settings"} & names:
@@ -164,7 +164,7 @@ def test_07_sparse_buffers_take_managed_or_pinned_and_tiny_step_data_pinned_or_d
         if b in answer:
             answer[b] = "device"
     assert nb07.check_placement(answer).ok, (dict(nb07.BUFFERS), answer)
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     text = repr(nb07.check_placement(None, hint=3))
     assert "2 MiB" in text and "only the rows a step touches migrate" not in text
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()

@@ -68,6 +68,7 @@ def test_08_solutions_pass_on_the_notebooks_profile(profile):
 @pytest.mark.parametrize("profile", [_own_profile("09_troubleshooting_and_ecg"), "h200-pcie5"])
 def test_09_solutions_pass_on_the_notebooks_profile(profile):
     umkit.use("sim", profile=profile, quiet=True)
+    nb09.DIAGNOSIS_SET.reopen_first()             # an earlier test may have left a drawn set open
     assert nb09.check_diagnosis(S09.diagnosis).ok
     for _ in range(2):                    # fresh curves each call
         assert nb09.check_spikes(S09.find_spikes).ok

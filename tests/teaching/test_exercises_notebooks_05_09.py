@@ -168,25 +168,25 @@ def test_06_wrong_answers_fail():
 
 # -- 07 ---------------------------------------------------------------------------------------------
 def test_07_solution_passes():
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     ok(nb07.check_placement(load("07_choosing_a_strategy").placement))
 
 
 def test_07_wrong_answers_fail():
     s = load("07_choosing_a_strategy")
     for w in s.wrong_placements:
-        nb07.placement_first_set()
+        nb07.PLACEMENT_SET.reopen_first()
         not_yet(nb07.check_placement(w))
     # the set is graded as a whole: below hint=3 the feedback names no buffer and no allocator,
     # and it is the same for one wrong choice as for all of them, so flipping what the message
     # names (cycling) has nothing to go on -- and the buffers are drawn again after it
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     one_wrong = nb07.check_placement(dict(s.placement, fc_weights="managed"))
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     all_wrong = nb07.check_placement({k: "managed" for k in s.placement})
     for hint in (1, 2):
         for w in s.wrong_placements[:4]:
-            nb07.placement_first_set()
+            nb07.PLACEMENT_SET.reopen_first()
             v = nb07.check_placement(w, hint=hint)
             not_yet(v)
             assert not any(name in v.message for name in s.ALLOCATOR), v.message
@@ -194,11 +194,11 @@ def test_07_wrong_answers_fail():
     assert one_wrong.message == all_wrong.message
     assert not any(name in repr(one_wrong) for name in s.ALLOCATOR)
     # hint=3 gives the answer of the set now open (drawn after the wrong one), with its reasons
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     answer = repr(nb07.check_placement(dict(s.placement, fc_weights="managed"), hint=3))
     assert all(f"{name} -> " in answer for name in nb07.BUFFERS), answer
     assert "fc_weights -> " not in answer or "fc_weights" in nb07.BUFFERS
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     ok(nb07.check_placement(s.placement))
     not_yet(nb07.check_placement(dict(s.placement, extra="device")), "not buffers")
     not_yet(nb07.check_placement(dict(s.placement, checkpoint="gpu")), "not an allocator")
@@ -251,7 +251,11 @@ def test_08_wrong_answers_fail():
 # -- 09 ---------------------------------------------------------------------------------------------
 def test_09_solutions_pass():
     s = load("09_troubleshooting_and_ecg")
+    nb09.DIAGNOSIS_SET.reopen_first()             # an earlier test may have left a drawn set open
     ok(nb09.check_diagnosis(s.diagnosis))
+    for _ in range(3):                            # and every drawn set: a wrong one draws anew
+        nb09.check_diagnosis({c: 1 for c in nb09.CASES})
+        ok(nb09.check_diagnosis(s.diagnosis_for(nb09.DIAGNOSIS_SET.names)))
     ok(nb09.check_spikes(s.find_spikes))
 
 
@@ -345,9 +349,9 @@ def test_07_accepts_the_defensible_pinned_designs_and_still_rejects_wrong_ones()
     logger's scalars with a small copy each step (what loss.item() does); managed memory for
     them, bouncing a page every step, is not."""
     s = load("07_choosing_a_strategy")
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     assert nb07.check_placement(dict(s.placement, checkpoint="pinned", debug_probe="pinned")).ok
     assert nb07.check_placement(dict(s.placement, loss_scalars="device")).ok
     assert not nb07.check_placement(dict(s.placement, loss_scalars="managed")).ok
-    nb07.placement_first_set()
+    nb07.PLACEMENT_SET.reopen_first()
     assert "asynchronous copy" in nb07.check_placement(None, hint=3).answer

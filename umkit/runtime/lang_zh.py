@@ -206,62 +206,41 @@ MESSAGES: dict[str, str] = {
         "ceil(n_faults / batch_max)：16384 个缺页按每批 256 个处理要进 {trips} 次内核，逐个处理则要 16384 次",
 
     # -- notebook 02: allocation -------------------------------------------------------------------------
-    "hot weights are read and written every step and live all training long: hipMalloc + explicit "
-    "copies is the most controllable (§3.4, §6.1 'the heart')":
-        "热权重每一步都要读写，而且贯穿整个训练：hipMalloc 加显式拷贝最可控（§3.4，§6.1 的“心脏”）",
-    "a snapshot of the weights the CPU writes to disk every few thousand steps: managed memory, "
-    "prefetched to the host before the CPU reads it (the column's choice, §3.4), is the answer; pinned "
-    "host memory with an explicit async copy is also right; device-only memory is wrong (the CPU must "
-    "read it)":
-        "CPU 每隔几千步写到磁盘的权重快照：用托管内存，并在 CPU 读之前预取到主机（专栏的选择，§3.4），"
-        "就是答案；用固定主机内存加一次显式异步拷贝也对；只放在设备内存里是错的（CPU 必须读它）",
-    "offline-preprocessed epoch data is prepared on the CPU and consumed once per epoch: the author's "
-    "managed-memory case (§3.4), prefetched before each epoch (§3.2)":
-        "离线预处理好的 epoch 数据在 CPU 上准备、每个 epoch 消费一次：正是作者用托管内存的场景（§3.4），"
-        "每个 epoch 之前预取（§3.2）",
-    "small data the CPU updates often and the GPU only glances at: hipHostMalloc, zero-copy over the "
-    "link with no migration jitter (§4.4)":
-        "CPU 经常更新、GPU 只是瞄一眼的小数据：hipHostMalloc，经链路零拷贝，没有迁移抖动（§4.4）",
-    "latency-critical inference buffers: a pre-allocated hipMalloc pool, because a burst of migrations "
-    "at peak load is exactly what must not happen (§6.3)":
-        "延迟敏感的推理缓冲区：预分配的 hipMalloc 内存池，因为高峰负载时的一阵迁移恰恰是绝不能发生的（§6.3）",
-    "a tokenizer vocabulary only the CPU data loader reads; no kernel ever touches it: ordinary pageable "
-    "host memory (malloc / new / NumPy) -- pinning or managing it buys nothing":
-        "只有 CPU 数据加载器读的分词器词表；没有 kernel 碰它：普通的可分页主机内存（malloc / new / NumPy）"
-        "——固定它或托管它都得不到任何好处",
+    "the tokenizer's vocabulary, 50 MB, read only by the CPU data loader; no kernel touches it.":
+        "分词器的词表，50 MB，只有 CPU 数据加载器读它；没有 kernel 碰它。",
+    "No kernel ever touches it: ordinary pageable host memory (malloc / new / NumPy). Pinning or "
+    "managing it buys nothing and pinned pages are taken from the whole machine.":
+        "没有任何 kernel 碰它：用普通的可分页主机内存（malloc / new / NumPy）。固定它或托管它都得不到任何好处，"
+        "而且被固定的页是从整台机器那里拿走的。",
+    "200 MB of file offsets the CPU data loader uses to find each sample on disk.":
+        "200 MB 的文件偏移量，CPU 数据加载器用它在磁盘上找到每个样本。",
+    "Only the CPU reads it: plain pageable memory. The GPU never sees it, so there is nothing to "
+    "migrate, pin or copy.":
+        "只有 CPU 读它：普通的可分页内存就行。GPU 从来看不到它，所以没有什么需要迁移、固定或拷贝。",
+    "the text of the training log the CPU appends a line to every 100 steps.":
+        "训练日志的文本，CPU 每 100 步往里追加一行。",
+    "CPU-only data: pageable host memory, like any Python string or NumPy array.":
+        "只有 CPU 用的数据：可分页主机内存，和任何 Python 字符串或 NumPy 数组一样。",
+    "{part_msg}. The buffers are drawn again: print nb02.BUFFERS to see the new set, and choose for "
+    "those":
+        "{part_msg}。缓冲区重新抽过了：打印 nb02.BUFFERS 看看新的一组，为它们选择",
     "ask of each buffer: who touches it (CPU, GPU, both), how often, and for how long (§3.4 table, "
     "§4.4 pinned memory, §6.1 'the heart', §6.3 the inference service); the allocator follows from its "
     "access owner and lifetime (§7)":
         "对每块缓冲区都问一问：谁访问它（CPU、GPU、两者），多频繁，持续多久（§3.4 的表格、§4.4 的固定内存、"
         "§6.1 的“心脏”、§6.3 的推理服务）；分配器由它的访问主人和生命周期决定（§7）",
-    "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')":
-        "谁读写它，多频繁，持续多久？（§3.4，§6.1 的“心脏”）",
-    "how often is it touched, and who must read it to save it? (§3.4: the author's own practice)":
-        "它多久被访问一次？要把它存盘，谁必须读它？（§3.4：作者自己的做法）",
-    "who prepares it, who consumes it, and how often? (§3.4, §3.2)": "谁准备它，谁消费它，多频繁？（§3.4，§3.2）",
-    "how big is it, who writes it, and how often does the GPU look at it? (§4.4)":
-        "它有多大，谁写它，GPU 多久看它一次？（§4.4）",
-    "what matters most for it: convenience or predictable latency at peak? (§6.3)":
-        "对它来说什么最重要：方便，还是高峰时可预测的延迟？（§6.3）",
-    "does any kernel ever touch it? (a buffer only the CPU uses)": "有没有 kernel 碰过它？（一块只有 CPU 用的缓冲区）",
-    "{argument} should be a dict like {'weights': 'device', ...}, got {type}":
-        "{argument} 应该是一个形如 {'weights': 'device', ...} 的 dict，得到的是 {type}",
+    "{argument} should be a dict like {'fc_weights': 'device', ...}, got {type}":
+        "{argument} 应该是一个形如 {'fc_weights': 'device', ...} 的 dict，得到的是 {type}",
     "unknown buffers {unknown}: use the keys {items}": "未知的缓冲区 {unknown}：请使用这些键 {items}",
     "every choice is still None: write 'device', 'managed', 'pinned' or 'pageable' for each buffer":
         "所有选择都还是 None：为每块缓冲区写上 'device'、'managed'、'pinned' 或 'pageable'",
     "{item}: {value} is not an allocator; use 'device', 'managed', 'pinned' or 'pageable'":
         "{item}：{value} 不是一种分配器；请用 'device'、'managed'、'pinned' 或 'pageable'",
     "mix allocators by each buffer's access owner and lifetime (§7): hot and latency-critical data in "
-    "device memory, low-frequency data managed, small CPU-heavy data pinned, CPU-only data in plain "
-    "pageable memory":
-        "按每块缓冲区的访问主人和生命周期混合使用分配器（§7）：热数据和延迟敏感的数据放设备内存，低频数据放托管内存，"
-        "CPU 访问频繁的小数据放固定内存，只有 CPU 用的数据放普通的可分页内存",
-    "weights -> device: {why}": "weights -> device：{why}",
-    "checkpoint -> managed: {why}": "checkpoint -> managed：{why}",
-    "epoch_preprocessing -> managed: {why}": "epoch_preprocessing -> managed：{why}",
-    "lr_schedule -> pinned: {why}": "lr_schedule -> pinned：{why}",
-    "request_pool -> device: {why}": "request_pool -> device：{why}",
-    "vocab -> pageable: {why}": "vocab -> pageable：{why}",
+    "device memory, data both sides touch now and then managed, tiny data the CPU touches every step "
+    "pinned, CPU-only data in plain pageable memory":
+        "按每块缓冲区的访问主人和生命周期混合使用分配器（§7）：热数据和延迟敏感的数据放设备内存，两边时不时都碰的数据放托管内存，"
+        "CPU 每一步都碰的小数据放固定内存，只有 CPU 用的数据放普通的可分页内存",
     "load(data) returned {type}; return the umkit array the GPU will read (umkit.device_array / "
     "managed / pinned)":
         "load(data) 返回了 {type}；请返回 GPU 将要读取的 umkit 数组（umkit.device_array / managed / pinned）",
@@ -1504,10 +1483,7 @@ MESSAGES: dict[str, str] = {
     "before each kernel, or copy explicitly with hipMemcpy instead of managed allocations.":
         "在硬件支持的地方打开可恢复的缺页（HSA_XNACK=1）；否则在每个 kernel 之前预取，或者不用托管分配，"
         "改用 hipMemcpy 显式拷贝。",
-    "a device allocation out of memory (error 2) while another process holds VRAM": "另一个进程占着显存时，设备内存分配出现内存不足错误（错误 2）",
     "a pointer from another process: its address means nothing there": "来自另一个进程的指针：它的地址在这里毫无意义",
-    "a race: the CPU touches the batch while the kernel may still use it": "数据竞争：CPU 在 kernel 可能还在用批次时访问了它",
-    "page thrash: CPU and GPU faults on the same buffer every few steps": "页面颠簸：每隔几步，CPU 和 GPU 就在同一块缓冲区上缺页",
     "no recoverable GPU page faults (XNACK off / old card): no on-demand migration":
         "没有可恢复的 GPU 缺页（XNACK 关闭 / 老卡）：没有按需迁移",
     "case {item}: there is no fix {v}; choose 1-{n}.": "案例 {item}：没有第 {v} 号修复办法；请从 1-{n} 中选。",
@@ -1515,15 +1491,65 @@ MESSAGES: dict[str, str] = {
     "{argument} is still None: map every case letter to a fix number, e.g. {'A': 1, 'B': 2, ...}.":
         "{argument} 仍然是 None：把每个案例字母对应到一个修复办法编号，例如 {'A': 1, 'B': 2, ...}。",
     "{argument} must be a dict {letter: number}, not {type}.": "{argument} 必须是一个 dict {letter: number}，而不是 {type}。",
-    "all five: OOM (A), cross-process pointer (B), a race with no error (C), page thrash (D), a card "
-    "without recoverable page faults (XNACK), so no on-demand migration (E).":
-        "五个全对：内存不足（A）、跨进程指针（B）、不报错的数据竞争（C）、页面颠簸（D）、一块没有可恢复缺页（XNACK）"
-        "因而没有按需迁移的卡（E）。",
     "cases without a diagnosis: {missing}.": "还没有诊断的案例：{missing}。",
     "your {given} diagnoses are not all right yet. Read each report for its symptom and ask "
-    "umkit.explain(...) about its code, name or symptom.":
+    "umkit.explain(...) about its code, name or symptom":
         "你的 {given} 个诊断还没有全对。读每份报告，找出它的症状，再用 umkit.explain(.."
-        ".) 查它的错误码、名字或症状。",
+        ".) 查它的错误码、名字或症状",
+    "{part_msg}. Five new reports are drawn: print nb09.CASES again and diagnose those":
+        "{part_msg}。重新抽了五份新报告：再打印一次 nb09.CASES，诊断这几份",
+    "all five: each report matched by its symptom -- out of memory, a pointer from another process, "
+    "a race with no error, page thrash, a card without recoverable page faults (XNACK), so no "
+    "on-demand migration.":
+        "五个全对：每份报告都按症状对上了——内存不足、来自另一个进程的指针、不报错的数据竞争、页面颠簸、"
+        "一块没有可恢复缺页（XNACK）因而没有按需迁移的卡。",
+    "page thrash: the CPU and the GPU touch the same managed buffer in turn, so its pages migrate "
+    "back and forth":
+        "页面颠簸：CPU 和 GPU 轮流访问同一块托管缓冲区，它的页面就来回迁移",
+    "a race: the host touches data while queued GPU work may still use it -- wrong numbers, no error":
+        "数据竞争：排队中的 GPU 工作可能还在用数据时，主机就去访问了它——数字错了，却不报错",
+    "out of memory: the card's memory is taken (another job, a bigger model); no fault, no race":
+        "内存不足：卡上的内存被占满了（另一个任务、更大的模型）；不是缺页，也不是竞争",
+    "Training ran for hours without trouble; since the nightly evaluation job was scheduled onto the "
+    "same GPU, the next allocation of activations fails with hipErrorOutOfMemory around midnight.":
+        "训练一连跑了几个小时都没问题；自从夜间评估任务也被调度到同一块 GPU 上，每到半夜，下一次为激活值做的分配就报 "
+        "hipErrorOutOfMemory。",
+    "After doubling the batch size the first forward pass raises 'HIP out of memory. Tried to allocate "
+    "6.00 GiB'; a colleague's notebook kernel on the same card still holds its tensors.":
+        "把批大小翻倍之后，第一次前向传播就报 'HIP out of memory. Tried to allocate 6.00 GiB'；"
+        "同一块卡上，一位同事的 notebook 内核还占着它的张量。",
+    "A worker process puts the integer address of its managed buffer on a multiprocessing queue; the "
+    "consumer process launches a kernel on that address and aborts with 'Memory access fault by GPU "
+    "node-1 ... Reason: Page not present or supervisor privilege.'":
+        "一个工作进程把它的托管缓冲区的整数地址放进 multiprocessing 队列；消费进程拿这个地址启动 kernel，"
+        "随即中止，报 'Memory access fault by GPU node-1 ... Reason: Page not present or supervisor "
+        "privilege.'",
+    "Results were right while every launch was followed by hipDeviceSynchronize() for debugging; since "
+    "those calls were removed to save time, a few outputs per epoch are wrong. Nothing reports an "
+    "error.":
+        "调试时每次启动后都跟着 hipDeviceSynchronize()，结果一直是对的；为了省时间删掉这些调用之后，每个 epoch "
+        "都有几个输出是错的。没有任何地方报错。",
+    "The loss the host logs after each step is now and then the previous step's value, never an error; "
+    "the logging code reads the loss buffer right after hipLaunchKernelGGL returns.":
+        "主机每步之后记录的 loss 时不时是上一步的值，从不报错；记录日志的代码在 hipLaunchKernelGGL "
+        "一返回就去读 loss 缓冲区。",
+    "Every 20th step takes 15x longer than the others; each slow step comes right after a CPU "
+    "statistics pass over the gradient buffer, which lives in managed memory.":
+        "每第 20 步都比其他步慢 15 倍；每个慢步都紧跟在 CPU 对梯度缓冲区做的一次统计之后，而这块缓冲区放在托管内存里。",
+    "The GPU updates an embedding table in managed memory while a CPU thread samples rows of it; kernel "
+    "times vary tenfold from step to step, and the profiler's KFD records show page migrations in both "
+    "directions on that table.":
+        "GPU 更新一张放在托管内存里的嵌入表，同时一个 CPU 线程在对它的行做采样；kernel 时间每步之间相差十倍，"
+        "性能分析器的 KFD 记录显示这张表上的页面在两个方向上来回迁移。",
+    "On one MI250X node the job runs 20x slower than on a colleague's; there `echo $HSA_XNACK` prints 1, "
+    "on yours nothing, and rocminfo names your GPU agent gfx90a:xnack-. No error on either.":
+        "在一个 MI250X 节点上，任务比同事那台慢 20 倍；在同事那里 `echo $HSA_XNACK` 输出 1，在你这里什么也不输出，"
+        "rocminfo 把你的 GPU agent 叫作 gfx90a:xnack-。两边都不报错。",
+    "Moved into a container, the same managed-memory training loop became many times slower with no "
+    "error at all; inside the container rocminfo lists the GPU as gfx90a:xnack-, outside it as "
+    "gfx90a:xnack+.":
+        "挪进容器之后，同一个托管内存训练循环慢了好多倍，却一点错误也没有；容器里 rocminfo 把 GPU 列为 "
+        "gfx90a:xnack-，容器外是 gfx90a:xnack+。",
     "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
         "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
     "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",

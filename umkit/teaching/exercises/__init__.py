@@ -672,6 +672,116 @@ class Labels:
         return None
 
 
+def tests_only(what: str) -> None:
+    """Refuse ``what`` -- a call that opens a fixed question again -- unless the attempts budget
+    is off (the project's tests): in a learner's kernel a question graded wrong does not come
+    back, or changing one answer at a time on it would pass without understanding."""
+    if attempts_budget():
+        from ...errors import UmkitError
+        raise UmkitError(f"{what} is for the project's tests (UMKIT_EXERCISE_ATTEMPTS=0): in a "
+                         "learner's kernel a question graded wrong is not opened again",
+                         hint="answer the question now open (print it); a kernel restart opens "
+                              "the notebook's question again")
+
+
+class DrawnSet:
+    """The items of a 'labels' exercise, drawn from a bank so that a set cannot be passed by
+    changing one label at a time: a set graded wrong is replaced by a new one, and the set now
+    open is :attr:`items` (name -> description, read in the learner's language).
+
+    ``bank``: name -> (description, the labels accepted for it, why -- the answer's line).
+    ``first``: the set a process opens with (the notebook's text and its committed outputs show
+    it), in the order it is shown.  ``redrawn``: the message of a wrong set, ``{part_msg}`` the
+    set's own; ``line``: an item's line of the answer ({item}, {label}, {why}).  Every drawn set holds one item of each kind of answer (items
+    whose accepted labels are the same set are one kind), the rest drawn from the whole bank, in
+    a random order, never the set now open.  ``letters``: the learner answers by letter (A, B,
+    ...) in the order shown, not by the items' names.
+
+    The first set comes back only with a new process (a kernel restart): a call that reopened it
+    after a wrong try would be a fixed set to cycle on.  :meth:`reopen_first` and :meth:`draw` with
+    an ``rng`` of your own work only where the attempts budget is off (the project's tests)."""
+
+    def __init__(self, exercise: str, bank: dict, first, *, letters: bool = False,
+                 line: str = "{item} -> {label}: {why}",
+                 redrawn: str = "{part_msg}. A new set is drawn: print it again and answer that "
+                                "one (the old set will not come back)"):
+        from ...runtime.lang import Localized
+        self.redrawn = redrawn
+        self.line = line
+        self.exercise = exercise
+        self._bank = dict(bank)
+        self.first = tuple(first)
+        self.size = len(self.first)
+        self.letters = letters
+        self.items = Localized()
+        self.names: list = []           # the bank names of the set now open, in its order
+        self._put(self.first)
+
+    def _put(self, names) -> None:
+        self.names = list(names)
+        self.items.clear()
+        for i, n in enumerate(self.names):     # the English texts; Localized reads them translated
+            dict.__setitem__(self.items, self.key(i), self._bank[n][0])
+
+    def key(self, i: int):
+        return string.ascii_uppercase[i] if self.letters else self.names[i]
+
+    def extended(self, exercise: str, more: dict, first, **options) -> "DrawnSet":
+        """A new set for another exercise: this bank and ``more`` (the same form), opening with
+        ``first`` -- so that two notebooks that ask about the same buffers give them one rule.
+        ``options``: the constructor's keywords."""
+        return DrawnSet(exercise, {**self._bank, **more}, first, **options)
+
+    def reopen_first(self) -> dict:
+        """Open the first set again (tests only, see the class); returns :attr:`items`."""
+        tests_only("reopen_first()")
+        self._put(self.first)
+        return self.items
+
+    def draw(self, rng=None) -> dict:
+        """Open a new set (see the class); returns :attr:`items`.  ``rng`` (a ``random.Random``)
+        only where the attempts budget is off; otherwise the exercise's next generator."""
+        if rng is not None:
+            tests_only("draw(rng=...)")
+        rng = rng_option(rng, self.exercise)
+        kinds: dict = {}
+        for name, (_, right, _) in self._bank.items():
+            kinds.setdefault(frozenset(right), []).append(name)
+        now = set(self.names)
+        while True:
+            names = [rng.choice(sorted(group)) for group in kinds.values()][:self.size]
+            rest = sorted(set(self._bank) - set(names))
+            names += rng.sample(rest, self.size - len(names))
+            rng.shuffle(names)
+            if set(names) != now or len(self._bank) == self.size:
+                self._put(names)
+                return self.items
+
+    def labels(self, **fields) -> Labels:
+        """The set now open as :class:`Labels` (``fields``: the rest of Labels' fields)."""
+        right = {self.key(i): self._bank[n][1] for i, n in enumerate(self.names)}
+        lines = {self.key(i): self.line.format(item=self.key(i), label=self._shown(self._bank[n][1]),
+                                               why=self._bank[n][2])
+                 for i, n in enumerate(self.names)}
+        fields.setdefault("about", self.items)
+        fields.setdefault("order", "given")
+        return Labels(right=right, lines=lines, **fields)
+
+    @staticmethod
+    def _shown(accepted) -> str:
+        return "/".join(str(a) for a in sorted(accepted, key=str))
+
+    def grade(self, given, concept: str, **fields) -> Verdict | str | None:
+        """Grade ``given`` on the set now open; a wrong set opens a new one, and the message says
+        so (the answer held for hint=3 is the new set's)."""
+        v = self.labels(**fields).grade(given, concept)
+        if isinstance(v, Verdict):
+            self.draw()
+            v.message = self.redrawn.format(part_msg=v.message)
+            v.answer = self.labels(**fields).answer()
+        return v
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise, as data; :func:`check` grades what the learner submitted for it.

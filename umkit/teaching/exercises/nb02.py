@@ -5,35 +5,34 @@ import numpy as np
 
 import umkit
 
-from . import (Exercise, Labels, Verdict, check, float32_option, function_option, passed,
-               rng_option, sim_sandbox, tiered)
+from . import (Exercise, Verdict, check, float32_option, function_option, nb07, passed, rng_option,
+               sim_sandbox, tiered)
 
-#: buffer -> (the allocator the article recommends, why)
-BUFFERS = {
-    "weights": ("device", "hot weights are read and written every step and live all training "
-                          "long: hipMalloc + explicit copies is the most controllable (§3.4, §6.1 "
-                          "'the heart')"),
-    "checkpoint": ("managed", "a snapshot of the weights the CPU writes to disk every few thousand "
-                              "steps: managed memory, prefetched to the host before the CPU reads "
-                              "it (the column's choice, §3.4), is the answer; pinned host memory "
-                              "with an explicit async copy is also right; device-only memory is "
-                              "wrong (the CPU must read it)"),
-    "epoch_preprocessing": ("managed", "offline-preprocessed epoch data is prepared on the CPU "
-                                       "and consumed once per epoch: the author's managed-memory "
-                                       "case (§3.4), prefetched before each epoch (§3.2)"),
-    "lr_schedule": ("pinned", "small data the CPU updates often and the GPU only glances at: "
-                              "hipHostMalloc, zero-copy over the link with no migration jitter "
-                              "(§4.4)"),
-    "request_pool": ("device", "latency-critical inference buffers: a pre-allocated hipMalloc "
-                               "pool, because a burst of migrations at peak load is exactly what "
-                               "must not happen (§6.3)"),
-    "vocab": ("pageable", "a tokenizer vocabulary only the CPU data loader reads; no kernel ever "
-                          "touches it: ordinary pageable host memory (malloc / new / NumPy) -- "
-                          "pinning or managing it buys nothing"),
+#: buffers only the CPU touches, for the fourth allocator (the rest of the bank is notebook 07's:
+#: one rule for each kind of buffer in both notebooks)
+_CPU_ONLY = {
+    "vocab": (
+        "the tokenizer's vocabulary, 50 MB, read only by the CPU data loader; no kernel touches it.",
+        {"pageable"},
+        "No kernel ever touches it: ordinary pageable host memory (malloc / new / NumPy). Pinning "
+        "or managing it buys nothing and pinned pages are taken from the whole machine."),
+    "sample_index": (
+        "200 MB of file offsets the CPU data loader uses to find each sample on disk.", {"pageable"},
+        "Only the CPU reads it: plain pageable memory. The GPU never sees it, so there is nothing "
+        "to migrate, pin or copy."),
+    "run_log": (
+        "the text of the training log the CPU appends a line to every 100 steps.", {"pageable"},
+        "CPU-only data: pageable host memory, like any Python string or NumPy array."),
 }
-#: buffer -> every allocator accepted (the one above first); one rule for the checkpoint buffer
-#: in every notebook: managed + prefetch to the host, or pinned + an explicit async copy
-ACCEPTED = {k: {want} for k, (want, _) in BUFFERS.items()} | {"checkpoint": {"managed", "pinned"}}
+#: the notebook's set, in its order
+FIRST_SET = ("fc_weights", "checkpoint", "token_counts", "step_settings", "request_buffers", "vocab")
+#: the buffers of the set now open, name -> description (in the learner's language); a wrong
+#: set draws a new one (every set holds one buffer of each kind of answer)
+ALLOCATOR_SET = nb07.PLACEMENT_SET.extended(
+    "nb02.allocators", _CPU_ONLY, FIRST_SET,
+    redrawn="{part_msg}. The buffers are drawn again: print nb02.BUFFERS to see the new set, and "
+            "choose for those")
+BUFFERS = ALLOCATOR_SET.items
 _ALIASES = {"device": "device", "hipmalloc": "device", "cudamalloc": "device",
             "device_array": "device", "managed": "managed", "hipmallocmanaged": "managed",
             "cudamallocmanaged": "managed", "unified": "managed", "pinned": "pinned",
@@ -42,49 +41,41 @@ _ALIASES = {"device": "device", "hipmalloc": "device", "cudamalloc": "device",
 _CONCEPT = ("ask of each buffer: who touches it (CPU, GPU, both), how often, and for how long "
             "(§3.4 table, §4.4 pinned memory, §6.1 'the heart', §6.3 the inference service); "
             "the allocator follows from its access owner and lifetime (§7)")
+_LABELS = dict(
+    label=lambda v: _ALIASES.get(str(v).strip().lower().replace(" ", "")),
+    partial=True,
+    unknown="unknown buffers {unknown}: use the keys {items}",
+    all_none="every choice is still None: write 'device', 'managed', 'pinned' or 'pageable' for "
+             "each buffer",
+    bad_label="{item}: {value!r} is not an allocator; use 'device', 'managed', 'pinned' or "
+              "'pageable'",
+    # the set is graded whole (the framework's sentence); tier 2 is the concept: the questions
+    # to ask of every buffer, pointing at none
+    incomplete="still None: {missing}. Choose for every buffer; the set is graded whole")
+_PASSED = ("mix allocators by each buffer's access owner and lifetime (§7): hot and "
+           "latency-critical data in device memory, data both sides touch now and then managed, "
+           "tiny data the CPU touches every step pinned, CPU-only data in plain pageable memory")
 
 
-#: buffer -> the question to ask of it (tier 2: the concept, not the answer)
-_QUESTION = {
-    "weights": "who reads and writes it, how often, and for how long? (§3.4, §6.1 'the heart')",
-    "checkpoint": "how often is it touched, and who must read it to save it? (§3.4: the author's "
-                  "own practice)",
-    "epoch_preprocessing": "who prepares it, who consumes it, and how often? (§3.4, §3.2)",
-    "lr_schedule": "how big is it, who writes it, and how often does the GPU look at it? (§4.4)",
-    "request_pool": "what matters most for it: convenience or predictable latency at peak? (§6.3)",
-    "vocab": "does any kernel ever touch it? (a buffer only the CPU uses)",
-}
+def _grade_allocators(choice) -> Verdict | str:
+    v = ALLOCATOR_SET.grade(choice, _CONCEPT, **_LABELS)
+    return passed(_PASSED) if v is None else v
 
 
 ALLOCATORS = Exercise(
     why_terms=('who touches', 'how often', 'every step', 'migrat', 'pinned', 'device memory',
                'managed', '访问', '每一步', '迁移', '固定内存', '设备内存', '托管'),
     name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
-    wrong_type="{argument} should be a dict like {{'weights': 'device', ...}}, got {type}",
-    labels=Labels(
-        right=ACCEPTED,
-        lines={k: f"{k} -> {want}: {why}" for k, (want, why) in BUFFERS.items()},
-        label=lambda v: _ALIASES.get(str(v).strip().lower().replace(" ", "")),
-        partial=True,
-        unknown="unknown buffers {unknown}: use the keys {items}",
-        all_none="every choice is still None: write 'device', 'managed', 'pinned' or "
-                 "'pageable' for each buffer",
-        bad_label="{item}: {value!r} is not an allocator; use 'device', 'managed', 'pinned' or "
-                  "'pageable'",
-        # the set is graded whole (the framework's sentence); tier 2 asks every buffer's
-        # question, pointing at none
-        questions=_QUESTION, nudge="{concept}. Ask of every buffer -- {questions}",
-        incomplete="still None: {missing}. Choose for every buffer; the set is graded whole"),
-    passed="mix allocators by each buffer's access owner and lifetime (§7)"
-           + ("" if all(w == "managed" for w, _ in BUFFERS.values()) else
-              ": hot and latency-critical data in device memory, low-frequency data managed, "
-              "small CPU-heavy data pinned, CPU-only data in plain pageable memory"))
+    wrong_type="{argument} should be a dict like {{'fc_weights': 'device', ...}}, got {type}",
+    answer=lambda **_: ALLOCATOR_SET.labels(**_LABELS).answer(),
+    grader=_grade_allocators)
 
 
 @tiered
 def check_allocators(choice) -> Verdict:
-    """Exercise 02: ``choice`` maps each buffer of :data:`BUFFERS` to 'device' (hipMalloc),
-    'managed' (hipMallocManaged), 'pinned' (hipHostMalloc) or 'pageable' (malloc)."""
+    """Exercise 02: ``choice`` maps each buffer of :data:`BUFFERS` (the set now open) to 'device'
+    (hipMalloc), 'managed' (hipMallocManaged), 'pinned' (hipHostMalloc) or 'pageable' (malloc).
+    A wrong set draws a new set of buffers into :data:`BUFFERS`."""
     return check(ALLOCATORS, choice)
 
 

@@ -15,7 +15,7 @@ import umkit
 
 from ...runtime.lang import Localized
 from . import (Exercise, Verdict, check, check_seed, close_to, failed, passed, profile_option,
-               raised, rng_option, sim_sandbox, tiered)
+               raised, rng_option, sim_sandbox, tests_only, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -242,12 +242,14 @@ def _ipc_new_question(rng=None) -> dict:
 
 
 def ipc_first_question() -> dict:
-    """Put the first question (the notebook's) back; returns :data:`IPC_OPTIONS`."""
+    """Put the first question (the notebook's) back -- in the project's tests only
+    (:func:`~umkit.teaching.exercises.tests_only`); returns :data:`IPC_OPTIONS`."""
+    tests_only("ipc_first_question()")
     _ipc_set(dict(_IPC_FIRST))
     return IPC_OPTIONS
 
 
-ipc_first_question()
+_ipc_set(dict(_IPC_FIRST))
 
 
 def _ipc_right() -> set:
@@ -310,8 +312,8 @@ IPC = Exercise(
 @tiered
 def check_ipc(answer) -> Verdict:
     """``answer``: the set of letters of :data:`IPC_OPTIONS` (the question now open) that work.
-    A wrong set draws a new question into :data:`IPC_OPTIONS` (``ipc_first_question()`` puts the
-    notebook's back)."""
+    A wrong set draws a new question into :data:`IPC_OPTIONS` (a kernel restart opens the
+    notebook's again)."""
     return check(IPC, answer)
 
 
@@ -349,8 +351,12 @@ def _grade_statistic_on(fn, profile: str) -> Verdict | str:
     rng = np.random.default_rng(check_seed())
     start = rng.uniform(0.0, 4.0, n).astype(np.float32)     # the parameters: new every check;
     k = start[::STAT_STRIDE].size                             # the sampled floats apart from the
-    start[::STAT_STRIDE] = (rng.uniform(4.0, 8.0)             # rest and spread out, in an order
-                            + rng.uniform(2.0, 4.0) * rng.permutation(k) / (k - 1))  # drawn too
+    base, spread = rng.uniform(4.0, 8.0), rng.uniform(2.0, 4.0)   # rest and spread out, in an
+    order = rng.permutation(k)                                # order drawn too -- the first one
+    if abs(order[0] / (k - 1) - 0.5) < 0.1:                   # never near their mean (one float
+        low = int(np.argmin(order))                           # read is no sample)
+        order[[0, low]] = order[[low, 0]]
+    start[::STAT_STRIDE] = base + spread * order / (k - 1)
     updates = rng.integers(1, 4, STAT_STEPS)                 # 1-3 GPU updates a step, drawn too
     want_base = float(start[::STAT_STRIDE].astype(np.float64).mean())
     ms, wrong, moved, done = [], [], 0, 0

@@ -6,9 +6,7 @@ import functools
 
 import umkit
 
-from ...runtime.lang import Localized
-from . import (Exercise, Labels, Verdict, check, learner_code, passed, rng_option, sim_sandbox,
-               tiered)
+from . import (DrawnSet, Exercise, Verdict, check, learner_code, passed, sim_sandbox, tiered)
 
 KINDS = ("device", "managed", "pinned")
 
@@ -118,45 +116,15 @@ _BANK = {
 #: the notebook's set, in its order
 FIRST_SET = ("fc_weights", "feature_table", "augment_scratch", "rare_embeddings", "debug_probe",
              "checkpoint", "request_buffers", "loss_scalars")
-#: how many buffers a set holds
-SET_SIZE = len(FIRST_SET)
 
+#: the buffers the exercise draws from, the notebook's set first; a wrong set opens a new one
+PLACEMENT_SET = DrawnSet(
+    "nb07.placement", _BANK, FIRST_SET,
+    redrawn="{part_msg}. The buffers are drawn again: print nb07.BUFFERS to see the new set, and "
+            "place those")
 #: the buffers of the set now open, name -> description (in the learner's language): the
 #: notebook's set until a set is graded wrong; then one drawn afresh from the bank
-BUFFERS = Localized()
-
-
-def _put(names) -> None:
-    BUFFERS.clear()
-    for n in names:                     # the English texts; Localized reads them translated
-        dict.__setitem__(BUFFERS, n, _BANK[n][0])
-
-
-def placement_first_set() -> dict:
-    """Put the notebook's set back; returns :data:`BUFFERS`."""
-    _put(FIRST_SET)
-    return BUFFERS
-
-
-placement_first_set()
-
-
-def draw_set(rng=None) -> dict:
-    """A new set: one buffer of each kind of answer (device; managed; managed or pinned; pinned),
-    the rest drawn from the whole bank, in a random order, never the set now open."""
-    rng = rng_option(rng, "nb07.placement")
-    kinds: dict = {}
-    for name, (_, right, _) in _BANK.items():
-        kinds.setdefault(frozenset(right), []).append(name)
-    now = set(BUFFERS)
-    while True:
-        names = [rng.choice(sorted(group)) for group in kinds.values()]
-        rest = sorted(set(_BANK) - set(names))
-        names += rng.sample(rest, SET_SIZE - len(names))
-        rng.shuffle(names)
-        if set(names) != now:
-            _put(names)
-            return BUFFERS
+BUFFERS = PLACEMENT_SET.items
 
 
 PLACEMENT_CONCEPT = ("§6.1-6.3: for every buffer ask who touches it (the GPU, the CPU, both), how "
@@ -172,19 +140,13 @@ def _kind(value) -> str | None:
     return kind if kind in KINDS else None
 
 
-def _labels() -> Labels:
-    """The set now open, as labels."""
-    names = list(BUFFERS)
-    return Labels(
-        right={w: _BANK[w][1] for w in names},
-        lines={w: f"{w} -> {sorted(_BANK[w][1])[0]}: {_BANK[w][2]}" for w in names},
-        label=_kind,
-        unknown="{unknown} are not buffers of this exercise; the names are {items}.",
-        missing="still to place: {missing}.",
-        bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.",
-        # the whole set is graded: the feedback says neither how many nor which (either would
-        # let cycling pass without reading a single description) -- Labels' generic sentence
-        about=BUFFERS, order="given")
+_LABELS = dict(
+    label=_kind,
+    unknown="{unknown} are not buffers of this exercise; the names are {items}.",
+    missing="still to place: {missing}.",
+    bad_label="{item}: {value!r} is not an allocator; use one of " + f"{KINDS}.")
+# the whole set is graded: the feedback says neither how many nor which (either would let
+# cycling pass without reading a single description) -- Labels' generic sentence
 
 
 _PASSED = ("every buffer has the allocator that matches who touches it and how often: the heart "
@@ -193,24 +155,15 @@ _PASSED = ("every buffer has the allocator that matches who touches it and how o
 
 
 def _grade_placement(plan) -> Verdict | str:
-    v = _labels().grade(plan, PLACEMENT_CONCEPT)
-    if v is None:
-        return passed(_PASSED)
-    if isinstance(v, Verdict):
-        # a wrong set: the buffers are drawn again, so a set found by changing one choice at a time
-        # cannot be tried on the same buffers twice; the answer held for hint=3 is the new set's
-        draw_set()
-        v.message = (f"{v.message}. The buffers are drawn again: print nb07.BUFFERS to see the "
-                     "new set, and place those")
-        v.answer = _labels().answer()
-    return v
+    v = PLACEMENT_SET.grade(plan, PLACEMENT_CONCEPT, **_LABELS)
+    return passed(_PASSED) if v is None else v
 
 
 PLACEMENT = Exercise(
     why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned',
                'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
     name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
-    answer=lambda **_: _labels().answer(),
+    answer=lambda **_: PLACEMENT_SET.labels(**_LABELS).answer(),
     none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
          "covering every buffer in nb07.BUFFERS.",
     wrong_type="{argument} must be a dict, not {type}.",

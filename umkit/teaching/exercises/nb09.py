@@ -9,24 +9,77 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import Exercise, Labels, Verdict, check, check_seed, sim_sandbox, tiered
+from . import DrawnSet, Exercise, Verdict, check, check_seed, passed, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
-# the reports and the fixes print in the learner's language (umkit.runtime.lang.Localized)
-CASES = Localized({
-    "A": "The job grew from 7B to 13B parameters and now hipMalloc of the weights returns error 2 at "
-         "start-up; rocm-smi shows another process holding 20 GB.",
-    "B": "A data-loader process sends a pointer from hipMallocManaged to the training process through "
-         "a pipe; the training process dies with 'Memory access fault by GPU node-2 ... Reason: "
-         "Page not present or supervisor privilege.'",
-    "C": "No error anywhere, but the validation loss is sometimes garbage since someone moved the "
-         "CPU-side normalisation of the batch to just after the kernel launch.",
-    "D": "Step time alternates between 40 ms and 900 ms; with HSA_XNACK=1, ROCm Systems Profiler's "
-         "unified-memory report shows thousands of page faults and page migrations (triggers "
-         "PAGEFAULT_GPU and PAGEFAULT_CPU) on the parameter buffer every few steps.",
-    "E": "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an "
-         "old GCN card (or with XNACK off), where the GPU cannot replay a faulting access.",
-})
+#: the reports the exercise draws from: id -> (the report, its fix's number, why).  Every set holds
+#: one report per fix, in a random order; the notebook's set (:data:`FIRST_SET`) is not in the
+#: order of §5.1's table, so copying the table's rows in order does not answer it.
+_FIX_WHY = {
+    1: "page thrash: the CPU and the GPU touch the same managed buffer in turn, so its pages "
+       "migrate back and forth",
+    2: "a race: the host touches data while queued GPU work may still use it -- wrong numbers, no "
+       "error",
+    3: "a pointer from another process: its address means nothing there",
+    4: "out of memory: the card's memory is taken (another job, a bigger model); no fault, no race",
+    5: "no recoverable GPU page faults (XNACK off / old card): no on-demand migration",
+}
+_REPORTS = {
+    "oom_13b": "The job grew from 7B to 13B parameters and now hipMalloc of the weights returns "
+               "error 2 at start-up; rocm-smi shows another process holding 20 GB.",
+    "oom_eval": "Training ran for hours without trouble; since the nightly evaluation job was "
+                "scheduled onto the same GPU, the next allocation of activations fails with "
+                "hipErrorOutOfMemory around midnight.",
+    "oom_batch": "After doubling the batch size the first forward pass raises 'HIP out of memory. "
+                 "Tried to allocate 6.00 GiB'; a colleague's notebook kernel on the same card "
+                 "still holds its tensors.",
+    "ipc_pipe": "A data-loader process sends a pointer from hipMallocManaged to the training "
+                "process through a pipe; the training process dies with 'Memory access fault by "
+                "GPU node-2 ... Reason: Page not present or supervisor privilege.'",
+    "ipc_queue": "A worker process puts the integer address of its managed buffer on a "
+                 "multiprocessing queue; the consumer process launches a kernel on that address "
+                 "and aborts with 'Memory access fault by GPU node-1 ... Reason: Page not "
+                 "present or supervisor privilege.'",
+    "race_norm": "No error anywhere, but the validation loss is sometimes garbage since someone "
+                 "moved the CPU-side normalisation of the batch to just after the kernel launch.",
+    "race_debug": "Results were right while every launch was followed by hipDeviceSynchronize() "
+                  "for debugging; since those calls were removed to save time, a few outputs per "
+                  "epoch are wrong. Nothing reports an error.",
+    "race_log": "The loss the host logs after each step is now and then the previous step's "
+                "value, never an error; the logging code reads the loss buffer right after "
+                "hipLaunchKernelGGL returns.",
+    "thrash_ps": "Step time alternates between 40 ms and 900 ms; with HSA_XNACK=1, ROCm Systems "
+                 "Profiler's unified-memory report shows thousands of page faults and page "
+                 "migrations (triggers PAGEFAULT_GPU and PAGEFAULT_CPU) on the parameter buffer "
+                 "every few steps.",
+    "thrash_stats": "Every 20th step takes 15x longer than the others; each slow step comes right "
+                    "after a CPU statistics pass over the gradient buffer, which lives in managed "
+                    "memory.",
+    "thrash_sampler": "The GPU updates an embedding table in managed memory while a CPU thread "
+                      "samples rows of it; kernel times vary tenfold from step to step, and the "
+                      "profiler's KFD records show page migrations in both directions on that "
+                      "table.",
+    "xnack_gcn": "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower "
+                 "on an old GCN card (or with XNACK off), where the GPU cannot replay a faulting "
+                 "access.",
+    "xnack_node": "On one MI250X node the job runs 20x slower than on a colleague's; there `echo "
+                  "$HSA_XNACK` prints 1, on yours nothing, and rocminfo names your GPU agent "
+                  "gfx90a:xnack-. No error on either.",
+    "xnack_container": "Moved into a container, the same managed-memory training loop became many "
+                       "times slower with no error at all; inside the container rocminfo lists the "
+                       "GPU as gfx90a:xnack-, outside it as gfx90a:xnack+.",
+}
+_REPORT_FIX = {"oom": 4, "ipc": 3, "race": 2, "thrash": 1, "xnack": 5}
+_BANK = {k: (text, {_REPORT_FIX[k.split("_")[0]]}, _FIX_WHY[_REPORT_FIX[k.split("_")[0]]])
+         for k, text in _REPORTS.items()}
+#: the notebook's set, in its order (case A first)
+FIRST_SET = ("race_norm", "xnack_gcn", "oom_13b", "thrash_ps", "ipc_pipe")
+#: the reports of the set now open (case letter -> report) and their fixes; a wrong set draws
+#: five new reports, one per fix
+DIAGNOSIS_SET = DrawnSet(
+    "nb09.diagnosis", _BANK, FIRST_SET, letters=True, line="{item} -> fix {label}: {why}",
+    redrawn="{part_msg}. Five new reports are drawn: print nb09.CASES again and diagnose those")
+CASES = DIAGNOSIS_SET.items
 #: the fixes say what to do in words of their own, not the reports': a report is matched to its
 #: fix by its symptom, and a matcher of shared words (rocm-smi, XNACK, a kernel, a buffer) picks
 #: the wrong fix for most reports
@@ -43,26 +96,10 @@ FIXES = Localized({
        "prefetch before each kernel, or copy explicitly with hipMemcpy instead of managed "
        "allocations.",
 })
-_DIAG = {"A": 4, "B": 3, "C": 2, "D": 1, "E": 5}
-_LOOKUP = {
-    "A": "umkit.explain(2) or umkit.explain('hipErrorOutOfMemory')",
-    "B": "umkit.explain('Memory access fault by GPU')",
-    "C": "umkit.explain('wrong result')",
-    "D": "umkit.explain('erratic')",
-    "E": "umkit.explain('old card')",
-}
-
-
 DIAG_CONCEPT = ("§5.1's table: read each report for its symptom -- an error code at start-up, an "
                 "error in a second process, wrong numbers with no error, erratic step times, a "
                 "card-dependent slowdown -- and match the symptom, not the words. umkit.explain(...) "
                 "looks a symptom or error up in the same table")
-_DIAG_WHY = {"A": "a device allocation out of memory (error 2) while another process holds VRAM",
-             "B": "a pointer from another process: its address means nothing there",
-             "C": "a race: the CPU touches the batch while the kernel may still use it",
-             "D": "page thrash: CPU and GPU faults on the same buffer every few steps",
-             "E": "no recoverable GPU page faults (XNACK off / old card): no on-demand migration"}
-
 
 def _whole(value) -> int | None:
     """A fix number as the learner wrote it: an int, or a string of digits -- not a bool, not a
@@ -91,6 +128,17 @@ def _not_a_fix(item, value) -> str:
     return f"case {item}: there is no fix {v}; choose 1-{len(FIXES)}."
 
 
+_LABELS = dict(
+    key=lambda k: str(k).strip().upper(), label=_fix, bad_label=_not_a_fix,
+    missing="cases without a diagnosis: {missing}.",
+    # the set is graded, not the item: naming the case to change would let five tries of
+    # "flip what it names" pass without reading a single report
+    wrong=("your {given} diagnoses are not all right yet. Read each report for its symptom "
+           "and ask umkit.explain(...) about its code, name or symptom"),
+    nudge="{concept}. Each report gives you something to look up: an error number, a message "
+          "from the runtime, a symptom with no error at all")
+
+
 DIAGNOSIS = Exercise(
     why_terms=('symptom', 'error', 'code', 'explain', 'race', 'thrash', 'out of memory', 'xnack',
                '症状', '错误', '竞争', '颠簸', '内存不足', '诊断'),
@@ -98,21 +146,17 @@ DIAGNOSIS = Exercise(
     none="{argument} is still None: map every case letter to a fix number, e.g. "
          "{{'A': 1, 'B': 2, ...}}.",
     wrong_type="{argument} must be a dict {{letter: number}}, not {type}.",
-    labels=Labels(
-        right={k: {_DIAG[k]} for k in CASES},
-        lines={k: f"{k} -> fix {_DIAG[k]}: {_DIAG_WHY[k]}" for k in CASES},
-        key=lambda k: str(k).strip().upper(), label=_fix, bad_label=_not_a_fix,
-        missing="cases without a diagnosis: {missing}.",
-        # the set is graded, not the item: naming the case to change would let five tries of
-        # "flip what it names" pass without reading a single report
-        wrong=("your {given} diagnoses are not all right yet. Read each report for its symptom "
-               "and ask umkit.explain(...) about its code, name or symptom."),
-        about=CASES, questions=_LOOKUP,
-        nudge="{concept}. Each report gives you something to look up: an error number, a message "
-              "from the runtime, a symptom with no error at all"),
-    passed="all five: OOM (A), cross-process pointer (B), a race with no error (C), page "
-           "thrash (D), a card without recoverable page faults (XNACK), so no on-demand "
-           "migration (E).")
+    grader=lambda answers: _grade_diagnosis(answers),
+    answer=lambda **_: DIAGNOSIS_SET.labels(**_LABELS).answer())
+
+_PASSED = ("all five: each report matched by its symptom -- out of memory, a pointer from another "
+           "process, a race with no error, page thrash, a card without recoverable page faults "
+           "(XNACK), so no on-demand migration.")
+
+
+def _grade_diagnosis(answers) -> Verdict | str:
+    v = DIAGNOSIS_SET.grade(answers, DIAG_CONCEPT, **_LABELS)
+    return passed(_PASSED) if v is None else v
 
 
 @tiered
