@@ -178,6 +178,8 @@ class Verdict:
         if self.answer_shown:
             return _t("the answer was shown (hint=3): close it, write the answer in your own "
                       "code and say why it is right before you run the check again")
+        if self.reason_asked:           # the answer works: nothing to be stuck on
+            return ""
         if self.level < 2 and self.concept:
             return _t("stuck? run the check again with hint=2 for a pointer to the concept")
         if self.level < 3 and self.has_answer:
@@ -187,8 +189,9 @@ class Verdict:
     def _repr_html_(self):
         """The verdict's line in its colour; the hint tiers below it in ordinary text, with the
         answer's line breaks and indentation kept (a copied code answer stays valid Python)."""
-        color = "#2e7d32" if self.ok else "#c62828"
-        mark = "&#10004;" if self.ok else "&#10008;"
+        # a right answer still waiting for its reason is not shown as wrong: amber, a pencil
+        color = "#2e7d32" if self.ok else "#b26a00" if self.reason_asked else "#c62828"
+        mark = "&#10004;" if self.ok else "&#9998;" if self.reason_asked else "&#10008;"
         head = (f'<div style="color:{color};font-weight:600">{mark} '
                 f'{html.escape(_t(self.message), quote=False)}</div>')
         parts = [head]
