@@ -124,7 +124,7 @@ MODEL_CARDS = (("mi250x-xnack1", True), ("mi250x-xnack1", False), ("h200-pcie5",
                ("h200-pcie5", False), ("mi300x", True), ("teaching", True))
 #: the parameters a case scales, each by a factor drawn in [0.5, 2)
 SCALED = ("prefetch_latency", "prefetch_h2d_bw", "prefetch_d2h_bw")
-MODEL_ANSWER = ("def prefetch_ms(p, mib, to_gpu=True):\n"
+_MODEL_ANSWER = ("def prefetch_ms(p, mib, to_gpu=True):\n"
                 "    bw = p.prefetch_h2d_bw if to_gpu else p.prefetch_d2h_bw\n"
                 "    return (p.prefetch_latency + mib * 2**20 / bw) * 1e3")
 
@@ -215,7 +215,7 @@ def _model_passed(fn) -> str:
 PREFETCH_MODEL = Exercise(
     why_terms=('latency', 'bandwidth', 'direction', 'bytes', 'per call', '延迟', '带宽', '方向', '字节'),
     name="nb00.prefetch_model", argument="prefetch_ms", kind="function", concept=CONCEPT,
-    answer=MODEL_ANSWER,
+    answer=_MODEL_ANSWER,
     none="{argument} is None: write def prefetch_ms(p, mib, to_gpu=True): ... and return "
          "milliseconds",
     wrong_type="{argument} should be a function (p, mib, to_gpu), got {type}",

@@ -85,7 +85,7 @@ def check_layers(answers) -> Verdict:
 TRIPS_CONCEPT = ("§3.2 and section 4 of the notebook: one trip into the kernel carries up to "
                  "batch_max faults, a partly filled batch still costs a whole trip, and no fault "
                  "costs no trip")
-TRIPS_ANSWER = ("def transitions(n_faults, batch_max):\n"
+_TRIPS_ANSWER = ("def transitions(n_faults, batch_max):\n"
                 "    return -(-n_faults // batch_max)   # ceiling division (math.ceil works too)")
 #: (n_faults, batch_max): the awkward cases every attempt checks (the first is the notebook's)
 TRIPS_CASES = ((16384, 256), (1, 256), (256, 256), (257, 256), (1000, 1), (10, 7), (0, 256),
@@ -132,7 +132,7 @@ TRANSITIONS = Exercise(
     why_terms=('batch', 'trip', 'round', 'partly', 'partial', 'ceil', 'each fault', '批', '趟',
                '向上取整', '每次缺页', '不满'),
     name="nb01.transitions", argument="transitions", kind="function", concept=TRIPS_CONCEPT,
-    answer=TRIPS_ANSWER,
+    answer=_TRIPS_ANSWER,
     none="{argument} is None: write def transitions(n_faults, batch_max): ...",
     wrong_type="{argument} should be a function, got {type}",
     cases=lambda **_: trips_cases(), call="transitions({0}, {1})", reference=lambda n, b: -(-n // b),

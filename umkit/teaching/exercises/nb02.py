@@ -119,7 +119,7 @@ LOAD_CONCEPT = ("the data is read 8 times by the GPU: where should it live, and 
                 "way to get it there on this card? Compare the profile's prefetch_h2d_bw, "
                 "pinned_h2d_bw and zero_copy_bw (§3.4: hot data in hipMalloc + explicit copies; "
                 "notebook 00 reads a profile)")
-LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
+_LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
                "stage.host[:] = data; umkit.copy(d, stage); umkit.synchronize(); "
                "stage.free(); return d  -- on the MI250X a hipMemcpy from pinned memory runs "
                "at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)")
@@ -180,7 +180,7 @@ def _grade_load(fn) -> Verdict | str:
 LOAD = Exercise(
     why_terms=('copy', 'bandwidth', 'pinned', 'staging', 'fault', 'migrat', '拷贝', '带宽', '固定内存',
                '中转', '缺页', '迁移'),
-    name="nb02.load", argument="load", kind="function", concept=LOAD_CONCEPT, answer=LOAD_ANSWER,
+    name="nb02.load", argument="load", kind="function", concept=LOAD_CONCEPT, answer=_LOAD_ANSWER,
     none="{argument} is None: write def load(data): ... and return a umkit array",
     wrong_type="{argument} should be a function of the data, got {type}",
     call="load(data)", raised="{call} raised {error}", grader=_grade_load)

@@ -71,12 +71,12 @@ CONCEPT_NV = ("§3.2 and section 4 of the notebook: for a, which both sides read
               "each side, or the pages left where they are and read across the link? And §4.4: "
               "a prefetch obeys only the advice that is already there. For w, which only the GPU "
               "reads, every round: where should its pages be before the first round?")
-ANSWER_AMD = ("def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay "
+_ANSWER_AMD = ("def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay "
               "in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU "
               "maps them where they are\n    w.prefetch('gpu')                       # w: only the "
               "GPU reads it -- inhale it once\n(either advice alone also passes for a on AMD; a "
               "prefetch of a to the GPU would be undone by the CPU's first read)")
-ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n"
+_ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n"
              "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
              "    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n"
              "(for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also "
@@ -100,7 +100,7 @@ def _session_note() -> str:
 def _setup() -> dict:
     amd = True if _on_sim() else _vendor() == "amd"     # PROFILE is an AMD card
     rng = rng_option(None, "nb03.prepare")
-    return dict(concept=CONCEPT_AMD if amd else CONCEPT_NV, answer=ANSWER_AMD if amd else ANSWER_NV,
+    return dict(concept=CONCEPT_AMD if amd else CONCEPT_NV, answer=_ANSWER_AMD if amd else _ANSWER_NV,
                 mib=rng.choice(SIZES_MIB), wmib=rng.choice(SIZES_MIB))
 
 

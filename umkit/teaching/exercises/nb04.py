@@ -22,7 +22,7 @@ CONCEPT = ("§3.3: a kernel launch returns at once; the CPU may read what the ke
            "after something has waited for that kernel. hipDeviceSynchronize waits for every "
            "stream on the device, hipStreamSynchronize for one stream, hipEventSynchronize for "
            "the work recorded before one event (notebook section 2, 'three ways to wait')")
-ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
+_ANSWER = ("def step(a, stream):\n    umkit.increment(a, stream=stream)\n"
           "    stream.synchronize()                # hipStreamSynchronize: only my stream\n"
           "    return float(a.host.sum())\n"
           "(or record an event after the kernel, umkit.Event().record(stream), and call its "
@@ -125,7 +125,7 @@ def _grade_step_here(fn) -> Verdict | str:
 STEP = Exercise(
     why_terms=('stream', 'event', 'wait', 'synchron', 'asynchron', 'other stream', '流', '事件', '等待',
                '同步', '异步'),
-    name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=ANSWER,
+    name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=_ANSWER,
     none="{argument} is None: write def step(a, stream): ... and return the CPU's sum",
     wrong_type="{argument} should be a function (a, stream) -> float, got {type}",
     call="step(a, stream)",

@@ -327,7 +327,7 @@ STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
 STAT_CONCEPT = ("§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
                 "migrate (or copy) them to the host. Let the GPU compute the statistic where the "
                 "data lives, and bring back only the number")
-STAT_ANSWER = ("def statistic(params):\n"
+_STAT_ANSWER = ("def statistic(params):\n"
                "    return float(params.device[::16384].mean())   # a GPU reduction; only the "
                "scalar crosses the link")
 
@@ -406,7 +406,7 @@ STATISTIC = Exercise(
     why_terms=('on the gpu', 'where the data', 'reduction', 'migrat', 'link', 'cpu read', 'host',
                'scalar', '在 gpu', '数据所在', '归约', '迁移', '链路', '主机', '标量'),
     name="nb05.statistic", argument="statistic", kind="function", concept=STAT_CONCEPT,
-    answer=STAT_ANSWER,
+    answer=_STAT_ANSWER,
     none="{argument} is None: write def statistic(params): ... and return a float",
     wrong_type="{argument} should be a function of the array, got {type}",
     call="statistic(params)", raised="{call} raised {error}",

@@ -40,7 +40,7 @@ CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every a
            "since the last epoch (the batch it loaded, the sum it read), because those pages went "
            "back to the host: what has to happen before the inhale, and what after? Wait for the "
            "stream before the CPU reads what the kernel wrote; hipFree what you allocated")
-ANSWER = ("def my_epoch_loop(n, epochs):\n"
+_ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
           "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
           "    for e in range(epochs):\n"
@@ -243,7 +243,7 @@ EPOCH_LOOP = Exercise(
     why_terms=('prefetch', 'inhale', 'before the kernel', 'cpu touched', 'back to the host',
                'synchron', 'stream', 'free', '预取', '吸气', '内核之前', '主机', '同步', '流', '释放'),
     name="nb06.epoch_loop", argument="my_epoch_loop", kind="function", concept=CONCEPT,
-    answer=ANSWER,
+    answer=_ANSWER,
     none="{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the "
          "function itself (no parentheses).",
     wrong_type="pass the function itself, not {type} (no parentheses).",

@@ -193,7 +193,7 @@ BREATH_CONCEPT = ("§2.3 the breathing analogy: inhale = prefetch into VRAM, exh
                   "least-recently-migrated memory in the simulator (notebook 07, section 2) -- it doesn't know which pages are "
                   "the heart (§6.1). Decide yourself what leaves VRAM and when, or let a cold "
                   "layer be read where it is (§3.2, §4.4: advice, then prefetch)")
-BREATH_ANSWER = ("def plan(i, cold, stream):\n"
+_BREATH_ANSWER = ("def plan(i, cold, stream):\n"
                  "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # exhale last "
                  "step's layer\n"
                  "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this "
@@ -336,7 +336,7 @@ BREATHING = Exercise(
     why_terms=('exhale', 'inhale', 'evict', 'heart', 'breath', 'vram', 'rhythm', '呼气', '吸气', '驱逐',
                '心脏', '呼吸', '空间', '显存', '节奏'),
     name="nb07.breathing", argument="plan", kind="function", concept=BREATH_CONCEPT,
-    answer=BREATH_ANSWER,
+    answer=_BREATH_ANSWER,
     none="{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold "
          "layers before step i)",
     wrong_type="{argument} should be a function (i, cold, stream), got {type}",

@@ -261,7 +261,7 @@ SPIKE_CONCEPT = ("§7 and the memory ECG's rule (umkit.ecg.SPIKY = 3, umkit.ecg.
                  "step 0 is warm-up and left out; a spike is longer than 3x the median of the "
                  "other steps (the median, not the mean: the mean is dragged up by the spikes) AND "
                  "more than 1 ms above it (a 0.5 ms blip is not a spike)")
-SPIKE_ANSWER = ("def find_spikes(step_ms):\n    t = np.asarray(step_ms, dtype=float)\n"
+_SPIKE_ANSWER = ("def find_spikes(step_ms):\n    t = np.asarray(step_ms, dtype=float)\n"
                 "    med = np.median(t[1:])\n"
                 "    return [i for i in range(1, len(t)) if t[i] > 3 * med and t[i] - med > 1.0]")
 
@@ -289,7 +289,7 @@ SPIKES = Exercise(
     why_terms=('median', 'warm-up', 'step 0', '3x', '3 times', '1 ms', 'threshold', 'outlier',
                '中位数', '预热', '第 0 步', '3 倍', '阈值', '毛刺'),
     name="nb09.spikes", argument="find_spikes", kind="function", concept=SPIKE_CONCEPT,
-    answer=SPIKE_ANSWER,
+    answer=_SPIKE_ANSWER,
     none="{argument} is still None: def find_spikes(step_ms): ... return [indices].",
     wrong_type="pass the function itself (no parentheses).",
     cases=lambda: _test_curves().items(), call="on the '{0}' curve your function",

@@ -105,7 +105,7 @@ CONCEPT = ("§4.3 and §7: a CPU that reads GPU-resident managed pages makes the
            "(显存心电图). Compute the statistic where the weights live and let only the answer "
            "cross the link; keep the step's other work (batch written by the CPU, read and "
            "weights updated by the GPU) as it was")
-ANSWER = ("def fixed_step(params, batch, i):\n"
+_ANSWER = ("def fixed_step(params, batch, i):\n"
           "    batch.host[:] = float(i)                 # the CPU prepares the batch\n"
           "    umkit.touch(batch, 4)                    # the GPU reads it\n"
           "    umkit.increment(params)                  # and updates the weights\n"
@@ -181,7 +181,7 @@ FIXED_STEP = Exercise(
     why_terms=('on the gpu', 'where the weights', 'migrat', 'cpu read', 'link', 'fault',
                'reduction', 'only the answer', '在 gpu', '权重所在', '迁移', '链路', '缺页', '归约'),
     name="nb10.fixed_step", argument="fixed_step", kind="function", concept=CONCEPT,
-    answer=ANSWER,
+    answer=_ANSWER,
     none="{argument} is still None: write a function fixed_step(params, batch, i).",
     wrong_type="{argument} must be a function, not {type}.",
     call="your step", grader=_grade_fixed_step)
