@@ -8,7 +8,9 @@ catalogues in i18n/zh/, and report what the catalogues lack.
 
 A Chinese notebook is the English one with each markdown cell's text taken from its catalogue
 (``i18n/zh/<path under notebooks/, "/" -> "__", no .ipynb>.json``, format in i18n/zh/README.md);
-its code cells are the English cells themselves (same ids, same order, same source).  Its outputs
+its code cells are the English cells themselves (same ids, same order, same code), their comments
+translated from ``i18n/zh/comments.json`` (see :func:`comment_units`; a comment without an entry
+stays English and ``--check`` reports it).  Its outputs
 come from executing it on sim in notebooks/zh/, whose ``.umkit-lang`` marker makes umkit print
 Chinese there.  A markdown cell with no entry keeps its English text; an entry whose ``en_sha``
 no longer matches the English cell (the English changed since it was translated) is used but
@@ -147,6 +149,81 @@ def print_report(rep: dict) -> int:
     return bad
 
 
+# -- code comments ---------------------------------------------------------------------------------
+COMMENTS = ROOT / "i18n" / "zh" / "comments.json"
+
+
+def comment_units(source: str) -> list[tuple[str, int, int, str]]:
+    """The comments of a code cell as units a translator sees whole: (English text, first line,
+    last line, indentation).  A run of full-line comments at one indentation is one unit, its
+    lines joined by newlines (a sentence that wraps stays one sentence); a comment after code is a
+    unit of its own (its line's indentation is then the code before it).  ``# NBVAL`` markers are
+    no comments to translate.  Line numbers count from 0."""
+    import io
+    import tokenize
+    lines = source.splitlines()
+    units: list[list] = []
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    for t in tokens:
+        row, col = t.start[0] - 1, t.start[1]
+        if t.string.startswith("# NBVAL"):
+            continue
+        full = not lines[row][:col].strip()
+        prev = units[-1] if units else None
+        if full and prev and prev[4] and prev[2] == row - 1 and prev[3] == col:
+            prev[0] += "\n" + t.string
+            prev[2] = row
+        else:
+            units.append([t.string, row, row, col, full])
+    return [(u[0], u[1], u[2], lines[u[1]][:u[3]]) for u in units]
+
+
+def translate_comments(source: str, table: dict) -> tuple[str, list[str]]:
+    """``source`` with every comment unit that ``table`` (English unit -> Chinese, its lines
+    joined by newlines, each line a ``# ...`` comment) translates replaced; returns it and the
+    English units without an entry."""
+    lines = source.splitlines()
+    missing = []
+    for text, first, last, indent in reversed(comment_units(source)):
+        zh = table.get(text)
+        if not zh:
+            missing.append(text)
+            continue
+        zh_lines = [ln if ln.lstrip().startswith("#") else "# " + ln for ln in zh.split("\n")]
+        if first == last and lines[first][:len(indent)].strip():      # after code: one line
+            lines[first] = lines[first][:len(indent)] + " ".join(zh_lines)
+        else:
+            lines[first:last + 1] = [indent + ln for ln in zh_lines]
+    out = "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+    return out, list(reversed(missing))
+
+
+def comment_report() -> tuple[list[str], list[str]]:
+    """(English comment units of the notebooks' code cells without an entry in COMMENTS, entries
+    no notebook has any more)."""
+    import nbformat
+    table = load_comments()
+    seen, missing = set(), []
+    for path in english_notebooks():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                for text, *_ in comment_units(cell.source):
+                    seen.add(text)
+                    if not table.get(text) and text not in missing:
+                        missing.append(text)
+    return missing, sorted(set(table) - seen)
+
+
+def load_comments() -> dict:
+    if not COMMENTS.exists():
+        return {}
+    return json.loads(COMMENTS.read_text(encoding="utf-8")).get("comments", {})
+
+
 # -- building --------------------------------------------------------------------------------------
 def build_notebook(rel: str, execute: bool) -> Path | None:
     import nbformat
@@ -161,14 +238,20 @@ def build_notebook(rel: str, execute: bool) -> Path | None:
         prev_nb = nbformat.read(out, as_version=4)
         old = {c.get("id"): c for c in prev_nb.cells if c.cell_type == "code"}
         old_meta = prev_nb.metadata
+    comments = load_comments()
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             entry = cat.get(cell.get("id"))
             if entry and str(entry.get("zh", "")).strip():
                 cell.source = entry["zh"]
-        elif cell.cell_type == "code" and not execute:
+            continue
+        english = cell.source
+        if cell.cell_type == "code":
+            cell.source = translate_comments(cell.source, comments)[0]
+        if cell.cell_type == "code" and not execute:
             prev = old.get(cell.get("id"))
-            if prev is not None and prev.source == cell.source:
+            # a comment is no code: outputs made before its translation still belong to the cell
+            if prev is not None and prev.source in (cell.source, english):
                 cell.outputs = copy.deepcopy(prev.outputs)
                 cell.execution_count = prev.get("execution_count")
     if not execute and old_meta is not None:
@@ -202,13 +285,22 @@ def main(argv=None) -> int:
     ap.add_argument("notebooks", nargs="*", help="English notebooks (default: all)")
     ap.add_argument("--check", action="store_true", help="report stale and missing entries only")
     ap.add_argument("--no-execute", action="store_true",
-                    help="do not execute: keep the stored outputs of unchanged code cells")
+                    help="do not execute: keep the stored outputs of code cells whose code is "
+                         "unchanged (comments aside)")
     args = ap.parse_args(argv)
     if args.notebooks:
         rels = [rel_of(Path(p)) for p in args.notebooks]
     else:
         rels = [rel_of(p) for p in english_notebooks()] + list(MARKDOWN_FILES)
     bad = print_report(report(rels))
+    missing, unused = comment_report()
+    if missing or unused:
+        print(f"{COMMENTS.relative_to(ROOT)}: {len(missing)} code comments untranslated"
+              + "".join(f"\n  missing: {m!r}" for m in missing[:20])
+              + "".join(f"\n  no longer in a notebook: {u!r}" for u in unused))
+        bad += 1
+    else:
+        print(f"{COMMENTS.relative_to(ROOT)}: every code comment translated")
     if args.check:
         return 1 if bad else 0
     execute = not args.no_execute

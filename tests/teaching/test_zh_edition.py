@@ -88,9 +88,28 @@ def test_code_cells_are_the_english_ones_in_the_same_order(rel):
     en, zh = _load(NOTEBOOKS / rel)["cells"], _load(ZH / rel)["cells"]
     assert [(c["id"], c["cell_type"]) for c in zh] == [(c["id"], c["cell_type"]) for c in en], \
         f"{rel}: the Chinese edition's cells are not the English cells (ids, kinds, order)"
+    build = _generator()
+    table = build.load_comments()
     for a, b in zip(en, zh):
         if a["cell_type"] == "code":
-            assert _src(b) == _src(a), f"{rel} cell {a['id']}: the code differs from the English"
+            # the same code; its comments translated from i18n/zh/comments.json
+            assert _src(b) == build.translate_comments(_src(a), table)[0], \
+                f"{rel} cell {a['id']}: the code differs from the English"
+
+
+def test_a_comment_translation_changes_comments_only():
+    build = _generator()
+    src = 'x = 1  # one\n# a wrapped\n# sentence\ndef f():\n    # inner\n    return "# no"  # two\n'
+    table = {"# one": "# 一", "# a wrapped\n# sentence": "# 一句\n# 换行的话\n# 三行", "# inner": "# 里",
+             "# two": "# 二"}
+    out, missing = build.translate_comments(src, table)
+    assert out == ('x = 1  # 一\n# 一句\n# 换行的话\n# 三行\ndef f():\n    # 里\n'
+                   '    return "# no"  # 二\n'), out
+    assert missing == []
+    assert build.translate_comments(src, {})[1] == ["# one", "# a wrapped\n# sentence", "# inner",
+                                                    "# two"]
+    assert build.translate_comments("# NBVAL_IGNORE_OUTPUT\nx = 1\n", {}) == (
+        "# NBVAL_IGNORE_OUTPUT\nx = 1\n", [])
 
 
 @pytest.mark.parametrize("rel", RELS)
