@@ -1458,10 +1458,11 @@ MESSAGES: dict[str, str] = {
     "normalisation of the batch to just after the kernel launch.":
         "哪里都不报错，但自从有人把 CPU 端对批次的归一化挪到 kernel 启动之后，验证 loss 时不时就是一堆乱数。",
     "Step time alternates between 40 ms and 900 ms; with HSA_XNACK=1, ROCm Systems Profiler's "
-    "unified-memory report shows thousands of page faults and page migrations (triggers PAGEFAULT_GPU and "
-    "PAGEFAULT_CPU) on the parameter buffer every few steps.":
-        "step 时间在 40 ms 和 900 ms 之间交替；在 HSA_XNACK=1 下，ROCm Systems Profiler 的统一内存报告显示，"
-        "每隔几步参数缓冲区上就有几千次缺页和页迁移（触发 PAGEFAULT_GPU 和 PAGEFAULT_CPU）。",
+    "unified-memory report counts thousands of page faults and migrations in both directions (triggers "
+    "'GPU page fault' and 'CPU page fault'), and the trace's KFD page-fault records fall on the parameter "
+    "buffer every few steps.":
+        "step 时间在 40 ms 和 900 ms 之间交替；在 HSA_XNACK=1 下，ROCm Systems Profiler 的统一内存报告统计到几千次缺页和"
+        "双向的页迁移（触发原因为 'GPU page fault' 和 'CPU page fault'），而跟踪里的 KFD 缺页记录每隔几步就落在参数缓冲区上。",
     "The same managed-memory code runs fine on MI250X with HSA_XNACK=1 and 30x slower on an old GCN card "
     "(or with XNACK off), where the GPU cannot replay a faulting access.":
         "同一段托管内存代码在开启 HSA_XNACK=1 的 MI250X 上运行良好，在老的 GCN 卡上（或 XNACK 关闭时）却慢 30 倍，"
@@ -1542,14 +1543,15 @@ MESSAGES: dict[str, str] = {
         "GPU 更新一张放在托管内存里的嵌入表，同时一个 CPU 线程在对它的行做采样；kernel 时间每步之间相差十倍，"
         "性能分析器的 KFD 记录显示这张表上的页面在两个方向上来回迁移。",
     "On one MI250X node the job runs 20x slower than on a colleague's; there `echo $HSA_XNACK` prints 1, "
-    "on yours nothing, and rocminfo names your GPU agent gfx90a:xnack-. No error on either.":
+    "on yours nothing, and rocminfo lists your GPU's ISA as amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-. No "
+    "error on either.":
         "在一个 MI250X 节点上，任务比同事那台慢 20 倍；在同事那里 `echo $HSA_XNACK` 输出 1，在你这里什么也不输出，"
-        "rocminfo 把你的 GPU agent 叫作 gfx90a:xnack-。两边都不报错。",
+        "rocminfo 列出的你这块 GPU 的 ISA 是 amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-。两边都不报错。",
     "Moved into a container, the same managed-memory training loop became many times slower with no "
-    "error at all; inside the container rocminfo lists the GPU as gfx90a:xnack-, outside it as "
-    "gfx90a:xnack+.":
-        "挪进容器之后，同一个托管内存训练循环慢了好多倍，却一点错误也没有；容器里 rocminfo 把 GPU 列为 "
-        "gfx90a:xnack-，容器外是 gfx90a:xnack+。",
+    "error at all; inside the container the ISA name rocminfo lists for the GPU ends in xnack-, outside "
+    "it in xnack+.":
+        "挪进容器之后，同一个托管内存训练循环慢了好多倍，却一点错误也没有；容器里 rocminfo 为这块 GPU 列出的 ISA 名字"
+        "以 xnack- 结尾，容器外以 xnack+ 结尾。",
     "{argument} is still None: def find_spikes(step_ms): ... return [indices].":
         "{argument} 仍然是 None：def find_spikes(step_ms): ... return [indices]。",
     "pass the function itself (no parentheses).": "请传入函数本身（不带括号）。",
@@ -3073,6 +3075,19 @@ MESSAGES: dict[str, str] = {
         "有差异 {nd}，相同 {nsame}",
     "{k} file passed over (not text)": "{k} 个文件未读取（不是文本）",
     "{k} files passed over (not text)": "{k} 个文件未读取（不是文本）",
+    # -- port-check: a managed buffer with XNACK off (rules._managed_memory) ----------------------------
+    'XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it.':
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。',
+    'XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here.':
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取。',
+    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB block on Linux 6.8 and later, the whole range on older amdkfd) and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（Linux 6.8 及以后是 2 MiB 的块，更老的 amdkfd 是整个范围），并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
+    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB block on Linux 6.8 and later, the whole range on older amdkfd) -- as OLCF's guide documents for this node; amdkfd registers VRAM the CPU is attached to as coherent, which points to in-place access, so the sources disagree -- and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（Linux 6.8 及以后是 2 MiB 的块，更老的 amdkfd 是整个范围）——这是 OLCF 的指南对这种节点的记录；amdkfd 把 CPU 所连的显存注册为一致内存，这指向原地访问，两个来源互相矛盾——并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
+    'about {n} {unit} (sim profile {p}, {key})':
+        '约 {n} {unit}（sim profile {p}，{key}）',
+    'about {n} {unit} (estimate, sim profile {p}, {key})':
+        '约 {n} {unit}（估计值，sim profile {p}，{key}）',
     # -- port-check's input errors, the command line's argument errors ---------------------------------
     "paths={value} must be a file or folder, or a list of them":
         "paths={value} 必须是一个文件或文件夹，或者它们组成的列表",

@@ -487,13 +487,20 @@ def _managed_memory(p: Platform, prefetched: bool, name: str):
         if not prefetched:
             return "slower", msg, led
         if p.cpu_touch == "migrate_block":
+            entry = _cpu_touch_entry(p)
+            # on a node whose VRAM the CPU is attached to, migrate-on-touch is OLCF's word;
+            # amdkfd's coherent registration of that VRAM points to in-place access instead
+            disputed = (" -- as OLCF's guide documents for this node; amdkfd registers VRAM the "
+                        "CPU is attached to as coherent, which points to in-place access, so the "
+                        "sources disagree --" if entry == "amd.olcf.migrate_on_touch" else "")
             return "slower", msg + (
                 " It is prefetched here; after that, any CPU read or write of its GPU-resident "
                 "pages (a host check of a result, for one) migrates them back (the 2 MiB block "
-                "on Linux 6.8 and later, the whole range on older amdkfd) and, "
+                f"on Linux 6.8 and later, the whole range on older amdkfd){disputed} and, "
                 "with XNACK off, stops all of the process's GPU queues until the driver has "
                 "remapped the range: keep CPU touches out of the GPU phase, or prefetch it to "
-                "the CPU first."), led + [_cpu_touch_entry(p), "amd.xnack0.quiesce"]
+                "the CPU first."), led + [entry, "amd.xnack0.quiesce"] + (
+                    ["amd.vram.coherent"] if disputed else [])
         return "differs", msg + " It is prefetched here.", led
     lat = p.number("fault_batch_latency", 1e3, "ms per isolated fault round", on=True)
     msg = (f"pages of {what} appear on first touch; a GPU fault migrates the 2 MiB block around "

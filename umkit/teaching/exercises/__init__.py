@@ -695,7 +695,9 @@ class DrawnSet:
     ``bank``: name -> (description, the labels accepted for it, why -- the answer's line).
     ``first``: the set a process opens with (the notebook's text and its committed outputs show
     it), in the order it is shown.  ``redrawn``: the message of a wrong set, ``{part_msg}`` the
-    set's own; ``line``: an item's line of the answer ({item}, {label}, {why}).  Every drawn set holds one item of each kind of answer (items
+    set's own; ``line``: an item's line of the answer ({item}, {label}, {why}); ``accept``: a test
+    of a drawn set's names (in order) that a set must pass to be opened -- e.g. "no matcher of
+    shared words answers it" (a hundred draws that all fail it open the last one).  Every drawn set holds one item of each kind of answer (items
     whose accepted labels are the same set are one kind), the rest drawn from the whole bank, in
     a random order, never the set now open.  ``letters``: the learner answers by letter (A, B,
     ...) in the order shown, not by the items' names.
@@ -705,12 +707,13 @@ class DrawnSet:
     an ``rng`` of your own work only where the attempts budget is off (the project's tests)."""
 
     def __init__(self, exercise: str, bank: dict, first, *, letters: bool = False,
-                 line: str = "{item} -> {label}: {why}",
+                 line: str = "{item} -> {label}: {why}", accept: Callable | None = None,
                  redrawn: str = "{part_msg}. A new set is drawn: print it again and answer that "
                                 "one (the old set will not come back)"):
         from ...runtime.lang import Localized
         self.redrawn = redrawn
         self.line = line
+        self.accept = accept
         self.exercise = exercise
         self._bank = dict(bank)
         self.first = tuple(first)
@@ -751,12 +754,13 @@ class DrawnSet:
         for name, (_, right, _) in self._bank.items():
             kinds.setdefault(frozenset(right), []).append(name)
         now = set(self.names)
-        while True:
+        for tries in range(1, 101):
             names = [rng.choice(sorted(group)) for group in kinds.values()][:self.size]
             rest = sorted(set(self._bank) - set(names))
             names += rng.sample(rest, self.size - len(names))
             rng.shuffle(names)
-            if set(names) != now or len(self._bank) == self.size:
+            if (set(names) != now or len(self._bank) == self.size) and (
+                    self.accept is None or tries == 100 or self.accept(names)):
                 self._put(names)
                 return self.items
 
