@@ -180,7 +180,7 @@ def _leak_cases():
         ("nb08.table.owner", lambda **k: nb08.check_owner_table(s08.wrong_tables[0], **k),
          ["'gpu'", "owner=gpu", "device"], "owner=gpu"),
         ("nb08.table.alloc", lambda **k: nb08.check_owner_table(s08.wrong_tables[2], **k),
-         ["pinned", "hipHostMalloc"], "allocator=pinned"),
+         ["pinned", "hipHostMalloc"], "allocator=device or pinned"),
         ("nb09.diagnosis",
          lambda **k: (nb09.DIAGNOSIS_SET.reopen_first(),
                       nb09.check_diagnosis({c: 1 for c in nb09.CASES}, **k))[1],

@@ -310,7 +310,9 @@ def test_a_pass_needs_a_reason_and_an_honest_learner_meets_nothing_more():
 
 
 # -- 6. loose or untrue texts ---------------------------------------------------------------------
-def test_02_a_host_view_write_is_not_called_an_explicit_copy():
+def test_02_a_host_view_write_into_device_memory_does_not_pass():
+    """Not one of the exercise's allowed calls, and impossible where the CPU cannot map VRAM (GT7
+    passed it in 2.17 ms, beating the staged copy the exercise teaches)."""
     from umkit.teaching.exercises import nb02
 
     def host_write(data):
@@ -323,7 +325,7 @@ def test_02_a_host_view_write_is_not_called_an_explicit_copy():
         umkit.copy(d, data)
         return d
     v = nb02.check_load(host_write)
-    assert v.ok and "explicit copy" not in v.message and "no copy ran" in v.message, v.message
+    assert not v.ok and "host view" in v.message and "portable" in v.message, v.message
     v = nb02.check_load(copied)
     assert v.ok and "one explicit copy" in v.message, v.message
 

@@ -262,13 +262,11 @@ MESSAGES: dict[str, str] = {
     "at hipMemcpy speed, then every read at HBM speed (§3.4: hot data in hipMalloc + explicit copies)":
         "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：一次以 hipMemcpy 速度进行的"
         "显式拷贝，之后每次读取都是 HBM 速度（§3.4：热数据放 hipMalloc 加显式拷贝）",
-    "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: the CPU wrote the "
-    "data into device memory through its host view: no copy ran, the model charged CPU writes to VRAM "
-    "(the CPU access notebook 02 shows), then every read at HBM speed. Would that still work on a card "
-    "where the CPU cannot touch device memory, and what would you write there?":
-        "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：CPU 通过主机视图"
-        "把数据直接写进了设备内存：没有发生拷贝，模型按 CPU 写 VRAM 计费（即第 02 本笔记本展示的 CPU "
-        "访问），之后每次读取都是 HBM 速度。在 CPU 碰不到设备内存的卡上这还行得通吗？那里你会怎么写？",
+    "the CPU wrote the data into device memory through its host view ({ms} ms of model time on "
+    "{profile}): that works only where the CPU can map VRAM, and it is not one of the allowed calls. "
+    "Fill device memory the portable way: what moves host data into it?":
+        "CPU 通过主机视图把数据直接写进了设备内存（在 {profile} 上花了 {ms} ms 模型时间）：这只在 CPU 能映射显存的地方"
+        "行得通，而且它不在允许使用的调用之列。请用可移植的办法填充设备内存：什么能把主机上的数据搬进去？",
     "{ms} ms of model time on {profile}, over the {budget} ms budget ('{kind}' memory; {mib} MiB "
     "migrated, {remote} MiB read over the link, {faults} GPU faults)":
         "在 {profile} 上花了 {ms} ms 模型时间，超出 {budget} ms 的预算（'{kind}' 内存；迁移了 {mib} MiB，"
@@ -1715,9 +1713,11 @@ MESSAGES: dict[str, str] = {
         "两端每一步都访问的缓冲区用托管内存 + 预取（§4.2），很小时用固定内存零拷贝（§4.4）",
     "Both sides touch it every step, but it is 4 KB: in managed memory its one page would migrate back and "
     "forth every step (a tiny ping-pong). Pinned host memory (hipHostMalloc) lets the GPU write it over the "
-    "link with nothing migrating (§4.4).":
+    "link with nothing migrating (§4.4); device memory with a small copy to the host each step (what "
+    "loss.item() does) is right too.":
         "两端每一步都访问它，但它只有 4 KB：放在托管内存里，它那一个页每一步都会来回迁移（一场小小的乒乓）。"
-        "固定主机内存（hipHostMalloc）让 GPU 经链路写它，什么都不迁移（§4.4）。",
+        "固定主机内存（hipHostMalloc）让 GPU 经链路写它，什么都不迁移（§4.4）；设备内存加上每一步一次到主机的小拷贝"
+        "（loss.item() 就是这么做的）也对。",
     "a faithful port: every name from the table, int devices instead of cudaMemLocation (hipCpuDeviceId for "
     "the host), no flags argument, and both prefetches kept. (hipMemPrefetchAsync_v2 / hipMemAdvise_v2 with a "
     "hipMemLocation would be right too: the most direct port of CUDA 13.)":

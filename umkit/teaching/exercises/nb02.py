@@ -154,17 +154,17 @@ def _grade_load(fn) -> Verdict | str:
     if back.shape != data.shape or not np.array_equal(back.ravel(), data):
         return ("the array the GPU read does not hold the data: all of `data` must arrive "
                 "in the array you return")
+    if kind == "device" and not c.get("bytes_h2d", 0):
+        # d.host[:] = data: the CPU wrote device memory through its host view -- not one of the
+        # exercise's allowed calls, and impossible where the CPU cannot map VRAM (CUDA on a PCIe
+        # host, a ROCm host without a large BAR)
+        return (f"the CPU wrote the data into device memory through its host view ({ms:.2f} ms of "
+                f"model time on {LOAD_PROFILE}): that works only where the CPU can map VRAM, and "
+                "it is not one of the allowed calls. Fill device memory the portable way: what "
+                "moves host data into it?")
     if ms <= LOAD_BUDGET_MS:
-        if kind == "device" and not c.get("bytes_h2d", 0):
-            # d.host[:] = data: the CPU wrote the device memory through its host view (no copy
-            # engine moved anything) -- say what happened, not "one explicit copy"
-            how = ("the CPU wrote the data into device memory through its host view: no copy "
-                   "ran, the model charged CPU writes to VRAM (the CPU access notebook 02 shows), "
-                   "then every read at HBM speed. Would that still work on a card where the CPU "
-                   "cannot touch device memory, and what would you write there?")
-        else:
-            how = ("one explicit copy at hipMemcpy speed, then every read at HBM speed (§3.4: "
-                   "hot data in hipMalloc + explicit copies)")
+        how = ("one explicit copy at hipMemcpy speed, then every read at HBM speed (§3.4: hot "
+               "data in hipMalloc + explicit copies)")
         return passed(f"{ms:.2f} ms of model time on {LOAD_PROFILE} (budget {LOAD_BUDGET_MS:g} ms) "
                       f"with '{kind}' memory: " + how)
     parts = [f"{ms:.2f} ms of model time on {LOAD_PROFILE}, over the {LOAD_BUDGET_MS:g} ms budget "
