@@ -1307,9 +1307,11 @@ def _compare(guess, measured) -> str:
     return f"partly: {covered} of {len(ms)} right"
 
 
-def predict(name: str, guesses: dict, unit: str = "") -> Prediction:
+def predict(name: str, guesses: dict, unit: str = "", *, quiet: bool = False) -> Prediction:
     """Keep ``guesses`` (a dict: what -> your guess, None where you have none) under ``name``,
-    before you run the measurement."""
+    before you run the measurement; prints one line saying what it kept (how many guesses are
+    written), so a cell that goes on to measure still shows that the guesses were taken --
+    ``quiet=True`` prints nothing."""
     from ... import validate as V
     V.text(name, "name", hint="a name for the prediction, e.g. predict('faults', {...})")
     if not isinstance(guesses, dict):
@@ -1320,6 +1322,8 @@ def predict(name: str, guesses: dict, unit: str = "") -> Prediction:
     V.string(unit, "unit", hint="e.g. unit='ms'")
     p = Prediction(name, dict(guesses), unit)
     _PREDICTIONS[p.name] = p
+    if not quiet:
+        print(repr(p))
     return p
 
 
