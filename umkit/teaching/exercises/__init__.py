@@ -778,6 +778,15 @@ class DrawnSet:
     def _shown(accepted) -> str:
         return "/".join(str(a) for a in sorted(accepted, key=str))
 
+    def exercise_fields(self, concept: str, passed_message: str, **fields) -> dict:
+        """The ``grader`` and ``answer`` of an :class:`Exercise` on this set: the set now open is
+        graded (a wrong one opens a new one), a right one passes with ``passed_message``, and
+        hint=3 shows the set now open's answer.  ``fields``: the rest of Labels' fields."""
+        def grader(given):
+            v = self.grade(given, concept, **fields)
+            return passed(passed_message) if v is None else v
+        return {"grader": grader, "answer": lambda **_: self.labels(**fields).answer()}
+
     def grade(self, given, concept: str, **fields) -> Verdict | str | None:
         """Grade ``given`` on the set now open; a wrong set opens a new one, and the message says
         so (the answer held for hint=3 is the new set's)."""

@@ -57,18 +57,13 @@ _PASSED = ("mix allocators by each buffer's access owner and lifetime (§7): hot
            "tiny data the CPU touches every step pinned, CPU-only data in plain pageable memory")
 
 
-def _grade_allocators(choice) -> Verdict | str:
-    v = ALLOCATOR_SET.grade(choice, _CONCEPT, **_LABELS)
-    return passed(_PASSED) if v is None else v
-
 
 ALLOCATORS = Exercise(
     why_terms=('who touches', 'how often', 'every step', 'migrat', 'pinned', 'device memory',
                'managed', '访问', '每一步', '迁移', '固定内存', '设备内存', '托管'),
     name="nb02.allocators", argument="choice", kind="labels", concept=_CONCEPT,
     wrong_type="{argument} should be a dict like {{'fc_weights': 'device', ...}}, got {type}",
-    answer=lambda **_: ALLOCATOR_SET.labels(**_LABELS).answer(),
-    grader=_grade_allocators)
+    **ALLOCATOR_SET.exercise_fields(_CONCEPT, _PASSED, **_LABELS))
 
 
 @tiered

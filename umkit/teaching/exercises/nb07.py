@@ -161,20 +161,14 @@ _PASSED = ("every buffer has the allocator that matches who touches it and how o
            "pinned.")
 
 
-def _grade_placement(plan) -> Verdict | str:
-    v = PLACEMENT_SET.grade(plan, PLACEMENT_CONCEPT, **_LABELS)
-    return passed(_PASSED) if v is None else v
-
-
 PLACEMENT = Exercise(
     why_terms=('who touches', 'how often', 'every step', 'sparse', 'heart', 'latency', 'pinned',
                'device memory', 'managed', '访问', '每一步', '稀疏', '心脏', '延迟', '固定内存', '设备内存', '托管'),
     name="nb07.placement", argument="placement", kind="labels", concept=PLACEMENT_CONCEPT,
-    answer=lambda **_: PLACEMENT_SET.labels(**_LABELS).answer(),
     none="{argument} is still None: make a dict {{buffer name: 'device' | 'managed' | 'pinned'}} "
          "covering every buffer in nb07.BUFFERS.",
     wrong_type="{argument} must be a dict, not {type}.",
-    grader=_grade_placement)
+    **PLACEMENT_SET.exercise_fields(PLACEMENT_CONCEPT, _PASSED, **_LABELS))
 
 
 @tiered

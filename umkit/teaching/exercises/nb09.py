@@ -11,7 +11,7 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import DrawnSet, Exercise, Verdict, check, check_seed, passed, sim_sandbox, tiered
+from . import DrawnSet, Exercise, Verdict, check, check_seed, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 #: the reports the exercise draws from: id -> (the report, its fix's number, why).  Every set holds
@@ -166,6 +166,11 @@ _LABELS = dict(
           "from the runtime, a symptom with no error at all")
 
 
+_PASSED = ("all five: each report matched by its symptom -- out of memory, a pointer from another "
+           "process, a race with no error, page thrash, a card without recoverable page faults "
+           "(XNACK), so no on-demand migration.")
+
+
 DIAGNOSIS = Exercise(
     why_terms=('symptom', 'error', 'code', 'explain', 'race', 'thrash', 'out of memory', 'xnack',
                '症状', '错误', '竞争', '颠簸', '内存不足', '诊断'),
@@ -173,17 +178,7 @@ DIAGNOSIS = Exercise(
     none="{argument} is still None: map every case letter to a fix number, e.g. "
          "{{'A': 1, 'B': 2, ...}}.",
     wrong_type="{argument} must be a dict {{letter: number}}, not {type}.",
-    grader=lambda answers: _grade_diagnosis(answers),
-    answer=lambda **_: DIAGNOSIS_SET.labels(**_LABELS).answer())
-
-_PASSED = ("all five: each report matched by its symptom -- out of memory, a pointer from another "
-           "process, a race with no error, page thrash, a card without recoverable page faults "
-           "(XNACK), so no on-demand migration.")
-
-
-def _grade_diagnosis(answers) -> Verdict | str:
-    v = DIAGNOSIS_SET.grade(answers, DIAG_CONCEPT, **_LABELS)
-    return passed(_PASSED) if v is None else v
+    **DIAGNOSIS_SET.exercise_fields(DIAG_CONCEPT, _PASSED, **_LABELS))
 
 
 @tiered
