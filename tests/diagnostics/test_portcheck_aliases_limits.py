@@ -287,3 +287,32 @@ def test_a_runtime_name_redefined_to_a_wrapper_is_still_read_as_itself(tmp_path)
     assert found(check(tmp_path, code)) == [(4, "managed_alloc", "slower"),
                                             (5, "ipc_managed", "breaks"),
                                             (6, "system_memory_kernel", "breaks")]
+
+
+# -- managed memory reached through a copy, a reference or a wrapper (AT4's PC2) ---------------------
+@pytest.mark.parametrize("body", [
+    "float* p; cudaMallocManaged(&p, 4);\n  float* q = p;\n  cudaIpcGetMemHandle(&h, q);",
+    "float* p; float* q; cudaMallocManaged(&p, 4);\n  q = p;\n  cudaIpcGetMemHandle(&h, q);",
+    "float* p; cudaMallocManaged(&p, 4);\n  float* q = p; float* r = q;\n  "
+    "cudaIpcGetMemHandle(&h, r);",                                          # a chain
+    "float* p; float*& r = p; cudaMallocManaged(&r, 4);\n  cudaIpcGetMemHandle(&h, p);",
+])
+def test_a_copy_or_a_reference_of_a_managed_pointer_is_followed(tmp_path, body):
+    r = check(tmp_path, f"int main() {{ cudaIpcMemHandle_t h;\n  {body} }}\n")
+    assert ("ipc_managed", "breaks") in [(c, s) for _, c, s in found(r)], found(r)
+    assert r.exit_code == 1
+
+
+def test_the_pointer_a_wrapper_allocates_is_managed(tmp_path):
+    code = ("template<typename T> void alloc(T** q) { cudaMallocManaged(q, sizeof(T)); }\n"
+            "int main() { float* p; cudaIpcMemHandle_t h;\n  alloc(&p);\n  "
+            "cudaIpcGetMemHandle(&h, p); }\n")
+    r = check(tmp_path, code)
+    assert (4, "ipc_managed", "breaks") in found(r), found(r)
+
+
+def test_a_copy_of_device_memory_stays_device_memory(tmp_path):
+    code = ("int main() { float* p; float* d; cudaIpcMemHandle_t h;\n  cudaMallocManaged(&p, 4);\n"
+            "  cudaMalloc(&d, 4);\n  float* q = d;\n  cudaIpcGetMemHandle(&h, q); }\n")
+    r = check(tmp_path, code)
+    assert "breaks" not in [s for _, _, s in found(r)] and r.exit_code == 0, found(r)

@@ -367,6 +367,7 @@ def facts(src: Source) -> Facts:
                 fn = src.function_at(i)
                 if fn is None or not fn.kernel:
                     f.system.setdefault(toks[i + 1].text, "stack")
+    _follow_aliases(src, f)
     for x in f.managed | f.pinned | f.registered:
         f.system.pop(x, None)
     # factories: a function that returns a managed pointer makes its callers' names managed
@@ -397,6 +398,41 @@ def facts(src: Source) -> Facts:
             if pointee(arg.tokens) in f.managed and la.kernel in kernels:
                 f.managed_params.setdefault(la.kernel, set()).add(k)
     return f
+
+
+def _follow_aliases(src: Source, f: Facts) -> None:
+    """Names that stand for managed memory without a cudaMallocManaged of their own: a copy of a
+    managed pointer (``float* q = p;``, ``q = p;``), a reference bound to one or to which one is
+    bound (``float*& r = p;`` -- then allocating through ``r`` makes ``p`` managed), and the
+    argument a wrapper function passes on to cudaMallocManaged (``alloc(&p)`` where
+    ``void alloc(T** q) { cudaMallocManaged(q, ...); }``).  Linear in the tokens per round; a
+    few rounds reach chains of aliases (a -> b -> c)."""
+    toks, n = src.tokens, len(src.tokens)
+    copies: list = []                  # (to, from, a reference?) for `to = from ;`
+    for k in range(1, n - 3):
+        if toks[k].kind == "id" and toks[k + 1].text == "=" and toks[k + 2].kind == "id" \
+                and toks[k + 3].text == ";" and toks[k - 1].text not in (".", "->", "::"):
+            copies.append((toks[k].text, toks[k + 2].text, toks[k - 1].text in ("&", "&&")))
+    wrappers: dict = {}                # function name -> {index of the parameter it allocates}
+    for c in src.calls:
+        if c.name == "cudaMallocManaged" and c.args:
+            fn = src.function_at(c.index)
+            params = fn.param_names() if fn is not None else []
+            name = chain_name(c.args[0].tokens)
+            if name in params:
+                wrappers.setdefault(fn.name, set()).add(params.index(name))
+    passed_on = [(chain_name(c.args[i].tokens), c.index) for c in src.calls
+                 if c.name in wrappers for i in wrappers[c.name] if i < len(c.args)]
+    for _ in range(4):
+        before = len(f.managed)
+        for to, frm, ref in copies:
+            if frm in f.managed:
+                f.managed.add(to)
+            elif ref and to in f.managed:
+                f.managed.add(frm)
+        f.managed.update(name for name, _ in passed_on if name)
+        if len(f.managed) == before:
+            break
 
 
 # -- one rule per construct ---------------------------------------------------------------------
