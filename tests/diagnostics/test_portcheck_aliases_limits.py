@@ -316,3 +316,18 @@ def test_a_copy_of_device_memory_stays_device_memory(tmp_path):
             "  cudaMalloc(&d, 4);\n  float* q = d;\n  cudaIpcGetMemHandle(&h, q); }\n")
     r = check(tmp_path, code)
     assert "breaks" not in [s for _, _, s in found(r)] and r.exit_code == 0, found(r)
+
+
+def test_a_lambda_that_allocates_its_parameter_is_a_wrapper(tmp_path):
+    # AT3's lambda.cu (P3): the break was missed
+    code = ("int main(){float*p; auto f = [](float**q){ return cudaMallocManaged(q,4); }; f(&p);\n"
+            " cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h,p); return 0;}\n")
+    assert (2, "ipc_managed", "breaks") in found(check(tmp_path, code))
+
+
+def test_a_function_pointer_made_by_brace_init_is_followed(tmp_path):
+    # AT3's braceinit.cu (P3): auto f{cudaMallocManaged};
+    code = ("int main(){float*p; auto f{cudaMallocManaged}; f(&p,4,1);\n"
+            " cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h,p); return 0;}\n")
+    r = check(tmp_path, code)
+    assert (1, "managed_alloc", "slower") in found(r) and (2, "ipc_managed", "breaks") in found(r)

@@ -20,10 +20,12 @@ platform facts come from the simulator's profiles and policies (:mod:`.rules`).
 
 It reads names, one file at a time, like a careful reviewer, not a compiler.  What kind of memory
 a pointer holds is known by its name: where the function that uses it allocated it (the last
-allocation before the use), else wherever the file allocates that name.  It does not follow a
-pointer copied to another name (``q = p``), bound to a reference, passed through a ``void**``
-template wrapper or allocated inside a lambda or a brace-initialised alias, nor an inner block's
-name that shadows an outer one: treat a clean report as a second opinion, not a proof.
+allocation before the use), else wherever the file allocates that name.  It follows a pointer
+copied to another name (``q = p``, ``float* q = p;``), a reference bound to one, a function or a
+lambda that passes its parameter to cudaMallocManaged (``alloc(&p)``) and a function pointer to it
+(``auto f = cudaMallocManaged;``, ``auto f{cudaMallocManaged};``), by name within the file; not a
+pointer stored in a struct or a container, passed through two wrappers, or an inner block's name
+that shadows an outer one: treat a clean report as a second opinion, not a proof.
 
     >>> import umkit
     >>> report = umkit.port_check("kernels/cuda", target="mi250x", xnack="off")

@@ -868,7 +868,8 @@ def follow_aliases(code, macros, match):
     """``code`` (and the bodies of ``macros``) with every called name that stands for a
     runtime function replaced by an :class:`Aliased` token of that function: object-like
     macros (after their ``#define``) and variables given a runtime function's address
-    (``auto f = cudaMallocManaged;``, within the block that declares them); and the places
+    (``auto f = cudaMallocManaged;`` or ``auto f{cudaMallocManaged};``, within the block that
+    declares them); and the places
     where a runtime function is taken as a value this reader does not follow (passed to a
     function, stored in a table or a member), as (token, name) pairs."""
     functions = _runtime_functions()
@@ -885,13 +886,15 @@ def follow_aliases(code, macros, match):
     variables = []                                # (position of the =, name, function)
     followed = set()                              # token indices of the values followed
     known = {}                                    # variable -> the function (in file order)
-    for i in [k for k, t in enumerate(code) if t.text == "="]:
-        if code[i].kind != "op" or i + 2 >= n:
+    for i in [k for k, t in enumerate(code) if t.text in ("=", "{")]:
+        brace = code[i].text == "{"               # auto f{cudaMallocManaged};
+        if code[i].kind != "op" or i + 2 >= n or brace and (i < 1 or code[i - 1].kind != "id"):
             continue
         j = i + 1
         while j < n and code[j].text in ("&", "::"):
             j += 1
-        if j + 1 >= n or code[j].kind != "id" or code[j + 1].text not in (";", ","):
+        if j + 1 >= n or code[j].kind != "id" or \
+                code[j + 1].text not in (("}",) if brace else (";", ",")):
             continue
         target = _macro_alias_at(defs, code[j].text, code[j].pos) or code[j].text
         target = target if _followed_to(target, functions) else known.get(target)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ...backends import names
 from ...sim.costs import Profile, load_profile
 from ...sim.policy import AmdApu, AmdXnackOff, Policy, policy_for
-from .cxx import SCAN, Arg, Source, declared_name
+from .cxx import SCAN, Arg, Source, declared_name, split_args
 
 SEVERITIES = ("breaks", "slower", "differs", "same")
 #: target -> (GPU architecture, profile with XNACK on, profile with XNACK off, words)
@@ -421,6 +421,24 @@ def _follow_aliases(src: Source, f: Facts) -> None:
             name = chain_name(c.args[0].tokens)
             if name in params:
                 wrappers.setdefault(fn.name, set()).add(params.index(name))
+    allocs = sorted((c.index, chain_name(c.args[0].tokens)) for c in src.calls
+                    if c.name == "cudaMallocManaged" and c.args)
+    at = [i for i, _ in allocs]
+    for k in range(2, n - 1):           # a lambda: auto alloc = [&](float** q) { ... }
+        if toks[k].text != "[" or toks[k - 1].text != "=" or toks[k - 2].kind != "id":
+            continue
+        opener = src.match.get(k, n) + 1
+        if opener >= n or toks[opener].text != "(" or opener not in src.match:
+            continue
+        shut = src.match[opener]
+        params = [declared_name(a.tokens) for a in split_args(toks, opener, shut, src.match)]
+        body = next((j for j in range(shut + 1, min(n, shut + 8)) if toks[j].text == "{"), None)
+        if body is None or body not in src.match:
+            continue
+        lo, hi = bisect.bisect_left(at, body), bisect.bisect_right(at, src.match[body])
+        for _, name in allocs[lo:hi]:
+            if name in params:
+                wrappers.setdefault(toks[k - 2].text, set()).add(params.index(name))
     passed_on = [(chain_name(c.args[i].tokens), c.index) for c in src.calls
                  if c.name in wrappers for i in wrappers[c.name] if i < len(c.args)]
     for _ in range(4):
