@@ -77,8 +77,9 @@ _BANK = {k: (text, {_REPORT_FIX[k.split("_")[0]]}, _FIX_WHY[_REPORT_FIX[k.split(
 def _shared_word_answer(reports: list, shortest: int, weighted: bool) -> list:
     """The fixes a matcher of shared words gives ``reports`` (texts, in case order): the
     assignment of distinct fixes that shares the most words of ``shortest`` letters or more
-    between each report and its fix (``weighted``: rarer words count more).  An earlier review
-    passed the exercise this way; no set it can answer is drawn."""
+    between each report and its fix (``weighted``: rarer words count more).  Such a matcher
+    answers by the words a report shares with a fix, not by its symptom: no set it can answer is
+    drawn."""
     def tok(text):
         return set(re.findall(r"[a-z_0-9\\-]{%d,}" % shortest, text.lower()))
     fixes = {n: dict.__getitem__(FIXES, n) for n in FIXES}
