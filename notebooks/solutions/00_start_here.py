@@ -14,7 +14,8 @@ def prefetch_ms(p, mib, to_gpu=True):
     return (p.prefetch_latency + mib * 2**20 / bw) * 1e3
 
 
-# The same formula as one number: 16 MiB host->GPU on the MI250X.
+# The same formula as one number: 16 MiB host->GPU on the MI250X (nb00.check_prefetch_time: an
+# extra check for practice, not an exercise of the notebook).
 p = load_profile("mi250x-xnack1")
 ms = prefetch_ms(p, 16)
 

@@ -3,6 +3,7 @@ import umkit
 from umkit.exercises import nb01
 
 # 01a: user-mode driver (用户态驱动, UMD) or kernel-mode driver (内核态驱动, KMD)?
+# (nb01.check_layers: an extra check for practice; the notebook asks it as a prediction)
 layers = {
     "malloc_managed": "umd",     # hipMallocManaged: an address range recorded, no page yet
     "malloc_device": "kmd",      # hipMalloc: VRAM mapped by the kernel driver

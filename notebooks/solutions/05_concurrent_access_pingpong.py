@@ -1,8 +1,9 @@
 """Solutions to notebook 05's exercises (concurrent access and ping-pong, §4.3)."""
 from umkit import workloads
 
-# Exercise 1. The article's fix (§4.3): split by access frequency -- the hot parameters in device
-# memory, the batch managed and prefetched. It works on every platform.
+# nb05.check_pingpong_fix (an extra check for practice, not an exercise of the notebook): the
+# article's fix (§4.3), split by access frequency -- the hot parameters in device memory, the batch
+# managed and prefetched. It works on every platform.
 my_fix = workloads.Strategy("split: hot params in device memory", memory="mixed", prefetch="gpu")
 # Not a fix where the CPU's touch migrates GPU-resident pages back: keep the parameters managed and
 # declare that the GPU owns them and the CPU reads them (advice first, then prefetch: §4.4). The
