@@ -1329,6 +1329,7 @@ def predict(name: str, guesses: dict, unit: str = "", *, quiet: bool = False) ->
                           f"{type(guesses).__name__}", argument="guesses",
                           hint="write predict('name', {'what': your_guess, ...})")
     V.string(unit, "unit", hint="e.g. unit='ms'")
+    quiet = V.flag(quiet, "quiet")
     p = Prediction(name, dict(guesses), unit)
     _PREDICTIONS[p.name] = p
     if not quiet:
