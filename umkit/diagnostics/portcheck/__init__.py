@@ -23,7 +23,9 @@ a pointer holds is known by its name: where the function that uses it allocated 
 allocation before the use), else wherever the file allocates that name.  It follows a pointer
 copied to another name (``q = p``, ``float* q = p;``), a reference bound to one, a function or a
 lambda that passes its parameter to cudaMallocManaged (``alloc(&p)``) and a function pointer to it
-(``auto f = cudaMallocManaged;``, ``auto f{cudaMallocManaged};``), by name within the file; not a
+(``cudaError_t (*f)(void**, size_t, unsigned) = cudaMallocManaged;``; the ``auto f = ...`` and
+``auto f{...}`` forms compile only where the C declaration alone is visible), by name within the
+file; not a
 pointer stored in a struct or a container, passed through two wrappers, or an inner block's name
 that shadows an outer one: treat a clean report as a second opinion, not a proof.
 
