@@ -331,3 +331,12 @@ def test_a_function_pointer_made_by_brace_init_is_followed(tmp_path):
             " cudaIpcMemHandle_t h; cudaIpcGetMemHandle(&h,p); return 0;}\n")
     r = check(tmp_path, code)
     assert (1, "managed_alloc", "slower") in found(r) and (2, "ipc_managed", "breaks") in found(r)
+
+
+def test_a_name_copied_from_device_memory_after_managed_is_device_memory(tmp_path):
+    code = ("int main() { float* p; float* d; cudaIpcMemHandle_t h;\n  cudaMallocManaged(&p, 4);\n"
+            "  cudaMalloc(&d, 4);\n  float* q = p;\n  q = d;\n  cudaIpcGetMemHandle(&h, q); }\n")
+    r = check(tmp_path, code)
+    assert "breaks" not in [s for _, _, s in found(r)] and r.exit_code == 0, found(r)
+    code = code.replace("  q = d;\n", "  q = d;\n  q = p;\n")          # and managed again
+    assert (7, "ipc_managed", "breaks") in found(check(tmp_path, code))

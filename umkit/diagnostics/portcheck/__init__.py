@@ -25,7 +25,7 @@ copied to another name (``q = p``, ``float* q = p;``), a reference bound to one,
 lambda that passes its parameter to cudaMallocManaged (``alloc(&p)``) and a function pointer to it
 (``cudaError_t (*f)(void**, size_t, unsigned) = cudaMallocManaged;``; the ``auto f = ...`` and
 ``auto f{...}`` forms compile only where the C declaration alone is visible), by name within the
-file; not a
+file (within a function, the last allocation or copy of a name before its use decides); not a
 pointer stored in a struct or a container, passed through two wrappers, or an inner block's name
 that shadows an outer one: treat a clean report as a second opinion, not a proof.
 

@@ -408,11 +408,11 @@ def _follow_aliases(src: Source, f: Facts) -> None:
     ``void alloc(T** q) { cudaMallocManaged(q, ...); }``).  Linear in the tokens per round; a
     few rounds reach chains of aliases (a -> b -> c)."""
     toks, n = src.tokens, len(src.tokens)
-    copies: list = []                  # (to, from, a reference?) for `to = from ;`
+    copies: list = []                  # (to, from, a reference?, where) for `to = from ;`
     for k in range(1, n - 3):
         if toks[k].kind == "id" and toks[k + 1].text == "=" and toks[k + 2].kind == "id" \
                 and toks[k + 3].text == ";" and toks[k - 1].text not in (".", "->", "::"):
-            copies.append((toks[k].text, toks[k + 2].text, toks[k - 1].text in ("&", "&&")))
+            copies.append((toks[k].text, toks[k + 2].text, toks[k - 1].text in ("&", "&&"), k))
     wrappers: dict = {}                # function name -> {index of the parameter it allocates}
     for c in src.calls:
         if c.name == "cudaMallocManaged" and c.args:
@@ -443,7 +443,7 @@ def _follow_aliases(src: Source, f: Facts) -> None:
                  if c.name in wrappers for i in wrappers[c.name] if i < len(c.args)]
     for _ in range(4):
         before = len(f.managed)
-        for to, frm, ref in copies:
+        for to, frm, ref, _ in copies:
             if frm in f.managed:
                 f.managed.add(to)
             elif ref and to in f.managed:
@@ -451,6 +451,16 @@ def _follow_aliases(src: Source, f: Facts) -> None:
         f.managed.update(name for name, _ in passed_on if name)
         if len(f.managed) == before:
             break
+    # a copy is where its name gets its memory, as an allocation is: `q = p; ... q = d;` leaves
+    # q device memory after the second (Facts.managed_at reads the last one before a use)
+    for to, frm, ref, k in copies:
+        if not ref:
+            fn = src.function_at(k)
+            f.allocs.setdefault(to, []).append(
+                (fn.body if fn is not None else None, k,
+                 "managed" if f.managed_at(src, frm, k) else "device"))
+    for name in f.allocs:
+        f.allocs[name].sort(key=lambda a: a[1])
 
 
 # -- one rule per construct ---------------------------------------------------------------------
