@@ -413,17 +413,15 @@ def _follow_aliases(src: Source, f: Facts) -> None:
         if toks[k].kind == "id" and toks[k + 1].text == "=" and toks[k + 2].kind == "id" \
                 and toks[k + 3].text == ";" and toks[k - 1].text not in (".", "->", "::"):
             copies.append((toks[k].text, toks[k + 2].text, toks[k - 1].text in ("&", "&&"), k))
-    wrappers: dict = {}                # function name -> {index of the parameter it allocates}
-    for c in src.calls:
-        if c.name == "cudaMallocManaged" and c.args:
-            fn = src.function_at(c.index)
-            params = fn.param_names() if fn is not None else []
-            name = chain_name(c.args[0].tokens)
-            if name in params:
-                wrappers.setdefault(fn.name, set()).add(params.index(name))
     allocs = sorted((c.index, chain_name(c.args[0].tokens)) for c in src.calls
                     if c.name == "cudaMallocManaged" and c.args)
     at = [i for i, _ in allocs]
+    wrappers: dict = {}                # function name -> {index of the parameter it allocates}
+    for i, name in allocs:
+        fn = src.function_at(i)
+        params = fn.param_names() if fn is not None else []
+        if name in params:
+            wrappers.setdefault(fn.name, set()).add(params.index(name))
     for k in range(2, n - 1):           # a lambda: auto alloc = [&](float** q) { ... }
         if toks[k].text != "[" or toks[k - 1].text != "=" or toks[k - 2].kind != "id":
             continue
@@ -439,8 +437,8 @@ def _follow_aliases(src: Source, f: Facts) -> None:
         for _, name in allocs[lo:hi]:
             if name in params:
                 wrappers.setdefault(toks[k - 2].text, set()).add(params.index(name))
-    passed_on = [(chain_name(c.args[i].tokens), c.index) for c in src.calls
-                 if c.name in wrappers for i in wrappers[c.name] if i < len(c.args)]
+    passed_on = {chain_name(c.args[i].tokens) for c in src.calls
+                 if c.name in wrappers for i in wrappers[c.name] if i < len(c.args)} - {""}
     for _ in range(4):
         before = len(f.managed)
         for to, frm, ref, _ in copies:
@@ -448,7 +446,7 @@ def _follow_aliases(src: Source, f: Facts) -> None:
                 f.managed.add(to)
             elif ref and to in f.managed:
                 f.managed.add(frm)
-        f.managed.update(name for name, _ in passed_on if name)
+        f.managed |= passed_on
         if len(f.managed) == before:
             break
     # a copy is where its name gets its memory, as an allocation is: `q = p; ... q = d;` leaves

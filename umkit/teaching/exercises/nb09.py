@@ -95,7 +95,7 @@ def _shared_word_answer(reports: list, shortest: int, weighted: bool) -> list:
 
 def _not_word_matchable(names) -> bool:
     texts = [_REPORTS[n] for n in names]
-    right = [_REPORT_FIX[n.split("_")[0]] for n in names]
+    right = [next(iter(_BANK[n][1])) for n in names]
     return all(_shared_word_answer(texts, k, w) != right for k in (2, 3, 4) for w in (False, True))
 
 
