@@ -95,13 +95,15 @@ def _leak_cases():
     def prefetch_only(a):
         a.prefetch("gpu")
 
-    def device_sync(a, stream):
+    def device_sync(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         umkit.synchronize()
         return float(a.host.sum())
 
-    def no_sync(a, stream):
+    def no_sync(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         return float(a.host.sum())
 
     def no_prefetch(n, epochs):
@@ -147,9 +149,9 @@ def _leak_cases():
         ("nb03.prepare", lambda **k: nb03.check_prepare(prefetch_only, **k),
          ["read_mostly", "accessed_by", "advise("], "a.advise('preferred_location', 'cpu')"),
         ("nb04.step.device_sync", lambda **k: nb04.check_step(device_sync, **k),
-         ["stream.synchronize", "Event()", "event"], "stream.synchronize()"),
+         ["done.synchronize", "Event()", "record("], "done.synchronize()"),
         ("nb04.step.race", lambda **k: nb04.check_step(no_sync, **k),
-         ["stream.synchronize", "Event()", "event"], "stream.synchronize()"),
+         ["done.synchronize", "Event()", "record("], "done.synchronize()"),
         ("nb05.pingpong", lambda **k: nb05.check_pingpong_fix("managed+advice", **k),
          ["mixed", "memory='", "device memory"], "memory='mixed'"),
         ("nb05.ipc.all", lambda **k: (nb05.ipc_first_question(), nb05.check_ipc(set("abcde"), **k))[1],
@@ -353,9 +355,11 @@ def test_a_number_past_float_range_is_graded_not_raised():
     from umkit.teaching.exercises import nb08
     big = 10**400
 
-    def step(a, stream):
+    def step(a, stream, next_batch):
         umkit.increment(a, stream=stream)
-        stream.synchronize()
+        done = umkit.Event().record(stream)
+        next_batch()
+        done.synchronize()
         return big
 
     table = nb08.empty_owner_table()

@@ -240,30 +240,71 @@ def test_nb03_wrong_answers():
 def test_nb04_wrong_answers():
     from umkit.teaching.exercises import nb04
 
-    def no_sync(a, stream):
+    def no_sync(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         return float(a.host.sum())
 
-    def device_sync(a, stream):
+    def device_sync(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         umkit.synchronize()
         return float(a.host.sum())
 
-    def wrong_stream(a, stream):
-        umkit.increment(a)                 # on the default stream ...
-        stream.synchronize()               # ... but waits for another one
+    def stream_sync(a, stream, next_batch):
+        umkit.increment(a, stream=stream)
+        next_batch()
+        stream.synchronize()               # waits for the next batch's copy-in too
         return float(a.host.sum())
 
-    def event_sync(a, stream):
+    def queued_late(a, stream, next_batch):
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        next_batch()                       # the GPU idled while the host waited
+        return float(a.host.sum())
+
+    def batch_first(a, stream, next_batch):
+        next_batch()
         umkit.increment(a, stream=stream)
         umkit.Event().record(stream).synchronize()
         return float(a.host.sum())
 
+    def no_batch(a, stream, next_batch):
+        umkit.increment(a, stream=stream)
+        stream.synchronize()
+        return float(a.host.sum())
+
+    def wrong_stream(a, stream, next_batch):
+        umkit.increment(a)                 # on the default stream ...
+        done = umkit.Event().record(stream)
+        next_batch()
+        done.synchronize()                 # ... but waits on another one
+        return float(a.host.sum())
+
+    def event_early(a, stream, next_batch):
+        done = umkit.Event().record(stream)    # recorded before the kernel: marks nothing of it
+        umkit.increment(a, stream=stream)
+        next_batch()
+        done.synchronize()
+        return float(a.host.sum())
+
+    def event_sync(a, stream, next_batch):
+        umkit.increment(a, stream=stream)
+        done = umkit.Event().record(stream)
+        next_batch()
+        done.synchronize()
+        return float(a.host.sum())
+
     _not_yet(nb04.check_step(None), "None")
     _not_yet(nb04.check_step(no_sync), "race")
-    _not_yet(nb04.check_step(device_sync), "waited for that job too")
+    _not_yet(nb04.check_step(device_sync), "waited for every stream")
+    _not_yet(nb04.check_step(stream_sync), "until the next batch's copy-in")
+    _not_yet(nb04.check_step(queued_late), "the GPU sat idle")
+    _not_yet(nb04.check_step(batch_first), "before your kernel was queued")
+    _not_yet(nb04.check_step(no_batch), "never called next_batch()")
     _not_yet(nb04.check_step(wrong_stream), "race")
-    _not_yet(nb04.check_step(lambda a, s: None), "None")
+    _not_yet(nb04.check_step(event_early), "race")
+    _not_yet(nb04.check_step(lambda a, s, n: None), "None")
     assert nb04.check_step(event_sync)
     umkit.use("sim", quiet=True, strict=True)
     _not_yet(nb04.check_step(no_sync), "while the kernel was running")

@@ -108,8 +108,9 @@ def test_a_language_switch_keeps_the_backend_and_its_profile():
 
 # -- feedback: what the data shows, not the edit -----------------------------------------------------
 def test_04_feedback_says_what_the_step_waited_for_not_which_wait_to_use():
-    def device_wide(a, stream):
+    def device_wide(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         umkit.synchronize()
         return float(a.host.sum())
     v = nb04.check_step(device_wide)
@@ -181,7 +182,9 @@ def test_05_ipc_a_picker_of_the_texts_phrases_does_not_pass_and_the_count_that_w
             for letter in "abcde":
                 assert f"({letter})" in v.answer or letter in right.group(1), v.answer
         assert counts >= {1, 2, 3}, counts          # "pick two" is no rule
-        assert passes <= 6, passes                  # a picker is right only by chance
+        # a picker is right only by chance: about 1 draw in 11 (measured over 600 draws), so
+        # 30 draws pass about 3 times; 12 or more happen less than once in 10**4 runs
+        assert passes <= 12, passes
     finally:
         nb05.ipc_first_question()
     assert nb05.check_ipc(_solution("05_concurrent_access_pingpong").ipc_answer).ok
@@ -258,8 +261,9 @@ def test_the_fourth_trys_feedback_is_chinese_in_a_chinese_session():
         def one_direction(p, mib, to_gpu=True):
             return (p.prefetch_latency + mib * 2**20 / p.prefetch_h2d_bw) * 1e3
 
-        def device_wide(a, stream):
+        def device_wide(a, stream, next_batch):
             umkit.increment(a, stream=stream)
+            next_batch()
             umkit.synchronize()
             return float(a.host.sum())
         verdicts = {

@@ -265,17 +265,19 @@ def test_04_refuses_a_formula_and_work_on_the_wrong_stream():
     from umkit.teaching.exercises import nb04
     on(own_profile(S04))
 
-    def formula(a, stream):                     # the old constant: 2 * N, never running the kernel
+    def formula(a, stream, next_batch):                     # the old constant: 2 * N, never running the kernel
         return 2.0 * a.size
 
-    def peeks_then_formula(a, stream):          # reads the start value, adds 1, runs nothing
+    def peeks_then_formula(a, stream, next_batch):          # reads the start value, adds 1, runs nothing
         stream.synchronize()
         return float(a.host[0] + 1) * a.size
 
-    def twice(a, stream):
+    def twice(a, stream, next_batch):
         umkit.increment(a, stream=stream)
         umkit.increment(a, stream=stream)
-        stream.synchronize()
+        done = umkit.Event().record(stream)
+        next_batch()
+        done.synchronize()
         return float(a.host.sum()) - a.size
     for wrong in (formula, peeks_then_formula, twice):
         assert not nb04.check_step(wrong).ok, wrong.__name__
@@ -285,7 +287,7 @@ def test_04_the_start_value_changes_between_checks():
     from umkit.teaching.exercises import nb04
     seen = set()
 
-    def spy(a, stream):
+    def spy(a, stream, next_batch):
         seen.add(float(a.host[0]))
         umkit.increment(a, stream=stream)
         stream.synchronize()

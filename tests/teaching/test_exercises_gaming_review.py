@@ -28,16 +28,18 @@ def sim():
 
 
 # -- 1. a right answer is not refused for how add was imported (06) -------------------------------
-def _epoch_loop(add, read):
+def _epoch_loop(add, read, out_stays=False):
+    """``out_stays``: ``read`` copies out (read_back), so out never leaves VRAM after epoch 0."""
     def loop(n, epochs):
         a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
         a.host[:] = 1.0
         b.host[:] = 2.0
         s = umkit.Stream()
         sums = []
+        b.prefetch("gpu", stream=s)            # only the GPU touches b after this
         for e in range(epochs):
             a.host[:] = e + 1.0                # the epoch's batch
-            for x in (a, b, out):
+            for x in (a,) if out_stays and e else (a, out):
                 x.prefetch("gpu", stream=s)
             add(out, a, b, stream=s)
             s.synchronize()
@@ -51,7 +53,8 @@ def _epoch_loop(add, read):
 def test_06_loop_with_from_umkit_import_add_passes():
     from umkit import add, read_back
     by_host = _epoch_loop(add, lambda out, s, n, e: float(out.host.sum(dtype="float64")))
-    by_copy = _epoch_loop(add, lambda out, s, n, e: float(read_back(out, stream=s).sum()))
+    by_copy = _epoch_loop(add, lambda out, s, n, e: float(read_back(out, stream=s).sum()),
+                          out_stays=True)
     v = nb06.check_epoch_loop(by_host, profile=nb06.PROFILE)
     assert v.ok, v
     v = nb06.check_epoch_loop(by_copy, profile=nb06.PROFILE)
@@ -175,15 +178,18 @@ def test_09_diagnosis_refuses_fractions_and_bools():
 def test_04_a_sum_from_one_element_fails_and_the_wait_is_not_named():
     from umkit.teaching.exercises import nb04
 
-    def one_element(a, stream):
+    def one_element(a, stream, next_batch):
         umkit.increment(a, stream=stream)
-        stream.synchronize()
+        done = umkit.Event().record(stream)
+        next_batch()
+        done.synchronize()
         return float((a.host[0]) * a.size)
     for _ in range(2):
         assert not nb04.check_step(one_element).ok
 
-    def device_sync(a, stream):
+    def device_sync(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         umkit.synchronize()
         return float(a.host.sum())
     v = nb04.check_step(device_sync)
@@ -463,3 +469,33 @@ def test_06_the_demo_loop_wrapped_is_refused_and_the_load_must_come_before_the_i
         return sums
     v = nb06.check_epoch_loop(load_after_inhale, profile=nb06.PROFILE)
     assert not v.ok and "GPU page faults" in v.message, v
+
+
+def _inhale_everything(n, epochs, read_back=False):
+    """The loop that prefetches all three arrays every epoch (section 3's run_epochs, with a
+    batch loaded every epoch): no fault, but b -- and out, when it is read back by copy -- is
+    already in VRAM when it is prefetched again."""
+    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+    b.host[:] = 2.0
+    s = umkit.Stream()
+    sums = []
+    for e in range(epochs):
+        a.host[:] = e + 1.0
+        for x in (a, b, out):
+            x.prefetch("gpu", stream=s)
+        umkit.add(out, a, b, stream=s)
+        s.synchronize()
+        sums.append(float(umkit.read_back(out, stream=s).sum()) if read_back
+                    else float(out.host.sum(dtype="float64")))
+    for x in (a, b, out):
+        x.free()
+    return sums
+
+
+def test_06_inhaling_everything_every_epoch_is_refused_without_naming_the_array():
+    for rb in (False, True):
+        v = nb06.check_epoch_loop(lambda n, e, rb=rb: _inhale_everything(n, e, rb),
+                                  profile=nb06.PROFILE)
+        assert not v.ok and "moved nothing" in v.message, v
+        for name in ("`b`", " b ", "`out`", " out ", "`a`"):
+            assert name not in v.message, (name, v.message)

@@ -95,12 +95,14 @@ def test_an_answer_shown_by_hint_3_is_recorded_and_a_later_pass_says_so():
         assert nb01.check_transitions(right).shown_before is True
         # verdict.hint(3) shows the held answer too -- and records it
         from umkit.teaching.exercises import nb04
-        def event_sync(a, stream):
+        def event_sync(a, stream, next_batch):
             umkit.increment(a, stream=stream)
-            umkit.Event().record(stream).synchronize()
+            done = umkit.Event().record(stream)
+            next_batch()
+            done.synchronize()
             return float(a.host.sum())
         assert nb04.check_step(event_sync).shown_before is False
-        v = nb04.check_step(lambda a, s: 0.0)
+        v = nb04.check_step(lambda a, s, n: 0.0)
         assert not v.ok and v.hint(3)
         assert nb04.check_step(event_sync).shown_before is True
     """, budget="0")
@@ -285,7 +287,7 @@ _SEEN = textwrap.dedent("""
         note(data.size, float(data[:64].sum())); return None
     def p03(a, w):
         note(a.nbytes, w.nbytes)
-    def p04(a, stream):
+    def p04(a, stream, next_batch):
         note(float(a.host.sum())); return 0.0
     def p05(params):
         note(float(params.host[::16384].sum())); return 0.0
@@ -364,8 +366,9 @@ def test_00_the_stub_and_the_one_direction_formula_name_no_edit():
 def test_04_the_stub_is_refused_without_naming_the_call_to_make():
     from umkit.teaching.exercises import nb04
 
-    def stub(a, stream):
+    def stub(a, stream, next_batch):
         umkit.increment(a, stream=stream)
+        next_batch()
         umkit.synchronize()
         return float(a.host.sum())
     v = nb04.check_step(stub)

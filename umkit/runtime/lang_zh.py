@@ -286,13 +286,15 @@ MESSAGES: dict[str, str] = {
     "{argument} should be a function of two arrays, got {type}": "{argument} 应该是一个以两个数组为参数的函数，得到的是 {type}",
 
     # -- notebook 04: synchronization --------------------------------------------------------------------
-    "§3.3: a kernel launch returns at once; the CPU may read what the kernel writes only after something "
-    "has waited for that kernel. hipDeviceSynchronize waits for every stream on the device, "
-    "hipStreamSynchronize for one stream, hipEventSynchronize for the work recorded before one event "
-    "(notebook section 2, 'three ways to wait')":
-        "§3.3：kernel 启动立即返回；只有在某个东西等过那个 kernel 之后，CPU 才能读 kernel 写的内容。"
-        "hipDeviceSynchronize 等待设备上的每一个流，hipStreamSynchronize 等待一个流，hipEventSynchronize "
-        "等待某个事件之前记录的工作（本 notebook 第 2 节“三种等待方式”）",
+    "§3.3: a kernel launch returns at once, and work on one stream runs in the order it was queued; the "
+    "CPU may read what a kernel writes only after something has waited for that kernel. "
+    "hipDeviceSynchronize waits for every stream on the device, hipStreamSynchronize for everything "
+    "queued on one stream so far, hipEventSynchronize for the work queued before one event (notebook "
+    "section 2, 'three ways to wait')":
+        "§3.3：kernel 启动立即返回，同一个流上的工作按入队的顺序运行；只有在某个东西等过那个 kernel 之后，"
+        "CPU 才能读 kernel 写的内容。hipDeviceSynchronize 等待设备上的每一个流，hipStreamSynchronize "
+        "等待一个流上到此为止入队的全部工作，hipEventSynchronize 等待某个事件之前入队的工作"
+        "（本 notebook 第 2 节“三种等待方式”）",
     "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())":
         "step 返回了 None：请返回 CPU 对 a 求的和，例如 float(a.host.sum())",
     "step returned {got}; return a number (the sum)": "step 返回了 {got}；请返回一个数（那个和）",
@@ -300,30 +302,48 @@ MESSAGES: dict[str, str] = {
     "a wrong sum with no error (§5.1): nothing waited for the kernel before the CPU's sum":
         "CPU 在 kernel 可能还在写 a 的时候读了它（数据竞争，§3.3）——在真卡上，这就是一个错误的和，而且不报错"
         "（§5.1）：CPU 求和之前，没有任何东西等待 kernel",
-    "the sum came back before the kernel on `stream` had finished: nothing waited for your stream. (A "
+    "the sum came back before the kernel on `stream` had finished: nothing waited for your kernel. (A "
     "GPU reduction such as float(a.device.sum()) runs on the default stream, not on yours: on a real "
     "card it waits either for every stream, like hipDeviceSynchronize, or for none.)":
-        "在 `stream` 上的 kernel 完成之前，和就回来了：没有任何东西等待你的流。（像 float(a.device.sum()) 这样的 "
+        "在 `stream` 上的 kernel 完成之前，和就回来了：没有任何东西等待你的 kernel。（像 float(a.device.sum()) 这样的 "
         "GPU 归约运行在默认流上，而不是你的流上：在真卡上，它要么像 hipDeviceSynchronize 那样等待每一个流，"
         "要么一个都不等。）",
     "sum {got} = the array before the kernel: the CPU read too early, or the kernel never ran on a -- "
     "call umkit.increment(a, stream=stream) and wait for it":
         "和为 {got} = kernel 之前的数组：CPU 读得太早，或者 kernel 根本没在 a 上运行——调用 "
         "umkit.increment(a, stream=stream) 并等待它",
-    "right sum, but the host waited {code_a} ms (model time): the other stream's job, which your sum "
-    "does not need, ended after {code_b} ms, and your step returned only after it -- it waited for that "
-    "job too (re-read section 2, §3.3).":
-        "求和结果是对的，但主机等了 {code_a} ms（模型时间）：另一个流上的任务（你的求和并不需要它）在 "
-        "{code_b} ms 后才结束，而你的 step 直到它结束之后才返回——它把那个任务也一起等了（重读第 2 节，§3.3）。",
+    "right sum, but the host waited {code_a} ms (model time): until the other stream's job, which your "
+    "sum does not need, had ended -- it waited for every stream (re-read section 2, §3.3).":
+        "求和结果是对的，但主机等了 {code_a} ms（模型时间）：一直等到另一个流上的任务（你的求和并不需要它）"
+        "结束——它等了每一个流（重读第 2 节，§3.3）。",
+    "right sum, but the host waited {code_a} ms (model time): until the next batch's copy-in, queued on "
+    "your stream after your kernel, had ended. Your sum needs only your kernel (re-read section 2, §3.3).":
+        "求和结果是对的，但主机等了 {code_a} ms（模型时间）：一直等到下一批数据的拷入（在你的流上、排在你的 "
+        "kernel 之后）结束。你的求和只需要你的 kernel（重读第 2 节，§3.3）。",
+    "right sum, but next_batch() was queued only after the host had waited for your kernel (it ended at "
+    "{code_a} ms, model time): the GPU sat idle while the CPU summed. Queue the next batch before you "
+    "wait.":
+        "求和结果是对的，但 next_batch() 是在主机等完你的 kernel 之后才入队的（kernel 在 {code_a} ms 结束，"
+        "模型时间）：CPU 求和的时候 GPU 闲着。请在等待之前把下一批数据排进队列。",
+    "step never called next_batch(): queue the next batch's copy-in on your stream (call next_batch() "
+    "once, after your kernel) so that the GPU has work while the CPU reads the sum":
+        "step 从没调用 next_batch()：请把下一批数据的拷入排进你的流（在你的 kernel 之后调用一次 "
+        "next_batch()），这样 CPU 读和的时候 GPU 还有活干",
+    "step called next_batch() {code_n} times: call it once, after your kernel":
+        "step 调用了 {code_n} 次 next_batch()：请在你的 kernel 之后只调用一次",
+    "next_batch() was called before your kernel was queued: one stream runs its work in the order it was "
+    "queued, so your kernel would start only after the next batch's copy-in. Queue your kernel first.":
+        "next_batch() 在你的 kernel 入队之前就被调用了：同一个流按入队顺序运行它的工作，所以你的 kernel "
+        "要等下一批数据拷入完才会开始。请先把你的 kernel 排进队列。",
     "sum {got} (on a real GPU the check can't see what you waited for; run it on sim to check that too)":
         "和为 {got}（在真 GPU 上，检查看不到你等待了什么；在 sim 上运行才能把这一点也检查了）",
-    "sum {got}, and the host waited {ms} ms (model time): only for your stream, not for the other "
-    "stream's job":
-        "和为 {got}，主机等了 {ms} ms（模型时间）：只等了你的流，没有等另一个流上的任务",
-    "{argument} is None: write def step(a, stream): ... and return the CPU's sum":
-        "{argument} 是 None：写出 def step(a, stream): ...，并返回 CPU 求的和",
-    "{argument} should be a function (a, stream) -> float, got {type}":
-        "{argument} 应该是一个函数 (a, stream) -> float，得到的是 {type}",
+    "sum {got}, and the host waited {ms} ms (model time): only for your kernel, while the next batch's "
+    "copy-in and the other stream's job went on":
+        "和为 {got}，主机等了 {ms} ms（模型时间）：只等了你的 kernel，下一批数据的拷入和另一个流上的任务都在继续",
+    "{argument} is None: write def step(a, stream, next_batch): ... and return the CPU's sum":
+        "{argument} 是 None：写出 def step(a, stream, next_batch): ...，并返回 CPU 求的和",
+    "{argument} should be a function (a, stream, next_batch) -> float, got {type}":
+        "{argument} 应该是一个函数 (a, stream, next_batch) -> float，得到的是 {type}",
     "the CPU touched the array while the kernel was running: {exception}":
         "CPU 在 kernel 运行时访问了这个数组：{exception}",
 
@@ -417,8 +437,8 @@ MESSAGES: dict[str, str] = {
         "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n（对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，每一轮 GPU 都经链路读取）",
     "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n(either advice alone also passes for a on AMD; a prefetch of a to the GPU would be undone by the CPU's first read)":
         "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n（在 AMD 上，对 a 单独用其中任一条建议也能通过；把 a 预取到 GPU 会被 CPU 的第一次读取抵消）",
-    "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize: only my stream\n    return float(a.host.sum())\n(or record an event after the kernel, umkit.Event().record(stream), and call its .synchronize() before the sum)":
-        "def step(a, stream):\n    umkit.increment(a, stream=stream)\n    stream.synchronize()                # hipStreamSynchronize：只等我的流\n    return float(a.host.sum())\n（或者在 kernel 之后记录一个事件 umkit.Event().record(stream)，并在求和之前调用它的 .synchronize()）",
+    "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord: marks the end of my kernel\n    next_batch()                          # queued behind it: the GPU keeps working\n    done.synchronize()                    # hipEventSynchronize: wait for my kernel only\n    return float(a.host.sum())":
+        "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord：标出我的 kernel 的结束\n    next_batch()                          # 排在它后面：GPU 继续干活\n    done.synchronize()                    # hipEventSynchronize：只等我的 kernel\n    return float(a.host.sum())",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
         "{argument} 仍然是 None：请给出行得通的字母集合，例如 {'x', 'y'}（读一读 nb05.IPC_OPTIONS）。",
     "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver migrate (or copy) them "
@@ -1290,14 +1310,16 @@ MESSAGES: dict[str, str] = {
     "<b>{name}</b>: {n} steps, verdict <b>{verdict}</b>": "<b>{name}</b>：{n} 步，结论 <b>{verdict}</b>",
     "<b>{name}</b>: step {n}, last {ms} ms": "<b>{name}</b>：第 {n} 步，最近一步 {ms} ms",
     # -- notebook 06: training data loading ---------------------------------------------------------
-    "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch "
-    "(hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched since the last "
-    "epoch (the batch it loaded, the sum it read), because those pages went back to the host: what has "
-    "to happen before the inhale, and what after? Wait for the stream before the CPU reads what the "
-    "kernel wrote; hipFree what you allocated":
-        "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问的每个数组都吸入显存（hipMemPrefetchAsync 到 GPU）"
-        "——还要记得自上个 epoch 以来 CPU 访问过哪些数组（它载入的批数据、它读过的和），因为那些页已经回到了主机："
-        "哪些事必须在吸入之前做，哪些在之后？CPU 读 kernel 写的内容之前，先等待这个流；分配了什么，就 hipFree 什么",
+    "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch that "
+    "is not in VRAM (hipMemPrefetchAsync to the GPU) -- the arrays the CPU touched since the kernel last "
+    "ran (the batch it loaded, the sum it read) went back to the host; an array only the GPU touched is "
+    "still there, and a prefetch of it moves nothing but still costs its call. What has to happen before "
+    "the inhale, and what after? Wait for the stream before the CPU reads what the kernel wrote; hipFree "
+    "what you allocated":
+        "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问、但不在显存里的每个数组吸入显存（hipMemPrefetchAsync "
+        "到 GPU）——自 kernel 上次运行以来 CPU 访问过的数组（它载入的批数据、它读过的和）已经回到了主机；只有 GPU "
+        "访问过的数组还在显存里，预取它什么也不搬，却照样要付一次调用的开销。哪些事必须在吸入之前做，哪些在之后？"
+        "CPU 读 kernel 写的内容之前，先等待这个流；分配了什么，就 hipFree 什么",
     "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
     "return a list of numbers (one sum per epoch), not {type}.": "请返回一个数字列表（每个 epoch 一个和），而不是 {type}。",
     "called with epochs={epochs}, your function returned {n} sums.": "以 epochs={epochs} 调用时，你的函数返回了 {n} 个和。",
@@ -1312,6 +1334,12 @@ MESSAGES: dict[str, str] = {
     "on the GPU when it ran. Which array did the CPU touch last?":
         "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上。"
         "CPU 最后访问的是哪个数组？",
+    "no GPU faults, but {n} of your {m} prefetch calls moved nothing: every page of the array was already "
+    "in VRAM, and each such call still costs its fixed time on the stream (section 1's table). Before "
+    "each prefetch ask: did anything move this array off the GPU since the kernel last used it?":
+        "没有 GPU 缺页，但你的 {m} 次预取调用中有 {n} 次什么也没搬：那个数组的每一页都已经在显存里了，而每一次"
+        "这样的调用仍然要在流上付出它的固定开销（第 1 节的表）。每次预取之前问一问：自 kernel 上次用过它以来，"
+        "有没有什么把这个数组搬离了 GPU？",
     "{n} managed array(s) ({b} B) are still allocated when your function returns.":
         "你的函数返回时，仍有 {n} 个托管数组（{b} B）没有释放。",
     "your function allocated {made} managed arrays and freed {freed} of them itself: free each one when "
@@ -1322,10 +1350,11 @@ MESSAGES: dict[str, str] = {
         "`with umkit.managed(n) as x:`）。Python 会在函数返回时释放其余的，但在长时间的训练循环里那就太晚了——"
         "在那之前内存一直被占着（§4.2）。",
     "n={n}, {epochs} epochs on {profile}: sums {first} to {last}, read from out, a batch loaded every "
-    "epoch, no GPU faults, no race, nothing leaked ({kib} KiB prefetched, {cf} CPU faults).":
+    "epoch, no GPU faults, no prefetch that moved nothing, no race, nothing leaked ({np} prefetch calls, "
+    "{kib} KiB prefetched, {cf} CPU faults).":
         "n={n}，在 {profile} 上跑 {epochs} 个 epoch：和从 {first} 到 {last}，都"
-        "是从 out 读出来的，每个 epoch 都载入了批数据，没有 GPU 缺页，没有数据竞争，没有泄漏（预取了 {kib} KiB，CPU "
-        "缺页 {cf} 次）。",
+        "是从 out 读出来的，每个 epoch 都载入了批数据，没有 GPU 缺页，没有白做的预取，没有数据竞争，没有泄漏（{np} 次"
+        "预取调用，预取了 {kib} KiB，CPU 缺页 {cf} 次）。",
     "{argument} is still None: define def my_epoch_loop(n, epochs): ... and pass the function itself (no "
     "parentheses).":
         "{argument} 仍然是 None：定义 def my_epoch_loop(n, epochs): ...，并传入函数本身（不带括号）。",

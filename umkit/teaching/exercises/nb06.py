@@ -36,22 +36,26 @@ def draw(rng=None) -> tuple[int, int]:
 
 
 CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will "
-           "touch (hipMemPrefetchAsync to the GPU) -- and remember which arrays the CPU touched "
-           "since the last epoch (the batch it loaded, the sum it read), because those pages went "
-           "back to the host: what has to happen before the inhale, and what after? Wait for the "
-           "stream before the CPU reads what the kernel wrote; hipFree what you allocated")
+           "touch that is not in VRAM (hipMemPrefetchAsync to the GPU) -- the arrays the CPU "
+           "touched since the kernel last ran (the batch it loaded, the sum it read) went back to "
+           "the host; an array only the GPU touched is still there, and a prefetch of it moves "
+           "nothing but still costs its call. What has to happen before the inhale, and what "
+           "after? Wait for the stream before the CPU reads what the kernel wrote; hipFree what "
+           "you allocated")
 _ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
           "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
+          "    b.prefetch('gpu', stream=s)              # once: only the GPU touches b from now on\n"
           "    for e in range(epochs):\n"
           "        a.host[:] = e + 1.0                  # the CPU loads this epoch's batch ...\n"
-          "        for x in (a, b, out):                # ... then everything is inhaled\n"
+          "        for x in (a, out):                   # ... then what the CPU touched is inhaled\n"
           "            x.prefetch('gpu', stream=s)      # out too: the CPU's sum pulled it back\n"
           "        umkit.add(out, a, b, stream=s)\n"
           "        s.synchronize()                      # before the CPU reads out\n"
           "        sums.append(float(out.host.sum()))\n"
           "    for x in (a, b, out):\n        x.free()\n    return sums\n"
-          "(or read out with umkit.read_back(out), which copies without migrating)")
+          "(or read out with umkit.read_back(out), which copies without migrating: then out "
+          "stays in VRAM and needs no prefetch after the first epoch)")
 
 
 @contextlib.contextmanager
@@ -71,9 +75,10 @@ def _watching_out(backend, bump_at: int | None = None):
     on the GPU, on the learner's stream (as an optimizer updates what a loop reads), unannounced:
     a sum written from a formula does not follow it, a sum read from ``out`` does."""
     eng = backend.engine
-    launch, cpu_access, memcpy, pageable = (backend.launch, eng.cpu_access, eng.memcpy,
-                                            eng.memcpy_pageable)
-    seen = {"kernels": 0, "unread": 0, "out": None, "need": 0, "read": 0, "batches": []}
+    launch, cpu_access, memcpy, pageable, prefetch = (backend.launch, eng.cpu_access, eng.memcpy,
+                                                      eng.memcpy_pageable, eng.prefetch)
+    seen = {"kernels": 0, "unread": 0, "out": None, "need": 0, "read": 0, "batches": [],
+            "prefetches": 0, "idle": 0}
 
     def held(ptr, n):
         """What the n floats at ``ptr`` hold now, as float64 (the sim keeps the real bytes)."""
@@ -118,13 +123,24 @@ def _watching_out(backend, bump_at: int | None = None):
             note_read(eng.find(ptr)[0], nbytes)
         return pageable(ptr, host, nbytes, to_array, s)
 
+    def watched_prefetch(alloc, pages, dest, s, name):
+        # idle: every page of the range already lives where it is sent (a page that was never
+        # touched has no home yet: a prefetch of it places it, and spares the kernel a fault)
+        where = getattr(alloc, "where", None)
+        if isinstance(where, np.ndarray) and isinstance(pages, np.ndarray) and len(pages):
+            bit = np.uint8(1 if dest < 0 else 1 << (1 + dest))
+            seen["idle"] += bool(np.all(where[pages] & bit))
+        seen["prefetches"] += 1
+        return prefetch(alloc, pages, dest, s, name)
+
     backend.launch, eng.cpu_access = watched_launch, watched_cpu_access
     eng.memcpy, eng.memcpy_pageable = watched_memcpy, watched_pageable
+    eng.prefetch = watched_prefetch
     try:
         yield seen
     finally:
         for obj, name in ((backend, "launch"), (eng, "cpu_access"), (eng, "memcpy"),
-                          (eng, "memcpy_pageable")):
+                          (eng, "memcpy_pageable"), (eng, "prefetch")):
             obj.__dict__.pop(name, None)
         if pending():
             seen["unread"] += 1
@@ -215,6 +231,12 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
         return (f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
                 "some array the kernel touches was not on the GPU when it ran. Which array "
                 "did the CPU touch last?")
+    if seen["idle"]:
+        return (f"no GPU faults, but {seen['idle']} of your {seen['prefetches']} prefetch calls "
+                "moved nothing: every page of the array was already in VRAM, and each such call "
+                "still costs its fixed time on the stream (section 1's table). Before each "
+                "prefetch ask: did anything move this array off the GPU since the kernel last "
+                "used it?")
     if left:
         return (f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
                 "allocated when your function returns.")
@@ -225,8 +247,9 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
                 "function returns, but in a long training loop that is too late -- the memory "
                 "stays allocated until then (§4.2).")
     return passed(f"n={n}, {epochs} epochs on {profile}: sums {want[0]:g} to {want[-1]:g}, read "
-                  "from out, a batch loaded every epoch, no GPU faults, no race, nothing leaked "
-                  f"({c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
+                  "from out, a batch loaded every epoch, no GPU faults, no prefetch that moved "
+                  f"nothing, no race, nothing leaked ({seen['prefetches']} prefetch calls, "
+                  f"{c.get('prefetch_bytes_h2d', 0) >> 10} KiB prefetched, "
                   f"{c.get('cpu_faults', 0)} CPU faults).")
 
 
@@ -266,6 +289,7 @@ def check_epoch_loop(fn, profile: str = PROFILE, size=None) -> Verdict:
     are right.  Passes when each epoch's kernel
     added that epoch's batch, the sums are what the CPU read from ``out`` after each kernel,
     nothing raced, every
-    array the kernel touches was resident before it ran (no GPU page faults at all) and nothing
-    is left allocated."""
+    array the kernel touches was resident before it ran (no GPU page faults at all), no prefetch
+    was sent for an array already wholly in VRAM (it moves nothing and still costs its call) and
+    nothing is left allocated."""
     return check(EPOCH_LOOP, fn, profile=profile, size=size)
