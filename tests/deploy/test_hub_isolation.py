@@ -13,6 +13,7 @@ Skipped, with the reason, when not root (learner accounts need root) or when the
 had (no npm).  CI runs as root with npm."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -99,6 +100,17 @@ def venv_for_learners(tmp: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def room():
+    with open_room() as info:
+        yield info
+
+
+@contextlib.contextmanager
+def open_room(extra_env: dict | None = None, sign_in: tuple = ("ada", "bob")):
+    """``bash run.sh hub`` as root on 127.0.0.1 with the learners ``sign_in`` names signed in
+    and their servers ready (``extra_env``: more of the hub's environment, where ``{port}``
+    stands for the hub's port); stopped with Ctrl-C and
+    cleaned up at the end (accounts, processes, the proxy, the state folder).  Skips where
+    learner accounts or the proxy cannot be had."""
     if os.geteuid() != 0:
         pytest.skip("learner accounts need root: as an ordinary user the hub runs every learner "
                     "as itself (not isolated; the README says so)")
@@ -121,7 +133,8 @@ def room():
                UMKIT_HUB_SERVICE_TOKEN=hub.token, UMKIT_HUB_PROXY=proxy, UMKIT_BACKEND="sim",
                UMKIT_HUB_STATE=str(state), UMKIT_HUB_ADMIN="presenter",
                UMKIT_HUB_ADMIN_PASSWORD=ADMIN_PASSWORD, UMKIT_HUB_SIGNIN_DELAY="2",
-               HOME=str(tmp / "home"), PYTHONHASHSEED="0")
+               HOME=str(tmp / "home"), PYTHONHASHSEED="0",
+               **{k: v.format(port=hub.port) for k, v in (extra_env or {}).items()})
     log = open(tmp / "hub.log", "w+")
     proc = subprocess.Popen(["bash", "run.sh", "hub", "--ip", "127.0.0.1", "--port", str(hub.port),
                              "--mem", "0", "--cpu", "0", "--idle", "3600", "--max-learners", "3"],
@@ -141,9 +154,9 @@ def room():
             except OSError:
                 pass
             time.sleep(0.3)
-        for name in ("ada", "bob"):
+        for name in sign_in:
             hub.login(name).get(hub.url + "/hub/", timeout=120)
-        for name in ("ada", "bob"):
+        for name in sign_in:
             hub.wait_ready(name, timeout=120)
         yield info
     finally:
