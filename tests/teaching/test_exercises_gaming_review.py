@@ -499,3 +499,42 @@ def test_06_inhaling_everything_every_epoch_is_refused_without_naming_the_array(
         assert not v.ok and "moved nothing" in v.message, v
         for name in ("`b`", " b ", "`out`", " out ", "`a`"):
             assert name not in v.message, (name, v.message)
+
+
+def test_06_fresh_arrays_every_epoch_and_a_round_trip_of_b_are_refused():
+    """GT8: two loops that pass the fault and idle-prefetch rules by moving more than needed."""
+    def fresh(n, epochs):
+        sums, s = [], umkit.Stream()
+        for e in range(epochs):
+            a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+            a.host[:] = e + 1.0
+            b.host[:] = 2.0
+            for x in (a, b, out):
+                x.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum(dtype="float64")))
+            for x in (a, b, out):
+                x.free()
+        return sums
+
+    def round_trip(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        b.host[:] = 2.0
+        s, sums = umkit.Stream(), []
+        for e in range(epochs):
+            a.host[:] = e + 1.0
+            if e:
+                b.prefetch("cpu", stream=s)        # sent home for nothing, then inhaled again
+            for x in (a, b, out):
+                x.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum(dtype="float64")))
+        for x in (a, b, out):
+            x.free()
+        return sums
+    v = nb06.check_epoch_loop(fresh, profile=nb06.PROFILE)
+    assert not v.ok and "allocate a, b and out once" in v.message, v
+    v = nb06.check_epoch_loop(round_trip, profile=nb06.PROFILE, size=(65536, 3))
+    assert not v.ok and "needs at most" in v.message, v

@@ -298,9 +298,9 @@ MESSAGES: dict[str, str] = {
     "step returned None: return the CPU's sum of a, e.g. float(a.host.sum())":
         "step 返回了 None：请返回 CPU 对 a 求的和，例如 float(a.host.sum())",
     "step returned {got}; return a number (the sum)": "step 返回了 {got}；请返回一个数（那个和）",
-    "the CPU read a while the kernel could still be writing it (a race, §3.3) -- on a real card that is "
-    "a wrong sum with no error (§5.1): nothing waited for the kernel before the CPU's sum":
-        "CPU 在 kernel 可能还在写 a 的时候读了它（数据竞争，§3.3）——在真卡上，这就是一个错误的和，而且不报错"
+    "the CPU read a while the kernel could still be writing it (a race, §3.3) -- on a real card the sum "
+    "may be wrong, with no error (§5.1): nothing waited for the kernel before the CPU's sum":
+        "CPU 在 kernel 可能还在写 a 的时候读了它（数据竞争，§3.3）——在真卡上，这个和可能是错的，而且不报错"
         "（§5.1）：CPU 求和之前，没有任何东西等待 kernel",
     "the sum came back before the kernel on `stream` had finished: nothing waited for your kernel. (A "
     "GPU reduction such as float(a.device.sum()) runs on the default stream, not on yours: on a real "
@@ -1334,6 +1334,16 @@ MESSAGES: dict[str, str] = {
     "on the GPU when it ran. Which array did the CPU touch last?":
         "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上。"
         "CPU 最后访问的是哪个数组？",
+    "your function allocated {n} managed arrays for its three: allocate a, b and out once, before the "
+    "loop -- each allocation is a hipMallocManaged, and pages the CPU fills in a new array must move to "
+    "the GPU again.":
+        "你的函数为它的三个数组分配了 {n} 个托管数组：请在循环之前把 a、b 和 out 各分配一次——每次分配都是一次 "
+        "hipMallocManaged，而且 CPU 在新数组里填进的页又得重新搬到 GPU 上。",
+    "no GPU faults, but {kib} KiB went to the GPU where this loop needs at most {need} KiB: something "
+    "sent an array off the GPU that nothing required to leave, and it had to come back. Which arrays "
+    "must leave VRAM between two kernels, and why?":
+        "没有 GPU 缺页，但有 {kib} KiB 被搬到了 GPU，而这个循环最多只需要 {need} KiB：有什么把一个本不需要离开"
+        "的数组送离了 GPU，它只好再回来。两个 kernel 之间，哪些数组必须离开显存，为什么？",
     "no GPU faults, but {n} of your {m} prefetch calls moved nothing: every page of the array was already "
     "in VRAM, and each such call still costs its fixed time on the stream (section 1's table). Before "
     "each prefetch ask: did anything move this array off the GPU since the kernel last used it?":
@@ -2314,16 +2324,16 @@ MESSAGES: dict[str, str] = {
     "the host (through a view handed out earlier, by a path NumPy does not dispatch)":
         "主机（通过先前取得的视图，走了 NumPy 不分派的路径）",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
-    "the result is wrong with no error (§5.1)":
-        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
+    "the result may be wrong, with no error (§5.1)":
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果可能是错的，"
         "却不会报错（§5.1）",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
-    "the result is wrong with no error (§5.1); take the view only after the wait":
-        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
+    "the result may be wrong, with no error (§5.1); take the view only after the wait":
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果可能是错的，"
         "却不会报错（§5.1）；等同步完成之后再取视图",
     "synchronize first: stream.synchronize() or event.synchronize() (article §3.3); without it "
-    "the result is wrong with no error (§5.1); take the pointer only after the wait":
-        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果是错的，"
+    "the result may be wrong, with no error (§5.1); take the pointer only after the wait":
+        "请先同步：stream.synchronize() 或 event.synchronize()（专栏 §3.3）；不同步的话，结果可能是错的，"
         "却不会报错（§5.1）；等同步完成之后再取指针",
     "order the two streams: put both on one stream, or wait for the first (stream.synchronize(), "
     "or an event recorded on it) before starting the second (article §3.3)":

@@ -40,7 +40,7 @@ RACE_EXAMPLES = 100         # races kept as examples (warn mode may flag one eve
 STREAM_INFLIGHT = 64
 
 HOST_HINT = ("synchronize first: stream.synchronize() or event.synchronize() "
-             "(article §3.3); without it the result is wrong with no error (§5.1)")
+             "(article §3.3); without it the result may be wrong, with no error (§5.1)")
 
 #: the engine and its parts: a RaceWarning is reported at the first frame outside them (the
 #: backend adapter's or a view's call into the engine)

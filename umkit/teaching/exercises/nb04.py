@@ -116,7 +116,7 @@ def _grade_step_here(fn) -> Verdict | str:
     flagged = c1.get("race_flags", 0) - c0.get("race_flags", 0) if c1 else 0
     if races or flagged:
         return ("the CPU read a while the kernel could still be writing it (a race, §3.3) -- on "
-                "a real card that is a wrong sum with no error (§5.1): nothing waited for the "
+                "a real card the sum may be wrong, with no error (§5.1): nothing waited for the "
                 "kernel before the CPU's sum")
     if not (after == before + 1.0).all():
         return ("a does not hold its starting values plus 1 after your step: the kernel must "

@@ -54,8 +54,9 @@ _ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "        s.synchronize()                      # before the CPU reads out\n"
           "        sums.append(float(out.host.sum()))\n"
           "    for x in (a, b, out):\n        x.free()\n    return sums\n"
-          "(or read out with umkit.read_back(out), which copies without migrating: then out "
-          "stays in VRAM and needs no prefetch after the first epoch)")
+          "(or read out with umkit.read_back(out): in the model a copy that leaves out in VRAM, "
+          "so out needs no prefetch after the first epoch -- on ROCm see notebook 06's note on "
+          "read_back)")
 
 
 @contextlib.contextmanager
@@ -231,6 +232,19 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
         return (f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
                 "some array the kernel touches was not on the GPU when it ran. Which array "
                 "did the CPU touch last?")
+    if frees["made"] > 3:
+        return (f"your function allocated {frees['made']} managed arrays for its three: "
+                "allocate a, b and out once, before the loop -- each allocation is a "
+                "hipMallocManaged, and pages the CPU fills in a new array must move to the GPU "
+                "again.")
+    # what the loop must move to the GPU at most: b once, and each epoch the batch in a and out
+    # (which the CPU's sum pulled home; read back by copy, it stays and moves less)
+    need = 4 * n * (1 + 2 * epochs)
+    if c.get("bytes_h2d", 0) > need:
+        return (f"no GPU faults, but {c['bytes_h2d'] >> 10} KiB went to the GPU where this loop "
+                f"needs at most {need >> 10} KiB: something sent an array off the GPU that "
+                "nothing required to leave, and it had to come back. Which arrays must leave "
+                "VRAM between two kernels, and why?")
     if seen["idle"]:
         return (f"no GPU faults, but {seen['idle']} of your {seen['prefetches']} prefetch calls "
                 "moved nothing: every page of the array was already in VRAM, and each such call "
