@@ -1313,12 +1313,12 @@ MESSAGES: dict[str, str] = {
     "§4.2, the epoch loop, and §3.3: before each kernel, inhale every array the kernel will touch that "
     "is not in VRAM (hipMemPrefetchAsync to the GPU) -- the arrays the CPU touched since the kernel last "
     "ran (the batch it loaded, the sum it read) went back to the host; an array only the GPU touched is "
-    "still there, and a prefetch of it moves nothing but still costs its call. What has to happen before "
-    "the inhale, and what after? Wait for the stream before the CPU reads what the kernel wrote; hipFree "
-    "what you allocated":
+    "still there, and a prefetch of it moves nothing (on a real card the call still reaches the driver). "
+    "What has to happen before the inhale, and what after? Wait for the stream before the CPU reads what "
+    "the kernel wrote; hipFree what you allocated":
         "§4.2 的 epoch 循环和 §3.3：每个 kernel 之前，把它要访问、但不在显存里的每个数组吸入显存（hipMemPrefetchAsync "
         "到 GPU）——自 kernel 上次运行以来 CPU 访问过的数组（它载入的批数据、它读过的和）已经回到了主机；只有 GPU "
-        "访问过的数组还在显存里，预取它什么也不搬，却照样要付一次调用的开销。哪些事必须在吸入之前做，哪些在之后？"
+        "访问过的数组还在显存里，预取它什么也不搬（在真卡上这次调用照样要进驱动）。哪些事必须在吸入之前做，哪些在之后？"
         "CPU 读 kernel 写的内容之前，先等待这个流；分配了什么，就 hipFree 什么",
     "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
     "return a list of numbers (one sum per epoch), not {type}.": "请返回一个数字列表（每个 epoch 一个和），而不是 {type}。",
@@ -1331,9 +1331,10 @@ MESSAGES: dict[str, str] = {
     "the sums are right, but nothing was prefetched: {n} GPU page faults did the moving.":
         "和是对的，但什么都没有预取：是 {n} 次 GPU 缺页完成了搬运。",
     "you prefetch, but the kernel still took {n} GPU page faults: some array the kernel touches was not "
-    "on the GPU when it ran. Which array did the CPU touch last?":
-        "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上。"
-        "CPU 最后访问的是哪个数组？",
+    "on the GPU when it ran -- one the CPU touched since the last kernel, or one nothing has touched yet "
+    "(its pages are made where it is first touched).":
+        "你做了预取，但 kernel 仍然发生了 {n} 次 GPU 缺页：kernel 运行时，它访问的某个数组不在 GPU 上——"
+        "要么是自上一个 kernel 以来 CPU 访问过的，要么是还没有任何东西访问过的（它的页在第一次被访问的地方才建立）。",
     "your function allocated {n} managed arrays for its three: allocate a, b and out once, before the "
     "loop -- each allocation is a hipMallocManaged, and pages the CPU fills in a new array must move to "
     "the GPU again.":
@@ -1345,10 +1346,10 @@ MESSAGES: dict[str, str] = {
         "没有 GPU 缺页，但有 {kib} KiB 被搬到了 GPU，而这个循环最多只需要 {need} KiB：有什么把一个本不需要离开"
         "的数组送离了 GPU，它只好再回来。两个 kernel 之间，哪些数组必须离开显存，为什么？",
     "no GPU faults, but {n} of your {m} prefetch calls moved nothing: every page of the array was already "
-    "in VRAM, and each such call still costs its fixed time on the stream (section 1's table). Before "
-    "each prefetch ask: did anything move this array off the GPU since the kernel last used it?":
-        "没有 GPU 缺页，但你的 {m} 次预取调用中有 {n} 次什么也没搬：那个数组的每一页都已经在显存里了，而每一次"
-        "这样的调用仍然要在流上付出它的固定开销（第 1 节的表）。每次预取之前问一问：自 kernel 上次用过它以来，"
+    "in VRAM (on a real card such a call still reaches the driver: the note under section 1's table). "
+    "Before each prefetch ask: did anything move this array off the GPU since the kernel last used it?":
+        "没有 GPU 缺页，但你的 {m} 次预取调用中有 {n} 次什么也没搬：那个数组的每一页都已经在显存里了（在真卡上，"
+        "这样的调用照样要进驱动：见第 1 节那张表下面的说明）。每次预取之前问一问：自 kernel 上次用过它以来，"
         "有没有什么把这个数组搬离了 GPU？",
     "{n} managed array(s) ({b} B) are still allocated when your function returns.":
         "你的函数返回时，仍有 {n} 个托管数组（{b} B）没有释放。",

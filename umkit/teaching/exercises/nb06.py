@@ -39,7 +39,8 @@ CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every a
            "touch that is not in VRAM (hipMemPrefetchAsync to the GPU) -- the arrays the CPU "
            "touched since the kernel last ran (the batch it loaded, the sum it read) went back to "
            "the host; an array only the GPU touched is still there, and a prefetch of it moves "
-           "nothing but still costs its call. What has to happen before the inhale, and what "
+           "nothing (on a real card the call still reaches the driver). What has to happen "
+           "before the inhale, and what "
            "after? Wait for the stream before the CPU reads what the kernel wrote; hipFree what "
            "you allocated")
 _ANSWER = ("def my_epoch_loop(n, epochs):\n"
@@ -230,8 +231,9 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
                 "page faults did the moving.")
     if c.get("gpu_faults", 0):
         return (f"you prefetch, but the kernel still took {c['gpu_faults']} GPU page faults: "
-                "some array the kernel touches was not on the GPU when it ran. Which array "
-                "did the CPU touch last?")
+                "some array the kernel touches was not on the GPU when it ran -- one the CPU "
+                "touched since the last kernel, or one nothing has touched yet (its pages are "
+                "made where it is first touched).")
     if frees["made"] > 3:
         return (f"your function allocated {frees['made']} managed arrays for its three: "
                 "allocate a, b and out once, before the loop -- each allocation is a "
@@ -247,10 +249,10 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
                 "VRAM between two kernels, and why?")
     if seen["idle"]:
         return (f"no GPU faults, but {seen['idle']} of your {seen['prefetches']} prefetch calls "
-                "moved nothing: every page of the array was already in VRAM, and each such call "
-                "still costs its fixed time on the stream (section 1's table). Before each "
-                "prefetch ask: did anything move this array off the GPU since the kernel last "
-                "used it?")
+                "moved nothing: every page of the array was already in VRAM (on a real card such "
+                "a call still reaches the driver: the note under section 1's table). Before "
+                "each prefetch ask: did anything move this array off the GPU since the kernel "
+                "last used it?")
     if left:
         return (f"{len(left)} managed array(s) ({sum(a.nbytes for a in left)} B) are still "
                 "allocated when your function returns.")
@@ -304,6 +306,8 @@ def check_epoch_loop(fn, profile: str = PROFILE, size=None) -> Verdict:
     added that epoch's batch, the sums are what the CPU read from ``out`` after each kernel,
     nothing raced, every
     array the kernel touches was resident before it ran (no GPU page faults at all), no prefetch
-    was sent for an array already wholly in VRAM (it moves nothing and still costs its call) and
+    was sent for an array already wholly in VRAM (it moves nothing; on a real card the call still
+    reaches the driver), no more than three managed arrays were made, no more bytes went to the GPU
+    than the loop needs, and
     nothing is left allocated."""
     return check(EPOCH_LOOP, fn, profile=profile, size=size)
