@@ -316,11 +316,13 @@ def staging_buffers(b, device: int) -> PoolingResource:
 def read_back(x: Array, *, out=None, stream: Stream | None = None) -> np.ndarray:
     """Copy to the host into pinned memory (``hipMemcpyAsync``), rather than letting CPU faults
     migrate managed pages back (§3.4).  On the H200 a pinned copy moved ~55 GB/s (device memory to
-    pinned), a prefetch of managed pages back ~11 GB/s (the kit's run of 2026-11-29).  The
-    simulator models the copy as a copy-engine read of the pages where they lie.  For managed
+    pinned), a prefetch of managed pages back ~11 GB/s (the kit's run of 2026-11-29); on an H100
+    a managed array stayed in VRAM through the copy (run 52, ``benchmarks/read_back_residency.py``).
+    The simulator models the copy as a copy-engine read of the pages where they lie.  For managed
     ``x`` on a discrete AMD GPU, ROCm/clr's ``DmaBlitManager::copyBuffer`` does a copy between
-    two host-accessible allocations as a CPU ``memcpy``, which faults GPU-resident pages back
-    (read from clr's source, not run): there, copy into device memory first.
+    two host-accessible allocations as a CPU ``memcpy`` (read from clr's source, not run): it
+    faults GPU-resident pages back where amdkfd keeps VRAM device-private (a GPU on PCIe) and
+    reads them in place where VRAM is CPU-coherent; there, copy into device memory first.
 
     ``out``: a pinned ``umkit.Array`` of x's dtype (fastest: the copy lands there, its ``.host``
     is returned), a writable NumPy array of x's dtype and size (any layout: strided, Fortran
