@@ -99,6 +99,12 @@ def main(argv: list[str]) -> int:
     os.environ["UMKIT_HUB_STATE"] = state
     say("a learner's first sign-in under a name gives the room's password, a space and a word "
         "of their own; from then on that name needs the same word (nobody else can use it)")
+    if not os.environ.get("UMKIT_HUB_SUBDOMAIN_HOST"):
+        say("every learner's server shares one web origin: a page one learner's server serves "
+            "can act in the session of another learner who opens it (deploy/jupyterhub/"
+            "README.md, 'One web origin'). UMKIT_HUB_SUBDOMAIN_HOST gives each server a site of "
+            "its own; http://localhost:PORT needs no DNS where learners reach the hub on this "
+            "machine or through SSH port forwarding")
     if ISOLATED:            # an earlier hub's leftovers, before any account can reuse a uid
         for name in remove_stale_runtime_dirs():
             say(f"removed {RUNTIME_BASE}/{name}: its account is gone or another's")

@@ -162,6 +162,8 @@ def test_with_subdomains_a_learners_page_cannot_act_in_anothers_session():
                    sign_in=()) as room:
         hub = room["hub"]
         result, files, kernels = _attack(hub, subdomains=True)
+        log = (room["tmp"] / "hub.log").read_text()
+    assert "shares one web origin" not in log
     for what in ("read_window", "read_contents", "read_hub_user", "write_file"):
         assert result[what].startswith("blocked"), (what, result)
     for what in ("post_kernel", "post_file"):
@@ -175,6 +177,8 @@ def test_without_subdomains_a_learners_page_reads_anothers_files_as_the_readme_s
     with open_room(sign_in=()) as room:
         hub = room["hub"]
         result, files, kernels = _attack(hub, subdomains=False)
+        log = (room["tmp"] / "hub.log").read_text()
+    assert "shares one web origin" in log and "UMKIT_HUB_SUBDOMAIN_HOST" in log   # said at start
     assert result["read_contents"].startswith("READ 200"), result
     assert result["write_file"].startswith("READ 201"), result
     assert "from_ada.txt" in files[1] and "from_ada.txt" not in files[0], files
