@@ -426,16 +426,20 @@ def test_05_the_set_that_passed_one_question_is_not_the_next_ones():
 
 
 # -- 3. the demo's loop, wrapped in a function, is one step short (06) -----------------------------
-def _demo_loop(n, epochs, read_back=False):
+def _demo_loop(n, epochs, read_back=False, load=False):
     """notebook 06's c06-code, '+ prefetch out' (and its 'read back by copy' variant), as a
-    function: it loads the data once"""
+    function: it loads the data once; ``load``: the CPU loads a batch into a every epoch (section
+    3's run_epochs with a batch each epoch), so only b -- and out, read back by copy -- is already
+    in VRAM when it is prefetched again"""
     a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
     a.host[:] = 1.0
     b.host[:] = 2.0
     s = umkit.Stream()
     out.prefetch("gpu", stream=s)
     sums = []
-    for _ in range(epochs):
+    for e in range(epochs):
+        if load:
+            a.host[:] = e + 1.0
         for x in (a, b, out):
             x.prefetch("gpu", stream=s)
         umkit.add(out, a, b, stream=s)
@@ -471,30 +475,9 @@ def test_06_the_demo_loop_wrapped_is_refused_and_the_load_must_come_before_the_i
     assert not v.ok and "GPU page faults" in v.message, v
 
 
-def _inhale_everything(n, epochs, read_back=False):
-    """The loop that prefetches all three arrays every epoch (section 3's run_epochs, with a
-    batch loaded every epoch): no fault, but b -- and out, when it is read back by copy -- is
-    already in VRAM when it is prefetched again."""
-    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
-    b.host[:] = 2.0
-    s = umkit.Stream()
-    sums = []
-    for e in range(epochs):
-        a.host[:] = e + 1.0
-        for x in (a, b, out):
-            x.prefetch("gpu", stream=s)
-        umkit.add(out, a, b, stream=s)
-        s.synchronize()
-        sums.append(float(umkit.read_back(out, stream=s).sum()) if read_back
-                    else float(out.host.sum(dtype="float64")))
-    for x in (a, b, out):
-        x.free()
-    return sums
-
-
 def test_06_inhaling_everything_every_epoch_is_refused_without_naming_the_array():
     for rb in (False, True):
-        v = nb06.check_epoch_loop(lambda n, e, rb=rb: _inhale_everything(n, e, rb),
+        v = nb06.check_epoch_loop(lambda n, e, rb=rb: _demo_loop(n, e, rb, load=True),
                                   profile=nb06.PROFILE)
         assert not v.ok and "moved nothing" in v.message, v
         for name in ("`b`", " b ", "`out`", " out ", "`a`"):
