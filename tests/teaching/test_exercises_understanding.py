@@ -393,3 +393,32 @@ def test_10_the_checks_own_statistic_is_not_a_public_helper():
     public = [n for n in dir(nb10) if not n.startswith("_") and callable(getattr(nb10, n))
               and "mean" in n.lower()]
     assert public == []
+
+
+def test_after_a_wrong_set_two_sets_in_a_row_must_be_right():
+    """GT8: a constant answer kept while the sets are redrawn passed when one draw matched it
+    (09 in ~180 calls, 05 IPC in ~20). With the attempts budget on, a right set after a wrong one
+    opens one more set, which must be right too; that verdict is not a wrong try."""
+    fresh_exercises("""
+        import importlib.util
+        from umkit.teaching.exercises import nb05, nb09
+        spec = importlib.util.spec_from_file_location("s9", "notebooks/solutions/09_troubleshooting_and_ecg.py")
+        s9 = importlib.util.module_from_spec(spec); spec.loader.exec_module(s9)
+        right = lambda: s9.diagnosis_for(nb09.DIAGNOSIS_SET.names)
+        v = nb09.check_diagnosis(right(), why="each report names its symptom and so its fix here")
+        assert v.ok, v                                   # right the first time: passes
+        assert not nb09.check_diagnosis({k: 1 for k in "ABCDE"}).ok
+        before = list(nb09.DIAGNOSIS_SET.names)
+        v = nb09.check_diagnosis(right(), why="out of memory needs room while a foreign pointer needs a handle")
+        assert not v.ok and v.one_more and "one more set" in v.message, v
+        assert nb09.DIAGNOSIS_SET.names != before       # a new set is open
+        assert "#b26a00" in v._repr_html_()              # amber, not a red cross
+        v = nb09.check_diagnosis(right(), why="thrash shows pages bouncing and xnack off means no recoverable faults")
+        assert v.ok, v
+        assert not nb05.check_ipc(set("abcde")).ok
+        v = nb05.check_ipc(nb05._ipc_right(), why="an address means something only in the page tables of its process")
+        assert not v.ok and v.one_more, v
+        v = nb05.check_ipc(nb05._ipc_right(), why="process B must open a handle or map the shared object itself")
+        assert v.ok, v
+        assert exercises._TRIES["nb05.ipc"]["wrong"] == 0
+    """, budget="8")

@@ -340,6 +340,9 @@ MESSAGES: dict[str, str] = {
     "sum {got}, and the host waited {ms} ms (model time): only for your kernel, while the next batch's "
     "copy-in and the other stream's job went on":
         "和为 {got}，主机等了 {ms} ms（模型时间）：只等了你的 kernel，下一批数据的拷入和另一个流上的任务都在继续",
+    "right -- but an earlier set was wrong, so one more set must be right in a row. A new set is "
+    "drawn: print it again and answer it":
+        "对了——但之前有一组答错了，所以还要再连续答对一组。已经抽了新的一组：把它再打印出来，回答这一组",
     "{argument} is None: write def step(a, stream, next_batch): ... and return the CPU's sum":
         "{argument} 是 None：写出 def step(a, stream, next_batch): ...，并返回 CPU 求的和",
     "{argument} should be a function (a, stream, next_batch) -> float, got {type}":

@@ -116,6 +116,7 @@ class Verdict:
     shown_before: bool = False  # a pass after this exercise's answer was shown (hint=3)
     forget_asked: int = 0       # a pass after forget() was asked for the exercise: how often
     reason_asked: bool = False  # a right answer that came without the reason a pass needs
+    one_more: bool = False      # a right set after a wrong one: the next set must be right too
     # the answer while the verdict shows fewer than three tiers: ``answer`` stays empty until
     # hint=3 (or ``hint(3)``) shows it, and that is recorded
     _held: str = field(default="", repr=False, compare=False)
@@ -178,7 +179,7 @@ class Verdict:
         if self.answer_shown:
             return _t("the answer was shown (hint=3): close it, write the answer in your own "
                       "code and say why it is right before you run the check again")
-        if self.reason_asked:           # the answer works: nothing to be stuck on
+        if self.reason_asked or self.one_more:   # the answer works: nothing to be stuck on
             return ""
         if self.level < 2 and self.concept:
             return _t("stuck? run the check again with hint=2 for a pointer to the concept")
@@ -190,8 +191,9 @@ class Verdict:
         """The verdict's line in its colour; the hint tiers below it in ordinary text, with the
         answer's line breaks and indentation kept (a copied code answer stays valid Python)."""
         # a right answer still waiting for its reason is not shown as wrong: amber, a pencil
-        color = "#2e7d32" if self.ok else "#b26a00" if self.reason_asked else "#c62828"
-        mark = "&#10004;" if self.ok else "&#9998;" if self.reason_asked else "&#10008;"
+        waiting = self.reason_asked or self.one_more
+        color = "#2e7d32" if self.ok else "#b26a00" if waiting else "#c62828"
+        mark = "&#10004;" if self.ok else "&#9998;" if waiting else "&#10008;"
         head = (f'<div style="color:{color};font-weight:600">{mark} '
                 f'{html.escape(_t(self.message), quote=False)}</div>')
         parts = [head]
@@ -336,6 +338,40 @@ def attempts_budget() -> int:
     from UMKIT_EXERCISE_ATTEMPTS once, when the exercises are first imported: a change of the
     variable while the kernel runs does not change it."""
     return _BUDGET
+
+
+def owe_one_more(name: str) -> None:
+    """A set of exercise ``name`` was answered wrong: with the attempts budget on, the next right
+    set passes only if the set drawn after it is right too (two in a row), so that an answer given
+    blindly -- one label everywhere, one guess kept while the sets are redrawn -- passes only by
+    two lucky draws in a row.  Off with the budget (the project's tests of the graders)."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
+    if attempts_budget():
+        with _TRIES_LOCK:
+            _TRIES.setdefault(name, {"wrong": 0, "reasons": []})["owed"] = 1
+
+
+def settle_one_more(name: str) -> bool:
+    """A set of exercise ``name`` was answered right: True when one more right set is owed (an
+    earlier set was wrong; the debt is paid by this call), False when the set passes."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
+    with _TRIES_LOCK:
+        st = _TRIES.get(name)
+        if not st or not st.get("owed"):
+            return False
+        st["owed"] = 0
+        return True
+
+
+def one_more(concept: str, answer: str) -> Verdict:
+    """The verdict of a right set that must be followed by one more (see :func:`owe_one_more`):
+    ``concept`` and ``answer`` are the exercise's (the answer of the set now open)."""
+    text_option(concept, "concept", hint="the exercise's concept, a sentence")
+    text_option(answer, "answer", hint="the answer of the set now open, a text")
+    v = failed(_say("right -- but an earlier set was wrong, so one more set must be right in a "
+                    "row. A new set is drawn: print it again and answer it"), concept, answer)
+    v.one_more = True
+    return v
 
 
 def reasons(name: str) -> list[str]:
@@ -545,7 +581,7 @@ def _needs_reason(v: Verdict, exercise) -> Verdict:
 def _count_try(exercise, submitted, v: Verdict) -> None:
     if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted):
         return
-    if v.reason_asked:        # not a wrong try; but a reason pasted from its text is refused
+    if v.reason_asked or v.one_more:   # not a wrong try; a reason pasted from its text is refused
         with _TRIES_LOCK:
             _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []}).update(
                 message=v.message, concept=v.concept, answer="")
@@ -789,12 +825,17 @@ class DrawnSet:
 
     def grade(self, given, concept: str, **fields) -> Verdict | str | None:
         """Grade ``given`` on the set now open; a wrong set opens a new one, and the message says
-        so (the answer held for hint=3 is the new set's)."""
+        so (the answer held for hint=3 is the new set's).  After a wrong set, a right one opens a
+        new set too and passes only when that one is right as well (:func:`owe_one_more`)."""
         v = self.labels(**fields).grade(given, concept)
         if isinstance(v, Verdict):
+            owe_one_more(self.exercise)
             self.draw()
             v.message = self.redrawn.format(part_msg=v.message)
             v.answer = self.labels(**fields).answer()
+        elif v is None and settle_one_more(self.exercise):
+            self.draw()
+            return one_more(concept, self.labels(**fields).answer())
         return v
 
 

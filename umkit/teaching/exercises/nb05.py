@@ -14,8 +14,9 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import (Exercise, Verdict, check, check_seed, close_to, failed, passed, profile_option,
-               raised, rng_option, sim_sandbox, tests_only, tiered)
+from . import (Exercise, Verdict, check, check_seed, close_to, failed, one_more, owe_one_more,
+               passed, profile_option, raised, rng_option, settle_one_more, sim_sandbox,
+               tests_only, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -287,7 +288,9 @@ def _grade_ipc(answer) -> Verdict | str:
     right = _ipc_right()
     if got != right:
         # the set is graded as a whole (no count, no letter), and the question is drawn again:
-        # a set found by flipping letters cannot be tried on the same options twice
+        # a set found by flipping letters cannot be tried on the same options twice; and the next
+        # right answer must be followed by one more (a letter kept while questions are redrawn)
+        owe_one_more("nb05.ipc")
         _ipc_new_question()
         shown = _ipc_answer()          # the answer of the question now open, not of the old one
         return failed("that set is not the one. For each option you chose, ask whether process "
@@ -295,6 +298,9 @@ def _grade_ipc(answer) -> Verdict | str:
                       "whether it could work after all. The options are drawn again (new letters, "
                       "some new options): run the cell again to print them, and answer those",
                       IPC_CONCEPT, shown)
+    if settle_one_more("nb05.ipc"):
+        _ipc_new_question()
+        return one_more(IPC_CONCEPT, _ipc_answer())
     return passed(f"Options that work: {' and '.join(sorted(right))} -- "
                   + "; ".join(_IPC_WHY[_IPC_NOW[k]] for k in sorted(right)) + ".")
 
