@@ -299,11 +299,19 @@ def test_nb04_wrong_answers():
     _not_yet(nb04.check_step(no_sync), "race")
     _not_yet(nb04.check_step(device_sync), "waited for every stream")
     _not_yet(nb04.check_step(stream_sync), "until the next batch's copy-in")
-    _not_yet(nb04.check_step(queued_late), "the GPU sat idle")
+    _not_yet(nb04.check_step(queued_late), "nothing queued while the host waited")
     _not_yet(nb04.check_step(batch_first), "before your kernel was queued")
     _not_yet(nb04.check_step(no_batch), "never called next_batch()")
     _not_yet(nb04.check_step(wrong_stream), "race")
     _not_yet(nb04.check_step(event_early), "race")
+    def own_stream(a, stream, next_batch):
+        mine = umkit.Stream()              # a stream of its own: the step's is left empty
+        umkit.increment(a, stream=mine)
+        mine.synchronize()
+        next_batch()
+        return float(a.host.sum())
+
+    _not_yet(nb04.check_step(own_stream), "ran on another stream than `stream`")
     _not_yet(nb04.check_step(lambda a, s, n: None), "None")
     assert nb04.check_step(event_sync)
     umkit.use("sim", quiet=True, strict=True)

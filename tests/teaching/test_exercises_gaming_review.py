@@ -521,3 +521,26 @@ def test_06_fresh_arrays_every_epoch_and_a_round_trip_of_b_are_refused():
     assert not v.ok and "allocate a, b and out once" in v.message, v
     v = nb06.check_epoch_loop(round_trip, profile=nb06.PROFILE, size=(65536, 3))
     assert not v.ok and "needs at most" in v.message, v
+
+
+def test_06_one_part_of_out_read_again_and_again_is_not_a_read_of_it():
+    """GT9: reading the first 4 KiB of out n/1024 times counted as many bytes as out holds."""
+    def partial(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        b.host[:] = 2.0
+        s, sums = umkit.Stream(), []
+        b.prefetch("gpu", stream=s)
+        for e in range(epochs):
+            a.host[:] = e + 1.0
+            for x in (a, out):
+                x.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            for _ in range(n // 1024):
+                float(out.host[:1024].sum())
+            sums.append(float(out.host[0]) * n)
+        for x in (a, b, out):
+            x.free()
+        return sums
+    v = nb06.check_epoch_loop(partial, profile=nb06.PROFILE)
+    assert not v.ok and "did not come from `out`" in v.message, v

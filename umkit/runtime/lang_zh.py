@@ -321,10 +321,14 @@ MESSAGES: dict[str, str] = {
         "求和结果是对的，但主机等了 {code_a} ms（模型时间）：一直等到下一批数据的拷入（在你的流上、排在你的 "
         "kernel 之后）结束。你的求和只需要你的 kernel（重读第 2 节，§3.3）。",
     "right sum, but next_batch() was queued only after the host had waited for your kernel (it ended at "
-    "{code_a} ms, model time): the GPU sat idle while the CPU summed. Queue the next batch before you "
-    "wait.":
+    "{code_a} ms, model time): the GPU had nothing queued while the host waited. Queue the next batch "
+    "before you wait.":
         "求和结果是对的，但 next_batch() 是在主机等完你的 kernel 之后才入队的（kernel 在 {code_a} ms 结束，"
-        "模型时间）：CPU 求和的时候 GPU 闲着。请在等待之前把下一批数据排进队列。",
+        "模型时间）：主机等待的时候 GPU 没有排着的活。请在等待之前把下一批数据排进队列。",
+    "your kernel on a ran on another stream than `stream`, the one the step is given (and the one "
+    "next_batch() queues on): launch it there, umkit.increment(a, stream=stream)":
+        "你在 a 上的 kernel 跑在了另一个流上，而不是 step 得到的 `stream`（也就是 next_batch() 排队的那个流）："
+        "请在那里启动它，umkit.increment(a, stream=stream)",
     "step never called next_batch(): queue the next batch's copy-in on your stream (call next_batch() "
     "once, after your kernel) so that the GPU has work while the CPU reads the sum":
         "step 从没调用 next_batch()：请把下一批数据的拷入排进你的流（在你的 kernel 之后调用一次 "
@@ -2386,13 +2390,16 @@ MESSAGES: dict[str, str] = {
     "the check could not grade this answer (it gave {type}, not a verdict)":
         "检查没法为这个答案评分（它给出的是 {type}，不是一个判定）",
     "the sums did not come from `out`: after {k} of the {epochs} kernels "
-    "the CPU never read all of `out` before the next one (taking out.host and reading nothing of it is "
-    "no read). Each epoch's sum must be the CPU reading what add_kernel wrote (umkit.add(out, a, b, ...), "
-    "then a sum over out.host or over umkit.read_back(out)).":
+    "the CPU never read all of `out` before the next one (taking out.host and reading nothing of it, or "
+    "one part of it again and again, is no read of it all). Each epoch's sum must be the CPU reading what "
+    "add_kernel wrote (umkit.add(out, a, b, ...), then a sum over out.host or over umkit.read_back(out)). "
+    "A read through np.asarray(out.host) or out.host.view(np.ndarray) leaves umkit's view: the simulator "
+    "does not see it, so read out.host itself.":
         "这些和不是从 `out` 来的：{epochs} 个 kernel 中有 {k} 个之后"
-        "，CPU 在下一个 kernel 之前没有读完整个 `out`（只取 out.host 而什么都不读，不算读）。"
-        "每个 epoch 的和都必须是 CPU 读出 add_kernel 写下的内容（umkit.add(out, a, b, ...)，"
-        "然后对 out.host 或 umkit.read_back(out) 求和）。",
+        "，CPU 在下一个 kernel 之前没有读完整个 `out`（只取 out.host 而什么都不读，或者反复只读它的一部分，"
+        "都不算读完）。每个 epoch 的和都必须是 CPU 读出 add_kernel 写下的内容（umkit.add(out, a, b, ...)，"
+        "然后对 out.host 或 umkit.read_back(out) 求和）。经由 np.asarray(out.host) 或 out.host.view(np.ndarray) "
+        "的读取离开了 umkit 的视图：模拟器看不到它，所以请直接读 out.host。",
     "the budgets are right; the owners, allocators and lifetimes are not all right yet. For every row "
     "ask: who touches it on the hot path, how often, how big is it, and which memory lets that side "
     "touch it without migrating it back and forth?":

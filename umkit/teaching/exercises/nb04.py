@@ -82,9 +82,22 @@ def _grade_step_here(fn) -> Verdict | str:
         busy_done = umkit.Event().record(other)
         k0 = umkit.counters().get("kernels", 0) if c0 else 0
         t0 = umkit.now()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            got = fn(a, mine, next_batch)
+        backend = umkit.backend()
+        launch = getattr(backend, "launch", None) if c0 else None   # the simulator's launches
+        streams = []             # the streams the learner's kernels on `a` were launched on
+
+        def watched_launch(kernel, grid, block, args, stream):
+            if args and args[0] == a.ptr:
+                streams.append(stream)
+            return launch(kernel, grid, block, args, stream)
+        if launch is not None:
+            backend.launch = watched_launch
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = fn(a, mine, next_batch)
+        finally:
+            backend.__dict__.pop("launch", None)
         t1 = umkit.now()
         races = [w for w in caught if isinstance(w.message, umkit.RaceWarning)]
         c1 = umkit.counters()
@@ -122,6 +135,10 @@ def _grade_step_here(fn) -> Verdict | str:
         return ("a does not hold its starting values plus 1 after your step: the kernel must "
                 "run on a exactly once (umkit.increment(a, stream=stream)) -- a sum computed "
                 "without it is not the step's result")
+    if streams and all(st is not mine.handle for st in streams):
+        return ("your kernel on a ran on another stream than `stream`, the one the step is "
+                "given (and the one next_batch() queues on): launch it there, "
+                "umkit.increment(a, stream=stream)")
     if kernels == 0:
         return ("next_batch() was called before your kernel was queued: one stream runs its work "
                 "in the order it was queued, so your kernel would start only after the next "
@@ -143,8 +160,8 @@ def _grade_step_here(fn) -> Verdict | str:
                       "run it on sim to check that too)")
     if called >= tail_end:
         return ("right sum, but next_batch() was queued only after the host had waited for your "
-                f"kernel (it ended at {(tail_end - t0) * 1e3:.3f} ms, model time): the GPU sat "
-                "idle while the CPU summed. Queue the next batch before you wait.")
+                f"kernel (it ended at {(tail_end - t0) * 1e3:.3f} ms, model time): the GPU had "
+                "nothing queued while the host waited. Queue the next batch before you wait.")
     if other_end is not None and t1 >= other_end:
         return (f"right sum, but the host waited {(t1 - t0) * 1e3:.3f} ms (model time): until "
                 "the other stream's job, which your sum does not need, had ended -- it waited for "

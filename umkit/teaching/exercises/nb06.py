@@ -80,7 +80,7 @@ def _watching_out(backend, bump_at: int | None = None):
     launch, cpu_access, memcpy, pageable, prefetch = (backend.launch, eng.cpu_access, eng.memcpy,
                                                       eng.memcpy_pageable, eng.prefetch)
     seen = {"kernels": 0, "unread": 0, "out": None, "need": 0, "read": 0, "batches": [],
-            "prefetches": 0, "idle": 0}
+            "prefetches": 0, "idle": 0, "pages": set(), "need_pages": 0}
 
     def held(ptr, n):
         """What the n floats at ``ptr`` hold now, as float64 (the sim keeps the real bytes)."""
@@ -88,11 +88,20 @@ def _watching_out(backend, bump_at: int | None = None):
         return alloc.data[off:off + 4 * n].view(np.float32).astype(np.float64)
 
     def pending():
-        return seen["out"] is not None and seen["read"] < seen["need"]
+        # all of out read: as many bytes as it holds, and every page of it (reading one page
+        # over and over is not reading out)
+        return seen["out"] is not None and (seen["read"] < seen["need"]
+                                            or len(seen["pages"]) < seen["need_pages"])
 
-    def note_read(alloc, nbytes):
+    def note_read(alloc, nbytes, pages=None):
         if seen["out"] is not None and alloc is seen["out"]():
             seen["read"] += int(nbytes)
+            if isinstance(pages, np.ndarray):
+                seen["pages"].update(int(p) for p in pages if p < seen["need_pages"])
+
+    def span(alloc, off, nbytes):
+        hp = alloc.host_page
+        return np.arange(off // hp, (off + max(int(nbytes), 1) - 1) // hp + 1)
 
     def watched_launch(kernel, grid, block, args, stream):
         if kernel == "add_kernel":
@@ -107,22 +116,25 @@ def _watching_out(backend, bump_at: int | None = None):
                                     float(xb.mean()) if n else 0.0, float((xa + xb).sum())))
             # held weakly: the watch must not keep the learner's memory alive
             seen.update(kernels=seen["kernels"] + 1, out=weakref.ref(alloc),
-                        need=4 * int(args[3]), read=0)
+                        need=4 * int(args[3]), read=0, pages=set(),
+                        need_pages=-(-4 * int(args[3]) // alloc.host_page))
         return launch(kernel, grid, block, args, stream)
 
     def watched_cpu_access(accesses, *args, **kwargs):
         for acc in accesses:
             if not acc.write:
-                note_read(acc.alloc, acc.nbytes)
+                note_read(acc.alloc, acc.nbytes, acc.pages)
         return cpu_access(accesses, *args, **kwargs)
 
     def watched_memcpy(dst, src, nbytes, s):
-        note_read(eng.find(src)[0], nbytes)
+        alloc, off = eng.find(src)
+        note_read(alloc, nbytes, span(alloc, off, nbytes))
         return memcpy(dst, src, nbytes, s)
 
     def watched_pageable(ptr, host, nbytes, to_array, s):
         if not to_array:
-            note_read(eng.find(ptr)[0], nbytes)
+            alloc, off = eng.find(ptr)
+            note_read(alloc, nbytes, span(alloc, off, nbytes))
         return pageable(ptr, host, nbytes, to_array, s)
 
     def watched_prefetch(alloc, pages, dest, s, name):
@@ -216,9 +228,11 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
         return ("the sums did not come from `out`: after "
                 f"{max(seen['unread'], epochs - seen['kernels'])} of the {epochs} kernels the CPU "
                 "never read all of `out` before the next one (taking out.host and reading "
-                "nothing of it is no read). Each epoch's sum must be the CPU reading what "
-                "add_kernel wrote (umkit.add(out, a, b, ...), then a sum over out.host or "
-                "over umkit.read_back(out)).")
+                "nothing of it, or one part of it again and again, is no read of it all). Each "
+                "epoch's sum must be the CPU reading what add_kernel wrote (umkit.add(out, a, b, "
+                "...), then a sum over out.host or over umkit.read_back(out)). A read through "
+                "np.asarray(out.host) or out.host.view(np.ndarray) leaves umkit's view: the "
+                "simulator does not see it, so read out.host itself.")
     bad = [i for i, x in enumerate(sums) if not close_to(x, batches[i][2])] if batches else []
     if bad:
         e = bad[0]
