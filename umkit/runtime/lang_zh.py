@@ -3349,10 +3349,10 @@ MESSAGES: dict[str, str] = {
     "whatever you do -- on the notebook's MI250X this answer has to keep the pages from moving":
         "什么都没有移动：在 APU 上 CPU 和 GPU 共用一块内存，不管你做什么都没有东西可迁移——在本 "
         "notebook 的 MI250X 上，这个答案必须让页面不动",
-    "nothing moved: with XNACK off, managed memory is not migrated on a touch (the GPU reads host "
+    "nothing moved: with XNACK off, a GPU touch does not migrate managed memory (the GPU reads host "
     "memory in place), so this card needs no advice -- with XNACK on, as on the notebook's card, it "
     "does":
-        "什么都没有移动：XNACK 关闭时，托管内存被访问时不会迁移（GPU 原地读取主机内存），所以这块卡不需"
+        "什么都没有移动：XNACK 关闭时，GPU 访问不会迁移托管内存（GPU 原地读取主机内存），所以这块卡不需"
         "要建议——XNACK 打开时（比如本 notebook 的卡），就需要",
     "the GPU's first read faulted only to map the pages where they lie; after that nothing faults and "
     "nothing moves: the GPU reads host memory across the link on every round (zero copy) and the CPU "

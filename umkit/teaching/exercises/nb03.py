@@ -237,8 +237,8 @@ def _grade_a(rounds, attrs) -> Verdict | str:
                           "MI250X this answer has to keep the pages from moving")
         if mode == "zero_copy" and not attrs.get("preferred_location") and not attrs.get(
                 "accessed_by"):
-            return passed("nothing moved: with XNACK off, managed memory is not migrated on a "
-                          "touch (the GPU reads host memory in place), so this card needs no "
+            return passed("nothing moved: with XNACK off, a GPU touch does not migrate managed "
+                          "memory (the GPU reads host memory in place), so this card needs no "
                           "advice -- with XNACK on, as on the notebook's card, it does")
         if any(gpu[:1]) and not any(moved):
             how = ("the GPU's first read faulted only to map the pages where they lie; after "
