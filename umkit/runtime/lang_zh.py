@@ -357,10 +357,11 @@ MESSAGES: dict[str, str] = {
     # -- notebook 05: concurrent access and ping-pong ------------------------------------------------------
     "§4.3: the spikes come from *where the parameters live*, not from how they are moved: as long as "
     "the CPU's statistic touches GPU-resident managed pages, the driver migrates them back (on the "
-    "MI250X model and on the H200 alike, whatever the advice). Split the buffers by access frequency: "
-    "what the GPU uses every step in one kind of memory, the CPU's helper data in another":
+    "MI250X model and on the H200 alike, whatever the placement advice; read-mostly copies instead of "
+    "moving). Split the buffers by access frequency: what the GPU uses every step in one kind of memory, "
+    "the CPU's helper data in another":
         "§4.3：毛刺来自*参数住在哪里*，而不是它们怎么被搬运：只要 CPU 的统计访问驻留在 GPU 上的托"
-        "管页，驱动就会把它们迁移回来（在 MI250X 模型和 H200 上都一样，不论建议是什么）。按访问频率"
+        "管页，驱动就会把它们迁移回来（在 MI250X 模型和 H200 上都一样，不论放置建议是什么；以读为主的建议则是复制而不是搬动）。按访问频率"
         "拆分缓冲区：GPU 每一步都用的放一种内存，CPU 的辅助数据放另一种",
     "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): parameters in device "
     "memory (hipMalloc), the statistic computed on the GPU, only the batch managed and prefetched":
@@ -419,8 +420,10 @@ MESSAGES: dict[str, str] = {
         "这组答案不对。对你选的每一项，问问进程 B 的页表是否认得它用的地址；对你没选的每一项，问问它"
         "是否其实行得通。选项已经重新抽取（字母变了，也有新的选项）：再运行一次这个单元格把它们打印出来，回答新的这些",
     "a virtual address is only meaningful inside the process that made it: process B's page tables have "
-    "nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)":
-        "虚拟地址只在创建它的进程里才有意义：进程 B 的页表在那个地址上什么都没有（HSA_STATUS_ERROR_INVALID_MEMORY，§5.1）",
+    "nothing at that address (the column's HSA_STATUS_ERROR_INVALID_MEMORY, §5.1; ROCm reports a "
+    "memory-access fault or the process gets SIGSEGV)":
+        "虚拟地址只在创建它的进程里才有意义：进程 B 的页表在那个地址上什么都没有（专栏说的 HSA_STATUS_ERROR_INVALID_MEMORY，§5.1；"
+        "ROCm 报告的是内存访问错误，或者进程收到 SIGSEGV）",
     "prefetch moves pages of a range this process owns; in process B the range doesn't exist":
         "预取搬动的是本进程拥有的范围里的页；在进程 B 里，这段范围并不存在",
     "synchronizing orders work inside one process; it doesn't create a mapping in another":
@@ -448,10 +451,11 @@ MESSAGES: dict[str, str] = {
         "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord：标出我的 kernel 的结束\n    next_batch()                          # 排在它后面：GPU 继续干活\n    done.synchronize()                    # hipEventSynchronize：只等我的 kernel\n    return float(a.host.sum())",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
         "{argument} 仍然是 None：请给出行得通的字母集合，例如 {'x', 'y'}（读一读 nb05.IPC_OPTIONS）。",
-    "§4.3 and section 3: whatever reads the parameters on the CPU makes the driver migrate (or copy) them "
-    "to the host. Let the GPU compute the statistic where the data lives, and bring back only the number":
-        "§4.3 和第 3 节：凡是在 CPU 上读参数的操作，都会让驱动把它们迁移（或拷贝）到主机。让 GPU 在数据所在的地方"
-        "计算统计量，只把那个数字带回来",
+    "§4.3 and section 3: on this card (VRAM the CPU cannot map) whatever reads the parameters on the CPU "
+    "makes the driver migrate them to the host. Let the GPU compute the statistic where the data lives, "
+    "and bring back only the number":
+        "§4.3 和第 3 节：在这块卡上（CPU 映射不了显存），凡是在 CPU 上读参数的操作，都会让驱动把它们迁移到主机。"
+        "让 GPU 在数据所在的地方计算统计量，只把那个数字带回来",
     "def statistic(params):\n    return float(params.device[::16384].mean())   # a GPU reduction; only "
     "the scalar crosses the link":
         "def statistic(params):\n    return float(params.device[::16384].mean())   # GPU 上的归约；只有这个"
@@ -3376,9 +3380,9 @@ MESSAGES: dict[str, str] = {
         "请给出你自己构建的 Strategy——umkit.workloads.Strategy('my fix"
         "', memory=..., prefetch=..., advice=...)——而不是一个预设的名字"
         "：这道练习就是要你自己选这三项设置",
-    "all-device memory does remove the ping-pong, but then every CPU-side use needs an explicit copy: "
-    "keep some data managed.":
-        "全部放设备内存确实能消除乒乓，但那样 CPU 一侧每次使用都需要一次显式拷贝：留一些数据用托管内存。",
+    "all-device memory does remove the ping-pong, but then every CPU-side use needs an explicit copy (or "
+    "slow reads across the link on a ROCm large-BAR host): keep some data managed.":
+        "全部放设备内存确实能消除乒乓，但那样 CPU 一侧每次使用都需要一次显式拷贝（或者在 ROCm 的大 BAR 主机上经链路慢慢读）：留一些数据用托管内存。",
     "pinned memory never migrates":
         "固定内存从不迁移",
     "advice that prefers the CPU keeps those pages in host memory":

@@ -42,7 +42,7 @@ def _spiky(ms) -> tuple[bool, int, float, float]:
 _FIX_CONCEPT = ("§4.3: the spikes come from *where the parameters live*, not from how they are "
                 "moved: as long as the CPU's statistic touches GPU-resident managed pages, the "
                 "driver migrates them back (on the MI250X model and on the H200 alike, whatever "
-                "the advice). Split the buffers by access frequency: what the GPU uses every step "
+                "the placement advice; read-mostly copies instead of moving). Split the buffers by access frequency: what the GPU uses every step "
                 "in one kind of memory, the CPU's helper data in another")
 _FIX_ANSWER = ("workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): "
                "parameters in device memory (hipMalloc), the statistic computed on the GPU, only "
@@ -89,7 +89,8 @@ def _grade_fix_on(strategy, profile: str, every: int) -> Verdict | str:
         return f"that is not a strategy: {raised(e)}"
     if s.memory == "device":
         return ("all-device memory does remove the ping-pong, but then every CPU-side use needs an "
-                "explicit copy: keep some data managed.")
+                "explicit copy (or slow reads across the link on a ROCm large-BAR host): keep some "
+                "data managed.")
     pattern = workloads.Pattern("cpu_stats", every)
     with sim_sandbox(profile=profile, compute=False):
         r = workloads.run(s, pattern, STEPS, NBYTES)
@@ -181,7 +182,8 @@ _IPC_POOL = {
 _IPC_WORKS = ("ipc_handle", "file_map", "ipc_handle_b", "shm_copy", "pipe_bytes")
 _IPC_WHY = {
     "managed_ptr": "a virtual address is only meaningful inside the process that made it: process B's "
-                   "page tables have nothing at that address (HSA_STATUS_ERROR_INVALID_MEMORY, §5.1)",
+                   "page tables have nothing at that address (the column's HSA_STATUS_ERROR_INVALID_MEMORY, "
+                   "§5.1; ROCm reports a memory-access fault or the process gets SIGSEGV)",
     "prefetch_b": "prefetch moves pages of a range this process owns; in process B the range doesn't "
                   "exist",
     "sync_both": "synchronizing orders work inside one process; it doesn't create a mapping in another",
@@ -330,8 +332,8 @@ STAT_EVERY = 10
 STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
 
 
-STAT_CONCEPT = ("§4.3 and section 3: whatever reads the parameters on the CPU makes the driver "
-                "migrate (or copy) them to the host. Let the GPU compute the statistic where the "
+STAT_CONCEPT = ("§4.3 and section 3: on this card (VRAM the CPU cannot map) whatever reads the "
+                "parameters on the CPU makes the driver migrate them to the host. Let the GPU compute the statistic where the "
                 "data lives, and bring back only the number")
 _STAT_ANSWER = ("def statistic(params):\n"
                "    return float(params.device[::16384].mean())   # a GPU reduction; only the "
