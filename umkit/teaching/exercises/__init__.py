@@ -318,6 +318,11 @@ ATTEMPTS = 8
 WHY_WORDS = 6
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
 _TRIES_LOCK = threading.Lock()
+
+
+def _tries_of(name: str) -> dict:
+    """Exercise ``name``'s entry in :data:`_TRIES`, made on first use (hold ``_TRIES_LOCK``)."""
+    return _TRIES.setdefault(name, {"wrong": 0, "reasons": []})
 _CALL = threading.local()           # the why= of the check call in progress (set by tiered)
 
 
@@ -348,7 +353,7 @@ def owe_one_more(name: str) -> None:
     text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
     if attempts_budget():
         with _TRIES_LOCK:
-            _TRIES.setdefault(name, {"wrong": 0, "reasons": []})["owed"] = 1
+            _tries_of(name)["owed"] = 1
 
 
 def settle_one_more(name: str) -> bool:
@@ -536,7 +541,7 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     if not budget:
         return None
     with _TRIES_LOCK:
-        st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
+        st = _tries_of(exercise.name)
         text = " ".join(why.split()) if isinstance(why, str) else ""
         tries = st["wrong"]
         problem = _reason_problem(exercise, text, context or {}, st) if text else ""
@@ -583,11 +588,11 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
         return
     if v.reason_asked or v.one_more:   # not a wrong try; a reason pasted from its text is refused
         with _TRIES_LOCK:
-            _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []}).update(
+            _tries_of(exercise.name).update(
                 message=v.message, concept=v.concept, answer="")
         return
     with _TRIES_LOCK:
-        st = _TRIES.setdefault(exercise.name, {"wrong": 0, "reasons": []})
+        st = _tries_of(exercise.name)
         st["wrong"] = 0 if v.ok else st["wrong"] + 1
         if not v.ok:              # what this try showed: a reason pasted from it is refused
             st.update(message=v.message, concept=v.concept, answer=v.answer)

@@ -65,6 +65,9 @@ def _grade_step_here(fn) -> Verdict | str:
         umkit.synchronize()
         other, mine = umkit.Stream(), umkit.Stream()
         c0 = umkit.counters()
+        umkit.increment(busy, stream=other)         # a long job on another stream
+        busy_done = umkit.Event().record(other)
+        k0 = umkit.counters().get("kernels", 0) if c0 else 0    # kernels before the step's
 
         def next_batch():
             """Queue the next batch's copy-in (a prefetch of 64 MiB) on the step's stream."""
@@ -78,9 +81,6 @@ def _grade_step_here(fn) -> Verdict | str:
             calls.append((kernels, _event_time(tail), called,
                           _event_time(umkit.Event().record(mine))))
 
-        umkit.increment(busy, stream=other)         # a long job on another stream
-        busy_done = umkit.Event().record(other)
-        k0 = umkit.counters().get("kernels", 0) if c0 else 0
         t0 = umkit.now()
         backend = umkit.backend()
         launch = getattr(backend, "launch", None) if c0 else None   # the simulator's launches
@@ -176,8 +176,8 @@ def _grade_step_here(fn) -> Verdict | str:
 
 
 STEP = Exercise(
-    why_terms=('stream', 'event', 'wait', 'queue', 'order', 'synchron', 'asynchron', 'other stream', '流', '事件', '等待',
-               '同步', '异步'),
+    why_terms=('stream', 'event', 'wait', 'queue', 'order', 'synchron', 'asynchron',
+               'other stream', '流', '事件', '等待', '同步', '异步'),
     name="nb04.step", argument="step", kind="function", concept=CONCEPT, answer=_ANSWER,
     none="{argument} is None: write def step(a, stream, next_batch): ... and return the CPU's sum",
     wrong_type="{argument} should be a function (a, stream, next_batch) -> float, got {type}",

@@ -11,6 +11,7 @@ import umkit
 
 from ...errors import RaceWarning
 from ...runtime.lang import tr
+from ...sim.pages import loc_bit
 from . import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
                profile_option, rng_option, sim_sandbox, tiered)
 
@@ -40,9 +41,8 @@ CONCEPT = ("§4.2, the epoch loop, and §3.3: before each kernel, inhale every a
            "touched since the kernel last ran (the batch it loaded, the sum it read) went back to "
            "the host; an array only the GPU touched is still there, and a prefetch of it moves "
            "nothing (on a real card the call still reaches the driver). What has to happen "
-           "before the inhale, and what "
-           "after? Wait for the stream before the CPU reads what the kernel wrote; hipFree what "
-           "you allocated")
+           "before the inhale, and what after? Wait for the stream before the CPU reads what the "
+           "kernel wrote; hipFree what you allocated")
 _ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
           "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
@@ -99,10 +99,6 @@ def _watching_out(backend, bump_at: int | None = None):
             if isinstance(pages, np.ndarray):
                 seen["pages"].update(int(p) for p in pages if p < seen["need_pages"])
 
-    def span(alloc, off, nbytes):
-        hp = alloc.host_page
-        return np.arange(off // hp, (off + max(int(nbytes), 1) - 1) // hp + 1)
-
     def watched_launch(kernel, grid, block, args, stream):
         if kernel == "add_kernel":
             if pending():
@@ -128,13 +124,13 @@ def _watching_out(backend, bump_at: int | None = None):
 
     def watched_memcpy(dst, src, nbytes, s):
         alloc, off = eng.find(src)
-        note_read(alloc, nbytes, span(alloc, off, nbytes))
+        note_read(alloc, nbytes, alloc.page_range(off, off + int(nbytes)))
         return memcpy(dst, src, nbytes, s)
 
     def watched_pageable(ptr, host, nbytes, to_array, s):
         if not to_array:
             alloc, off = eng.find(ptr)
-            note_read(alloc, nbytes, span(alloc, off, nbytes))
+            note_read(alloc, nbytes, alloc.page_range(off, off + int(nbytes)))
         return pageable(ptr, host, nbytes, to_array, s)
 
     def watched_prefetch(alloc, pages, dest, s, name):
@@ -142,8 +138,7 @@ def _watching_out(backend, bump_at: int | None = None):
         # touched has no home yet: a prefetch of it places it, and spares the kernel a fault)
         where = getattr(alloc, "where", None)
         if isinstance(where, np.ndarray) and isinstance(pages, np.ndarray) and len(pages):
-            bit = np.uint8(1 if dest < 0 else 1 << (1 + dest))
-            seen["idle"] += bool(np.all(where[pages] & bit))
+            seen["idle"] += bool(np.all(where[pages] & loc_bit(dest)))
         seen["prefetches"] += 1
         return prefetch(alloc, pages, dest, s, name)
 
