@@ -544,3 +544,12 @@ def test_06_one_part_of_out_read_again_and_again_is_not_a_read_of_it():
         return sums
     v = nb06.check_epoch_loop(partial, profile=nb06.PROFILE)
     assert not v.ok and "did not come from `out`" in v.message, v
+
+
+# -- GT10: 05's IPC question takes the letters written together ("bd"), as it takes "b d" ----------
+def test_ipc_letters_written_together_are_graded_like_the_spaced_form():
+    from umkit.teaching.exercises import nb05
+    nb05.ipc_first_question()                # the notebook's first question: (b) and (d) work
+    v = nb05.check_ipc("bd")
+    assert v.ok, v.message
+    assert "not options" in nb05.check_ipc("zz").message

@@ -172,11 +172,13 @@ TABLE: tuple[Row, ...] = (
        "hipMallocHost is deprecated; some HIP headers also mark hipHostMalloc deprecated in "
        "favour of hipExtHostAlloc (ledger: amd.host_malloc.deprecated)."),
     _f("allocate pinned host memory with flags", "cudaHostAlloc", "hipHostMalloc",
-       "hipHostMalloc takes cudaHostAlloc's flags under hip names. hipHostAlloc exists too, as its "
-       "own function, not an alias: it accepts only cudaHostAlloc's flags (Portable, Mapped, "
-       "WriteCombined; anything else is hipErrorInvalidValue) and allocates through the same "
-       "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6); HIP 6.3 "
-       "deprecated hipHostMalloc in favour of hipExtHostAlloc (clr CHANGELOG, HIP 6.3)."),
+       "hipHostMalloc takes cudaHostAlloc's flags under hip names. HIPIFY maps cudaHostAlloc to "
+       "hipHostAlloc, an equivalent port: its own function, not an alias, that accepts "
+       "cudaHostAlloc's flags (Portable, Mapped, WriteCombined, and hipHostAllocUncached since "
+       "HIP 7.0; anything else is hipErrorInvalidValue) and allocates through the same "
+       "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6). clr's "
+       "development CHANGELOG of late 2024 marked hipHostMalloc deprecated in favour of "
+       "hipExtHostAlloc; the released HIP 6.3 notes and HIP 6.4's deprecated-API list do not."),
     _c("pinned memory mapped into the GPU address space (zero-copy)", "cudaHostAllocMapped",
        "hipHostMallocMapped"),
     _c("pinned memory usable from every GPU context", "cudaHostAllocPortable",

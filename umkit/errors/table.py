@@ -69,7 +69,8 @@ class Symptom:
 _HINT_OOM = (
     "The article's §5.1: your device allocations (hipMalloc / cudaMalloc) exceed the VRAM left "
     "on the GPU, or managed allocations exceed what the host can back: on ROCm hipMallocManaged "
-    "reserves no VRAM, and with XNACK off amdkfd charges it to a system-memory limit. Check free "
+    "reserves no VRAM, and with XNACK off amdkfd (since about Linux 6.0, 2022) charges it to a "
+    "system-memory limit. Check free "
     "memory with umkit.doctor() (rocm-smi / nvidia-smi also show other processes holding VRAM, "
     "which limits device allocations), allocate in smaller blocks, split the hot data "
     "into device memory and let cold data breathe out to the host with managed memory (§2.1, "
@@ -405,8 +406,10 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The article's §5.1 sees it most often when processes share a managed pointer.",
        _HINT_IPC, "§5.1", hsa="HSA_STATUS_ERROR_INVALID_MEMORY",
        note="The name the article uses. ROCm's hsa_status_t has no value with exactly this "
-            "name; a GPU access to a foreign address shows up as HSA_STATUS_ERROR_MEMORY_FAULT "
-            "(43) or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own "
+            "name; a GPU access to a foreign address is a memory fault, which ROCr prints as "
+            "'Memory access fault by GPU node-N' before it aborts (the status behind it, "
+            "HSA_STATUS_ERROR_MEMORY_FAULT (43), reaches only a registered system-event handler), "
+            "or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own "
             "(hsa_ext_amd.h). A CPU dereference gives SIGSEGV or silently reads whatever is "
             "mapped there, and with XNACK on a GPU access to an address that is valid in the "
             "receiving process succeeds silently (amdkfd creates a range for it).",
@@ -501,10 +504,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
         "wrong_results", "Wrong results, no error",
         ("wrong result", "wrong", "no error", "garbage", "race", "corrupt", "inconsistent",
-         "stale"),
+         "stale", "previous step's value"),
         "The CPU and the GPU wrote the same managed pages at the same time, or the CPU read "
-        "before the kernel finished: a missing synchronization (§3.3). Nothing fails; the data "
-        "is simply whatever won the race.",
+        "before the kernel finished: a missing synchronization (§3.3). Usually nothing fails (on "
+        "ROCm, and on NVIDIA GPUs with concurrentManagedAccess; where that attribute is 0 the CPU "
+        "access segfaults): the data is whatever won the race.",
         "Synchronize before the CPU touches data a kernel may still use: hipStreamSynchronize / "
         "hipEventSynchronize on the stream that ran it (hipDeviceSynchronize is the safe, slow "
         "hammer) (§3.3, §5.1). Check that no CPU access lags behind a launch. Run the same code "
@@ -515,7 +519,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom(
         "erratic", "Erratic step time (fast, then slow, then fast)",
         ("erratic", "jitter", "spike", "spiky", "unstable", "fluctuat", "thrash", "ping-pong",
-         "ping pong", "sometimes slow", "later epochs", "20x", "忽快忽慢"),
+         "ping pong", "sometimes slow", "later epochs", "20x", "忽快忽慢", "alternates",
+         "times longer", "x longer", "vary", "varies", "both directions", "slow step",
+         "every other step"),
         "Pages thrash: the CPU and the GPU take turns on one big managed array, so the driver "
         "migrates the same pages back and forth (§2.3, §4.3: an optimizer doing CPU statistics "
         "every ten steps made later epochs 20x slower).",
@@ -620,7 +626,8 @@ def find_in_text(text: str) -> ErrorInfo | None:
 
 
 def find_symptoms(text: str) -> list[Symptom]:
-    """Symptoms whose keywords occur in ``text``, best (longest keyword) first; failing that,
+    """Symptoms whose keywords occur in ``text``, best first (the most keyword text matched: a
+    report that names two signs of one symptom outranks one phrase of another); failing that,
     symptoms with a keyword that starts with ``text`` (so 'thra' finds thrash)."""
     low = " ".join(text.lower().replace("_", " ").replace("-", " ").split())
     if not low:
@@ -628,7 +635,7 @@ def find_symptoms(text: str) -> list[Symptom]:
     scored = []
     for i, s in enumerate(SYMPTOMS):
         keys = [k.replace("-", " ") for k in s.keywords] + [s.key.replace("_", " ")]
-        best = max((len(k) for k in keys if k in low), default=0)
+        best = sum(len(k) for k in set(keys) if k in low)
         if best:
             scored.append((-best, i, s))
     if not scored and len(low) >= 3:

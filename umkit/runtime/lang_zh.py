@@ -173,10 +173,11 @@ MESSAGES: dict[str, str] = {
         "七个全对：kernel 启动和队列写入停留在用户态（UMD）；凡是涉及物理页、页表或驱动的范围策略的，都会进入 KMD。",
     "all seven right: launches and queue writes stay in user space (UMD); everything that touches "
     "physical pages, page tables or the driver's range policy reaches the KMD. One nuance: you put "
-    "hipMallocManaged in the UMD, as the article does (no page is created). On ROCm the call still ends "
+    "hipMallocManaged in the UMD, as the article does (with XNACK on no page is created). On ROCm the call "
+    "still ends "
     "in one KFD ioctl that registers the range -- 'kmd' is the stricter answer: {why}.":
         "七个全对：kernel 启动和队列写入停留在用户态（UMD）；凡是涉及物理页、页表或驱动的范围策略的，都会进入 KMD。"
-        "有一个细微之处：你和专栏一样，把 hipMallocManaged 放在了 UMD（它不创建页）。在 ROCm 上，这个调用最终仍落到一次"
+        "有一个细微之处：你和专栏一样，把 hipMallocManaged 放在了 UMD（XNACK 打开时它不创建页）。在 ROCm 上，这个调用最终仍落到一次"
         "注册范围的 KFD ioctl——更严格的答案是“kmd”：{why}。",
     "{argument} should be a dict like {{'malloc_managed': 'umd', ...}}, got {type}":
         "{argument} 应该是一个形如 {{'malloc_managed': 'umd', ...}} 的 dict，得到的是 {type}",
@@ -252,16 +253,22 @@ MESSAGES: dict[str, str] = {
         "讲了怎么读 profile）",
     "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
     "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  -- on the MI250X a hipMemcpy "
-    "from pinned memory runs at 28 GB/s, a managed prefetch at 6 GB/s (Pearson, Frontier)":
+    "from pinned memory runs at 28 GB/s, a managed prefetch at 5-6 GB/s (Pearson, Frontier: about 5 at this "
+    "size, 6.1 at 1 GiB)":
         "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
         "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  ——在 MI250X 上，从固定内存做 "
-        "hipMemcpy 是 28 GB/s，托管内存的预取是 6 GB/s（Pearson，Frontier）",
+        "hipMemcpy 是 28 GB/s，托管内存的预取是 5-6 GB/s（Pearson，Frontier：这个大小约 5，1 GiB 时 6.1）",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
     "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: one explicit copy "
     "at hipMemcpy speed, then every read at HBM speed (§3.4: hot data in hipMalloc + explicit copies)":
         "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：一次以 hipMemcpy 速度进行的"
         "显式拷贝，之后每次读取都是 HBM 速度（§3.4：热数据放 hipMalloc 加显式拷贝）",
+    "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: the data reached VRAM "
+    "before the reads, then every read ran at HBM speed (§3.4 puts such hot data in hipMalloc, where no "
+    "page can be evicted or pulled back)":
+        "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：数据在读取之前就到了显存，"
+        "之后每次读取都是 HBM 速度（§3.4 把这样的热数据放进 hipMalloc，那里没有页会被驱逐或拉回）",
     "the CPU wrote the data into device memory through its host view ({ms} ms of model time on "
     "{profile}): that works only where the CPU can map VRAM, and it is not one of the allowed calls. "
     "Fill device memory the portable way: what moves host data into it?":
@@ -357,11 +364,11 @@ MESSAGES: dict[str, str] = {
     # -- notebook 05: concurrent access and ping-pong ------------------------------------------------------
     "§4.3: the spikes come from *where the parameters live*, not from how they are moved: as long as "
     "the CPU's statistic touches GPU-resident managed pages, the driver migrates them back (on the "
-    "MI250X model and on the H200 alike, whatever the placement advice; read-mostly copies instead of "
-    "moving). Split the buffers by access frequency: what the GPU uses every step in one kind of memory, "
+    "MI250X model and on the H200 alike, whatever the placement advice; on the H200 read-mostly makes the "
+    "CPU read a copy instead, on AMD it is only a flag). Split the buffers by access frequency: what the GPU uses every step in one kind of memory, "
     "the CPU's helper data in another":
         "§4.3：毛刺来自*参数住在哪里*，而不是它们怎么被搬运：只要 CPU 的统计访问驻留在 GPU 上的托"
-        "管页，驱动就会把它们迁移回来（在 MI250X 模型和 H200 上都一样，不论放置建议是什么；以读为主的建议则是复制而不是搬动）。按访问频率"
+        "管页，驱动就会把它们迁移回来（在 MI250X 模型和 H200 上都一样，不论放置建议是什么；在 H200 上，以读为主的建议让 CPU 读一份副本，在 AMD 上它只是一个标志）。按访问频率"
         "拆分缓冲区：GPU 每一步都用的放一种内存，CPU 的辅助数据放另一种",
     "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): parameters in device "
     "memory (hipMalloc), the statistic computed on the GPU, only the batch managed and prefetched":
@@ -476,10 +483,12 @@ MESSAGES: dict[str, str] = {
     "Symptom: {title}": "症状：{title}",
     "Wrong results, no error": "结果错误，但不报错",
     "The CPU and the GPU wrote the same managed pages at the same time, or the CPU read before the "
-    "kernel finished: a missing synchronization (§3.3). Nothing fails; the data is simply whatever won "
-    "the race.":
+    "kernel finished: a missing synchronization (§3.3). Usually nothing fails (on ROCm, and on NVIDIA "
+    "GPUs with concurrentManagedAccess; where that attribute is 0 the CPU access segfaults): the data is "
+    "whatever won the race.":
         "CPU 和 GPU 同时写了同样的托管页，或者 CPU 在 kernel 完成之前就读了：缺了一次同步（§3.3）。"
-        "什么都不会失败；数据只是数据竞争中胜出的那一方写的东西。",
+        "通常什么都不会失败（在 ROCm 上，以及 concurrentManagedAccess 为真的 NVIDIA GPU 上；该属性为 0 时，"
+        "CPU 的访问会引发段错误）：数据是数据竞争中胜出的那一方写的东西。",
     "Synchronize before the CPU touches data a kernel may still use: hipStreamSynchronize / "
     "hipEventSynchronize on the stream that ran it (hipDeviceSynchronize is the safe, slow hammer) "
     "(§3.3, §5.1). Check that no CPU access lags behind a launch. Run the same code on the sim backend "
@@ -608,7 +617,8 @@ MESSAGES: dict[str, str] = {
         "hipErrorMemoryAllocation 是 HIP 中 hipErrorOutOfMemory 已弃用的别名（两者都是 2）。",
     "The article's §5.1: your device allocations (hipMalloc / cudaMalloc) exceed the VRAM left on the "
     "GPU, or managed allocations exceed what the host can back: on ROCm hipMallocManaged reserves no "
-    "VRAM, and with XNACK off amdkfd charges it to a system-memory limit. Check free memory with "
+    "VRAM, and with XNACK off amdkfd (since about Linux 6.0, 2022) charges it to a system-memory limit. "
+    "Check free memory with "
     "umkit.doctor() (rocm-smi / nvidia-smi also show other processes holding VRAM, which limits device "
     "allocations), allocate in smaller blocks, split the hot data into device memory and let "
     "cold data breathe out to the host with managed memory (§2.1, §4.3). umkit's guard against "
@@ -616,7 +626,7 @@ MESSAGES: dict[str, str] = {
     "lifts it); sim models a smaller card with umkit.use('sim', vram=...) so you can watch pages breathe "
     "out.":
         "专栏 §5.1：你的设备内存分配（hipMalloc / cudaMalloc）超出了 GPU 上剩余的显存，或者托管内存分配超出了主机能提供的内存："
-        "在 ROCm 上 hipMallocManaged 不预留显存，XNACK 关闭时 amdkfd 把它计入系统内存的上限。用 umkit.doctor() 查看空闲内存"
+        "在 ROCm 上 hipMallocManaged 不预留显存，XNACK 关闭时 amdkfd（约从 Linux 6.0、2022 年起）把它计入系统内存的上限。用 umkit.doctor() 查看空闲内存"
         "（rocm-smi / nvidia-smi 还会显示占用显存的其他进程，它们限制的是设备内存分配），换成小块分配，把热数据拆到设备内存里，"
         "让冷数据借助托管内存呼气到主机（§2.1、§4.3）。umkit 防止托管内存超额订阅的保护只在 cuda 后端生效"
         "（umkit.allow_oversubscription(True) 解除它）；sim 可以用 umkit.use('sim', vram=...) 模拟一块更小的卡，让你看着页面呼气出去。",
@@ -632,13 +642,15 @@ MESSAGES: dict[str, str] = {
     "sees it most often when processes share a managed pointer.":
         "驱动的页表和这个指针对不上：这块内存在这里无效。专栏 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
     "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; a GPU access to "
-    "a foreign address shows up as HSA_STATUS_ERROR_MEMORY_FAULT (43) or "
-    "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
+    "a foreign address is a memory fault, which ROCr prints as 'Memory access fault by GPU node-N' before "
+    "it aborts (the status behind it, HSA_STATUS_ERROR_MEMORY_FAULT (43), reaches only a registered "
+    "system-event handler), or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
     "dereference gives SIGSEGV or silently reads whatever is mapped there, and with XNACK on a GPU access "
     "to an address that is valid in the receiving process succeeds silently (amdkfd creates a range for "
     "it).":
         "这是专栏用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了专栏）；GPU 访问一个外来地址时，"
-        "表现为 HSA_STATUS_ERROR_MEMORY_FAULT（43）或 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
+        "是一次内存访问错误，ROCr 会打印 'Memory access fault by GPU node-N' 然后中止（背后的状态 HSA_STATUS_ERROR_MEMORY_FAULT（43）"
+        "只会交给注册过的系统事件处理函数），或者是 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
         "（hsa_ext_amd.h）。CPU 解引用它会得到 SIGSEGV，或者悄悄读到那里碰巧映射着的东西；XNACK 打开时，GPU 访问一个在接收进程里"
         "恰好有效的地址会悄无声息地成功（amdkfd 为它创建一个范围）。",
     "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in one process "
@@ -1424,8 +1436,9 @@ MESSAGES: dict[str, str] = {
     "step.":
         "一块 4 KB 的标量（loss、梯度范数），GPU 每一步都写，CPU 的日志程序每一步都读。",
     "It is big, hot, read and written by the GPU every step: the 'heart' (心脏) of the job. In managed "
-    "memory every CPU look or eviction makes it re-inhale; give it device memory (§6.1, §3.4).":
-        "它又大又热，GPU 每一步都读写：这是任务的“心脏”。放在托管内存里，CPU 每看一次或每驱逐一次都会让它重新吸气；"
+    "memory every eviction, and on this card (XNACK on) every CPU look, makes it re-inhale; give it device "
+    "memory (§6.1, §3.4).":
+        "它又大又热，GPU 每一步都读写：这是任务的“心脏”。放在托管内存里，每驱逐一次——在这块卡上（XNACK 打开）CPU 每看一次也一样——都会让它重新吸气；"
         "给它设备内存（§6.1、§3.4）。",
     "It is resident and used every step: another part of the heart. Managed memory buys nothing here and "
     "risks eviction under memory pressure (§6.1).":
@@ -1453,9 +1466,10 @@ MESSAGES: dict[str, str] = {
         "缓冲池并显式拷贝之后就稳定了。",
     "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU write it "
     "over the link with no page ever migrating; device memory with a small copy to the host each step "
-    "(what loss.item() does) is right too; managed memory would bounce the page every step (§4.4).":
+    "(what loss.item() does) is right too; managed memory would (with XNACK on, as here) bounce the page "
+    "every step (§4.4).":
         "它很小，CPU 每一步都读：固定主机内存（hipHostMalloc）让 GPU 经链路写它，而且永远没有页面迁移；"
-        "设备内存加上每一步一次到主机的小拷贝（loss.item() 就是这么做的）也对；托管内存则会让这个页每一步都"
+        "设备内存加上每一步一次到主机的小拷贝（loss.item() 就是这么做的）也对；托管内存则会（在 XNACK 打开时，如这里）让这个页每一步都"
         "来回弹跳（§4.4）。",
     "{argument} is still None: make a dict {buffer name: 'device' | 'managed' | 'pinned'} covering every "
     "buffer in nb07.BUFFERS.":
@@ -1611,11 +1625,13 @@ MESSAGES: dict[str, str] = {
     "return a list of step indices (ints), not {type}.": "请返回一个 step 下标（int）的列表，而不是 {type}。",
 
     # -- notebook 10: your own loop ----------------------------------------------------------------------
-    "§4.3 and §7: a CPU that reads GPU-resident managed pages makes the driver migrate them to the host, "
+    "§4.3 and §7: on this notebook's card (the mi250x-xnack1 model, VRAM the CPU cannot map, as on a PCIe "
+    "GPU) a CPU that reads GPU-resident managed pages makes the driver migrate them to the host, "
     "and the next kernel faults them back -- the spikes of the memory ECG (显存心电图). Compute the "
     "statistic where the weights live and let only the answer cross the link; keep the step's other work "
     "(batch written by the CPU, read and weights updated by the GPU) as it was":
-        "§4.3 和 §7：CPU 读取驻留在 GPU 上的托管页，会让驱动把它们迁移到主机，下一个 kernel 再把它们缺页迁回——"
+        "§4.3 和 §7：在本 notebook 的卡上（mi250x-xnack1 模型，CPU 不能映射显存，和 PCIe 连接的 GPU 一样），"
+        "CPU 读取驻留在 GPU 上的托管页，会让驱动把它们迁移到主机，下一个 kernel 再把它们缺页迁回——"
         "这就是显存心电图上的毛刺。在权重所在的地方计算统计量，只让答案经过链路；这一步的其他工作"
         "（CPU 写批次，GPU 读批次并更新权重）保持原样",
     "{argument} is still None: write a function fixed_step(params, batch, i).":
@@ -1871,6 +1887,9 @@ MESSAGES: dict[str, str] = {
     "{code_name}={value} is not a usable path ({why})": "{code_name}={value} 不是可用的路径（{why}）",
     "pick a shorter, plain path": "请换一个更短、不含特殊字符的路径",
     "use one of {list_options}": "请从 {list_options} 中选一个",
+    "your code replaced the kit's own {list_names} while the check ran: the check measures with them; "
+    "leave umkit's functions as they are":
+        "你的代码在检查运行时替换了工具包自己的 {list_names}：检查要用它们来测量；请别改动 umkit 的函数",
     "{code_name}={value} is unknown": "{code_name}={value} 未知",
     "{code_name}={value} must be a list or tuple of names": "{code_name}={value} 必须是由名字组成的 list 或 tuple",
     "{code_name} is empty": "{code_name} 是空的",
@@ -2245,16 +2264,19 @@ MESSAGES: dict[str, str] = {
         "移植时用 hipHostMalloc(size, 0)：一致性（细粒度）的固定内存；hipHostMallocNonCoherent 给出粗粒度的那种"
         "（出处台账：amd.host_malloc.coherent）。hipMallocHost 已弃用；有些 HIP 头文件也把 hipHostMalloc "
         "标为弃用，改推 hipExtHostAlloc（出处台账：amd.host_malloc.deprecated）。",
-    "hipHostMalloc takes cudaHostAlloc's flags under hip names. hipHostAlloc exists too, as its "
-    "own function, not an alias: it accepts only cudaHostAlloc's flags (Portable, Mapped, "
-    "WriteCombined; anything else is hipErrorInvalidValue) and allocates through the same "
-    "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6); HIP 6.3 "
-    "deprecated hipHostMalloc in favour of hipExtHostAlloc (clr CHANGELOG, HIP 6.3).":
-        "hipHostMalloc 以 hip 的名字接受 cudaHostAlloc 的标志。也有 hipHostAlloc，但它是一个独立的函数，"
-        "不是别名：它只接受 cudaHostAlloc 的标志（Portable、Mapped、WriteCombined；其他标志返回 "
-        "hipErrorInvalidValue），并通过同一个 ihipHostMalloc 分配（ROCm/clr hipamd/src/hip_memory.cpp，"
-        "hipHostAlloc，f9f995c6）；HIP 6.3 把 hipHostMalloc 标为弃用，改推 hipExtHostAlloc"
-        "（clr CHANGELOG，HIP 6.3）。",
+    "hipHostMalloc takes cudaHostAlloc's flags under hip names. HIPIFY maps cudaHostAlloc to "
+    "hipHostAlloc, an equivalent port: its own function, not an alias, that accepts "
+    "cudaHostAlloc's flags (Portable, Mapped, WriteCombined, and hipHostAllocUncached since "
+    "HIP 7.0; anything else is hipErrorInvalidValue) and allocates through the same "
+    "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6). clr's "
+    "development CHANGELOG of late 2024 marked hipHostMalloc deprecated in favour of "
+    "hipExtHostAlloc; the released HIP 6.3 notes and HIP 6.4's deprecated-API list do not.":
+        "hipHostMalloc 以 hip 的名字接受 cudaHostAlloc 的标志。HIPIFY 把 cudaHostAlloc 映射为 hipHostAlloc，"
+        "这是等价的移植：它是一个独立的函数，不是别名，接受 cudaHostAlloc 的标志（Portable、Mapped、"
+        "WriteCombined，以及 HIP 7.0 起的 hipHostAllocUncached；其他标志返回 hipErrorInvalidValue），"
+        "并通过同一个 ihipHostMalloc 分配（ROCm/clr hipamd/src/hip_memory.cpp，hipHostAlloc，f9f995c6）。"
+        "clr 2024 年底的开发版 CHANGELOG 曾把 hipHostMalloc 标为弃用，改推 hipExtHostAlloc；"
+        "正式发布的 HIP 6.3 说明和 HIP 6.4 的弃用 API 列表都没有这样写。",
     "CUDA 13: (ptr, count, cudaMemLocation, flags, stream). HIP: (ptr, count, device:int, stream) "
     "with hipCpuDeviceId for the CPU (hipMemPrefetchAsync_v2 takes a hipMemLocation).":
         "CUDA 13：(ptr, count, cudaMemLocation, flags, stream)。HIP：(ptr, count, device:int, stream)，"
@@ -3134,10 +3156,10 @@ MESSAGES: dict[str, str] = {
         'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。',
     'XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here.':
         'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取。',
-    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB block on Linux 6.8 and later, the whole range on older amdkfd) and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
-        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（Linux 6.8 及以后是 2 MiB 的块，更老的 amdkfd 是整个范围），并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
-    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB block on Linux 6.8 and later, the whole range on older amdkfd) -- as OLCF's guide documents for this node; amdkfd registers VRAM the CPU is attached to as coherent, which points to in-place access, so the sources disagree -- and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
-        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（Linux 6.8 及以后是 2 MiB 的块，更老的 amdkfd 是整个范围）——这是 OLCF 的指南对这种节点的记录；amdkfd 把 CPU 所连的显存注册为一致内存，这指向原地访问，两个来源互相矛盾——并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
+    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB-aligned block around each touched address, in every amdkfd version) and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（每个被访问地址周围对齐的 2 MiB 块，amdkfd 的各个版本都是如此），并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
+    "XNACK off: hipMallocManaged maps {what} for the GPU and faults in every page inside the call (time grows with size); the GPU cannot fault, so it reads and writes host memory over the link, {part_bw}, unless a prefetch moves it. It is prefetched here; after that, any CPU read or write of its GPU-resident pages (a host check of a result, for one) migrates them back (the 2 MiB-aligned block around each touched address, in every amdkfd version) -- OLCF's guide documents migrate-on-touch on this node for HSA_XNACK=1, and amdkfd's CPU-fault handler does not look at XNACK; but amdkfd registers VRAM the CPU is attached to as coherent, which points to in-place access, so the sources disagree -- and, with XNACK off, stops all of the process's GPU queues until the driver has remapped the range: keep CPU touches out of the GPU phase, or prefetch it to the CPU first.":
+        'XNACK 关闭：hipMallocManaged 在调用里就为 GPU 映射 {what}，并把每一页都缺页填充（耗时随大小增长）；GPU 不能缺页，所以它经链路读写主机内存，{part_bw}，除非有一次预取把它搬走。这里做了预取；此后，CPU 对它驻留在 GPU 上的页的任何读写（比如在主机上检查一次结果）都会把它们迁回（每个被访问地址周围对齐的 2 MiB 块，amdkfd 的各个版本都是如此）——OLCF 的指南记录了这种节点在 HSA_XNACK=1 下访问即迁移，而 amdkfd 的 CPU 缺页处理并不看 XNACK；但 amdkfd 把 CPU 所连的显存注册为一致内存，这指向原地访问，两个来源互相矛盾——并且在 XNACK 关闭时，会让这个进程的所有 GPU 队列停下，直到驱动重新映射好这段范围：别在 GPU 阶段让 CPU 碰它，或者先把它预取到 CPU。',
     'about {n} {unit} (sim profile {p}, {key})':
         '约 {n} {unit}（sim profile {p}，{key}）',
     'about {n} {unit} (estimate, sim profile {p}, {key})':
@@ -3509,10 +3531,11 @@ MESSAGES: dict[str, str] = {
         "每一步只碰到它零散的几处：用托管内存时，这几处周围的块按需迁移（Linux 6.8 起 AMD 上是 2 MiB："
         "几百条随机的边可能拉进来远多于它们用到的数据）；固定主机内存让 GPU 经链路原地读，什么都不搬。"
         "设备内存要为一步走过的那几条边占住全部 3 GB（§6.1）。",
-    "Small, and touched by each side now and then: managed memory moves it to whoever touches it, with no "
+    "Small, and touched by each side now and then: managed memory (XNACK on, as here) moves it to whoever "
+    "touches it, with no "
     "copy code, and now and then is rare enough that the moves cost little; pinned memory would make the "
     "GPU read it over the link in each step that uses it (§6.1, §4.4).":
-        "它很小，两边都时不时碰一下：托管内存把它搬到碰它的一方，不用写拷贝代码；而“时不时”足够少，"
+        "它很小，两边都时不时碰一下：托管内存（XNACK 打开时，如这里）把它搬到碰它的一方，不用写拷贝代码；而“时不时”足够少，"
         "搬动的开销很小；用固定内存的话，每个用到它的 step 里 GPU 都要经链路读它（§6.1、§4.4）。",
     "The CPU needs it every few thousand steps, like a checkpoint: managed memory prefetched to the host "
     "before the CPU reads it, or pinned host memory filled by an async copy. Not device-only memory: the "
@@ -3524,13 +3547,15 @@ MESSAGES: dict[str, str] = {
         "CPU 时不时看一眼：托管内存让 CPU 读同一个指针；由 GPU 写入的固定内存也行，而且没有任何页移动（§6.1）。",
     "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory the GPU "
     "reads it over the link and no page migrates; device memory with a small copy from the host before each "
-    "step is right too; managed memory would move its page back and forth every step (§4.4).":
+    "step is right too; managed memory would (with XNACK on, as here) move its page back and forth every "
+    "step (§4.4).":
         "很小，CPU 每一步都写，GPU 每一步都读：放在固定内存里，GPU 经链路读它，没有页迁移；设备内存加上"
-        "每一步之前从主机来的一次小拷贝也对；托管内存则会让它那一页每一步来回搬动（§4.4）。",
+        "每一步之前从主机来的一次小拷贝也对；托管内存则会（在 XNACK 打开时，如这里）让它那一页每一步来回搬动（§4.4）。",
     "A few bytes both sides touch all the time: pinned host memory, where the GPU writes over the link "
-    "and the CPU reads in place; managed memory would bounce the page at every poll (§4.4).":
-        "两边一直都在碰的几个字节：放在固定内存里，GPU 经链路写，CPU 原地读；托管内存会在每次轮询时"
-        "让那一页来回弹（§4.4）。",
+    "and the CPU reads in place; managed memory would (with XNACK on, as here) move the page back and forth every step: the "
+    "GPU's write pulls it into VRAM, the next poll pulls it back (§4.4).":
+        "两边一直都在碰的几个字节：放在固定内存里，GPU 经链路写，CPU 原地读；托管内存会（在 XNACK 打开时，如这里）让那一页"
+        "每一步都来回搬：GPU 的写把它拉进显存，下一次轮询又把它拉回来（§4.4）。",
     # -- exercises: a pass needs the learner's reason ------------------------------------------------
     "not graded: you gave that reason (or nearly the same one) before for this exercise. Say why this "
     "answer is right anew, in other words":

@@ -550,15 +550,17 @@ def _managed_memory(p: Platform, prefetched: bool, name: str):
             return "slower", msg, led
         if p.cpu_touch == "migrate_block":
             entry = _cpu_touch_entry(p)
-            # on a node whose VRAM the CPU is attached to, migrate-on-touch is OLCF's word;
-            # amdkfd's coherent registration of that VRAM points to in-place access instead
-            disputed = (" -- as OLCF's guide documents for this node; amdkfd registers VRAM the "
-                        "CPU is attached to as coherent, which points to in-place access, so the "
-                        "sources disagree --" if entry == "amd.olcf.migrate_on_touch" else "")
+            # on a node whose VRAM the CPU is attached to, migrate-on-touch is OLCF's word (for
+            # XNACK on); amdkfd's coherent registration of that VRAM points to in-place access
+            disputed = (" -- OLCF's guide documents migrate-on-touch on this node for "
+                        "HSA_XNACK=1, and amdkfd's CPU-fault handler does not look at XNACK; but "
+                        "amdkfd registers VRAM the CPU is attached to as coherent, which points to "
+                        "in-place access, so the sources disagree --"
+                        if entry == "amd.olcf.migrate_on_touch" else "")
             return "slower", msg + (
                 " It is prefetched here; after that, any CPU read or write of its GPU-resident "
-                "pages (a host check of a result, for one) migrates them back (the 2 MiB block "
-                f"on Linux 6.8 and later, the whole range on older amdkfd){disputed} and, "
+                "pages (a host check of a result, for one) migrates them back (the 2 MiB-aligned "
+                f"block around each touched address, in every amdkfd version){disputed} and, "
                 "with XNACK off, stops all of the process's GPU queues until the driver has "
                 "remapped the range: keep CPU touches out of the GPU phase, or prefetch it to "
                 "the CPU first."), led + [entry, "amd.xnack0.quiesce"] + (

@@ -1019,14 +1019,39 @@ def _check(exercise: Exercise, submitted, hint: int, options: dict) -> Verdict:
     try:
         # the whole check runs on the backend it started on: a learner's umkit.use(...) inside
         # the graded code switches the process, not the measurement the check is taking
-        with _pinned_backend():
+        with _pinned_backend(), _kit_kept() as replaced:
             v = _needs_reason(_grade(exercise, submitted, context), exercise)
+        if replaced:
+            v = failed(f"your code replaced the kit's own {sorted(replaced)} while the check ran: "
+                       "the check measures with them; leave umkit's functions as they are",
+                       exercise.concept)
     except Exception as e:  # noqa: BLE001 - a check always returns a verdict
         v = ungradable(e)
         v.concept = v.concept or exercise.concept
     v.exercise = exercise.name
     _count_try(exercise, submitted, v)
     return _finish(v, hint)
+
+
+@contextlib.contextmanager
+def _kit_kept():
+    """Around the learner's graded code: the public functions of ``umkit`` and the methods of
+    ``umkit.Array`` the graders measure with.  Any the code replaced are put back and named in
+    the list this yields (filled when the block ends), so that a replaced clock or counter
+    cannot grade itself."""
+    import umkit
+    owners = {"umkit": umkit, "umkit.Array": umkit.Array}
+    before = {(label, k): v for label, obj in owners.items() for k, v in vars(obj).items()
+              if not k.startswith("_")}
+    replaced: list = []
+    try:
+        yield replaced
+    finally:
+        for (label, k), v in before.items():
+            obj = owners[label]
+            if vars(obj).get(k) is not v:
+                setattr(obj, k, v)
+                replaced.append(f"{label}.{k}")
 
 
 def _pinned_backend():

@@ -49,8 +49,8 @@ _RULE = ("the rule (§1.1): a call that ends in a system call into the kernel dr
 def _layers_passed(answers: dict) -> str:
     note = ""
     if _ALIASES.get(str(answers["malloc_managed"]).strip().lower()) == "umd":
-        note = (" One nuance: you put hipMallocManaged in the UMD, as the article does (no page "
-                "is created). On ROCm the call still ends in one KFD ioctl that registers the "
+        note = (" One nuance: you put hipMallocManaged in the UMD, as the article does (with XNACK "
+                "on no page is created). On ROCm the call still ends in one KFD ioctl that registers the "
                 "range -- 'kmd' is the stricter answer: " + LAYERS["malloc_managed"][1] + ".")
     return ("all seven right: launches and queue writes stay in user space (UMD); "
             "everything that touches physical pages, page tables or the driver's range "

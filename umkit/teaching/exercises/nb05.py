@@ -42,7 +42,9 @@ def _spiky(ms) -> tuple[bool, int, float, float]:
 _FIX_CONCEPT = ("§4.3: the spikes come from *where the parameters live*, not from how they are "
                 "moved: as long as the CPU's statistic touches GPU-resident managed pages, the "
                 "driver migrates them back (on the MI250X model and on the H200 alike, whatever "
-                "the placement advice; read-mostly copies instead of moving). Split the buffers by access frequency: what the GPU uses every step "
+                "the placement advice; on the H200 read-mostly makes the CPU read a copy instead, on "
+                "AMD it is only a flag). Split the buffers by access frequency: what the GPU uses "
+                "every step "
                 "in one kind of memory, the CPU's helper data in another")
 _FIX_ANSWER = ("workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none'): "
                "parameters in device memory (hipMalloc), the statistic computed on the GPU, only "
@@ -279,7 +281,10 @@ def _ipc_answer(**_) -> str:
 
 def _grade_ipc(answer) -> Verdict | str:
     if isinstance(answer, str):
-        answer = set(answer.replace(",", " ").split()) if len(answer) > 1 else {answer}
+        words = answer.replace(",", " ").split()
+        if len(words) == 1 and len(words[0]) > 1 and set(words[0].lower()) <= set(IPC_OPTIONS):
+            words = list(words[0])           # "bd": the letters written together
+        answer = set(words) if words else {answer}
     try:
         got = {str(x).strip().lower() for x in answer}
     except Exception:  # noqa: BLE001 - the learner's object: grade it, don't crash

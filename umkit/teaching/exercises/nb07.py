@@ -18,7 +18,8 @@ _BANK = {
         "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them "
         "in every optimizer step.", {"device"},
         "It is big, hot, read and written by the GPU every step: the 'heart' (心脏) of the job. In "
-        "managed memory every CPU look or eviction makes it re-inhale; give it device memory "
+        "managed memory every eviction, and on this card (XNACK on) every CPU look, makes it "
+        "re-inhale; give it device memory "
         "(§6.1, §3.4)."),
     "feature_table": (
         "a 20 GB feature table that every training step gathers from on the GPU; it stays resident "
@@ -62,8 +63,8 @@ _BANK = {
         "reads every step.", {"pinned", "device"},
         "It is tiny and read by the CPU every step: pinned host memory (hipHostMalloc) lets the GPU "
         "write it over the link with no page ever migrating; device memory with a small copy to "
-        "the host each step (what loss.item() does) is right too; managed memory would bounce the "
-        "page every step (§4.4)."),
+        "the host each step (what loss.item() does) is right too; managed memory would (with XNACK "
+        "on, as here) bounce the page every step (§4.4)."),
     "optimizer_moments": (
         "8 GB of optimizer moments the GPU updates in every optimizer step; the CPU never reads "
         "them.", {"device"},
@@ -85,7 +86,8 @@ _BANK = {
     "token_counts": (
         "32 MB of vocabulary counts the CPU rebuilds once an epoch and the GPU reads in a few steps "
         "of each epoch.", {"managed"},
-        "Small, and touched by each side now and then: managed memory moves it to whoever touches "
+        "Small, and touched by each side now and then: managed memory (XNACK on, as here) moves it "
+        "to whoever touches "
         "it, with no copy code, and now and then is rare enough that the moves cost little; pinned "
         "memory would make the GPU read it over the link in each step that uses it (§6.1, §4.4)."),
     "eval_snapshot": (
@@ -104,14 +106,14 @@ _BANK = {
         "of the step reads.", {"pinned", "device"},
         "Tiny, written by the CPU every step and read by the GPU every step: in pinned host memory "
         "the GPU reads it over the link and no page migrates; device memory with a small copy from "
-        "the host before each step is right too; managed memory would move its page back and forth "
-        "every step (§4.4)."),
+        "the host before each step is right too; managed memory would (with XNACK on, as "
+        "here) move its page back and forth every step (§4.4)."),
     "progress_flags": (
         "16 bytes of flags the GPU sets in every step and a CPU monitor polls continuously.",
         {"pinned"},
         "A few bytes both sides touch all the time: pinned host memory, where the GPU writes over "
-        "the link and the CPU reads in place; managed memory would bounce the page at every poll "
-        "(§4.4)."),
+        "the link and the CPU reads in place; managed memory would (with XNACK on, as here) move "
+        "the page back and forth every step: the GPU's write pulls it into VRAM, the next poll pulls it back (§4.4)."),
 }
 #: the notebook's set, in its order
 FIRST_SET = ("fc_weights", "feature_table", "augment_scratch", "rare_embeddings", "debug_probe",

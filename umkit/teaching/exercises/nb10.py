@@ -100,8 +100,9 @@ def _record(step_fn, name: str = "your loop", seed=None, profile=None):
 
 
 # -- exercise: keep the statistic, lose the spikes --------------------------------------------------
-CONCEPT = ("§4.3 and §7: a CPU that reads GPU-resident managed pages makes the driver migrate them "
-           "to the host, and the next kernel faults them back -- the spikes of the memory ECG "
+CONCEPT = ("§4.3 and §7: on this notebook's card (the mi250x-xnack1 model, VRAM the CPU cannot "
+           "map, as on a PCIe GPU) a CPU that reads GPU-resident managed pages makes the driver "
+           "migrate them to the host, and the next kernel faults them back -- the spikes of the memory ECG "
            "(显存心电图). Compute the statistic where the weights live and let only the answer "
            "cross the link; keep the step's other work (batch written by the CPU, read and "
            "weights updated by the GPU) as it was")
