@@ -553,3 +553,36 @@ def test_ipc_letters_written_together_are_graded_like_the_spaced_form():
     v = nb05.check_ipc("bd")
     assert v.ok, v.message
     assert "not options" in nb05.check_ipc("zz").message
+
+
+# -- GT10: 06 refuses a batch made on the GPU (the exercise's batch is loaded by the CPU) ----------
+def _loop_batch_by(fill_on_gpu: bool):
+    import numpy as np
+
+    def loop(n, epochs):
+        a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)
+        b.host[:] = 2.0
+        s = umkit.Stream()
+        sums = []
+        b.prefetch("gpu", stream=s)
+        for e in range(epochs):
+            if fill_on_gpu:
+                a.prefetch("gpu", stream=s)
+                umkit.fill(a, e + 1.0, stream=s)         # made on the GPU: no load from the host
+            else:
+                a.host[:] = e + 1.0
+                a.prefetch("gpu", stream=s)
+            out.prefetch("gpu", stream=s)
+            umkit.add(out, a, b, stream=s)
+            s.synchronize()
+            sums.append(float(out.host.sum(dtype=np.float64)))
+        for x in (a, b, out):
+            x.free()
+        return sums
+    return loop
+
+
+def test_a_batch_made_on_the_gpu_is_refused_and_a_loaded_one_passes():
+    v = nb06.check_epoch_loop(_loop_batch_by(fill_on_gpu=True))
+    assert not v.ok and "made on the GPU" in v.message, v.message
+    assert nb06.check_epoch_loop(_loop_batch_by(fill_on_gpu=False)).ok

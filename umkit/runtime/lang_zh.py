@@ -1346,6 +1346,13 @@ MESSAGES: dict[str, str] = {
     "your function returned None: return the list of per-epoch sums.": "你的函数返回了 None：请返回每个 epoch 的和组成的列表。",
     "return a list of numbers (one sum per epoch), not {type}.": "请返回一个数字列表（每个 epoch 一个和），而不是 {type}。",
     "called with epochs={epochs}, your function returned {n} sums.": "以 epochs={epochs} 调用时，你的函数返回了 {n} 个和。",
+    "called with n={n}, {epochs} epochs: the batches hold the right values, but before {k} of the {m} "
+    "kernels the batch was made on the GPU, not loaded from the host. In this loop the batch comes from "
+    "the CPU (a data loader reading disk), so its pages start on the host each epoch -- the move the loop "
+    "must handle. Write each epoch's batch from the CPU.":
+        "以 n={n}、{epochs} 个 epoch 调用：批数据的值是对的，但在 {m} 个 kernel 里有 {k} 个之前，批数据是在 GPU 上"
+        "生成的，而不是从主机载入的。在这个循环里批数据来自 CPU（一个从磁盘读数据的加载器），所以它的页每个 epoch "
+        "都从主机出发——这正是循环要处理的搬运。请在 CPU 上写入每个 epoch 的批数据。",
     "only {n} kernel(s) ran for {epochs} epochs: call umkit.add(out, a, b, stream=s) once per epoch.":
         "{epochs} 个 epoch 只运行了 {n} 个 kernel：每个 epoch 调用一次 umkit.add(out, a, b, stream=s)。",
     "the CPU read `out` while add_kernel could still be writing it (a race, §3.3): nothing waited for the "

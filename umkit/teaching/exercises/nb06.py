@@ -80,7 +80,8 @@ def _watching_out(backend, bump_at: int | None = None):
     launch, cpu_access, memcpy, pageable, prefetch = (backend.launch, eng.cpu_access, eng.memcpy,
                                                       eng.memcpy_pageable, eng.prefetch)
     seen = {"kernels": 0, "unread": 0, "out": None, "need": 0, "read": 0, "batches": [],
-            "prefetches": 0, "idle": 0, "pages": set(), "need_pages": 0}
+            "prefetches": 0, "idle": 0, "pages": set(), "need_pages": 0,
+            "loaded": set(), "gpu_batches": 0}
 
     def held(ptr, n):
         """What the n floats at ``ptr`` hold now, as float64 (the sim keeps the real bytes)."""
@@ -103,6 +104,11 @@ def _watching_out(backend, bump_at: int | None = None):
         if kernel == "add_kernel":
             if pending():
                 seen["unread"] += 1
+            # the batch (a) must have come from the host since the last kernel: written by the
+            # CPU or copied from host memory, not made on the GPU
+            if id(eng.find(args[1])[0]) not in seen["loaded"]:
+                seen["gpu_batches"] += 1
+            seen["loaded"].clear()
             alloc, _ = eng.find(args[0])
             n = int(args[3])
             if seen["kernels"] == bump_at:
@@ -120,17 +126,23 @@ def _watching_out(backend, bump_at: int | None = None):
         for acc in accesses:
             if not acc.write:
                 note_read(acc.alloc, acc.nbytes, acc.pages)
+            else:
+                seen["loaded"].add(id(acc.alloc))
         return cpu_access(accesses, *args, **kwargs)
 
     def watched_memcpy(dst, src, nbytes, s):
         alloc, off = eng.find(src)
         note_read(alloc, nbytes, alloc.page_range(off, off + int(nbytes)))
+        if alloc.kind == "pinned":                  # a copy from host memory loads dst
+            seen["loaded"].add(id(eng.find(dst)[0]))
         return memcpy(dst, src, nbytes, s)
 
     def watched_pageable(ptr, host, nbytes, to_array, s):
         if not to_array:
             alloc, off = eng.find(ptr)
             note_read(alloc, nbytes, alloc.page_range(off, off + int(nbytes)))
+        else:                                        # NumPy data copied in: a host load
+            seen["loaded"].add(id(eng.find(ptr)[0]))
         return pageable(ptr, host, nbytes, to_array, s)
 
     def watched_prefetch(alloc, pages, dest, s, name):
@@ -219,6 +231,12 @@ def _grade_once(fn, profile: str, size: tuple) -> Verdict | str:
             return (f"called with n={n}, {epochs} epochs: the kernel of epoch {e} added the a it "
                     f"found -- {held}. Each epoch's kernel must add that epoch's batch: what "
                     "reaches a between two kernels, and when?")
+    if seen["gpu_batches"]:
+        return (f"called with n={n}, {epochs} epochs: the batches hold the right values, but "
+                f"before {seen['gpu_batches']} of the {epochs} kernels the batch was made on the "
+                "GPU, not loaded from the host. In this loop the batch comes from the CPU (a data "
+                "loader reading disk), so its pages start on the host each epoch -- the move the "
+                "loop must handle. Write each epoch's batch from the CPU.")
     if seen["kernels"] < epochs or seen["unread"]:
         return ("the sums did not come from `out`: after "
                 f"{max(seen['unread'], epochs - seen['kernels'])} of the {epochs} kernels the CPU "
