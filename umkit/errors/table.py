@@ -406,9 +406,10 @@ ERRORS: tuple[ErrorInfo, ...] = (
        "The article's §5.1 sees it most often when processes share a managed pointer.",
        _HINT_IPC, "§5.1", hsa="HSA_STATUS_ERROR_INVALID_MEMORY",
        note="The name the article uses. ROCm's hsa_status_t has no value with exactly this "
-            "name; a GPU access to a foreign address is a memory fault, which ROCr prints as "
-            "'Memory access fault by GPU node-N' before it aborts (the status behind it, "
-            "HSA_STATUS_ERROR_MEMORY_FAULT (43), reaches only a registered system-event handler), "
+            "name; a GPU access to a foreign address is a memory fault: ROCr raises a memory-fault "
+            "event and, unless the program handles it, prints 'Memory access fault by GPU node-N' "
+            "and aborts (the status HSA_STATUS_ERROR_MEMORY_FAULT (43) is not passed to the "
+            "queue's error callback), "
             "or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own "
             "(hsa_ext_amd.h). A CPU dereference gives SIGSEGV or silently reads whatever is "
             "mapped there, and with XNACK on a GPU access to an address that is valid in the "
@@ -542,8 +543,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "turn XNACK on per process, and on MI200/MI300 it is off unless HSA_XNACK=1. Then "
         "managed memory stays in system memory, which a discrete GPU reads over the link, and "
         "pages move only when you prefetch them; a kernel without amdgpu's SVM support makes "
-        "hipMallocManaged plain pinned host memory. On AMD page migration is always the "
-        "driver's software work, never a hardware feature: the column's 'weak hardware page "
+        "hipMallocManaged plain pinned host memory. On AMD page migration is always run by the "
+        "driver (amdkfd decides and remaps, the SDMA engine copies), never a hardware "
+        "page-migration feature: the column's 'weak hardware page "
         "migration' is the wrong cause (§2.2, §5.1; docs/article.md, Errata E7).",
         "Turn XNACK on where the GPU supports it (CDNA2 and later: HSA_XNACK=1 before the first "
         "HIP call, target xnack+; umkit.doctor() reads it from pageable_memory_access), "

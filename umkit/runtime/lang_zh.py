@@ -266,9 +266,9 @@ MESSAGES: dict[str, str] = {
         "显式拷贝，之后每次读取都是 HBM 速度（§3.4：热数据放 hipMalloc 加显式拷贝）",
     "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: the data reached VRAM "
     "before the reads, then every read ran at HBM speed (§3.4 puts such hot data in hipMalloc, where no "
-    "page can be evicted or pulled back)":
+    "CPU touch pulls a page back)":
         "在 {profile} 上用 '{kind}' 内存花了 {ms} ms 模型时间（预算 {budget} ms）：数据在读取之前就到了显存，"
-        "之后每次读取都是 HBM 速度（§3.4 把这样的热数据放进 hipMalloc，那里没有页会被驱逐或拉回）",
+        "之后每次读取都是 HBM 速度（§3.4 把这样的热数据放进 hipMalloc，那里 CPU 的访问不会把页拉回）",
     "the CPU wrote the data into device memory through its host view ({ms} ms of model time on "
     "{profile}): that works only where the CPU can map VRAM, and it is not one of the allowed calls. "
     "Fill device memory the portable way: what moves host data into it?":
@@ -524,12 +524,13 @@ MESSAGES: dict[str, str] = {
     "per process, and on MI200/MI300 it is off unless HSA_XNACK=1. Then managed memory stays in system "
     "memory, which a discrete GPU reads over the link, and pages move only when you prefetch them; a "
     "kernel without amdgpu's SVM support makes hipMallocManaged plain pinned host memory. On AMD page "
-    "migration is always the driver's software work, never a hardware feature: the column's 'weak "
+    "migration is always run by the driver (amdkfd decides and remaps, the SDMA engine copies), never a "
+    "hardware page-migration feature: the column's 'weak "
     "hardware page migration' is the wrong cause (§2.2, §5.1; docs/article.md, Errata E7).":
         "GPU 不能处理可恢复缺页：gfx906（MI50）和 gfx908（MI100）无法按进程打开 XNACK，而在 MI200/MI300 上，"
         "除非设了 HSA_XNACK=1，否则它是关闭的。这时托管内存留在系统内存里，独立 GPU 要经链路去读它，页面只有在你"
         "预取时才会移动；内核若没有 amdgpu 的 SVM 支持，hipMallocManaged 就只是普通的固定主机内存。在 AMD 上，"
-        "页迁移始终是驱动的软件工作，从来不是一项硬件功能：专栏说的“硬件页迁移能力弱”不是原因"
+        "页迁移始终由驱动来做（amdkfd 决定并重新映射，SDMA 引擎负责拷贝），从来不是一项硬件页迁移功能：专栏说的“硬件页迁移能力弱”不是原因"
         "（§2.2、§5.1；docs/article.md，勘误 E7）。",
     "Turn XNACK on where the GPU supports it (CDNA2 and later: HSA_XNACK=1 before the first HIP call, "
     "target xnack+; umkit.doctor() reads it from pageable_memory_access), prefetch the hot data before "
@@ -642,15 +643,15 @@ MESSAGES: dict[str, str] = {
     "sees it most often when processes share a managed pointer.":
         "驱动的页表和这个指针对不上：这块内存在这里无效。专栏 §5.1 认为它最常出现在多个进程共享一个托管指针的时候。",
     "The name the article uses. ROCm's hsa_status_t has no value with exactly this name; a GPU access to "
-    "a foreign address is a memory fault, which ROCr prints as 'Memory access fault by GPU node-N' before "
-    "it aborts (the status behind it, HSA_STATUS_ERROR_MEMORY_FAULT (43), reaches only a registered "
-    "system-event handler), or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
+    "a foreign address is a memory fault: ROCr raises a memory-fault event and, unless the program handles "
+    "it, prints 'Memory access fault by GPU node-N' and aborts (the status HSA_STATUS_ERROR_MEMORY_FAULT "
+    "(43) is not passed to the queue's error callback), or HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION (41), each explained on its own (hsa_ext_amd.h). A CPU "
     "dereference gives SIGSEGV or silently reads whatever is mapped there, and with XNACK on a GPU access "
     "to an address that is valid in the receiving process succeeds silently (amdkfd creates a range for "
     "it).":
         "这是专栏用的名字。ROCm 的 hsa_status_t 里没有恰好叫这个名字的值（本工具包在这里更正了专栏）；GPU 访问一个外来地址时，"
-        "是一次内存访问错误，ROCr 会打印 'Memory access fault by GPU node-N' 然后中止（背后的状态 HSA_STATUS_ERROR_MEMORY_FAULT（43）"
-        "只会交给注册过的系统事件处理函数），或者是 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
+        "是一次内存访问错误：ROCr 发出一个内存错误事件，除非程序处理了它，否则打印 'Memory access fault by GPU node-N' 并中止"
+        "（状态 HSA_STATUS_ERROR_MEMORY_FAULT（43）不会交给队列的错误回调），或者是 HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION（41），各有各的解释"
         "（hsa_ext_amd.h）。CPU 解引用它会得到 SIGSEGV，或者悄悄读到那里碰巧映射着的东西；XNACK 打开时，GPU 访问一个在接收进程里"
         "恰好有效的地址会悄无声息地成功（amdkfd 为它创建一个范围）。",
     "Managed pointers don't cross processes (§4.3, §5.1): an address from hipMallocManaged in one process "

@@ -163,8 +163,8 @@ def _grade_load(fn) -> Verdict | str:
                "data in hipMalloc + explicit copies)")
         if kind != "device":
             how = ("the data reached VRAM before the reads, then every read ran at HBM speed "
-                   "(§3.4 puts such hot data in hipMalloc, where no page can be evicted or "
-                   "pulled back)")
+                   "(§3.4 puts such hot data in hipMalloc, where no CPU touch pulls a page "
+                   "back)")
         return passed(f"{ms:.2f} ms of model time on {LOAD_PROFILE} (budget {LOAD_BUDGET_MS:g} ms) "
                       f"with '{kind}' memory: " + how)
     parts = [f"{ms:.2f} ms of model time on {LOAD_PROFILE}, over the {LOAD_BUDGET_MS:g} ms budget "
