@@ -1842,6 +1842,86 @@ MESSAGES: dict[str, str] = {
     "{k}: {field} is still None (one of {allowed}).": "{k}：{field} 仍然是 None（应为 {allowed} 之一）。",
     "{k}: {field}={v} is not one of {allowed}.": "{k}：{field}={v} 不是 {allowed} 之一。",
     "{k}: budget_gb={b} must be a number of GB.": "{k}：budget_gb={b} 必须是以 GB 为单位的数字。",
+    # check_port's messages and fixes, and check_owner_table's, a Chinese learner met in English
+    "hipDeviceGetAttribute({args}) has {nums_n} arguments; HIP's takes 3 (int *value, attribute, device).":
+        "hipDeviceGetAttribute({args}) 有 {nums_n} 个参数；HIP 的这个调用接受 3 个（int *value, attribute, device）。",
+    "{code_call}({args}) has {nums_n} arguments; HIP's {code_call} takes {nums_want}.":
+        "{code_call}({args}) 有 {nums_n} 个参数；HIP 的 {code_call} 接受 {nums_want} 个。",
+    "{code_call}({args}) has {nums_n} arguments; HIP's takes 4.":
+        "{code_call}({args}) 有 {nums_n} 个参数；HIP 的这个调用接受 4 个。",
+    "there are .type / .id assignments but no location variable they belong to.":
+        "这里有 .type / .id 赋值，却没有它们所属的位置变量。",
+    "{code_call}(..., flags={flags}, ...): hip_hmm.cpp rejects these flags with hipErrorInvalidValue.":
+        "{code_call}(..., flags={flags}, ...)：hip_hmm.cpp 会以 hipErrorInvalidValue 拒绝这样的 flags。",
+    "{code_call}: '{arg}': the _v2 calls take the hipMemLocation by value, not its address.":
+        "{code_call}：'{arg}'：_v2 调用按值接受 hipMemLocation，而不是它的地址。",
+    "{code_call}: '{arg}' is a hipMemLocation whose .type is never set.":
+        "{code_call}：'{arg}' 是一个 hipMemLocation，但它的 .type 从未设置过。",
+    "{code_call}: '{arg}' is an int device, but the _v2 calls take a location struct.":
+        "{code_call}：'{arg}' 是一个 int 设备号，但 _v2 调用接受的是位置结构体。",
+    "{code_call}: '{arg}' is not a hipMemLocation declared in your port.":
+        "{code_call}：'{arg}' 不是你的移植里声明过的 hipMemLocation。",
+    "{code_call}: '{arg}' is a hipMemLocation, but the classic call takes another kind of location "
+    "argument.":
+        "{code_call}：'{arg}' 是一个 hipMemLocation，但经典调用的位置参数是另一种类型。",
+    "{code_call}: '{arg}' was a cudaMemLocation in the CUDA code, and your port declares no such variable.":
+        "{code_call}：'{arg}' 在 CUDA 代码里是一个 cudaMemLocation，而你的移植没有声明这样的变量。",
+    "{code_call}: '{arg}' is neither a device number nor the CPU's device id.":
+        "{code_call}：'{arg}' 既不是设备号，也不是 CPU 的设备 id。",
+    "{code_call}(..., {advice}, ...): that is not the advice the CUDA code gives.":
+        "{code_call}(..., {advice}, ...)：这不是 CUDA 代码给出的访问建议（advice）。",
+    "{code_call}: your advice points at the CPU; the CUDA code's does not.":
+        "{code_call}：你的访问建议指向 CPU；CUDA 代码的建议并不指向 CPU。",
+    "{note} Either pass int devices to the classic calls, or use hipMemLocation with "
+    "hipMemPrefetchAsync_v2 / hipMemAdvise_v2.":
+        "{note} 要么给经典调用传 int 设备号，要么用 hipMemLocation 配 hipMemPrefetchAsync_v2 / hipMemAdvise_v2。",
+    "on ROCm, hipDeviceAttributeConcurrentManagedAccess is 1 whenever the driver has SVM, XNACK on or off; "
+    "the attribute that is 1 only with XNACK on is hipDeviceAttributePageableMemoryAccess":
+        "在 ROCm 上，只要驱动支持 SVM，hipDeviceAttributeConcurrentManagedAccess 就是 1，不管 XNACK 打开还是关闭；"
+        "只有 XNACK 打开时才是 1 的属性是 hipDeviceAttributePageableMemoryAccess",
+    "hipMemAdvise(...) (or hipMemAdvise_v2)": "hipMemAdvise(...)（或 hipMemAdvise_v2）",
+    "declare hipMemLocation gpu0 = {}; (and host) for the _v2 calls, or drop the assignments":
+        "为 _v2 调用声明 hipMemLocation gpu0 = {};（以及 host），或者去掉这些赋值",
+    "hipMemPrefetchAsync(ptr, bytes, device, stream). HIP's classic call has no flags argument.":
+        "hipMemPrefetchAsync(ptr, bytes, device, stream)。HIP 的经典调用没有 flags 参数。",
+    "the flags must be 0": "flags 必须为 0",
+    "pass {code_v} itself, not &{code_v}": "直接传 {code_v} 本身，而不是 &{code_v}",
+    "set .type = hipMemLocationTypeDevice (with .id = 0) for GPU 0, or .type = hipMemLocationTypeHost for "
+    "the CPU":
+        "GPU 0 要设置 .type = hipMemLocationTypeDevice（并设 .id = 0），CPU 要设置 .type = hipMemLocationTypeHost",
+    "pass a hipMemLocation (or use the classic call, which takes the int)":
+        "传一个 hipMemLocation（或者改用接受 int 的经典调用）",
+    "declare hipMemLocation gpu0 = {}; gpu0.type = hipMemLocationTypeDevice; gpu0.id = 0; (and host, of "
+    "type hipMemLocationTypeHost)":
+        "声明 hipMemLocation gpu0 = {}; gpu0.type = hipMemLocationTypeDevice; gpu0.id = 0;"
+        "（以及 host，类型为 hipMemLocationTypeHost）",
+    "the classic call takes an int device (0, or hipCpuDeviceId for the CPU); with a hipMemLocation, call "
+    "the _v2 form":
+        "经典调用接受一个 int 设备号（0；CPU 则用 hipCpuDeviceId）；要用 hipMemLocation，就调用 _v2 形式",
+    "pass the device number (0) or hipCpuDeviceId -- or declare a hipMemLocation and call the _v2 form":
+        "传设备号（0）或 hipCpuDeviceId——或者声明一个 hipMemLocation，改调 _v2 形式",
+    "0 for GPU 0, hipCpuDeviceId (-1) for the CPU": "GPU 0 用 0，CPU 用 hipCpuDeviceId（-1）",
+    "its location is the CPU: hipCpuDeviceId (-1) in the classic call, or a hipMemLocation of type "
+    "hipMemLocationTypeHost in the _v2 call":
+        "它的位置是 CPU：经典调用里用 hipCpuDeviceId（-1），_v2 调用里用类型为 hipMemLocationTypeHost 的 hipMemLocation",
+    "its location is device 0": "它的位置是设备 0",
+    "the CUDA code sets the preferred location; HIP spells it hipMemAdviseSetPreferredLocation":
+        "CUDA 代码设置的是首选位置；HIP 里写作 hipMemAdviseSetPreferredLocation",
+    "the CUDA code prefers GPU 0": "CUDA 代码的首选位置是 GPU 0",
+    "hipcc accepts the same train_step<<<blocks, threads, 0, stream>>>(w, n) (or hipLaunchKernelGGL)":
+        "hipcc 接受同样的 train_step<<<blocks, threads, 0, stream>>>(w, n)（或者用 hipLaunchKernelGGL）",
+    "rows missing: {list_m}.": "缺少这些行：{list_m}。",
+    # the answer's rows where two lifetimes or two allocators are right ("run or step")
+    "{k}: budget_gb={b} ({part_budget}), lifetime={code_l1} or {code_l2}, owner={o} ({part_owner}), "
+    "allocator={a}":
+        "{k}：budget_gb={b}（{part_budget}），lifetime={code_l1} 或 {code_l2}，owner={o}（{part_owner}），allocator={a}",
+    "{k}: budget_gb={b} ({part_budget}), lifetime={lt}, owner={o} ({part_owner}), allocator={code_a1} or "
+    "{code_a2}":
+        "{k}：budget_gb={b}（{part_budget}），lifetime={lt}，owner={o}（{part_owner}），allocator={code_a1} 或 {code_a2}",
+    "{k}: budget_gb={b} ({part_budget}), lifetime={code_l1} or {code_l2}, owner={o} ({part_owner}), "
+    "allocator={code_a1} or {code_a2}":
+        "{k}：budget_gb={b}（{part_budget}），lifetime={code_l1} 或 {code_l2}，owner={o}（{part_owner}），"
+        "allocator={code_a1} 或 {code_a2}",
     "the budgets are not all right yet. For every row: how many elements, how many bytes each (bf16 = "
     "2, fp32 = 4), and GB = 10^9 bytes -- and is it a copy of another buffer?":
         "预算还没有全对。对每一行：有多少个元素、每个多少字节（bf16 = 2，fp32 = 4），GB = 1"
