@@ -347,6 +347,17 @@ def _put_back(kept: tuple) -> None:
         signal.signal(signal.SIGALRM, state["alarm"])
 
 
+
+def _interrupt_in_chain(err: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is the cause (or the context) of ``err``, however deep."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
 def main(argv=None) -> int:
     """Run one command; its exit status: 0 done, 1 the action failed (a write, a run), 2 bad
     usage or a bad argument (argparse's own errors, and umkit's InvalidArgument/InvalidType --
@@ -372,6 +383,12 @@ def main(argv=None) -> int:
         except UmkitError as err:
             say(cmd, err)
             return 1
+        except Exception as err:
+            # Ctrl-C inside an import can reach us wrapped (Python wraps what __set_name__
+            # raises in a RuntimeError): an interrupt all the same
+            if not _interrupt_in_chain(err):
+                raise
+            raise KeyboardInterrupt from None
     except KeyboardInterrupt:
         interrupted = True
         try:

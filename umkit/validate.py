@@ -119,10 +119,22 @@ def real(value, name: str, *, finite: bool = True, lo: float | None = None,
 
 
 def string(value, name: str, *, hint: str = "") -> str:
+    """Text as a plain ``str`` (a subclass's own methods are not called again), holding only
+    characters that are text: a lone surrogate (what a file name that is not UTF-8 decodes to)
+    cannot be printed, drawn or saved as UTF-8."""
     if not isinstance(value, str):
         raise InvalidType(f"{name}={shown(value)} must be a string", argument=name,
                           hint=hint or f"pass {name} as text")
+    if type(value) is not str:
+        value = str.__getitem__(value, slice(None))
+    if _SURROGATE.search(value):
+        raise InvalidArgument(f"{name} holds a character that is not text (a lone surrogate, "
+                              "as a file name that is not UTF-8 gives)", argument=name,
+                              hint=hint or f"pass {name} as text that is valid UTF-8")
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def optional_string(value, name: str, *, hint: str = "") -> str | None:

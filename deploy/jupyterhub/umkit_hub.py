@@ -766,12 +766,19 @@ class Throttle:
         self.fails.pop(key, None)
 
 
-def loopback_socket(ip: str, port: int, tables=("/proc/net/tcp",)) -> tuple[int, int] | None:
-    """(uid, inode) of the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp."""
+def loopback_socket(ip: str, port: int, tables=("/proc/net/tcp",),
+                    remote: tuple | None = None) -> tuple[int, int] | None:
+    """(uid, inode) of the local TCP socket ``ip:port`` (IPv4), from /proc/net/tcp; with
+    ``remote`` (the hub's own ``(ip, port)`` of that connection) only the socket connected to it
+    (another program's server may have accepted a connection on the same port number)."""
     import socket
+
+    def hexed(a, p):
+        return f"{socket.inet_aton(a)[::-1].hex().upper()}:{p:04X}"
     try:
-        want = f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"
-    except OSError:
+        want = hexed(ip, port)
+        want_remote = hexed(*remote) if remote else None
+    except (OSError, TypeError, ValueError, OverflowError):
         return None
     for table in tables:
         try:
@@ -782,7 +789,7 @@ def loopback_socket(ip: str, port: int, tables=("/proc/net/tcp",)) -> tuple[int,
                     # an established connection's own socket (a TIME_WAIT row of an earlier
                     # connection from the same port has no owner: uid 0, inode 0)
                     if len(cols) > 9 and cols[1] == want and cols[3] == "01" and \
-                            int(cols[9]) > 0:
+                            int(cols[9]) > 0 and (want_remote is None or cols[2] == want_remote):
                         return int(cols[7]), int(cols[9])
         except (OSError, ValueError):
             continue
@@ -844,7 +851,10 @@ def client_address(request, sock=loopback_socket, proxy_pids=()) -> str:
         peer = peer[len("::ffff:"):]
     if peer == "127.0.0.1" or peer == "::1" or peer.startswith("127."):
         port = address[1] if isinstance(address, tuple) and len(address) > 1 else None
-        found = sock(peer, port) if (port and peer != "::1") else None
+        found = None
+        if port and peer != "::1":
+            mine = _own_address(request)
+            found = sock(peer, port, remote=mine) if mine else sock(peer, port)
         if found is None:
             return "local ?"
         uid, inode = found
@@ -853,6 +863,18 @@ def client_address(request, sock=loopback_socket, proxy_pids=()) -> str:
             return last[:64] if last else peer
         return f"local uid {uid}"
     return peer
+
+
+def _own_address(request) -> tuple | None:
+    """The hub's own (ip, port) of the connection ``request`` came on (None when unknown)."""
+    try:
+        got = request.connection.stream.socket.getsockname()
+    except Exception:  # noqa: BLE001 - a test's request, a closed stream: match without it
+        return None
+    if isinstance(got, tuple) and len(got) >= 2 and isinstance(got[0], str) and \
+            got[0].count(".") == 3:
+        return got[0], int(got[1])
+    return None
 
 
 def _proxy_pids(handler) -> tuple[int, ...]:

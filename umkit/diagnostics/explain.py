@@ -98,7 +98,9 @@ def _explain_exception(exc: BaseException) -> str:
     # the tables are searched in the English the error was made in; the learner reads tr()'s
     english = (f"{msg}\n{exc.hint}" if isinstance(exc, UmkitError)
                else str(exc.args[0]) if isinstance(exc, Warning) and exc.args else msg)
-    head = [f"{type(exc).__name__}: {tr(msg)}".rstrip(), ""]
+    # umkit's own messages are translated; another library's or the learner's text stays as it is
+    ours = isinstance(exc, UmkitError) or type(exc).__module__.startswith("umkit")
+    head = [f"{type(exc).__name__}: {tr(msg) if ours else msg}".rstrip(), ""]
     row = None
     name = getattr(exc, "name", None)
     if isinstance(name, str):

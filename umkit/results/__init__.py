@@ -85,7 +85,8 @@ def newest(pattern: str, pick: Callable, results_dir=None, what: str = "", hint:
         if got is None:
             continue
         run = path.relative_to(root).parts[0]
-        natural = [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", run)]
+        natural = [int(t) if t.isascii() and t.isdigit() else t
+                   for t in re.split(r"([0-9]+)", run)]
         found.append(((str(got[0]), natural), path, run, got[1]))
     if not found:
         return None

@@ -221,7 +221,7 @@ def tr(text, lang: str | None = None, _depth: int = 0):
         # an answer of several lines joined by " | ": each line's own entry wins over a general
         # template whose fields would swallow the joined lines
         lines = text.split(" | ")
-        done = [tr(line, lang, _depth + 1) for line in lines]
+        done = [_tr_piece(line, lang, _depth) for line in lines]
         if done != lines:
             return " | ".join(done)
     for literals, fields, zh, _ in patterns:
@@ -232,10 +232,20 @@ def tr(text, lang: str | None = None, _depth: int = 0):
             return _FIELD.sub(lambda f: values.get(f.group(1), f.group(0)), zh)
     if "; " in text:                     # a message made of parts: part by part
         parts = text.split("; ")
-        done = [tr(p, lang, _depth + 1) for p in parts]
+        done = [_tr_piece(p, lang, _depth) for p in parts]
         if done != parts:
             return "；".join(done)
     return text
+
+
+def _tr_piece(piece: str, lang: str, depth: int) -> str:
+    """One piece of a message cut at " | " or "; ": translated when it is a phrase (three words or
+    more) -- the lines and parts umkit joins are -- and left as it is when it is a word or two,
+    which is what a value containing the separator leaves (a path 'a | prefetch | b.json' must
+    not become 'a | 预取 | b.json')."""
+    if len(piece.split()) < 3:
+        return piece
+    return tr(piece, lang, depth + 1)
 
 
 def tr_parts(text, sep: str = " · ", lang: str | None = None):

@@ -1930,6 +1930,10 @@ MESSAGES: dict[str, str] = {
     #    message and hint fields stay English). validate.py's checks, the API, arrays, streams, the
     #    simulator's races, profiles and out-of-memory, the recorders ----------------------------------
     "{code_name}={value} must be an int": "{code_name}={value} 必须是整数",
+    "{code_name} holds a character that is not text (a lone surrogate, as a file name that is not "
+    "UTF-8 gives)":
+        "{code_name} 含有一个不是文本的字符（孤立的代理项，不是 UTF-8 的文件名会解码出这种字符）",
+    "pass {code_name} as text that is valid UTF-8": "请以合法的 UTF-8 文本传入 {code_name}",
     "pass a whole number, e.g. 0": "请传入整数，例如 0",
     "{code_name}={value} must be between {lo} and {hi}": "{code_name}={value} 必须在 {lo} 到 {hi} 之间",
     "{code_name}={value} must be >= {lo}": "{code_name}={value} 必须 >= {lo}",
@@ -1975,6 +1979,7 @@ MESSAGES: dict[str, str] = {
     "{code_name}={value} is not a usable path ({why})": "{code_name}={value} 不是可用的路径（{why}）",
     "pick a shorter, plain path": "请换一个更短、不含特殊字符的路径",
     "use one of {list_options}": "请从 {list_options} 中选一个",
+    "pass the path .save() wrote": "传入 .save() 写出的那个路径",
     "your code replaced the kit's own {list_names} while the check ran: the check measures with them; "
     "leave umkit's functions as they are":
         "你的代码在检查运行时替换了工具包自己的 {list_names}：检查要用它们来测量；请别改动 umkit 的函数",

@@ -285,6 +285,18 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
                 rep.problems.append((MARKER, _why(e)))
         elif kind != "file":
             rep.problems.append((MARKER, "not a regular file: the language marker was not written"))
+    else:                                     # English: a marker the kit wrote for another
+        from ..results import files           # edition would keep umkit printing that language
+        from ..runtime.lang import MARKER
+        marker = dest / MARKER
+        if _kind(marker) == "file":
+            try:
+                was = marker.read_bytes()[:64]
+                if was.decode("utf-8", "replace") in {f"{x}\n" for x in EDITIONS}:
+                    files.write(marker, f"{lang}\n", argument="dest", exists="replace",
+                                unchanged=files.identity(marker))
+            except (OSError, files.AlreadyExists) as e:
+                rep.problems.append((MARKER, _why(e)))
     kind = _kind(mpath)
     if kind not in (None, "file"):
         rep.problems.append((MANIFEST, f"{kind}: the record of untouched copies was not saved"))

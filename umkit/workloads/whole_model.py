@@ -314,6 +314,9 @@ USES = {"batch": 1, "weights": 4, "activations": 2, "gradients": 2, "optimizer":
 #: keeps every call under a minute or so.
 MAX_STEP_WORK = 12_000_000
 FLAT_GB = 25
+#: buffers a model may have before the work of a use grows with their number (the built-in
+#: '70b' has 321)
+BUFFERS_PER_SCAN = 300
 
 
 def step_work(m, strategies, steps: int) -> int:
@@ -325,7 +328,11 @@ def step_work(m, strategies, steps: int) -> int:
     uses = sum(p * USES[b.kind] for p, b in zip(parts, bufs))
     gb = max(1, -(-sum(b.nbytes for b in bufs) // GB))
     per = steps * uses + sum(parts)
-    return sum(per * (gb if s.memory in ("managed", "mixed") else FLAT_GB) for s in strategies)
+    # each prefetch of a part scans every allocation to make room: with many small buffers the
+    # work grows with their number as well (1,000 layers of tiny buffers took 72 s unscaled)
+    spread = max(1.0, len(bufs) / BUFFERS_PER_SCAN)
+    return int(sum(per * (gb if s.memory in ("managed", "mixed") else FLAT_GB) * spread
+                   for s in strategies))
 
 
 def model_step_costs(m, card: str = "H200", strategies=None, *, steps: int = 2,
@@ -347,7 +354,8 @@ def model_step_costs(m, card: str = "H200", strategies=None, *, steps: int = 2,
         raise InvalidArgument("strategies=() names no strategy", argument="strategies",
                               hint=f"leave it out (all), or name some of {list(STRATEGIES)}")
     else:
-        names = list(strategies)
+        names = list(dict.fromkeys(strategies)) if all(
+            isinstance(x, str) for x in strategies) else list(strategies)   # each costed once
     chosen = []
     for name in names:                    # every one checked before anything is costed
         try:

@@ -1,0 +1,109 @@
+"""Issue 46, the independent attacker's round AT5: each test failed before its fix.
+
+- a learner's own text is never translated: another library's exception text, a path holding
+  " | " or "; ";
+- whole-model costing is bounded for models of many small buffers, and a strategy named twice is
+  costed once;
+- a published-run folder named with a non-ASCII digit, and a name holding a lone surrogate, give
+  typed answers;
+- an English sync of a Chinese workspace takes back the marker the kit wrote;
+- Ctrl-C that reaches the CLI wrapped in another exception still ends with one line and 130."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import umkit
+from umkit import cli
+from umkit.errors import InvalidArgument
+from umkit.teaching import workspace
+from umkit.workloads import whole_model as WM
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True, lang="en")
+
+
+def test_another_librarys_exception_text_is_not_translated():
+    umkit.use("sim", quiet=True, lang="zh")
+    assert umkit.explain(RuntimeError("prefetch")).splitlines()[0] == "RuntimeError: prefetch"
+
+
+@pytest.mark.parametrize("name", ["a | prefetch | b.json", "x; prefetch"])
+def test_a_path_holding_a_separator_is_shown_as_it_is(name, tmp_path):
+    umkit.use("sim", quiet=True, lang="zh")
+    with pytest.raises(InvalidArgument) as err:
+        umkit.ecg.load(str(tmp_path / name))
+    assert name in str(err.value) and "预取" not in str(err.value)
+
+
+def test_many_small_buffers_count_as_work_and_are_refused_before_running():
+    tiny = WM.ModelSpec("t", 1, 1000, 1, 1, "bf16", 1, 1, "full")
+    every = [WM.strategy(n) for n in WM.STRATEGIES]
+    assert WM.step_work(tiny, every, 2) > WM.MAX_STEP_WORK
+    with pytest.raises(InvalidArgument, match="GB-uses"):
+        WM.model_step_costs(tiny, steps=2)
+
+
+def test_a_strategy_named_twice_is_costed_once():
+    rows = WM.model_step_costs("7b", strategies=["managed", "managed", "device"], steps=1)
+    assert [r.strategy for r in rows] == ["managed", "device"]
+
+
+def test_a_run_folder_named_with_a_superscript_digit_is_read(tmp_path):
+    src = ROOT / "benchmarks" / "results"
+    found = sorted(src.glob("*/torch_training/torch_training.json"))
+    if not found:
+        pytest.skip("no committed torch_training run")
+    dest = tmp_path / "²" / "torch_training"
+    dest.mkdir(parents=True)
+    shutil.copy(found[-1], dest / "torch_training.json")
+    got = umkit.ecg.published("torch_training", tmp_path)
+    assert got is not None and got["runs"]
+
+
+def test_a_name_holding_a_lone_surrogate_is_refused_with_a_typed_error():
+    with pytest.raises(InvalidArgument, match="not text"):
+        umkit.ecg.recorder("\udcff")
+
+
+def test_an_english_sync_takes_back_the_marker_a_chinese_sync_wrote(tmp_path):
+    src = tmp_path / "notebooks"
+    for rel, text in (("00_start.ipynb", "# Start"), ("zh/00_start.ipynb", "# 开始")):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                           "nbformat_minor": 5, "x": text}))
+    dest = tmp_path / "ws"
+    workspace.sync(src, dest, lang="zh")
+    assert (dest / ".umkit-lang").read_text() == "zh\n"
+    workspace.sync(src, dest, lang="en")
+    assert (dest / ".umkit-lang").read_text() == "en\n"
+    (dest / ".umkit-lang").write_text("zh  # mine\n")      # a learner's own marker is kept
+    workspace.sync(src, dest, lang="en")
+    assert (dest / ".umkit-lang").read_text() == "zh  # mine\n"
+
+
+def test_ctrl_c_wrapped_in_another_exception_ends_with_130(monkeypatch, capsys):
+    def wrapped(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as k:
+            raise RuntimeError("Error calling __set_name__") from k
+
+    import argparse
+
+    class Parser:
+        def parse_args(self, argv):
+            return argparse.Namespace(cmd="doctor", func=wrapped)
+
+    monkeypatch.setattr(cli, "parser", Parser)
+    assert cli.main(["doctor"]) == 130
+    assert "interrupted (Ctrl-C)" in capsys.readouterr().err
