@@ -107,3 +107,39 @@ def test_ctrl_c_wrapped_in_another_exception_ends_with_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "parser", Parser)
     assert cli.main(["doctor"]) == 130
     assert "interrupted (Ctrl-C)" in capsys.readouterr().err
+
+
+def test_using_names_lang_as_use_s_not_a_profile_override():
+    with pytest.raises(InvalidArgument) as err:
+        with umkit.using("sim", lang="zh"):
+            pass
+    assert err.value.argument == "lang" and "profile" not in err.value.message
+
+
+def test_an_empty_profile_on_the_command_line_is_refused(tmp_path):
+    out = tmp_path / "e.png"
+    assert cli.main(["ecg", "--profile", "", "--steps", "2", "--size", "1", "--quiet",
+                     "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_a_saved_run_with_negative_counter_totals_is_not_a_run(tmp_path):
+    with umkit.ecg.recorder("r") as rec:
+        a = umkit.managed(1024)
+        umkit.increment(a)
+        rec.step()
+    d = rec.result().to_dict()
+    d["counters"] = {"kernels": -5}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(d))
+    with pytest.raises(InvalidArgument, match=">= 0"):
+        umkit.ecg.load(str(path))
+
+
+def test_a_utf16_source_is_told_to_be_saved_as_utf8(tmp_path):
+    from umkit.diagnostics import portcheck
+    src = tmp_path / "utf16.cu"
+    src.write_bytes("int main() { return 0; }\n".encode("utf-16"))
+    with pytest.raises(InvalidArgument) as err:
+        portcheck.port_check([str(src)])
+    assert "UTF-16" in err.value.hint

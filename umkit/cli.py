@@ -25,7 +25,7 @@ def _use(args):
             return None
         return umkit.use(name, quiet=True)
     opts = {}
-    if getattr(args, "profile", None):
+    if getattr(args, "profile", None) is not None:      # --profile '' is refused, not ignored
         opts["profile"] = args.profile
     if getattr(args, "model_only", False):
         opts["compute"] = False

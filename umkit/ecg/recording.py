@@ -114,12 +114,16 @@ def _count(v, what: str):
     return v
 
 
-def _numbers(v, what: str) -> dict:
+def _numbers(v, what: str, *, counts: bool = False) -> dict:
+    """A mapping of names to finite numbers; ``counts``: each one >= 0 (a run's counter
+    totals: bytes, faults, kernels)."""
     v = {} if v is None else v
     if not isinstance(v, dict) or not all(
             isinstance(k, str) and not V.has_control(k) and isinstance(x, (int, float))
-            and not isinstance(x, bool) and math.isfinite(x) for k, x in v.items()):
-        raise _not_run(f"{what} is not a mapping of names to finite numbers")
+            and not isinstance(x, bool) and math.isfinite(x) and (x >= 0 or not counts)
+            for k, x in v.items()):
+        raise _not_run(f"{what} is not a mapping of names to finite numbers"
+                       + (" >= 0" if counts else ""))
     return dict(v)
 
 
@@ -237,7 +241,7 @@ class RecordResult(RunResult):
                    pattern=_label(d.get("pattern", "your loop"), "pattern"),
                    nbytes=_count(d.get("nbytes"), "nbytes"),
                    backend=_label(d["backend"], "backend"), steps=steps,
-                   counters=_numbers(d.get("counters"), "counters"),
+                   counters=_numbers(d.get("counters"), "counters", counts=True),
                    stopped=_truth(d.get("stopped", False), "stopped"),
                    device=_label(d.get("device", ""), "device", empty=True),
                    profile=None if d.get("profile") is None else _label(d["profile"], "profile"),

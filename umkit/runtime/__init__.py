@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..backends.contract import Backend
+from ..errors import InvalidArgument
 from .context import RUNTIME
 from . import lang  # noqa: F401,E402 - installs the translator umkit's errors print through
 
@@ -43,7 +44,12 @@ def use(name: str | None = None, *, quiet: bool = False, lang: str | None = None
 
 def using(name: str | None = None, **options):
     """``with umkit.using("sim", profile="mi300a"):`` -- the block (this thread only) runs on
-    a fresh backend; the previous one is active again afterwards.  Yields the backend."""
+    a fresh backend; the previous one is active again afterwards.  Yields the backend.  The
+    language is the process's, not the block's: ``umkit.use(..., lang=...)`` sets it."""
+    if "lang" in options:
+        raise InvalidArgument("using() switches the backend for a block, not the language "
+                              "(lang= is umkit.use's)", argument="lang",
+                              hint="umkit.use('sim', lang='zh') before the block")
     return RUNTIME.using(name, **options)
 
 

@@ -2157,6 +2157,9 @@ MESSAGES: dict[str, str] = {
         "umkit.explain('slow')",
     "use one of {list_options} or a path to a JSON file": "请从 {list_options} 中选一个，或者给出一个 JSON 文件的路径",
     "unknown profile override {value}": "未知的 profile 覆盖项 {value}",
+    "using() switches the backend for a block, not the language (lang= is umkit.use's)":
+        "using() 只在一个代码块里切换后端，不切换语言（lang= 是 umkit.use 的参数）",
+    "umkit.use('sim', lang='zh') before the block": "在这个代码块之前调用 umkit.use('sim', lang='zh')",
     "valid: {list_options}": "可用的有：{list_options}",
     "profile override {code_name}={value} must be a finite number >= 0":
         "profile 覆盖项 {code_name}={value} 必须是 >= 0 的有限值",
@@ -3302,14 +3305,14 @@ MESSAGES: dict[str, str] = {
         "检查这个文件的权限",
     "{name} is not a source text (it holds NUL bytes or is not UTF-8): nothing to check":
         "{name} 不是源代码文本（含有 NUL 字节，或者不是 UTF-8）：没有可检查的",
-    "give the CUDA source, not a compiled file":
-        "请给出 CUDA 源文件，而不是编译好的文件",
+    "give the CUDA source as UTF-8 text (not a compiled file; save UTF-16 text as UTF-8)":
+        "请以 UTF-8 文本给出 CUDA 源文件（不要给编译好的文件；UTF-16 的文本请另存为 UTF-8）",
     "nothing to check: the {n} source-named file under the paths given is not text (e.g. {name})":
         "没有可检查的：给出的路径下那 {n} 个以源文件命名的文件不是文本（例如 {name}）",
     "nothing to check: the {n} source-named files under the paths given are not text (e.g. {name})":
         "没有可检查的：给出的路径下那 {n} 个以源文件命名的文件都不是文本（例如 {name}）",
-    "give the CUDA sources, not compiled files":
-        "请给出 CUDA 源文件，而不是编译好的文件",
+    "give the CUDA sources as UTF-8 text (not compiled files; save UTF-16 text as UTF-8)":
+        "请以 UTF-8 文本给出 CUDA 源文件（不要给编译好的文件；UTF-16 的文本请另存为 UTF-8）",
     "{path}:{line}: brackets nested more than {n} deep (or that many left open)":
         "{path}:{line}：括号嵌套超过 {n} 层（或者有这么多没闭合）",
     "port-check reads hand-written sources; leave generated or broken files out":

@@ -407,8 +407,8 @@ def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNAC
         if not _is_text(data):
             if named:
                 raise _bad(f"{_shown(shown)} is not a source text (it holds NUL bytes or is "
-                           "not UTF-8): nothing to check", hint="give the CUDA source, not "
-                           "a compiled file")
+                           "not UTF-8): nothing to check", hint="give the CUDA source as UTF-8 "
+                           "text (not a compiled file; save UTF-16 text as UTF-8)")
             skipped.append((shown, "not text: a NUL byte or not UTF-8"))
             continue
         text = data.decode("utf-8", errors="replace")
@@ -425,7 +425,8 @@ def port_check(paths, *, target: str = DEFAULT_TARGET, xnack: str = DEFAULT_XNAC
         raise _bad(f"nothing to check: the {len(skipped)} source-named file"
                    f"{'' if len(skipped) == 1 else 's'} under the paths given "
                    f"{'is' if len(skipped) == 1 else 'are'} not text (e.g. "
-                   f"{_shown(skipped[0][0])})", hint="give the CUDA sources, not compiled files")
+                   f"{_shown(skipped[0][0])})", hint="give the CUDA sources as UTF-8 text (not "
+                   "compiled files; save UTF-16 text as UTF-8)")
     kept = sorted(everything.keys(), key=lambda k: (-k[1], -k[2], -k[3], -k[4]))
     kept_per_file = [0] * len(shown_files)
     for k in kept:
