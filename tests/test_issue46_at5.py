@@ -143,3 +143,13 @@ def test_a_utf16_source_is_told_to_be_saved_as_utf8(tmp_path):
     with pytest.raises(InvalidArgument) as err:
         portcheck.port_check([str(src)])
     assert "UTF-16" in err.value.hint
+
+
+def test_explain_refuses_megabytes_of_text_at_once():
+    with pytest.raises(InvalidArgument) as err:       # refused up front, not searched
+        umkit.explain("slow " * 1_000_000)
+    assert err.value.argument == "error_or_code"
+    umkit.use("sim", quiet=True, lang="zh")
+    with pytest.raises(InvalidArgument) as err:
+        umkit.explain("slow " * 10_000)
+    assert "个字符" in str(err.value)

@@ -11,7 +11,8 @@ import textwrap
 
 from ..errors.table import (BY_NAME, COLUMNS, ERRORS, SYMPTOMS, ErrorInfo, Symptom, find_in_text,
                             find_symptoms, lookup, lookup_code)
-from ..errors import BackendError, InvalidType, OutOfMemory, RaceDetected, UmkitError
+from ..errors import (BackendError, InvalidArgument, InvalidType, OutOfMemory, RaceDetected,
+                      UmkitError)
 from ..runtime.lang import tr
 
 # ------------------------------------------------------------------------------------------
@@ -205,6 +206,10 @@ class Explanation(str):
         pass
 
 
+#: the longest text explain() searches (a whole report pasted in is a few thousand characters)
+MAX_TEXT = 20_000
+
+
 def explain(error_or_code, *, file=None) -> str:
     """Explain an error or a symptom the way the article's §5.1 table does, and print it.
 
@@ -226,7 +231,13 @@ def explain(error_or_code, *, file=None) -> str:
                           hint="pass an exception, an int error code, an error name or a "
                                "symptom string")
     elif isinstance(x, str):
-        text = _explain_text(x)
+        if len(x) > MAX_TEXT:
+            raise InvalidArgument(f"explain(error_or_code=...): a text of {len(x):,} characters; "
+                                  f"an error name or a symptom is at most {MAX_TEXT:,}",
+                                  argument="error_or_code",
+                                  hint="pass the error's name or a few words of the symptom "
+                                       "(the exception itself: umkit.explain(err))")
+        text = _explain_text(str.__getitem__(x, slice(None)))
     elif isinstance(getattr(x, "name", None), str) and lookup(x.name) is not None:
         text = _explain_text(x.name)          # an enum member: hipError_t / cudaError_t
     else:

@@ -2157,6 +2157,11 @@ MESSAGES: dict[str, str] = {
         "umkit.explain('slow')",
     "use one of {list_options} or a path to a JSON file": "请从 {list_options} 中选一个，或者给出一个 JSON 文件的路径",
     "unknown profile override {value}": "未知的 profile 覆盖项 {value}",
+    "explain(error_or_code=...): a text of {nums_n} characters; an error name or a symptom is at most "
+    "{nums_m}":
+        "explain(error_or_code=...)：一段 {nums_n} 个字符的文本；错误名或症状最多 {nums_m} 个字符",
+    "pass the error's name or a few words of the symptom (the exception itself: umkit.explain(err))":
+        "传入错误名，或者用几个词描述症状（异常本身：umkit.explain(err)）",
     "using() switches the backend for a block, not the language (lang= is umkit.use's)":
         "using() 只在一个代码块里切换后端，不切换语言（lang= 是 umkit.use 的参数）",
     "umkit.use('sim', lang='zh') before the block": "在这个代码块之前调用 umkit.use('sim', lang='zh')",
