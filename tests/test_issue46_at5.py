@@ -153,3 +153,19 @@ def test_explain_refuses_megabytes_of_text_at_once():
     with pytest.raises(InvalidArgument) as err:
         umkit.explain("slow " * 10_000)
     assert "个字符" in str(err.value)
+
+
+def test_a_step_note_is_a_label_not_a_megabyte(tmp_path):
+    a = umkit.managed(1024)
+    with umkit.ecg.recorder("r") as rec:
+        umkit.increment(a)
+        with pytest.raises(InvalidArgument) as err:
+            rec.step(note="x" * 100_000)
+        assert err.value.argument == "note"
+        rec.step(note="cpu stats")
+    d = rec.result().to_dict()
+    d["steps"][0]["note"] = "x" * 100_000
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(d))
+    with pytest.raises(InvalidArgument, match="at most"):
+        umkit.ecg.load(str(path))

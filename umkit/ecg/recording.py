@@ -70,8 +70,8 @@ def _steps_from(raw) -> list:
                 or ms < 0:
             raise bad(i, f"has ms={V.shown(ms)}: a finite time >= 0")
         note = s.get("note", "")
-        if not isinstance(note, str):
-            raise bad(i, f"has note={V.shown(note)}: a text")
+        if not isinstance(note, str) or len(note) > V.MAX_LABEL:
+            raise bad(i, f"has note={V.shown(note)}: a text of at most {V.MAX_LABEL} characters")
         counters = s.get("counters") or {}
         if not isinstance(counters, dict) or not all(
                 isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -330,6 +330,10 @@ class Recorder:
             raise InvalidArgument("rec.step() called outside its `with` block",
                                   hint="call rec.step() inside `with umkit.ecg.recorder() as rec:`")
         V.string(note, "note", hint="a label for this step, e.g. note='cpu stats'")
+        if len(note) > V.MAX_LABEL:                  # a label, drawn on the ECG: not a log
+            raise InvalidArgument(f"note is {len(note):,} characters long (at most "
+                                  f"{V.MAX_LABEL:,})", argument="note",
+                                  hint="a label for this step, e.g. note='cpu stats'")
         ev = self._event()
         self._b.event_record(ev, self._h)
         # sim (lag 0): counters now are exactly this step's; GPUs: read once the event is reached
