@@ -169,3 +169,16 @@ def test_a_step_note_is_a_label_not_a_megabyte(tmp_path):
     path.write_text(json.dumps(d))
     with pytest.raises(InvalidArgument, match="at most"):
         umkit.ecg.load(str(path))
+
+
+def test_copy_to_a_numpy_array_of_another_dtype_is_refused_not_reinterpreted():
+    import numpy as np
+    a = umkit.managed(1024)
+    a.host[:] = 1
+    d = np.arange(3)
+    with pytest.raises(InvalidArgument, match="does not convert"):
+        umkit.copy(d, a)
+    assert list(d) == [0, 1, 2]
+    f = np.zeros(1024, np.float32)
+    umkit.copy(f, a)
+    assert f.sum() == 1024

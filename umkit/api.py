@@ -418,6 +418,13 @@ def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
                                   argument="dst" if host is dst else "src",
                                   hint="np.ascontiguousarray(x)")
         limit = min(arr.nbytes, host.nbytes)
+        if nbytes is None and host.dtype != np.dtype(arr.dtype):
+            # a copy moves bytes: float32 bits read as int64 are no numbers the learner meant
+            raise InvalidArgument(
+                f"copy between a NumPy {host.dtype} array and a umkit {np.dtype(arr.dtype)} "
+                "array: a copy moves bytes and does not convert", argument="dst" if host is dst
+                else "src", hint=f"use a NumPy array of {np.dtype(arr.dtype)} (or pass nbytes= to "
+                "copy raw bytes)")
     else:
         dst, src = require_array(dst, "copy dst", "dst"), require_array(src, "copy src", "src")
         _same_backend(dst, src=src)

@@ -2157,6 +2157,10 @@ MESSAGES: dict[str, str] = {
         "umkit.explain('slow')",
     "use one of {list_options} or a path to a JSON file": "请从 {list_options} 中选一个，或者给出一个 JSON 文件的路径",
     "unknown profile override {value}": "未知的 profile 覆盖项 {value}",
+    "copy between a NumPy {a} array and a umkit {b} array: a copy moves bytes and does not convert":
+        "在 NumPy 的 {a} 数组和 umkit 的 {b} 数组之间拷贝：拷贝只搬字节，不做类型转换",
+    "use a NumPy array of {a} (or pass nbytes= to copy raw bytes)":
+        "请用 {a} 类型的 NumPy 数组（或者传入 nbytes= 按原始字节拷贝）",
     "explain(error_or_code=...): a text of {nums_n} characters; an error name or a symptom is at most "
     "{nums_m}":
         "explain(error_or_code=...)：一段 {nums_n} 个字符的文本；错误名或症状最多 {nums_m} 个字符",
