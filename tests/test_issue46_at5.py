@@ -182,3 +182,9 @@ def test_copy_to_a_numpy_array_of_another_dtype_is_refused_not_reinterpreted():
     f = np.zeros(1024, np.float32)
     umkit.copy(f, a)
     assert f.sum() == 1024
+
+
+def test_doctor_refuses_a_backend_name_that_is_not_text(tmp_path):
+    with open(tmp_path / "r.txt", "w", encoding="utf-8") as f, \
+            pytest.raises(InvalidArgument, match="not text"):
+        umkit.doctor(backend="\udcff", file=f)
