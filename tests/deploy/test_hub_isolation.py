@@ -918,30 +918,32 @@ def test_root_leaves_hard_links_and_deep_folders_in_a_home_as_they_are(tmp_path)
         os.chdir(cwd)
 
 
-def test_an_earlier_connections_time_wait_row_does_not_name_the_owner(tmp_path):
-    table = tmp_path / "tcp"
+def _tcp_table(path, rows) -> str:
+    """A /proc/net/tcp look-alike: rows of (state, uid, inode, remote) for local 127.0.0.1:A000."""
     head = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-    row = ("   0: 0100007F:A000 0100007F:1F90 {st} 00000000:00000000 00:00000000 00000000 "
+    row = ("   0: 0100007F:A000 {rem} {st} 00000000:00000000 00:00000000 00000000 "
            "{uid:>5}        0 {inode} 1 0000000000000000 20 4 30 10 -1\n")
-    table.write_text(head + row.format(st="06", uid=0, inode=0)
-                     + row.format(st="01", uid=999, inode=4711))
-    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),)) == (999, 4711)
-    table.write_text(head + row.format(st="06", uid=0, inode=0))
-    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),)) is None
+    path.write_text(head + "".join(row.format(st=st, uid=uid, inode=inode, rem=rem)
+                                   for st, uid, inode, rem in rows))
+    return str(path)
+
+
+def test_an_earlier_connections_time_wait_row_does_not_name_the_owner(tmp_path):
+    hub = "0100007F:1F90"
+    table = _tcp_table(tmp_path / "tcp", [("06", 0, 0, hub), ("01", 999, 4711, hub)])
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(table,)) == (999, 4711)
+    table = _tcp_table(tmp_path / "tcp", [("06", 0, 0, hub)])
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(table,)) is None
 
 
 def test_a_server_socket_on_the_same_port_number_does_not_name_the_owner(tmp_path):
     # another program's server accepted a connection on port 0xA000 (local 127.0.0.1:A000, as
     # the learner's client socket is): with the hub's own address only the learner's row counts
-    table = tmp_path / "tcp"
-    head = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-    row = ("   0: 0100007F:A000 {rem} 01 00000000:00000000 00:00000000 00000000 "
-           "{uid:>5}        0 {inode} 1 0000000000000000 20 4 30 10 -1\n")
-    table.write_text(head + row.format(rem="0100007F:C350", uid=0, inode=17)
-                     + row.format(rem="0100007F:1F90", uid=999, inode=4711))
-    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),),
+    table = str(tmp_path / "tcp")
+    _tcp_table(tmp_path / "tcp", [("01", 0, 17, "0100007F:C350"), ("01", 999, 4711, "0100007F:1F90")])
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(table,),
                            remote=("127.0.0.1", 0x1F90)) == (999, 4711)
-    assert loopback_socket("127.0.0.1", 0xA000, tables=(str(table),)) == (0, 17)
+    assert loopback_socket("127.0.0.1", 0xA000, tables=(table,)) == (0, 17)
 
 
 def test_runtime_folders_of_accounts_gone_or_reused_are_removed(tmp_path, monkeypatch):
