@@ -770,6 +770,27 @@ def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
     assert "a.txt" in names and "in.txt" in names and "out" not in names, names
 
 
+def test_checkpoints_do_not_follow_a_link_out_of_the_workspace(tmp_path):
+    # AT6: POST .../contents/ckdir/x.txt/checkpoints wrote /tmp/ada_ck/x-checkpoint.txt through
+    # a .ipynb_checkpoints link (jupyter_server's checkpoint paths skip the manager's check)
+    import asyncio
+
+    from tornado.web import HTTPError
+    from umkit_contents import NoEscapeContentsManager
+    root, out = tmp_path / "ws", tmp_path / "out"
+    (root / "ckdir").mkdir(parents=True)
+    out.mkdir()
+    (root / "ckdir" / "x.txt").write_text("x")
+    (root / "ckdir" / ".ipynb_checkpoints").symlink_to(out)
+    cm = NoEscapeContentsManager(root_dir=str(root))
+    with pytest.raises(HTTPError) as e:
+        asyncio.run(cm.create_checkpoint("ckdir/x.txt"))
+    assert e.value.status_code == 404 and not list(out.iterdir())
+    (root / "y.txt").write_text("y")                      # a checkpoint inside still works
+    got = asyncio.run(cm.create_checkpoint("y.txt"))
+    assert (root / ".ipynb_checkpoints" / f"y-{got['id']}.txt").read_text() == "y"
+
+
 def test_overall_cap_and_client_address_and_words(tmp_path):
     now = [0.0]
     o = Overall(limit=3, window=60, clock=lambda: now[0])

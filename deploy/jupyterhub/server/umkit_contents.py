@@ -17,8 +17,10 @@ import contextvars
 import os
 
 from jupyter_server.base.handlers import AuthenticatedFileHandler
+from jupyter_server.services.contents.filecheckpoints import AsyncFileCheckpoints
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 from tornado.web import HTTPError
+from traitlets import default
 
 
 def inside(root: str, os_path: str) -> bool:
@@ -36,6 +38,19 @@ class NoEscapeFileHandler(AuthenticatedFileHandler):
         if path is None or not inside(root, path):
             raise HTTPError(404)
         return path
+
+
+class NoEscapeCheckpoints(AsyncFileCheckpoints):
+    """Checkpoints (``.ipynb_checkpoints`` beside each file) only inside the workspace:
+    jupyter_server's own path check skips them, so a ``.ipynb_checkpoints`` link a kernel makes
+    would let the checkpoints API write and read outside it."""
+
+    def checkpoint_path(self, checkpoint_id, path):
+        parent = ("/" + path.strip("/")).rsplit("/", 1)[0].strip("/")
+        folder = os.path.join(self._get_os_path(path=parent), self.checkpoint_dir)
+        if not inside(self.root_dir, folder):
+            raise HTTPError(404, f"{path}: its checkpoints folder is outside the workspace")
+        return super().checkpoint_path(checkpoint_id, path)
 
 
 _LISTING: contextvars.ContextVar = contextvars.ContextVar("umkit_listing", default=None)
@@ -71,3 +86,7 @@ class NoEscapeContentsManager(AsyncLargeFileManager):
 
     def _files_handler_class_default(self):
         return NoEscapeFileHandler   # /files/ checks the resolved path too
+
+    @default("checkpoints_class")
+    def _checkpoints_class_default(self):
+        return NoEscapeCheckpoints   # and so do checkpoints
