@@ -347,7 +347,6 @@ def _put_back(kept: tuple) -> None:
         signal.signal(signal.SIGALRM, state["alarm"])
 
 
-
 def _interrupt_in_chain(err: BaseException) -> bool:
     """Whether a KeyboardInterrupt is the cause (or the context) of ``err``, however deep."""
     seen = set()
@@ -357,6 +356,7 @@ def _interrupt_in_chain(err: BaseException) -> bool:
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
+
 
 def main(argv=None) -> int:
     """Run one command; its exit status: 0 done, 1 the action failed (a write, a run), 2 bad

@@ -125,8 +125,7 @@ def string(value, name: str, *, hint: str = "") -> str:
     if not isinstance(value, str):
         raise InvalidType(f"{name}={shown(value)} must be a string", argument=name,
                           hint=hint or f"pass {name} as text")
-    if type(value) is not str:
-        value = str.__getitem__(value, slice(None))
+    value = plain(value)
     if _SURROGATE.search(value):
         raise InvalidArgument(f"{name} holds a character that is not text (a lone surrogate, "
                               "as a file name that is not UTF-8 gives)", argument=name,
@@ -135,6 +134,12 @@ def string(value, name: str, *, hint: str = "") -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def plain(value: str) -> str:
+    """``value`` (a ``str``) as a plain ``str``: a subclass's own methods (``__eq__``, ``strip``,
+    ``lower``) are not called again on the copy."""
+    return value if type(value) is str else str.__getitem__(value, slice(None))
 
 
 def optional_string(value, name: str, *, hint: str = "") -> str | None:
@@ -161,12 +166,21 @@ def has_control(v: str) -> bool:
     return CONTROL_CHARS.search(v) is not None
 
 
-def label(value, name: str, *, hint: str = "") -> str:
-    """A non-empty text of at most MAX_LABEL printable characters: a name shown in tables."""
-    v = text(value, name, hint=hint)
+def _not_longer_than_a_label(v: str, name: str, hint: str) -> str:
     if len(v) > MAX_LABEL:
         raise InvalidArgument(f"{name} is {len(v)} characters long (at most {MAX_LABEL})",
                               argument=name, hint=hint or f"pass a shorter {name}")
+    return v
+
+
+def short_text(value, name: str, *, hint: str = "") -> str:
+    """A text (empty allowed) of at most MAX_LABEL characters: a label, not a log."""
+    return _not_longer_than_a_label(string(value, name, hint=hint), name, hint)
+
+
+def label(value, name: str, *, hint: str = "") -> str:
+    """A non-empty text of at most MAX_LABEL printable characters: a name shown in tables."""
+    v = _not_longer_than_a_label(text(value, name, hint=hint), name, hint)
     if has_control(v):
         raise InvalidArgument(f"{name}={short(v)} holds control characters (newlines, escape "
                               "codes)", argument=name,

@@ -187,8 +187,7 @@ def report(backend=None, *, run_tools: bool = True) -> dict:
         requested_from = ENV_BACKEND if (os.environ.get(ENV_BACKEND) or "").strip().lower() \
             not in ("", "auto") else None
     elif isinstance(backend, str):
-        from .. import validate as _validate
-        backend = _validate.string(backend, "backend", hint="e.g. umkit.doctor('cuda')")
+        backend = V.string(backend, "backend", hint="e.g. umkit.doctor('cuda')")
         requested_from = "argument" if backend.strip().lower() not in ("", "auto") else None
     else:
         raise InvalidType(f"doctor(backend=...): got a {type(backend).__name__}, expected a "

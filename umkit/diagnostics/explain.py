@@ -237,7 +237,8 @@ def explain(error_or_code, *, file=None) -> str:
                                   argument="error_or_code",
                                   hint="pass the error's name or a few words of the symptom "
                                        "(the exception itself: umkit.explain(err))")
-        text = _explain_text(str.__getitem__(x, slice(None)))
+        from ..validate import plain
+        text = _explain_text(plain(x))
     elif isinstance(getattr(x, "name", None), str) and lookup(x.name) is not None:
         text = _explain_text(x.name)          # an enum member: hipError_t / cudaError_t
     else:

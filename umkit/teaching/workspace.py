@@ -272,9 +272,8 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
                       edition is not None and edition in path.parents)
         except Exception as e:          # one bad file is reported; the others still sync
             rep.problems.append((rel, _why(e)))
+    from ..runtime.lang import MARKER
     if lang in EDITIONS:                      # umkit prints this language in the workspace
-        from ..results import files
-        from ..runtime.lang import MARKER
         kind = _kind(dest / MARKER)
         if kind is None:                      # written once; a learner's edit is kept after
             try:
@@ -286,9 +285,7 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
         elif kind != "file":
             rep.problems.append((MARKER, "not a regular file: the language marker was not written"))
     else:                                     # English: a marker the kit wrote for another
-        from ..results import files           # edition would keep umkit printing that language
-        from ..runtime.lang import MARKER
-        marker = dest / MARKER
+        marker = dest / MARKER                # edition would keep umkit printing that language
         if _kind(marker) == "file":
             try:
                 was = marker.read_bytes()[:64]

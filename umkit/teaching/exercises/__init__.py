@@ -318,12 +318,12 @@ ATTEMPTS = 8
 WHY_WORDS = 6
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
 _TRIES_LOCK = threading.Lock()
+_CALL = threading.local()           # the why= of the check call in progress (set by tiered)
 
 
 def _tries_of(name: str) -> dict:
     """Exercise ``name``'s entry in :data:`_TRIES`, made on first use (hold ``_TRIES_LOCK``)."""
     return _TRIES.setdefault(name, {"wrong": 0, "reasons": []})
-_CALL = threading.local()           # the why= of the check call in progress (set by tiered)
 
 
 def _budget_from_environment() -> int:
