@@ -771,7 +771,7 @@ def test_contents_manager_refuses_paths_resolving_outside(tmp_path):
 
 
 def test_checkpoints_do_not_follow_a_link_out_of_the_workspace(tmp_path):
-    # AT6: POST .../contents/ckdir/x.txt/checkpoints wrote /tmp/ada_ck/x-checkpoint.txt through
+    # AT6: POST .../contents/ckdir/x.txt/checkpoints wrote x-checkpoint.txt outside the workspace through
     # a .ipynb_checkpoints link (jupyter_server's checkpoint paths skip the manager's check)
     import asyncio
 
