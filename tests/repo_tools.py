@@ -47,7 +47,8 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
     """Run ``body`` in a fresh Python with UMKIT_EXERCISE_ATTEMPTS=``budget`` (None: unset) set
     before it starts -- the exercises' attempts budget is read once, at import, so a test of it
     needs its own process.  ``body`` sees os, umkit (on sim), exercises, nb01, ``right`` (01's
-    right answer) and ``spend(k0=0)`` (the budget's wrong tries).  Returns its stdout."""
+    right answer) and ``spend(k0=0)`` (the budget's wrong tries); the waits' clock moves an hour at
+    each reading (a test of the waits sets ``exercises._clock`` itself).  Returns its stdout."""
     import sys
     import textwrap
     env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
@@ -61,6 +62,11 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
         from umkit.teaching import exercises
         from umkit.teaching.exercises import nb01
         right = lambda n, b: -(-n // b)
+        _now = [0.0]
+        def _ticking():   # each reading an hour on: the waits past the budget hold no test up
+            _now[0] += 3600.0
+            return _now[0]
+        exercises._clock = _ticking
         def spend(k0=0):
             for k in range(exercises.attempts_budget()):
                 v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)

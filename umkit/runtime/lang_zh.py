@@ -3671,6 +3671,11 @@ MESSAGES: dict[str, str] = {
     "(why='...'). Re-read the concept first (run the check with hint=2)":
         "没有评分：已经答错 {tries} 次，所以从现在起每次尝试都要附上一条你自己的新理由（why='...'）。"
         "先重读概念（带上 hint=2 运行检查）",
+    "not graded: {tries} wrong tries -- wait {secs} s more before the next try (each wrong try from now on "
+    "doubles the wait, up to {most} minutes; a pass ends it). Use the time to re-read the concept (run the "
+    "check with hint=2)":
+        "没有评分：已经答错 {tries} 次——再等 {secs} 秒才能进行下一次尝试（从现在起每答错一次，等待时间加倍，最长 {most} 分钟；"
+        "答对即结束等待）。利用这段时间重读概念（带上 hint=2 运行检查）",
     "{part_msg} -- your answer works; to pass, add your reason: run the check again with why='...', one "
     "sentence in your own words (6 words or more; in Chinese, 12 characters) of why it is right":
         "{part_msg}——你的答案可行；要通过，还要附上你的理由：再运行一次检查，带上 why='...'，"

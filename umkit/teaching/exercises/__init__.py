@@ -51,7 +51,10 @@ content: a test of keywords refused most honest reasons and accepted a sentence 
 course's words, so it is a step of reflection, kept for the presenter (:func:`reasons`), not a
 proof of understanding.  Wrong tries: each exercise grades :data:`ATTEMPTS` (8) wrong tries
 without a reason in a process; after that, every try needs a new reason, and without one the
-check says to re-read the concept (``hint=2``) first.  A pass resets the count; the stub (None) and
+check says to re-read the concept (``hint=2``) first; and each wrong try past the budget makes the
+next one wait (:func:`wait_after`: 5 s, doubled at each wrong try, at most 5 minutes; a try
+before the wait ends is not graded and not counted), so that a loop of guesses, each with a
+made-up reason, takes hours.  A pass resets the count and the wait; the stub (None) and
 answers of the wrong kind do not count.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once
 when the exercises are imported (0: no budget and no reasons asked, as the project's tests of the
 graders run, set before Python starts; a later change of the variable does nothing).
@@ -83,6 +86,7 @@ import re
 import secrets
 import string
 import threading
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from numbers import Real
@@ -90,7 +94,7 @@ from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
            "attempt_rng", "last_seed", "check_rng", "check_seed", "column_title", "reasons",
-           "attempts_budget", "why_words", "pasted", "on_topic", "forget"]
+           "attempts_budget", "wait_after", "why_words", "pasted", "on_topic", "forget"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
@@ -316,6 +320,12 @@ def ungradable(error: BaseException) -> Verdict:
 ATTEMPTS = 8
 #: the fewest words a reason (why=) has
 WHY_WORDS = 6
+#: seconds a learner waits after the first wrong try past the budget; each further wrong try
+#: doubles it, up to :data:`WAIT_MAX` (a pass ends the wait): a few seconds for a person who
+#: thinks between tries, hours for a loop that tries every answer
+WAIT_FIRST = 5.0
+WAIT_MAX = 300.0
+_clock = time.monotonic             # the clock of the waits (the tests of the waits give their own)
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
 _TRIES_LOCK = threading.Lock()
 _CALL = threading.local()           # the why= of the check call in progress (set by tiered)
@@ -542,6 +552,9 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
         return None
     with _TRIES_LOCK:
         st = _tries_of(exercise.name)
+        left = st.get("until", 0.0) - _clock()
+        if left > 0:
+            return _wait_refusal(exercise, st["wrong"], left)
         text = " ".join(why.split()) if isinstance(why, str) else ""
         tries = st["wrong"]
         problem = _reason_problem(exercise, text, context or {}, st) if text else ""
@@ -570,6 +583,28 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     return failed(say, exercise.concept)
 
 
+def wait_after(wrong: int, budget: int | None = None) -> float:
+    """Seconds before the next try is graded after ``wrong`` wrong tries in a row, with
+    ``budget`` tries free (default :func:`attempts_budget`): 0 within the budget and with the
+    budget off; then :data:`WAIT_FIRST`, doubled at each wrong try, at most :data:`WAIT_MAX`."""
+    from ... import validate as V
+    wrong = V.integer(wrong, "wrong", lo=0)
+    budget = attempts_budget() if budget is None else V.integer(budget, "budget", lo=0)
+    if not budget or wrong <= budget:
+        return 0.0
+    return min(WAIT_FIRST * 2.0 ** min(wrong - budget - 1, 64), WAIT_MAX)
+
+
+def _wait_refusal(exercise, tries: int, left: float) -> Verdict:
+    """The verdict of a try that came before the wait after the last wrong one ended: not
+    graded, not counted; its reason is not used up."""
+    return failed(_say("not graded: {tries} wrong tries -- wait {secs} s more before the next try "
+                       "(each wrong try from now on doubles the wait, up to {most} minutes; a "
+                       "pass ends it). Use the time to re-read the concept (run the check with "
+                       "hint=2)", tries=tries, secs=math.ceil(left),
+                       most=int(WAIT_MAX // 60)), exercise.concept)
+
+
 def _needs_reason(v: Verdict, exercise) -> Verdict:
     """A right answer that came without an accepted reason: not passed yet; the verdict says
     that the answer works and asks for the reason (it does not count as a wrong try)."""
@@ -594,6 +629,7 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
     with _TRIES_LOCK:
         st = _tries_of(exercise.name)
         st["wrong"] = 0 if v.ok else st["wrong"] + 1
+        st["until"] = _clock() + wait_after(st["wrong"]) if not v.ok else 0.0
         if not v.ok:              # what this try showed: a reason pasted from it is refused
             st.update(message=v.message, concept=v.concept, answer=v.answer)
 
