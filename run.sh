@@ -164,7 +164,12 @@ case "$cmd" in
     fi
     exec "$V/python" deploy/jupyterhub/run_hub.py ${HUB_ARGS[@]+"${HUB_ARGS[@]}"} ;;
   ecg)   # an earlier run's artifacts are kept: the new ones are ecg-2.png/.json, ... (--force replaces)
-    mkdir -p artifacts
+    if [ -e artifacts ] && [ ! -d artifacts ]; then
+      echo "run.sh ecg: 'artifacts' here is a file, not a folder: the ECG is written to artifacts/ecg.png and" \
+           "artifacts/ecg.json; move that file away, or run .venv/bin/umkit ecg --out FILE.png --json FILE.json" >&2
+      exit 2
+    fi
+    mkdir -p artifacts || { echo "run.sh ecg: cannot make the folder artifacts/ here (see above)" >&2; exit 2; }
     keep=--numbered
     for a in "$@"; do [ "$a" = --force ] && keep=; done
     exec "$V/python" -m umkit.cli ecg $keep --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;

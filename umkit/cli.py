@@ -47,7 +47,8 @@ def cmd_ecg(args) -> int:
         V.integer(args.steps, "--steps", lo=1, hi=ecg.MAX_STEPS,
                   hint=f"--steps between 1 and {ecg.MAX_STEPS}")
         V.integer(args.size, "--size", lo=1, hi=MAX_MIB, hint=f"--size in MiB, 1 to {MAX_MIB}")
-        V.integer(args.every, "--every", lo=1, hint="--every 10")
+        V.integer(args.every, "--every", lo=1, hi=ecg.MAX_STEPS,
+                  hint=f"--every between 1 and {ecg.MAX_STEPS}, e.g. --every 10")
         if args.strategies is not None:
             names = [n.strip() for n in args.strategies.split(",")]
             if not any(names):

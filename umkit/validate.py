@@ -290,7 +290,8 @@ def callback(value, name: str):
 
 # -- memory ------------------------------------------------------------------------------------------
 def dtype(value) -> np.dtype:
-    if value is None or isinstance(value, (bool, np.bool_, int, float, bytes)):
+    if value is None or isinstance(value, (bool, int, float, complex, bytes, np.generic,
+                                           np.ndarray)):
         raise InvalidType(f"dtype={shown(value)} is not a dtype", argument="dtype",   # None: float64
                           hint="use e.g. 'float32', np.float16, 'int64'")
     try:
@@ -432,6 +433,15 @@ def output_path(value, name: str, suffixes: tuple[str, ...]) -> Path:
                               argument=name, hint=f"use one of {', '.join(suffixes)}")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
+        try:
+            above = next((q for q in (parent, *parent.parents) if q.exists()), None)
+        except OSError:                       # a folder above we may not look into
+            above = None
+        if above is not None and not above.is_dir():     # a file where a folder should be
+            raise InvalidArgument(f"{name}={shown(str(value), 200)}: {shown(str(above), 200)} is a "
+                                  "file, not a folder", argument=name,
+                                  hint="write next to that file, not inside it, or pick another "
+                                       "path")
         raise InvalidArgument(f"{name}={shown(str(value), 200)}: folder {shown(str(parent), 200)} does not exist",
                               argument=name, hint="create the folder first, or pick another path")
     if p.is_symlink():                        # the atomic writer would replace the link itself

@@ -135,7 +135,8 @@ def open_room(extra_env: dict | None = None, sign_in: tuple = ("ada", "bob")):
                UMKIT_HUB_ADMIN_PASSWORD=ADMIN_PASSWORD, UMKIT_HUB_SIGNIN_DELAY="2",
                HOME=str(tmp / "home"), PYTHONHASHSEED="0",
                **{k: v.format(port=hub.port) for k, v in (extra_env or {}).items()})
-    log = open(tmp / "hub.log", "w+")
+    # the hub's log holds what run.sh hub prints (the room's password among it): only root reads it
+    log = open(os.open(tmp / "hub.log", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600), "w+")
     proc = subprocess.Popen(["bash", "run.sh", "hub", "--ip", "127.0.0.1", "--port", str(hub.port),
                              "--mem", "0", "--cpu", "0", "--idle", "3600", "--max-learners", "3"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -451,6 +452,11 @@ print(len(ports), len(got), sum(b'BOB-PRIVATE' in m for m in got))
     assert sockets and all(owned), (sockets, owned)
     assert all(Path(p).parent == Path(RUNTIME_BASE) / f"{hub_prefix(str(state))}-bob"
                for p in sockets)
+
+
+def test_the_tests_hub_log_holding_the_rooms_password_is_for_root_only(room):
+    log = Path(room["hub"].log_path)
+    assert log.stat().st_mode & 0o077 == 0, oct(log.stat().st_mode)
 
 
 def test_a_learners_output_reaches_the_hub_log_escaped(room):

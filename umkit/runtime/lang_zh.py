@@ -1980,6 +1980,18 @@ MESSAGES: dict[str, str] = {
     "pick a shorter, plain path": "请换一个更短、不含特殊字符的路径",
     "use one of {list_options}": "请从 {list_options} 中选一个",
     "pass the path .save() wrote": "传入 .save() 写出的那个路径",
+    "pass the path PlanResult.save() wrote": "传入 PlanResult.save() 写出的那个路径",
+    "pass what PlanResult.save() / .to_dict() wrote": "传入 PlanResult.save() / .to_dict() 写出的内容",
+    "pass what RecordResult.to_dict() returned": "传入 RecordResult.to_dict() 返回的内容",
+    "not a recorded plan: {spec}": "不是记录下来的计划：{spec}",
+    "d: {type} is not a recorded plan": "d：{type} 不是记录下来的计划",
+    "{path}: not a SQLite database ({err})": "{path}：不是 SQLite 数据库（{err}）",
+    "path={path} is not JSON ({type})": "path={path} 不是 JSON（{type}）",
+    "path={path} cannot be read ({err})": "path={path} 读不了（{err}）",
+    "path={path} is larger than {n} MiB: not a recorded plan":
+        "path={path} 大于 {n} MiB：不是记录下来的计划",
+    "path={path} holds no recorded plan (a JSON {type})":
+        "path={path} 里没有记录下来的计划（是一个 JSON {type}）",
     "your code replaced the kit's own {list_names} while the check ran: the check measures with them; "
     "leave umkit's functions as they are":
         "你的代码在检查运行时替换了工具包自己的 {list_names}：检查要用它们来测量；请别改动 umkit 的函数",

@@ -43,6 +43,8 @@ def read(path, *, step: str | None = None, name: str | None = None,
     if why:
         raise ProfilerFileError(why, missing=str(p),
                                 hint="the profiler's output file, e.g. results.db")
+    if step is not None:
+        V.label(step, "step", hint="the name of the ranges that mark your steps, e.g. 'step'")
     if name is not None:
         V.label(name, "name")
     if example is not None:

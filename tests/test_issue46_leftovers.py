@@ -1,0 +1,103 @@
+"""Issue 46, what the attacker's round AT5 left, each test failing before its fix:
+
+- a NumPy scalar given as a dtype is refused (it was read as its type);
+- ``ecg.traces.read(step=...)`` takes a label, not a text of any length;
+- ``umkit ecg --every`` out of range answers in the CLI's spelling;
+- an output path under a file says the file is in the way (not "folder does not exist");
+- ``bash run.sh ecg`` with a file named ``artifacts`` says so and exits 2;
+- a plan or run file that is not one is said in Chinese to a Chinese learner."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import umkit
+from umkit import cli
+from umkit.ecg import traces
+from umkit.errors import InvalidArgument, InvalidType
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True, lang="en")
+
+
+@pytest.mark.parametrize("value", [np.float32(1.0), np.int64(3), np.array([1.0]), 1j])
+def test_a_numpy_scalar_or_array_is_not_a_dtype(value):
+    with pytest.raises(InvalidType) as e:
+        umkit.managed(4, dtype=value)
+    assert e.value.argument == "dtype"
+
+
+def test_a_dtype_still_takes_names_types_and_dtypes():
+    for dt in ("float32", np.float32, np.dtype("float32")):
+        with umkit.managed(4, dtype=dt) as a:
+            assert a.dtype == np.float32
+
+
+def test_the_step_name_of_a_profiler_file_is_a_label(tmp_path):
+    f = tmp_path / "run.json"
+    f.write_text("{}")
+    with pytest.raises(InvalidArgument) as e:
+        traces.read(f, step="s" * 5000)
+    assert e.value.argument == "step" and "5000 characters" in str(e.value)
+    with pytest.raises(InvalidArgument) as e:
+        traces.read(f, step="step\x1b[2J")
+    assert e.value.argument == "step"
+
+
+def test_every_out_of_range_is_said_as_the_option(capsys):
+    assert cli.main(["ecg", "--every", str(10**30)]) == 2
+    err = capsys.readouterr().err
+    assert "--every=" in err and " every=" not in err and "e.g. every=" not in err
+    assert "--every between 1 and" in err
+
+
+def test_an_output_path_under_a_file_names_the_file(tmp_path, capsys):
+    (tmp_path / "f").write_text("x")
+    for target in (tmp_path / "f" / "x.json", tmp_path / "f" / "deeper" / "x.json"):
+        assert cli.main(["ecg", "--json", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert "is a file, not a folder" in err and "does not exist" not in err
+    assert cli.main(["ecg", "--json", str(tmp_path / "g" / "x.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_run_sh_ecg_with_a_file_named_artifacts_says_so(tmp_path):
+    shutil.copy(ROOT / "run.sh", tmp_path / "run.sh")
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    (tmp_path / "artifacts").write_text("mine")
+    env = {**os.environ, "UMKIT_VENV": str(Path(sys.executable).parents[1]),
+           "UMKIT_SKIP_INSTALL": "1"}
+    r = subprocess.run(["bash", str(tmp_path / "run.sh"), "ecg"], capture_output=True, text=True,
+                       env=env, timeout=120, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "'artifacts' here is a file, not a folder" in r.stderr
+    assert (tmp_path / "artifacts").read_text() == "mine"
+
+
+@pytest.mark.parametrize("doc, english", [
+    ({}, "not a recorded plan"),
+    ({"format": "umkit.plan/1", "buffers": "x"}, "not a recorded plan"),
+    ([1], "holds no recorded plan"),
+    ("notjson", "is not JSON"),
+])
+def test_a_file_that_is_no_plan_is_said_in_chinese(tmp_path, doc, english):
+    f = tmp_path / "p.json"
+    f.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    umkit.use("sim", quiet=True, lang="zh")
+    with pytest.raises(InvalidArgument) as e:
+        umkit.plan.load(f)
+    said = str(e.value)
+    assert english not in said and "PlanResult.save()" in said and "传入" in said, said
