@@ -165,7 +165,7 @@ def cmd_port_check(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from .plan import cli
+    from .plan.command import cli
     return cli(args)
 
 

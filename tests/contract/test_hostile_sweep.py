@@ -286,6 +286,7 @@ PROVIDE = {      # valid values for required parameters, by (callable, parameter
     "backend": lambda: "hip",
     "vendor": lambda: "amd",
     "i": lambda: 0,
+    "wrong": lambda: 9,
     "ptr": lambda: 0,
     "nbytes": lambda: 4096,
     "ms": lambda: 1.0,

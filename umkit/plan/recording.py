@@ -842,3 +842,14 @@ def build(book: Book, ecg, b, name: str) -> PlanResult:
                           instrumented=[int(f) for f in flags],
                           instrument_warmup=int(getattr(book, "warmup", 0) or 0),
                           instrumentation=getattr(book, "instrumentation", "unknown")))
+
+
+def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool = True,
+             instrument: str = "alternate", warmup: int = 2) -> Recorder:
+    """A recorder for your own loop: ``with umkit.plan.recorder() as rec: ... rec.step()``,
+    then ``rec.result()`` (a :class:`PlanResult`).  ``ecg``: an ``umkit.ecg.recorder()`` the
+    loop already steps (then its ``step()`` marks the steps).  ``instrument``: "alternate"
+    (after ``warmup`` steps every other step runs with the counters off, so that their cost is
+    measured and left out of the predictions) or "always" (:mod:`umkit.plan.instrumentation`)."""
+    return Recorder(name, ecg=ecg, stream=stream, counters=counters, instrument=instrument,
+                    warmup=warmup)
