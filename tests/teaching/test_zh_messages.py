@@ -237,7 +237,7 @@ def test_explain_of_umkit_s_own_errors_says_what_it_means_in_chinese(cls):
 
 def _source_shingles() -> set:
     """Every run of three words in the string literals of umkit's source (this catalogue aside),
-    and in the titles of the sim profiles (umkit/sim/profiles/*.json: the modelled card's name,
+    of the English notebooks' code cells, and in the titles of the sim profiles (umkit/sim/profiles/*.json: the modelled card's name,
     which the panel and the doctor print)."""
     import ast
     import json
@@ -249,6 +249,16 @@ def _source_shingles() -> set:
             continue
         texts += [n.value for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    root = Path(__file__).resolve().parents[2]
+    for nb in (root / "notebooks").glob("*.ipynb"):      # text a code cell prints through tr()
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                try:
+                    tree = ast.parse("".join(cell["source"]))
+                except SyntaxError:
+                    continue
+                texts += [n.value for n in ast.walk(tree)
+                          if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     for p in (Path(umkit.__file__).parent / "sim" / "profiles").glob("*.json"):
         title = json.loads(p.read_text(encoding="utf-8")).get("title")
         if isinstance(title, str):

@@ -1483,10 +1483,11 @@ MESSAGES: dict[str, str] = {
     "buffer in nb07.BUFFERS.":
         "{argument} 仍然是 None：写一个 dict {缓冲区名: 'device' | 'managed' | 'pinned'}，覆盖 nb07.BUFFERS 中的每块缓冲区。",
     "{argument} must be a dict, not {type}.": "{argument} 必须是一个 dict，而不是 {type}。",
-    "every buffer has the allocator that matches who touches it and how often: the heart in device "
-    "memory, sparse / dynamic / rare data managed, the tiny every-step CPU read pinned.":
-        "每块缓冲区都用上了与它的访问者和访问频率相匹配的分配器：心脏放设备内存，稀疏 / 动态 / 很少用的数据放托管内存，"
-        "CPU 每一步都读的小块数据放固定内存。",
+    "every buffer has an allocator that matches who touches it and how often: the heart in device "
+    "memory, data the CPU touches now and then where both sides reach it (managed, or pinned where the "
+    "accepted answers allow it), the tiny data both sides touch every step in pinned memory.":
+        "每块缓冲区都用上了与它的访问者和访问频率相匹配的分配器：心脏放设备内存，CPU 偶尔碰的数据放在两边都够得着的地方"
+        "（托管内存；被接受的答案允许时，固定内存也行），两边每一步都碰的小块数据放固定内存。",
     "{unknown} are not buffers of this exercise; the names are {items}.": "{unknown} 不是这道练习的缓冲区；名字是 {items}。",
     "still to place: {missing}.": "还没有安排的：{missing}。",
     "{argument} is still None: write def plan(i, cold, stream): ... (prefetch / advise the cold layers "
@@ -1981,6 +1982,8 @@ MESSAGES: dict[str, str] = {
     "use one of {list_options}": "请从 {list_options} 中选一个",
     "pass the path .save() wrote": "传入 .save() 写出的那个路径",
     "pass the path PlanResult.save() wrote": "传入 PlanResult.save() 写出的那个路径",
+    "the managed pointer is the number {ptr}: that number is all another process would get":
+        "托管指针就是数字 {ptr}：另一个进程能拿到的也只有这个数字",
     "pass what PlanResult.save() / .to_dict() wrote": "传入 PlanResult.save() / .to_dict() 写出的内容",
     "pass what RecordResult.to_dict() returned": "传入 RecordResult.to_dict() 返回的内容",
     "not a recorded plan: {spec}": "不是记录下来的计划：{spec}",

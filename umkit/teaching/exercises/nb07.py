@@ -158,9 +158,10 @@ _LABELS = dict(
 # cycling pass without reading a single description) -- Labels' generic sentence
 
 
-_PASSED = ("every buffer has the allocator that matches who touches it and how often: the heart "
-           "in device memory, sparse / dynamic / rare data managed, the tiny every-step CPU read "
-           "pinned.")
+_PASSED = ("every buffer has an allocator that matches who touches it and how often: the heart "
+           "in device memory, data the CPU touches now and then where both sides reach it "
+           "(managed, or pinned where the accepted answers allow it), the tiny data both sides "
+           "touch every step in pinned memory.")
 
 
 PLACEMENT = Exercise(

@@ -230,7 +230,9 @@ def _grade_port(hip_source: str) -> Verdict | str:
                         "throughput (§5.3).",
                         "keep both: hipMemPrefetchAsync(w, bytes, 0, stream) before the launch, "
                         "hipMemPrefetchAsync(w, bytes, hipCpuDeviceId, stream) after it")
-    if locs and not (v2_pf or v2_adv):
+    passed_locs = {a.replace(" ", "").lstrip("&") for _, args, _ in pf + classic_adv + v2_adv
+                   for a in args} & set(locs)
+    if passed_locs and not (v2_pf or v2_adv):   # a struct declared but never passed harms nothing
         return _port_no("a location struct (hipMemLocation) reaches calls whose location argument "
                         "is of another kind: a HIP call takes its own arguments, which are not "
                         "always CUDA 13's (§5.3: renaming is only step one).",
