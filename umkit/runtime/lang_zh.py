@@ -251,13 +251,26 @@ MESSAGES: dict[str, str] = {
         "这份数据要被 GPU 读 8 遍：它应该住在哪里？在这块卡上，把它送到那里最快的办法是什么？比较 profile 的 "
         "prefetch_h2d_bw、pinned_h2d_bw 和 zero_copy_bw（§3.4：热数据放 hipMalloc 加显式拷贝；notebook 00 "
         "讲了怎么读 profile）",
-    "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
-    "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  -- on the MI250X a hipMemcpy "
-    "from pinned memory runs at 28 GB/s, a managed prefetch at 5-6 GB/s (Pearson, Frontier: about 5 at this "
-    "size, 6.1 at 1 GiB)":
-        "d = umkit.device_array(data.size); stage = umkit.pinned(data.size); stage.host[:] = data; "
-        "umkit.copy(d, stage); umkit.synchronize(); stage.free(); return d  ——在 MI250X 上，从固定内存做 "
-        "hipMemcpy 是 28 GB/s，托管内存的预取是 5-6 GB/s（Pearson，Frontier：这个大小约 5，1 GiB 时 6.1）",
+    "def load(data):\n"
+    "    d = umkit.device_array(data.size)\n"
+    "    stage = umkit.pinned(data.size)     # staged through pinned memory ...\n"
+    "    stage.host[:] = data\n"
+    "    umkit.copy(d, stage)                # ... one explicit copy into VRAM\n"
+    "    umkit.synchronize()\n"
+    "    stage.free()\n"
+    "    return d\n"
+    "# on the MI250X a hipMemcpy from pinned memory runs at 28 GB/s, a managed prefetch\n"
+    "# at 5-6 GB/s (Pearson, Frontier: about 5 at this size, 6.1 at 1 GiB)":
+        "def load(data):\n"
+        "    d = umkit.device_array(data.size)\n"
+        "    stage = umkit.pinned(data.size)     # 经固定内存中转……\n"
+        "    stage.host[:] = data\n"
+        "    umkit.copy(d, stage)                # ……一次显式拷贝进显存\n"
+        "    umkit.synchronize()\n"
+        "    stage.free()\n"
+        "    return d\n"
+        "# 在 MI250X 上，从固定内存做 hipMemcpy 是 28 GB/s，托管内存的预取是 5-6 GB/s\n"
+        "# （Pearson，Frontier：这个大小约 5，1 GiB 时 6.1）",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
     "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: one explicit copy "
@@ -450,10 +463,10 @@ MESSAGES: dict[str, str] = {
         "def transitions(n_faults, batch_max):\n    return -(-n_faults // batch_max)   # 向上取整的除法（用 math.ceil 也行）",
     "def prepare(a):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n(on a machine where the GPU may read host memory in place, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link)":
         "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
-    "def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n(for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also passes: nothing moves, the GPU reads across the link on every round)":
-        "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n（对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，每一轮 GPU 都经链路读取）",
-    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n(either advice alone also passes for a on AMD; a prefetch of a to the GPU would be undone by the CPU's first read)":
-        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n（在 AMD 上，对 a 单独用其中任一条建议也能通过；把 a 预取到 GPU 会被 CPU 的第一次读取抵消）",
+    "def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n# for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also\n# passes: nothing moves, the GPU reads across the link on every round":
+        "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n# 对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：\n# 什么都不搬，每一轮 GPU 都经链路读取",
+    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; a prefetch of a to the GPU would be\n# undone by the CPU's first read":
+        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n# 在 AMD 上，对 a 单独用其中任一条建议也能通过；\n# 把 a 预取到 GPU 会被 CPU 的第一次读取抵消",
     "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord: marks the end of my kernel\n    next_batch()                          # queued behind it: the GPU keeps working\n    done.synchronize()                    # hipEventSynchronize: wait for my kernel only\n    return float(a.host.sum())":
         "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord：标出我的 kernel 的结束\n    next_batch()                          # 排在它后面：GPU 继续干活\n    done.synchronize()                    # hipEventSynchronize：只等我的 kernel\n    return float(a.host.sum())",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
@@ -1415,13 +1428,43 @@ MESSAGES: dict[str, str] = {
     "def plan(i, cold, stream):\n"
     "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # exhale last step's layer\n"
     "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this step's\n"
-    "(each step begins with its own layer in VRAM and no other cold layer there: the room an inhale needs "
-    "is free before it starts, so the driver evicts nothing)":
+    "# each step begins with its own layer in VRAM and no other cold layer there: the\n"
+    "# room an inhale needs is free before it starts, so the driver evicts nothing":
         "def plan(i, cold, stream):\n"
         "    cold[(i - 1) % len(cold)].prefetch('cpu', stream=stream)   # 呼出上一步的层\n"
         "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # 吸入这一步的层\n"
-        "（每一步开始时，显存里是它自己要读的层，没有别的冷层：吸气要用的空间在它开始之前就已经腾出来了，"
-        "所以驱动什么都不用驱逐）",
+        "# 每一步开始时，显存里是它自己要读的层，没有别的冷层：\n"
+        "# 吸气要用的空间在它开始之前就已经腾出来了，所以驱动什么都不用驱逐",
+    "def my_epoch_loop(n, epochs):\n"
+    "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
+    "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
+    "    b.prefetch('gpu', stream=s)              # once: only the GPU touches b from now on\n"
+    "    for e in range(epochs):\n"
+    "        a.host[:] = e + 1.0                  # the CPU loads this epoch's batch ...\n"
+    "        for x in (a, out):                   # ... then what the CPU touched is inhaled\n"
+    "            x.prefetch('gpu', stream=s)      # out too: the CPU's sum pulled it back\n"
+    "        umkit.add(out, a, b, stream=s)\n"
+    "        s.synchronize()                      # before the CPU reads out\n"
+    "        sums.append(float(out.host.sum()))\n"
+    "    for x in (a, b, out):\n        x.free()\n    return sums\n"
+    "# or read out with umkit.read_back(out): in the model a copy that leaves out in VRAM,\n"
+    "# so out needs no prefetch after the first epoch -- on ROCm see notebook 06's note on\n"
+    "# read_back":
+        "def my_epoch_loop(n, epochs):\n"
+        "    a, b, out = umkit.managed(n), umkit.managed(n), umkit.managed(n)\n"
+        "    b.host[:] = 2.0\n    s = umkit.Stream()\n    sums = []\n"
+        "    b.prefetch('gpu', stream=s)              # 一次就够：从此只有 GPU 碰 b\n"
+        "    for e in range(epochs):\n"
+        "        a.host[:] = e + 1.0                  # CPU 装入这个 epoch 的批数据……\n"
+        "        for x in (a, out):                   # ……然后把 CPU 碰过的吸进来\n"
+        "            x.prefetch('gpu', stream=s)      # out 也要：CPU 求和时把它拉回去了\n"
+        "        umkit.add(out, a, b, stream=s)\n"
+        "        s.synchronize()                      # 在 CPU 读 out 之前\n"
+        "        sums.append(float(out.host.sum()))\n"
+        "    for x in (a, b, out):\n        x.free()\n    return sums\n"
+        "# 或者用 umkit.read_back(out) 读 out：在模型里这是一次拷贝，out 留在显存里，\n"
+        "# 所以第一个 epoch 之后 out 不用再预取——ROCm 上的情况见 notebook 06 关于\n"
+        "# read_back 的说明",
     "4 GB of fully-connected weights; the GPU reads them in every forward pass and writes them in every "
     "optimizer step.":
         "4 GB 的全连接层权重；GPU 在每次前向传播中读它们，在每次优化器更新中写它们。",

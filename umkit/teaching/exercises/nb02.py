@@ -114,11 +114,16 @@ LOAD_CONCEPT = ("the data is read 8 times by the GPU: where should it live, and 
                 "way to get it there on this card? Compare the profile's prefetch_h2d_bw, "
                 "pinned_h2d_bw and zero_copy_bw (§3.4: hot data in hipMalloc + explicit copies; "
                 "notebook 00 reads a profile)")
-_LOAD_ANSWER = ("d = umkit.device_array(data.size); stage = umkit.pinned(data.size); "
-               "stage.host[:] = data; umkit.copy(d, stage); umkit.synchronize(); "
-               "stage.free(); return d  -- on the MI250X a hipMemcpy from pinned memory runs "
-               "at 28 GB/s, a managed prefetch at 5-6 GB/s (Pearson, Frontier: about 5 at this size, 6.1 "
-               "at 1 GiB)")
+_LOAD_ANSWER = ("def load(data):\n"
+               "    d = umkit.device_array(data.size)\n"
+               "    stage = umkit.pinned(data.size)     # staged through pinned memory ...\n"
+               "    stage.host[:] = data\n"
+               "    umkit.copy(d, stage)                # ... one explicit copy into VRAM\n"
+               "    umkit.synchronize()\n"
+               "    stage.free()\n"
+               "    return d\n"
+               "# on the MI250X a hipMemcpy from pinned memory runs at 28 GB/s, a managed prefetch\n"
+               "# at 5-6 GB/s (Pearson, Frontier: about 5 at this size, 6.1 at 1 GiB)")
 
 
 def load_data(rng=None) -> np.ndarray:

@@ -55,9 +55,9 @@ _ANSWER = ("def my_epoch_loop(n, epochs):\n"
           "        s.synchronize()                      # before the CPU reads out\n"
           "        sums.append(float(out.host.sum()))\n"
           "    for x in (a, b, out):\n        x.free()\n    return sums\n"
-          "(or read out with umkit.read_back(out): in the model a copy that leaves out in VRAM, "
-          "so out needs no prefetch after the first epoch -- on ROCm see notebook 06's note on "
-          "read_back)")
+          "# or read out with umkit.read_back(out): in the model a copy that leaves out in VRAM,\n"
+          "# so out needs no prefetch after the first epoch -- on ROCm see notebook 06's note on\n"
+          "# read_back")
 
 
 @contextlib.contextmanager

@@ -202,8 +202,8 @@ _BREATH_ANSWER = ("def plan(i, cold, stream):\n"
                  "step's layer\n"
                  "    cold[i % len(cold)].prefetch('gpu', stream=stream)         # inhale this "
                  "step's\n"
-                 "(each step begins with its own layer in VRAM and no other cold layer there: the "
-                 "room an inhale needs is free before it starts, so the driver evicts nothing)")
+                 "# each step begins with its own layer in VRAM and no other cold layer there: the\n"
+                 "# room an inhale needs is free before it starts, so the driver evicts nothing")
 #: the rhythm the check asks for, read from where each cold layer is as its step begins: the
 #: step's own layer at least this much in VRAM ...
 BREATH_IN = 0.9
