@@ -1,14 +1,8 @@
 """Shared by every test folder: the helpers beside this file (``repo_tools``) import by name."""
-import os
 import sys
 from pathlib import Path
 
 import pytest
-
-# the exercises' attempts budget (8 wrong tries, then a reason is asked for) is a learner's
-# guard; tests that call a check many times in one process run without it (the budget's own
-# tests turn it on)
-os.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -48,7 +48,9 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
     before it starts -- the exercises' attempts budget is read once, at import, so a test of it
     needs its own process.  ``body`` sees os, umkit (on sim), exercises, nb01, ``right`` (01's
     right answer) and ``spend(k0=0)`` (the budget's wrong tries); the waits' clock moves an hour at
-    each reading (a test of the waits sets ``exercises._clock`` itself).  Returns its stdout."""
+    each reading (a test of the waits sets ``exercises._clock`` itself); ``solution(stem)`` gives
+    an official solution's names and ``diagnosis_now()`` 09's answer for the set this process has
+    open (a learner's process opens a set of its own).  Returns its stdout."""
     import sys
     import textwrap
     env = {k: v for k, v in os.environ.items() if k != "UMKIT_EXERCISE_ATTEMPTS"}
@@ -67,6 +69,12 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
             _now[0] += 3600.0
             return _now[0]
         exercises._clock = _ticking
+        import runpy
+        def solution(stem):     # an official solution's names (notebooks/solutions/STEM.py)
+            return runpy.run_path(f"notebooks/solutions/{stem}.py")
+        def diagnosis_now():    # 09's answer for the set this process has open
+            from umkit.teaching.exercises import nb09
+            return solution("09_troubleshooting_and_ecg")["diagnosis_for"](nb09.DIAGNOSIS_SET.names)
         def spend(k0=0):
             for k in range(exercises.attempts_budget()):
                 v = nb01.check_transitions(lambda n, b, k=k: n + k0 + k)

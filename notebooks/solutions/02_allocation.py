@@ -33,7 +33,7 @@ def choice_for(buffers):
     return {name: ALLOCATOR[name] for name in buffers}
 
 
-# the notebook's set (a kernel restart opens it again)
+# the set the notebook shows (your kernel opens a set of its own: choice_for(nb02.BUFFERS))
 choice = choice_for(("fc_weights", "checkpoint", "token_counts", "step_settings", "request_buffers",
                      "vocab"))
 

@@ -24,12 +24,37 @@ def statistic_on_cpu(params):          # the article's optimizer: the CPU's read
     return float(params.host[::16384].mean())
 
 
-# Exercise 3 (the notebook's first question): (b) a handle opened in process B with
+# Exercise 3 (the notebook's question): (b) a handle opened in process B with
 # hipIpcOpenMemHandle, (d) B copies from its own mapping of the shared object. (c) opens the handle
 # in A, where hipIpcOpenMemHandle fails (hipErrorInvalidContext: clr's hip_memory.cpp refuses the
 # process that made the handle), and any pointer of A means nothing in B; (e) sends the address of
 # A's mapping, an address of A too.
 ipc_answer = {"b", "d"}
+
+# Your kernel opens with a question of its own (and a wrong answer draws another): every option
+# the check can show that works -- a runtime handle opened in the other process, or the bytes
+# themselves through a file, shared memory or a pipe, copied by each process into its own GPU
+# memory. Every other option sends an address, which means nothing in another process.
+WORKING_OPTIONS = (
+    "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in "
+    "process B with hipIpcOpenMemHandle.",
+    "Put the data in a file (or shared memory) that both processes map with mmap, and let each "
+    "process copy what it needs to its own GPU memory.",
+    "In process A, take an IPC handle of a hipMalloc buffer (hipIpcGetMemHandle) and pass the "
+    "handle over a socket; process B calls hipIpcOpenMemHandle on it and uses the pointer that "
+    "call returns.",
+    "Process A writes the data into a /dev/shm object; process B maps the same object with mmap "
+    "and copies from its own mapping into a buffer it allocated on its GPU.",
+    "Process A copies the data to host memory and writes the bytes themselves into a pipe; "
+    "process B reads them and copies them into a buffer it allocated on its GPU.",
+)
+
+
+def ipc_answer_for(options):
+    """The letters of the question now open (print nb05.IPC_OPTIONS) whose option works."""
+    from umkit.runtime.lang import tr
+    works = {tr(text) for text in WORKING_OPTIONS}      # in the notebook's language
+    return {letter for letter, text in options.items() if text in works}
 
 # Wrong answers the checks must refuse.
 wrong_fixes = ["managed", "managed+prefetch", "managed+advice", my_fix_advice, "pinned", "device",

@@ -32,7 +32,7 @@ def placement_for(buffers):
     return {name: ALLOCATOR[name] for name in buffers}
 
 
-# the notebook's set (a wrong set opens a new one; a kernel restart opens this one again)
+# the set the notebook shows (your kernel opens a set of its own: placement_for(nb07.BUFFERS))
 placement = placement_for(("fc_weights", "feature_table", "augment_scratch", "rare_embeddings",
                            "debug_probe", "checkpoint", "request_buffers", "loss_scalars"))
 

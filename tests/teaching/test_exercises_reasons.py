@@ -55,7 +55,7 @@ def test_right_answers_without_a_reason_are_not_passed_on_every_kind_of_exercise
         cases = [  # (check, the right answer, a reason in a learner's own words)
             (nb01.check_transitions, right,
              "each trip carries one batch of faults, and the last partial batch needs a trip too"),
-            (nb09.check_diagnosis, {"A": 2, "B": 5, "C": 4, "D": 1, "E": 3},
+            (nb09.check_diagnosis, diagnosis_now(),
              "out of memory means fragmentation so smaller chunks; a pointer from another process "
              "needs IPC; garbled data means a missing synchronize; erratic speed is migration "
              "so advise and prefetch; old cards lack XNACK"),
@@ -71,8 +71,9 @@ def test_right_answers_without_a_reason_are_not_passed_on_every_kind_of_exercise
             assert not v.ok and v.reason_asked and "not graded" not in v.message, v
             v = check(answer, why=why)
             assert v.ok, (check.__name__, v)
-        v = nb05.check_ipc({"b", "d"})              # a choice: refused without a reason too
-        assert not v.ok
+        v = nb05.check_ipc(solution("05_concurrent_access_pingpong")["ipc_answer_for"](
+            nb05.IPC_OPTIONS))                      # a choice: refused without a reason too
+        assert not v.ok and v.reason_asked, v
         print("ok")
     """, budget=None)
     assert out.strip().endswith("ok")
@@ -93,7 +94,7 @@ def test_honest_reasons_in_plain_words_pass_and_the_verdict_pasted_back_does_not
             nb01.check_transitions(lambda n, b: n)                  # a wrong try in between
             v = nb01.check_transitions(right, why=why)
             assert v.ok, (why, v)
-        v = nb09.check_diagnosis({"A": 2, "B": 5, "C": 4, "D": 1, "E": 3},
+        v = nb09.check_diagnosis(diagnosis_now(),
                                  why="I matched what each report shows to what fixes that "
                                      "kind of failure, not the words they share.")
         assert v.ok, v

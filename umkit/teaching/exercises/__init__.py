@@ -93,7 +93,7 @@ from numbers import Real
 from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
-           "attempt_rng", "last_seed", "check_rng", "check_seed", "column_title", "reasons",
+           "attempt_rng", "opening_rng", "last_seed", "check_rng", "check_seed", "column_title", "reasons",
            "attempts_budget", "wait_after", "why_words", "pasted", "on_topic", "forget"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
@@ -761,7 +761,7 @@ def tests_only(what: str) -> None:
         raise UmkitError(f"{what} is for the project's tests (UMKIT_EXERCISE_ATTEMPTS=0): in a "
                          "learner's kernel a question graded wrong is not opened again",
                          hint="answer the question now open (print it); a kernel restart opens "
-                              "the notebook's question again")
+                              "a new one")
 
 
 class DrawnSet:
@@ -779,9 +779,12 @@ class DrawnSet:
     a random order, never the set now open.  ``letters``: the learner answers by letter (A, B,
     ...) in the order shown, not by the items' names.
 
-    The first set comes back only with a new process (a kernel restart): a call that reopened it
-    after a wrong try would be a fixed set to cycle on.  :meth:`reopen_first` and :meth:`draw` with
-    an ``rng`` of your own work only where the attempts budget is off (the project's tests)."""
+    A learner's process opens with a set drawn afresh (:func:`opening_rng`), so that no answer
+    remembered from another kernel, or found by trying in one process after another, answers it;
+    where the attempts budget is off (the project's tests, the notebooks' committed outputs) it
+    opens with ``first``.  A set is never opened again: a call that reopened one after a wrong
+    try would be a fixed set to cycle on.  :meth:`reopen_first` and :meth:`draw` with an ``rng``
+    of your own work only where the attempts budget is off."""
 
     def __init__(self, exercise: str, bank: dict, first, *, letters: bool = False,
                  line: str = "{item} -> {label}: {why}", accept: Callable | None = None,
@@ -799,6 +802,9 @@ class DrawnSet:
         self.items = Localized()
         self.names: list = []           # the bank names of the set now open, in its order
         self._put(self.first)
+        opening = opening_rng(exercise)
+        if opening is not None:
+            self._draw(opening)
 
     def _put(self, names) -> None:
         self.names = list(names)
@@ -826,7 +832,9 @@ class DrawnSet:
         only where the attempts budget is off; otherwise the exercise's next generator."""
         if rng is not None:
             tests_only("draw(rng=...)")
-        rng = rng_option(rng, self.exercise)
+        return self._draw(rng_option(rng, self.exercise))
+
+    def _draw(self, rng) -> dict:
         kinds: dict = {}
         for name, (_, right, _) in self._bank.items():
             kinds.setdefault(frozenset(right), []).append(name)
@@ -1228,6 +1236,16 @@ def rng_option(value, exercise: str | None = None) -> random.Random:
 # -- data that changes per attempt ----------------------------------------------------------------
 _SEEDS: dict[str, list[int]] = {}
 _SEED_LOCK = threading.Lock()
+
+
+def opening_rng(name: str) -> random.Random | None:
+    """The generator of the question exercise ``name`` opens a process with: None where the
+    attempts budget is off (the project's tests and the notebooks' committed outputs, which show
+    the notebook's own set), else a fresh one (reproducible with ``UMKIT_EXERCISE_SEED``), so
+    that a fresh kernel's first question cannot be answered from memory or found by trying it in
+    one process after another."""
+    text_option(name, "name", hint="the exercise's name, e.g. 'nb07.placement'")
+    return attempt_rng(f"{name}.opening") if attempts_budget() else None
 
 
 def attempt_rng(name: str) -> random.Random:

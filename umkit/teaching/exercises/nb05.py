@@ -15,8 +15,8 @@ import umkit
 
 from ...runtime.lang import Localized
 from . import (Exercise, Verdict, check, check_seed, close_to, failed, one_more, owe_one_more,
-               passed, profile_option, raised, rng_option, settle_one_more, sim_sandbox,
-               tests_only, tiered)
+               opening_rng, passed, profile_option, raised, rng_option, settle_one_more,
+               sim_sandbox, tests_only, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20
@@ -254,7 +254,17 @@ def ipc_first_question() -> dict:
     return IPC_OPTIONS
 
 
-_ipc_set(dict(_IPC_FIRST))
+def _ipc_opening() -> None:
+    """The question a process opens with: the notebook's where the attempts budget is off, else
+    one drawn afresh (:func:`~umkit.teaching.exercises.opening_rng`)."""
+    rng = opening_rng("nb05.ipc")
+    if rng is None:
+        _ipc_set(dict(_IPC_FIRST))
+    else:
+        _ipc_new_question(rng)
+
+
+_ipc_opening()
 
 
 def _ipc_right() -> set:
@@ -325,8 +335,8 @@ IPC = Exercise(
 @tiered
 def check_ipc(answer) -> Verdict:
     """``answer``: the set of letters of :data:`IPC_OPTIONS` (the question now open) that work.
-    A wrong set draws a new question into :data:`IPC_OPTIONS` (a kernel restart opens the
-    notebook's again)."""
+    A wrong set draws a new question into :data:`IPC_OPTIONS` (a kernel restart opens a new one
+    too: :func:`~umkit.teaching.exercises.opening_rng`)."""
     return check(IPC, answer)
 
 

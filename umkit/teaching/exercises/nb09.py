@@ -99,15 +99,6 @@ def _not_word_matchable(names) -> bool:
     return all(_shared_word_answer(texts, k, w) != right for k in (2, 3, 4) for w in (False, True))
 
 
-#: the notebook's set, in its order (case A first)
-FIRST_SET = ("race_norm", "xnack_gcn", "oom_13b", "thrash_ps", "ipc_pipe")
-#: the reports of the set now open (case letter -> report) and their fixes; a wrong set draws
-#: five new reports, one per fix
-DIAGNOSIS_SET = DrawnSet(
-    "nb09.diagnosis", _BANK, FIRST_SET, letters=True, line="{item} -> fix {label}: {why}",
-    accept=_not_word_matchable,
-    redrawn="{part_msg}. Five new reports are drawn: print nb09.CASES again and diagnose those")
-CASES = DIAGNOSIS_SET.items
 #: the fixes say what to do in words of their own, not the reports': a report is matched to its
 #: fix by its symptom, and a matcher of shared words (rocm-smi, XNACK, a kernel, a buffer) picks
 #: the wrong fix for most reports
@@ -124,6 +115,15 @@ FIXES = Localized({
        "prefetch before each kernel, or copy explicitly with hipMemcpy instead of managed "
        "allocations.",
 })
+#: the notebook's set, in its order (case A first)
+FIRST_SET = ("race_norm", "xnack_gcn", "oom_13b", "thrash_ps", "ipc_pipe")
+#: the reports of the set now open (case letter -> report) and their fixes; a wrong set draws
+#: five new reports, one per fix
+DIAGNOSIS_SET = DrawnSet(
+    "nb09.diagnosis", _BANK, FIRST_SET, letters=True, line="{item} -> fix {label}: {why}",
+    accept=_not_word_matchable,
+    redrawn="{part_msg}. Five new reports are drawn: print nb09.CASES again and diagnose those")
+CASES = DIAGNOSIS_SET.items
 DIAG_CONCEPT = ("§5.1's table: read each report for its symptom -- an error code at start-up, an "
                 "error in a second process, wrong numbers with no error, erratic step times, a "
                 "card-dependent slowdown -- and match the symptom, not the words. umkit.explain(...) "
