@@ -34,7 +34,8 @@ ipc_answer = {"b", "d"}
 # Your kernel opens with a question of its own (and a wrong answer draws another): every option
 # the check can show that works -- a runtime handle opened in the other process, or the bytes
 # themselves through a file, shared memory or a pipe, copied by each process into its own GPU
-# memory. Every other option sends an address, which means nothing in another process.
+# memory. Every other option uses in B an address of A (or a handle's bytes as if they were one):
+# only hipIpcOpenMemHandle, called in B, gives B a pointer of its own.
 WORKING_OPTIONS = (
     "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in "
     "process B with hipIpcOpenMemHandle.",

@@ -259,8 +259,9 @@ MESSAGES: dict[str, str] = {
     "    umkit.synchronize()\n"
     "    stage.free()\n"
     "    return d\n"
-    "# on the MI250X a hipMemcpy from pinned memory runs at 28 GB/s, a managed prefetch\n"
-    "# at 5-6 GB/s (Pearson, Frontier: about 5 at this size, 6.1 at 1 GiB)":
+    "# on the MI250X a hipMemcpyAsync from pinned memory runs at 26-28 GB/s, a managed\n"
+    "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
+    "# at 1 GiB)":
         "def load(data):\n"
         "    d = umkit.device_array(data.size)\n"
         "    stage = umkit.pinned(data.size)     # 经固定内存中转……\n"
@@ -269,8 +270,8 @@ MESSAGES: dict[str, str] = {
         "    umkit.synchronize()\n"
         "    stage.free()\n"
         "    return d\n"
-        "# 在 MI250X 上，从固定内存做 hipMemcpy 是 28 GB/s，托管内存的预取是 5-6 GB/s\n"
-        "# （Pearson，Frontier：这个大小约 5，1 GiB 时 6.1）",
+        "# 在 MI250X 上，从固定内存做 hipMemcpyAsync 是 26-28 GB/s，托管内存的预取约 5 GB/s\n"
+        "# （Pearson，Frontier：32 MiB 时分别是 26.5 和 5.0 GB/s，1 GiB 时是 28.3 和 6.1）",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
     "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: one explicit copy "
@@ -465,8 +466,8 @@ MESSAGES: dict[str, str] = {
         "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
     "def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n# for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also\n# passes: nothing moves, the GPU reads across the link on every round":
         "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n# 对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：\n# 什么都不搬，每一轮 GPU 都经链路读取",
-    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; a prefetch of a to the GPU would be\n# undone by the CPU's first read":
-        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n# 在 AMD 上，对 a 单独用其中任一条建议也能通过；\n# 把 a 预取到 GPU 会被 CPU 的第一次读取抵消",
+    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; on a card whose VRAM the CPU cannot map\n# (mi250x-xnack1, a PCIe GPU) a prefetch of a to the GPU would be undone by the CPU's first read":
+        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n# 在 AMD 上，对 a 单独用其中任一条建议也能通过；在 CPU 映射不了显存的卡上\n# （mi250x-xnack1、PCIe GPU），把 a 预取到 GPU 会被 CPU 的第一次读取抵消",
     "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord: marks the end of my kernel\n    next_batch()                          # queued behind it: the GPU keeps working\n    done.synchronize()                    # hipEventSynchronize: wait for my kernel only\n    return float(a.host.sum())":
         "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord：标出我的 kernel 的结束\n    next_batch()                          # 排在它后面：GPU 继续干活\n    done.synchronize()                    # hipEventSynchronize：只等我的 kernel\n    return float(a.host.sum())",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":

@@ -122,8 +122,9 @@ _LOAD_ANSWER = ("def load(data):\n"
                "    umkit.synchronize()\n"
                "    stage.free()\n"
                "    return d\n"
-               "# on the MI250X a hipMemcpy from pinned memory runs at 28 GB/s, a managed prefetch\n"
-               "# at 5-6 GB/s (Pearson, Frontier: about 5 at this size, 6.1 at 1 GiB)")
+               "# on the MI250X a hipMemcpyAsync from pinned memory runs at 26-28 GB/s, a managed\n"
+               "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
+               "# at 1 GiB)")
 
 
 def load_data(rng=None) -> np.ndarray:
