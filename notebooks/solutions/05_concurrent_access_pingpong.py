@@ -35,7 +35,8 @@ ipc_answer = {"b", "d"}
 # the check can show that works -- a runtime handle opened in the other process, or the bytes
 # themselves through a file, shared memory or a pipe, copied by each process into its own GPU
 # memory. Every other option uses in B an address of A (or a handle's bytes as if they were one):
-# only hipIpcOpenMemHandle, called in B, gives B a pointer of its own.
+# only a call made in B gives B a pointer of its own -- hipIpcOpenMemHandle for A's GPU buffer,
+# or B's own mmap of the shared object.
 WORKING_OPTIONS = (
     "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in "
     "process B with hipIpcOpenMemHandle.",

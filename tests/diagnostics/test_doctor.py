@@ -164,7 +164,7 @@ def test_requested_unusable_backend_exits_1_with_why_and_fix(monkeypatch, no_too
 
 def test_env_requested_unusable_backend_exits_1(monkeypatch, no_tools):
     use_detect(monkeypatch, fake_detect(reasons={
-        "hip": "hip-python installed but libamdhip64 not found (ROCm not installed)"}))
+        "hip": "hip-python installed but could not load libamdhip64.so (ROCm not installed, or its lib folder not on the loader path)"}))
     monkeypatch.setenv("UMKIT_BACKEND", "hip")
     code, text = _doctor()
     assert code == 1

@@ -6,7 +6,7 @@ import math
 import pytest
 
 import umkit
-from umkit.ecg.traces.perfetto import perfetto
+from umkit.ecg.traces import perfetto
 from umkit.errors import InvalidArgument, InvalidType
 
 OK = dict(t=1.0e-3, op="prefetch", layer="kmd", detail="4096 B to gpu0", bytes=4096)

@@ -87,7 +87,7 @@ def _probe_hip() -> tuple[bool, str]:
     except (OSError, RuntimeError) as e:
         text = str(e)
         if "amdhip64" in text or "dlopen" in text:
-            return False, "hip-python installed but libamdhip64 not found (ROCm not installed)"
+            return False, "hip-python installed but could not load libamdhip64.so (ROCm not installed, or its lib folder not on the loader path)"
         return False, f"HIP runtime failed to start: {text}"
     err, count = result[0], (result[1] if len(result) > 1 else 0)
     code = int(err)

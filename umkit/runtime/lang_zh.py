@@ -466,8 +466,8 @@ MESSAGES: dict[str, str] = {
         "def prepare(a):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n（在 GPU 可以原地读取主机内存的机器上，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：什么都不搬，GPU 经链路读取）",
     "def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n# for a, a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') also\n# passes: nothing moves, the GPU reads across the link on every round":
         "def prepare(a, w):\n    a.advise('read_mostly')   # 先建议……\n    a.prefetch('gpu')         # ……再预取：GPU 得到它自己的副本\n    w.prefetch('gpu')         # w：只有 GPU 读它——吸进来一次\n# 对 a 来说，a.advise('preferred_location', 'cpu'); a.advise('accessed_by', 'gpu') 也能通过：\n# 什么都不搬，每一轮 GPU 都经链路读取",
-    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; on a card whose VRAM the CPU cannot map\n# (mi250x-xnack1, a PCIe GPU) a prefetch of a to the GPU would be undone by the CPU's first read":
-        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n# 在 AMD 上，对 a 单独用其中任一条建议也能通过；在 CPU 映射不了显存的卡上\n# （mi250x-xnack1、PCIe GPU），把 a 预取到 GPU 会被 CPU 的第一次读取抵消",
+    "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU maps them where they are\n    w.prefetch('gpu')                       # w: only the GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; where a CPU touch migrates pages back (this\n# notebook's mi250x-xnack1 model, after OLCF's Frontier table; a PCIe AMD GPU) a prefetch of a\n# to the GPU would be undone by the CPU's first read":
+        "def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a：页面留在主机内存里……\n    a.advise('accessed_by', 'gpu')          # ……GPU 在原处映射它们\n    w.prefetch('gpu')                       # w：只有 GPU 读它——吸进来一次\n# 在 AMD 上，对 a 单独用其中任一条建议也能通过；在 CPU 一碰页就会迁回的地方（本 notebook 的\n# mi250x-xnack1 模型，依据 OLCF 的 Frontier 表格；PCIe 的 AMD GPU），把 a 预取到 GPU 会被 CPU 的第一次读取抵消",
     "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord: marks the end of my kernel\n    next_batch()                          # queued behind it: the GPU keeps working\n    done.synchronize()                    # hipEventSynchronize: wait for my kernel only\n    return float(a.host.sum())":
         "def step(a, stream, next_batch):\n    umkit.increment(a, stream=stream)\n    done = umkit.Event().record(stream)   # hipEventRecord：标出我的 kernel 的结束\n    next_batch()                          # 排在它后面：GPU 继续干活\n    done.synchronize()                    # hipEventSynchronize：只等我的 kernel\n    return float(a.host.sum())",
     "{argument} is still None: give the set of letters that work, e.g. {'x', 'y'} (read nb05.IPC_OPTIONS).":
@@ -1014,10 +1014,10 @@ MESSAGES: dict[str, str] = {
     "CUDA driver missing (libcuda.so not found)": "没有 CUDA 驱动（找不到 libcuda.so）",
     "no AMD GPU driver on this machine (/dev/kfd not found)": "这台机器上没有 AMD GPU 驱动（找不到 /dev/kfd）",
     "cuda: CUDA driver missing (libcuda.so not found)": "cuda：没有 CUDA 驱动（找不到 libcuda.so）",
-    "hip-python installed but libamdhip64 not found (ROCm not installed)":
-        "装了 hip-python，但找不到 libamdhip64（没有安装 ROCm）",
-    "hip: hip-python installed but libamdhip64 not found (ROCm not installed)":
-        "hip：装了 hip-python，但找不到 libamdhip64（没有安装 ROCm）",
+    "hip-python installed but could not load libamdhip64.so (ROCm not installed, or its lib folder not on the loader path)":
+        "装了 hip-python，但加载不了 libamdhip64.so（没有安装 ROCm，或它的 lib 目录不在加载路径上）",
+    "hip: hip-python installed but could not load libamdhip64.so (ROCm not installed, or its lib folder not on the loader path)":
+        "hip：装了 hip-python，但加载不了 libamdhip64.so（没有安装 ROCm，或它的 lib 目录不在加载路径上）",
     "no CUDA device visible (cudaErrorNoDevice)": "看不到任何 CUDA 设备（cudaErrorNoDevice）",
     "no AMD GPU visible (hipErrorNoDevice)": "看不到任何 AMD GPU（hipErrorNoDevice）",
     "{count} CUDA device(s) visible": "可以看到 {count} 个 CUDA 设备",

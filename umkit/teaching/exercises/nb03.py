@@ -74,9 +74,10 @@ CONCEPT_NV = ("§3.2 and section 4 of the notebook: for a, which both sides read
 _ANSWER_AMD = ("def prepare(a, w):\n    a.advise('preferred_location', 'cpu')   # a: the pages stay "
               "in host memory ...\n    a.advise('accessed_by', 'gpu')          # ... and the GPU "
               "maps them where they are\n    w.prefetch('gpu')                       # w: only the "
-              "GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; on a "
-              "card whose VRAM the CPU cannot map\n# (mi250x-xnack1, a PCIe GPU) a prefetch of a to "
-              "the GPU would be undone by the CPU's first read")
+              "GPU reads it -- inhale it once\n# either advice alone also passes for a on AMD; where a "
+              "CPU touch migrates pages back (this\n# notebook's mi250x-xnack1 model, after OLCF's "
+              "Frontier table; a PCIe AMD GPU) a prefetch of a\n# to the GPU would be undone by the "
+              "CPU's first read")
 _ANSWER_NV = ("def prepare(a, w):\n    a.advise('read_mostly')   # advice first ...\n"
              "    a.prefetch('gpu')         # ... then prefetch: the GPU gets its own copy\n"
              "    w.prefetch('gpu')         # w: only the GPU reads it -- inhale it once\n"
