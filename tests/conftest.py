@@ -16,3 +16,12 @@ def fresh_sim(monkeypatch):
     umkit.use("sim", quiet=True)
     yield
     umkit.use("sim", quiet=True)
+
+
+@pytest.fixture
+def sim_english():
+    """The sim backend for the test, and English again after it (tests that switch to Chinese)."""
+    import umkit
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True, lang="en")

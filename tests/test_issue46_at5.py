@@ -25,11 +25,7 @@ from umkit.workloads import whole_model as WM
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def sim():
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True, lang="en")
+pytestmark = pytest.mark.usefixtures("sim_english")
 
 
 def test_another_librarys_exception_text_is_not_translated():

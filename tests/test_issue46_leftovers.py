@@ -26,11 +26,7 @@ from umkit.errors import InvalidArgument, InvalidType
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def sim():
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True, lang="en")
+pytestmark = pytest.mark.usefixtures("sim_english")
 
 
 @pytest.mark.parametrize("value", [np.float32(1.0), np.int64(3), np.array([1.0]), 1j])

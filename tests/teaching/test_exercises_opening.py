@@ -20,6 +20,19 @@ print(json.dumps({"02": list(nb02.BUFFERS), "07": list(nb07.BUFFERS),
 """
 
 
+#: a learner's kernel on 05-09's card with the four official solutions loaded (S) and a reason
+SOLUTIONS = """
+import umkit
+umkit.use("sim", profile="mi250x-xnack1", quiet=True)
+from umkit.teaching.exercises import nb02, nb05, nb07, nb09
+import runpy
+S = {n: runpy.run_path(f"notebooks/solutions/{n}.py") for n in
+     ("02_allocation", "05_concurrent_access_pingpong", "07_choosing_a_strategy",
+      "09_troubleshooting_and_ecg")}
+why = "pick the memory by who reads these buffers and how many times per step"
+"""
+
+
 def _run(body: str, seed: str | None, budget: str | None = None) -> str:
     env = {k: v for k, v in os.environ.items()
            if k not in ("UMKIT_EXERCISE_ATTEMPTS", "UMKIT_EXERCISE_SEED")}
@@ -58,15 +71,7 @@ def test_a_learners_kernel_opens_with_a_set_of_its_own():
 
 
 def test_the_notebooks_answers_remembered_do_not_pass_a_fresh_learners_kernel():
-    out = _run("""
-import umkit
-umkit.use("sim", profile="mi250x-xnack1", quiet=True)
-from umkit.teaching.exercises import nb02, nb05, nb07, nb09
-import runpy
-S = {n: runpy.run_path(f"notebooks/solutions/{n}.py") for n in
-     ("02_allocation", "05_concurrent_access_pingpong", "07_choosing_a_strategy",
-      "09_troubleshooting_and_ecg")}
-why = "pick the memory by who reads these buffers and how many times per step"
+    out = _run(SOLUTIONS + """
 print(nb02.check_allocators(S["02_allocation"]["choice"], why=why).ok,
       nb07.check_placement(S["07_choosing_a_strategy"]["placement"], why=why + " here").ok,
       nb09.check_diagnosis(S["09_troubleshooting_and_ecg"]["diagnosis"], why=why + " now").ok,
@@ -76,15 +81,7 @@ print(nb02.check_allocators(S["02_allocation"]["choice"], why=why).ok,
 
 
 def test_the_solutions_answer_whatever_set_a_learners_kernel_opens():
-    out = _run("""
-import umkit
-umkit.use("sim", profile="mi250x-xnack1", quiet=True)
-from umkit.teaching.exercises import nb02, nb05, nb07, nb09
-import runpy
-S = {n: runpy.run_path(f"notebooks/solutions/{n}.py") for n in
-     ("02_allocation", "05_concurrent_access_pingpong", "07_choosing_a_strategy",
-      "09_troubleshooting_and_ecg")}
-why = "pick the memory by who reads these buffers and how many times per step"
+    out = _run(SOLUTIONS + """
 print(nb02.check_allocators(S["02_allocation"]["choice_for"](nb02.BUFFERS), why=why).ok,
       nb07.check_placement(S["07_choosing_a_strategy"]["placement_for"](nb07.BUFFERS),
                            why=why + " here").ok,
