@@ -36,7 +36,8 @@ ipc_answer = {"b", "d"}
 # themselves through a file, shared memory or a pipe, copied by each process into its own GPU
 # memory. Every other option uses in B an address of A (or a handle's bytes as if they were one):
 # only a call made in B gives B a pointer of its own -- hipIpcOpenMemHandle for A's GPU buffer,
-# or B's own mmap of the shared object.
+# B's own mmap of the shared object, or B's own allocation (hipMalloc) that it fills from a
+# file or a pipe.
 WORKING_OPTIONS = (
     "Allocate with hipMalloc, export it with hipIpcGetMemHandle, send the handle, and open it in "
     "process B with hipIpcOpenMemHandle.",
