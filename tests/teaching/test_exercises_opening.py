@@ -91,3 +91,18 @@ print(nb02.check_allocators(S["02_allocation"]["choice_for"](nb02.BUFFERS), why=
                      why=why + " too").ok)
 """, "7")
     assert out.split() == ["True"] * 4, out
+
+
+def test_answering_a_set_this_kernel_did_not_open_is_not_a_wrong_try():
+    """GT12: a learner who answers the set the committed notebook shows (another kernel's) gets
+    "not buffers of this exercise" -- that is not graded, so it spends no try and starts no wait."""
+    out = _run(SOLUTIONS + """
+from umkit.teaching import exercises
+notebook_set = S["07_choosing_a_strategy"]["placement"]
+for k in range(12):                         # more than the budget's 8 tries
+    v = nb07.check_placement(notebook_set if set(notebook_set) != set(nb07.BUFFERS) else {})
+    assert not v.ok and v.not_counted, v
+right = S["07_choosing_a_strategy"]["placement_for"](nb07.BUFFERS)
+print(nb07.check_placement(right, why=why).ok)
+""", "7")
+    assert out.split() == ["True"], out

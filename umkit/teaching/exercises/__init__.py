@@ -121,6 +121,8 @@ class Verdict:
     forget_asked: int = 0       # a pass after forget() was asked for the exercise: how often
     reason_asked: bool = False  # a right answer that came without the reason a pass needs
     one_more: bool = False      # a right set after a wrong one: the next set must be right too
+    not_counted: bool = False   # a set answered in the wrong form (items not in the open set, an
+                                # item left out, a value that is no label): not graded, no wrong try
     # the answer while the verdict shows fewer than three tiers: ``answer`` stays empty until
     # hint=3 (or ``hint(3)``) shows it, and that is recorded
     _held: str = field(default="", repr=False, compare=False)
@@ -621,7 +623,7 @@ def _needs_reason(v: Verdict, exercise) -> Verdict:
 def _count_try(exercise, submitted, v: Verdict) -> None:
     if not attempts_budget() or submitted is None or not KINDS[exercise.kind](submitted):
         return
-    if v.reason_asked or v.one_more:   # not a wrong try; a reason pasted from its text is refused
+    if v.reason_asked or v.one_more or v.not_counted:  # not a wrong try; its text is not a reason
         with _TRIES_LOCK:
             _tries_of(exercise.name).update(
                 message=v.message, concept=v.concept, answer="")
@@ -877,6 +879,10 @@ class DrawnSet:
         so (the answer held for hint=3 is the new set's).  After a wrong set, a right one opens a
         new set too and passes only when that one is right as well (:func:`owe_one_more`)."""
         v = self.labels(**fields).grade(given, concept)
+        if isinstance(v, str):             # the wrong form (e.g. another kernel's set): not graded
+            v = failed(v, concept)
+            v.not_counted = True
+            return v
         if isinstance(v, Verdict):
             owe_one_more(self.exercise)
             self.draw()
