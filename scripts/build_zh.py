@@ -309,7 +309,7 @@ def main(argv=None) -> int:
         print("set UMKIT_BACKEND=sim PYTHONHASHSEED=0 (the outputs nbval compares)", file=sys.stderr)
         return 2
     # the exercises open with the notebook's own sets (a learner's kernel draws its own), as nbval
-    # runs them (tests/conftest.py)
+    # runs them (the repository's conftest.py)
     os.environ["UMKIT_EXERCISE_ATTEMPTS"] = "0"
     for rel in rels:
         out = build_markdown(rel) if rel.endswith(".md") else build_notebook(rel, execute)

@@ -18,7 +18,7 @@ def main(paths) -> int:
         print("set UMKIT_BACKEND=sim PYTHONHASHSEED=0 (the outputs nbval compares)", file=sys.stderr)
         return 2
     # the exercises open with the notebook's own sets (a learner's kernel draws its own), as nbval
-    # runs them (tests/conftest.py)
+    # runs them (the repository's conftest.py)
     os.environ["UMKIT_EXERCISE_ATTEMPTS"] = "0"
     nbs = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
     for p in nbs:

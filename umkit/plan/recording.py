@@ -845,7 +845,7 @@ def build(book: Book, ecg, b, name: str) -> PlanResult:
 
 
 def recorder(name: str = "your loop", *, ecg=None, stream=None, counters: bool = True,
-             instrument: str = "alternate", warmup: int = 2) -> Recorder:
+             instrument: str = "alternate", warmup: int = WARMUP) -> Recorder:
     """A recorder for your own loop: ``with umkit.plan.recorder() as rec: ... rec.step()``,
     then ``rec.result()`` (a :class:`PlanResult`).  ``ecg``: an ``umkit.ecg.recorder()`` the
     loop already steps (then its ``step()`` marks the steps).  ``instrument``: "alternate"

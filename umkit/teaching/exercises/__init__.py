@@ -93,8 +93,8 @@ from numbers import Real
 from typing import Any, Callable
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
-           "attempt_rng", "opening_rng", "last_seed", "check_rng", "check_seed", "column_title", "reasons",
-           "attempts_budget", "wait_after", "why_words", "pasted", "on_topic", "forget"]
+           "attempt_rng", "opening_rng", "last_seed", "check_rng", "check_seed", "column_title",
+           "reasons", "attempts_budget", "wait_after", "why_words", "pasted", "on_topic", "forget"]
 
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
@@ -631,7 +631,7 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
     with _TRIES_LOCK:
         st = _tries_of(exercise.name)
         st["wrong"] = 0 if v.ok else st["wrong"] + 1
-        st["until"] = _clock() + wait_after(st["wrong"]) if not v.ok else 0.0
+        st["until"] = 0.0 if v.ok else _clock() + wait_after(st["wrong"])
         if not v.ok:              # what this try showed: a reason pasted from it is refused
             st.update(message=v.message, concept=v.concept, answer=v.answer)
 
