@@ -137,5 +137,6 @@ def test_hostile_values_get_a_verdict(name, fn):
 
 def test_every_notebook_module_has_checks_in_the_sweep():
     mods = {n.split(".")[0] for n, _ in CHECKS}
-    assert mods == {m.name for m in pkgutil.iter_modules(exercises.__path__)}
+    # every notebook's module (nbNN); record is the learner's record, not a notebook's checks
+    assert mods == {m.name for m in pkgutil.iter_modules(exercises.__path__)} - {"record"}
     assert all(inspect.signature(getattr(f, "__wrapped__", f)).parameters for _, f in CHECKS)

@@ -55,10 +55,13 @@ check says to re-read the concept (``hint=2``) first; and each wrong try past th
 next one wait (:func:`wait_after`: 5 s, doubled at each wrong try, at most 5 minutes; a try
 before the wait ends is not graded and not counted), so that a loop of guesses, each with a
 made-up reason, takes hours.  A pass resets the count and the wait; the stub (None) and
-answers of the wrong kind do not count.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once
+answers of the wrong kind do not count.  With the budget on, this record -- wrong tries, the
+wait, the reasons, a shown answer -- is kept in a file (:mod:`.record`: in the learner's home), so
+that a kernel restart or another notebook's kernel continues it rather than starting afresh.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once
 when the exercises are imported (0: no budget and no reasons asked, as the project's tests of the
 graders run, set before Python starts; a later change of the variable does nothing).
-:func:`forget` keeps the tries spent and a shown answer: only a kernel restart forgets them.
+:func:`forget` keeps the tries spent and a shown answer: neither it nor a kernel restart forgets
+them.
 ``why_terms`` name each exercise's ideas (:func:`on_topic` tells whether a reason uses one): a
 presenter reading the reasons may use them; the check does not.
 
@@ -91,6 +94,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Callable
+
+from . import record as _record
 
 __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Prediction",
            "attempt_rng", "opening_rng", "last_seed", "check_rng", "check_seed", "column_title",
@@ -153,7 +158,11 @@ class Verdict:
             if answer and self.exercise:
                 # shown the same way as check(..., hint=3): a later pass says so
                 with _SHOWN_LOCK:
+                    first = self.exercise not in _SHOWN
                     _SHOWN.add(self.exercise)
+                if first:
+                    with _TRIES_LOCK:
+                        _push(self.exercise)
             return _t(answer or self.concept or "no further hint for this one")
         return _t(self.concept or "no further hint for this one: read the message again")
 
@@ -264,10 +273,14 @@ def _finish(v: Verdict, hint: int) -> Verdict:
     v._hold_answer()
     if v.exercise:
         with _SHOWN_LOCK:
+            first_shown = v.answer_shown and v.exercise not in _SHOWN
             if v.answer_shown:
                 _SHOWN.add(v.exercise)
             elif v.ok:
                 v.shown_before = v.exercise in _SHOWN
+        if first_shown:
+            with _TRIES_LOCK:
+                _push(v.exercise)
         with _TRIES_LOCK:
             if v.ok:
                 v.forget_asked = _FORGET_CALLS.get(v.exercise, 0)
@@ -327,7 +340,9 @@ WHY_WORDS = 6
 #: thinks between tries, hours for a loop that tries every answer
 WAIT_FIRST = 5.0
 WAIT_MAX = 300.0
-_clock = time.monotonic             # the clock of the waits (the tests of the waits give their own)
+#: the clock of the waits: wall time, so that a wait kept in the record (:mod:`.record`) holds in
+#: a restarted kernel too (the tests of the waits give their own)
+_clock = time.time
 _TRIES: dict[str, dict] = {}        # exercise -> {"wrong": n, "reasons": [...]}
 _TRIES_LOCK = threading.Lock()
 _CALL = threading.local()           # the why= of the check call in progress (set by tiered)
@@ -336,6 +351,37 @@ _CALL = threading.local()           # the why= of the check call in progress (se
 def _tries_of(name: str) -> dict:
     """Exercise ``name``'s entry in :data:`_TRIES`, made on first use (hold ``_TRIES_LOCK``)."""
     return _TRIES.setdefault(name, {"wrong": 0, "reasons": []})
+
+
+def _pull(name: str) -> dict:
+    """Exercise ``name``'s entry, brought up to date from the learner's record (:mod:`.record`)
+    where the budget is on and the record is kept; hold ``_TRIES_LOCK``."""
+    st = _tries_of(name)
+    if not attempts_budget():
+        return st
+    entry = _record.load(name)
+    if entry:
+        st["wrong"], st["owed"] = entry["wrong"], entry["owed"]
+        # a wait never runs longer than WAIT_MAX from now (a clock set back, a record edited)
+        st["until"] = min(entry["until"], _clock() + WAIT_MAX)
+        st["reasons"] = list(entry["reasons"])
+        if entry["shown"]:
+            with _SHOWN_LOCK:
+                _SHOWN.add(name)
+    return st
+
+
+def _push(name: str) -> None:
+    """Write exercise ``name``'s entry to the learner's record where the budget is on; hold
+    ``_TRIES_LOCK``."""
+    if not attempts_budget():
+        return
+    st = _tries_of(name)
+    with _SHOWN_LOCK:
+        shown = name in _SHOWN
+    _record.save(name, {"wrong": st.get("wrong", 0), "until": st.get("until", 0.0),
+                        "owed": st.get("owed", 0), "shown": shown,
+                        "reasons": st.get("reasons", [])}, _clock())
 
 
 def _budget_from_environment() -> int:
@@ -365,7 +411,8 @@ def owe_one_more(name: str) -> None:
     text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
     if attempts_budget():
         with _TRIES_LOCK:
-            _tries_of(name)["owed"] = 1
+            _pull(name)["owed"] = 1
+            _push(name)
 
 
 def settle_one_more(name: str) -> bool:
@@ -373,10 +420,11 @@ def settle_one_more(name: str) -> bool:
     earlier set was wrong; the debt is paid by this call), False when the set passes."""
     text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
     with _TRIES_LOCK:
-        st = _TRIES.get(name)
+        st = _pull(name) if attempts_budget() else _TRIES.get(name)
         if not st or not st.get("owed"):
             return False
         st["owed"] = 0
+        _push(name)
         return True
 
 
@@ -553,7 +601,7 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
     if not budget:
         return None
     with _TRIES_LOCK:
-        st = _tries_of(exercise.name)
+        st = _pull(exercise.name)
         left = st.get("until", 0.0) - _clock()
         if left > 0:
             return _wait_refusal(exercise, st["wrong"], left)
@@ -562,6 +610,7 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
         problem = _reason_problem(exercise, text, context or {}, st) if text else ""
         if text and not problem:
             st["reasons"].append(text)
+            _push(exercise.name)
             _CALL.reason_ok = True
             return None
         if not text and tries < budget:
@@ -634,6 +683,7 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
         st["until"] = 0.0 if v.ok else _clock() + wait_after(st["wrong"])
         if not v.ok:              # what this try showed: a reason pasted from it is refused
             st.update(message=v.message, concept=v.concept, answer=v.answer)
+        _push(exercise.name)
 
 
 # -- exercises as data ----------------------------------------------------------------------------

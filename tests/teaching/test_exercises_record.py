@@ -1,0 +1,210 @@
+"""The learner's record of the exercises (umkit.teaching.exercises.record): with the attempts budget
+on, the wrong tries, the wait, the reasons and a shown answer are kept in a file, so that a kernel
+restart -- a fresh process here -- continues them instead of starting afresh; a record that cannot
+be read is set aside, one that cannot be written leaves the record in the process; it stays small.
+
+Each test runs its kernels as fresh processes with the budget on and a record file of its own
+(the repository's conftest.py turns the record off for every other test)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from repo_tools import ROOT
+
+RIGHT = "lambda n, b: -(-n // b)"
+REASON = "each batch carries at most batch_max faults so the trips round up"
+
+
+def kernel(record, body: str, *, budget: str = "2", clock: float = 1000.0) -> str:
+    """Run ``body`` in a fresh process: budget ``budget``, record file ``record`` (a path, or
+    "off"), the waits' clock stopped at ``clock``; ``body`` sees exercises, record and nb01."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("UMKIT_EXERCISE_ATTEMPTS", "UMKIT_EXERCISE_RECORD", "UMKIT_EXERCISE_SEED")}
+    env.update(UMKIT_BACKEND="sim", UMKIT_EXERCISE_ATTEMPTS=budget,
+               UMKIT_EXERCISE_RECORD=str(record))
+    code = textwrap.dedent(f"""
+        import umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching import exercises
+        from umkit.teaching.exercises import nb01, record
+        exercises._clock = lambda: {clock!r}
+        def wrong(k):          # a wrong answer, another each k
+            return nb01.check_transitions(lambda n, b, k=k: n + k)
+        """) + textwrap.dedent(body)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def test_a_restart_does_not_give_the_free_tries_back(tmp_path):
+    rec = tmp_path / "exercises.json"
+    out = kernel(rec, "for k in range(2): print(repr(wrong(k)).splitlines()[0])")
+    assert "not graded" not in out and out.count("NOT YET") == 2, out
+    # the next kernel: the budget of 2 is spent, so a try without a reason is not graded
+    out = kernel(rec, "print(repr(wrong(5)).splitlines()[0])")
+    assert "not graded: 2 wrong tries" in out, out
+    stored = json.loads(rec.read_text())["exercises"]["nb01.transitions"]
+    assert stored["wrong"] == 2 and stored["shown"] is False
+    # the same with the record off: each kernel starts afresh (as before the record)
+    off = tmp_path / "never-written.json"
+    for _ in range(2):
+        out = kernel("off", "for k in range(2): print(repr(wrong(k)).splitlines()[0])")
+        assert "not graded" not in out, out
+    assert not off.exists()
+
+
+def test_a_wait_holds_across_a_restart_and_ends_on_time(tmp_path):
+    rec = tmp_path / "exercises.json"
+    # budget 2: the third wrong try (with a reason) starts a wait of 5 s at t=1000
+    kernel(rec, """
+        for k in range(2): wrong(k)
+        v = nb01.check_transitions(lambda n, b: n + 9, why="I think every fault makes its own trip here")
+        assert not v.ok and "not graded" not in v.message, v
+        """)
+    assert json.loads(rec.read_text())["exercises"]["nb01.transitions"]["until"] == 1005.0
+    out = kernel(rec, """
+        v = nb01.check_transitions(lambda n, b: n + 3, why="a different idea about the batches now")
+        print(v.message)""", clock=1002.0)
+    assert "wait 3 s more" in out, out
+    # after the wait, a new kernel grades again
+    out = kernel(rec, f"""
+        v = nb01.check_transitions({RIGHT}, why="{REASON}")
+        print(repr(v).splitlines()[0])""", clock=1006.0)
+    assert out.startswith("PASS"), out
+    stored = json.loads(rec.read_text())["exercises"]["nb01.transitions"]
+    assert stored["wrong"] == 0 and stored["until"] < 1006.0         # a pass ends the wait
+
+
+def test_a_wait_never_runs_past_its_longest_from_now(tmp_path):
+    rec = tmp_path / "exercises.json"
+    # a record whose wait ends in a year (a clock set back, a record edited)
+    rec.write_text(json.dumps({"version": 1, "exercises": {"nb01.transitions": {
+        "wrong": 30, "until": 1000.0 + 365 * 86400, "owed": 0, "shown": False, "reasons": []}}}))
+    out = kernel(rec, """
+        v = nb01.check_transitions(lambda n, b: n, why="one more idea about how faults are sent")
+        print(v.message)""")
+    assert "wait 300 s more" in out, out
+
+
+def test_an_answer_shown_in_one_kernel_is_noted_on_a_pass_in_the_next(tmp_path):
+    rec = tmp_path / "exercises.json"
+    kernel(rec, "v = nb01.check_transitions(lambda n, b: n, hint=3); assert v.answer_shown, v")
+    assert json.loads(rec.read_text())["exercises"]["nb01.transitions"]["shown"] is True
+    out = kernel(rec, f"print(repr(nb01.check_transitions({RIGHT}, why='{REASON}')))")
+    assert out.startswith("PASS") and "was shown earlier (hint=3)" in out, out
+    # verdict.hint(3) counts the same
+    rec2 = tmp_path / "second.json"
+    kernel(rec2, "wrong(1).hint(3)")
+    out = kernel(rec2, f"print(repr(nb01.check_transitions({RIGHT}, why='{REASON}')))")
+    assert "was shown earlier (hint=3)" in out, out
+
+
+def test_a_reason_given_in_one_kernel_cannot_be_given_again_in_the_next(tmp_path):
+    rec = tmp_path / "exercises.json"
+    why = "every fault is a trip of its own in my view"
+    kernel(rec, f"for k in range(2): wrong(k)\nnb01.check_transitions(lambda n, b: n + 7, "
+                f"why='{why}')")
+    out = kernel(rec, f"print(nb01.check_transitions(lambda n, b: n + 8, why='{why}').message)",
+                 clock=2000.0)
+    assert "you gave that reason" in out, out
+
+
+def test_a_set_owed_after_a_wrong_one_stays_owed_in_the_next_kernel(tmp_path):
+    rec = tmp_path / "exercises.json"
+    kernel(rec, "from umkit.teaching import exercises as e\ne.owe_one_more('nb09.diagnosis')")
+    out = kernel(rec, "print(exercises.settle_one_more('nb09.diagnosis'), "
+                      "exercises.settle_one_more('nb09.diagnosis'))")
+    assert out.split() == ["True", "False"], out
+
+
+def test_an_unreadable_record_is_set_aside_and_a_new_one_started(tmp_path):
+    rec = tmp_path / "exercises.json"
+    for junk in (b"{not json", b"[1, 2]", b"\xff\xfe", b"[" * 100000 + b"]" * 100000,
+                 json.dumps({"version": 1, "exercises": {"nb01.transitions": {
+                     "wrong": "many", "until": "soon", "owed": 7, "shown": "yes",
+                     "reasons": [1, None, "x" * 5000]}}}).encode()):
+        rec.write_bytes(junk)
+        out = kernel(rec, "print(repr(wrong(1)).splitlines()[0])")
+        assert out.startswith("NOT YET") and "not graded" not in out, (junk[:20], out)
+        stored = json.loads(rec.read_text())["exercises"]["nb01.transitions"]
+        assert stored["wrong"] == 1 and stored["shown"] is False, stored
+        assert all(isinstance(r, str) and len(r) <= 2000 for r in stored["reasons"])
+    assert (tmp_path / "exercises.json.unreadable").read_bytes() == b"[" * 100000 + b"]" * 100000
+
+
+def test_a_record_that_cannot_be_written_leaves_the_checks_working(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    for rec in (blocker / "umkit" / "exercises.json", folder):       # under a file; a folder
+        out = kernel(rec, """
+            for k in range(3): print(repr(wrong(k)).splitlines()[0])
+            print(record.status())""")
+        lines = out.strip().splitlines()
+        assert lines[0].startswith("NOT YET") and "not graded: 2 wrong tries" in lines[2], out
+        assert "in this process only" in lines[-1], out
+    assert blocker.read_text() == "not a folder"
+
+
+def test_the_record_stays_small(tmp_path, monkeypatch):
+    from umkit.teaching.exercises import record
+    monkeypatch.setattr(record, "_PATH", tmp_path / "exercises.json")
+    monkeypatch.setattr(record, "_broken", [])
+    for i in range(record.MAX_EXERCISES + 40):
+        assert record.save(f"made.up{i}", {"wrong": i, "reasons": [f"reason {j} " * 500
+                                                                 for j in range(40)]}, float(i))
+    kept = json.loads((tmp_path / "exercises.json").read_text())["exercises"]
+    assert len(kept) == record.MAX_EXERCISES
+    assert set(kept) == {f"made.up{i}" for i in range(40, record.MAX_EXERCISES + 40)}
+    assert all(len(e["reasons"]) == record.MAX_REASONS for e in kept.values())
+    assert all(len(r) <= record.MAX_REASON_CHARS for e in kept.values() for r in e["reasons"])
+    assert not record.save("x" * 201, {"wrong": 1}, 0.0)               # a name too long
+    assert (tmp_path / "exercises.json").stat().st_mode & 0o077 == 0   # the learner's alone
+
+
+def test_two_kernels_writing_at_once_keep_a_whole_record(tmp_path):
+    rec = tmp_path / "exercises.json"
+    body = """
+        import sys
+        for i in range(40):
+            assert record.save(f"k{KID}.e{i % 5}", {"wrong": i}, float(i))
+        """
+    env = {k: v for k, v in os.environ.items()}
+    env.update(UMKIT_EXERCISE_RECORD=str(rec))
+    procs = [subprocess.Popen([sys.executable, "-c", "from umkit.teaching.exercises import record"
+                               + textwrap.dedent(body).replace("KID", str(k))], env=env, cwd=ROOT)
+             for k in range(3)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
+    kept = json.loads(rec.read_text())["exercises"]
+    assert set(kept) == {f"k{k}.e{i}" for k in range(3) for i in range(5)}
+    assert all(kept[f"k{k}.e4"]["wrong"] == 39 for k in range(3))
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.parametrize("value, where", [
+    ("off", None), ("OFF ", None), ("", "home"), (None, "home"), ("~/elsewhere.json", "tilde")])
+def test_where_the_record_is_kept(tmp_path, value, where):
+    env = {k: v for k, v in os.environ.items() if k not in ("UMKIT_EXERCISE_RECORD",
+                                                              "XDG_STATE_HOME")}
+    env["HOME"] = str(tmp_path)
+    if value is not None:
+        env["UMKIT_EXERCISE_RECORD"] = value
+    out = subprocess.run([sys.executable, "-c", "from umkit.teaching.exercises import record; "
+                          "print(record.path())"], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    want = {None: "None", "home": str(tmp_path / ".local" / "state" / "umkit" / "exercises.json"),
+            "tilde": str(tmp_path / "elsewhere.json")}[where]
+    assert out.stdout.strip() == want
