@@ -208,3 +208,18 @@ def test_where_the_record_is_kept(tmp_path, value, where):
     want = {None: "None", "home": str(tmp_path / ".local" / "state" / "umkit" / "exercises.json"),
             "tilde": str(tmp_path / "elsewhere.json")}[where]
     assert out.stdout.strip() == want
+
+
+def test_a_fifo_or_a_link_in_the_records_place_neither_hangs_nor_is_followed(tmp_path):
+    rec = tmp_path / "exercises.json"
+    os.mkfifo(rec)
+    out = kernel(rec, "print(repr(wrong(1)).splitlines()[0])")      # timeout=120 in kernel()
+    assert out.startswith("NOT YET"), out
+    assert (tmp_path / "exercises.json.unreadable").is_fifo() and rec.is_file()
+    target = tmp_path / "somebody-elses.txt"
+    target.write_text("kept as it is")
+    rec2 = tmp_path / "linked.json"
+    rec2.symlink_to(target)
+    out = kernel(rec2, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
+    assert out.startswith("NOT YET") and "in this process only" in out, out
+    assert target.read_text() == "kept as it is"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -104,11 +105,16 @@ def _clean_entry(entry) -> dict | None:
 def _read(p: Path) -> dict:
     """The record's exercises (empty when there is no file); an unreadable file is set aside."""
     try:
-        with open(p, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
+        # never blocks (a FIFO put there) and never follows a link put in the file's place
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return {}
+    with os.fdopen(fd, "rb") as f:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        raw = f.read(MAX_BYTES + 1) if regular else b""
     try:
+        if not regular:
+            raise ValueError("not a regular file")
         if len(raw) > MAX_BYTES:
             raise ValueError("too large")
         data = json.loads(raw.decode("utf-8"))
