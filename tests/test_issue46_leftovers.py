@@ -5,7 +5,9 @@
 - ``umkit ecg --every`` out of range answers in the CLI's spelling;
 - an output path under a file says the file is in the way (not "folder does not exist");
 - ``bash run.sh ecg`` with a file named ``artifacts`` says so and exits 2;
-- a plan or run file that is not one is said in Chinese to a Chinese learner."""
+- a plan or run file that is not one is said in Chinese to a Chinese learner;
+- the simulator's out-of-memory figure under ``ulimit -v`` is what the process may still map, and
+  memory the system refuses though it looked free is said so (not "can give" more than asked)."""
 from __future__ import annotations
 
 import json
@@ -97,3 +99,69 @@ def test_a_file_that_is_no_plan_is_said_in_chinese(tmp_path, doc, english):
         umkit.plan.load(f)
     said = str(e.value)
     assert english not in said and "PlanResult.save()" in said and "传入" in said, said
+
+
+def test_the_oom_figure_is_what_this_process_may_still_map_under_ulimit_v():
+    """Under ``ulimit -v`` the simulator's out-of-memory figure is what the process may still map,
+    not the machine's MemAvailable: an allocation over it is refused with that figure, one under
+    it is made."""
+    code = """
+import os, resource
+import umkit
+umkit.use("sim", quiet=True)
+from umkit.errors import OutOfMemory
+from umkit.sim import pages
+used = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+resource.setrlimit(resource.RLIMIT_AS, (used + (1 << 30), resource.RLIM_INFINITY))
+try:
+    umkit.managed(2 << 30, dtype="uint8")
+    print("made")
+except OutOfMemory as e:
+    print("free", e.free, "can give" in str(e))
+a = umkit.managed(128 << 20, dtype="uint8")
+print("small made", a.nbytes)
+"""
+    env = dict(os.environ, UMKIT_BACKEND="sim", UMKIT_LANG="en")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, second = out.stdout.strip().splitlines()
+    word, free, said = first.split()
+    assert word == "free" and 0 < int(free) <= 1 << 30 and said == "True", out.stdout
+    assert second == f"small made {128 << 20}"
+
+
+def test_memory_the_system_refuses_though_it_looked_free_is_said_so(monkeypatch):
+    from umkit.errors import OutOfMemory
+    from umkit.sim import pages
+
+    class RefusingNumPy:                 # the system says no although the figure said yes
+        uint8 = np.uint8
+
+        @staticmethod
+        def zeros(*a, **k):
+            raise MemoryError
+
+    monkeypatch.setattr(pages, "machine_memory", lambda: 64 << 30)
+    monkeypatch.setattr(pages, "np", RefusingNumPy)
+    with pytest.raises(OutOfMemory) as e:
+        pages.backing_bytes(1 << 20, "managed", 0, False)
+    assert "refused them (MemoryError)" in str(e.value) and "64.00 GiB looked free" in str(e.value)
+    assert "can give" not in str(e.value) and e.value.requested == 1 << 20
+
+
+def test_examples_header_exit_codes_follow_the_cli(tmp_path, monkeypatch, capsys):
+    """``python -m umkit.examples``: 2 for a bad argument (a folder that cannot be one), 1 when the
+    action failed (the header could not be written: a full disk), as ``umkit``'s own CLI."""
+    from umkit.results.files import WriteFailed
+    from umkit.teaching import examples
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert examples.main(["header", str(blocker)]) == 2
+
+    def full_disk(path):
+        raise WriteFailed(f"include_dir={str(path)!r} could not be written (No space left on "
+                          "device); nothing was written", argument="include_dir")
+    monkeypatch.setattr(examples.names, "write_cuda_header", full_disk)
+    assert examples.main(["header", str(tmp_path / "inc")]) == 1
+    assert "No space left on device" in capsys.readouterr().err

@@ -2242,6 +2242,11 @@ MESSAGES: dict[str, str] = {
     "buffers":
         "请切换到仅模型模式 umkit.use(\"sim\", compute=False)：只算开销和计数器，不保存字节，页状态以区段记录"
         "（可到 TiB 级）；或者调低 vram=，用小缓冲区演示超额订阅",
+    "{code_kind} allocation of {n} B ({gib} GiB): the simulator keeps the bytes in this machine's RAM, "
+    "and the system refused them (MemoryError) though {avail} GiB looked free: a limit on this "
+    "process may be lower":
+        "{code_kind} 内存分配 {n} B（{gib} GiB）：模拟器把这些字节放在本机内存里，系统却拒绝了（MemoryError），"
+        "尽管看起来还有 {avail} GiB 空闲：这个进程上可能有更低的限制",
     "the bytes of a {code_kind} allocation of {n} B ({gib} GiB): model-only sim keeps no bytes until a "
     "host or device view (or a copy) needs them, and this machine can give {avail} GiB":
         "{code_kind} 内存分配 {n} B（{gib} GiB）的字节：仅模型模式的 sim 在主机或设备视图（或拷贝）用到之前不保存字节，"

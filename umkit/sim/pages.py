@@ -42,8 +42,8 @@ def loc_bit(dev: int) -> np.uint8:
     return CPU_BIT if dev == CPU_ID else gpu_bit(dev)
 
 
-def machine_memory() -> int:
-    """Bytes of RAM this machine can still give (Linux: MemAvailable; else the physical RAM)."""
+def _meminfo_available() -> int:
+    """Bytes of RAM the machine can still give (Linux: MemAvailable; else the physical RAM)."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -57,15 +57,54 @@ def machine_memory() -> int:
         return 1 << 62
 
 
+def _address_space_left() -> int | None:
+    """Bytes of address space this process may still map under its limit (``ulimit -v``,
+    RLIMIT_AS); None without a limit or where it cannot be read."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY or soft < 0:
+            return None
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return max(soft - used, 0)
+    except (ImportError, OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _cgroup_left() -> int | None:
+    """Bytes this container's memory limit still allows (cgroup v2 memory.max less
+    memory.current at the root the process sees); None without a limit."""
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+        if limit == "max":
+            return None
+        with open("/sys/fs/cgroup/memory.current") as f:
+            current = int(f.read().strip())
+        return max(int(limit) - current, 0)
+    except (OSError, ValueError):
+        return None
+
+
+def machine_memory() -> int:
+    """Bytes of RAM this process can still be given: the machine's MemAvailable (else its physical
+    RAM), lowered to what the process's address-space limit (``ulimit -v``) and its container's
+    memory limit (cgroup v2) still allow."""
+    return min([_meminfo_available()]
+               + [v for v in (_address_space_left(), _cgroup_left()) if v is not None])
+
+
 def backing_bytes(nbytes: int, kind: str, device: int, model_only: bool) -> np.ndarray:
     """``nbytes`` of zeroed host memory for an allocation's data; OutOfMemory naming the limit
     (and, with ``compute=True``, the model-only switch) where this machine cannot hold them."""
     avail = machine_memory()
+    refused = False
     if nbytes <= avail:
         try:
             return np.zeros(nbytes, dtype=np.uint8)
         except (MemoryError, ValueError):
-            pass
+            refused = True      # the figure above was not what the process could get
     if model_only:
         msg = (f"the bytes of a {kind} allocation of {nbytes} B ({nbytes / GiB:.2f} GiB): "
                "model-only sim keeps no bytes until a host or device view (or a copy) needs "
@@ -80,6 +119,10 @@ def backing_bytes(nbytes: int, kind: str, device: int, model_only: bool) -> np.n
         hint = ('switch to model-only, umkit.use("sim", compute=False): costs and counters '
                 "without the bytes, page state as extents (sizes up to TiBs); or lower vram= "
                 "to show oversubscription with small buffers")
+    if refused:
+        msg = (f"{kind} allocation of {nbytes} B ({nbytes / GiB:.2f} GiB): the simulator keeps "
+               "the bytes in this machine's RAM, and the system refused them (MemoryError) "
+               f"though {avail / GiB:.2f} GiB looked free: a limit on this process may be lower")
     raise OutOfMemory(msg, hint=hint, requested=nbytes, free=avail, kind=kind, device=device)
 
 

@@ -658,9 +658,12 @@ def main(argv=None) -> int:
               + (f", {n_orig} CUDA original(s)" if n_orig else "")
               + ") built, ran and printed the expected results")
         return 0 if n_ok == len(ran) else 1
-    except (UmkitError, FileNotFoundError) as e:   # bad name/vendor, compiler missing
-        print(f"error: {e}", file=sys.stderr)
+    except (InvalidArgument, InvalidType, FileNotFoundError) as e:   # bad name/vendor/folder,
+        print(f"error: {e}", file=sys.stderr)                         # compiler missing
         return 2
+    except UmkitError as e:        # the action failed (a file that could not be written): as umkit's CLI
+        print(f"error: {e}", file=sys.stderr)
+        return 1
 
 
 def _command_line() -> None:
