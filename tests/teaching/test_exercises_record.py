@@ -158,20 +158,21 @@ def test_a_record_that_cannot_be_written_leaves_the_checks_working(tmp_path):
     assert blocker.read_text() == "not a folder"
 
 
-def test_the_record_stays_small(tmp_path, monkeypatch):
+def test_the_record_stays_small(tmp_path):
+    rec = tmp_path / "exercises.json"
+    kernel(rec, """
+        for i in range(record.MAX_EXERCISES + 40):
+            assert record.save(f"made.up{i}", {"wrong": i, "reasons": [f"reason {j} " * 500
+                                                                     for j in range(40)]}, float(i))
+        assert not record.save("x" * 201, {"wrong": 1}, 0.0)          # a name too long
+        """)
     from umkit.teaching.exercises import record
-    monkeypatch.setattr(record, "_PATH", tmp_path / "exercises.json")
-    monkeypatch.setattr(record, "_broken", [])
-    for i in range(record.MAX_EXERCISES + 40):
-        assert record.save(f"made.up{i}", {"wrong": i, "reasons": [f"reason {j} " * 500
-                                                                 for j in range(40)]}, float(i))
-    kept = json.loads((tmp_path / "exercises.json").read_text())["exercises"]
+    kept = json.loads(rec.read_text())["exercises"]
     assert len(kept) == record.MAX_EXERCISES
     assert set(kept) == {f"made.up{i}" for i in range(40, record.MAX_EXERCISES + 40)}
     assert all(len(e["reasons"]) == record.MAX_REASONS for e in kept.values())
     assert all(len(r) <= record.MAX_REASON_CHARS for e in kept.values() for r in e["reasons"])
-    assert not record.save("x" * 201, {"wrong": 1}, 0.0)               # a name too long
-    assert (tmp_path / "exercises.json").stat().st_mode & 0o077 == 0   # the learner's alone
+    assert rec.stat().st_mode & 0o077 == 0                             # the learner's alone
 
 
 def test_two_kernels_writing_at_once_keep_a_whole_record(tmp_path):
