@@ -49,14 +49,15 @@ def test_force_replaces_and_numbered_keeps(tmp_path, fake_build, capsys):
     assert examples.main(["build", "--json", str(res), "--force", "--numbered"]) == 2
 
 
-def test_a_failed_write_is_one_line_and_exit_2(tmp_path, fake_build, monkeypatch, capsys):
+def test_a_failed_write_is_one_line_and_exit_1(tmp_path, fake_build, monkeypatch, capsys):
+    """The action failed (a full disk): exit 1, as umkit's CLI (2 is for a bad argument)."""
     res = tmp_path / "res.json"
 
     def full(path, data, **kw):
         raise files.WriteFailed(f"{path}: No space left on device", argument="--json",
                                 path=str(path), code=28)
     monkeypatch.setattr(files, "write", full)
-    assert examples.main(["build", "--vendor", "amd", "--json", str(res)]) == 2
+    assert examples.main(["build", "--vendor", "amd", "--json", str(res)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "No space left" in err and "Traceback" not in err
 

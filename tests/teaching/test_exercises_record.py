@@ -146,9 +146,7 @@ def test_an_unreadable_record_is_set_aside_and_a_new_one_started(tmp_path):
 def test_a_record_that_cannot_be_written_leaves_the_checks_working(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    folder = tmp_path / "a-folder"
-    folder.mkdir()
-    for rec in (blocker / "umkit" / "exercises.json", folder):       # under a file; a folder
+    for rec in (blocker / "umkit" / "exercises.json", blocker / "exercises.json"):  # under a file
         out = kernel(rec, """
             for k in range(3): print(repr(wrong(k)).splitlines()[0])
             print(record.status())""")
@@ -211,12 +209,12 @@ def test_where_the_record_is_kept(tmp_path, value, where):
     assert out.stdout.strip() == want
 
 
-def test_a_fifo_or_a_link_in_the_records_place_neither_hangs_nor_is_followed(tmp_path):
+def test_a_fifo_a_device_or_a_link_in_the_records_place_is_left_alone(tmp_path):
     rec = tmp_path / "exercises.json"
     os.mkfifo(rec)
-    out = kernel(rec, "print(repr(wrong(1)).splitlines()[0])")      # timeout=120 in kernel()
-    assert out.startswith("NOT YET"), out
-    assert (tmp_path / "exercises.json.unreadable").is_fifo() and rec.is_file()
+    out = kernel(rec, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
+    assert out.startswith("NOT YET") and "in this process only" in out, out
+    assert rec.is_fifo() and not (tmp_path / "exercises.json.unreadable").exists()
     target = tmp_path / "somebody-elses.txt"
     target.write_text("kept as it is")
     rec2 = tmp_path / "linked.json"
@@ -224,3 +222,149 @@ def test_a_fifo_or_a_link_in_the_records_place_neither_hangs_nor_is_followed(tmp
     out = kernel(rec2, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
     assert out.startswith("NOT YET") and "in this process only" in out, out
     assert target.read_text() == "kept as it is"
+    if os.geteuid() == 0:                # a character device (a copy of /dev/null's numbers)
+        dev = tmp_path / "null"
+        os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))
+        out = kernel(dev, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
+        assert "in this process only" in out and dev.is_char_device(), out
+        assert not (tmp_path / "null.unreadable").exists()
+
+
+def test_a_new_learners_record_is_made_with_its_folders(tmp_path):
+    """The default place (~/.local/state/umkit/) does not exist in a fresh home: it is made."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("UMKIT_EXERCISE_ATTEMPTS", "UMKIT_EXERCISE_RECORD", "XDG_STATE_HOME")}
+    env.update(HOME=str(tmp_path), UMKIT_BACKEND="sim", UMKIT_EXERCISE_ATTEMPTS="2")
+    code = ("import umkit; umkit.use('sim', quiet=True)\n"
+            "from umkit.teaching.exercises import nb01, record\n"
+            "nb01.check_transitions(lambda n, b: n); print(record.status())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    made = tmp_path / ".local" / "state" / "umkit" / "exercises.json"
+    assert out.stdout.strip() == f"exercise record: {made}", out.stdout
+    assert json.loads(made.read_text())["exercises"]["nb01.transitions"]["wrong"] == 1
+
+
+def test_an_edited_wait_is_cut_once_and_then_ends(tmp_path):
+    rec = tmp_path / "exercises.json"
+    rec.write_text(json.dumps({"version": 1, "exercises": {"nb01.transitions": {
+        "wrong": 20, "until": 4e9, "owed": 0, "shown": False, "reasons": []}}}))
+    out = kernel(rec, "print(nb01.check_transitions(lambda n, b: n, why='one more idea about "
+                      "how the faults travel').message)", clock=1000.0)
+    assert "wait 300 s more" in out, out
+    assert json.loads(rec.read_text())["exercises"]["nb01.transitions"]["until"] == 1300.0
+    out = kernel(rec, f"print(repr(nb01.check_transitions({RIGHT}, why='{REASON}')))",
+                 clock=1301.0)
+    assert out.startswith("PASS"), out
+
+
+def test_tries_within_the_budget_leave_no_wait_for_a_kernel_whose_clock_is_behind(tmp_path):
+    rec = tmp_path / "exercises.json"
+    kernel(rec, "wrong(1)", budget="4", clock=5000.0)
+    assert json.loads(rec.read_text())["exercises"]["nb01.transitions"]["until"] == 0.0
+    out = kernel(rec, "print(repr(wrong(2)).splitlines()[0])", budget="4", clock=1000.0)
+    assert "not graded" not in out, out
+
+
+@pytest.mark.parametrize("junk", [
+    {"other.thing": {"updated": int("1" + "0" * 400)}},            # an int no float holds
+    {"x\udc80": {"wrong": 1}},                                     # a lone surrogate
+    {"nb01.transitions": {"reasons": ["\ud83d" * 10, "fine reason here"]}},
+])
+def test_hostile_values_in_the_record_never_stop_a_check(tmp_path, junk):
+    rec = tmp_path / "exercises.json"
+    rec.write_text(json.dumps({"version": 1, "exercises": junk}))
+    out = kernel(rec, f"""
+        print(repr(wrong(1)).splitlines()[0])
+        print(repr(nb01.check_transitions({RIGHT}, why='{REASON}')).splitlines()[0])
+        exercises.owe_one_more('nb09.diagnosis')
+        print(record.status())""", budget="4")
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("NOT YET") and lines[1].startswith("PASS"), out
+    assert lines[2] == f"exercise record: {rec}", out
+    json.loads(rec.read_text())                 # still a record
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_kernels_trying_at_once_each_count_and_keep_their_reasons(tmp_path):
+    rec = tmp_path / "exercises.json"
+    body = textwrap.dedent("""
+        import sys, time, umkit
+        umkit.use("sim", quiet=True)
+        from umkit.teaching.exercises import nb01
+        k = int(sys.argv[1])
+        v = nb01.check_transitions(lambda n, b: n + k, why=f"reason number {k} about how faults batch")
+        assert not v.ok and "not graded" not in v.message, v
+        """)
+    env = {k: v for k, v in os.environ.items()}
+    env.update(UMKIT_EXERCISE_RECORD=str(rec), UMKIT_EXERCISE_ATTEMPTS="20", UMKIT_BACKEND="sim")
+    procs = [subprocess.Popen([sys.executable, "-c", body, str(k)], env=env, cwd=ROOT)
+             for k in range(6)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * 6
+    stored = json.loads(rec.read_text())["exercises"]["nb01.transitions"]
+    assert stored["wrong"] == 6 and len(stored["reasons"]) == 6, stored
+
+
+def test_a_reason_given_before_is_refused_however_many_came_after(tmp_path):
+    rec = tmp_path / "exercises.json"
+    out = kernel(rec, """
+        vocab = ("apple river stone cloud maple tiger orange violet marble candle pepper window "
+                 "garden silver button forest rabbit yellow meadow copper lemon basket pillow "
+                 "harbor canyon walnut pocket ribbon tunnel saddle falcon bridge carpet dragon "
+                 "engine frozen ginger hollow island jacket kettle ladder mirror needle oyster "
+                 "parrot quartz rocket shadow ticket velvet wander yogurt zipper anchor beacon "
+                 "cactus donkey embers fabric glider hammer igloo jungle kitten lantern magnet "
+                 "nectar outlet pebble quiver radish sparrow thimble umbrella vessel whistle "
+                 "yonder zenith acorn blossom cobalt dimple easel fennel goblet hazel indigo "
+                 "jigsaw kernel lagoon mitten noodle orchid pistol quince rafter sequin timber "
+                 "urchin vortex wigwam").split()
+        reasons = [" ".join(vocab[6 * i:6 * i + 6]) for i in range(17)]   # one more than 16
+        t = [1000.0]
+        exercises._clock = lambda: t[0]
+        for i, r in enumerate(reasons):
+            t[0] += 10000.0
+            v = nb01.check_transitions(lambda n, b, i=i: n + i, why=r)
+            assert "not graded" not in v.message, (r, v)
+        t[0] += 10000.0
+        v = nb01.check_transitions(lambda n, b: n + 99, why=reasons[0])
+        print(v.message)""", budget="2")
+    assert "you gave that reason" in out, out
+
+
+def test_a_lock_held_by_another_process_delays_a_check_at_most_a_moment(tmp_path):
+    import fcntl
+    import time
+    rec = tmp_path / "exercises.json"
+    with open(tmp_path / "exercises.json.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        t0 = time.monotonic()
+        out = kernel(rec, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
+        took = time.monotonic() - t0
+    assert out.startswith("NOT YET") and "for over 2 s" in out, out
+    assert took < 60, took
+
+
+def test_a_folder_given_as_the_record_holds_the_file_and_a_home_without_a_path_keeps_none(tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    kernel(folder, "wrong(1)")
+    assert (folder / "exercises.json").is_file() and not (tmp_path / "records.lock").exists()
+    for home in ("", "relative/home"):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("UMKIT_EXERCISE_RECORD", "XDG_STATE_HOME")}
+        env["HOME"] = home
+        out = subprocess.run([sys.executable, "-c", "from umkit.teaching.exercises import record; "
+                              "print(record.path(), record.status())"], capture_output=True,
+                             text=True, env=env, cwd=tmp_path, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith("None exercise record: in this process only (no home"), out
+
+
+def test_a_record_from_the_future_does_not_crowd_out_new_entries(tmp_path):
+    rec = tmp_path / "exercises.json"
+    rec.write_text(json.dumps({"version": 1, "exercises": {
+        f"flood{i}": {"wrong": 1, "updated": 1e300} for i in range(60)}}))
+    kernel(rec, "wrong(1)")
+    kept = json.loads(rec.read_text())["exercises"]
+    assert kept["nb01.transitions"]["wrong"] == 1 and len(kept) <= 48

@@ -162,7 +162,7 @@ class Verdict:
                     _SHOWN.add(self.exercise)
                 if first:
                     with _TRIES_LOCK:
-                        _push(self.exercise)
+                        _change(self.exercise, lambda e: e.update(shown=True))
             return _t(answer or self.concept or "no further hint for this one")
         return _t(self.concept or "no further hint for this one: read the message again")
 
@@ -280,7 +280,7 @@ def _finish(v: Verdict, hint: int) -> Verdict:
                 v.shown_before = v.exercise in _SHOWN
         if first_shown:
             with _TRIES_LOCK:
-                _push(v.exercise)
+                _change(v.exercise, lambda e: e.update(shown=True))
         with _TRIES_LOCK:
             if v.ok:
                 v.forget_asked = _FORGET_CALLS.get(v.exercise, 0)
@@ -353,6 +353,17 @@ def _tries_of(name: str) -> dict:
     return _TRIES.setdefault(name, {"wrong": 0, "reasons": []})
 
 
+def _adopt(name: str, st: dict, entry: dict) -> None:
+    """Take a record entry (wrong, until, owed, shown, reasons) into the process's ``st``; the
+    process keeps every reason it has seen (the record keeps the newest)."""
+    st["wrong"], st["owed"], st["until"] = entry["wrong"], entry["owed"], entry["until"]
+    known = st.setdefault("reasons", [])
+    known.extend(r for r in entry["reasons"] if r not in known)
+    if entry["shown"]:
+        with _SHOWN_LOCK:
+            _SHOWN.add(name)
+
+
 def _pull(name: str) -> dict:
     """Exercise ``name``'s entry, brought up to date from the learner's record (:mod:`.record`)
     where the budget is on and the record is kept; hold ``_TRIES_LOCK``."""
@@ -361,27 +372,32 @@ def _pull(name: str) -> dict:
         return st
     entry = _record.load(name)
     if entry:
-        st["wrong"], st["owed"] = entry["wrong"], entry["owed"]
-        # a wait never runs longer than WAIT_MAX from now (a clock set back, a record edited)
-        st["until"] = min(entry["until"], _clock() + WAIT_MAX)
-        st["reasons"] = list(entry["reasons"])
-        if entry["shown"]:
-            with _SHOWN_LOCK:
-                _SHOWN.add(name)
+        now = _clock()
+        if entry["until"] > now + WAIT_MAX:
+            # a wait never ends later than WAIT_MAX from when it is found so (a clock set back,
+            # a record edited): cut once, in the record too, so that it does end
+            entry = (_record.update(name, lambda e: e.update(until=now + WAIT_MAX), now)
+                     or dict(entry, until=now + WAIT_MAX))
+        _adopt(name, st, entry)
     return st
 
 
-def _push(name: str) -> None:
-    """Write exercise ``name``'s entry to the learner's record where the budget is on; hold
-    ``_TRIES_LOCK``."""
-    if not attempts_budget():
-        return
+def _change(name: str, change) -> dict:
+    """Apply ``change`` (a function that edits an entry dict of wrong, until, owed, shown and
+    reasons in place) to exercise ``name``: to the record's current entry where the budget is on
+    and the record is kept (so kernels trying at once each count), else to the process's; returns
+    the process's entry.  Hold ``_TRIES_LOCK``."""
     st = _tries_of(name)
-    with _SHOWN_LOCK:
-        shown = name in _SHOWN
-    _record.save(name, {"wrong": st.get("wrong", 0), "until": st.get("until", 0.0),
-                        "owed": st.get("owed", 0), "shown": shown,
-                        "reasons": st.get("reasons", [])}, _clock())
+    entry = _record.update(name, change, _clock()) if attempts_budget() else None
+    if entry is None:
+        with _SHOWN_LOCK:
+            shown = name in _SHOWN
+        entry = {"wrong": st.get("wrong", 0), "until": st.get("until", 0.0),
+                 "owed": st.get("owed", 0), "shown": shown, "reasons": list(st["reasons"])}
+        change(entry)
+        st["reasons"] = entry["reasons"]
+    _adopt(name, st, entry)
+    return st
 
 
 def _budget_from_environment() -> int:
@@ -411,8 +427,7 @@ def owe_one_more(name: str) -> None:
     text_option(name, "name", hint="the exercise's name, e.g. 'nb09.diagnosis'")
     if attempts_budget():
         with _TRIES_LOCK:
-            _pull(name)["owed"] = 1
-            _push(name)
+            _change(name, lambda e: e.update(owed=1))
 
 
 def settle_one_more(name: str) -> bool:
@@ -423,8 +438,7 @@ def settle_one_more(name: str) -> bool:
         st = _pull(name) if attempts_budget() else _TRIES.get(name)
         if not st or not st.get("owed"):
             return False
-        st["owed"] = 0
-        _push(name)
+        _change(name, lambda e: e.update(owed=0))
         return True
 
 
@@ -609,8 +623,7 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
         tries = st["wrong"]
         problem = _reason_problem(exercise, text, context or {}, st) if text else ""
         if text and not problem:
-            st["reasons"].append(text)
-            _push(exercise.name)
+            _change(exercise.name, lambda e: e["reasons"].append(text))
             _CALL.reason_ok = True
             return None
         if not text and tries < budget:
@@ -677,13 +690,16 @@ def _count_try(exercise, submitted, v: Verdict) -> None:
             _tries_of(exercise.name).update(
                 message=v.message, concept=v.concept, answer="")
         return
+    now = _clock()
+
+    def counted(e):               # on the entry as the record holds it now
+        e["wrong"] = 0 if v.ok else e["wrong"] + 1
+        wait = 0.0 if v.ok else wait_after(e["wrong"])
+        e["until"] = now + wait if wait else 0.0
     with _TRIES_LOCK:
-        st = _tries_of(exercise.name)
-        st["wrong"] = 0 if v.ok else st["wrong"] + 1
-        st["until"] = 0.0 if v.ok else _clock() + wait_after(st["wrong"])
+        st = _change(exercise.name, counted)
         if not v.ok:              # what this try showed: a reason pasted from it is refused
             st.update(message=v.message, concept=v.concept, answer=v.answer)
-        _push(exercise.name)
 
 
 # -- exercises as data ----------------------------------------------------------------------------
