@@ -172,8 +172,9 @@ TABLE: tuple[Row, ...] = (
        "hipMallocHost is deprecated; some HIP headers also mark hipHostMalloc deprecated in "
        "favour of hipExtHostAlloc (ledger: amd.host_malloc.deprecated)."),
     _f("allocate pinned host memory with flags", "cudaHostAlloc", "hipHostMalloc",
-       "hipHostMalloc takes cudaHostAlloc's flags under hip names. HIPIFY maps cudaHostAlloc to "
-       "hipHostAlloc, an equivalent port: its own function, not an alias, that accepts "
+       "hipHostMalloc takes cudaHostAlloc's flags under hip names. Recent HIPIFY maps cudaHostAlloc "
+       "to hipHostAlloc (older HIPIFY, while hipHostAlloc was deprecated up to ROCm 6.2, to "
+       "hipHostMalloc; HIP 6.3 un-deprecated it), an equivalent port: its own function, not an alias, that accepts "
        "cudaHostAlloc's flags (Portable, Mapped, WriteCombined, and hipHostAllocUncached since "
        "HIP 7.0; anything else is hipErrorInvalidValue) and allocates through the same "
        "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6). clr's "

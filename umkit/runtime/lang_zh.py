@@ -2433,14 +2433,16 @@ MESSAGES: dict[str, str] = {
         "移植时用 hipHostMalloc(size, 0)：一致性（细粒度）的固定内存；hipHostMallocNonCoherent 给出粗粒度的那种"
         "（出处台账：amd.host_malloc.coherent）。hipMallocHost 已弃用；有些 HIP 头文件也把 hipHostMalloc "
         "标为弃用，改推 hipExtHostAlloc（出处台账：amd.host_malloc.deprecated）。",
-    "hipHostMalloc takes cudaHostAlloc's flags under hip names. HIPIFY maps cudaHostAlloc to "
-    "hipHostAlloc, an equivalent port: its own function, not an alias, that accepts "
+    "hipHostMalloc takes cudaHostAlloc's flags under hip names. Recent HIPIFY maps cudaHostAlloc "
+    "to hipHostAlloc (older HIPIFY, while hipHostAlloc was deprecated up to ROCm 6.2, to "
+    "hipHostMalloc; HIP 6.3 un-deprecated it), an equivalent port: its own function, not an alias, that accepts "
     "cudaHostAlloc's flags (Portable, Mapped, WriteCombined, and hipHostAllocUncached since "
     "HIP 7.0; anything else is hipErrorInvalidValue) and allocates through the same "
     "ihipHostMalloc (ROCm/clr hipamd/src/hip_memory.cpp, hipHostAlloc, f9f995c6). clr's "
     "development CHANGELOG of late 2024 marked hipHostMalloc deprecated in favour of "
     "hipExtHostAlloc; the released HIP 6.3 notes and HIP 6.4's deprecated-API list do not.":
-        "hipHostMalloc 以 hip 的名字接受 cudaHostAlloc 的标志。HIPIFY 把 cudaHostAlloc 映射为 hipHostAlloc，"
+        "hipHostMalloc 以 hip 的名字接受 cudaHostAlloc 的标志。新版 HIPIFY 把 cudaHostAlloc 映射为 hipHostAlloc"
+        "（旧版 HIPIFY 在 hipHostAlloc 被标为弃用的那段时间——到 ROCm 6.2 为止——映射为 hipHostMalloc；HIP 6.3 取消了弃用），"
         "这是等价的移植：它是一个独立的函数，不是别名，接受 cudaHostAlloc 的标志（Portable、Mapped、"
         "WriteCombined，以及 HIP 7.0 起的 hipHostAllocUncached；其他标志返回 hipErrorInvalidValue），"
         "并通过同一个 ihipHostMalloc 分配（ROCm/clr hipamd/src/hip_memory.cpp，hipHostAlloc，f9f995c6）。"
@@ -3034,10 +3036,11 @@ MESSAGES: dict[str, str] = {
         "{path}：{source} 里没有地址：画不出驻留图",
     "record with rocprofv3 (rocpd), whose KFD records carry each migration's address range":
         "用 rocprofv3（rocpd）录制，它的 KFD 记录带有每次迁移的地址范围",
-    "record with rocprofv3 (ROCm 7+) and its KFD tracing on (--sys-trace does not include it), e.g. "
-    "rocprofv3 --sys-trace --kfd-trace --output-format rocpd -- ./your_program":
-        "用 rocprofv3（ROCm 7+）录制，并打开它的 KFD 跟踪（--sys-trace 不包括它"
-        "），例如 rocprofv3 --sys-trace --kfd-trace --output-form"
+    "record with rocprofv3 (ROCm 7+) and its KFD tracing on (--kfd-trace, which --sys-trace also "
+    "turns on in the versions that have it), e.g. rocprofv3 --sys-trace --kfd-trace --output-format "
+    "rocpd -- ./your_program":
+        "用 rocprofv3（ROCm 7+）录制，并打开它的 KFD 跟踪（--kfd-trace；在有这个选项的版本里，--sys-trace "
+        "也会打开它），例如 rocprofv3 --sys-trace --kfd-trace --output-form"
         "at rocpd -- ./your_program",
     "{path}: not a rocpd database":
         "{path}：不是 rocpd 数据库",

@@ -44,8 +44,8 @@ from .model import (MAX_ADDRESS, MAX_ALLOCATION, MAX_NS, MAX_STEPS, Collector,
 from .sql import STEP_HINT, columns, connect, names, need, reading, step_pattern
 
 SCHEMA_VERSIONS = ("3",)          # rocpd_metadata.sql: ("schema_version", "3")
-HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on (--sys-trace does not include it), "
-        "e.g. rocprofv3 --sys-trace --kfd-trace "
+HINT = ("record with rocprofv3 (ROCm 7+) and its KFD tracing on (--kfd-trace, which --sys-trace "
+        "also turns on in the versions that have it), e.g. rocprofv3 --sys-trace --kfd-trace "
         "--output-format rocpd -- ./your_program")
 TRIGGERS = ("PREFETCH", "PAGEFAULT_GPU", "PAGEFAULT_CPU", "TTM_EVICTION")
 MAX_AGENTS = 4096                 # CPUs, GPUs and NICs of the nodes of one database
