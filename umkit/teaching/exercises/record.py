@@ -24,6 +24,7 @@ small: at most :data:`MAX_EXERCISES` exercises (those with a shown answer kept l
 :data:`MAX_REASONS` reasons each, each cut at :data:`MAX_REASON_CHARS` characters."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -231,10 +232,8 @@ def _write(p: Path, exercises: dict) -> None:
             json.dump({"version": _VERSION, "exercises": exercises}, f, indent=1)
         os.replace(tmp, p)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):     # nothing half-written is left beside the record
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
