@@ -73,6 +73,14 @@ def _same_backend(first: Array, **others: Array) -> None:
     """Arrays passed to one call must come from one backend (a umkit.use(...) call in between
     makes a new backend whose pointers can alias the old one's)."""
     for name, x in others.items():
+        if x.backend is not first.backend and x.backend.name == first.backend.name:
+            raise InvalidArgument(f"{name} was allocated on another instance of the "
+                                  f"{x.backend.name} backend than the other arrays: each "
+                                  "umkit.use(...) call, and each check's sandbox, starts a new one",
+                                  argument=name,
+                                  hint="allocate the arrays of one computation after the last "
+                                       "umkit.use(...) -- for a check, inside the function you "
+                                       "give it")
         if x.backend is not first.backend:
             raise InvalidArgument(f"{name} was allocated on another backend instance "
                                   f"({x.backend.name}) than the other arrays "

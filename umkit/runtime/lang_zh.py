@@ -389,6 +389,11 @@ MESSAGES: dict[str, str] = {
         "workloads.Strategy('split', memory='mixed', prefetch='gpu', advice='none')：参数放设备内存"
         "（hipMalloc），统计量在 GPU 上计算，只有批次放托管内存并做预取",
     "that is not a strategy: {error}": "这不是一个策略：{error}",
+    "still spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x). On that step your prefetch "
+    "moved {mib} MiB back into VRAM: on the step before, the CPU statistic pulled the parameters' pages to "
+    "the host ({cf} CPU faults), so each statistic costs a prefetch back.":
+        "仍然有毛刺：第 {k} 步用了 {peak} ms，而中位数是 {med} ms（{x} 倍）。那一步你的预取把 {mib} MiB 搬回显存："
+        "前一步 CPU 的统计把参数页拉回了主机（{cf} 次 CPU 缺页），所以每次统计都要再预取一次。",
     "still spiky: step {k} takes {peak} ms against a median of {med} ms ({x}x). On that step {mib} MiB "
     "moved (cpu_faults={cf}, gpu_faults={gf}): the CPU statistic still pulls the parameters' pages back "
     "to the host and the next kernel faults them in again.":
@@ -2124,6 +2129,12 @@ MESSAGES: dict[str, str] = {
     "{code_name} was allocated on another backend instance ({a}) than the other arrays ({b}); each "
     "umkit.use(...) call starts a new backend":
         "{code_name} 分配在另一个后端实例（{a}）上，和其他数组（{b}）不同；每次调用 umkit.use(...) 都会启动一个新的后端",
+    "{code_name} was allocated on another instance of the {a} backend than the other arrays: each "
+    "umkit.use(...) call, and each check's sandbox, starts a new one":
+        "{code_name} 和其他数组分配在 {a} 后端的不同实例上：每次调用 umkit.use(...)，以及每个检查的沙盒，都会启动一个新的实例",
+    "allocate the arrays of one computation after the last umkit.use(...) -- for a check, inside the "
+    "function you give it":
+        "请把同一次计算用到的数组放在最后一次 umkit.use(...) 之后分配——交给检查的函数，就在函数里面分配",
     "allocate all arrays of one computation after the last umkit.use(...)":
         "请把同一次计算用到的数组，都放在最后一次 umkit.use(...) 之后分配",
     "cannot synchronize on {what}": "无法在 {what} 上同步",

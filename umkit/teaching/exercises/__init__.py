@@ -580,9 +580,10 @@ _FORGET_CALLS: dict[str, int] = {}   # exercise -> how many times forget() was a
 def forget(name: str) -> int:
     """Ask to forget exercise ``name``'s record; returns how many times it was asked.
 
-    Only a kernel restart forgets: within a running process the wrong tries spent on the
-    exercise, the reasons given and whether its answer was shown are kept (a reset would be a way
-    around the attempts budget and the shown-answer note).  The request is recorded, and a later
+    Nothing forgets: the wrong tries spent on the exercise, the reasons given and whether its
+    answer was shown are kept in the process and, with the attempts budget on, in the learner's
+    record (:mod:`.record`), which a kernel restart reads back (a reset would be a way around the
+    attempts budget and the shown-answer note).  The request is recorded, and a later
     pass of the exercise says it was made."""
     text_option(name, "name", hint="the exercise's name, e.g. 'nb01.transitions'")
     with _TRIES_LOCK:

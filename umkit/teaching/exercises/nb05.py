@@ -81,7 +81,7 @@ def _on_card(message: str, card: str, named: str) -> str:
 
 def _grade_fix_on(strategy, profile: str, every: int) -> Verdict | str:
     workloads = umkit.workloads
-    if isinstance(strategy, str):
+    if isinstance(strategy, str) or any(strategy is p for p in workloads.STRATEGIES.values()):
         return ("give a Strategy you built -- umkit.workloads.Strategy('my fix', memory=..., "
                 "prefetch=..., advice=...) -- not the name of a preset: the exercise is choosing "
                 "the three settings yourself")
@@ -101,6 +101,14 @@ def _grade_fix_on(strategy, profile: str, every: int) -> Verdict | str:
     if spiky:
         c = r.steps[k].counters
         moved = c.get("bytes_d2h", 0) + c.get("bytes_h2d", 0)
+        prefetched = c.get("prefetch_bytes_h2d", 0)
+        if prefetched and not (c.get("cpu_faults") or c.get("gpu_faults")):
+            before = r.steps[k - 1].counters if k else {}
+            return (f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
+                    f"({peak / med:.0f}x). On that step your prefetch moved {prefetched >> 20} MiB "
+                    "back into VRAM: on the step before, the CPU statistic pulled the parameters' "
+                    f"pages to the host ({before.get('cpu_faults', 0)} CPU faults), so each "
+                    "statistic costs a prefetch back.")
         return (f"still spiky: step {k} takes {peak:.2f} ms against a median of {med:.3f} ms "
                 f"({peak / med:.0f}x). On that step {moved >> 20} MiB moved "
                 f"(cpu_faults={c.get('cpu_faults', 0)}, gpu_faults={c.get('gpu_faults', 0)}): "

@@ -1,0 +1,58 @@
+"""What the independent exercise gamer GT13 found misleading, each test failing before its fix:
+
+- notebook 05's fix check refused a preset's name but took the preset object itself;
+- its "still spiky" message said the statistic's pages were faulted in again beside
+  ``cpu_faults=0, gpu_faults=0`` when a prefetch had moved them;
+- arrays from two sim backends were said to be on "another backend instance (sim) than the other
+  arrays (sim)"."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
+
+import pytest
+
+import umkit
+from umkit.errors import InvalidArgument
+from umkit.runtime.lang import tr
+from umkit.teaching.exercises import nb05
+
+
+@pytest.fixture(autouse=True)
+def sim():
+    umkit.use("sim", quiet=True)
+    yield
+    umkit.use("sim", quiet=True)
+
+
+def test_a_preset_object_is_refused_like_its_name():
+    for name, preset in umkit.workloads.STRATEGIES.items():
+        v = nb05.check_pingpong_fix(preset)
+        assert not v.ok and "not the name of a preset" in v.message, (name, v)
+    # a Strategy of one's own with the preset's settings is graded
+    mine = umkit.workloads.Strategy("my fix", memory="mixed")
+    assert "not the name of a preset" not in nb05.check_pingpong_fix(mine).message
+
+
+def test_a_spike_moved_by_a_prefetch_is_said_so():
+    s = umkit.workloads.Strategy("f", "managed", prefetch="gpu", advice="preferred_gpu")
+    v = nb05.check_pingpong_fix(s)
+    assert not v.ok and "still spiky" in v.message, v
+    assert "your prefetch moved" in v.message and "CPU faults" in v.message, v.message
+    assert "cpu_faults=0, gpu_faults=0" not in v.message
+    zh = tr(v.message, "zh")
+    assert "你的预取" in zh and "still" not in zh, zh
+
+
+def test_arrays_of_two_sim_backends_are_said_to_be_two_instances():
+    a = umkit.managed(16)
+    umkit.use("sim", quiet=True)
+    b = umkit.managed(16)
+    with pytest.raises(InvalidArgument) as e:
+        umkit.copy(b, a)
+    msg = str(e.value)
+    assert "another instance of the sim backend" in msg and "(sim) than" not in msg, msg
+    assert "inside the function" in e.value.hint
+    zh = tr(msg.split("\n")[0], "zh")
+    assert "不同实例" in zh, zh
