@@ -19,13 +19,36 @@ STEP_HINT = ("mark each step with a range named 'step' (ROCTx roctxRangePush('st
 WORK_BASE = 200_000_000
 WORK_PER_BYTE = 1_000
 _TICK = 100_000              # instructions between two calls of the progress handler
+#: the longest value (text or blob) SQLite may make while a reader runs: a kernel's name or a
+#: record's JSON note is far shorter; a view that builds larger ones is refused, not followed
+MAX_VALUE = 1 << 20
+#: text a reader may decode in all: a base, plus this many per byte of the file (a view can make
+#: more text than its file holds, the instruction budget does not see how long a value is)
+TEXT_BASE = 256 << 20
+TEXT_PER_BYTE = 64
+#: SQLite's own memory while a reader runs (its sorts and temporary tables stay in memory: a
+#: reader writes no temporary file, so a hostile file cannot fill a shared disk)
+HEAP_LIMIT = 1 << 30
 
 
 class _Budgeted(sqlite3.Connection):
     """A connection that counts its work (``spent`` ticks of ``_TICK`` instructions) and has
-    SQLite interrupt the statement that goes past ``ticks``."""
+    SQLite interrupt the statement that goes past ``ticks``; and the text it decodes
+    (``text_left`` bytes more)."""
     spent = 0
     ticks = 0
+    text_left = 0
+    path = ""
+
+    def decode(self, b: bytes) -> str:
+        """A value's text (a damaged file's bytes replaced), counted against ``text_left``."""
+        self.text_left -= len(b)
+        if self.text_left < 0:
+            raise ProfilerFileError(f"{self.path}: reading this file makes far more text than a "
+                                    "file of its size holds (a view that builds text?)",
+                                    missing="a readable profiler file",
+                                    hint="pass the .db / .sqlite file the profiler wrote")
+        return b.decode("utf-8", "replace")
 
     def tick(self) -> bool:
         self.spent += 1
@@ -44,7 +67,10 @@ def connect(path: str) -> sqlite3.Connection:
     try:
         con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True,
                               factory=_Budgeted)
-        con.text_factory = lambda b: b.decode("utf-8", "replace")    # a damaged file's text
+        con.text_factory = con.decode
+        if hasattr(con, "setlimit"):                          # Python 3.11 and later
+            con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE)
+        con.execute("PRAGMA temp_store = MEMORY")
     except sqlite3.Error as e:
         raise ProfilerFileError(f"{path}: cannot be opened as SQLite ({e})", missing="SQLite",
                                 hint="pass the .db / .sqlite file the profiler wrote") from None
@@ -53,8 +79,26 @@ def connect(path: str) -> sqlite3.Connection:
     except OSError:
         size = 0
     con.ticks = (WORK_BASE + WORK_PER_BYTE * size) // _TICK
+    con.text_left = TEXT_BASE + TEXT_PER_BYTE * size
+    con.path = str(path)
     con.set_progress_handler(con.tick, _TICK)
     return con
+
+
+@contextlib.contextmanager
+def _heap_limited():
+    """SQLite's process-wide hard heap limit at :data:`HEAP_LIMIT` while a reader runs (lowered
+    only, never raised), put back after it."""
+    probe, before = sqlite3.connect(":memory:"), 0
+    try:
+        before = probe.execute("PRAGMA hard_heap_limit").fetchone()[0]
+        if not before or before > HEAP_LIMIT:
+            probe.execute(f"PRAGMA hard_heap_limit = {HEAP_LIMIT}")
+        yield
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            probe.execute(f"PRAGMA hard_heap_limit = {int(before or 0)}")
+        probe.close()
 
 
 MAX_NAMES = 100_000        # tables and views of one database (a real one has hundreds)
@@ -84,7 +128,12 @@ def reading(path: str, what: str, hint: str):
     a view that cannot run, a value it cannot compare) and the file system's become a
     ProfilerFileError naming the file."""
     try:
-        yield
+        with _heap_limited():
+            yield
+    except MemoryError:
+        raise ProfilerFileError(f"{path}: reading this {what} needs more memory than this "
+                                "process has (values or views far larger than a profiler writes)",
+                                missing=f"a readable {what}", hint=hint) from None
     except (sqlite3.Error, UnicodeDecodeError) as e:     # SQLite's message of a damaged file
         if isinstance(e, sqlite3.OperationalError) and "interrupted" in str(e):
             # the work budget of connect() ran out: the file asks more than its size justifies
