@@ -4,7 +4,9 @@
 - its "still spiky" message said the statistic's pages were faulted in again beside
   ``cpu_faults=0, gpu_faults=0`` when a prefetch had moved them;
 - arrays from two sim backends were said to be on "another backend instance (sim) than the other
-  arrays (sim)"."""
+  arrays (sim)";
+and, from the attacker AT8, the workspace's record of untouched copies, never rewritten after the
+first sync."""
 from __future__ import annotations
 
 import os
@@ -56,3 +58,34 @@ def test_arrays_of_two_sim_backends_are_said_to_be_two_instances():
     assert "inside the function" in e.value.hint
     zh = tr(msg.split("\n")[0], "zh")
     assert "不同实例" in zh, zh
+
+
+def test_the_workspace_record_follows_every_sync(tmp_path):
+    """AT8 #5: the record of untouched copies was written once and never again, so a second
+    change of a source was taken for the learner's edit and the copy was never refreshed."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from umkit.teaching import workspace
+    src = tmp_path / "src"
+    src.mkdir()
+    nb = Path(__file__).resolve().parents[2] / "notebooks" / "01_umd_and_kmd.ipynb"
+    shutil.copy(nb, src / nb.name)
+    dest = tmp_path / "ws"
+    workspace.sync(src=src, dest=dest)
+
+    def edit_source(marker: str):
+        d = json.loads((src / nb.name).read_text())
+        d["cells"][0]["source"] = [marker]
+        (src / nb.name).write_text(json.dumps(d))
+    for k in range(3):
+        edit_source(f"# version {k}\n")
+        rep = workspace.sync(src=src, dest=dest)
+        assert rep.updated == [nb.name] and not rep.kept, (k, rep)
+        assert f"# version {k}" in (dest / nb.name).read_text()
+    # a copy the learner edits is still kept
+    (dest / nb.name).write_text((dest / nb.name).read_text().replace("# version 2", "# mine"))
+    edit_source("# version 3\n")
+    rep = workspace.sync(src=src, dest=dest)
+    assert rep.kept == [nb.name] and "# mine" in (dest / nb.name).read_text()

@@ -250,7 +250,9 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
                               argument="dest", hint="pick a folder you can write") from None
     mpath = dest / MANIFEST
     manifest = {}
+    m_identity = None                         # the record as read (None: there was none)
     if _kind(mpath) == "file":
+        m_identity = files.identity(mpath)
         try:
             manifest = json.loads(mpath.read_text())
         except (OSError, ValueError, RecursionError):     # a manifest nested too deep: none
@@ -299,7 +301,9 @@ def sync(src=None, dest="workspace", lang: str = "en") -> SyncReport:
         rep.problems.append((MANIFEST, f"{kind}: the record of untouched copies was not saved"))
     else:
         try:
-            _write_atomic(mpath, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode())
+            # replaces the record read above (a record another sync saved meanwhile is kept)
+            _write_atomic(mpath, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode(),
+                          unchanged=m_identity)
         except OSError as e:
             rep.problems.append((MANIFEST, _why(e)))
     return rep
