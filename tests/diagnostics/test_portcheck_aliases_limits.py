@@ -340,3 +340,16 @@ def test_a_name_copied_from_device_memory_after_managed_is_device_memory(tmp_pat
     assert "breaks" not in [s for _, _, s in found(r)] and r.exit_code == 0, found(r)
     code = code.replace("  q = d;\n", "  q = d;\n  q = p;\n")          # and managed again
     assert (7, "ipc_managed", "breaks") in found(check(tmp_path, code))
+
+
+def test_many_copies_between_two_pointers_cost_work_linear_in_the_file():
+    # AT8: each `p = q;` looked at every earlier copy of its name: 560 KB of them took 55 s
+    from umkit.diagnostics.portcheck import rules
+
+    def facts_work(n):
+        code = ("void f() { float* p; float* q; cudaMallocManaged(&p, 64);\n"
+                + "p = q; q = p;\n" * n + "}\n")
+        src = cxx.Source.parse(code, "w.cu")
+        return lines_run(lambda: rules.facts(src), os.path.dirname(rules.__file__))
+    x, x2 = facts_work(400), facts_work(800)
+    assert x2 < 2.2 * x, (x, x2)

@@ -450,13 +450,25 @@ def _follow_aliases(src: Source, f: Facts) -> None:
         if len(f.managed) == before:
             break
     # a copy is where its name gets its memory, as an allocation is: `q = p; ... q = d;` leaves
-    # q device memory after the second (Facts.managed_at reads the last one before a use)
-    for to, frm, ref, k in copies:
-        if not ref:
-            fn = src.function_at(k)
-            f.allocs.setdefault(to, []).append(
-                (fn.body if fn is not None else None, k,
-                 "managed" if f.managed_at(src, frm, k) else "device"))
+    # q device memory after the second (Facts.managed_at reads the last one before a use). One
+    # sweep in token order keeps, per (name, function), the kind its last allocation or copy
+    # gave it -- what managed_at would find, without rescanning every earlier copy (linear)
+    events = sorted([(at, 0, name, body, kind) for name, rows in f.allocs.items()
+                     for body, at, kind in rows]
+                    + [(k, 1, to, frm, None) for to, frm, ref, k in copies if not ref],
+                    key=lambda e: (e[0], e[1]))
+    last: dict = {}
+    for at, is_copy, name, other, kind in events:
+        if not is_copy:
+            last[(name, other)] = kind
+            continue
+        fn = src.function_at(at)
+        body = fn.body if fn is not None else None
+        known = last.get((other, body))
+        kind = ("managed" if (other in f.managed if known is None else known == "managed")
+                else "device")
+        f.allocs.setdefault(name, []).append((body, at, kind))
+        last[(name, body)] = kind
     for name in f.allocs:
         f.allocs[name].sort(key=lambda a: a[1])
 
