@@ -165,3 +165,19 @@ def test_examples_header_exit_codes_follow_the_cli(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(examples.names, "write_cuda_header", full_disk)
     assert examples.main(["header", str(tmp_path / "inc")]) == 1
     assert "No space left on device" in capsys.readouterr().err
+
+
+def test_calibrate_measured_file_text_reaches_no_terminal_raw():
+    """AT8 #4: calibrate --compare --measured FILE printed the file's device, backend, workload
+    and skipped names as they were, terminal escapes included."""
+    from umkit.measure import calibrate
+    from umkit.measure.validation_set import workloads_list
+    good = {"backend": "cuda", "device": "NVIDIA H100", "fit": {"w": 1.0},
+            "validation": {workloads_list()[0].name: 1.0}, "skipped": []}
+    assert calibrate.check_measured(dict(good)) is not None
+    for field, value in (("device", "\x1b]0;T\x07\x1b[31m"), ("backend", "cu\x1bda"),
+                         ("skipped", ["a\x1b[2J"]), ("fit", {"w\x1b[31m": 1.0})):
+        m = dict(good, **{field: value})
+        with pytest.raises(InvalidArgument) as e:
+            calibrate.check_measured(m)
+        assert field in str(e.value) and "\x1b" not in str(e.value), (field, str(e.value))

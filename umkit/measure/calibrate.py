@@ -445,11 +445,17 @@ def check_measured(m: dict, name: str = "measured") -> dict:
     for key in ("backend", "device"):
         if not isinstance(m.get(key), str):
             raise bad(f"'{key}'", "is missing or not a text")
+        if V.has_control(m[key]) or len(m[key]) > V.MAX_LABEL:   # printed to the terminal
+            raise bad(f"'{key}'", f"= {V.shown(m[key], 80)}: a device's or backend's name, without "
+                                  f"control characters, at most {V.MAX_LABEL} characters")
     for key in ("fit", "validation"):
         sect = m.get(key)
         if not isinstance(sect, dict) or not sect:
             raise bad(f"'{key}'", "is missing or not a mapping of workload -> ms")
         for w, v in sect.items():
+            if V.has_control(w) or len(w) > V.MAX_LABEL:
+                raise bad(f"'{key}'", f"names a workload {V.shown(w, 80)}: a workload's name, "
+                                      "without control characters")
             if not time_ok(v):
                 raise bad(f"{key}[{w!r}]", f"= {v!r}: a time in ms, finite and > 0")
     from .validation_set import workloads_list
@@ -472,8 +478,9 @@ def check_measured(m: dict, name: str = "measured") -> dict:
         if key in m and not _whole(m[key], lo, hi):
             raise bad(f"'{key}'", f"= {V.shown(m[key])}: a whole number from {lo} to {hi}")
     skipped = m.get("skipped", [])
-    if not isinstance(skipped, list) or not all(isinstance(x, str) for x in skipped):
-        raise bad("'skipped'", "must be a list of workload names")
+    if not isinstance(skipped, list) or not all(
+            isinstance(x, str) and not V.has_control(x) and len(x) <= V.MAX_LABEL for x in skipped):
+        raise bad("'skipped'", "must be a list of workload names (no control characters)")
     _check_counters(m.get("counters"), bad)
     return m
 
