@@ -181,3 +181,17 @@ def test_calibrate_measured_file_text_reaches_no_terminal_raw():
         with pytest.raises(InvalidArgument) as e:
             calibrate.check_measured(m)
         assert field in str(e.value) and "\x1b" not in str(e.value), (field, str(e.value))
+
+
+def test_a_plan_recorder_used_before_its_with_block_says_so():
+    """AT8 #6: rec.begin(), finish(), on_step(), same_backend() before the `with` raised
+    AttributeError; ``instrumented`` is False until a step begins."""
+    from umkit.runtime.lang import tr
+    rec = umkit.plan.recorder()
+    assert rec.instrumented is False
+    for call in (rec.begin, rec.finish, rec.same_backend, lambda: rec.on_step(None)):
+        with pytest.raises(InvalidArgument) as e:
+            call()
+        assert "before its `with` block" in str(e.value) and "with umkit.plan.recorder()" in \
+            e.value.hint
+        assert "之前被调用" in tr(str(e.value).splitlines()[0], "zh")

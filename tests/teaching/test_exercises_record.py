@@ -140,7 +140,10 @@ def test_an_unreadable_record_is_set_aside_and_a_new_one_started(tmp_path):
         stored = json.loads(rec.read_text())["exercises"]["nb01.transitions"]
         assert stored["wrong"] == 1 and stored["shown"] is False, stored
         assert all(isinstance(r, str) and len(r) <= 2000 for r in stored["reasons"])
-    assert (tmp_path / "exercises.json.unreadable").read_bytes() == b"[" * 100000 + b"]" * 100000
+    # the four damaged ones are each kept, the first as .unreadable, the others numbered
+    assert (tmp_path / "exercises.json.unreadable").read_bytes() == b"{not json"
+    assert (tmp_path / "exercises.json.unreadable-4").read_bytes() == \
+        b"[" * 100000 + b"]" * 100000
 
 
 def test_a_record_that_cannot_be_written_leaves_the_checks_working(tmp_path):
@@ -368,3 +371,19 @@ def test_a_record_from_the_future_does_not_crowd_out_new_entries(tmp_path):
     kernel(rec, "wrong(1)")
     kept = json.loads(rec.read_text())["exercises"]
     assert kept["nb01.transitions"]["wrong"] == 1 and len(kept) <= 48
+
+
+def test_a_second_unreadable_record_does_not_overwrite_the_first(tmp_path):
+    """AT8 #8: each damaged record is set aside under a name of its own."""
+    rec = tmp_path / "exercises.json"
+    for k in range(7):
+        rec.write_bytes(b"{damaged %d" % k)
+        out = kernel(rec, "print(repr(wrong(1)).splitlines()[0]); print(record.status())")
+        assert out.startswith("NOT YET"), out
+        if k < 5:
+            assert f"exercise record: {rec}" in out, out
+    kept = sorted(p.name for p in tmp_path.glob("exercises.json.unreadable*"))
+    assert kept == ["exercises.json.unreadable"] + [f"exercises.json.unreadable-{n}"
+                                                    for n in range(2, 6)], kept
+    assert (tmp_path / "exercises.json.unreadable").read_bytes() == b"{damaged 0"
+    assert "in this process only" in out               # a sixth: kept in the process

@@ -592,6 +592,7 @@ class Recorder:
         self.ecg = ecg
         self.own = ecg is None
         self.active = False
+        self.flags: list = []          # per step begun: instrumented or not (set by __enter__)
         self.switched = False          # umkit.use() switched the backend inside the block
         self.done: PlanResult | None = None
         self.ranges = Ranges()
@@ -696,8 +697,16 @@ class Recorder:
         self.begin()
         return self
 
+    def _inside(self, what: str) -> None:
+        """A typed error for a step method called before the ``with`` block began it."""
+        if not hasattr(self, "switch"):
+            raise InvalidArgument(f"rec.{what}() called before its `with` block",
+                                  argument="rec",
+                                  hint="use it as `with umkit.plan.recorder() as rec:`")
+
     def begin(self) -> None:
         """The start of a step: the instrumentation on or off for it (:func:`schedule`)."""
+        self._inside("begin")
         on = schedule(len(self.flags), self.warmup, self.mode)
         now = self.switch.set(on)
         self.flags.append(on if now is None else bool(now))
@@ -708,6 +717,7 @@ class Recorder:
         return bool(self.flags and self.flags[-1])
 
     def on_step(self, rec) -> None:
+        self._inside("on_step")
         if self.watcher is not None:
             self.book.end_step()
             self.watcher.end_step()
@@ -739,6 +749,7 @@ class Recorder:
     def same_backend(self) -> None:
         """The recording watches the backend of its ``with``; after ``umkit.use()`` inside the
         block the steps would go on without the new backend's work: refused."""
+        self._inside("same_backend")
         if self.switched or backend() is not self.b:
             self.switched = True
             raise InvalidArgument("umkit.use() switched the backend inside this plan recording: "
@@ -796,6 +807,7 @@ class Recorder:
         return False
 
     def finish(self) -> None:
+        self._inside("finish")
         book = self.book
         if self.own:
             ecg = self.ecg.result()

@@ -2299,6 +2299,8 @@ MESSAGES: dict[str, str] = {
     "pass an exception, an int error code, an error name or a symptom string":
         "请传入一个异常、整数错误码、错误名或症状描述",
     "rec.step() called outside its `with` block": "rec.step() 在它的 `with` 块之外被调用",
+    "rec.{code_what}() called before its `with` block": "rec.{code_what}() 在它的 `with` 块开始之前被调用",
+    "use it as `with umkit.plan.recorder() as rec:`": "请这样用：`with umkit.plan.recorder() as rec:`",
     "call rec.step() inside `with umkit.ecg.recorder() as rec:`": "请在 `with umkit.ecg.recorder() as rec:` 里面调用 rec.step()",
     "rec.result() inside the `with` block": "rec.result() 在 `with` 块里面被调用",
     "call it after the block ends": "请在这个块结束之后再调用",

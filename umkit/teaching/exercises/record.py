@@ -17,9 +17,10 @@ does so).
 
 Nothing here stops the exercises: :func:`load` and :func:`update` never raise.  A record file that
 cannot be read as one (not JSON, too deep, too large, not a record) is set aside as
-``.unreadable`` and a new one started; a place that is not a regular file (a device, a FIFO, a
-link), a folder that cannot be written, a full disk or a lock held past :data:`LOCK_WAIT` seconds
-leaves the record in the process for the rest of the session (:func:`status` says why).  It stays
+``.unreadable`` (``.unreadable-2`` ..., five at most) and a new one started; a place that is not
+a regular file (a device, a FIFO, a link), a folder that cannot be written, a full disk or a lock
+held past :data:`LOCK_WAIT` seconds leaves the record in the process for the rest of the session
+(:func:`status` says why).  It stays
 small: at most :data:`MAX_EXERCISES` exercises (those with a shown answer kept longest),
 :data:`MAX_REASONS` reasons each, each cut at :data:`MAX_REASON_CHARS` characters."""
 from __future__ import annotations
@@ -55,6 +56,8 @@ MAX_BYTES = 4 << 20
 #: seconds a kernel waits for another kernel's lock on the record before it keeps its record in
 #: the process (a suspended kernel, a stuck network file system)
 LOCK_WAIT = 2.0
+#: unreadable records kept beside the record (``.unreadable``, ``.unreadable-2``, ...)
+MAX_SET_ASIDE = 5
 _OFF = ("off", "0", "none", "no", "false")
 _VERSION = 1
 
@@ -174,8 +177,20 @@ def _read(p: Path) -> dict:
                 out[name] = clean
         return out
     except (ValueError, RecursionError, TypeError, OverflowError):
-        os.replace(p, p.with_name(p.name + ".unreadable"))
+        _set_aside(p)
         return {}
+
+
+def _set_aside(p: Path) -> None:
+    """Move an unreadable record to ``NAME.unreadable`` (``.unreadable-2`` ... where one is
+    there already: an earlier one is never overwritten); with :data:`MAX_SET_ASIDE` there, the
+    record is kept in the process instead."""
+    for n in range(1, MAX_SET_ASIDE + 1):
+        aside = p.with_name(p.name + (".unreadable" if n == 1 else f".unreadable-{n}"))
+        if not os.path.lexists(aside):
+            os.rename(p, aside)
+            return
+    raise _Unusable(f"{p} is unreadable and {MAX_SET_ASIDE} unreadable copies are kept beside it")
 
 
 class _Locked:
