@@ -195,3 +195,34 @@ def test_a_plan_recorder_used_before_its_with_block_says_so():
         assert "before its `with` block" in str(e.value) and "with umkit.plan.recorder()" in \
             e.value.hint
         assert "之前被调用" in tr(str(e.value).splitlines()[0], "zh")
+
+
+def test_examples_header_prints_the_path_it_wrote_without_escapes(tmp_path, capsys):
+    """AT8: `python -m umkit.examples header DIR` echoed DIR's control characters raw."""
+    from umkit.teaching import examples
+    odd = tmp_path / "in\x1b[31mc"
+    assert examples.main(["header", str(odd)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b" in out and "hip_runtime.h" in out
+    assert (odd / "hip" / "hip_runtime.h").is_file()
+
+
+def test_umkit_plan_never_writes_its_json_over_the_recording_it_reads(tmp_path, capsys):
+    """AT8: `umkit plan rec.json --json rec.json --force` replaced its own input."""
+    from umkit.runtime.lang import tr
+    with umkit.plan.recorder() as rec:
+        a = umkit.managed(1 << 16)
+        for _ in range(3):
+            umkit.touch(a)
+            rec.step()
+    path = tmp_path / "rec.json"
+    rec.result().save(str(path))
+    before = path.read_bytes()
+    for target in (str(path), str(tmp_path / "." / "rec.json")):
+        assert cli.main(["plan", str(path), "--json", target, "--force"]) == 2
+        err = capsys.readouterr().err
+        assert "is the recording being read" in err, err
+    assert path.read_bytes() == before
+    assert "正是要读取的那份录制" in tr(f"--json {path} is the recording being read: writing it "
+                                   "would replace the recording", "zh")
+    assert cli.main(["plan", str(path), "--json", str(tmp_path / "advice.json")]) == 0

@@ -5,6 +5,15 @@ from __future__ import annotations
 from .result import load
 
 
+def _same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one existing file (links and ``..`` followed)."""
+    import os
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def cli(args) -> int:
     """``umkit plan FILE``: the table and the recommendation of a saved recording.  Exit 2 when
     an argument or the file is not usable (nothing is replayed then), as the other commands."""
@@ -33,6 +42,10 @@ def cli(args) -> int:
         if why:                  # a folder or a FIFO is not "no such file" (nor waited on)
             raise InvalidArgument(why, argument="file",
                                   hint="pass the path PlanResult.save() wrote")
+        if out is not None and _same_file(out, args.file):   # --force too: never the input
+            raise InvalidArgument(f"--json {V.clean(args.json, 200)} is the recording being "
+                                  "read: writing it would replace the recording",
+                                  argument="--json", hint="name another file for --json")
         r = load(args.file)
         profiles_of(r, profiles)          # the recording's own profile too (exit 2 if unknown)
         try:                              # a recording too large to replay: exit 2, up front

@@ -2935,6 +2935,9 @@ MESSAGES: dict[str, str] = {
         "请指定一个普通文件",
     "free some space on that disk, or name a path on another one":
         "在那块磁盘上腾出一些空间，或者换一个在别的磁盘上的路径",
+    "--json {path} is the recording being read: writing it would replace the recording":
+        "--json {path} 正是要读取的那份录制：写它会替换掉录制",
+    "name another file for --json": "请为 --json 换一个文件名",
     "{code_argument}={path} could not be written ({reason}); the file already there is unchanged":
         "{code_argument}={path} 写不进去（{reason}）；那里原有的文件没有改动",
     "{code_argument}={path} could not be written ({reason}); nothing was written":

@@ -624,7 +624,8 @@ def main(argv=None) -> int:
             if args.dir == "-":
                 sys.stdout.write(cuda_header())
             else:
-                print(names.write_cuda_header(args.dir))
+                from umkit import validate as V
+                print(V.clean(names.write_cuda_header(args.dir), 4096))   # a path is shown, never obeyed
             return 0
         which = args.names or None
         _json_target(args)         # before the build: a results file there is not lost
