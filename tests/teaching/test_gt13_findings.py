@@ -9,10 +9,6 @@ and, from the attacker AT8, the workspace's record of untouched copies, never re
 first sync."""
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
-
 import pytest
 
 import umkit
@@ -20,12 +16,8 @@ from umkit.errors import InvalidArgument
 from umkit.runtime.lang import tr
 from umkit.teaching.exercises import nb05
 
-
-@pytest.fixture(autouse=True)
-def sim():
-    umkit.use("sim", quiet=True)
-    yield
-    umkit.use("sim", quiet=True)
+# the attempts budget is off for these tests (the repository's conftest.py); sim, English after
+pytestmark = pytest.mark.usefixtures("sim_english")
 
 
 def test_a_preset_object_is_refused_like_its_name():

@@ -57,8 +57,8 @@ before the wait ends is not graded and not counted), so that a loop of guesses, 
 made-up reason, takes hours.  A pass resets the count and the wait; the stub (None) and
 answers of the wrong kind do not count.  With the budget on, this record -- wrong tries, the
 wait, the reasons, a shown answer -- is kept in a file (:mod:`.record`: in the learner's home), so
-that a kernel restart or another notebook's kernel continues it rather than starting afresh.  ``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once
-when the exercises are imported (0: no budget and no reasons asked, as the project's tests of the
+that a kernel restart or another notebook's kernel continues it rather than starting afresh.
+``UMKIT_EXERCISE_ATTEMPTS`` sets the budget, read once when the exercises are imported (0: no budget and no reasons asked, as the project's tests of the
 graders run, set before Python starts; a later change of the variable does nothing).
 :func:`forget` keeps the tries spent and a shown answer: neither it nor a kernel restart forgets
 them.
@@ -156,13 +156,7 @@ class Verdict:
         if level >= 3:
             answer = self.answer or self._held
             if answer and self.exercise:
-                # shown the same way as check(..., hint=3): a later pass says so
-                with _SHOWN_LOCK:
-                    first = self.exercise not in _SHOWN
-                    _SHOWN.add(self.exercise)
-                if first:
-                    with _TRIES_LOCK:
-                        _change(self.exercise, lambda e: e.update(shown=True))
+                _mark_shown(self.exercise)  # as check(..., hint=3): a later pass says so
             return _t(answer or self.concept or "no further hint for this one")
         return _t(self.concept or "no further hint for this one: read the message again")
 
@@ -267,20 +261,27 @@ _SHOWN: set[str] = set()      # exercises whose answer a hint=3 verdict has show
 _SHOWN_LOCK = threading.Lock()
 
 
+def _mark_shown(name: str) -> None:
+    """Exercise ``name``'s answer was shown: remembered in the process and, the first time, in
+    the learner's record (a later pass, in this kernel or a restarted one, says so)."""
+    with _SHOWN_LOCK:
+        first = name not in _SHOWN
+        _SHOWN.add(name)
+    if first:
+        with _TRIES_LOCK:
+            _change(name, lambda e: e.update(shown=True))
+
+
 def _finish(v: Verdict, hint: int) -> Verdict:
     """Set the verdict's tiers; remember a shown answer, and say so on a later pass."""
     v.level = hint
     v._hold_answer()
     if v.exercise:
-        with _SHOWN_LOCK:
-            first_shown = v.answer_shown and v.exercise not in _SHOWN
-            if v.answer_shown:
-                _SHOWN.add(v.exercise)
-            elif v.ok:
+        if v.answer_shown:
+            _mark_shown(v.exercise)
+        elif v.ok:
+            with _SHOWN_LOCK:
                 v.shown_before = v.exercise in _SHOWN
-        if first_shown:
-            with _TRIES_LOCK:
-                _change(v.exercise, lambda e: e.update(shown=True))
         with _TRIES_LOCK:
             if v.ok:
                 v.forget_asked = _FORGET_CALLS.get(v.exercise, 0)
