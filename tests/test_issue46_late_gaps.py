@@ -51,3 +51,15 @@ def test_port_check_cli_max_findings(tmp_path):
     assert "--max-findings 0 shows them all" in cut.stdout
     assert shown(run("--max-findings", "0")) == shown(full)
     assert bad.returncode == 2 and "--max-findings" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_step_time_near_the_float_limit_gives_its_mean_without_an_overflow_warning():
+    """AT8: step times of 1e308 ms (within every limit) made the mean's sum overflow: a NumPy
+    RuntimeWarning and an infinite step time."""
+    import warnings
+
+    from umkit.plan.replay import mean_ms
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mean_ms([1.0, 1e308, 1e308, 1e308]) == pytest.approx(1e308)
+        assert mean_ms([9.0, 1.0, 2.0]) == 1.5

@@ -17,7 +17,7 @@ LAYERS = (
     ("umkit.version", "umkit.errors", "umkit.results", "umkit.doors"),
     ("umkit.ledger",),
     ("umkit.backends.contract",),
-    ("umkit.validate",),
+    ("umkit.validate", "umkit.backends.checked"),
     ("umkit.sim",),
     ("umkit.backends",),
     ("umkit.runtime",),

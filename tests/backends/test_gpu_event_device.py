@@ -19,6 +19,8 @@ class RecordingRuntime(RuntimeAdapter):
         self.calls.append((cuda_name, args, self.current))
         if cuda_name == "cudaGetDevice":
             return self.current
+        if cuda_name == "cudaGetDeviceCount":      # two GPUs (the backend checks device numbers)
+            return 2
         if cuda_name == "cudaSetDevice":
             self.current = int(args[0])
             return None

@@ -78,7 +78,11 @@ def test_nb00_wrong_answers():
     # the 64 MiB bar of the chart is not the answer
     _not_yet(nb00.check_prefetch_time(nb00.expected_prefetch_ms(mib=64)), "64 MiB bar")
     wrong = nb00.check_prefetch_time(right * 3)
-    _not_yet(wrong, "too long")
+    _not_yet(wrong, "each term")
+    # no direction: a wrong number above the answer and one below read the same (no halving)
+    low = nb00.check_prefetch_time(right / 3)
+    assert "too long" not in wrong.message and "too short" not in low.message
+    assert wrong.message.replace(f"{right * 3:.3f}", "X") == low.message.replace(f"{right / 3:.3f}", "X")
     assert f"{right:.3f}" not in wrong.message and f"{right:.3f}" not in repr(wrong)
     assert f"{right:.3f}" in repr(nb00.check_prefetch_time(right * 3, hint=3))
     assert nb00.check_prefetch_time(right)

@@ -13,8 +13,10 @@ over two runtime adapters) and ``sim`` (the CPU model in :mod:`umkit.sim`).  Eve
 umkit -- arrays, the pool, strategies, the memory ECG, calibration, widgets -- is written once,
 above this line.
 
-Arguments arrive validated: the public API checks what users pass (:mod:`umkit.validate`),
-so a backend only asserts.  Pointers are plain ``int`` addresses.  Locations are
+Arguments arrive validated: the public API checks what users pass (:mod:`umkit.validate`).
+A backend object is reachable too (``umkit.backend()``), so each backend class is decorated
+with :func:`umkit.backends.checked.checked`, which checks the plain arguments of these methods
+before they run; beyond that a backend only asserts.  Pointers are plain ``int`` addresses.  Locations are
 :class:`Location` values (``CPU`` or ``gpu(i)``).  Streams and events are opaque handles the
 backend creates (``None`` is the default stream); the public ``umkit.Stream``/``umkit.Event``
 wrap them.  Sizes are bytes.  Thread safety: a backend must allow its operations from several
@@ -35,6 +37,23 @@ KINDS = ("managed", "device", "pinned")
 #: counters kept as timestamped records, binned per interval afterwards (CUPTI), so a per-step
 #: reading needs no flush at every step
 FEATURES = ("counters", "counters_log", "trace", "snapshot", "model_time")
+
+#: umkit's kernels (``kernels/umkit_kernels.cu``, launched by name with :meth:`Execution.launch`)
+#: and their parameters' kinds: ``ptr`` (an address: a plain ``int``), ``i32``, ``i64``, ``f32``
+PARAM_KINDS = ("ptr", "i32", "i64", "f32")
+
+SPECS: dict[str, tuple[str, ...]] = {
+    # out[i] = a[i] + b[i] for i < n
+    "add_kernel": ("ptr", "ptr", "ptr", "i32"),          # (out, a, b, n)
+    # sink[0] += sum of a[i] for i in range(0, n, stride)   (n counts floats)
+    "touch_kernel": ("ptr", "i64", "i64", "ptr"),        # (a, n, stride, sink)
+    # sink[0] += sum of a[i] for i < n, read as float4 (n counts floats; a 16-byte aligned)
+    "read_kernel": ("ptr", "i64", "ptr"),                # (a, n, sink)
+    # a[i] += 1 for i < n
+    "increment_kernel": ("ptr", "i32"),                  # (a, n)
+    # a[i] = v for i < n
+    "fill_kernel": ("ptr", "f32", "i64"),                # (a, v, n)
+}
 
 
 @dataclass(frozen=True)
@@ -237,6 +256,10 @@ class Backend(DeviceQueries, Memory, Migration, Execution, Instrumented):
     features: frozenset = frozenset()
     #: set by the runtime context (umkit.allow_oversubscription); backends with a guard obey it
     allow_oversubscription: bool = False
+    #: the classes of the stream and event handles this backend makes (its methods refuse
+    #: anything else: :mod:`umkit.backends.checked`)
+    stream_types: tuple = ()
+    event_types: tuple = ()
 
     def supports(self, feature: str) -> bool:
         """Does this backend implement ``feature`` (one of :data:`FEATURES`)?"""

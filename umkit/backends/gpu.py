@@ -25,6 +25,7 @@ from ..errors.table import hint_for
 from ..errors import (BackendError, BackendUnavailable, InvalidArgument, InvalidType, NotManaged,
                       OutOfMemory, UseAfterFree)
 from . import kernels
+from .checked import checked
 from . import names
 from .contract import ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu
 
@@ -191,6 +192,7 @@ class RuntimeAdapter:
 
 
 # -- the backend ----------------------------------------------------------------------------------
+@checked
 class GPUBackend(Backend):
     """The one GPU implementation of the backend contract, over a runtime adapter.
     No instrumented features by default; a subclass or adapter that can count (e.g. CUPTI on
@@ -203,6 +205,8 @@ class GPUBackend(Backend):
         return frozenset({"counters", "counters_log"}) if self.counters_enabled() else frozenset()
     #: let managed allocations exceed free GPU memory (set through umkit.allow_oversubscription)
     allow_oversubscription = False
+    stream_types = (GpuStream,)
+    event_types = (GpuEvent,)
 
     def __init__(self, adapter: RuntimeAdapter):
         self.rt = adapter

@@ -11,20 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARAM_KINDS = ("ptr", "i32", "i64", "f32")
-
-SPECS: dict[str, tuple[str, ...]] = {
-    # out[i] = a[i] + b[i] for i < n
-    "add_kernel": ("ptr", "ptr", "ptr", "i32"),          # (out, a, b, n)
-    # sink[0] += sum of a[i] for i in range(0, n, stride)   (n counts floats)
-    "touch_kernel": ("ptr", "i64", "i64", "ptr"),        # (a, n, stride, sink)
-    # sink[0] += sum of a[i] for i < n, read as float4 (n counts floats; a 16-byte aligned)
-    "read_kernel": ("ptr", "i64", "ptr"),                # (a, n, sink)
-    # a[i] += 1 for i < n
-    "increment_kernel": ("ptr", "i32"),                  # (a, n)
-    # a[i] = v for i < n
-    "fill_kernel": ("ptr", "f32", "i64"),                # (a, v, n)
-}
+# the kernels' signatures are part of the backend contract; named here too, beside their source
+from .contract import PARAM_KINDS, SPECS  # noqa: F401
 
 FILENAME = "umkit_kernels.cu"
 _cache: str | None = None

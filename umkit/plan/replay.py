@@ -14,6 +14,8 @@ steps' fault wake-ups a little dearer in the recording than in the replay.
 """
 from __future__ import annotations
 
+import math
+
 import warnings
 
 import numpy as np
@@ -380,4 +382,12 @@ def mean_ms(step_ms: list) -> float:
     """The loop's step time: the mean of the steady steps (step 0, the warm-up, left out when
     there are more), as the whole loop's time divided by its steps."""
     ms = step_ms[1:] if len(step_ms) > 1 else step_ms
-    return float(np.mean(ms)) if ms else 0.0
+    if not ms:
+        return 0.0
+    with np.errstate(over="ignore"):
+        m = float(np.mean(ms))
+    if math.isinf(m):       # the sum passed the float range (steps near 1e308 ms): scale first
+        a = np.asarray(ms, dtype=float)
+        big = float(np.max(np.abs(a)))
+        m = float(np.mean(a / big)) * big
+    return m

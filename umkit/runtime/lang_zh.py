@@ -92,8 +92,9 @@ MESSAGES: dict[str, str] = {
     "{ms} ms: prefetch_latency ({lat} us) + {mib} MiB / prefetch_h2d_bw ({bw} GB/s) = {want} ms":
         "{ms} ms：prefetch_latency（{lat} us）+ {mib} MiB / prefetch_h2d_bw（{bw} GB/s）= {want} ms",
     "{ms} ms: {why}": "{ms} ms：{why}",
-    "{ms} ms is not what the model charges (it is too long)": "{ms} ms 不是模型给出的开销（太长了）",
-    "{ms} ms is not what the model charges (it is too short)": "{ms} ms 不是模型给出的开销（太短了）",
+    "{ms} ms is not what the model charges: check each term against the profile's parameters "
+    "(the call's fixed cost, the bytes, the bandwidth of this direction)":
+        "{ms} ms 不是模型给出的开销：请对照 profile 的参数逐项检查（调用的固定开销、字节数、这个方向的带宽）",
     "{argument} is None: compute the time of a {mib} MiB host->GPU prefetch on the '{profile}' "
     "profile, in milliseconds":
         "{argument} 是 None：算出在“{profile}” profile 上，一次 {mib} MiB 主机->GPU 预取的时间，单位毫秒",

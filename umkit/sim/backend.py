@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 
 from ..version import __version__
+from ..backends.checked import checked
 from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
                                  UserKernel, gpu)
 from ..errors import InvalidArgument, NotManaged
@@ -47,13 +48,17 @@ def _locked_methods(cls):
     return cls
 
 
+@checked
 @_locked_methods
 class SimBackend(Backend):
     """The CPU model behind the contract.  Arguments arrive validated by the public API
-    (:mod:`umkit.validate`); this class only asserts them."""
+    (:mod:`umkit.validate`) or, called directly, checked by ``@checked``; beyond that this
+    class only asserts them."""
 
     name = "sim"
     features = frozenset({"counters", "trace", "snapshot", "model_time"})
+    stream_types = (SimStream,)
+    event_types = (SimEvent,)
 
     def __init__(self, profile: str | Profile | None = None, gpus: int = 1, strict: bool = False,
                  prefetcher: bool = True, compute: bool = True, **overrides):
@@ -153,7 +158,8 @@ class SimBackend(Backend):
     def advise(self, ptr: int, nbytes: int, advice: str, where: Location, unset: bool) -> None:
         assert advice in ADVICE and isinstance(unset, bool), (advice, unset)
         a, pages = self._range(ptr, nbytes, "advise")
-        dev = CPU_ID if where.kind == "host" else self._dev(where.id)
+        # read_mostly and coarse_grain name no location (where=None); the others need one
+        dev = CPU_ID if where is None or where.kind == "host" else self._dev(where.id)
         self.engine.advise(a, pages, advice, dev, unset)
 
     def range_attributes(self, ptr: int, nbytes: int) -> dict:

@@ -93,8 +93,10 @@ def _grade_time(ms, profile: str, mib: int, p, want: float) -> Verdict | str:
     why = _slip(ms, _time_slips(profile, mib, p, want))    # the usual slips, each with its fix
     if why:
         return f"{ms:.3f} ms: {why}"
-    return (f"{ms:.3f} ms is not what the model charges (it is too "
-            f"{'long' if ms > want else 'short'})")
+    # not "too long" / "too short": a direction would let a number be found by halving
+    return (f"{ms:.3f} ms is not what the model charges: check each term against the "
+            "profile's parameters (the call's fixed cost, the bytes, the bandwidth of this "
+            "direction)")
 
 
 PREFETCH_TIME = Exercise(

@@ -1,0 +1,140 @@
+"""The backend object (``umkit.backend()``) checks what its methods are given: every contract
+method, each argument in turn replaced by each hostile plain value, answers with a umkit error
+or a result -- never a raw AssertionError, TypeError or AttributeError out of a backend's
+inside, never a hang.  Every backend class is decorated (:func:`umkit.backends.checked.checked`)."""
+from __future__ import annotations
+
+import inspect
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import umkit
+from umkit.backends import checked as C
+from umkit.backends.contract import UserKernel
+from umkit.backends.gpu import GPUBackend, RuntimeAdapter
+from umkit.errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
+
+HOSTILE = [None, True, False, 0, 1, -1, 7, 2**64, 10**400, -2**63, 0.5, -0.0, float("nan"),
+           float("inf"), 1e308, "", "gpu", "cpu", "x" * 5000, "\x1b[31m\n", "\udcff", [], [1, 2],
+           {}, (), b"", b"\xff", np.int64(3), np.float32("nan"), np.array([1, 2]), Path("/"),
+           object(), 3 + 4j]
+
+
+def _good(b) -> dict:
+    """Valid values for every argument name of the contract's methods, on backend ``b``."""
+    p = b.malloc(1 << 16, "managed", 0)
+    s = b.stream_create(0)
+    e1, e2 = b.event_create(0), b.event_create(0)
+    b.event_record(e1, s)
+    b.event_record(e2, s)
+    return dict(device=0, nbytes=4096, kind="managed", ptr=p, to=umkit.gpu(0),
+                where=umkit.gpu(0), advice="read_mostly", unset=False, stream=s, what=s,
+                event=e1, start=e1, end=e2, dst=p, src=p, host=np.zeros(1 << 16, np.uint8),
+                to_array=True, kernel="fill_kernel", grid=1, block=64, args=(p, 1.0, 16),
+                on=False, stamps=None, last=3, feature="trace", owner=None,
+                k=UserKernel("k", None, lambda *a: None, 1, 1, ()))
+
+
+def _on_alarm(signum, frame):
+    raise TimeoutError("hang")
+
+
+@pytest.mark.parametrize("method", sorted(C.ARGUMENTS))
+def test_hostile_plain_values_give_typed_errors(method, fresh_sim):
+    signal.signal(signal.SIGALRM, _on_alarm)
+    untyped = []
+    b = umkit.backend()
+    params = list(inspect.signature(getattr(b, method)).parameters)
+    for name in params[:len(C.ARGUMENTS[method])]:
+        for value in HOSTILE:
+            good = _good(b)                     # fresh: a call may have freed or destroyed one
+            kw = {q: good.get(q) for q in params}
+            kw[name] = value
+            signal.alarm(10)
+            try:
+                getattr(b, method)(**kw)
+            except (InvalidArgument, InvalidType) as e:
+                assert e.argument == name or name in str(e), (method, name, value, e)
+            except UmkitError:
+                pass
+            except BaseException as e:      # noqa: BLE001 - the point: nothing else comes out
+                untyped.append(f"{method}({name}={value!r:.20}): {type(e).__name__}: {e!s:.80}")
+            finally:
+                signal.alarm(0)
+    assert not untyped, untyped
+
+
+def test_what_was_seen_untyped_before(fresh_sim):
+    b = umkit.backend()
+    with pytest.raises(InvalidType) as e:
+        b.synchronize(1)
+    assert e.value.argument == "what"
+    with pytest.raises(InvalidType) as e:
+        b.trace(last=0.5)
+    assert e.value.argument == "last"
+    with pytest.raises(InvalidType):
+        b.stream_destroy(None)                  # the default stream is not destroyed
+    p = b.malloc(4096, "managed", 0)
+    with pytest.raises(InvalidArgument) as e:
+        b.advise(p, 4096, "preferred_location", None, False)
+    assert e.value.argument == "where"
+    with pytest.raises(InvalidArgument) as e:
+        b.launch("fill_kernel", 1, 64, (p, 1.0), None)     # fill_kernel takes three
+    assert e.value.argument == "args"
+    with pytest.raises(InvalidType):
+        b.launch("fill_kernel", 1, 64, (p, "1.0", 16), None)
+    with pytest.raises(InvalidArgument) as e:
+        b.memcpy_pageable(p, np.zeros(16, np.uint8), 4096, True, None)
+    assert e.value.argument == "nbytes"
+    b.advise(p, 4096, "read_mostly", None, False)           # no location needed: accepted
+    assert b.range_attributes(p, 4096)["read_mostly"] is True
+
+
+class _Runtime(RuntimeAdapter):
+    """A stand-in runtime that fails the test if the backend ever reaches it."""
+    name = "cuda"
+
+    def call(self, cuda_name, *args):
+        if cuda_name == "cudaGetDeviceCount":
+            return 1
+        raise AssertionError(f"reached the runtime: {cuda_name}{args}")
+
+
+@pytest.mark.parametrize("call", [
+    lambda b: b.synchronize(1), lambda b: b.memcpy(-1, 0, 16, None),
+    lambda b: b.memcpy(0, 0, "16", None), lambda b: b.event_record(7, None),
+    lambda b: b.stream_destroy(0), lambda b: b.device_name(3), lambda b: b.malloc(0, "managed", 0),
+    lambda b: b.launch("fill_kernel", 0, 64, (0, 1.0, 16), None),
+    lambda b: b.prefetch(1 << 20, 16, "moon", None), lambda b: b.free(2**64, None),
+])
+def test_a_gpu_backend_refuses_bad_values_before_the_runtime_sees_them(call):
+    """On a GPU a bad handle or address reaching the runtime is undefined behaviour (a stream
+    handle of 1, a host address of -1): refused first, typed."""
+    with pytest.raises((InvalidArgument, InvalidType)):
+        call(GPUBackend(_Runtime()))
+
+
+def test_a_feature_the_backend_lacks_is_a_typed_error():
+    b = GPUBackend(_Runtime())
+    for method in ("trace", "snapshot", "now", "model_profile"):
+        with pytest.raises(BackendUnavailable):
+            getattr(b, method)(*([0] if method == "snapshot" else []))
+
+
+def test_every_backend_class_is_checked():
+    from umkit.backends.cuda import CudaBackend
+    from umkit.backends.hip import HipBackend
+    from umkit.sim.backend import SimBackend
+    for cls in (SimBackend, GPUBackend, CudaBackend, HipBackend):
+        assert C.is_checked(cls), cls
+    # the table covers every method of the four protocols that takes an argument
+    from umkit.backends import contract
+    for proto in (contract.DeviceQueries, contract.Memory, contract.Migration,
+                  contract.Execution, contract.Instrumented):
+        for name, fn in vars(proto).items():
+            if callable(fn) and not name.startswith("_") and \
+                    len(inspect.signature(fn).parameters) > 1:
+                assert name in C.ARGUMENTS, name
