@@ -48,7 +48,7 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
     before it starts -- the exercises' attempts budget is read once, at import, so a test of it
     needs its own process.  ``body`` sees os, umkit (on sim), exercises, nb01, ``right`` (01's
     right answer) and ``spend(k0=0)`` (the budget's wrong tries); the waits' clock moves an hour at
-    each reading (a test of the waits sets ``exercises._clock`` itself); ``solution(stem)`` gives
+    each reading (a test of the waits sets ``exercises.grading._clock`` itself); ``solution(stem)`` gives
     an official solution's names and ``diagnosis_now()`` 09's answer for the set this process has
     open (a learner's process opens a set of its own).  Returns its stdout."""
     import sys
@@ -68,7 +68,7 @@ def fresh_exercises(body: str, budget: str | None = "2") -> str:
         def _ticking():   # each reading an hour on: the waits past the budget hold no test up
             _now[0] += 3600.0
             return _now[0]
-        exercises._clock = _ticking
+        exercises.grading._clock = _ticking
         import runpy
         def solution(stem):     # an official solution's names (notebooks/solutions/STEM.py)
             return runpy.run_path(f"notebooks/solutions/{stem}.py")

@@ -10,11 +10,9 @@ import sys
 
 import house
 
-#: packages whose __init__ still holds their logic (moving it into named modules is issue 44's
-#: next step); a package not named here is a door
-LOGIC_IN_INIT = {"umkit", "umkit.diagnostics.portcheck", "umkit.errors",
-                 "umkit.teaching.exercises",
-                 "umkit.workloads"}
+#: packages whose __init__ holds logic: only the root, the learner's API (``import umkit``);
+#: every subpackage is a door
+LOGIC_IN_INIT = {"umkit"}
 
 
 def _packages() -> dict[str, ast.Module]:

@@ -138,3 +138,59 @@ def test_every_backend_class_is_checked():
             if callable(fn) and not name.startswith("_") and \
                     len(inspect.signature(fn).parameters) > 1:
                 assert name in C.ARGUMENTS, name
+
+
+class _Knows(RuntimeAdapter):
+    """A stand-in runtime: one allocation umkit made at 0x10000 (64 KiB), addresses the
+    runtime knows (``known``), and the calls that reached it."""
+    name = "cuda"
+
+    def __init__(self, known=()):
+        self.known, self.calls = set(known), []
+
+    def holds(self, ptr):
+        return ptr in self.known
+
+    def call(self, cuda_name, *args):
+        self.calls.append(cuda_name)
+        return {"cudaGetDeviceCount": 1, "cudaGetDevice": 0}.get(cuda_name)
+
+    def value(self, cuda_name):
+        return 4
+
+    def cupy(self):
+        raise AssertionError("a refused call built a view")
+
+
+def _gpu_with_allocation(known=()):
+    b = GPUBackend(_Knows(known))
+    b._allocs[0x10000] = ("managed", 1 << 16, 0)      # as malloc records one
+    return b
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda b: b.memcpy(7, 0x10000, 16, None), "dst"),
+    (lambda b: b.memcpy(0x10000, 0xdead0000, 16, None), "src"),
+    (lambda b: b.host_view(0x7fff0000, 16), "ptr"),
+    (lambda b: b.device_view(0x7fff0000, 16, 0), "ptr"),
+    (lambda b: b.memcpy(0x10000, 0x10000 + 1024, 1 << 16, None), "nbytes"),   # past the end
+    (lambda b: b.host_view(0x10000 + 8, 1 << 16), "nbytes"),
+    (lambda b: b.memcpy_pageable(0x20000, np.zeros(16, np.uint8), 16, True, None), "ptr"),
+])
+def test_a_gpu_backend_refuses_an_address_that_is_no_memory_of_the_process(call, argument):
+    """A CPU view of an arbitrary address is a segmentation fault, a copy to one a crash or a
+    sticky GPU error: an address outside umkit's allocations that the runtime does not know is
+    refused, typed, before the runtime sees it."""
+    b = _gpu_with_allocation()
+    with pytest.raises(InvalidArgument) as e:
+        call(b)
+    assert e.value.argument == argument
+    assert "cudaMemcpyAsync" not in b.rt.calls
+
+
+def test_memory_the_runtime_knows_passes_to_it():
+    """A PyTorch tensor's memory is not umkit's allocation, but the runtime knows it."""
+    b = _gpu_with_allocation(known={0x7fff0000})
+    b.memcpy(0x7fff0000, 0x10000, 16, None)
+    b.memcpy(0x10000 + 16, 0x10000, 16, None)               # inside the allocation
+    assert b.rt.calls.count("cudaMemcpyAsync") == 2

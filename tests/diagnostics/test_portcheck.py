@@ -460,7 +460,7 @@ def test_a_file_is_read_no_further_than_the_limit_whatever_stat_says(tmp_path, m
     if not status.exists() or status.stat().st_size != 0:
         pytest.skip("needs Linux /proc (files whose size stat gives as 0)")
     (tmp_path / "proc.cu").symlink_to(status)
-    monkeypatch.setattr(portcheck, "MAX_BYTES", 64)
+    monkeypatch.setattr(portcheck.check, "MAX_BYTES", 64)
     with pytest.raises(InvalidArgument, match="larger than"):
         portcheck.port_check(str(tmp_path / "proc.cu"))
 
@@ -468,7 +468,7 @@ def test_a_file_is_read_no_further_than_the_limit_whatever_stat_says(tmp_path, m
 def test_all_the_files_of_a_run_are_bounded_together(tmp_path, monkeypatch):
     for k in range(3):
         (tmp_path / f"k{k}.cu").write_text(ALLOC)
-    monkeypatch.setattr(portcheck, "MAX_TOTAL_BYTES", 2 * len(ALLOC))
+    monkeypatch.setattr(portcheck.check, "MAX_TOTAL_BYTES", 2 * len(ALLOC))
     with pytest.raises(InvalidArgument, match="hold more than"):
         portcheck.port_check(str(tmp_path))
 

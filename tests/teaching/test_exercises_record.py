@@ -33,7 +33,7 @@ def kernel(record, body: str, *, budget: str = "2", clock: float = 1000.0) -> st
         umkit.use("sim", quiet=True)
         from umkit.teaching import exercises
         from umkit.teaching.exercises import nb01, record
-        exercises._clock = lambda: {clock!r}
+        exercises.grading._clock = lambda: {clock!r}
         def wrong(k):          # a wrong answer, another each k
             return nb01.check_transitions(lambda n, b, k=k: n + k)
         """) + textwrap.dedent(body)
@@ -324,7 +324,7 @@ def test_a_reason_given_before_is_refused_however_many_came_after(tmp_path):
                  "urchin vortex wigwam").split()
         reasons = [" ".join(vocab[6 * i:6 * i + 6]) for i in range(17)]   # one more than 16
         t = [1000.0]
-        exercises._clock = lambda: t[0]
+        exercises.grading._clock = lambda: t[0]
         for i, r in enumerate(reasons):
             t[0] += 10000.0
             v = nb01.check_transitions(lambda n, b, i=i: n + i, why=r)

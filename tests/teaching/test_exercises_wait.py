@@ -28,7 +28,7 @@ def test_wait_after_refuses_what_is_not_a_count_of_tries(bad, error):
 def test_a_try_in_the_wait_is_not_graded_nor_counted_and_keeps_its_reason():
     out = fresh_exercises("""
         now = [0.0]
-        exercises._clock = lambda: now[0]
+        exercises.grading._clock = lambda: now[0]
         spend()                                            # 2 wrong tries: no wait yet
         why = "each transfer carries one block of the buffer, so round the count up"
         v = nb01.check_transitions(lambda n, b: n + 7, why="the count is one more than the pages we have")
@@ -56,7 +56,7 @@ def test_a_loop_of_wrong_answers_with_made_up_reasons_waits_hours():
     out = fresh_exercises("""
         import random, re
         now = [0.0]
-        exercises._clock = lambda: now[0]
+        exercises.grading._clock = lambda: now[0]
         words = "memory page fault block range driver copy link host device queue".split()
         rng = random.Random(5)
         graded = 0
@@ -80,7 +80,7 @@ def test_the_wait_is_said_in_chinese_to_a_chinese_learner():
     out = fresh_exercises("""
         umkit.use(lang="zh")
         now = [0.0]
-        exercises._clock = lambda: now[0]
+        exercises.grading._clock = lambda: now[0]
         spend()
         nb01.check_transitions(lambda n, b: n + 9, why="the count is one more than the pages we have")
         v = nb01.check_transitions(right, why="each transfer carries one block of the buffer here")

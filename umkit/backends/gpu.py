@@ -434,6 +434,29 @@ class GPUBackend(Backend):
             return False
         return True
 
+    def _check_span(self, what: str, ptr: int, nbytes: int, argument: str = "ptr") -> None:
+        """``[ptr, ptr + nbytes)`` is memory this process may touch: inside an allocation umkit
+        made, or memory the runtime knows (a PyTorch tensor's, CuPy's).  An arbitrary address
+        is refused before it is used: a CPU read of one is a segmentation fault, a GPU one a
+        sticky illegal-address error.  (Where the runtime cannot say -- the HIP adapter -- an
+        address outside umkit's allocations is passed on.)"""
+        ptr, nbytes = int(ptr), int(nbytes)
+        base = ptr if ptr in self._allocs else next(
+            (b for b, (_, n, _) in self._allocs.items() if b <= ptr < b + n), None)
+        if base is not None:
+            n = self._allocs[base][1]
+            if ptr + nbytes > base + n:
+                raise InvalidArgument(f"{what}: {nbytes} B at {ptr:#x} runs past the end of its "
+                                      f"allocation ({n} B at {base:#x})", argument="nbytes",
+                                      hint="pass nbytes within the array")
+            return
+        if self._was_freed(ptr):
+            raise UseAfterFree(f"{what} of {ptr:#x}, which was freed")
+        if self.rt.holds(ptr) is False:
+            raise InvalidArgument(f"{what}: {ptr:#x} is no memory of this process (not an "
+                                  "allocation umkit made, and the runtime does not know it)",
+                                  argument=argument, hint="pass an address umkit gave (arr.ptr)")
+
     def _check_managed(self, what: str, ptr: int) -> None:
         a = self.allocation(ptr)
         if a is None:
@@ -510,8 +533,7 @@ class GPUBackend(Backend):
         if a is not None and a[0] == "device":
             raise InvalidArgument(f"{int(ptr):#x} is device memory (cudaMalloc/hipMalloc): the "
                                   "CPU cannot read it. Use memcpy, or allocate managed memory.")
-        if a is None and self._was_freed(ptr):
-            raise UseAfterFree(f"host_view of {int(ptr):#x}, which was freed")
+        self._check_span("host_view", ptr, nbytes)
         nbytes = int(nbytes)
         if nbytes == 0:
             return np.empty(0, dtype=np.uint8)
@@ -519,9 +541,8 @@ class GPUBackend(Backend):
         return np.ctypeslib.as_array(buf)
 
     def device_view(self, ptr: int, nbytes: int, device: int = 0, owner=None):
+        self._check_span("device_view", ptr, nbytes)
         cp = self.rt.cupy()
-        if self.allocation(ptr) is None and self._was_freed(ptr):
-            raise UseAfterFree(f"device_view of {int(ptr):#x}, which was freed")
         dev = self.rt.cupy_device_id(int(ptr), device)
         mem = cp.cuda.UnownedMemory(int(ptr), int(nbytes), self if owner is None else owner,
                                     device_id=dev)
@@ -592,12 +613,15 @@ class GPUBackend(Backend):
         self.rt.call("cudaEventDestroy", event.handle)
 
     def memcpy(self, dst: int, src: int, nbytes: int, stream=None) -> None:
+        self._check_span("memcpy", dst, nbytes, "dst")
+        self._check_span("memcpy", src, nbytes, "src")
         self.rt.call("cudaMemcpyAsync", int(dst), int(src), int(nbytes),
                      self.rt.value("cudaMemcpyDefault"), self._stream_handle(stream))
 
     def memcpy_pageable(self, ptr: int, host, nbytes: int, to_array: bool, stream=None) -> None:
         """cudaMemcpyAsync between an allocation and pageable (malloc'd) host memory: the driver
         stages it through pinned buffers, so the host waits; this waits for the stream too."""
+        self._check_span("memcpy_pageable", ptr, nbytes)
         hp = int(host.ctypes.data)
         dst, src = (ptr, hp) if to_array else (hp, ptr)
         self.rt.call("cudaMemcpyAsync", int(dst), int(src), int(nbytes),

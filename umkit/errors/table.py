@@ -10,7 +10,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from . import BackendError, BackendOutOfMemory, InvalidArgument, InvalidType
+from .kinds import BackendError, BackendOutOfMemory, InvalidArgument, InvalidType
 
 # ==========================================================================================
 # The error table: HIP and CUDA runtime codes that matter for memory work, side by side.

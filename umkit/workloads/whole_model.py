@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from .. import api
 from .. import validate as V
 from ..errors import InvalidArgument, InvalidType, OutOfMemory
-from . import STRATEGIES, counter_delta, strategy
+from .training import STRATEGIES, counter_delta, strategy
 
 GB = 10**9
 DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from . import (Exercise, Verdict, check, integer_option, load_profile, passed,
-               profile_option, rng_option, tiered)
+from .grading import (Exercise, Verdict, check, integer_option, load_profile, passed,
+                     profile_option, rng_option, tiered)
 
 MIB = 1 << 20
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from . import Exercise, Labels, Verdict, check, rng_option, tiered
+from .grading import Exercise, Labels, Verdict, check, rng_option, tiered
 
 #: the trace operations of the simulator, the layer(s) accepted for each, and why (the article's
 #: §1.1, checked against the ROCm sources).  The rule is one for all: a call that ends in a

@@ -5,8 +5,9 @@ import numpy as np
 
 import umkit
 
-from . import (Exercise, Verdict, check, float32_option, function_option, nb07, passed, rng_option,
-               sim_sandbox, tiered)
+from . import nb07
+from .grading import (Exercise, Verdict, check, float32_option, function_option, passed, rng_option,
+                            sim_sandbox, tiered)
 
 #: buffers only the CPU touches, for the fourth allocator (the rest of the bank is notebook 07's:
 #: one rule for each kind of buffer in both notebooks)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import umkit
 
-from . import Exercise, Verdict, check, failed, passed, rng_option, sim_sandbox, tiered
+from .grading import Exercise, Verdict, check, failed, passed, rng_option, sim_sandbox, tiered
 
 import contextlib
 import inspect

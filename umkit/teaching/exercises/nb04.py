@@ -8,7 +8,7 @@ from numbers import Real
 
 import umkit
 
-from . import Exercise, Verdict, check, passed, rng_option, sim_sandbox, tiered
+from .grading import Exercise, Verdict, check, passed, rng_option, sim_sandbox, tiered
 
 N = 1 << 20                 # the learner's array: 1M float32 (the article's §4.2 size)
 BUSY = (128 << 20) // 4     # someone else's work on another stream: 128 MiB of demand paging,

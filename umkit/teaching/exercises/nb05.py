@@ -14,9 +14,9 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import (Exercise, Verdict, check, check_seed, close_to, failed, one_more, owe_one_more,
-               opening_rng, passed, profile_option, raised, rng_option, settle_one_more,
-               sim_sandbox, tests_only, tiered)
+from .grading import (Exercise, Verdict, check, check_seed, close_to, failed, one_more, owe_one_more,
+                     opening_rng, passed, profile_option, raised, rng_option, settle_one_more,
+                     sim_sandbox, tests_only, tiered)
 
 STEPS = 30
 NBYTES = 64 << 20

@@ -12,8 +12,8 @@ import umkit
 from ...errors import RaceWarning
 from ...runtime.lang import tr
 from ...sim.pages import loc_bit
-from . import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
-               profile_option, rng_option, sim_sandbox, tiered)
+from .grading import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
+                     profile_option, rng_option, sim_sandbox, tiered)
 
 #: Each epoch the CPU loads that epoch's batch into ``a`` (the value e + 1.0 in epoch e; ``b`` stays
 #: 2.0), so epoch e's sum is n * (e + 3): the step past notebook 06's demo loop, which loads once.

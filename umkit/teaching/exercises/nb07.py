@@ -6,7 +6,7 @@ import functools
 
 import umkit
 
-from . import (DrawnSet, Exercise, Verdict, check, learner_code, passed, sim_sandbox, tiered)
+from .grading import (DrawnSet, Exercise, Verdict, check, learner_code, passed, sim_sandbox, tiered)
 
 KINDS = ("device", "managed", "pinned")
 

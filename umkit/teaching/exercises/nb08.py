@@ -6,7 +6,7 @@ import re
 import umkit
 
 from ...runtime.lang import Localized
-from . import Exercise, Verdict, check, failed, passed, tiered
+from .grading import Exercise, Verdict, check, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
 CUDA_SOURCE = """\

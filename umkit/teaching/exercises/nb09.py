@@ -11,7 +11,7 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from . import DrawnSet, Exercise, Verdict, check, check_seed, sim_sandbox, tiered
+from .grading import DrawnSet, Exercise, Verdict, check, check_seed, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 #: the reports the exercise draws from: id -> (the report, its fix's number, why).  Every set holds

@@ -5,8 +5,8 @@ import umkit
 
 from ...runtime.lang import tr
 
-from . import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
-               learner_code, passed, sim_sandbox, text_option, tiered)
+from .grading import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
+                     learner_code, passed, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
 BATCH_BYTES = 4 << 20
