@@ -63,3 +63,25 @@ def test_a_step_time_near_the_float_limit_gives_its_mean_without_an_overflow_war
         warnings.simplefilter("error")
         assert mean_ms([1.0, 1e308, 1e308, 1e308]) == pytest.approx(1e308)
         assert mean_ms([9.0, 1.0, 2.0]) == 1.5
+
+
+@pytest.mark.parametrize("call", [
+    lambda: umkit.ecg.load("\ud800"),
+    lambda: umkit.names.write_cuda_header("\ud800"),
+    lambda: __import__("umkit.teaching.workspace", fromlist=["sync"]).sync(dest="\ud800"),
+])
+def test_a_path_holding_a_lone_surrogate_is_a_typed_error(call):
+    """AT9: a lone surrogate (not an escaped byte) in a path gave UnicodeEncodeError."""
+    with pytest.raises(umkit.InvalidArgument):
+        call()
+
+
+def test_a_teachers_message_and_a_prediction_name_never_reach_the_terminal_raw():
+    """AT9: predict() printed a name's escape codes, a verdict its message's."""
+    import numpy as np
+    from umkit.exercises import failed, on_topic, predict
+    shown = repr(failed("\x1b[31mmsg\nnext line"))
+    assert "\x1b" not in shown and "\\x1b[31mmsg" in shown and "\nnext line" in shown
+    with pytest.raises(umkit.InvalidArgument):
+        predict("\x1b[31mred", {"a": 1.0})
+    assert on_topic("because the pages move", np.array([])) is True   # no truth-value error

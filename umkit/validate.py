@@ -238,6 +238,12 @@ def path(value, name: str, *, hint: str = ""):
     if "\x00" in value:           # Path.exists() answers False for it; os.stat raises
         raise InvalidArgument(f"{name}={short(value)} holds a NUL byte: not a usable path",
                               argument=name, hint=hint or "pick a plain path")
+    try:
+        os.fsencode(value)         # a lone surrogate that is no escaped byte: no file can be named so
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"{name}={short(value)} holds a character no file name can hold "
+                              "(a lone surrogate)", argument=name,
+                              hint=hint or "pick a plain path") from None
     p = Path(value)
     try:
         p.exists()                 # a name too long: refused here

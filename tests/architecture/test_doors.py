@@ -100,3 +100,32 @@ print("ok", len({doors!r}))
                                                            "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("ok"), out.stdout
+
+
+def _package(name: str, packages) -> str:
+    return name if name in packages else name.rpartition(".")[0]
+
+
+def test_imports_across_packages_go_through_doors():
+    """A module imports another package's names from its door (``from ..sim import
+    load_profile``), or a submodule that door lists as public (``"picture": "."``) -- never a
+    module the door keeps to itself.  Modules that are layers of their own in ``house.LAYERS``
+    (``backends.contract``, ``backends.checked``) are imported by name: their package's door sits
+    in a later layer.  Within a package, and between a package and its own subpackages, any
+    module may be imported."""
+    mods = house.modules()
+    packages = {n for n, p in mods.items() if p.name == "__init__.py"}
+    trees = _packages()
+    own_layer = {p for layer in house.LAYERS for p in layer}
+    wrong = set()
+    for e in house.graph():
+        if e.target not in mods or e.target in packages or e.target in own_layer:
+            continue
+        src, dst = _package(e.source, packages), _package(e.target, packages)
+        if src == dst or src.startswith(dst + ".") or dst.startswith(src + "."):
+            continue
+        table = _door_table(trees[dst]) or {}
+        if table.get(e.target.rpartition(".")[2]) != ".":
+            wrong.add(f"{e.source} imports {e.target} (use the door {dst}, or list the module "
+                      "there as public)")
+    assert not wrong, sorted(wrong)

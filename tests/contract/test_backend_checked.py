@@ -144,6 +144,7 @@ class _Knows(RuntimeAdapter):
     """A stand-in runtime: one allocation umkit made at 0x10000 (64 KiB), addresses the
     runtime knows (``known``), and the calls that reached it."""
     name = "cuda"
+    oversubscription_guard = False
 
     def __init__(self, known=()):
         self.known, self.calls = set(known), []
@@ -153,7 +154,8 @@ class _Knows(RuntimeAdapter):
 
     def call(self, cuda_name, *args):
         self.calls.append(cuda_name)
-        return {"cudaGetDeviceCount": 1, "cudaGetDevice": 0}.get(cuda_name)
+        return {"cudaGetDeviceCount": 1, "cudaGetDevice": 0,
+                "cudaMallocManaged": 0x10000}.get(cuda_name)
 
     def value(self, cuda_name):
         return 4
@@ -164,7 +166,7 @@ class _Knows(RuntimeAdapter):
 
 def _gpu_with_allocation(known=()):
     b = GPUBackend(_Knows(known))
-    b._allocs[0x10000] = ("managed", 1 << 16, 0)      # as malloc records one
+    assert b.malloc(1 << 16, "managed", 0) == 0x10000
     return b
 
 
@@ -194,3 +196,49 @@ def test_memory_the_runtime_knows_passes_to_it():
     b.memcpy(0x7fff0000, 0x10000, 16, None)
     b.memcpy(0x10000 + 16, 0x10000, 16, None)               # inside the allocation
     assert b.rt.calls.count("cudaMemcpyAsync") == 2
+
+
+def test_at9_what_an_independent_attacker_found(fresh_sim):
+    """AT9: a kernel launched on more elements than its array holds (an IndexError inside the
+    model; on a GPU a write past the array), a copy into a read-only array, a view past the
+    end (silently shortened), the default stream destroyed, a destroyed stream used,
+    charge_host given a list, a negative count."""
+    b = umkit.backend()
+    p = b.malloc(4096, "managed", 0)
+    with pytest.raises(InvalidArgument) as e:
+        b.launch("increment_kernel", 1, 1, (p, 2048), None)
+    assert e.value.argument == "args"
+    with pytest.raises(InvalidArgument):
+        b.launch("fill_kernel", 1, 1, (p + 4000, 1.0, 100), None)
+    b.launch("fill_kernel", 1, 1, (p, 1.0, 1024), None)             # exactly the array: fine
+    with pytest.raises(InvalidArgument) as e:
+        b.launch("increment_kernel", 1, 1, (p, -5), None)
+    assert e.value.argument == "args[1]"
+    ro = np.zeros(4096, np.uint8)
+    ro.flags.writeable = False
+    with pytest.raises(InvalidArgument) as e:
+        b.memcpy_pageable(p, ro, 4096, False, None)
+    assert e.value.argument == "host"
+    b.memcpy_pageable(p, ro, 4096, True, None)                      # reading it is fine
+    for view in (lambda: b.host_view(p, 8192), lambda: b.device_view(p + 4000, 1 << 20, 0)):
+        with pytest.raises(InvalidArgument) as e:
+            view()
+        assert e.value.argument == "nbytes"
+    with pytest.raises(InvalidArgument):
+        b.stream_destroy(b.default_stream(0))
+    s = b.stream_create(0)
+    b.stream_destroy(s)
+    for use in (lambda: b.stream_destroy(s), lambda: b.prefetch(p, 4096, umkit.gpu(0), s)):
+        with pytest.raises(InvalidArgument) as e:
+            use()
+        assert e.value.argument == "stream"
+    with pytest.raises(InvalidType) as e:
+        b.charge_host([])
+    assert e.value.argument == "key"
+
+
+def test_a_gpu_launch_on_more_elements_than_the_array_is_refused():
+    b = _gpu_with_allocation()
+    with pytest.raises(InvalidArgument) as e:
+        b.launch("increment_kernel", 1, 64, (0x10000, (1 << 14) + 1), None)
+    assert e.value.argument == "args"

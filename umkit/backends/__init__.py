@@ -27,4 +27,7 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "names": ".",
     "counters": ".",
     "kernels": ".",
+    "NAMES": "registry",
+    "GPU_NAMES": "registry",
+    "registry": ".",
 })

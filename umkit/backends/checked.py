@@ -28,7 +28,8 @@ from .contract import FEATURES, KINDS, SPECS, Backend, Instrumented, UserKernel
 #: the largest address a pointer may hold (64 bits)
 MAX_PTR = (1 << 64) - 1
 
-#: each checked method's arguments, in the contract's order (after ``self``), by kind (below)
+#: each checked method's arguments, in the contract's order (after ``self``), by kind (below);
+#: ``charge_host`` is the simulator's own (a host-side call time by its profile key)
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     "device_name": ("device",), "mem_info": ("device",), "capabilities": ("device",),
     "malloc": ("size", "kind", "device"),
@@ -49,6 +50,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     "supports": ("feature",),
     "trace": ("count?",), "snapshot": ("ptr",),
     "counters_start": ("device",), "counters_log": ("flag", "stamps?"),
+    "charge_host": ("text",),
 }
 
 #: the instrumented methods and the feature each belongs to (:class:`Instrumented`)
@@ -152,19 +154,22 @@ CHECKS = {
     "host": _host,
     "feature": lambda b, v, n: V.choice(v, n, FEATURES),
     "stamps?": _stamps,
+    "text": lambda b, v, n: V.string(v, n),
     "any": lambda b, v, n: v,
 }
 
 
 def _launch_args(kernel: str, args: tuple) -> None:
     """``args`` against the kernel's signature (:data:`SPECS`): one per parameter, an int for
-    ``ptr``/``i32``/``i64`` (in range), a finite real for ``f32``."""
+    ``ptr``/``i32``/``i64`` (in range; the ints are counts, 0 or more), a finite real for
+    ``f32``.  Whether each pointer's span lies in an allocation is the backend's to check
+    (:func:`~umkit.backends.contract.kernel_spans`)."""
     spec = SPECS[kernel]
     if len(args) != len(spec):
         raise InvalidArgument(f"{kernel} takes {len(spec)} arguments {spec}, got {len(args)}",
                               argument="args", hint=f"pass {len(spec)} values in that order")
-    bits = {"ptr": (0, MAX_PTR), "i32": (-(1 << 31), (1 << 31) - 1),
-            "i64": (-(1 << 63), (1 << 63) - 1)}
+    # every int parameter of umkit's kernels is a count (n, stride): 0 or more
+    bits = {"ptr": (0, MAX_PTR), "i32": (0, (1 << 31) - 1), "i64": (0, (1 << 63) - 1)}
     for i, (k, a) in enumerate(zip(spec, args)):
         if k in bits:
             V.integer(a, f"args[{i}]", lo=bits[k][0], hi=bits[k][1],
@@ -183,11 +188,15 @@ def _together(method: str, got: dict) -> None:
             and got.get("advice") in ("preferred_location", "accessed_by"):
         raise InvalidArgument(f"advice {got['advice']!r} needs where= (the location it names)",
                               argument="where", hint="pass where=umkit.CPU or umkit.gpu(i)")
-    elif method == "memcpy_pageable" and "host" in got and "nbytes" in got \
-            and got["host"].nbytes < got["nbytes"]:
-        raise InvalidArgument(f"host holds {got['host'].nbytes} B, fewer than nbytes="
-                              f"{got['nbytes']}", argument="nbytes",
-                              hint="copy at most host.nbytes bytes")
+    elif method == "memcpy_pageable" and "host" in got and "nbytes" in got:
+        if got["host"].nbytes < got["nbytes"]:
+            raise InvalidArgument(f"host holds {got['host'].nbytes} B, fewer than nbytes="
+                                  f"{got['nbytes']}", argument="nbytes",
+                                  hint="copy at most host.nbytes bytes")
+        if got.get("to_array") is False and not got["host"].flags.writeable:
+            raise InvalidArgument("host is read-only, and the copy writes into it "
+                                  "(to_array=False)", argument="host",
+                                  hint="pass a writable array (np.empty(...))")
 
 
 def _params(fn, n: int) -> list[str]:
@@ -199,7 +208,7 @@ def _wrap(fn, method: str, kinds: tuple[str, ...]):
     names = _params(fn, len(kinds))
     by_name = dict(zip(names, kinds))
     # the contract's name of each argument (a backend may call it otherwise)
-    contract = dict(zip(names, _params(getattr(Backend, method), len(kinds))))
+    contract = dict(zip(names, _params(getattr(Backend, method, fn), len(kinds))))
 
     @functools.wraps(fn)
     def run_checked(self, *args, **kwargs):
@@ -223,8 +232,7 @@ def _unsupported(method: str, feature: str):
     def not_here(self, *args, **kwargs):
         raise BackendUnavailable(f"the {self.name} backend has no {feature!r} ({method}() is "
                                  f"part of it)",
-                                 hint=f"ask backend.supports({feature!r}) first; the sim "
-                                      "backend has every feature")
+                                 hint=f"ask backend.supports({feature!r}) first")
     not_here.__name__ = method
     not_here.__umkit_checked__ = True
     return not_here
@@ -238,8 +246,8 @@ def checked(cls):
         if getattr(cls, method) is getattr(Instrumented, method):
             setattr(cls, method, _unsupported(method, feature))
     for method, kinds in ARGUMENTS.items():
-        fn = getattr(cls, method)
-        if not getattr(fn, "__umkit_checked__", False):
+        fn = getattr(cls, method, None)          # charge_host: the model's own (sim)
+        if fn is not None and not getattr(fn, "__umkit_checked__", False):
             setattr(cls, method, _wrap(fn, method, kinds))
     return cls
 
@@ -247,5 +255,6 @@ def checked(cls):
 def is_checked(cls) -> bool:
     """Every method of :data:`ARGUMENTS` and :data:`INSTRUMENTED` of ``cls`` is checked (or
     the class's own implementation of an instrumented one)."""
-    return all(getattr(getattr(cls, m), "__umkit_checked__", False) for m in ARGUMENTS) and \
+    return all(getattr(getattr(cls, m), "__umkit_checked__", False)
+               for m in ARGUMENTS if hasattr(cls, m)) and \
         all(getattr(cls, m) is not getattr(Instrumented, m) for m in INSTRUMENTED)

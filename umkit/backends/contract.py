@@ -54,6 +54,20 @@ SPECS: dict[str, tuple[str, ...]] = {
     # a[i] = v for i < n
     "fill_kernel": ("ptr", "f32", "i64"),                # (a, v, n)
 }
+#: the argument that counts each kernel's floats (n): a pointer argument covers n 4-byte floats
+#: from its address, except a sink, which covers one
+KERNEL_COUNT = {"add_kernel": 3, "touch_kernel": 1, "read_kernel": 1, "increment_kernel": 1,
+                "fill_kernel": 2}
+KERNEL_SINKS = {"touch_kernel": (3,), "read_kernel": (2,)}
+
+
+def kernel_spans(kernel: str, args) -> list[tuple[int, int, int]]:
+    """``(argument index, address, bytes)`` of each pointer argument of ``kernel`` launched with
+    ``args``: the memory the kernel reads or writes, which must lie inside one allocation."""
+    n = max(0, int(args[KERNEL_COUNT[kernel]]))
+    sinks = KERNEL_SINKS.get(kernel, ())
+    return [(i, int(a), 4 if i in sinks else 4 * n)
+            for i, (k, a) in enumerate(zip(SPECS[kernel], args)) if k == "ptr"]
 
 
 @dataclass(frozen=True)

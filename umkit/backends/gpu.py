@@ -27,7 +27,8 @@ from ..errors import (BackendError, BackendUnavailable, InvalidArgument, Invalid
 from . import kernels
 from .checked import checked
 from . import names
-from .contract import ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu
+from .contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu,
+                       kernel_spans)
 
 # -- the oversubscription guard -------------------------------------------------------------------
 #: ``UMKIT_ALLOW_OVERSUBSCRIPTION=1`` lets managed allocations exceed free GPU memory on NVIDIA,
@@ -434,7 +435,8 @@ class GPUBackend(Backend):
             return False
         return True
 
-    def _check_span(self, what: str, ptr: int, nbytes: int, argument: str = "ptr") -> None:
+    def _check_span(self, what: str, ptr: int, nbytes: int, argument: str = "ptr",
+                    size_argument: str = "nbytes") -> None:
         """``[ptr, ptr + nbytes)`` is memory this process may touch: inside an allocation umkit
         made, or memory the runtime knows (a PyTorch tensor's, CuPy's).  An arbitrary address
         is refused before it is used: a CPU read of one is a segmentation fault, a GPU one a
@@ -447,7 +449,7 @@ class GPUBackend(Backend):
             n = self._allocs[base][1]
             if ptr + nbytes > base + n:
                 raise InvalidArgument(f"{what}: {nbytes} B at {ptr:#x} runs past the end of its "
-                                      f"allocation ({n} B at {base:#x})", argument="nbytes",
+                                      f"allocation ({n} B at {base:#x})", argument=size_argument,
                                       hint="pass nbytes within the array")
             return
         if self._was_freed(ptr):
@@ -668,6 +670,8 @@ class GPUBackend(Backend):
         return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
 
     def launch(self, kernel: str, grid, block, args: tuple, stream=None) -> None:
+        for _, ptr, nbytes in kernel_spans(kernel, args):   # no kernel writes past its array
+            self._check_span(kernel, ptr, nbytes, "args", "args")
         cargs = self.convert_args(kernel, tuple(args))
         cp = self.rt.cupy()
         dev = stream.device if isinstance(stream, GpuStream) else int(cp.cuda.runtime.getDevice())

@@ -160,7 +160,7 @@ def create(name: str, **options):
         from .hip import HipBackend
         return check_interface(HipBackend())
     if name == "sim":
-        from ..sim.backend import SimBackend
+        from ..sim import SimBackend
         return check_interface(SimBackend(**options))
     raise InvalidArgument(f"backend must be one of {', '.join(NAMES)}, not {name!r}")
 

@@ -23,7 +23,7 @@ from importlib import metadata
 
 from .. import validate as V
 from ..backends.contract import Backend
-from ..backends.registry import GPU_NAMES, NAMES
+from ..backends import GPU_NAMES, NAMES
 from . import tools
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType, UmkitError
 from ..runtime.lang import tr
@@ -276,7 +276,7 @@ def _fix_for(name: str, reason: str) -> str:
         return ("install ROCm (it provides libamdhip64.so, the HIP runtime) and make sure "
                 "/opt/rocm/lib is on the loader path")
     if "not installed" in low and name in GPU_NAMES:
-        from ..backends.install import install_hint
+        from ..backends import install_hint
         extra = "rocm" if name == "hip" else "cuda"
         return f"install the {extra} extra -- {install_hint(extra)} -- then restart Python"
     if "not installed" in low and "pip install" in low:

@@ -9,14 +9,37 @@
 :mod:`.model` is the data model (check, verdict, table: a leaf); :mod:`.runs` runs the built-in
 workload; :mod:`.recording` records your loop; :mod:`.picture` draws.
 """
-from .model import SPIKE_MS, SPIKY, check, table, title, verdict
-from .runs import ECG_STRATEGIES, MAX_JOB_MIB, MAX_STEPS, check_args, record, recorder, text_progress
-from .recording import RESULTS, RecordResult, Recorder, combine, load, published
-from .picture import coinciding, step_bars
-from .picture import ecg as plot
-from .traces import read  # noqa: E402,F401 - umkit.ecg.read: profiler files in (umkit.ecg.traces)
+from ..doors import door
 
-__all__ = ["record", "recorder", "table", "title", "verdict", "check", "plot", "step_bars",
-           "coinciding", "load", "combine", "published", "Recorder", "RecordResult",
-           "text_progress", "check_args", "ECG_STRATEGIES", "MAX_JOB_MIB", "MAX_STEPS", "SPIKY",
-           "SPIKE_MS", "RESULTS"]
+__all__, __getattr__, __dir__ = door(__name__, {
+    "SPIKE_MS": "model",
+    "SPIKY": "model",
+    "check": "model",
+    "table": "model",
+    "title": "model",
+    "verdict": "model",
+    "display_width": "model",
+    "ECG_STRATEGIES": "runs",
+    "MAX_JOB_MIB": "runs",
+    "MAX_STEPS": "runs",
+    "check_args": "runs",
+    "record": "runs",
+    "recorder": "runs",
+    "text_progress": "runs",
+    "job_too_large": "runs",
+    "RESULTS": "recording",
+    "RecordResult": "recording",
+    "Recorder": "recording",
+    "combine": "recording",
+    "load": "recording",
+    "published": "recording",
+    "coinciding": "picture",
+    "step_bars": "picture",
+    "plot": "picture",
+    "read": "traces",
+    "model": ".",
+    "runs": ".",
+    "recording": ".",
+    "picture": ".",
+    "traces": ".",
+})

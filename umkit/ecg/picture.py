@@ -148,3 +148,7 @@ def step_bars(runs: list, ax=None):
     ax.set_xticks([])
     ax.legend(fontsize=8)
     return figure_fonts(fig or ax.figure)
+
+
+#: ``umkit.ecg.plot``: the memory ECG's picture by its public name
+plot = ecg

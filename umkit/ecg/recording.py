@@ -158,7 +158,7 @@ class RecordResult(RunResult):
         """{step: why} for the steps whose hardware counters lost records (a fault burst that
         overflowed the driver's event queue to CUPTI: :func:`umkit.backends.counters.cupti.incomplete`);
         {} on sim, which loses nothing, and when every step's counts are whole."""
-        from ..backends.counters.cupti import incomplete
+        from ..backends.counters import incomplete
         out = {}
         for s in self.steps:
             why = incomplete(s.counters or {})

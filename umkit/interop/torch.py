@@ -315,7 +315,7 @@ def advise(obj, advice: str, where="gpu", *, unset: bool = False) -> int:
 
 def as_tensor(arr):
     """A umkit Array as a torch tensor on its GPU, sharing the memory (DLPack, no copy)."""
-    from ..memory.array import require_array
+    from ..memory import require_array
     torch = require_torch()
     arr = require_array(arr, "as_tensor", "arr")
     if arr.backend.supports("model_time"):
@@ -328,7 +328,7 @@ def as_array(t, kind: str | None = None):
     alive by the array and never freed by it): then umkit.prefetch / advise / residency /
     read_back work on it.  ``kind``: 'managed' or 'device' (default: asked of the driver)."""
     import numpy as np
-    from ..memory.array import Array
+    from ..memory import Array
     torch = require_torch()
     if not isinstance(t, torch.Tensor):
         raise InvalidType(f"t: {type(t).__name__} is not a torch.Tensor", argument="t",

@@ -106,7 +106,7 @@ def write_profile(params: dict, path, name: str, title: str, source: str, base: 
     at ``path`` is kept (``AlreadyExists`` naming ``--out``) unless ``force``; the write is
     atomic (:func:`umkit.results.files.write`)."""
     from ..results import files
-    from ..sim.costs import PROFILE_DIR
+    from ..sim import PROFILE_DIR
     d = json.loads((PROFILE_DIR / f"{base}.json").read_text())
     d.update(name=name, title=title, teaching=False)
     for k, v in params.items():

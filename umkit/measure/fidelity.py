@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import api
 from ..workloads import counter_delta
 from .. import runtime
-from ..backends.counters.cupti import incomplete
+from ..backends.counters import incomplete
 from ..errors import BackendUnavailable
 
 MiB = 1 << 20

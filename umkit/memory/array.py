@@ -25,8 +25,8 @@ import numpy as np
 from .. import validate as V
 from ..backends.contract import KINDS, Backend
 from ..errors import InvalidArgument, InvalidType, UseAfterFree
-from ..runtime.context import RUNTIME
-from ..runtime.streams import stream_handle
+from ..runtime import RUNTIME
+from ..runtime import stream_handle
 
 
 class _Export:

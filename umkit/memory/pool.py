@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .. import validate as V
 from ..backends.contract import Backend
-from ..runtime.context import RUNTIME
+from ..runtime import RUNTIME
 from ..errors import BackendUnavailable, InvalidType, OutOfMemory, UseAfterFree
 from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource
 

@@ -34,7 +34,7 @@ import dataclasses
 import math
 
 from .. import validate as V
-from ..ecg.model import display_width
+from ..ecg import display_width
 from ..errors import InvalidArgument, InvalidType
 from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice
@@ -49,7 +49,7 @@ BETTER = 0.01        # a later choice must be this much faster to displace an ea
 def profiles_of(result, profiles, name: str = "profiles") -> list[str]:
     """The profiles to predict on; ``name``: the argument the caller took them as (``profile``
     for :func:`predict`, which takes one name)."""
-    from ..sim.costs import available_profiles
+    from ..sim import available_profiles
     known = available_profiles()
     if profiles is None:         # the recording's own: it may name a profile this umkit lacks
         own = result.profile or DEFAULT_PROFILE
@@ -413,7 +413,7 @@ class Recommendation:
 
     def to_ecg(self, profile: str | None = None, plans=None) -> dict:
         """The predicted step times as an ECG dict (one curve a plan), for ``umkit.ecg.plot``."""
-        from ..ecg.model import verdict
+        from ..ecg import verdict
         import numpy as np
         p = self.profile(profile)
         if plans is None:
@@ -446,7 +446,7 @@ class Recommendation:
     def plot(self, profile: str | None = None, ax=None, plans=None):
         """The predicted ECG of each plan (:func:`umkit.ecg.plot`); ``plans``: only these
         (names of the prediction table, e.g. ``["as recorded", "all device"]``)."""
-        from ..ecg.picture import ecg
+        from ..ecg import plot as ecg
         if plans is not None:
             p = self.profile(profile)
             plans = V.names(plans, "plans", list(self.predictions[p]),
@@ -634,7 +634,7 @@ def widened(result, rules: dict, plan: dict, choices) -> dict:
 
 def ruled_out(result, plan: dict, profile: str) -> str:
     """Why ``plan`` cannot be recommended on ``profile``: its device memory against the card's."""
-    from ..sim.costs import load_profile
+    from ..sim import load_profile
     need = device_bytes(result, plan)
     vram = int(load_profile(profile).vram)
     return ("ruled out: the rules' plan puts {n} buffers ({need} GiB) in device memory, more "

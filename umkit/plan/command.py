@@ -23,7 +23,7 @@ def cli(args) -> int:
     from ..validate import not_a_file
     from ..errors import InvalidArgument, UmkitError
     from ..results import files
-    from ..sim.costs import available_profiles
+    from ..sim import available_profiles
     from .advice import profiles_of, steps_of
     try:             # every argument and the recording before a replay starts
         out = None if args.json is None else V.output_path(args.json, "--json", (".json",))

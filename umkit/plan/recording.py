@@ -382,7 +382,7 @@ OWN_NAMES = {"touch_sinks": "umkit touch sink"}
 def own_buffers(b) -> dict:
     """{pointer: name} of umkit's own buffers on backend ``b`` (the sink umkit.touch adds
     into), so that the table does not show them as the loop's anonymous arrays."""
-    from ..runtime.context import RUNTIME
+    from ..runtime import RUNTIME
     out = {}
     for key, name in OWN_NAMES.items():
         for arr in dict(RUNTIME.resources_of(b).get(key) or {}).values():
@@ -568,13 +568,13 @@ class Recorder:
 
     def __init__(self, name: str = "your loop", *, ecg=None, stream=None, counters: bool = True,
                  instrument: str = "alternate", warmup: int = WARMUP, switch=None):
-        from ..ecg.recording import Recorder as EcgRecorder
+        from ..ecg import Recorder as EcgRecorder
         V.label(name, "name", hint="e.g. umkit.plan.recorder('my training loop')")
         if ecg is not None and not isinstance(ecg, EcgRecorder):
             raise InvalidType(f"ecg={V.short(ecg)} is not an umkit.ecg.recorder()",
                               argument="ecg", hint="pass the recorder of `with umkit.ecg.recorder() "
                                                    "as rec:`, or leave it out")
-        from ..runtime.streams import Stream
+        from ..runtime import Stream
         if stream is not None and not isinstance(stream, Stream):
             raise InvalidType(f"stream={V.short(stream)} is not a umkit.Stream",
                               argument="stream", hint="pass umkit.Stream(), or leave it out "
@@ -615,7 +615,7 @@ class Recorder:
 
     @staticmethod
     def range_of(obj):
-        from ..memory.array import Array
+        from ..memory import Array
         if isinstance(obj, Array):
             return obj.ptr, obj.nbytes, obj.kind
         try:
@@ -643,7 +643,7 @@ class Recorder:
 
     # the with block ---------------------------------------------------------------------------------------
     def __enter__(self) -> "Recorder":
-        from ..ecg.recording import Recorder as EcgRecorder
+        from ..ecg import Recorder as EcgRecorder
         if self.active:
             raise InvalidArgument("this plan recorder is already recording",
                                   hint="one `with umkit.plan.recorder() as rec:` block at a time")
@@ -668,7 +668,7 @@ class Recorder:
                     if e[0].ptr == ptr:
                         e[1].name, e[1].role = name, role
         elif b.name == "cuda" and b.supports("counters_log") and b.counters_clock() is not None:
-            from ..backends.counters.cupti import COLLECTOR
+            from ..backends.counters import COLLECTOR
             b.synchronize()            # the GPU idle: the first step starts now on both clocks
             self.clock0 = b.counters_clock()
             COLLECTOR.address_log_start()
@@ -780,7 +780,7 @@ class Recorder:
                     raise
             records, lost = [], 0
             if self.gpu_log:
-                from ..backends.counters.cupti import COLLECTOR
+                from ..backends.counters import COLLECTOR
                 records, lost = COLLECTOR.address_log_stop()
         own = own_buffers(self.b)
         if self.watcher is not None:

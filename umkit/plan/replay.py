@@ -232,8 +232,8 @@ def replay(result, plan: dict, profile: str, steps: int) -> dict:
     when the plan's device memory does not fit the profile's VRAM.  A recording whose CPU
     touches are too many to model in seconds is refused first (:func:`check_work`)."""
     check_work(result, steps)
-    from ..sim.engine import Access, SimEvent
-    from ..sim.pages import CPU_ID
+    from ..sim import Access, SimEvent
+    from ..sim import CPU_ID
     b = registry.create("sim", profile=profile, compute=False)
     eng = b.engine
     s = eng.default_stream(0)

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import validate as V
-from ..ecg.model import display_width
+from ..ecg import display_width
 from ..errors import InvalidArgument, InvalidType
 from ..results import files
 from ..runtime.lang import tr

@@ -12,4 +12,8 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "RUNTIME": "context",
     "lang": ".",
     "tracebacks": ".",
+    "Stream": "streams",
+    "Event": "streams",
+    "kernel_stream": "streams",
+    "stream_handle": "streams",
 })

@@ -219,7 +219,7 @@ def _sim_options(options: dict) -> dict:
             out[k] = V.flag(out[k], k)
     prof = out.get("profile")
     if prof is not None and not isinstance(prof, (str, os.PathLike)):
-        from ..sim.costs import Profile, available_profiles
+        from ..sim import Profile, available_profiles
         if not isinstance(prof, Profile):
             from ..errors import InvalidType
             raise InvalidType(f"profile={V.shown(prof)} must be a profile name or a JSON path",

@@ -18,4 +18,12 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "policy_for": "policy",
     "Record": "record",
     "Thrashing": "thrashing",
+    "Profile": "costs",
+    "Policy": "policy",
+    "AmdApu": "policy",
+    "AmdXnackOff": "policy",
+    "SimEvent": "clock",
+    "SimStream": "clock",
+    "CPU_ID": "pages",
+    "loc_bit": "pages",
 })

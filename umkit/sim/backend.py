@@ -13,7 +13,7 @@ import numpy as np
 from ..version import __version__
 from ..backends.checked import checked
 from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
-                                 UserKernel, gpu)
+                                 UserKernel, gpu, kernel_spans)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
@@ -175,6 +175,10 @@ class SimBackend(Backend):
 
     # -- views ------------------------------------------------------------------------------------
     def _view(self, a, off: int, nbytes: int, side):
+        if off + nbytes > a.nbytes:
+            raise InvalidArgument(f"a view of {nbytes} B at offset {off} runs past the end of its "
+                                  f"allocation ({a.nbytes} B)", argument="nbytes",
+                                  hint="pass nbytes within the array")
         return tracked_view(a.data[off:off + nbytes], self.engine, a, side)
 
     def host_view(self, ptr: int, nbytes: int):
@@ -193,12 +197,19 @@ class SimBackend(Backend):
         if stream is None:
             return self.default_stream(0)
         assert isinstance(stream, SimStream), stream
+        if not stream.default and self.engine.clock.streams.get(stream.id) is not stream:
+            raise InvalidArgument("stream was destroyed (stream_destroy), or is another sim "
+                                  "backend's", argument="stream",
+                                  hint="create one on this backend: stream_create(device)")
         return stream
 
     def stream_create(self, device: int) -> SimStream:
         return self.engine.stream(self._dev(device))
 
     def stream_destroy(self, stream) -> None:
+        if stream.default:
+            raise InvalidArgument("a device's default stream is never destroyed",
+                                  argument="stream", hint="destroy only streams stream_create made")
         self.engine.drop_stream(self._stream(stream))
 
     def synchronize(self, what=None) -> None:
@@ -217,7 +228,7 @@ class SimBackend(Backend):
     def charge_host(self, key: str) -> None:
         """The host spends the profile's ``key`` (a host-side call time, e.g. ``event_overhead``:
         what ``umkit.timer`` costs between its start event and the timed block)."""
-        self.engine.charge_host(key)
+        self.engine.charge_host(key)        # a key the profile lacks costs 0 (Profile.host_op)
 
     def event_elapsed_ms(self, start, end) -> float:
         if start.time is None or end.time is None:
@@ -246,6 +257,13 @@ class SimBackend(Backend):
         if twin is None:
             raise InvalidArgument(f"kernel {kernel!r} is not in kernels/",
                                   hint=f"available: {sorted(TWINS)}")
+        for i, ptr, nbytes in kernel_spans(kernel, args):
+            a, off = self.engine.find(ptr)
+            if off + nbytes > a.nbytes:
+                raise InvalidArgument(f"{kernel}'s argument {i} covers {nbytes} B at offset "
+                                      f"{off}, past the end of its allocation ({a.nbytes} B)",
+                                      argument="args", hint="launch it on n elements the array "
+                                                            "holds")
         self.engine.launch(kernel, self._stream(stream), lambda find: twin(find, *args),
                            compute=self.compute)
 

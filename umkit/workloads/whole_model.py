@@ -156,13 +156,13 @@ def plan_model(m, card: str = "H200", vram: int | None = None) -> Plan:
     """Which buffers of ``m`` must breathe on ``card`` (one of :data:`CARDS`, or a sim profile
     name); ``vram``: the card's VRAM in bytes (default: the profile's)."""
     from .. import validate as V
-    from ..sim.costs import load_profile
+    from ..sim import load_profile
     m = model(m)
     V.text(card, "card", hint=f"one of {sorted(CARDS)} or a sim profile name, e.g. 'mi300x'")
     if vram is not None:
         vram = V.integer(vram, "vram", lo=1 << 20, hi=1 << 50,
                          hint="the card's VRAM in bytes, e.g. 80 * 2**30 (None: the profile's)")
-    from ..sim.costs import available_profiles
+    from ..sim import available_profiles
     if card not in CARDS and card not in available_profiles():
         raise InvalidArgument(f"card={V.shown(card)} is not a card or a sim profile",
                               argument="card", hint=f"one of {sorted(CARDS)} or a sim profile "

@@ -9,4 +9,9 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "available": "cupti",
     "RocprofCollector": "rocprof",
     "RocprofTally": "rocprof",
+    "COLLECTOR": "cupti",
+    "KINDS": "cupti",
+    "incomplete": "cupti",
+    "cupti": ".",
+    "rocprof": ".",
 })

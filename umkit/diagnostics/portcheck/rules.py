@@ -13,8 +13,8 @@ import bisect
 from dataclasses import dataclass, field
 
 from ...backends import names
-from ...sim.costs import Profile, load_profile
-from ...sim.policy import AmdApu, AmdXnackOff, Policy, policy_for
+from ...sim import Profile, load_profile
+from ...sim import AmdApu, AmdXnackOff, Policy, policy_for
 from .cxx import SCAN, Arg, Source, declared_name, split_args
 
 SEVERITIES = ("breaks", "slower", "differs", "same")

@@ -16,7 +16,7 @@ import json
 
 from ... import validate as V
 from ...errors import InvalidType
-from ...backends.counters.cupti import KINDS, Tally
+from ...backends.counters import KINDS, Tally
 from ...results import files
 from .model import MAX_ADDRESS, MAX_STEPS, Collector, ProfilerFileError, integer, text
 

@@ -223,7 +223,16 @@ class Verdict:
         more = self._more()
         if more:
             lines.append(f"  ({more})")
-        return "\n".join(lines)
+        return _printable("\n".join(lines))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\x1b``), line breaks and tabs kept: a
+    message a check was given (an escape code in it) is shown, not obeyed by the terminal."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def raised(e: BaseException) -> str:
@@ -509,6 +518,7 @@ def on_topic(reason: str, terms) -> bool:
     """``reason`` names at least one of the exercise's concept words (``terms``, English and
     Chinese; none: any reason is)."""
     reason = _texts_option(reason, () if terms is None else terms, "terms")
+    terms = [] if terms is None else list(terms)       # a 1-D array too (no truth value)
     if not terms:
         return True
     text = " ".join(str(reason).lower().split())
@@ -1174,7 +1184,7 @@ def _kit_kept():
 
 
 def _pinned_backend():
-    from ...runtime.context import RUNTIME
+    from ...runtime import RUNTIME
     act = RUNTIME.peek()
     if act is None:
         return contextlib.nullcontext()
@@ -1218,7 +1228,7 @@ def counting_frees(kind: str = "managed"):
 def load_profile(name: str, **overrides):
     """The sim profile ``name``: its parameters (SI units) and its cost model; ``overrides``
     replace SI values (a variant of the card drawn for one attempt)."""
-    from ...sim.costs import load_profile as load
+    from ...sim import load_profile as load
     return load(name, **overrides)
 
 
@@ -1359,7 +1369,7 @@ def column_title(profile: str | None = None) -> str:
         from ... import validate as V
         label = V.text(profile, "profile", hint="a sim profile name, or \"each row's card\"")
         return _t(f"model ({_t(label)})")   # a label ("each row's card") in the learner's language
-    from ...runtime.context import RUNTIME
+    from ...runtime import RUNTIME
     try:
         b = RUNTIME.active().backend
     except Exception:  # noqa: BLE001 - a title never fails a reveal
@@ -1400,8 +1410,8 @@ class Prediction:
     def __repr__(self):
         if not self.measured:
             n = sum(v is not None for v in self.guesses.values())
-            return _t(f"prediction '{self.name}' kept: {n} of {len(self.guesses)} guesses written "
-                      "(reveal(...) shows them beside the result)")
+            return _printable(_t(f"prediction '{self.name}' kept: {n} of {len(self.guesses)} "
+                                 "guesses written (reveal(...) shows them beside the result)"))
         unit = f" ({self.unit})" if self.unit else ""
         rows = self._rows()
         w = max(_width(r[0]) for r in rows)
@@ -1413,7 +1423,7 @@ class Prediction:
                  f"{_t('comparison')}"]
         lines += [f"{_pad(k, w)}  {_pad(g, wg, right=True)}  {_pad(m, wm, right=True)}  {c}"
                   for k, g, m, c in rows]
-        return "\n".join(lines)
+        return _printable("\n".join(lines))
 
     def _repr_html_(self):
         if not self.measured:
@@ -1522,7 +1532,7 @@ def predict(name: str, guesses: dict, unit: str = "", *, quiet: bool = False) ->
     written), so a cell that goes on to measure still shows that the guesses were taken --
     ``quiet=True`` prints nothing."""
     from ... import validate as V
-    V.text(name, "name", hint="a name for the prediction, e.g. predict('faults', {...})")
+    V.label(name, "name", hint="a name for the prediction, e.g. predict('faults', {...})")
     if not isinstance(guesses, dict):
         from ...errors import InvalidType
         raise InvalidType(f"guesses should be a dict like {{'what': your_guess}}, got "

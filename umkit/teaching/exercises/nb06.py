@@ -11,7 +11,7 @@ import umkit
 
 from ...errors import RaceWarning
 from ...runtime.lang import tr
-from ...sim.pages import loc_bit
+from ...sim import loc_bit
 from .grading import (Exercise, Verdict, check, close_to, counting_frees, integer_option, passed,
                      profile_option, rng_option, sim_sandbox, tiered)
 

@@ -55,7 +55,7 @@ DEFAULTS = dict(size_mib=64, steps=40, memory="managed", prefetch="off", advice=
 SETTINGS = tuple(DEFAULTS)
 MAX_STEPS = 2000
 MAX_MIB = 1 << 20               # 1 TiB: the panel's own bound; workloads/backends check the rest
-from ...ecg.runs import MAX_JOB_MIB  # noqa: E402 - one training step's largest job (10922 MiB)
+from ...ecg import MAX_JOB_MIB  # noqa: E402 - one training step's largest job (10922 MiB)
 
 # matplotlib's tab10, in order: the static fallback's default colour cycle draws the same colours
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -125,7 +125,7 @@ def current_profile() -> str:
 
 def profile_provenance(name: str) -> tuple[int, int]:
     """``(estimated, total)``: how many of the profile's numbers its sources call estimates."""
-    from ...sim.costs import load_profile
+    from ...sim import load_profile
     prof = load_profile(name)
     srcs = [str(v) for v in prof.sources.values()]
     return sum(1 for t in srcs if t.strip().lower().startswith("estimate")), len(srcs)
@@ -289,7 +289,7 @@ class PanelModel:
                 raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}",
                                   argument=key, hint=f"use {lo} to {hi} {unit}")
             if key == "size_mib" and v > MAX_JOB_MIB:
-                from ...ecg.runs import job_too_large
+                from ...ecg import job_too_large
                 raise job_too_large(v << 20, "size_mib", f"use a buffer of 1 to {MAX_JOB_MIB} MiB")
             if not lo <= v <= hi:
                 what = f"buffer size {v} MiB" if key == "size_mib" else f"{v} steps"
@@ -713,7 +713,7 @@ class StrategyPanel:
             "every": W.BoundedIntText(value=start["every"], min=1, max=MAX_STEPS,
                                       description="every k steps", style=st, layout=narrow),
         }
-        from ...sim.costs import available_profiles
+        from ...sim import available_profiles
         have = set(available_profiles())
         names = [n for n, _ in PROFILE_CHOICES if n in have]
         cur = current_profile()

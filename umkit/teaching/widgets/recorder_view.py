@@ -60,7 +60,7 @@ class RecorderView:
 
     def recorder(self, **kwargs):
         """``umkit.ecg.recorder`` drawing into this view (and the final ECG when it ends)."""
-        from ...ecg.recording import Recorder
+        from ...ecg import Recorder
         view = self
 
         class _Rec(Recorder):
@@ -75,7 +75,7 @@ class RecorderView:
         import matplotlib.pyplot as plt
 
         from ...errors import InvalidType
-        from ...ecg.recording import RecordResult
+        from ...ecg import RecordResult
         from ...validate import shown
         if not isinstance(result, RecordResult):
             raise InvalidType(f"result={shown(result)} is not a RecordResult", argument="result",

@@ -76,7 +76,7 @@ class ResidencyMap:
         import ipywidgets as W
 
         from ... import validate as V
-        from ...memory.array import require_array
+        from ...memory import require_array
         require_array(arr, "residency_map", "arr")
         cells = V.integer(cells, "cells", lo=1, hi=1 << 20, hint="e.g. cells=2048")
         V.string(title, "title")
