@@ -85,3 +85,52 @@ def test_a_teachers_message_and_a_prediction_name_never_reach_the_terminal_raw()
     with pytest.raises(umkit.InvalidArgument):
         predict("\x1b[31mred", {"a": 1.0})
     assert on_topic("because the pages move", np.array([])) is True   # no truth-value error
+
+
+def test_at10_loaders_refuse_numbers_beyond_float_range_and_bounds(tmp_path):
+    """AT10: 10**400 in a saved run's step time or counters, or a plan's step times, raised
+    OverflowError; a plan accepted 10**400 bytes moved and its table() then crashed."""
+    import json
+
+    umkit.use("sim", quiet=True)
+    with umkit.ecg.recorder("a") as rec:
+        for _ in range(3):
+            umkit.increment(umkit.managed(256))
+            rec.step()
+    good = rec.result().to_dict()
+    for path, value in ((("steps", 1, "ms"), 10**400), (("steps", 1, "ms"), 1e308),
+                        (("steps", 1, "step"), 10**400), (("counters", "x"), 10**400),
+                        (("strategy",), 10**400)):
+        d = json.loads(json.dumps(good))
+        node = d
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        with pytest.raises(umkit.InvalidArgument):
+            umkit.ecg.RecordResult.from_dict(d)
+    from umkit.plan.result import number, whole
+    for call in (lambda: number(10**400, "step_ms[0]"), lambda: whole(10**400, "bytes_h2d")):
+        with pytest.raises(umkit.InvalidArgument):
+            call()
+
+
+def test_at10_public_constructors_and_helpers_refuse_bad_values():
+    import numpy as np
+    b = umkit.use("sim", quiet=True)
+    with pytest.raises(umkit.InvalidType):
+        umkit.Array(b, b.malloc(4096, "managed", 0), 4096, (1024,), "float32", "managed", 0,
+                    release=np.zeros(2))
+    with pytest.raises(umkit.InvalidArgument):
+        umkit.Array(b, b.malloc(4096, "managed", 0), 2**63, (1024,), "float32", "managed", 0)
+    pool = umkit.MemoryPool()
+    for call in (lambda: pool.attach(-1, umkit.managed(4)), lambda: pool.free(0, kind=object()),
+                 lambda: pool.note(0, advice=[[1]])):
+        with pytest.raises((umkit.InvalidArgument, umkit.InvalidType)):
+            call()
+    with pytest.raises((umkit.InvalidArgument, umkit.InvalidType)):
+        umkit.exercises.column_title("a\x1b[2Jb")
+    with pytest.raises(umkit.InvalidArgument):
+        umkit.ecg.check({}, name="a\x1b[2Jb")
+    umkit.widgets.panel(run=np.empty(0), static=True)
+    names = __import__("importlib").import_module("umkit.names")   # as `import umkit.names`
+    assert names.cuda_to_hip("cudaFree") == "hipFree" and names is umkit.names

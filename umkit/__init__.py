@@ -114,7 +114,8 @@ LAZY_FUNCTIONS = {"doctor": ("umkit.diagnostics.doctor", "doctor"),
 ALIASES = {"umkit.widgets": "umkit.teaching.widgets",
            "umkit.exercises": "umkit.teaching.exercises",
            "umkit.examples": "umkit.teaching.examples",
-           "umkit.torch": "umkit.interop.torch"}
+           "umkit.torch": "umkit.interop.torch",
+           "umkit.names": "umkit.backends.names"}
 
 
 def _target(name):

@@ -59,6 +59,15 @@ def clean(text, limit: int = 200) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def finite(v) -> bool:
+    """``v`` (an int or a float) is a finite float: an int beyond float's range (10**400) is not
+    (``math.isfinite`` raises OverflowError on it)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 def is_int(v) -> bool:
     t = type(v)
     if t is int:

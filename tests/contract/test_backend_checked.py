@@ -154,6 +154,8 @@ class _Knows(RuntimeAdapter):
 
     def call(self, cuda_name, *args):
         self.calls.append(cuda_name)
+        if cuda_name in ("cudaStreamCreate", "cudaEventCreate"):
+            return 0x5000 + len(self.calls)
         return {"cudaGetDeviceCount": 1, "cudaGetDevice": 0,
                 "cudaMallocManaged": 0x10000}.get(cuda_name)
 
@@ -242,3 +244,53 @@ def test_a_gpu_launch_on_more_elements_than_the_array_is_refused():
     with pytest.raises(InvalidArgument) as e:
         b.launch("increment_kernel", 1, 64, (0x10000, (1 << 14) + 1), None)
     assert e.value.argument == "args"
+
+
+def test_at10_handles_spans_and_launch_limits(fresh_sim):
+    """AT10: retire at an interior address retired the whole allocation; events worked after
+    event_destroy; handles of another sim backend were taken; an object-dtype host array, a
+    block of 2**31-1 threads, a float32 fill beyond its range, an unaligned read_kernel."""
+    b = umkit.backend()
+    p = b.malloc(4096, "managed", 0)
+    with pytest.raises(InvalidArgument) as e:
+        b.retire(p + 100)
+    assert e.value.argument == "ptr"
+    s = b.stream_create(0)
+    ev = b.event_create(0)
+    b.event_record(ev, s)
+    b.event_destroy(ev)
+    for use in (lambda: b.event_record(ev, s), lambda: b.event_destroy(ev),
+                lambda: b.synchronize(ev), lambda: b.event_elapsed_ms(ev, ev)):
+        with pytest.raises(InvalidArgument):
+            use()
+    other = umkit.use("sim", quiet=True)
+    q = other.malloc(4096, "managed", 0)
+    with pytest.raises(InvalidArgument) as e:
+        other.launch("fill_kernel", 1, 64, (q, 1.0, 4), b.default_stream(0))
+    assert e.value.argument == "stream"
+    with pytest.raises(InvalidArgument):
+        other.event_record(b.event_create(0), None)
+    with pytest.raises(InvalidType) as e:
+        other.memcpy_pageable(q, np.array([object()] * 2), 16, True, None)
+    assert e.value.argument == "host"
+    for args, block in (((q, 1.0, 4), 2048), ((q, 1e308, 4), 64)):
+        with pytest.raises(InvalidArgument):
+            other.launch("fill_kernel", 1, block, args, None)
+    with pytest.raises(InvalidArgument):
+        other.launch("read_kernel", 1, 64, (q + 4, 4, q), None)
+
+
+def test_a_gpu_stream_or_event_is_never_used_after_it_is_destroyed():
+    b = _gpu_with_allocation()
+    s, ev = b.stream_create(0), b.event_create(0)
+    b.stream_destroy(s)
+    b.event_destroy(ev)
+    made = len(b.rt.calls)
+    for use in (lambda: b.stream_destroy(s), lambda: b.synchronize(s),
+                lambda: b.memcpy(0x10000, 0x10000, 16, s), lambda: b.event_record(ev, None),
+                lambda: b.event_destroy(ev), lambda: b.synchronize(ev),
+                lambda: b.stream_destroy(b.default_stream(0))):
+        with pytest.raises(InvalidArgument):
+            use()
+    reached = [c for c in b.rt.calls[made:] if c not in ("cudaGetDeviceCount", "cudaGetDevice")]
+    assert reached == []                    # only device queries: no handle reached the runtime

@@ -384,6 +384,10 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.workloads.plan_model", "m"): lambda: _tiny_model(),
     ("umkit.workloads.model_buffers", "m"): lambda: _tiny_model(),
     ("umkit.workloads.model_step_costs", "m"): lambda: _tiny_model(),
+    ("umkit.workloads.ModelSpec", "params"): lambda: 10**6,
+    ("umkit.workloads.ModelSpec", "layers"): lambda: 2,
+    ("umkit.workloads.ModelSpec", "hidden"): lambda: 64,
+    ("umkit.workloads.ModelSpec", "heads"): lambda: 4,
 }
 
 
@@ -549,6 +553,7 @@ SKIP = {   # callable -> why it is not swept
     **{qn: _RECORD for qn in (
         "umkit.Residency", "umkit.ecg.RunResult", "umkit.ecg.StepRecord",
         "umkit.ecg.RecordResult", "umkit.memory.pool.BlockInfo", "umkit.widgets.PanelRun",
+        "umkit.workloads.ModelStep", "umkit.workloads.Plan", "umkit.workloads.StepCost",
         "umkit.examples.Example", "umkit.examples.Checked", "umkit.examples.Built",
         "umkit.examples.Ran", "umkit.names.Row", "umkit.workloads.StepRecord",
         "umkit.workloads.RunResult", "umkit.exercises.Verdict", "umkit.exercises.Prediction")},

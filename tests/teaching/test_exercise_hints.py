@@ -261,7 +261,7 @@ def test_tier_one_does_not_give_the_answer_away(case):
 # -- label picks: not brute-forceable from the messages -----------------------------------------------
 def _label_exercises():
     import importlib
-    from umkit.teaching.exercises import Exercise
+    from umkit.teaching.exercises.grading import Exercise
     out = []
     for n in range(11):
         mod = importlib.import_module(f"umkit.teaching.exercises.nb{n:02d}")
@@ -274,7 +274,7 @@ def test_label_picks_name_no_item_and_no_count(ex):
     """A check that named a wrong item (or counted them) would let a loop flip items one at a
     time until it passes.  Every label pick grades the set: one sentence whatever is wrong --
     one label everywhere, then any one item flipped to any other label."""
-    from umkit.teaching.exercises import check
+    from umkit.teaching.exercises.grading import check
     items = list(ex.labels.right)
     labels = sorted(set().union(*ex.labels.right.values()), key=str)
     seen = set()

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from umkit.teaching.exercises import close_to, raised
+from umkit.teaching.exercises.grading import close_to, raised
 from umkit.teaching.exercises import nb02
 from umkit.teaching.exercises import nb05
 from umkit.teaching.exercises import nb06
@@ -59,7 +59,7 @@ def test_a_code_answer_keeps_its_lines_and_only_the_verdict_is_red():
 
 # -- exercises are data: one generic check grades them ----------------------------------------------
 def _square_exercise(**changes):
-    from umkit.teaching.exercises import Exercise
+    from umkit.teaching.exercises.grading import Exercise
     fields = dict(
         name="test.square", argument="square", kind="function",
         concept="§0: a square is x times x", answer="def square(x):\n    return x * x",
@@ -73,7 +73,7 @@ def _square_exercise(**changes):
 
 
 def test_the_generic_check_runs_the_preamble_and_the_cases():
-    from umkit.teaching.exercises import Verdict, check
+    from umkit.teaching.exercises.grading import Verdict, check
     ex = _square_exercise()
     v = check(ex, None, hint=3)
     assert isinstance(v, Verdict) and not v.ok
@@ -93,7 +93,7 @@ def test_the_generic_check_runs_the_preamble_and_the_cases():
 
 def test_the_generic_check_refuses_what_is_not_an_exercise():
     from umkit.errors import InvalidType
-    from umkit.teaching.exercises import check
+    from umkit.teaching.exercises.grading import check
     with pytest.raises(InvalidType) as e:
         check("nb01.transitions", lambda n, b: 1)
     assert e.value.argument == "exercise"
@@ -101,7 +101,7 @@ def test_the_generic_check_refuses_what_is_not_an_exercise():
 
 def test_a_grader_that_runs_the_learners_code_cleans_up_and_reports_it():
     """The learner's exception leaves the grader through its finally blocks; check() words it."""
-    from umkit.teaching.exercises import check
+    from umkit.teaching.exercises.grading import check
     cleaned = []
 
     def grader(fn):
@@ -123,7 +123,7 @@ def test_labels_partial_and_complete():
     not graded (one item at a time would reveal each), tier 2 asks every item's question, tier 3
     gives every line and says the answer was shown.  An old template that names an item is not
     used."""
-    from umkit.teaching.exercises import Exercise, Labels, check
+    from umkit.teaching.exercises.grading import Exercise, Labels, check
     common = dict(right={"a": {"x"}, "b": {"y"}, "c": {"x", "y"}},
                   lines={"a": "a is x", "b": "b is y", "c": "c is either"},
                   label=lambda v: str(v).lower() if str(v).lower() in ("x", "y") else None,
@@ -166,7 +166,7 @@ def test_labels_partial_and_complete():
 
 def test_a_shown_answer_is_said():
     """hint=3 shows the answer and says so; a later pass of that exercise says it too."""
-    from umkit.teaching.exercises import Exercise, Labels, check
+    from umkit.teaching.exercises.grading import Exercise, Labels, check
     ex = Exercise(name="test.shown", argument="labels", kind="labels", concept="§1",
                   labels=Labels(right={"a": {"x"}}, lines={"a": "a is x"},
                                 label=lambda v: v if v in ("x", "y") else None,
@@ -183,7 +183,7 @@ def test_every_check_is_a_thin_call_of_the_generic_check():
     """Each nbNN.check_xxx grades through the Exercise nbNN holds for it (named nbNN.xxx)."""
     import importlib
     import inspect
-    from umkit.teaching.exercises import Exercise, check
+    from umkit.teaching.exercises.grading import Exercise, check
     for i in range(11):
         mod = importlib.import_module(f"umkit.teaching.exercises.nb{i:02d}")
         exercises = {v.name: v for v in vars(mod).values() if isinstance(v, Exercise)}

@@ -22,7 +22,7 @@ def _exercise_objects():
     for mod in sorted(m.name for m in pkgutil.iter_modules(exercises.__path__)):
         m = importlib.import_module(f"{exercises.__name__}.{mod}")
         out += [(f"{mod}.{n}", e) for n, e in sorted(vars(m).items())
-                if isinstance(e, exercises.Exercise)]
+                if isinstance(e, exercises.grading.Exercise)]
     return out
 
 

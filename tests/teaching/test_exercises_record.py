@@ -122,9 +122,9 @@ def test_a_reason_given_in_one_kernel_cannot_be_given_again_in_the_next(tmp_path
 
 def test_a_set_owed_after_a_wrong_one_stays_owed_in_the_next_kernel(tmp_path):
     rec = tmp_path / "exercises.json"
-    kernel(rec, "from umkit.teaching import exercises as e\ne.owe_one_more('nb09.diagnosis')")
-    out = kernel(rec, "print(exercises.settle_one_more('nb09.diagnosis'), "
-                      "exercises.settle_one_more('nb09.diagnosis'))")
+    kernel(rec, "from umkit.teaching import exercises as e\ne.grading.owe_one_more('nb09.diagnosis')")
+    out = kernel(rec, "print(exercises.grading.settle_one_more('nb09.diagnosis'), "
+                      "exercises.grading.settle_one_more('nb09.diagnosis'))")
     assert out.split() == ["True", "False"], out
 
 
@@ -281,7 +281,7 @@ def test_hostile_values_in_the_record_never_stop_a_check(tmp_path, junk):
     out = kernel(rec, f"""
         print(repr(wrong(1)).splitlines()[0])
         print(repr(nb01.check_transitions({RIGHT}, why='{REASON}')).splitlines()[0])
-        exercises.owe_one_more('nb09.diagnosis')
+        exercises.grading.owe_one_more('nb09.diagnosis')
         print(record.status())""", budget="4")
     lines = out.strip().splitlines()
     assert lines[0].startswith("NOT YET") and lines[1].startswith("PASS"), out

@@ -27,6 +27,10 @@ from .contract import FEATURES, KINDS, SPECS, Backend, Instrumented, UserKernel
 
 #: the largest address a pointer may hold (64 bits)
 MAX_PTR = (1 << 64) - 1
+#: the most threads one block may have (CUDA's and HIP's limit)
+MAX_BLOCK = 1024
+#: the largest finite float32
+F32_MAX = float(np.finfo(np.float32).max)
 
 #: each checked method's arguments, in the contract's order (after ``self``), by kind (below);
 #: ``charge_host`` is the simulator's own (a host-side call time by its profile key)
@@ -97,6 +101,10 @@ def _dim(b, v, name):
     if not all(1 <= int(x) <= (1 << 31) - 1 for x in parts):
         raise InvalidArgument(f"{name}={V.short(v)} is outside 1 .. 2**31-1", argument=name,
                               hint=_DIM_HINT)
+    if name == "block" and math.prod(int(x) for x in parts) > MAX_BLOCK:
+        raise InvalidArgument(f"block={V.short(v)} is more than {MAX_BLOCK} threads",
+                              argument=name, hint=f"at most {MAX_BLOCK} threads in a block, "
+                                                  "as on every CUDA and HIP GPU")
     return v if isinstance(v, (tuple, list)) else int(v)
 
 
@@ -120,9 +128,9 @@ def _user_kernel(b, v, name):
 
 
 def _host(b, v, name):
-    if not isinstance(v, np.ndarray) or not v.flags.c_contiguous:
-        raise InvalidType(f"{name}={V.short(v)} must be a C-contiguous NumPy array",
-                          argument=name, hint="pass np.ascontiguousarray(a)")
+    if not isinstance(v, np.ndarray) or not v.flags.c_contiguous or v.dtype.hasobject:
+        raise InvalidType(f"{name}={V.short(v)} must be a C-contiguous NumPy array of numbers",
+                          argument=name, hint="pass np.ascontiguousarray(a) of a numeric dtype")
     return v
 
 
@@ -178,6 +186,14 @@ def _launch_args(kernel: str, args: tuple) -> None:
                 or not math.isfinite(float(a)):
             raise InvalidType(f"args[{i}]={V.short(a)} must be a finite number", argument="args",
                               hint=f"{kernel}'s argument {i} is a {k}")
+        elif abs(float(a)) > F32_MAX:
+            raise InvalidArgument(f"args[{i}]={V.short(a)} is beyond float32's range",
+                                  argument="args", hint=f"{kernel}'s argument {i} is a {k}: "
+                                                        f"at most {F32_MAX:.4g} in size")
+    if kernel == "read_kernel" and int(args[0]) % 16:
+        raise InvalidArgument(f"read_kernel reads float4s: args[0]={int(args[0]):#x} is not "
+                              "16-byte aligned", argument="args",
+                              hint="pass the start of an allocation (arr.ptr)")
 
 
 def _together(method: str, got: dict) -> None:

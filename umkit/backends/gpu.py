@@ -66,6 +66,8 @@ class GpuStream:
     """A stream this backend created: the runtime's handle and the device it belongs to."""
     handle: Any
     device: int = 0
+    #: False once destroyed (the runtime's handle may be reused: never passed again)
+    alive: bool = True
 
     def __int__(self) -> int:
         return int(self.handle)
@@ -80,6 +82,7 @@ class GpuEvent:
     belong to a device: recording one on another device's stream is an invalid handle)."""
     handle: Any
     device: int = 0
+    alive: bool = True
 
     def __int__(self) -> int:
         return int(self.handle)
@@ -475,6 +478,9 @@ class GPUBackend(Backend):
         if stream is None:
             return 0
         if isinstance(stream, GpuStream):
+            if not stream.alive:
+                raise InvalidArgument("stream was destroyed (stream_destroy)", argument="stream",
+                                      hint="create one: stream_create(device)")
             return stream.handle
         if isinstance(stream, GpuEvent):
             raise InvalidType("expected a stream, got an event")
@@ -557,7 +563,11 @@ class GPUBackend(Backend):
             return GpuStream(self.rt.call("cudaStreamCreate"), int(device))
 
     def stream_destroy(self, stream) -> None:
+        if int(stream.handle) == 0:
+            raise InvalidArgument("a device's default stream is never destroyed",
+                                  argument="stream", hint="destroy only streams stream_create made")
         handle = self._stream_handle(stream)
+        stream.alive = False
         self.rt.call("cudaStreamDestroy", handle)
         for key in [k for k in self._cupy_streams if k[0] == int(handle)]:
             del self._cupy_streams[key]
@@ -581,11 +591,11 @@ class GPUBackend(Backend):
             finally:
                 self._use(cur)
         elif isinstance(what, GpuEvent):
-            self.rt.call("cudaEventSynchronize", what.handle)
+            self.rt.call("cudaEventSynchronize", self._event(what, "what").handle)
         elif isinstance(what, GpuStream):
             # handle 0 is the current device's default stream: wait on the stream's own device
             with self._on(what.device):
-                self.rt.call("cudaStreamSynchronize", what.handle)
+                self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
         else:
             self.rt.call("cudaStreamSynchronize", self._stream_handle(what))
 
@@ -595,11 +605,19 @@ class GPUBackend(Backend):
         with self._on(device):
             return GpuEvent(self.rt.call("cudaEventCreate"), int(device))
 
+    @staticmethod
+    def _event(event: GpuEvent, argument: str = "event") -> GpuEvent:
+        if not event.alive:
+            raise InvalidArgument(f"{argument} was destroyed (event_destroy)", argument=argument,
+                                  hint="create one: event_create()")
+        return event
+
     def event_record(self, event: GpuEvent, stream=None) -> None:
         """Record ``event`` on ``stream``; with no stream, on the default stream of the event's
         own device (handle 0 is the *current* device's default stream, so the call runs on the
         event's device).  On a stream of another device the event is re-created there first
         (the runtime answers an event of another device with an invalid handle)."""
+        self._event(event)
         dev = stream.device if isinstance(stream, GpuStream) else event.device
         with self._on(dev):
             if dev != event.device:
@@ -608,10 +626,14 @@ class GPUBackend(Backend):
             self.rt.call("cudaEventRecord", event.handle, self._stream_handle(stream))
 
     def event_elapsed_ms(self, start: GpuEvent, end: GpuEvent) -> float:
+        self._event(start, "start")
+        self._event(end, "end")
         self.rt.call("cudaEventSynchronize", end.handle)
         return float(self.rt.call("cudaEventElapsedTime", start.handle, end.handle))
 
     def event_destroy(self, event: GpuEvent) -> None:
+        self._event(event)
+        event.alive = False
         self.rt.call("cudaEventDestroy", event.handle)
 
     def memcpy(self, dst: int, src: int, nbytes: int, stream=None) -> None:

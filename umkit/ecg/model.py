@@ -49,7 +49,7 @@ ROW_KEYS = ("strategy", "median_ms", "p95_ms", "max_over_median", "verdict")
 def check(ecg, name: str = "ecg") -> dict:
     """``ecg`` as an ECG dict (what :func:`record`, ``RecordResult.to_ecg`` or
     ``recorder.combine`` return), or a typed error naming ``name``."""
-    V.string(name, "name", hint="the argument's name in the caller, e.g. 'ecg'")
+    V.label(name, "name", hint="the argument's name in the caller, e.g. 'ecg'")
     hint = "pass what umkit.ecg.record(...) or rec.result().to_ecg() returned"
     V.mapping(ecg, name, ECG_KEYS, hint=hint)
     if ecg.get("title") is not None:

@@ -29,7 +29,6 @@ may be counted in the earlier step.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +43,8 @@ from . import picture
 from .model import EXAMPLE_BACKEND, table, verdict
 
 MAX_FILE = 128 << 20      # a recorded run is a few KiB to a few MiB; refuse to read a huge file
+#: the largest step number and step time (ms: about 11.6 days) a saved run may hold
+MAX_STEP_NUMBER, MAX_STEP_MS = (1 << 63) - 1, 1e9
 
 
 def _steps_from(raw) -> list:
@@ -62,21 +63,21 @@ def _steps_from(raw) -> list:
         if not isinstance(s, dict):
             raise bad(i, "is not an object")
         n, ms = s.get("step"), s.get("ms")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise bad(i, f"has step={V.shown(n)}: a whole number >= 0")
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_STEP_NUMBER:
+            raise bad(i, f"has step={V.shown(n)}: a whole number from 0 to {MAX_STEP_NUMBER}")
         if n <= last:
             raise bad(i, f"has step={n} after step {last}: steps grow")
-        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not math.isfinite(ms) \
-                or ms < 0:
-            raise bad(i, f"has ms={V.shown(ms)}: a finite time >= 0")
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not V.finite(ms) \
+                or not 0 <= ms <= MAX_STEP_MS:
+            raise bad(i, f"has ms={V.shown(ms)}: a finite time from 0 to {MAX_STEP_MS:g} ms")
         note = s.get("note", "")
         if not isinstance(note, str) or len(note) > V.MAX_LABEL:
             raise bad(i, f"has note={V.shown(note)}: a text of at most {V.MAX_LABEL} characters")
         counters = s.get("counters") or {}
         if not isinstance(counters, dict) or not all(
                 isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
-                for k, v in counters.items()):
-            raise bad(i, "has counters that are not names -> numbers")
+                and V.finite(v) for k, v in counters.items()):
+            raise bad(i, "has counters that are not names -> finite numbers")
         out.append(StepRecord(n, float(ms), dict(counters), note))
         last = n
     return out
@@ -120,7 +121,7 @@ def _numbers(v, what: str, *, counts: bool = False) -> dict:
     v = {} if v is None else v
     if not isinstance(v, dict) or not all(
             isinstance(k, str) and not V.has_control(k) and isinstance(x, (int, float))
-            and not isinstance(x, bool) and math.isfinite(x) and (x >= 0 or not counts)
+            and not isinstance(x, bool) and V.finite(x) and (x >= 0 or not counts)
             for k, x in v.items()):
         raise _not_run(f"{what} is not a mapping of names to finite numbers"
                        + (" >= 0" if counts else ""))
@@ -236,6 +237,8 @@ class RecordResult(RunResult):
         them), flags real JSON true/false (``"false"`` is not True)."""
         V.mapping(d, "d", ("steps", "backend"), hint="pass what RecordResult.to_dict() returned")
         steps = _steps_from(d["steps"])
+        if d.get("name") is not None and d.get("strategy") is not None:
+            _label(d["strategy"], "strategy")      # an older file's name for it: checked too
         name = d.get("name") if d.get("name") is not None else d.get("strategy")
         return cls(strategy=_label(name, "name"),
                    pattern=_label(d.get("pattern", "your loop"), "pattern"),

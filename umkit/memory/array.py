@@ -105,7 +105,7 @@ _MAKE = ("make an array with umkit.managed(shape, dtype), umkit.empty(...), "
          "umkit.device_array(...) or umkit.pinned(...)")
 
 
-def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device):
+def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device, release=None):
     """The constructor is the memory layer's (the allocation functions call it with what a
     backend returned): plain values typed at it are refused, saying how to make an array."""
     if not isinstance(backend, Backend):
@@ -122,7 +122,13 @@ def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device):
     if not isinstance(shape, tuple) or not all(V.is_int(n) and n >= 0 for n in shape):
         raise InvalidType(f"umkit.Array(shape={V.shown(shape)}): not a tuple of sizes",
                           argument="shape", hint=_MAKE)
-    V.dtype(dtype)
+    dt = V.dtype(dtype)
+    need = V.nbytes_of(tuple(int(n) for n in shape), dt)
+    if nbytes != need or ptr + nbytes > (1 << 64):
+        raise InvalidArgument(f"umkit.Array(nbytes={V.shown(nbytes)}): shape {V.shown(shape)} of "
+                              f"{dt} needs {need} B at {V.shown(ptr)}", argument="nbytes",
+                              hint=_MAKE)
+    V.callback(release, "release")
 
 
 class Array:
@@ -130,7 +136,7 @@ class Array:
 
     def __init__(self, backend, ptr: int, nbytes: int, shape, dtype, kind: str, device: int,
                  release=None, keep=None):
-        _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device)
+        _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device, release)
         self.backend, self.ptr, self.nbytes = backend, ptr, nbytes
         self.shape, self.dtype, self.kind, self.device_id = shape, np.dtype(dtype), kind, device
         self._block = _Block(release or backend.free, ptr, kind,

@@ -45,9 +45,13 @@ class BlockInfo:
 
 
 def _ptr(ptr) -> int:
-    if ptr.__class__ is int:
+    if ptr.__class__ is int and 0 <= ptr <= _MAX_PTR:
         return ptr
-    return V.integer(ptr, "ptr", hint="a pointer this pool handed out (pool.allocate())")
+    return V.integer(ptr, "ptr", lo=0, hi=_MAX_PTR,
+                     hint="a pointer this pool handed out (pool.allocate())")
+
+
+_MAX_PTR = (1 << 64) - 1
 
 
 class _Owner:
@@ -132,6 +136,8 @@ class MemoryPool:
         if ptr.__class__ is not int and not V.is_int(ptr):
             raise InvalidType(f"ptr={V.shown(ptr)} must be an int (a pointer this pool handed out)",
                               argument="ptr", hint="pass what pool.allocate() returned")
+        if kind is not None:
+            V.kind(kind)
         self.tracking.deallocate(int(ptr))
         if self._arrays:
             with self._arrays_lock:
@@ -201,7 +207,8 @@ class MemoryPool:
     def note(self, ptr: int, *, advice=None, last_prefetch=None) -> None:
         """Record advice / the last prefetch target of a live block (the API calls this)."""
         ptr = _ptr(ptr)
-        if advice is not None and not isinstance(advice, (set, frozenset, list, tuple)):
+        if advice is not None and (not isinstance(advice, (set, frozenset, list, tuple)) or
+                                   not all(isinstance(a, str) for a in advice)):
             raise InvalidType(f"advice={V.shown(advice)} must be a set of advice names",
                               argument="advice", hint="e.g. advice={'read_mostly'}")
         if last_prefetch is not None:

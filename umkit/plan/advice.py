@@ -34,7 +34,7 @@ import dataclasses
 import math
 
 from .. import validate as V
-from ..ecg import display_width
+from ..ecg.model import display_width
 from ..errors import InvalidArgument, InvalidType
 from ..runtime.lang import tr
 from .model import CHOICES, TORCH_ROLES, recorded_choice

@@ -4,12 +4,11 @@ size, every field checked on reading)."""
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import validate as V
-from ..ecg import display_width
+from ..ecg.model import display_width
 from ..errors import InvalidArgument, InvalidType
 from ..results import files
 from ..runtime.lang import tr
@@ -237,11 +236,16 @@ def bad(why: str) -> InvalidArgument:
     return InvalidArgument(f"not a recorded plan: {why}", argument="d", hint=FILE_HINT)
 
 
+#: the largest whole number a recording holds (a count, a byte total, a step)
+MAX_WHOLE = (1 << 63) - 1
+
+
 def whole(v, what: str, lo: int = 0, hi: int | None = None, none: bool = False):
     if v is None and none:
         return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        raise bad(f"{what}={V.short(v)} is not a whole number in [{lo}, {hi if hi is not None else '...'}]")
+    hi = MAX_WHOLE if hi is None else hi
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or v > hi:
+        raise bad(f"{what}={V.short(v)} is not a whole number in [{lo}, {hi}]")
     return v
 
 
@@ -251,7 +255,7 @@ MAX_FLOPS, MAX_MS = 1e21, 1e9
 
 
 def number(v, what: str, hi: float = float("inf")) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 \
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not V.finite(v) or v < 0 \
             or v > hi:
         raise bad(f"{what}={V.short(v)} is not a finite number in [0, {hi:g}]")
     return float(v)

@@ -71,6 +71,9 @@ class SimBackend(Backend):
         self.compute = bool(compute)
         self.engine = Engine(prof, gpus=gpus, strict=strict, prefetcher=prefetcher,
                              pages="dense" if self.compute else "extents", eager=self.compute)
+        #: the events this backend made and has not destroyed (an event is a handle: one of
+        #: another backend's, or a destroyed one, is refused)
+        self._events: weakref.WeakSet = weakref.WeakSet()
 
     # -- devices ----------------------------------------------------------------------------------
     def _dev(self, device) -> int:
@@ -131,6 +134,10 @@ class SimBackend(Backend):
         self.engine.free(ptr)
 
     def retire(self, ptr: int, kind: str | None = None) -> None:
+        a, off = self.engine.find(ptr)
+        if off:
+            raise InvalidArgument(f"{ptr:#x} is inside an allocation, not its start ({a.ptr:#x})",
+                                  argument="ptr", hint="retire the address malloc returned")
         self.engine.retire(ptr)
 
     def allocations(self) -> list[Allocation]:
@@ -197,7 +204,7 @@ class SimBackend(Backend):
         if stream is None:
             return self.default_stream(0)
         assert isinstance(stream, SimStream), stream
-        if not stream.default and self.engine.clock.streams.get(stream.id) is not stream:
+        if self.engine.clock.streams.get(stream.id) is not stream:
             raise InvalidArgument("stream was destroyed (stream_destroy), or is another sim "
                                   "backend's", argument="stream",
                                   hint="create one on this backend: stream_create(device)")
@@ -214,16 +221,30 @@ class SimBackend(Backend):
 
     def synchronize(self, what=None) -> None:
         assert what is None or isinstance(what, (SimStream, SimEvent)), what
+        if isinstance(what, SimStream):
+            self._stream(what)
+        elif what is not None:
+            self._event(what)
         self.engine.synchronize(what)
 
+    def _event(self, event, argument: str = "event") -> SimEvent:
+        """``event`` is one this backend made and has not destroyed."""
+        if event not in self._events:
+            raise InvalidArgument(f"{argument} was destroyed (event_destroy), or is another sim "
+                                  "backend's", argument=argument,
+                                  hint="create one on this backend: event_create()")
+        return event
+
     def event_create(self, device: int = 0) -> SimEvent:
-        return SimEvent()
+        e = SimEvent()
+        self._events.add(e)
+        return e
 
     def event_destroy(self, event) -> None:
-        pass
+        self._events.discard(self._event(event))
 
     def event_record(self, event, stream) -> None:
-        self.engine.record_event(event, self._stream(stream))
+        self.engine.record_event(self._event(event), self._stream(stream))
 
     def charge_host(self, key: str) -> None:
         """The host spends the profile's ``key`` (a host-side call time, e.g. ``event_overhead``:
@@ -231,6 +252,8 @@ class SimBackend(Backend):
         self.engine.charge_host(key)        # a key the profile lacks costs 0 (Profile.host_op)
 
     def event_elapsed_ms(self, start, end) -> float:
+        self._event(start, "start")
+        self._event(end, "end")
         if start.time is None or end.time is None:
             raise InvalidArgument("event not recorded yet", hint="record both events first")
         return (end.time - start.time) * 1e3

@@ -90,9 +90,10 @@ def next_use(frame) -> str:
     return use
 
 
-#: the layers between a learner's ``a.host`` and the simulator: the memory layer (``Array.host``)
-#: and the simulator itself (the backend adapter, the engine)
-HANDOUT_LAYERS = ("umkit.memory", "umkit.sim")
+#: the layers between a learner's ``a.host`` and the simulator: the memory layer (``Array.host``),
+#: the backend's argument checks (``@checked``) and the simulator itself (the backend adapter,
+#: the engine)
+HANDOUT_LAYERS = ("umkit.memory", "umkit.backends.checked", "umkit.sim")
 
 
 def handout_frame() -> object:

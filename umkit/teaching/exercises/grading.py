@@ -1367,7 +1367,7 @@ def column_title(profile: str | None = None) -> str:
     ``profile`` given, else the active one), "measured (DEVICE)" on a real GPU."""
     if profile is not None:
         from ... import validate as V
-        label = V.text(profile, "profile", hint="a sim profile name, or \"each row's card\"")
+        label = V.label(profile, "profile", hint="a sim profile name, or \"each row's card\"")
         return _t(f"model ({_t(label)})")   # a label ("each row's card") in the learner's language
     from ...runtime import RUNTIME
     try:
@@ -1463,8 +1463,13 @@ def _fmt(v) -> str:
         if abs(v) < 1e4:
             return f"{v:.3g}"
         return f"{v:.1f}" if abs(v) < 1e7 else f"{v:.3e}"
-    if isinstance(v, (list, tuple, set, frozenset)):
-        return "; ".join(_fmt(x) for x in v)
+    if isinstance(v, (list, tuple, set, frozenset, dict)):
+        from ... import validate as V
+        if isinstance(v, dict):
+            return V.short(v)
+        # one level: a set of answers; anything nested inside is shown short, never recursed into
+        return "; ".join(V.short(x) if isinstance(x, (list, tuple, set, frozenset, dict))
+                         else _fmt(x) for x in v)
     return _t(str(v))                                # "flat" reads 平坦 beside a 平坦 table
 
 

@@ -247,7 +247,8 @@ class PanelRun:
 
 def _settings_dict(settings) -> dict:
     if not isinstance(settings, dict) or not all(isinstance(k, str) for k in settings):
-        raise InvalidType(f"settings={settings!r} must be a dict of panel settings",
+        from ... import validate as V
+        raise InvalidType(f"settings={V.short(settings)} must be a dict of panel settings",
                           argument="settings", hint=f"e.g. {{'memory': 'device'}}; names: "
                                                     f"{list(SETTINGS)}")
     return settings
@@ -289,7 +290,7 @@ class PanelModel:
                 raise InvalidType(f"{key}={s[key]!r} must be a whole number of {unit}",
                                   argument=key, hint=f"use {lo} to {hi} {unit}")
             if key == "size_mib" and v > MAX_JOB_MIB:
-                from ...ecg import job_too_large
+                from ...ecg.runs import job_too_large
                 raise job_too_large(v << 20, "size_mib", f"use a buffer of 1 to {MAX_JOB_MIB} MiB")
             if not lo <= v <= hi:
                 what = f"buffer size {v} MiB" if key == "size_mib" else f"{v} steps"
@@ -1057,7 +1058,8 @@ def panel(*, run=None, static: bool | None = None, **kwargs) -> StrategyPanel:
     if isinstance(run, dict):
         run = [run]
     if run is not None:
-        for s in V.sequence(run, "run", hint="a settings dict, or a list of them"):
+        run = V.sequence(run, "run", hint="a settings dict, or a list of them")
+        for s in run:
             V.mapping(s, "run", hint="a settings dict, e.g. {'memory': 'device'}")
             unknown = sorted(str(k) for k in set(s) - set(SETTINGS))
             if unknown:
