@@ -134,3 +134,26 @@ def test_at10_public_constructors_and_helpers_refuse_bad_values():
     umkit.widgets.panel(run=np.empty(0), static=True)
     names = __import__("importlib").import_module("umkit.names")   # as `import umkit.names`
     assert names.cuda_to_hip("cudaFree") == "hipFree" and names is umkit.names
+
+
+def test_at11_loaders_refuse_a_lone_surrogate_in_a_text_field():
+    """AT11: a saved run or plan whose text field held "\\ud800" loaded, and plotting it then
+    raised a raw TypeError."""
+    import json
+    umkit.use("sim", quiet=True)
+    with umkit.ecg.recorder("a") as rec:
+        for _ in range(2):
+            umkit.increment(umkit.managed(256))
+            rec.step()
+    good = rec.result().to_dict()
+    for field in (("steps", 0, "note"), ("backend",)):
+        d = json.loads(json.dumps(good))
+        node = d
+        for k in field[:-1]:
+            node = node[k]
+        node[field[-1]] = "\ud800"
+        with pytest.raises(umkit.InvalidArgument):
+            umkit.ecg.RecordResult.from_dict(d)
+    from umkit.plan.result import words
+    with pytest.raises(umkit.InvalidArgument):
+        words("\ud800", "buffers[0].name")

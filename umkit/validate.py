@@ -169,6 +169,12 @@ MAX_LABEL = 1000
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
+def has_surrogate(v: str) -> bool:
+    """Whether ``v`` holds a lone surrogate (what text that is not UTF-8 decodes to): it cannot
+    be printed, drawn or saved as UTF-8."""
+    return _SURROGATE.search(v) is not None
+
+
 def has_control(v: str) -> bool:
     """Whether ``v`` holds control characters (newlines, escape codes): a table printed to a
     terminal would act on them."""

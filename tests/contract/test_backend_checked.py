@@ -294,3 +294,34 @@ def test_a_gpu_stream_or_event_is_never_used_after_it_is_destroyed():
             use()
     reached = [c for c in b.rt.calls[made:] if c not in ("cudaGetDeviceCount", "cudaGetDevice")]
     assert reached == []                    # only device queries: no handle reached the runtime
+
+
+def test_at11_launch_size_kind_interior_and_dlpack(fresh_sim):
+    """AT11: a one-element-per-thread kernel launched on fewer threads than n changed every
+    element on sim (on a GPU the rest stay as they were); free with another kind, a residency
+    map of an interior address and a free of one were taken or misnamed; memcpy's range error
+    named no argument; the sim's __dlpack__ passed its arguments to NumPy unchecked."""
+    b = umkit.backend()
+    p = b.malloc(4096, "managed", 0)
+    b.launch("fill_kernel", 1, 64, (p, 0.0, 1024), None)
+    b.launch("increment_kernel", 1, 1, (p, 1024), None)            # one thread: one element
+    b.synchronize(None)
+    v = b.host_view(p, 4096).view(np.float32)
+    assert v[0] == 1.0 and v[1] == 0.0 and v[1023] == 0.0
+    with pytest.raises(InvalidArgument) as e:
+        b.free(p, "pinned")
+    assert e.value.argument == "kind"
+    for call in (lambda: b.snapshot(p + 8), lambda: b.free(p + 8)):
+        with pytest.raises(InvalidArgument) as e:
+            call()
+        assert e.value.argument == "ptr"
+    q = b.malloc(64, "managed", 0)
+    with pytest.raises(InvalidArgument) as e:
+        b.memcpy(p, q, 2**31, None)
+    assert e.value.argument == "nbytes"
+    a = umkit.managed(16)
+    for kw in (dict(stream=0), dict(copy=""), dict(dl_device=True), dict(max_version=0)):
+        with pytest.raises((InvalidArgument, InvalidType)):
+            a.__dlpack__(**kw)
+    with pytest.raises(umkit.errors.DLPackUnsupported):
+        a.__dlpack__(dl_device=(2, 0))

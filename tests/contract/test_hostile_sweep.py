@@ -372,6 +372,8 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     # the profiler-trace reader (umkit.ecg.read) and port-check: files that are there
     ("umkit.ecg.traces.read", "path"): lambda: os.path.join(_REPO, "notebooks", "data",
                                                             "rocpd_example.db"),
+    ("umkit.ecg.read", "path"): lambda: os.path.join(_REPO, "notebooks", "data",
+                                                     "rocpd_example.db"),
     ("umkit.ecg.traces.save_records", "path"): lambda: f"r{next(_SEQ)}.cupti.jsonl",
     ("umkit.ecg.traces.save_records", "records"): lambda: [(10, "BYTES_TRANSFER_HTOD", 4096,
                                                            "USER")],

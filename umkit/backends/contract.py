@@ -59,6 +59,9 @@ SPECS: dict[str, tuple[str, ...]] = {
 KERNEL_COUNT = {"add_kernel": 3, "touch_kernel": 1, "read_kernel": 1, "increment_kernel": 1,
                 "fill_kernel": 2}
 KERNEL_SINKS = {"touch_kernel": (3,), "read_kernel": (2,)}
+#: the kernels that do one element per thread (not grid-stride): a launch of fewer threads
+#: than n leaves the elements past grid * block as they were
+ONE_PER_THREAD = ("add_kernel", "increment_kernel")
 
 
 def kernel_spans(kernel: str, args) -> list[tuple[int, int, int]]:

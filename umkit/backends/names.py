@@ -38,6 +38,10 @@ from typing import NamedTuple, Optional
 
 from ..errors import InvalidArgument, InvalidType, NoCounterpart, NotInTable, UmkitError
 
+__all__ = ["KINDS", "BACKENDS", "Row", "BY_CUDA", "BY_HIP", "row", "cuda_to_hip", "hip_to_cuda",
+           "for_backend", "rows", "resolve", "as_markdown", "header_names", "cuda_header",
+           "write_cuda_header"]
+
 KINDS = ("function", "enum", "attribute", "constant", "type", "macro")
 BACKENDS = ("cuda", "hip")
 

@@ -71,7 +71,7 @@ def _steps_from(raw) -> list:
                 or not 0 <= ms <= MAX_STEP_MS:
             raise bad(i, f"has ms={V.shown(ms)}: a finite time from 0 to {MAX_STEP_MS:g} ms")
         note = s.get("note", "")
-        if not isinstance(note, str) or len(note) > V.MAX_LABEL:
+        if not isinstance(note, str) or len(note) > V.MAX_LABEL or V.has_surrogate(note):
             raise bad(i, f"has note={V.shown(note)}: a text of at most {V.MAX_LABEL} characters")
         counters = s.get("counters") or {}
         if not isinstance(counters, dict) or not all(
@@ -96,8 +96,9 @@ def _label(v, what: str, empty: bool = False) -> str:
         raise _not_run(f"{what} is empty")
     if len(v) > V.MAX_LABEL:
         raise _not_run(f"{what} is {len(v)} characters long (at most {V.MAX_LABEL})")
-    if V.has_control(v):
-        raise _not_run(f"{what}={V.shown(v)} holds control characters (escape codes, newlines)")
+    if V.has_control(v) or V.has_surrogate(v):
+        raise _not_run(f"{what}={V.shown(v)} holds control characters (escape codes, newlines) "
+                       "or a character that is not text")
     return v
 
 

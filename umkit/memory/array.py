@@ -26,7 +26,7 @@ from .. import validate as V
 from ..backends.contract import KINDS, Backend
 from ..errors import InvalidArgument, InvalidType, UseAfterFree
 from ..runtime import RUNTIME
-from ..runtime import stream_handle
+from ..runtime.streams import stream_handle
 
 
 class _Export:
@@ -129,6 +129,22 @@ def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device, relea
                               f"{dt} needs {need} B at {V.shown(ptr)}", argument="nbytes",
                               hint=_MAKE)
     V.callback(release, "release")
+
+
+def _dlpack_arguments(stream, max_version, dl_device, copy) -> None:
+    """The DLPack protocol's arguments, typed: ``stream`` an int (or None), ``max_version`` and
+    ``dl_device`` pairs of ints, ``copy`` a bool."""
+    if stream is not None:
+        V.integer(stream, "stream", lo=-1, hi=(1 << 64) - 1,
+                  hint="the consumer's stream as an int (DLPack), or None")
+    for name, v in (("max_version", max_version), ("dl_device", dl_device)):
+        if v is not None and not (isinstance(v, tuple) and len(v) == 2 and
+                                  all(V.is_int(x) and 0 <= x < (1 << 31) for x in v)):
+            raise InvalidType(f"{name}={V.shown(v)} must be a pair of small ints", argument=name,
+                              hint=f"e.g. {name}=(1, 0)" if name == "max_version" else
+                                   "e.g. dl_device=(1, 0) (the CPU)")
+    if copy is not None:
+        V.flag(copy, "copy")
 
 
 class Array:
@@ -277,11 +293,22 @@ class Array:
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack export without a copy.  Managed memory goes out as a device pointer
         (kDLCUDA / kDLROCM) unless ``dl_device`` asks for kDLCUDAManaged or the CPU."""
-        if self._simulated():
-            kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
-                                    ("dl_device", dl_device), ("copy", copy)) if v is not None}
-            return self.device.__dlpack__(**kw)
         from . import dlpack
+        _dlpack_arguments(stream, max_version, dl_device, copy)
+        if self._simulated():
+            if stream is not None:
+                raise InvalidArgument(f"stream={V.shown(stream)}: the simulator's arrays are "
+                                      "NumPy memory, which has no stream to wait on",
+                                      argument="stream", hint="pass stream=None on sim")
+            kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
+            try:
+                return self.device.__dlpack__(**kw)
+            except (BufferError, ValueError, TypeError) as e:
+                raise dlpack.DLPackUnsupported(f"the simulator's NumPy memory cannot be exported "
+                                               f"so: {V.clean(e, 160)}",
+                                               hint="call a.__dlpack__() with no arguments on sim") \
+                    from None
         self.check_alive("__dlpack__")
         if copy is True:
             raise dlpack.DLPackUnsupported("umkit exports its memory without copies (copy=True)",

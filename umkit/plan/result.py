@@ -266,9 +266,11 @@ def words(v, what: str, options=None) -> str:
         raise bad(f"{what}={V.short(v)} is not " + (f"one of {options}" if options else "a text"))
     if len(v) > V.MAX_LABEL:
         raise bad(f"{what} is longer than {V.MAX_LABEL} characters")
-    if V.has_control(v):
-        # a table printed to a terminal would act on them (escape sequences, carriage returns)
-        raise bad(f"{what}={V.short(v)} holds control characters")
+    if V.has_control(v) or V.has_surrogate(v):
+        # a table printed to a terminal would act on them (escape sequences, carriage returns);
+        # a lone surrogate cannot be drawn or saved as UTF-8
+        raise bad(f"{what}={V.short(v)} holds control characters or a character that is not "
+                  "text")
     return v
 
 

@@ -14,6 +14,5 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "tracebacks": ".",
     "Stream": "streams",
     "Event": "streams",
-    "kernel_stream": "streams",
-    "stream_handle": "streams",
+    "streams": ".",
 })

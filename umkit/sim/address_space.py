@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import OutOfMemory, UseAfterFree
+from ..errors import InvalidArgument, OutOfMemory, UseAfterFree
 from .costs import Profile
 from .extents import PageSet, Runs, union_sorted
 from .pages import (CPU_BIT, CPU_ID, NO_LOC, Allocation, as_index, gpu_bit, loc_bit, minus,
@@ -162,6 +162,14 @@ class AddressSpace:
         is none); an emptied arena is released: the next small allocation opens a new one."""
         a = self.allocs.pop(ptr, None)
         if a is None:
+            try:
+                inner, _ = self.find(ptr)
+            except UseAfterFree:
+                inner = None
+            if inner is not None:
+                raise InvalidArgument(f"free of {ptr:#x}: inside an allocation, not its start "
+                                      f"({inner.ptr:#x})", argument="ptr",
+                                      hint="free the address malloc returned")
             raise UseAfterFree(f"free of {ptr:#x}: not a live allocation (double free?)",
                                hint="free each buffer once; umkit arrays free themselves")
         del self._starts[bisect.bisect_left(self._starts, ptr)]

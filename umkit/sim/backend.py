@@ -6,14 +6,15 @@ page ranges, :class:`Location` to device ids, kernel names to their NumPy twins)
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
 
 from ..version import __version__
 from ..backends.checked import checked
-from ..backends.contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location,
-                                 UserKernel, gpu, kernel_spans)
+from ..backends.contract import (ADVICE, CPU, KERNEL_COUNT, KINDS, ONE_PER_THREAD, Allocation,
+                                 Backend, Buffer, Location, UserKernel, gpu, kernel_spans)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
@@ -24,6 +25,10 @@ from .views import handout_frame, next_use, tracked_view
 #: a residency map (``snapshot``) lists every page: at most this many (1 TiB of 4 KiB pages,
 #: 256 MiB of codes); a larger allocation is refused rather than running out of memory
 MAX_SNAPSHOT_PAGES = 1 << 28
+
+
+def _dims(d) -> tuple:
+    return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
 
 
 def _host_use() -> str:
@@ -131,6 +136,11 @@ class SimBackend(Backend):
         return self.engine.malloc(nbytes, kind, self._dev(device))
 
     def free(self, ptr: int, kind: str | None = None) -> None:
+        if kind is not None:             # as the GPU backend: the kind it was allocated as
+            a, off = self.engine.find(ptr)
+            if off == 0 and a.kind != kind:
+                raise InvalidArgument(f"{ptr:#x} was allocated as {a.kind} memory, not {kind}",
+                                      argument="kind", hint="leave kind out, or pass its own")
         self.engine.free(ptr)
 
     def retire(self, ptr: int, kind: str | None = None) -> None:
@@ -287,6 +297,10 @@ class SimBackend(Backend):
                                       f"{off}, past the end of its allocation ({a.nbytes} B)",
                                       argument="args", hint="launch it on n elements the array "
                                                             "holds")
+        if kernel in ONE_PER_THREAD:    # as on a GPU: elements past grid * block stay as they are
+            threads = math.prod(_dims(grid)) * math.prod(_dims(block))
+            args = list(args)
+            args[KERNEL_COUNT[kernel]] = min(int(args[KERNEL_COUNT[kernel]]), threads)
         self.engine.launch(kernel, self._stream(stream), lambda find: twin(find, *args),
                            compute=self.compute)
 
@@ -335,7 +349,11 @@ class SimBackend(Backend):
         return self.engine.now
 
     def snapshot(self, ptr: int):
-        a, _ = self.engine.find(ptr)
+        a, off = self.engine.find(ptr)
+        if off:
+            raise InvalidArgument(f"{ptr:#x} is inside an allocation, not its start ({a.ptr:#x}): "
+                                  "a residency map is of a whole allocation", argument="ptr",
+                                  hint="pass the address malloc returned (arr.ptr)")
         if a.npages > MAX_SNAPSHOT_PAGES:
             raise InvalidArgument(
                 f"a residency map lists every page: this allocation has {a.npages:,} pages of "

@@ -46,7 +46,7 @@ def plan_memcpy(profile: Profile, da: Allocation, do: int, sa: Allocation, so: i
                 nbytes: int) -> CopyPlan:
     """A copy of ``nbytes`` from offset ``so`` of ``sa`` to offset ``do`` of ``da``."""
     if so + nbytes > sa.nbytes or do + nbytes > da.nbytes:
-        raise InvalidArgument(f"memcpy of {nbytes} B runs past an allocation",
+        raise InvalidArgument(f"memcpy of {nbytes} B runs past an allocation", argument="nbytes",
                               hint="copy at most the smaller buffer's size")
     p = profile
     direction = side(sa, so, nbytes) + "2" + side(da, do, nbytes)

@@ -256,7 +256,7 @@ def touch_part(a, offset, nbytes, stride, sink):
     if stride < 8:
         raise ValueError(f"stride={stride}: touch_part is for strides of 8 bytes and more")
     from umkit.api import BLOCK
-    from umkit.runtime import kernel_stream
+    from umkit.runtime.streams import kernel_stream
     n = nbytes // 4
     s = stride // 4
     count = -(-n // s)                                 # one thread per touched float, as touch()
