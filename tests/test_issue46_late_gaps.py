@@ -157,3 +157,17 @@ def test_at11_loaders_refuse_a_lone_surrogate_in_a_text_field():
     from umkit.plan.result import words
     with pytest.raises(umkit.InvalidArgument):
         words("\ud800", "buffers[0].name")
+
+
+def test_at12_a_loaders_error_names_the_path_and_epoch_loop_its_n(tmp_path):
+    """AT12: ecg.load / plan.load of a JSON file that is no run named an argument 'd' the
+    caller never passed; epoch_loop(n=2**31) named 'out'."""
+    f = tmp_path / "x.json"
+    f.write_text('{"a": 1}')
+    for load in (umkit.ecg.load, umkit.plan.load):
+        with pytest.raises(umkit.InvalidArgument) as e:
+            load(str(f))
+        assert e.value.argument == "path" and "x.json" in str(e.value)
+    with pytest.raises(umkit.InvalidArgument) as e:
+        umkit.workloads.epoch_loop(n=2**31)
+    assert e.value.argument == "n"

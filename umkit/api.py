@@ -410,7 +410,10 @@ def sim_profile():
 def copy(dst, src, *, nbytes: int | None = None, stream: Stream | None = None):
     """Explicit copy (hipMemcpyAsync, direction inferred): the hand-written way to move data.
     One side may be a NumPy array: ordinary *pageable* host memory (malloc), which the driver
-    stages through its own pinned buffers; the host waits for such a copy."""
+    stages through its own pinned buffers; the host waits for such a copy.  Without ``nbytes``
+    it copies the smaller side's bytes -- ``min(dst.nbytes, src.nbytes)``, from the start, as a
+    staging buffer larger than the array it fills is used -- and returns nothing; ``nbytes``
+    copies exactly that many (at most the smaller side)."""
     pageable = isinstance(src, np.ndarray) or isinstance(dst, np.ndarray)
     if pageable:
         if isinstance(dst, np.ndarray) and isinstance(src, np.ndarray):

@@ -77,7 +77,7 @@ def _steps_from(raw) -> list:
         if not isinstance(counters, dict) or not all(
                 isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
                 and V.finite(v) for k, v in counters.items()):
-            raise bad(i, "has counters that are not names -> finite numbers")
+            raise bad(i, "has counters that are not names -> numbers (finite ones)")
         out.append(StepRecord(n, float(ms), dict(counters), note))
         last = n
     return out
@@ -269,7 +269,11 @@ class RecordResult(RunResult):
         except OSError as e:
             raise InvalidArgument(f"path={V.shown(str(p), 200)} cannot be read ({e.strerror})",
                                   argument="path", hint="pass the path .save() wrote") from None
-        return cls.from_dict(d)
+        try:
+            return cls.from_dict(d)
+        except (InvalidArgument, InvalidType) as e:    # the caller passed a path: the file is wrong
+            raise InvalidArgument(f"path={V.shown(str(p), 200)}: {e.message}", argument="path",
+                                  hint=e.hint) from None
 
     def _repr_pretty_(self, p, cycle):
         p.text(f"<recorded run {V.shown(self.name)}: {len(self.steps)} steps on {self.backend}; "

@@ -455,7 +455,11 @@ def load(path) -> PlanResult:
         raise InvalidArgument(f"path={str(p)!r} holds no recorded plan (a JSON "
                               f"{type(d).__name__})", argument="path",
                               hint="pass the path PlanResult.save() wrote")
-    return from_dict(d)
+    try:
+        return from_dict(d)
+    except (InvalidArgument, InvalidType) as e:    # the caller passed a path: the file is wrong
+        raise InvalidArgument(f"path={V.shown(str(p), 200)}: {e.message}", argument="path",
+                              hint=e.hint) from None
 
 
 def recommend(result, profiles=None, *, choices=None, plans=None, steps=None, workers=1):

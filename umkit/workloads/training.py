@@ -301,7 +301,8 @@ def epoch_loop(n: int = 1 << 20, epochs: int = 3, use_prefetch: bool = True,
     """The article's §4.2 program: three managed arrays; CPU fills a, b; each epoch prefetch
     a, b (and out) to the GPU, add_kernel, synchronize, CPU sums out."""
     from .. import validate as V
-    n = V.integer(n, "n", lo=4, hi=1 << 34, hint="elements per array, e.g. n=1 << 20")
+    # add_kernel counts its elements in an int: at most 2**31 - 1
+    n = V.integer(n, "n", lo=4, hi=(1 << 31) - 1, hint="elements per array, e.g. n=1 << 20")
     epochs = V.integer(epochs, "epochs", lo=1, hi=MAX_STEPS, hint="e.g. epochs=3")
     use_prefetch, cpu_edit = V.flag(use_prefetch, "use_prefetch"), V.flag(cpu_edit, "cpu_edit")
     a, b, out = api.managed(n), api.managed(n), api.managed(n)
