@@ -87,27 +87,36 @@ def test_a_teachers_message_and_a_prediction_name_never_reach_the_terminal_raw()
     assert on_topic("because the pages move", np.array([])) is True   # no truth-value error
 
 
-def test_at10_loaders_refuse_numbers_beyond_float_range_and_bounds(tmp_path):
-    """AT10: 10**400 in a saved run's step time or counters, or a plan's step times, raised
-    OverflowError; a plan accepted 10**400 bytes moved and its table() then crashed."""
-    import json
-
+def _saved_run() -> dict:
+    """A recorded run of three steps, as RecordResult.to_dict() gives it."""
     umkit.use("sim", quiet=True)
     with umkit.ecg.recorder("a") as rec:
         for _ in range(3):
             umkit.increment(umkit.managed(256))
             rec.step()
-    good = rec.result().to_dict()
-    for path, value in ((("steps", 1, "ms"), 10**400), (("steps", 1, "ms"), 1e308),
-                        (("steps", 1, "step"), 10**400), (("counters", "x"), 10**400),
-                        (("strategy",), 10**400)):
-        d = json.loads(json.dumps(good))
-        node = d
-        for k in path[:-1]:
-            node = node[k]
-        node[path[-1]] = value
-        with pytest.raises(umkit.InvalidArgument):
-            umkit.ecg.RecordResult.from_dict(d)
+    return rec.result().to_dict()
+
+
+def _refused_with(good: dict, field: tuple, value) -> None:
+    """``good`` with ``field`` (a path of keys) set to ``value`` is refused, typed."""
+    import json
+    d = json.loads(json.dumps(good))
+    node = d
+    for k in field[:-1]:
+        node = node[k]
+    node[field[-1]] = value
+    with pytest.raises(umkit.InvalidArgument):
+        umkit.ecg.RecordResult.from_dict(d)
+
+
+def test_at10_loaders_refuse_numbers_beyond_float_range_and_bounds(tmp_path):
+    """AT10: 10**400 in a saved run's step time or counters, or a plan's step times, raised
+    OverflowError; a plan accepted 10**400 bytes moved and its table() then crashed."""
+    good = _saved_run()
+    for field, value in ((("steps", 1, "ms"), 10**400), (("steps", 1, "ms"), 1e308),
+                         (("steps", 1, "step"), 10**400), (("counters", "x"), 10**400),
+                         (("strategy",), 10**400)):
+        _refused_with(good, field, value)
     from umkit.plan.result import number, whole
     for call in (lambda: number(10**400, "step_ms[0]"), lambda: whole(10**400, "bytes_h2d")):
         with pytest.raises(umkit.InvalidArgument):
@@ -139,21 +148,9 @@ def test_at10_public_constructors_and_helpers_refuse_bad_values():
 def test_at11_loaders_refuse_a_lone_surrogate_in_a_text_field():
     """AT11: a saved run or plan whose text field held "\\ud800" loaded, and plotting it then
     raised a raw TypeError."""
-    import json
-    umkit.use("sim", quiet=True)
-    with umkit.ecg.recorder("a") as rec:
-        for _ in range(2):
-            umkit.increment(umkit.managed(256))
-            rec.step()
-    good = rec.result().to_dict()
+    good = _saved_run()
     for field in (("steps", 0, "note"), ("backend",)):
-        d = json.loads(json.dumps(good))
-        node = d
-        for k in field[:-1]:
-            node = node[k]
-        node[field[-1]] = "\ud800"
-        with pytest.raises(umkit.InvalidArgument):
-            umkit.ecg.RecordResult.from_dict(d)
+        _refused_with(good, field, "\ud800")
     from umkit.plan.result import words
     with pytest.raises(umkit.InvalidArgument):
         words("\ud800", "buffers[0].name")
