@@ -272,8 +272,7 @@ class RecordResult(RunResult):
         try:
             return cls.from_dict(d)
         except (InvalidArgument, InvalidType) as e:    # the caller passed a path: the file is wrong
-            raise InvalidArgument(f"path={V.shown(str(p), 200)}: {e.message}", argument="path",
-                                  hint=e.hint) from None
+            raise InvalidArgument(e.message, argument="path", hint=e.hint) from None
 
     def _repr_pretty_(self, p, cycle):
         p.text(f"<recorded run {V.shown(self.name)}: {len(self.steps)} steps on {self.backend}; "

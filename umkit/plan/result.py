@@ -458,8 +458,7 @@ def load(path) -> PlanResult:
     try:
         return from_dict(d)
     except (InvalidArgument, InvalidType) as e:    # the caller passed a path: the file is wrong
-        raise InvalidArgument(f"path={V.shown(str(p), 200)}: {e.message}", argument="path",
-                              hint=e.hint) from None
+        raise InvalidArgument(e.message, argument="path", hint=e.hint) from None
 
 
 def recommend(result, profiles=None, *, choices=None, plans=None, steps=None, workers=1):

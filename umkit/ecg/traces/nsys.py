@@ -123,7 +123,8 @@ def read_nsys(con, path: str, step, name, example):
             "FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind IN (11, 12)"):
         s, e = ns(s, "CUPTI_ACTIVITY_KIND_MEMCPY.start"), ns(e, "CUPTI_ACTIVITY_KIND_MEMCPY.end")
         lo = addr(a, "CUPTI_ACTIVITY_KIND_MEMCPY.virtualAddress")
-        n = ns(n, "CUPTI_ACTIVITY_KIND_MEMCPY.bytes")
+        # a migration moves part of one allocation: at most an allocation's bytes
+        n = integer(n, "CUPTI_ACTIVITY_KIND_MEMCPY.bytes", what, HINT, 0, MAX_ALLOCATION)
         c = 0 if c is None else ns(c, "CUPTI_ACTIVITY_KIND_MEMCPY.migrationCause")
         to_gpu = ck == 11
         col.migration(s, e - s, lo, lo + n, to_gpu, CAUSES.get(c, "UNKNOWN"),
