@@ -52,11 +52,22 @@ def clean(text, limit: int = 200) -> str:
         return shown(text, limit)
     if len(text) > 4 * limit:
         text = text[:4 * limit]
-    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    text = _CONTROL.sub(_escaped, text)
     return text if len(text) <= limit else text[:max(limit - 3, 1)] + "..."
 
 
+def printable(text: str) -> str:
+    """``text`` (a message of any length) with the control characters :func:`clean` escapes
+    escaped, its line breaks and tabs kept: shown on a terminal, never obeyed by it."""
+    return _CONTROL_BUT_LINES.sub(_escaped, text)
+
+
+def _escaped(m) -> str:
+    return m.group().encode("unicode_escape").decode("ascii")
+
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def finite(v) -> bool:

@@ -226,13 +226,11 @@ class Verdict:
         return _printable("\n".join(lines))
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def _printable(text: str) -> str:
-    """``text`` with its control characters escaped (``\\x1b``), line breaks and tabs kept: a
-    message a check was given (an escape code in it) is shown, not obeyed by the terminal."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+    """``text`` with its control characters escaped, line breaks and tabs kept (a message a
+    check was given, an escape code in it, is shown, not obeyed by the terminal)."""
+    from ... import validate as V
+    return V.printable(text)
 
 
 def raised(e: BaseException) -> str:
