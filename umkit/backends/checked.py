@@ -23,10 +23,8 @@ import numpy as np
 
 from .. import validate as V
 from ..errors import BackendUnavailable, InvalidArgument, InvalidType
-from .contract import FEATURES, KINDS, SPECS, Backend, Instrumented, UserKernel
+from .contract import FEATURES, KINDS, MAX_PTR, SPECS, Backend, Instrumented, UserKernel
 
-#: the largest address a pointer may hold (64 bits)
-MAX_PTR = (1 << 64) - 1
 #: the most threads one block may have (CUDA's and HIP's limit)
 MAX_BLOCK = 1024
 #: the largest finite float32

@@ -30,6 +30,8 @@ from typing import Any, NamedTuple
 
 #: the version of this contract (bump when a method's meaning or signature changes)
 INTERFACE_VERSION = 1
+#: the largest address a pointer (a plain ``int``) may hold: 64 bits
+MAX_PTR = (1 << 64) - 1
 
 ADVICE = ("read_mostly", "preferred_location", "accessed_by", "coarse_grain")
 KINDS = ("managed", "device", "pinned")
@@ -62,6 +64,11 @@ KERNEL_SINKS = {"touch_kernel": (3,), "read_kernel": (2,)}
 #: the kernels that do one element per thread (not grid-stride): a launch of fewer threads
 #: than n leaves the elements past grid * block as they were
 ONE_PER_THREAD = ("add_kernel", "increment_kernel")
+
+
+def launch_dims(d) -> tuple[int, ...]:
+    """A launch's grid or block as a tuple of ints: ``64`` -> ``(64,)``, ``(8, 8)`` as it is."""
+    return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
 
 
 def kernel_spans(kernel: str, args) -> list[tuple[int, int, int]]:

@@ -28,7 +28,7 @@ from . import kernels
 from .checked import checked
 from . import names
 from .contract import (ADVICE, CPU, KINDS, Allocation, Backend, Buffer, Location, UserKernel, gpu,
-                       kernel_spans)
+                       kernel_spans, launch_dims)
 
 # -- the oversubscription guard -------------------------------------------------------------------
 #: ``UMKIT_ALLOW_OVERSUBSCRIPTION=1`` lets managed allocations exceed free GPU memory on NVIDIA,
@@ -416,13 +416,18 @@ class GPUBackend(Backend):
 
     def allocation(self, ptr: int) -> tuple[str, int, int] | None:
         """(kind, nbytes, device) of the allocation holding ``ptr``, or None if unknown."""
+        held = self._holding(ptr)
+        return None if held is None else held[1]
+
+    def _holding(self, ptr: int) -> tuple[int, tuple[str, int, int]] | None:
+        """``(start, (kind, nbytes, device))`` of the allocation holding ``ptr``, or None."""
         ptr = int(ptr)
         hit = self._allocs.get(ptr)
         if hit is not None:
-            return hit
-        for base, (kind, n, dev) in self._allocs.items():
-            if base <= ptr < base + n:
-                return kind, n, dev
+            return ptr, hit
+        for base, info in self._allocs.items():
+            if base <= ptr < base + info[1]:
+                return base, info
         return None
 
     def _was_freed(self, ptr: int) -> bool:
@@ -446,10 +451,9 @@ class GPUBackend(Backend):
         sticky illegal-address error.  (Where the runtime cannot say -- the HIP adapter -- an
         address outside umkit's allocations is passed on.)"""
         ptr, nbytes = int(ptr), int(nbytes)
-        base = ptr if ptr in self._allocs else next(
-            (b for b, (_, n, _) in self._allocs.items() if b <= ptr < b + n), None)
-        if base is not None:
-            n = self._allocs[base][1]
+        held = self._holding(ptr)
+        if held is not None:
+            base, (_, n, _) = held
             if ptr + nbytes > base + n:
                 raise InvalidArgument(f"{what}: {nbytes} B at {ptr:#x} runs past the end of its "
                                       f"allocation ({n} B at {base:#x})", argument=size_argument,
@@ -687,10 +691,6 @@ class GPUBackend(Backend):
                 raise InvalidArgument(f"{kernel} argument {i} must fit a {k}: {e}") from None
         return tuple(out)
 
-    @staticmethod
-    def _dim(d) -> tuple:
-        return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
-
     def launch(self, kernel: str, grid, block, args: tuple, stream=None) -> None:
         for _, ptr, nbytes in kernel_spans(kernel, args):   # no kernel writes past its array
             self._check_span(kernel, ptr, nbytes, "args", "args")
@@ -702,7 +702,7 @@ class GPUBackend(Backend):
             fn = self.kernel_module(dev).get_function(kernel)
             # RawKernel launches on CuPy's current stream: make ours current for the call
             with self._cupy_stream(handle, dev):
-                fn(self._dim(grid), self._dim(block), cargs)
+                fn(launch_dims(grid), launch_dims(block), cargs)
 
     def launch_user(self, k: UserKernel, stream=None) -> None:
         """A learner's kernel (umkit.kernel): compiled once per device from ``k.source``."""
@@ -725,7 +725,7 @@ class GPUBackend(Backend):
                                           "extern \"C\" __global__ name") from None
                 cache[(source, name, dev)] = fn
             with self._cupy_stream(handle, dev):
-                fn(self._dim(grid), self._dim(block), args)
+                fn(launch_dims(grid), launch_dims(block), args)
 
     def _cupy_stream(self, handle: int, device: int):
         """CuPy's view of one of our streams (cached; 0 is the legacy default stream)."""

@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 
 from .. import validate as V
-from ..backends.contract import KINDS, Backend
+from ..backends.contract import KINDS, MAX_PTR, Backend
 from ..errors import InvalidArgument, InvalidType, UseAfterFree
 from ..runtime import RUNTIME
 from ..runtime.streams import stream_handle
@@ -124,7 +124,7 @@ def _check_made_by_umkit(backend, ptr, nbytes, shape, dtype, kind, device, relea
                           argument="shape", hint=_MAKE)
     dt = V.dtype(dtype)
     need = V.nbytes_of(tuple(int(n) for n in shape), dt)
-    if nbytes != need or ptr + nbytes > (1 << 64):
+    if nbytes != need or ptr + nbytes > MAX_PTR + 1:
         raise InvalidArgument(f"umkit.Array(nbytes={V.shown(nbytes)}): shape {V.shown(shape)} of "
                               f"{dt} needs {need} B at {V.shown(ptr)}", argument="nbytes",
                               hint=_MAKE)

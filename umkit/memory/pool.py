@@ -23,7 +23,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from .. import validate as V
-from ..backends.contract import Backend
+from ..backends.contract import MAX_PTR, Backend
 from ..runtime import RUNTIME
 from ..errors import BackendUnavailable, InvalidType, OutOfMemory, UseAfterFree
 from .resources import ROUND, PoolingResource, TrackingResource, UpstreamResource
@@ -45,13 +45,10 @@ class BlockInfo:
 
 
 def _ptr(ptr) -> int:
-    if ptr.__class__ is int and 0 <= ptr <= _MAX_PTR:
+    if ptr.__class__ is int and 0 <= ptr <= MAX_PTR:
         return ptr
-    return V.integer(ptr, "ptr", lo=0, hi=_MAX_PTR,
+    return V.integer(ptr, "ptr", lo=0, hi=MAX_PTR,
                      hint="a pointer this pool handed out (pool.allocate())")
-
-
-_MAX_PTR = (1 << 64) - 1
 
 
 class _Owner:

@@ -15,7 +15,6 @@ steps' fault wake-ups a little dearer in the recording than in the replay.
 from __future__ import annotations
 
 import math
-
 import warnings
 
 import numpy as np
@@ -232,8 +231,7 @@ def replay(result, plan: dict, profile: str, steps: int) -> dict:
     when the plan's device memory does not fit the profile's VRAM.  A recording whose CPU
     touches are too many to model in seconds is refused first (:func:`check_work`)."""
     check_work(result, steps)
-    from ..sim import Access, SimEvent
-    from ..sim import CPU_ID
+    from ..sim import CPU_ID, Access, SimEvent
     b = registry.create("sim", profile=profile, compute=False)
     eng = b.engine
     s = eng.default_stream(0)

@@ -14,7 +14,8 @@ import numpy as np
 from ..version import __version__
 from ..backends.checked import checked
 from ..backends.contract import (ADVICE, CPU, KERNEL_COUNT, KINDS, ONE_PER_THREAD, Allocation,
-                                 Backend, Buffer, Location, UserKernel, gpu, kernel_spans)
+                                 Backend, Buffer, Location, UserKernel, gpu, kernel_spans,
+                                 launch_dims)
 from ..errors import InvalidArgument, NotManaged
 from .costs import Profile, load_profile
 from .engine import Access, Engine, SimEvent, SimStream
@@ -25,10 +26,6 @@ from .views import handout_frame, next_use, tracked_view
 #: a residency map (``snapshot``) lists every page: at most this many (1 TiB of 4 KiB pages,
 #: 256 MiB of codes); a larger allocation is refused rather than running out of memory
 MAX_SNAPSHOT_PAGES = 1 << 28
-
-
-def _dims(d) -> tuple:
-    return tuple(int(x) for x in d) if isinstance(d, (tuple, list)) else (int(d),)
 
 
 def _host_use() -> str:
@@ -161,10 +158,17 @@ class SimBackend(Backend):
             raise NotManaged(f"{what} needs managed memory; {ptr:#x} is {a.kind} memory",
                              hint=f"{a.kind} memory never migrates: allocate it with "
                                   f"umkit.managed(...) to {what} it")
+        self._within(a, off, nbytes, what)
+        return a, a.page_range(off, off + nbytes)
+
+    @staticmethod
+    def _within(a, off: int, nbytes: int, what: str, argument: str = "nbytes",
+                hint: str = "pass nbytes within the array") -> None:
+        """``[off, off + nbytes)`` lies inside allocation ``a``: a typed error naming
+        ``argument`` otherwise (prefetch, advice, views, a kernel's arguments)."""
         if nbytes < 0 or off + nbytes > a.nbytes:
             raise InvalidArgument(f"{what}: range of {nbytes} B at offset {off} runs past the "
-                                  f"allocation's {a.nbytes} B", hint="pass nbytes within the array")
-        return a, a.page_range(off, off + nbytes)
+                                  f"allocation's {a.nbytes} B", argument=argument, hint=hint)
 
     # -- migration --------------------------------------------------------------------------------
     def prefetch(self, ptr: int, nbytes: int, to: Location, stream) -> None:
@@ -192,10 +196,7 @@ class SimBackend(Backend):
 
     # -- views ------------------------------------------------------------------------------------
     def _view(self, a, off: int, nbytes: int, side):
-        if off + nbytes > a.nbytes:
-            raise InvalidArgument(f"a view of {nbytes} B at offset {off} runs past the end of its "
-                                  f"allocation ({a.nbytes} B)", argument="nbytes",
-                                  hint="pass nbytes within the array")
+        self._within(a, off, nbytes, "view")
         return tracked_view(a.data[off:off + nbytes], self.engine, a, side)
 
     def host_view(self, ptr: int, nbytes: int):
@@ -292,13 +293,10 @@ class SimBackend(Backend):
                                   hint=f"available: {sorted(TWINS)}")
         for i, ptr, nbytes in kernel_spans(kernel, args):
             a, off = self.engine.find(ptr)
-            if off + nbytes > a.nbytes:
-                raise InvalidArgument(f"{kernel}'s argument {i} covers {nbytes} B at offset "
-                                      f"{off}, past the end of its allocation ({a.nbytes} B)",
-                                      argument="args", hint="launch it on n elements the array "
-                                                            "holds")
+            self._within(a, off, nbytes, f"{kernel} argument {i}", "args",
+                         hint="launch it on n elements the array holds")
         if kernel in ONE_PER_THREAD:    # as on a GPU: elements past grid * block stay as they are
-            threads = math.prod(_dims(grid)) * math.prod(_dims(block))
+            threads = math.prod(launch_dims(grid)) * math.prod(launch_dims(block))
             args = list(args)
             args[KERNEL_COUNT[kernel]] = min(int(args[KERNEL_COUNT[kernel]]), threads)
         self.engine.launch(kernel, self._stream(stream), lambda find: twin(find, *args),
