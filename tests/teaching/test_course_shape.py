@@ -33,6 +33,18 @@ def test_core_path_within_five_hours():
     assert sum(r["estimate_min"] for r in core) <= cs.CORE_PATH_MINUTES
 
 
+def test_a_newcomers_first_day_within_five_hours():
+    """A newcomer takes the core path in two days; the first day's notebooks (those not marked for
+    the second) fit the same five hours, stated and estimated, and both days together are the
+    whole core path."""
+    core = [r for r in ROWS if not r["optional"]]
+    day1 = [r for r in core if not r["newcomer_day_two"]]
+    assert 0 < len(day1) < len(core)
+    assert sum(r["newcomer_stated_min"] for r in day1) <= cs.CORE_PATH_MINUTES
+    assert sum(r["newcomer_estimate_min"] for r in day1) <= cs.CORE_PATH_MINUTES
+    assert not any(r["newcomer_day_two"] for r in ROWS if r["optional"])
+
+
 def test_words_counts_outside_details_only():
     md = "one two <details><summary>Under the hood</summary>three four five</details> six"
     assert cs.words(cs.core_text(md)) == 3
@@ -88,7 +100,7 @@ def test_start_heres_map_is_the_notebooks_own_times_and_the_readmes_sections():
 @pytest.mark.parametrize("path,unit", [("README.md", " minutes"), ("README.zh-CN.md", " 分钟")])
 def test_readmes_and_00_say_both_totals(path, unit):
     for text in ((ROOT / path).read_text(encoding="utf-8"), _cell("00_start_here.ipynb", "nb00-17")):
-        for total in (TOTALS["stated_min"], TOTALS["newcomer_stated_min"]):
+        for total in (TOTALS["stated_min"], TOTALS["newcomer_stated_min"], TOTALS["newcomer_day_one_min"]):
             assert re.search(rf"\b{total}(\s|{unit.strip()})", text), (path, total)
     assert TOTALS["stated_min"] <= cs.CORE_PATH_MINUTES
 

@@ -46,11 +46,15 @@ def times_table() -> str:
     rows = ["| notebook | minutes | new to GPUs | path |", "|---|---|---|---|"]
     cs = course()
     for key, r in cs.items():
+        path = "optional" if r["optional"] else "core, newcomers' day 2" if r["newcomer_day_two"] else "core"
         rows.append(f"| {r['notebook'][:-len('.ipynb')]} | {r['stated_min']} | {r['newcomer_stated_min']} | "
-                    f"{'optional' if r['optional'] else 'core'} |")
+                    f"{path} |")
     core = [r for r in cs.values() if not r["optional"]]
+    day1 = [r for r in core if not r["newcomer_day_two"]]
     opt = [r for r in cs.values() if r["optional"]]
-    for name, part in ((f"core path ({len(core)} notebooks)", core), (f"optional ({len(opt)} notebooks)", opt)):
+    for name, part in ((f"core path ({len(core)} notebooks)", core),
+                       (f"newcomers' day 1 ({len(day1)} notebooks)", day1),
+                       (f"optional ({len(opt)} notebooks)", opt)):
         rows.append(f"| {name} | {sum(r['stated_min'] for r in part)} | "
                     f"{sum(r['newcomer_stated_min'] or 0 for r in part)} | |")
     return "\n".join(rows)
@@ -134,6 +138,14 @@ def guide() -> str:
     return GUIDE.read_text(encoding="utf-8")
 
 
+NEWCOMER_AGENDA = re.compile(r"new to GPUs|GPU 新手|刚接触 GPU", re.I)
+
+
+def _minutes_key(heading: str) -> str:
+    """An agenda for a room of newcomers plays the notebooks at their newcomer minutes."""
+    return "newcomer_stated_min" if NEWCOMER_AGENDA.search(heading) else "stated_min"
+
+
 def test_every_agenda_adds_up_to_the_notebooks_stated_minutes(guide):
     cs = course()
     found = agendas(guide)
@@ -148,9 +160,10 @@ def test_every_agenda_adds_up_to_the_notebooks_stated_minutes(guide):
             if r["minutes"] is not None:
                 assert r["minutes"] == r["end"] - r["start"], r["row"]
             assert len(r["notebooks"]) <= 1, ("one notebook per row", r["row"])
+            key = _minutes_key(ag["heading"])
             for nb in r["notebooks"]:
-                assert r["end"] - r["start"] == cs[nb]["stated_min"], (
-                    f"{ag['heading']}: notebook {nb} states {cs[nb]['stated_min']} min", r["row"])
+                assert r["end"] - r["start"] == cs[nb][key], (
+                    f"{ag['heading']}: notebook {nb} states {cs[nb][key]} min ({key})", r["row"])
         length = _length_in_heading(ag["heading"])
         assert length == rows[-1]["end"], (ag["heading"], rows[-1]["end"])
 
@@ -163,6 +176,21 @@ def test_the_full_day_plays_the_whole_core_path_and_has_breaks(guide):
     assert sorted(named) == sorted(core) and len(named) == len(set(named))
     breaks = [r for r in full["rows"] if re.search(r"\bbreak\b|\blunch\b", r["row"], re.I)]
     assert sum(r["end"] - r["start"] for r in breaks) >= 60
+
+
+def test_the_newcomers_two_days_play_the_core_path_day_one_first(guide):
+    """Day one is every core notebook not marked for the second day, day two the rest; day one's
+    notebooks fit the five hours the engineer's whole path does."""
+    cs = course()
+    new = [a for a in agendas(guide) if NEWCOMER_AGENDA.search(a["heading"])]
+    assert len(new) == 2, [a["heading"] for a in new]
+    days = [[nb for r in a["rows"] for nb in r["notebooks"]] for a in new]
+    core = [k for k, r in cs.items() if not r["optional"]]
+    assert days[0] == [k for k in core if not cs[k]["newcomer_day_two"]]
+    assert days[1] == [k for k in core if cs[k]["newcomer_day_two"]]
+    assert sum(cs[k]["newcomer_stated_min"] for k in days[0]) <= _course_stats().CORE_PATH_MINUTES
+    lunch = [r for r in new[0]["rows"] if re.search(r"\blunch\b", r["row"], re.I)]
+    assert lunch and len([r for r in new[0]["rows"] if re.search(r"\bbreak\b", r["row"], re.I)]) >= 2
 
 
 def test_the_half_day_keeps_room_for_breaks(guide):
