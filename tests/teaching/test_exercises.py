@@ -105,6 +105,9 @@ def test_nb00_code_exercise():
     _not_yet(nb00.check_prefetch_model(sol["wrong_calls_the_model"]), "parameters")
     _not_yet(nb00.check_prefetch_model(lambda p, mib, to_gpu=True: 50.0),
              "not what the model charges")
+    for c in (1e-3, 1e6):       # no direction to follow, above the answer or below it
+        text = repr(nb00.check_prefetch_model(lambda p, mib, to_gpu=True, c=c: c))
+        assert "too long" not in text and "too short" not in text and "check each term" in text, text
     assert not nb00.check_prefetch_model(sol["wrong_loads_the_profile"])   # the card is a variant
     # the one number of the old exercise, typed in, passes the first case only
     right = nb00.expected_prefetch_ms()
