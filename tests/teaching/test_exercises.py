@@ -353,3 +353,28 @@ def test_03_real_amd_gpu_branch_does_not_pass_read_mostly(monkeypatch):
     assert nb03.check_prepare(leave_home).ok
     monkeypatch.setattr(umkit, "backend_name", lambda: "cuda")
     assert nb03.check_prepare(read_mostly).ok
+
+
+def test_prefetch_model_cannot_be_had_from_the_model_it_is_checked_against():
+    """GT14 passed nb00's code check by rebuilding the attempt's card with load_profile (the
+    scaled parameters of ``p`` as overrides) and calling its prefetch_cost: while the learner's
+    function runs, the model's prefetch cost methods do not answer; the written formula still
+    passes, and the model answers again after the check."""
+    from umkit.sim import load_profile as sim_load
+    from umkit.teaching.exercises import nb00
+    keys = ("prefetch_latency", "prefetch_h2d_bw", "prefetch_d2h_bw")
+
+    def rebuilt(p, mib, to_gpu=True):
+        base = p.name.split(",")[0]
+        return sim_load(base, **{k: getattr(p, k) for k in keys}).prefetch_cost(mib << 20, to_gpu) * 1e3
+
+    def any_card(p, mib, to_gpu=True):
+        card = sim_load("teaching", **{k: getattr(p, k) for k in keys})
+        return (card.prefetch_fixed(to_gpu) + (mib << 20) / (card.prefetch_h2d_bw if to_gpu
+                                                               else card.prefetch_d2h_bw)) * 1e3
+    for fn in (rebuilt, any_card):
+        _not_yet(nb00.check_prefetch_model(fn), "does not answer while this check runs",
+                 "not with the model's own methods")
+    sol = runpy.run_path(str(SOLUTIONS / "00_start_here.py"), run_name="solution")
+    assert nb00.check_prefetch_model(sol["prefetch_ms"])
+    assert sim_load("mi250x-xnack1").prefetch_cost(1 << 20, True) > 0

@@ -120,6 +120,10 @@ MESSAGES: dict[str, str] = {
         "{argument} 是 None：写出 def prefetch_ms(p, mib, to_gpu=True): ...，并返回毫秒数",
     "{argument} should be a function (p, mib, to_gpu), got {type}":
         "{argument} 应该是一个函数（参数为 p, mib, to_gpu），得到的是 {type}",
+    "{call} raised {error} -- compute from the profile's parameters (prefetch_latency, "
+    "prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods or a simulator run":
+        "{call} 抛出了 {error}——请用 profile 的参数计算（prefetch_latency、prefetch_h2d_bw、"
+        "prefetch_d2h_bw 等），不要调用模型自己的方法，也不要跑一次模拟",
     "{call} raised AttributeError: {exception} -- compute from the profile's parameters "
     "(prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods":
         "{call} 抛出了 AttributeError：{exception}——请用 profile 的参数计算"

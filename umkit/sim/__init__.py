@@ -9,6 +9,7 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "KernelCost": "engine",
     "COUNTERS": "engine",
     "load_profile": "costs",
+    "sealed": "costs",
     "available_profiles": "costs",
     "PROFILE_DIR": "costs",
     "PageSet": "extents",

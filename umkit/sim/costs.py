@@ -70,6 +70,8 @@ Every number comes from a profile file whose entries cite their source.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import os
@@ -78,7 +80,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from pathlib import Path
 
-from ..errors import InvalidArgument, InvalidType
+from ..errors import InvalidArgument, InvalidType, UmkitError
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 DEFAULT_PROFILE = "h200-pcie5"
@@ -179,6 +181,33 @@ _UNIT_MAX = {"B": float(1 << 48), "faults": 1e9, "us": 3600.0, "ms": 3600.0, "s"
              "GB/s": 1e15, "B/s": 1e15, "TFLOP/s": 1e18, "fraction": 1.0, "GPUs": 64.0}
 
 
+#: while set (in this thread's context), the prefetch cost methods refuse to answer: an exercise
+#: that asks a learner to write the prefetch formula runs the learner's function under
+#: :func:`sealed`, so the formula cannot be had by calling the model it is checked against
+_SEALED: contextvars.ContextVar[str] = contextvars.ContextVar("umkit_sim_costs_sealed", default="")
+
+
+@contextlib.contextmanager
+def sealed(why: str):
+    """Within the block (this thread's context only), :meth:`Profile.prefetch_cost` and
+    :meth:`Profile.prefetch_fixed` raise :class:`~umkit.errors.UmkitError` with ``why`` as its
+    hint; the rest of the model answers as usual."""
+    if not isinstance(why, str) or not why.strip():
+        raise InvalidType("why must be a non-empty string: what to do instead", argument="why")
+    token = _SEALED.set(why)
+    try:
+        yield
+    finally:
+        _SEALED.reset(token)
+
+
+def _unsealed(method: str) -> None:
+    why = _SEALED.get()
+    if why:
+        raise UmkitError(f"the model's {method}() does not answer while this check runs your "
+                         "formula", hint=why)
+
+
 @dataclass
 class Profile:
     """A hardware profile in SI units (bytes, seconds, bytes/second)."""
@@ -248,12 +277,14 @@ class Profile:
         return t
 
     def prefetch_cost(self, nbytes: int, to_gpu: bool) -> float:
+        _unsealed("prefetch_cost")
         bw = self.prefetch_h2d_bw if to_gpu else self.prefetch_d2h_bw
         return self.prefetch_fixed(to_gpu) + nbytes / bw
 
     def prefetch_fixed(self, to_gpu: bool) -> float:
         """Fixed device-side cost of one prefetch: ``prefetch_gpu_latency`` toward a GPU (where
         present), ``prefetch_latency`` otherwise."""
+        _unsealed("prefetch_fixed")
         return self.p.get("prefetch_gpu_latency", self.prefetch_latency) if to_gpu \
             else self.prefetch_latency
 

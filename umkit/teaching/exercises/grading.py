@@ -1230,6 +1230,23 @@ def load_profile(name: str, **overrides):
     return load(name, **overrides)
 
 
+def model_sealed(fn, why: str):
+    """``fn`` wrapped so that, while it runs, the sim's prefetch cost model refuses to answer
+    (umkit.sim.sealed, ``why`` its hint): a check of a formula runs the learner's function this
+    way, so the formula cannot be had from the model it is checked against.  A value that is
+    not callable is returned as it is (the check says what is wrong with it).  The wrapper keeps
+    ``fn``'s signature."""
+    if not callable(fn):
+        return fn
+    from ...sim import sealed
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with sealed(why):
+            return fn(*args, **kwargs)
+    return run
+
+
 def profile_option(value) -> str:
     """A check's ``profile=`` option: the name of a sim profile."""
     from ... import validate as V

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from .grading import (Exercise, Verdict, check, integer_option, load_profile, passed,
+from ...errors import UmkitError
+from .grading import (Exercise, Verdict, check, integer_option, load_profile, model_sealed, passed,
                      profile_option, rng_option, tiered)
 
 MIB = 1 << 20
@@ -230,8 +231,13 @@ PREFETCH_MODEL = Exercise(
     raised=((AttributeError, "{call} raised AttributeError: {exception} -- compute from the "
                              "profile's parameters (prefetch_latency, prefetch_h2d_bw, "
                              "prefetch_d2h_bw, ...), not with the model's own methods"),
+            (UmkitError, "{call} raised {error} -- compute from the profile's "
+                         "parameters (prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not "
+                         "with the model's own methods or a simulator run"),
             (Exception, "{call} raised {type}: {exception}")),
     passed=_model_passed)
+#: what the sealed model says to a formula that calls it
+_SEAL_WHY = "write the formula from p's parameters: latency + bytes / bandwidth of the direction"
 
 
 @tiered
@@ -241,5 +247,6 @@ def check_prefetch_model(fn) -> Verdict:
     ``p.prefetch_latency`` in s, ``p.prefetch_h2d_bw`` / ``p.prefetch_d2h_bw`` in B/s), host->GPU
     when ``to_gpu`` else GPU->host.  Checked on the cards of :data:`MODEL_CARDS`, each scaled and
     with sizes drawn afresh for the attempt (:func:`model_cases`), against the simulator's own
-    cost model of that variant."""
-    return check(PREFETCH_MODEL, fn)
+    cost model of that variant.  While ``fn`` runs, the model's prefetch cost methods do not
+    answer (:func:`~umkit.teaching.exercises.grading.model_sealed`)."""
+    return check(PREFETCH_MODEL, model_sealed(fn, _SEAL_WHY))
