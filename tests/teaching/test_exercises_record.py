@@ -64,6 +64,17 @@ def test_a_restart_does_not_give_the_free_tries_back(tmp_path):
     assert not off.exists()
 
 
+def test_a_spent_budget_says_where_the_tries_were_counted(tmp_path):
+    """WALK5 met "8 wrong tries" in a fresh clone, made by earlier runs in the same home: the
+    message names the record that counts them; with the record off it names none."""
+    rec = tmp_path / "exercises.json"
+    kernel(rec, "for k in range(2): wrong(k)")
+    out = kernel(rec, "print(repr(wrong(5)).splitlines()[0])")
+    assert f"The tries are counted in {rec}, across kernels and copies of the course" in out, out
+    out = kernel("off", "for k in range(3): v = wrong(k)\nprint(repr(v).splitlines()[0])")
+    assert "not graded: 2 wrong tries" in out and "counted in" not in out, out
+
+
 def test_a_wait_holds_across_a_restart_and_ends_on_time(tmp_path):
     rec = tmp_path / "exercises.json"
     # budget 2: the third wrong try (with a reason) starts a wait of 5 s at t=1000

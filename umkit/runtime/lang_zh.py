@@ -3764,6 +3764,11 @@ MESSAGES: dict[str, str] = {
     "(why='...'). Re-read the concept first (run the check with hint=2)":
         "没有评分：已经答错 {tries} 次，所以从现在起每次尝试都要附上一条你自己的新理由（why='...'）。"
         "先重读概念（带上 hint=2 运行检查）",
+    "not graded: {tries} wrong tries, so from now on every try needs a new reason in your own words "
+    "(why='...'). Re-read the concept first (run the check with hint=2). The tries are counted in "
+    "{path}, across kernels and copies of the course":
+        "没有评分：已经答错 {tries} 次，所以从现在起每次尝试都要附上一条你自己的新理由（why='...'）。"
+        "先重读概念（带上 hint=2 运行检查）。这些尝试记在 {path} 里，跨内核、跨课程副本都算数",
     "not graded: {tries} wrong tries -- wait {secs} s more before the next try (each wrong try from now on "
     "doubles the wait, up to {most} minutes; a pass ends it). Use the time to re-read the concept (run the "
     "check with hint=2)":
