@@ -126,9 +126,10 @@ _LOAD_ANSWER = ("def load(data):\n"
                "# on the MI250X a hipMemcpyAsync from pinned memory runs at 26-28 GB/s, a managed\n"
                "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
                "# at 1 GiB). umkit.copy(d, data) straight from the NumPy array passes too, and is\n"
-               "# faster in this model: the runtime stages a copy from pageable memory through pinned\n"
-               "# buffers of its own, while a pinned buffer of yours costs its allocation (here about\n"
-               "# 0.1 ms per MiB, an estimate) and pays off when you reuse it, load after load.")
+               "# faster in this model: the runtime copies pageable memory itself (ROCm/clr's\n"
+               "# DmaBlitManager::writeBuffer pins it in chunks, or stages a small copy), while a\n"
+               "# pinned buffer of yours costs its allocation (here about 0.1 ms per MiB, an\n"
+               "# estimate) and pays off when you reuse it, load after load.")
 
 
 def load_data(rng=None) -> np.ndarray:
