@@ -267,7 +267,7 @@ MESSAGES: dict[str, str] = {
     "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
     "# at 1 GiB). umkit.copy(d, data) straight from the NumPy array passes too, and is\n"
     "# faster in this model: the runtime copies pageable memory itself (ROCm/clr's\n"
-    "# DmaBlitManager::writeBuffer pins it in chunks, or stages a small copy), while a\n"
+    "# writeBuffer pins the source for the copy, or stages one of 1 MiB or less), while a\n"
     "# pinned buffer of yours costs its allocation (here about 0.1 ms per MiB, an\n"
     "# estimate) and pays off when you reuse it, load after load.":
         "def load(data):\n"
@@ -281,7 +281,7 @@ MESSAGES: dict[str, str] = {
         "# 在 MI250X 上，从固定内存做 hipMemcpyAsync 是 26-28 GB/s，托管内存的预取约 5 GB/s\n"
         "# （Pearson，Frontier：32 MiB 时分别是 26.5 和 5.0 GB/s，1 GiB 时是 28.3 和 6.1）。\n"
         "# 直接从 NumPy 数组 umkit.copy(d, data) 也能通过，而且在这个模型里更快：运行时自己处理可分页\n"
-        "# 内存的拷贝（ROCm/clr 的 DmaBlitManager::writeBuffer 分块锁页，小的拷贝经中转缓冲区）；你自己的\n"
+        "# 内存的拷贝（ROCm/clr 的 writeBuffer 为这次拷贝锁住源页面，1 MiB 及以下的拷贝经中转缓冲区）；你自己的\n"
         "# 固定内存缓冲区要付分配的开销（这里约每 MiB 0.1 ms，是估计值），要一次次加载反复复用才划算。",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",

@@ -127,7 +127,7 @@ _LOAD_ANSWER = ("def load(data):\n"
                "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
                "# at 1 GiB). umkit.copy(d, data) straight from the NumPy array passes too, and is\n"
                "# faster in this model: the runtime copies pageable memory itself (ROCm/clr's\n"
-               "# DmaBlitManager::writeBuffer pins it in chunks, or stages a small copy), while a\n"
+               "# writeBuffer pins the source for the copy, or stages one of 1 MiB or less), while a\n"
                "# pinned buffer of yours costs its allocation (here about 0.1 ms per MiB, an\n"
                "# estimate) and pays off when you reuse it, load after load.")
 
