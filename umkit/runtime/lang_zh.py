@@ -10,6 +10,7 @@ MESSAGES: dict[str, str] = {
     "NOT YET:": "还没通过：",
     "PASS: ": "通过：",
     "NOT YET: ": "还没通过：",
+    "ALMOST: ": "差一点：",
     "concept": "概念",
     "answer": "答案",
     "stuck? run the check again with hint=2 for a pointer to the concept":
@@ -266,7 +267,7 @@ MESSAGES: dict[str, str] = {
     "# on the MI250X a hipMemcpyAsync from pinned memory runs at 26-28 GB/s, a managed\n"
     "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
     "# at 1 GiB). umkit.copy(d, data) straight from the NumPy array passes too, and is\n"
-    "# faster in this model: the runtime copies pageable memory itself (ROCm/clr's\n"
+    "# faster in this model: the runtime copies pageable memory itself (by default ROCm/clr's\n"
     "# writeBuffer pins the source for the copy, or stages one of 1 MiB or less), while a\n"
     "# pinned buffer of yours costs its allocation (here about 0.1 ms per MiB, an\n"
     "# estimate) and pays off when you reuse it, load after load.":
@@ -281,7 +282,7 @@ MESSAGES: dict[str, str] = {
         "# 在 MI250X 上，从固定内存做 hipMemcpyAsync 是 26-28 GB/s，托管内存的预取约 5 GB/s\n"
         "# （Pearson，Frontier：32 MiB 时分别是 26.5 和 5.0 GB/s，1 GiB 时是 28.3 和 6.1）。\n"
         "# 直接从 NumPy 数组 umkit.copy(d, data) 也能通过，而且在这个模型里更快：运行时自己处理可分页\n"
-        "# 内存的拷贝（ROCm/clr 的 writeBuffer 为这次拷贝锁住源页面，1 MiB 及以下的拷贝经中转缓冲区）；你自己的\n"
+        "# 内存的拷贝（默认情况下 ROCm/clr 的 writeBuffer 为这次拷贝锁住源页面，1 MiB 及以下的拷贝经中转缓冲区）；你自己的\n"
         "# 固定内存缓冲区要付分配的开销（这里约每 MiB 0.1 ms，是估计值），要一次次加载反复复用才划算。",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
@@ -3658,11 +3659,10 @@ MESSAGES: dict[str, str] = {
     "it misses a step the ECG's rule calls a spike and it flags a step the ECG's rule does not call a "
     "spike":
         "它漏掉了一个按心电图的规则算是毛刺的 step，又标出了一个按规则不算毛刺的 step",
-    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms with {cf} CPU faults and {gf} "
-    "GPU faults (a usual step: {uf} CPU faults): something on the CPU still touches the weights' pages.":
+    "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms with {cf} CPU faults (a usual "
+    "step: {uf}): something on the CPU still touches the weights' pages.":
         "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms，有 {cf} 次 "
-        "CPU 缺页和 {gf} 次 GPU 缺页（通常的一步：{uf} 次 CPU 缺页）：CPU 上仍有东西"
-        "在访问权重的页。",
+        "CPU 缺页（通常的一步：{uf} 次）：CPU 上仍有东西在访问权重的页。",
     "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms: {mib} MiB crossed the link to "
     "the host in that step (copies or prefetches, not CPU faults): does the statistic need all of that "
     "to leave the GPU?":

@@ -218,7 +218,9 @@ class Verdict:
         return parts[0] if len(parts) == 1 else "<div>" + "".join(parts) + "</div>"
 
     def __repr__(self):
-        lines = [_t("PASS: " if self.ok else "NOT YET: ") + _t(self.message)]
+        # a right answer still owed its reason, or a right set owing the next: not a wrong one
+        head = "PASS: " if self.ok else "ALMOST: " if (self.reason_asked or self.one_more) else "NOT YET: "
+        lines = [_t(head) + _t(self.message)]
         lines += [f"  {name}: {text}" for name, text in self._tiers()[1:]]
         more = self._more()
         if more:

@@ -126,7 +126,7 @@ _LOAD_ANSWER = ("def load(data):\n"
                "# on the MI250X a hipMemcpyAsync from pinned memory runs at 26-28 GB/s, a managed\n"
                "# prefetch at about 5 (Pearson, Frontier: 26.5 and 5.0 GB/s at 32 MiB, 28.3 and 6.1\n"
                "# at 1 GiB). umkit.copy(d, data) straight from the NumPy array passes too, and is\n"
-               "# faster in this model: the runtime copies pageable memory itself (ROCm/clr's\n"
+               "# faster in this model: the runtime copies pageable memory itself (by default ROCm/clr's\n"
                "# writeBuffer pins the source for the copy, or stages one of 1 MiB or less), while a\n"
                "# pinned buffer of yours costs its allocation (here about 0.1 ms per MiB, an\n"
                "# estimate) and pays off when you reuse it, load after load.")
