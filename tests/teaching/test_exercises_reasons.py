@@ -112,7 +112,7 @@ def test_the_reason_request_is_said_in_the_learners_language(lang):
     """, budget=None)
     if lang == "zh":
         assert "要通过，还要附上你的理由" in out and "to pass" not in out, out
-        assert out.startswith("差一点：") and "还没通过" not in out, out     # GT15: not a wrong answer
+        assert out.startswith("快通过了：") and "还没通过" not in out, out     # GT15: not a wrong answer
     else:
         assert "your answer works; to pass, add your reason" in out, out
         assert out.startswith("ALMOST: ") and "NOT YET" not in out, out

@@ -10,7 +10,7 @@ MESSAGES: dict[str, str] = {
     "NOT YET:": "还没通过：",
     "PASS: ": "通过：",
     "NOT YET: ": "还没通过：",
-    "ALMOST: ": "差一点：",
+    "ALMOST: ": "快通过了：",
     "concept": "概念",
     "answer": "答案",
     "stuck? run the check again with hint=2 for a pointer to the concept":
@@ -121,10 +121,10 @@ MESSAGES: dict[str, str] = {
         "{argument} 是 None：写出 def prefetch_ms(p, mib, to_gpu=True): ...，并返回毫秒数",
     "{argument} should be a function (p, mib, to_gpu), got {type}":
         "{argument} 应该是一个函数（参数为 p, mib, to_gpu），得到的是 {type}",
-    "{call} raised {error} -- compute from the profile's parameters (prefetch_latency, "
+    "{call} called umkit and got {type} -- compute from the profile's parameters (prefetch_latency, "
     "prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods or a simulator run":
-        "{call} 抛出了 {error}——请用 profile 的参数计算（prefetch_latency、prefetch_h2d_bw、"
-        "prefetch_d2h_bw 等），不要调用模型自己的方法，也不要跑一次模拟",
+        "{call} 调用了 umkit，得到 {type}——请用 profile 的参数计算（prefetch_latency、prefetch_h2d_bw、"
+        "prefetch_d2h_bw 等），不要调用模型自己的方法，也不要运行模拟器",
     "{call} raised AttributeError: {exception} -- compute from the profile's parameters "
     "(prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not with the model's own methods":
         "{call} 抛出了 AttributeError：{exception}——请用 profile 的参数计算"
@@ -281,9 +281,10 @@ MESSAGES: dict[str, str] = {
         "    return d\n"
         "# 在 MI250X 上，从固定内存做 hipMemcpyAsync 是 26-28 GB/s，托管内存的预取约 5 GB/s\n"
         "# （Pearson，Frontier：32 MiB 时分别是 26.5 和 5.0 GB/s，1 GiB 时是 28.3 和 6.1）。\n"
-        "# 直接从 NumPy 数组 umkit.copy(d, data) 也能通过，而且在这个模型里更快：运行时自己处理可分页\n"
-        "# 内存的拷贝（默认情况下 ROCm/clr 的 writeBuffer 为这次拷贝锁住源页面，1 MiB 及以下的拷贝经中转缓冲区）；你自己的\n"
-        "# 固定内存缓冲区要付分配的开销（这里约每 MiB 0.1 ms，是估计值），要一次次加载反复复用才划算。",
+        "# 直接用 umkit.copy(d, data) 从 NumPy 数组拷贝也能通过，而且在这个模型里更快：\n"
+        "# 运行时自己处理可分页内存的拷贝（ROCm/clr 的 writeBuffer 默认为这次拷贝把源内存临时固定，\n"
+        "# 1 MiB 及以下的则经中转缓冲区拷贝）；你自己的固定内存缓冲区要付出分配的开销（这里约每 MiB\n"
+        "# 0.1 ms，是估计值），要在一次次加载中反复复用才划算。",
     "the array the GPU read does not hold the data: all of `data` must arrive in the array you return":
         "GPU 读到的数组里没有这份数据：`data` 的全部内容都必须到达你返回的数组里",
     "{ms} ms of model time on {profile} (budget {budget} ms) with '{kind}' memory: one explicit copy "

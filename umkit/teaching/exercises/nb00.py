@@ -231,7 +231,7 @@ PREFETCH_MODEL = Exercise(
     raised=((AttributeError, "{call} raised AttributeError: {exception} -- compute from the "
                              "profile's parameters (prefetch_latency, prefetch_h2d_bw, "
                              "prefetch_d2h_bw, ...), not with the model's own methods"),
-            (UmkitError, "{call} raised {error} -- compute from the profile's "
+            (UmkitError, "{call} called umkit and got {type} -- compute from the profile's "
                          "parameters (prefetch_latency, prefetch_h2d_bw, prefetch_d2h_bw, ...), not "
                          "with the model's own methods or a simulator run"),
             (Exception, "{call} raised {type}: {exception}")),
