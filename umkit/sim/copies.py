@@ -2,8 +2,8 @@
 
 A copy between allocations (hipMemcpy) runs on a copy engine: pinned host memory and device
 memory are where they are; managed memory counts as the side most of its pages are on.  A copy
-to or from pageable (malloc'd) host memory is staged by the driver through pinned buffers in
-chunks, the CPU's memcpy into staging overlapping the DMA.  A plan says what a copy will do; the
+to or from pageable (malloc'd) host memory is modelled as a DMA overlapped with a host memcpy of
+the same bytes (the runtime pins the pages for the copy, or stages a small one).  A plan says what a copy will do; the
 engine carries it out (the bytes, the residency of pages it creates, the counters, the stream).
 """
 from __future__ import annotations
@@ -79,8 +79,9 @@ def plan_pageable(profile: Profile, a: Allocation, off: int, nbytes: int,
         a.where[a.page_range(off, off + nbytes)] & np.uint8(0xFE)) > 0)
     direction = "h2d" if to_array else "d2h"
     if on_gpu:
-        # the driver stages the copy through pinned buffers chunk by chunk, so the CPU's
-        # memcpy into the staging buffers and the DMA overlap: the slower of the two
+        # the runtime pins the pageable pages for the copy, or stages a small copy through
+        # buffers of its own (ROCm/clr's writeBuffer); the model charges the slower of the DMA
+        # and a host memcpy of the bytes, as if the two overlapped
         seconds = p.copy_latency_s() + p.host_op("pageable_copy_latency") + max(
             p.copy_cost(nbytes, direction), nbytes / p.host_rate(True, nbytes))
     else:
