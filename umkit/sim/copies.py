@@ -2,8 +2,8 @@
 
 A copy between allocations (hipMemcpy) runs on a copy engine: pinned host memory and device
 memory are where they are; managed memory counts as the side most of its pages are on.  A copy
-to or from pageable (malloc'd) host memory is modelled, where the array's bytes are on a GPU, as
-fixed costs plus a DMA overlapped with a host memcpy of the same bytes (ROCm/clr pins the pages for
+to or from pageable (malloc'd) host memory is modelled, where any of the copied bytes are on a GPU
+(device memory, or a managed range with at least one GPU-resident page), as fixed costs plus a DMA overlapped with a host memcpy of the same bytes (ROCm/clr pins the pages for
 the copy or stages one of 1 MiB or less; CUDA stages through pinned buffers), else as a plain host
 memcpy.  A plan says what a copy will do; the
 engine carries it out (the bytes, the residency of pages it creates, the counters, the stream).
