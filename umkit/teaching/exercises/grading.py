@@ -657,7 +657,7 @@ def _budget_refusal(exercise, why, context: dict | None = None) -> Verdict | Non
         say = (f"not graded: {tries} wrong tries, so from now on every try needs a new reason "
                "in your own words (why='...'). Re-read the concept first (run the check with "
                "hint=2)")
-        kept = _record.path()
+        kept = _record.in_use()
         if kept is not None:     # tries made in another kernel or another copy of the course count
             say += f". The tries are counted in {_printable(str(kept))}, across kernels and copies of the course"
     return failed(say, exercise.concept)

@@ -97,6 +97,12 @@ def path() -> Path | None:
     return _PATH
 
 
+def in_use() -> Path | None:
+    """The file the tries are counted in now: None where they are kept in this process (the
+    record is off, has no home, or was given up after an error)."""
+    return None if _broken else _PATH
+
+
 def status() -> str:
     """One line for a learner or a presenter: where the record is kept, or why it is not."""
     if _PATH is None:
