@@ -31,8 +31,9 @@ cell states both: ``**Time:** about N minutes (about M if you are new to GPUs)``
 engineer's, M the newcomer's.  A notebook whose first cell says ``**Optional**`` is outside the
 core path.  A newcomer takes the core path in two days: a notebook whose first cell says
 ``**New to GPUs?** Take this notebook on a second day`` is on the second; the first day's part is
-held to the same five hours as the engineer's whole path.  These rates reproduce a timed walk of the core path with both readers in mind (299
-minutes stated; the walk estimated 270 for the CUDA engineer and 403 for the newcomer)."""
+held to the same five hours as the engineer's whole path.  These rates reproduce a timed walk of
+the core path with both readers in mind (299 minutes stated; the walk estimated 270 for the CUDA
+engineer and 403 for the newcomer)."""
 from __future__ import annotations
 
 import json

@@ -66,8 +66,10 @@ def _escaped(m) -> str:
     return m.group().encode("unicode_escape").decode("ascii")
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: C1 controls, the Unicode line and paragraph separators, bidi embeddings/overrides and isolates
+_NOT_C0 = r"\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(rf"[\x00-\x1f{_NOT_C0}]")
+_CONTROL_BUT_LINES = re.compile(rf"[\x00-\x08\x0b-\x1f{_NOT_C0}]")   # tab and line feed kept
 
 
 def finite(v) -> bool:
