@@ -151,7 +151,7 @@ def test_every_agenda_adds_up_to_the_notebooks_stated_minutes(guide):
     found = agendas(guide)
     assert len(found) >= 3, [a["heading"] for a in found]
     for ag in found:
-        rows = ag["rows"]
+        rows, key = ag["rows"], _minutes_key(ag["heading"])
         assert rows, ag["heading"]
         assert rows[0]["start"] == 0, ag["heading"]
         for prev, cur in zip(rows, rows[1:]):
@@ -160,7 +160,6 @@ def test_every_agenda_adds_up_to_the_notebooks_stated_minutes(guide):
             if r["minutes"] is not None:
                 assert r["minutes"] == r["end"] - r["start"], r["row"]
             assert len(r["notebooks"]) <= 1, ("one notebook per row", r["row"])
-            key = _minutes_key(ag["heading"])
             for nb in r["notebooks"]:
                 assert r["end"] - r["start"] == cs[nb][key], (
                     f"{ag['heading']}: notebook {nb} states {cs[nb][key]} min ({key})", r["row"])
