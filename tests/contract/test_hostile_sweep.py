@@ -362,6 +362,7 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.exercises.nb07.off_rhythm", "rhythm"): lambda: [[1.0, 0.0], [0.0, 1.0]],
     ("umkit.exercises.nb07.breath_rhythm", "plan"): lambda: (lambda i, cold, stream: None),
     ("umkit.exercises.nb09.mean_median_curves", "rng"): lambda: np.random.default_rng(0),
+    ("umkit.exercises.nb10.gpu_mean", "params"): _arr(4096),     # float32, 16 KiB: 4 samples
     # umkit.plan (issue 46, F2-1..F2-7): a recorded loop, its buffers by name or id
     ("umkit.plan.load", "path"): "tmp_plan",
     ("umkit.plan.recommend", "result"): _plan_result,

@@ -240,3 +240,37 @@ def test_10_the_host_statistic_is_spiky_on_the_amd_profile():
     umkit.use("sim", profile=_own_profile("10_your_own_loop"), quiet=True)
     v = nb10.check_fixed_step(S10.wrong_host_statistic)
     assert not v.ok and "still spiky" in v.message, v
+
+
+def _code_cells(stem):
+    nb = nbformat.read(str(ROOT / "notebooks" / f"{stem}.ipynb"), as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def test_10_section_3s_planned_step_is_refused_by_section_2s_check():
+    """The worked plan after the exercise computes the statistic with nb10.gpu_mean; pasted as
+    the exercise's answer (its own cell's code, run as it is) it is refused, and says why."""
+    umkit.use("sim", profile=_own_profile("10_your_own_loop"), quiet=True)
+    cell = next(s for s in _code_cells("10_your_own_loop") if "def planned_step" in s)
+    src = cell[cell.index("def planned_step"):cell.index("\nruns = []")]
+    assert "nb10.gpu_mean(params)" in src
+    ns = {"umkit": umkit, "nb10": nb10}
+    exec(src, ns)                                                  # noqa: S102 - the notebook's own code
+    v = nb10.check_fixed_step(ns["planned_step"])
+    assert not v.ok and "nb10.gpu_mean() is section 3's helper" in v.message, v
+    # outside the check the helper answers (section 3 needs it), and the check's seal is lifted
+    w = umkit.device_array((64 << 10) // 4)
+    try:
+        umkit.fill(w, 0.25)
+        assert abs(nb10.gpu_mean(w) - 0.25) < 1e-6
+    finally:
+        w.free()
+
+
+def test_no_notebook_code_cell_applies_the_spike_rule_09_asks_for():
+    """Notebook 09's exercise is the ECG's spike rule (both thresholds, against the median):
+    no code cell of any notebook writes it out -- 10's reveal names the slowest steps instead."""
+    rule = re.compile(r"SPIKY\s*\*[^\n]*\n?[^\n]*SPIKE_MS|SPIKE_MS[^\n]*\n?[^\n]*SPIKY\s*\*")
+    found = [(p.name, i) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
+             for i, s in enumerate(_code_cells(p.stem)) if rule.search(s)]
+    assert found == [], found

@@ -492,9 +492,11 @@ MESSAGES: dict[str, str] = {
         "{argument} 仍然是 None：请给出行得通的字母集合，例如 {'x', 'y'}（读一读 nb05.IPC_OPTIONS）。",
     "§4.3 and section 3: on this card (VRAM the CPU cannot map) whatever reads the parameters on the CPU "
     "makes the driver migrate them to the host. Let the GPU compute the statistic where the data lives, "
-    "and bring back only the number":
+    "and bring back only the number: beside its .host view an array has a GPU view (notebook 03 sliced "
+    "it): slicing and .mean() on that view run on the GPU, and float(...) brings back only the result":
         "§4.3 和第 3 节：在这块卡上（CPU 映射不了显存），凡是在 CPU 上读参数的操作，都会让驱动把它们迁移到主机。"
-        "让 GPU 在数据所在的地方计算统计量，只把那个数字带回来",
+        "让 GPU 在数据所在的地方计算统计量，只把那个数字带回来：数组除了 .host 视图，还有一个 GPU 一侧的视图"
+        "（notebook 03 对它切过片）：在那个视图上切片、做 .mean() 都在 GPU 上执行，float(...) 只把结果取回来",
     "def statistic(params):\n    return float(params.device[::16384].mean())   # a GPU reduction; only "
     "the scalar crosses the link":
         "def statistic(params):\n    return float(params.device[::16384].mean())   # GPU 上的归约；只有这个"
@@ -3670,6 +3672,10 @@ MESSAGES: dict[str, str] = {
         "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms：那一步有 {mib"
         "} MiB 经链路去了主机（是拷贝或预取，不是 CPU 缺页）：统计量真的需要让这么多数据离开 GPU "
         "吗？",
+    "nb10.gpu_mean() is section 3's helper and does not answer while the check runs your step: write "
+    "the statistic yourself (help(umkit.touch), help(umkit.read_back))":
+        "nb10.gpu_mean() 是第 3 节的辅助函数，检查运行你的 step 时它不作答：统计量请自己写"
+        "（help(umkit.touch)、help(umkit.read_back)）",
     "the ECG is still spiky (max/median {x}): step {worst} took {ms} ms ({gf} GPU faults): what does "
     "that step do that the others don't?":
         "心电图仍然有毛刺（最大/中位数 {x}）：第 {worst} 步用了 {ms} ms（{gf} 次 GP"

@@ -1,8 +1,12 @@
 """Checks for notebook 10 -- the memory ECG (显存心电图) of your own loop (the article's §7)."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import umkit
 
+from ...errors import UmkitError
 from ...runtime.lang import tr
 
 from .grading import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
@@ -32,11 +36,11 @@ def _setup(rng=None):
     return params, batch
 
 
-def _sample_mean(arr) -> float:
+def _sample_mean(arr, argument: str = "arr") -> float:
     """The statistic the loop logs: the mean of one weight per 4 KiB of ``arr`` (the weights: a
     float32 umkit array of at least 4 KiB), computed on the GPU (umkit.touch into a zeroed
     1-element sink; 4 bytes come back)."""
-    float32_array_option(arr, "arr", min_bytes=4096,
+    float32_array_option(arr, argument, min_bytes=4096,
                          hint="pass the loop's weights, a float32 umkit array of 4 KiB or more")
     sink = umkit.device_array(1)
     try:
@@ -46,6 +50,45 @@ def _sample_mean(arr) -> float:
     finally:
         sink.free()
     return total / (arr.nbytes // 4096)
+
+
+#: set while :func:`check_fixed_step` runs the learner's step: :func:`gpu_mean` then refuses
+_HELPER_SEALED: contextvars.ContextVar[bool] = contextvars.ContextVar("umkit_nb10_gpu_mean_sealed",
+                                                                     default=False)
+
+
+def gpu_mean(params) -> float:
+    """Notebook 10's statistic, computed where the weights live: the mean of one weight per
+    4 KiB of ``params`` (a float32 umkit array of 4 KiB or more), summed on the GPU; 4 bytes
+    come back.  Section 3's planned loop calls it.  Section 2's exercise asks you to write this
+    part yourself, so while :func:`check_fixed_step` runs your step it raises
+    :class:`~umkit.errors.UmkitError`."""
+    if _HELPER_SEALED.get():
+        raise UmkitError("nb10.gpu_mean() is section 3's helper and does not answer while the "
+                         "check runs your step: write the statistic yourself (help(umkit.touch), "
+                         "help(umkit.read_back))")
+    return _sample_mean(params, "params")
+
+
+@contextlib.contextmanager
+def _helper_sealed():
+    token = _HELPER_SEALED.set(True)
+    try:
+        yield
+    finally:
+        _HELPER_SEALED.reset(token)
+
+
+def _sealed_step(step_fn):
+    """``step_fn`` run with :func:`gpu_mean` refusing (a value that is not callable is returned
+    as it is: the check says what is wrong with it)."""
+    if not callable(step_fn):
+        return step_fn
+
+    def run(params, batch, i):
+        with _helper_sealed():
+            return step_fn(params, batch, i)
+    return run
 
 
 #: the card the check grades on, whatever the session uses: notebook 10's own (its first cell)
@@ -131,7 +174,7 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
 
 
 def _grade_on_notebook_card(step_fn) -> Verdict | str:
-    r, values, truth = learner_code(_record)(step_fn, "your fix")   # all it runs is the step's
+    r, values, truth = learner_code(_record)(_sealed_step(step_fn), "your fix")   # all it runs is the step's
     for i, v in enumerate(values):
         if i % LOG_EVERY != LOG_EVERY - 1:
             continue
