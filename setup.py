@@ -24,6 +24,7 @@ setup(
     package_dir=DATA_PACKAGES,
     package_data={
         "umkit": ["ledger.json"],
+        "umkit.i18n": ["*.po"],                      # the translations (gettext catalogues)
         "umkit.sim.profiles": ["*.json", "*.md"],
         "umkit._kernels": ["*.cu"],
         "umkit._kernels.hip": ["*.hip"],

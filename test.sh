@@ -8,7 +8,7 @@
 #   bash test.sh -k pool      # extra pytest arguments pass through (after --all, if given)
 # Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time.
 # Installs quietly into .venv/ (again only when pyproject.toml changes; log: .venv/umkit-install.log).
-# As root with apt-get, the Debian packages some tests use are installed when missing (chromium,
+# As root with apt-get, the Debian packages some tests use are installed when missing (chromium, gettext,
 # hipcc, npm: scripts/setup_test_packages.sh says which tests), without recommended packages and
 # upgrading no installed package; HIP 5.2's libamdhip64.so is hidden while the tests run and put
 # back when they end.
@@ -28,6 +28,13 @@ umkit_hide_hip_runtime                  # undone by its exit trap, whatever way 
 export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 rc=0
 "$UMKIT_VENV/bin/ruff" check --quiet . || { echo "test.sh: ruff found the problems above" >&2; rc=1; }
+if command -v msgfmt >/dev/null 2>&1; then     # the translation catalogues, as gettext reads them
+  for po in umkit/i18n/*.po; do
+    msgfmt --check-format -o /dev/null "$po" || { echo "test.sh: msgfmt --check-format: $po" >&2; rc=1; }
+  done
+else
+  echo "test.sh: no msgfmt (gettext): the catalogues' format check is left to tests/runtime/test_i18n_po.py" >&2
+fi
 t0=$(date +%s)
 if [ "$lane" = full ]; then
   "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?

@@ -7,6 +7,8 @@
 #   hipcc     a real HIP compiler (HIP 5.2, LLVM 15): tests/teaching/test_hip_build.py compiles
 #             kernels/hip/*.hip and kernels/*.cu for AMD gfx90a with it
 #   npm       installs the hub's proxy, configurable-http-proxy, into .hub/proxy/ (tests/deploy)
+#   gettext   msgfmt: test.sh checks the translation catalogues (umkit/i18n/*.po) with
+#             `msgfmt --check-format` (tests/runtime/test_i18n_po.py runs it too)
 #   fonts-wqy-microhei  a CJK font, so that Chromium draws the Chinese edition's text
 #             (tests/browser/test_zh_browser.py fails on missing-glyph boxes without one)
 # Without recommended packages and upgrading nothing: each install is simulated first, and a
@@ -21,11 +23,12 @@ umkit_test_packages() {
   command -v chromium >/dev/null 2>&1 || want+=(chromium)
   command -v hipcc >/dev/null 2>&1 || want+=(hipcc)
   command -v npm >/dev/null 2>&1 || want+=(npm)
+  command -v msgfmt >/dev/null 2>&1 || want+=(gettext)
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || want+=(fonts-wqy-microhei)
   [ ${#want[@]} -gt 0 ] || return 0
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     umkit_pkg_say "not root or no apt-get: cannot install ${want[*]}; the tests that need them" \
-                  "(browser: chromium and a CJK font; HIP compile: hipcc; hub: npm) will be skipped"
+                  "(browser: chromium and a CJK font; HIP compile: hipcc; hub: npm; catalogue check: gettext's msgfmt) will be skipped"
     return 0
   fi
   apt-get update -qq >/dev/null 2>&1 || true

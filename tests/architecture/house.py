@@ -14,7 +14,7 @@ PACKAGE = ROOT / "umkit"
 #: the layers, earliest first: a module may import modules of its own layer or earlier ones.
 #: A module belongs to the layer of the longest prefix that names it.
 LAYERS = (
-    ("umkit.version", "umkit.errors", "umkit.results", "umkit.doors"),
+    ("umkit.version", "umkit.errors", "umkit.results", "umkit.doors", "umkit.i18n"),
     ("umkit.ledger",),
     ("umkit.backends.contract",),
     ("umkit.validate", "umkit.backends.checked"),

@@ -363,6 +363,14 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.exercises.nb07.breath_rhythm", "plan"): lambda: (lambda i, cold, stream: None),
     ("umkit.exercises.nb09.mean_median_curves", "rng"): lambda: np.random.default_rng(0),
     ("umkit.exercises.nb10.gpu_mean", "params"): _arr(4096),     # float32, 16 KiB: 4 samples
+    ("umkit.i18n.parse", "text"): lambda: 'msgid "a"\nmsgstr "b"\n',
+    ("umkit.i18n.read_po", "path"): lambda: os.path.join(_REPO, "umkit", "i18n", "zh.po"),
+    ("umkit.i18n.write_po", "path"): lambda: f"c{next(_SEQ)}.po",
+    ("umkit.i18n.dumps", "entries"): lambda: [umkit.i18n.Entry("a", "b")],
+    ("umkit.i18n.write_po", "entries"): lambda: [umkit.i18n.Entry("a", "b")],
+    ("umkit.i18n.messages", "lang"): lambda: "zh",
+    ("umkit.i18n.catalogue_file", "lang"): lambda: "zh",
+    ("umkit.i18n.Entry", "msgid"): lambda: "a",
     # umkit.plan (issue 46, F2-1..F2-7): a recorded loop, its buffers by name or id
     ("umkit.plan.load", "path"): "tmp_plan",
     ("umkit.plan.recommend", "result"): _plan_result,
@@ -471,7 +479,9 @@ MODULES = ["umkit", "umkit.api", "umkit.user_kernels", "umkit.runtime", "umkit.e
            "umkit.examples", "umkit.names", "umkit.torch", "umkit.teaching.residency_plot",
            # issue 46 (review AT, F2-1..F2-10): the plan, the profiler-trace reader
            # (umkit.ecg.read) and port-check's entry point
-           "umkit.plan", "umkit.ecg.traces", "umkit.diagnostics.portcheck"]
+           "umkit.plan", "umkit.ecg.traces", "umkit.diagnostics.portcheck",
+           # issue 44: the translation catalogues' reader and writer
+           "umkit.i18n"]
 #: callables a module re-exports lazily (its own defs are what _public finds): swept by name
 EXTRA = ["umkit.workloads.plan_model", "umkit.workloads.model_buffers",
          "umkit.workloads.model_step_costs"]

@@ -32,7 +32,8 @@ def expected_wheel_files() -> set[str]:
     want = set()
     for p in _tracked():
         if p.startswith("umkit/") and (p.endswith(".py") or p == "umkit/ledger.json" or
-                                       re.match(r"umkit/sim/profiles/[^/]+\.(json|md)$", p)):
+                                       re.match(r"umkit/sim/profiles/[^/]+\.(json|md)$", p)
+                                       or re.match(r"umkit/i18n/[^/]+\.po$", p)):
             want.add(p)
         elif p in ("docs/primer.md", "docs/primer.zh-CN.md", "docs/glossary.md", "docs/amd-sources.md",
                    "docs/article.md"):
@@ -69,7 +70,7 @@ def test_wheel_holds_every_module_and_data_file(wheel):
     want = expected_wheel_files()
     assert {"umkit/plan/__init__.py", "umkit/diagnostics/portcheck/rules.py",
             "umkit/_notebooks/00_start_here.ipynb", "umkit/_notebooks/zh/00_start_here.ipynb",
-            "umkit/_kernels/hip/first_touch.hip", "umkit/ledger.json"} <= want
+            "umkit/_kernels/hip/first_touch.hip", "umkit/ledger.json", "umkit/i18n/zh.po"} <= want
     assert sorted(want - names) == [], "the wheel lacks these"
     assert sorted(names - want) == [], "the wheel holds files the source tree does not ship"
 

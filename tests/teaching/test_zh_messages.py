@@ -10,7 +10,8 @@ import pytest
 import umkit
 from umkit.errors import InvalidArgument
 from umkit.runtime import lang
-from umkit.runtime.lang_zh import MESSAGES
+
+MESSAGES = lang.catalogue("zh")          # umkit/i18n/zh.po: English template -> Chinese
 
 
 @pytest.fixture(autouse=True)
@@ -199,10 +200,10 @@ def _explain_texts():
 
 @pytest.mark.parametrize("where,en", _explain_texts(), ids=[w for w, _ in _explain_texts()])
 def test_every_text_of_the_error_table_is_in_chinese(where, en):
-    """A row added to umkit/errors/table.py (or reworded there) needs its entry in lang_zh.py:
+    """A row added to umkit/errors/table.py (or reworded there) needs its entry in umkit/i18n/zh.po:
     otherwise the Chinese learner reads a Chinese label followed by English."""
     zh = lang.tr(en, "zh")
-    assert zh != en and _han(zh), f"{where}: no Chinese entry in lang_zh.py for {en[:90]!r}"
+    assert zh != en and _han(zh), f"{where}: no Chinese entry in umkit/i18n/zh.po for {en[:90]!r}"
     left = _english_left(en, zh)
     assert not left, (f"{where}: English left in the Chinese (a part joined by a {{hint}} template "
                       f"without an entry of its own?): {left[:2]}")
@@ -245,8 +246,6 @@ def _source_shingles() -> set:
     words, out = (lambda s: re.findall(r"[A-Za-z_][\w'.-]*|\d+", s)), set()
     texts = []
     for p in Path(umkit.__file__).parent.rglob("*.py"):
-        if p.name == "lang_zh.py":
-            continue
         texts += [n.value for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                   if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     root = Path(__file__).resolve().parents[2]

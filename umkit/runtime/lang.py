@@ -1,7 +1,7 @@
 """The language of what umkit prints for a learner: the exercises' checks (all three hint tiers),
 the widgets' labels, ``umkit.explain`` and the doctor's report.  English is the default and the
 key: a message is written in English where it is made, and :func:`tr` turns the finished English
-text into the current language from a catalogue (``lang_zh.MESSAGES``).  A text with no entry
+text into the current language from a catalogue (``umkit/i18n/zh.po``, a gettext file).  A text with no entry
 stays English, so a message that changed since it was translated is shown in English, never
 wrongly.
 
@@ -37,7 +37,6 @@ from pathlib import Path
 
 from ..errors import InvalidArgument, UmkitError
 
-LANGS = ("en", "zh")
 MARKER = ".umkit-lang"
 ENV = "UMKIT_LANG"
 
@@ -74,7 +73,14 @@ def _norm(lang) -> str | None:
         return "zh"
     if low in ("en", "en-us", "en-gb", "english", "c", "posix"):
         return "en"
+    if low.isidentifier() and low in _catalogued():
+        return low                          # a language with a catalogue of its own (umkit/i18n/)
     return None
+
+
+def _catalogued() -> list[str]:
+    from ..i18n import languages
+    return languages()
 
 
 def set_language(lang: str | None) -> str:
@@ -84,7 +90,7 @@ def set_language(lang: str | None) -> str:
     if lang is not None and _norm(lang) is None:
         from ..validate import shown
         raise InvalidArgument(f"lang={shown(lang)} is not a language umkit speaks", argument="lang",
-                              hint=f"one of {LANGS} (or None for UMKIT_LANG / the workspace's)")
+                              hint=f"one of {('en', *_catalogued())} (or None for UMKIT_LANG / the workspace's)")
     with _lock:
         _chosen[0] = _norm(lang) if lang is not None else None
     return language()
@@ -136,11 +142,22 @@ def language() -> str:
 
 
 def catalogue(lang: str) -> dict:
-    """The entries of ``lang``: English template -> translation (empty for English)."""
-    if _norm(lang) == "zh":
-        from .lang_zh import MESSAGES
-        return MESSAGES
-    return {}
+    """The entries of ``lang``: English template -> translation (empty for English), from the
+    gettext catalogue umkit ships for it (``umkit/i18n/<lang>.po``, :func:`umkit.i18n.messages`)."""
+    lang = _norm(lang)
+    if lang is None or lang == "en":
+        return {}
+    from ..i18n import messages
+    return messages(lang)
+
+
+def reload_catalogues() -> None:
+    """Read the catalogues (``umkit/i18n/*.po``) again on next use, with the templates compiled
+    from them: after a translator edited one in a running session."""
+    from ..i18n import forget
+    forget()
+    with _lock:
+        _compiled.clear()
 
 
 def _tables(lang: str):

@@ -358,8 +358,9 @@ STAT_STRIDE = 16384      # the statistic samples one float every 64 KiB
 STAT_CONCEPT = ("§4.3 and section 3: on this card (VRAM the CPU cannot map) whatever reads the "
                 "parameters on the CPU makes the driver migrate them to the host. Let the GPU "
                 "compute the statistic where the data lives, and bring back only the number: beside "
-                "its .host view an array has a GPU view (notebook 03 sliced it): slicing and "
-                ".mean() on that view run on the GPU, and float(...) brings back only the result")
+                "its .host view an array has a GPU view (notebook 03 sliced it): a slice of that "
+                "view stays on the GPU, .mean() on it is a GPU reduction, and float(...) copies "
+                "back only the 4-byte result")
 _STAT_ANSWER = ("def statistic(params):\n"
                "    return float(params.device[::16384].mean())   # a GPU reduction; only the "
                "scalar crosses the link")

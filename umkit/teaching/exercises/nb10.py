@@ -64,7 +64,7 @@ def gpu_mean(params) -> float:
     part yourself, so while :func:`check_fixed_step` runs your step it raises
     :class:`~umkit.errors.UmkitError`."""
     if _HELPER_SEALED.get():
-        raise UmkitError("nb10.gpu_mean() is section 3's helper and does not answer while the "
+        raise UmkitError("nb10.gpu_mean() is section 3's helper and cannot be called while the "
                          "check runs your step: write the statistic yourself (help(umkit.touch), "
                          "help(umkit.read_back))")
     return _sample_mean(params, "params")

@@ -1,0 +1,144 @@
+"""The translation catalogues (umkit/i18n/*.po) and their reader/writer (umkit.i18n.po): the
+shipped catalogues are gettext files that GNU msgfmt accepts with --check-format, the reader and
+writer round-trip them exactly, a {field} of an English template is a field of its translation,
+and a broken catalogue is a typed error naming the line."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import umkit
+from umkit import i18n
+from umkit.i18n import Entry, POError, dumps, parse, read_po
+from umkit.runtime import lang
+
+CATALOGUES = sorted(Path(umkit.__file__).parent.joinpath("i18n").glob("*.po"))
+FIELD = re.compile(r"\{(\w+)\}")
+
+
+def test_there_is_a_chinese_catalogue_and_no_python_table():
+    assert [p.name for p in CATALOGUES] == ["zh.po"]
+    assert i18n.languages() == ["zh"]
+    assert not (Path(umkit.__file__).parent / "runtime" / "lang_zh.py").exists()
+    assert len(lang.catalogue("zh")) > 1000
+    assert lang.catalogue("en") == {}
+
+
+@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+def test_the_catalogue_round_trips_exactly(path):
+    text = path.read_text(encoding="utf-8")
+    assert dumps(parse(text)) == text
+
+
+@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+def test_the_header_says_utf8_and_the_language(path):
+    head = next(e for e in read_po(path) if e.msgid == "")
+    assert "charset=UTF-8" in head.msgstr and f"Language: {path.stem}" in head.msgstr
+
+
+@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+def test_every_translation_keeps_the_fields_of_its_english(path):
+    bad = [e.msgid[:60] for e in read_po(path)
+           if e.msgid and e.msgstr and set(FIELD.findall(e.msgid)) != set(FIELD.findall(e.msgstr))]
+    assert bad == []
+
+
+@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+def test_gnu_msgfmt_accepts_the_catalogue(path):
+    if not shutil.which("msgfmt"):
+        pytest.skip("no msgfmt (Debian package gettext): test.sh installs it as root")
+    r = subprocess.run(["msgfmt", "--check-format", "-o", "/dev/null", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+def test_babel_reads_the_same_entries(path):
+    pofile = pytest.importorskip("babel.messages.pofile")
+    with path.open("rb") as f:
+        cat = pofile.read_po(f)
+    theirs = {m.id: m.string for m in cat if m.id}
+    ours = {e.msgid: e.msgstr for e in read_po(path) if e.msgid}
+    assert theirs == ours
+
+
+def test_a_broken_format_check_would_be_caught_by_msgfmt(tmp_path):
+    """The check the catalogues pass can fail: a translation that drops a field."""
+    if not shutil.which("msgfmt"):
+        pytest.skip("no msgfmt")
+    p = tmp_path / "xx.po"
+    p.write_text(dumps([Entry(msgid="case {case}: got {got}", msgstr="情况 {case}",
+                              flags=["python-brace-format"])]), encoding="utf-8")
+    r = subprocess.run(["msgfmt", "--check-format", "-o", "/dev/null", str(p)], capture_output=True)
+    assert r.returncode != 0
+
+
+def test_escapes_multiline_context_fuzzy_previous_and_obsolete_round_trip():
+    entries = [Entry(msgid="", msgstr="Language: xx\n"),
+               Entry(msgid='a "quoted"\tline\nand a second\\one\n', msgstr="二\n", comments=["note", ""],
+                     extracted=["from the code"], references=["x.py:1"]),
+               Entry(msgid="word " * 40, msgstr="字" * 100, msgctxt="cell-1", flags=["fuzzy"],
+                     previous="an older word " * 10, previous_ctxt="cell-0"),
+               Entry(msgid="gone", msgstr="没了", obsolete=True)]
+    text = dumps(entries)
+    back = parse(text)
+    assert back == entries
+    assert back[2].fuzzy and back[2].key == ("cell-1", "word " * 40)
+
+
+def test_fuzzy_and_untranslated_entries_are_not_served(tmp_path, monkeypatch):
+    from umkit.i18n import catalogues
+    (tmp_path / "xx.po").write_text(dumps([
+        Entry(msgid="kept", msgstr="留"), Entry(msgid="old", msgstr="旧", flags=["fuzzy"]),
+        Entry(msgid="todo", msgstr=""), Entry(msgid="in a cell", msgstr="格", msgctxt="c1")]),
+        encoding="utf-8")
+    monkeypatch.setattr(catalogues, "HERE", tmp_path)
+    catalogues.forget()
+    try:
+        assert catalogues.messages("xx") == {"kept": "留"}
+        assert catalogues.languages() == ["xx"]
+    finally:
+        monkeypatch.undo()
+        catalogues.forget()
+
+
+@pytest.mark.parametrize("text,where", [
+    ('msgid "a"\n', 2),                                   # no msgstr
+    ('msgid "a"\nmsgstr "b\n', 2),                        # unterminated string
+    ('msgid "a"\nmsgstr "\\q"\n', 2),                     # unknown escape
+    ('msgid "a"\nmsgstr "b"\n\nmsgid "a"\nmsgstr "c"\n', 0),  # the same msgid twice
+    ('msgid "a"\nmsgid_plural "as"\nmsgstr[0] "b"\n', 2),  # plural forms
+    ('msgstr "b"\n', 2),                                  # msgstr without msgid
+    ('hello\n', 1),
+])
+def test_broken_catalogues_are_typed_errors_that_name_the_line(text, where):
+    with pytest.raises(POError) as e:
+        parse(text, source="t.po")
+    assert isinstance(e.value, ValueError) and e.value.line == where and "t.po:" in str(e.value)
+
+
+def test_parse_refuses_a_non_string():
+    with pytest.raises(umkit.errors.InvalidType):
+        parse(b'msgid "a"')
+
+
+def test_a_catalogue_of_a_new_language_is_a_language_umkit_speaks(tmp_path, monkeypatch):
+    """A second language is one new file: umkit/i18n/<lang>.po."""
+    from umkit.i18n import catalogues
+    (tmp_path / "zh.po").write_text(CATALOGUES[0].read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "xx.po").write_text(dumps([Entry(msgid="NOT YET:", msgstr="XX-NOT-YET:")]),
+                                    encoding="utf-8")
+    monkeypatch.setattr(catalogues, "HERE", tmp_path)
+    lang.reload_catalogues()
+    try:
+        assert lang.tr("NOT YET:", "xx") == "XX-NOT-YET:"
+        lang.set_language("xx")
+        assert lang.language() == "xx"
+    finally:
+        lang.set_language(None)
+        monkeypatch.undo()
+        lang.reload_catalogues()
