@@ -363,6 +363,7 @@ PROVIDE_AT = {   # (qualified name, parameter) -> factory, where the name alone 
     ("umkit.exercises.nb07.breath_rhythm", "plan"): lambda: (lambda i, cold, stream: None),
     ("umkit.exercises.nb09.mean_median_curves", "rng"): lambda: np.random.default_rng(0),
     ("umkit.exercises.nb10.gpu_mean", "params"): _arr(4096),     # float32, 16 KiB: 4 samples
+    ("umkit.ecg.verdict_sealed", "why"): lambda: "write the rule from the step times",
     ("umkit.i18n.parse", "text"): lambda: 'msgid "a"\nmsgstr "b"\n',
     ("umkit.i18n.read_po", "path"): lambda: os.path.join(_REPO, "umkit", "i18n", "zh.po"),
     ("umkit.i18n.write_po", "path"): lambda: f"c{next(_SEQ)}.po",

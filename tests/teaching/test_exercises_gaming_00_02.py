@@ -106,6 +106,32 @@ def test_nb01_a_table_of_the_fixed_cases_is_refused():
     assert a[:len(nb01.TRIPS_CASES)] == list(nb01.TRIPS_CASES) and a != b
 
 
+def test_nb01_a_count_taken_from_a_simulator_run_is_refused():
+    """Notebook 01's batching demo run on a simulator with the case's batch size, its counter
+    returned: the check runs the learner's count with the simulator sealed (no simulator
+    starts), and says so; an honest count still passes, and a simulator starts again after."""
+    from umkit.teaching.exercises import nb01
+
+    def simulated(n, b):
+        if n == 0:
+            return 0
+        with umkit.using("sim", profile="h200-pcie5", fault_batch_max=b):
+            a = umkit.managed(n * 1024)
+            a.host[:] = 1.0
+            umkit.reset_counters()
+            umkit.increment(a)
+            umkit.synchronize()
+            c = umkit.counters()
+            a.free()
+        return c["fault_batches"]
+    umkit.use("sim", quiet=True)
+    assert simulated(600, 256) == 3                     # the route works outside the check ...
+    v = nb01.check_transitions(simulated)
+    assert not v.ok and "not with a simulator run" in v.message, v   # ... and is refused inside
+    assert nb01.check_transitions(lambda n, b: -(-n // b))
+    assert simulated(600, 256) == 3
+
+
 def test_nb01_layers_a_set_is_graded_whole():
     """One label everywhere, then flipping what the feedback names: the feedback names nothing,
     and a half-answered set is not graded (answering one item at a time reveals nothing)."""

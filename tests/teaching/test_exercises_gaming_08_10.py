@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 import umkit
@@ -274,3 +275,19 @@ def test_no_notebook_code_cell_applies_the_spike_rule_09_asks_for():
     found = [(p.name, i) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))
              for i, s in enumerate(_code_cells(p.stem)) if rule.search(s)]
     assert found == [], found
+
+
+def test_09_a_spike_finder_that_asks_the_ecgs_verdict_is_refused():
+    """The rule cannot be had from the verdict it is checked against: while the check runs the
+    learner's function, umkit.ecg.verdict refuses (and answers again after it)."""
+    umkit.use("sim", profile=_own_profile("09_troubleshooting_and_ecg"), quiet=True)
+
+    def by_verdict(c):
+        med = float(np.median(c[1:]))
+        return [i for i in range(1, len(c)) if umkit.ecg.verdict(
+            [c[0], c[i]], {"median_ms": med, "max_over_median": c[i] / med}) == "spiky"]
+    v = nb09.check_spikes(by_verdict)
+    assert not v.ok and "verdict() does not answer" in v.message, v
+    assert umkit.ecg.verdict([1.0, 1.0, 9.0], {"median_ms": 1.0, "max_over_median": 9.0}) == "spiky"
+    with pytest.raises(umkit.errors.InvalidType):
+        umkit.ecg.verdict_sealed("")

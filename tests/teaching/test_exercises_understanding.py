@@ -387,12 +387,28 @@ def test_05_and_10_the_host_statistic_is_refused_without_naming_the_device_view(
     _no_edit_named(v, "median")
 
 
-def test_10_the_checks_own_statistic_is_not_a_public_helper():
-    # a public helper that computes the graded statistic on the GPU passed as the learner's step
+def test_10_a_public_helper_of_the_statistic_does_not_pass_the_check():
+    # a public helper that computes the graded statistic on the GPU once passed as the learner's
+    # step; section 3's nb10.gpu_mean is public (the worked plan calls it) and refuses inside
+    # the check, so a step built on any such helper is refused
+    import umkit
     from umkit.teaching.exercises import nb10
     public = [n for n in dir(nb10) if not n.startswith("_") and callable(getattr(nb10, n))
               and "mean" in n.lower()]
-    assert public == []
+    assert public == ["gpu_mean"]
+    umkit.use("sim", profile=nb10.PROFILE, quiet=True)
+    for name in public:
+        helper = getattr(nb10, name)
+
+        def step(params, batch, i, helper=helper):
+            batch.host[:] = float(i)
+            umkit.touch(batch, 4)
+            umkit.increment(params)
+            umkit.synchronize()
+            if i % 10 == 9:
+                return helper(params)
+        v = nb10.check_fixed_step(step)
+        assert not v.ok and "cannot be called while the check runs your step" in v.message, (name, v)
 
 
 def test_after_a_wrong_set_two_sets_in_a_row_must_be_right():

@@ -18,6 +18,7 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "table": "model",
     "title": "model",
     "verdict": "model",
+    "verdict_sealed": "model",
     "ECG_STRATEGIES": "runs",
     "MAX_JOB_MIB": "runs",
     "MAX_STEPS": "runs",

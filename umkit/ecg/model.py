@@ -3,6 +3,8 @@ verdict, the heading and the text table.  The runs, the recorder, the picture an
 import it; it imports only the validators (and, for the table, the message catalogue)."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import unicodedata
 
 from .. import validate as V
@@ -16,10 +18,40 @@ SPIKY = 3.0     # max/median above this ...
 SPIKE_MS = 1.0  # ... and a spike at least this long (ms): the curve has spikes
 
 
+#: while set (this thread's context), :func:`verdict` refuses: notebook 09's exercise asks a
+#: learner to write the spike rule, and its check runs the learner's function under
+#: :func:`verdict_sealed`, so the rule cannot be had by calling the verdict it is checked against
+_VERDICT_SEALED: contextvars.ContextVar[str] = contextvars.ContextVar("umkit_ecg_verdict_sealed",
+                                                                      default="")
+
+
+def verdict_sealed(why: str):
+    """A context manager: within its block (this thread's context only), :func:`verdict` raises
+    :class:`~umkit.errors.UmkitError` with ``why`` (what to do instead) as its hint."""
+    if not isinstance(why, str) or not why.strip():
+        from ..errors import InvalidType
+        raise InvalidType("why must be a non-empty string: what to do instead", argument="why")
+    return _sealing(why)
+
+
+@contextlib.contextmanager
+def _sealing(why: str):
+    token = _VERDICT_SEALED.set(why)
+    try:
+        yield
+    finally:
+        _VERDICT_SEALED.reset(token)
+
+
 def verdict(step_ms, row: dict) -> str:
     """'spiky' or 'flat' for one curve and its summary row (median_ms, max_over_median): spiky
     when the worst steady step is more than SPIKY x the median *and* at least SPIKE_MS longer.
     Step 0 (warm-up) is left out, as in the summary.  The one rule for the ECG and the recorder."""
+    why = _VERDICT_SEALED.get()
+    if why:
+        from ..errors import UmkitError
+        raise UmkitError("the ECG's verdict() does not answer while this check runs your spike "
+                         "finder", hint=why)
     step_ms = V.reals(step_ms, "step_ms", hint="the step times in ms, e.g. [1.2, 1.1, 9.8]")
     V.mapping(row, "row", ("median_ms", "max_over_median"),
               hint="a summary row: RunResult.summary() or an ECG's ecg['summary'][i]")

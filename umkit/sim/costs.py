@@ -191,7 +191,8 @@ _SEALED: contextvars.ContextVar[str] = contextvars.ContextVar("umkit_sim_costs_s
 def sealed(why: str):
     """Within the block (this thread's context only), :meth:`Profile.prefetch_cost` and
     :meth:`Profile.prefetch_fixed` raise :class:`~umkit.errors.UmkitError` with ``why`` as its
-    hint; the rest of the model answers as usual."""
+    hint, and so does building a simulator (:class:`~umkit.sim.engine.Engine`); the rest of the
+    model answers as usual."""
     if not isinstance(why, str) or not why.strip():
         raise InvalidType("why must be a non-empty string: what to do instead", argument="why")
     token = _SEALED.set(why)
@@ -199,6 +200,15 @@ def sealed(why: str):
         yield
     finally:
         _SEALED.reset(token)
+
+
+def refuse_if_sealed(what: str) -> None:
+    """Raise :class:`~umkit.errors.UmkitError` while :func:`sealed` is on (this thread's
+    context): ``what`` (e.g. "a simulator") does not run while a check runs a learner's formula,
+    so a formula cannot be had from a simulator run either."""
+    why = _SEALED.get()
+    if why:
+        raise UmkitError(f"{what} does not run while this check runs your formula", hint=why)
 
 
 def _unsealed(method: str) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 from .address_space import AddressSpace
 from .clock import Clock, SimEvent, SimStream
 from .copies import plan_memcpy, plan_pageable
-from .costs import Profile
+from .costs import Profile, refuse_if_sealed
 from .faults import DensityPrefetcher, Faults, KernelCost
 from .host import FaultPathCache, Host
 from .pages import CPU_BIT, CPU_ID, PAGE_STATES, Access, Allocation
@@ -70,6 +70,7 @@ class Engine:
     def __init__(self, profile: Profile, gpus: int = 1, strict: bool = False,
                  prefetcher: bool = True, trace: int = 2000, pages: str = "dense",
                  eager: bool = True):
+        refuse_if_sealed("a simulator")        # a check running a learner's formula (costs.sealed)
         # checked at the public API (umkit.use: context._sim_options); here only asserted
         assert not isinstance(gpus, bool) and isinstance(gpus, (int, np.integer)) \
             and 1 <= gpus <= 7, f"gpus={gpus!r}"

@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from .grading import Exercise, Labels, Verdict, check, rng_option, tiered
+from ...errors import UmkitError
+from .grading import Exercise, Labels, Verdict, check, model_sealed, rng_option, tiered
 
 #: the trace operations of the simulator, the layer(s) accepted for each, and why (the article's
 #: §1.1, checked against the ROCm sources).  The rule is one for all: a call that ends in a
@@ -137,6 +138,9 @@ TRANSITIONS = Exercise(
     wrong_type="{argument} should be a function, got {type}",
     cases=lambda **_: trips_cases(), call="transitions({0}, {1})", reference=lambda n, b: -(-n // b),
     judge=_judge_trips,
+    raised=((UmkitError, "{call} called umkit and got {type} -- count the trips from n_faults and "
+                         "batch_max, not with a simulator run"),
+            (Exception, "{call} raised {type}: {exception}")),
     passed=(f"ceil(n_faults / batch_max): 16384 faults cost {math.ceil(16384 / 256)} "
             "trips into the kernel in batches of 256, but 16384 trips one by one"))
 
@@ -144,5 +148,10 @@ TRANSITIONS = Exercise(
 @tiered
 def check_transitions(fn) -> Verdict:
     """Exercise 01b: ``fn(n_faults, batch_max)`` returns how many times the driver has to enter
-    the kernel to service ``n_faults`` GPU faults in batches of at most ``batch_max``."""
-    return check(TRANSITIONS, fn)
+    the kernel to service ``n_faults`` GPU faults in batches of at most ``batch_max``.  While
+    ``fn`` runs, no simulator starts (:func:`~umkit.teaching.exercises.grading.model_sealed`)."""
+    return check(TRANSITIONS, model_sealed(fn, _TRIPS_SEAL_WHY))
+
+
+#: what the sealed simulator tells a count that tries to run one
+_TRIPS_SEAL_WHY = "count the trips from n_faults and batch_max"
