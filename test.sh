@@ -29,7 +29,7 @@ export UMKIT_BACKEND=sim PYTHONHASHSEED=0
 rc=0
 "$UMKIT_VENV/bin/ruff" check --quiet . || { echo "test.sh: ruff found the problems above" >&2; rc=1; }
 if command -v msgfmt >/dev/null 2>&1; then     # the translation catalogues, as gettext reads them
-  for po in umkit/i18n/*.po; do
+  for po in umkit/i18n/*.po i18n/*/*.po; do
     msgfmt --check-format -o /dev/null "$po" || { echo "test.sh: msgfmt --check-format: $po" >&2; rc=1; }
   done
 else

@@ -2,25 +2,30 @@
 catalogues in i18n/zh/, and report what the catalogues lack.
 
     .venv/bin/python scripts/build_zh.py --check         # stale and missing entries; exit 1 if any
+    .venv/bin/python scripts/build_zh.py --update        # merge the English into the catalogues:
+                                                          # new cells get an empty entry, changed
+                                                          # ones are marked fuzzy with the old
+                                                          # English kept (#| msgid), gone ones
+                                                          # become obsolete (#~), as msgmerge does
     UMKIT_BACKEND=sim PYTHONHASHSEED=0 .venv/bin/python scripts/build_zh.py [NOTEBOOK ...]
     ... scripts/build_zh.py --no-execute [NOTEBOOK ...]   # markdown only: outputs kept where the
                                                           # code cell is unchanged
 
 A Chinese notebook is the English one with each markdown cell's text taken from its catalogue
-(``i18n/zh/<path under notebooks/, "/" -> "__", no .ipynb>.json``, format in i18n/zh/README.md);
+(``i18n/zh/<path under notebooks/, "/" -> "__", no .ipynb>.po``, a gettext catalogue: msgctxt the
+cell's id, msgid its English, msgstr the Chinese; format in i18n/zh/README.md);
 its code cells are the English cells themselves (same ids, same order, same code), their comments
-translated from ``i18n/zh/comments.json`` (see :func:`comment_units`; a comment without an entry
+translated from ``i18n/zh/comments.po`` (see :func:`comment_units`; a comment without an entry
 stays English and ``--check`` reports it).  Its outputs
 come from executing it on sim in notebooks/zh/, whose ``.umkit-lang`` marker makes umkit print
-Chinese there.  A markdown cell with no entry keeps its English text; an entry whose ``en_sha``
-no longer matches the English cell (the English changed since it was translated) is used but
-reported as stale.  The presenter guide (notebooks/workshop/README.md) is built the same way,
+Chinese there.  A markdown cell with no entry keeps its English text; an entry whose msgid is not
+the English cell's text, or that is marked fuzzy (the English changed since it was translated),
+is used but reported as stale.  The presenter guide (notebooks/workshop/README.md) is built the same way,
 block by heading.  NOTEBOOK arguments are English notebooks (notebooks/03_....ipynb)."""
 from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import json
 import os
 import re
@@ -32,10 +37,6 @@ NOTEBOOKS = ROOT / "notebooks"
 ZH = NOTEBOOKS / "zh"
 CATALOGUES = ROOT / "i18n" / "zh"
 MARKDOWN_FILES = ("workshop/README.md",)
-
-
-def sha12(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def source(cell) -> str:
@@ -54,21 +55,58 @@ def rel_of(path: Path) -> str:
 
 
 def catalogue_path(rel: str) -> Path:
-    """``03_migration.ipynb`` -> i18n/zh/03_migration.json; ``workshop/README.md`` ->
-    i18n/zh/workshop__README.json."""
+    """``03_migration.ipynb`` -> i18n/zh/03_migration.po; ``workshop/README.md`` ->
+    i18n/zh/workshop__README.po."""
     stem = rel[:-len(".ipynb")] if rel.endswith(".ipynb") else rel.rsplit(".", 1)[0]
-    return CATALOGUES / (stem.replace("/", "__") + ".json")
+    return CATALOGUES / (stem.replace("/", "__") + ".po")
 
 
 def load_catalogue(rel: str) -> dict | None:
+    """{cell or block id: {"en": the English it was translated from, "zh": its translation,
+    "fuzzy": marked as made for older English}} of ``rel``'s catalogue; None without one."""
+    from umkit.i18n import POError, read_po
     p = catalogue_path(rel)
     if not p.exists():
         return None
-    data = json.loads(p.read_text(encoding="utf-8"))
-    cells = data.get("cells") if isinstance(data, dict) else None
-    if not isinstance(cells, dict):
-        raise SystemExit(f"{p.relative_to(ROOT)}: no \"cells\" object (format: i18n/zh/README.md)")
-    return cells
+    try:
+        entries = read_po(p)
+    except POError as e:
+        raise SystemExit(f"{p.relative_to(ROOT)}: {e} (format: i18n/zh/README.md)") from None
+    return {e.msgctxt: {"en": e.msgid, "zh": e.msgstr, "fuzzy": e.fuzzy}
+            for e in entries if e.msgctxt is not None and not e.obsolete}
+
+
+def update_catalogue(rel: str) -> dict:
+    """Merge ``rel``'s English into its catalogue, as msgmerge does: a new unit gets an empty
+    entry, a changed one keeps its translation marked fuzzy with the old English in ``#| msgid``,
+    a unit the English no longer has becomes obsolete (``#~``).  Returns the counts."""
+    from umkit.i18n import Entry, read_po, write_po
+    from umkit.i18n.po import header
+    p = catalogue_path(rel)
+    old = read_po(p) if p.exists() else [header("zh_CN")]
+    head = [e for e in old if e.msgctxt is None and not e.obsolete]
+    by_id = {e.msgctxt: e for e in old if e.msgctxt is not None and not e.obsolete}
+    out, counts = list(head), {"new": 0, "fuzzy": 0, "obsolete": 0}
+    for uid, text in units(rel):
+        e = by_id.pop(uid, None)
+        if e is None:
+            out.append(Entry(msgid=text, msgctxt=uid))
+            counts["new"] += 1
+            continue
+        if e.msgid != text:
+            if e.msgstr and not e.fuzzy:
+                e.previous = e.msgid
+                e.flags = ["fuzzy"] + [f for f in e.flags if f != "fuzzy"]
+            e.msgid = text
+            counts["fuzzy"] += 1
+        out.append(e)
+    for e in by_id.values():
+        e.obsolete, e.flags, e.previous = True, [], None
+        out.append(e)
+        counts["obsolete"] += 1
+    out += [e for e in old if e.obsolete]
+    write_po(p, out)
+    return counts
 
 
 # -- markdown files: blocks cut at headings -------------------------------------------------------
@@ -123,7 +161,7 @@ def report(rels) -> dict:
         out[rel] = {
             "catalogue": True,
             "missing": [i for i, t in us if i not in cat or not str(cat[i].get("zh", "")).strip()],
-            "stale": [i for i, t in us if i in cat and cat[i].get("en_sha") != sha12(t)],
+            "stale": [i for i, t in us if i in cat and (cat[i]["fuzzy"] or cat[i]["en"] != t)],
             "extra": sorted(set(cat) - ids),
         }
     return out
@@ -150,7 +188,7 @@ def print_report(rep: dict) -> int:
 
 
 # -- code comments ---------------------------------------------------------------------------------
-COMMENTS = ROOT / "i18n" / "zh" / "comments.json"
+COMMENTS = ROOT / "i18n" / "zh" / "comments.po"
 
 
 def comment_units(source: str) -> list[tuple[str, int, int, str]]:
@@ -219,9 +257,12 @@ def comment_report() -> tuple[list[str], list[str]]:
 
 
 def load_comments() -> dict:
+    """English comment unit -> Chinese, from COMMENTS (fuzzy and empty entries left out)."""
+    from umkit.i18n import read_po
     if not COMMENTS.exists():
         return {}
-    return json.loads(COMMENTS.read_text(encoding="utf-8")).get("comments", {})
+    return {e.msgid: e.msgstr for e in read_po(COMMENTS)
+            if e.msgid and e.msgstr and not e.fuzzy and not e.obsolete}
 
 
 # -- building --------------------------------------------------------------------------------------
@@ -284,6 +325,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notebooks", nargs="*", help="English notebooks (default: all)")
     ap.add_argument("--check", action="store_true", help="report stale and missing entries only")
+    ap.add_argument("--update", action="store_true",
+                    help="merge the English into the catalogues (new, fuzzy, obsolete entries)")
     ap.add_argument("--no-execute", action="store_true",
                     help="do not execute: keep the stored outputs of code cells whose code is "
                          "unchanged (comments aside)")
@@ -292,6 +335,13 @@ def main(argv=None) -> int:
         rels = [rel_of(Path(p)) for p in args.notebooks]
     else:
         rels = [rel_of(p) for p in english_notebooks()] + list(MARKDOWN_FILES)
+    if args.update:
+        for rel in rels:
+            c = update_catalogue(rel)
+            if any(c.values()):
+                print(f"{catalogue_path(rel).relative_to(ROOT)}: {c['new']} new, {c['fuzzy']} fuzzy, "
+                      f"{c['obsolete']} obsolete")
+        return 0
     bad = print_report(report(rels))
     missing, unused = comment_report()
     if missing or unused:

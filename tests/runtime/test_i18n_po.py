@@ -17,7 +17,17 @@ from umkit.i18n import Entry, POError, dumps, parse, read_po
 from umkit.runtime import lang
 
 CATALOGUES = sorted(Path(umkit.__file__).parent.joinpath("i18n").glob("*.po"))
+#: the notebooks' prose and code comments (scripts/build_zh.py): the same format, the same checks
+NOTEBOOK_CATALOGUES = sorted((Path(__file__).resolve().parents[2] / "i18n").glob("*/*.po"))
+EVERY = CATALOGUES + NOTEBOOK_CATALOGUES
 FIELD = re.compile(r"\{(\w+)\}")
+
+
+def test_the_notebook_catalogues_are_po_files_not_json():
+    names = {p.name for p in NOTEBOOK_CATALOGUES}
+    assert {"00_start_here.po", "comments.po", "workshop__README.po"} <= names
+    assert not [p for p in (Path(__file__).resolve().parents[2] / "i18n" / "zh").glob("*.json")
+                if p.name != "glossary.json"]
 
 
 def test_there_is_a_chinese_catalogue_and_no_python_table():
@@ -28,16 +38,17 @@ def test_there_is_a_chinese_catalogue_and_no_python_table():
     assert lang.catalogue("en") == {}
 
 
-@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY, ids=lambda p: p.name)
 def test_the_catalogue_round_trips_exactly(path):
     text = path.read_text(encoding="utf-8")
     assert dumps(parse(text)) == text
 
 
-@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY, ids=lambda p: p.name)
 def test_the_header_says_utf8_and_the_language(path):
-    head = next(e for e in read_po(path) if e.msgid == "")
-    assert "charset=UTF-8" in head.msgstr and f"Language: {path.stem}" in head.msgstr
+    head = next(e for e in read_po(path) if e.msgid == "" and e.msgctxt is None)
+    language = path.stem if path in CATALOGUES else path.parent.name
+    assert "charset=UTF-8" in head.msgstr and f"Language: {language}" in head.msgstr
 
 
 @pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
@@ -47,7 +58,7 @@ def test_every_translation_keeps_the_fields_of_its_english(path):
     assert bad == []
 
 
-@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY, ids=lambda p: p.name)
 def test_gnu_msgfmt_accepts_the_catalogue(path):
     if not shutil.which("msgfmt"):
         pytest.skip("no msgfmt (Debian package gettext): test.sh installs it as root")
@@ -56,13 +67,13 @@ def test_gnu_msgfmt_accepts_the_catalogue(path):
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("path", CATALOGUES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", EVERY, ids=lambda p: p.name)
 def test_babel_reads_the_same_entries(path):
     pofile = pytest.importorskip("babel.messages.pofile")
     with path.open("rb") as f:
         cat = pofile.read_po(f)
-    theirs = {m.id: m.string for m in cat if m.id}
-    ours = {e.msgid: e.msgstr for e in read_po(path) if e.msgid}
+    theirs = {(m.context, m.id): m.string for m in cat if m.id}
+    ours = {(e.msgctxt, e.msgid): e.msgstr for e in read_po(path) if e.msgid and not e.obsolete}
     assert theirs == ours
 
 

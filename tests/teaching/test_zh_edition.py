@@ -4,7 +4,6 @@ translated from the current English text, the glossary's terms used the same way
 and no English prose left in the Chinese markdown."""
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import re
@@ -32,12 +31,14 @@ def _src(cell) -> str:
     return "".join(s) if isinstance(s, list) else s
 
 
-def _sha12(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
 def _catalogue(rel: str) -> Path:
-    return CATALOGUES / (rel[:-len(".ipynb")].replace("/", "__") + ".json")
+    return CATALOGUES / (rel[:-len(".ipynb")].replace("/", "__") + ".po")
+
+
+def _cells(rel: str) -> dict:
+    """{cell id: Entry} of the notebook's catalogue (umkit.i18n reads the .po file)."""
+    from umkit.i18n import read_po
+    return {e.msgctxt: e for e in read_po(_catalogue(rel)) if e.msgctxt is not None and not e.obsolete}
 
 
 def _entries():
@@ -45,13 +46,12 @@ def _entries():
     English notebook still has."""
     out = []
     for rel, path in zip(RELS, ENGLISH):
-        cat = _catalogue(rel)
-        if not cat.exists():
+        if not _catalogue(rel).exists():
             continue
-        cells = _load(cat)["cells"]
+        cells = _cells(rel)
         for c in _load(path)["cells"]:
             if c["cell_type"] == "markdown" and c["id"] in cells:
-                out.append((rel, c["id"], _src(c), cells[c["id"]]["zh"]))
+                out.append((rel, c["id"], _src(c), cells[c["id"]].msgstr))
     return out
 
 
@@ -92,7 +92,7 @@ def test_code_cells_are_the_english_ones_in_the_same_order(rel):
     table = build.load_comments()
     for a, b in zip(en, zh):
         if a["cell_type"] == "code":
-            # the same code; its comments translated from i18n/zh/comments.json
+            # the same code; its comments translated from i18n/zh/comments.po
             assert _src(b) == build.translate_comments(_src(a), table)[0], \
                 f"{rel} cell {a['id']}: the code differs from the English"
 
@@ -116,10 +116,11 @@ def test_a_comment_translation_changes_comments_only():
 def test_every_markdown_cell_is_translated_from_the_current_english(rel):
     cat = _catalogue(rel)
     assert cat.exists(), f"{cat.relative_to(ROOT)} is missing"
-    cells = _load(cat)["cells"]
+    cells = _cells(rel)
     md = [c for c in _load(NOTEBOOKS / rel)["cells"] if c["cell_type"] == "markdown"]
-    missing = [c["id"] for c in md if not str(cells.get(c["id"], {}).get("zh", "")).strip()]
-    stale = [c["id"] for c in md if c["id"] in cells and cells[c["id"]].get("en_sha") != _sha12(_src(c))]
+    missing = [c["id"] for c in md if c["id"] not in cells or not cells[c["id"]].msgstr.strip()]
+    stale = [c["id"] for c in md if c["id"] in cells
+             and (cells[c["id"]].fuzzy or cells[c["id"]].msgid != _src(c))]
     assert not missing, f"{rel}: no translation for cells {missing}"
     assert not stale, (f"{rel}: the English of cells {stale} changed since they were translated "
                        "(scripts/build_zh.py --check)")
@@ -130,10 +131,10 @@ def test_the_built_notebook_shows_the_catalogue(rel):
     """notebooks/zh/ was rebuilt after the catalogue last changed."""
     if not (ZH / rel).exists() or not _catalogue(rel).exists():
         pytest.skip("not built yet")
-    cells = _load(_catalogue(rel))["cells"]
+    cells = _cells(rel)
     for c in _load(ZH / rel)["cells"]:
         if c["cell_type"] == "markdown" and c["id"] in cells:
-            assert _src(c) == cells[c["id"]]["zh"], \
+            assert _src(c) == cells[c["id"]].msgstr, \
                 f"notebooks/zh/{rel} cell {c['id']}: not the catalogue's text (run scripts/build_zh.py)"
 
 
@@ -265,10 +266,10 @@ def test_the_generator_reports_stale_missing_and_extra_entries(tmp_path, monkeyp
              {"cell_type": "markdown", "id": "m3", "metadata": {}, "source": "new"}]
     (nbs / "01_x.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                                 "nbformat_minor": 5}))
-    (cats / "01_x.json").write_text(json.dumps({"cells": {
-        "m1": {"en_sha": gen.sha12("# Title\ntext"), "zh": "# 标题\n正文"},
-        "m2": {"en_sha": gen.sha12("older text"), "zh": "更多"},
-        "gone": {"en_sha": "0" * 12, "zh": "旧"}}}))
+    from umkit.i18n import Entry, write_po
+    write_po(cats / "01_x.po", [Entry("# Title\ntext", "# 标题\n正文", msgctxt="m1"),
+                                Entry("older text", "更多", msgctxt="m2"),
+                                Entry("gone text", "旧", msgctxt="gone")])
     monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
     monkeypatch.setattr(gen, "CATALOGUES", cats)
     assert gen.report(["01_x.ipynb"]) == {"01_x.ipynb": {
@@ -338,8 +339,8 @@ def test_building_without_executing_keeps_the_chinese_notebooks_own_metadata(tmp
     (nbs / "zh" / "01_x.ipynb").write_text(json.dumps({
         "cells": zh_cells, "metadata": {"widgets": zh_widgets, "kernelspec": {"name": "zh", "display_name": "zh", "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5}))
-    (cats / "01_x.json").write_text(json.dumps({"cells": {
-        "m1": {"en_sha": gen.sha12("# Title"), "zh": "# 标题"}}}))
+    from umkit.i18n import Entry, write_po
+    write_po(cats / "01_x.po", [Entry("# Title", "# 标题", msgctxt="m1")])
     monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
     monkeypatch.setattr(gen, "ZH", nbs / "zh")
     monkeypatch.setattr(gen, "CATALOGUES", cats)
@@ -350,3 +351,32 @@ def test_building_without_executing_keeps_the_chinese_notebooks_own_metadata(tmp
     assert built["metadata"]["umkit"]["lang"] == "zh"
     assert "".join(built["cells"][0]["source"]) == "# 标题"
     assert "".join(built["cells"][1]["outputs"][0]["text"]) == "一\n"
+
+
+def test_update_merges_the_english_as_msgmerge_does(tmp_path, monkeypatch):
+    """--update: a new cell gets an empty entry, a changed one keeps its translation marked fuzzy
+    with the old English (#| msgid) and is reported stale, a gone one becomes obsolete."""
+    from umkit.i18n import Entry, read_po, write_po
+    gen = _generator()
+    nbs, cats = tmp_path / "notebooks", tmp_path / "i18n" / "zh"
+    nbs.mkdir(parents=True)
+    cats.mkdir(parents=True)
+    cells = [{"cell_type": "markdown", "id": "m1", "metadata": {}, "source": "same"},
+             {"cell_type": "markdown", "id": "m2", "metadata": {}, "source": "changed now"},
+             {"cell_type": "markdown", "id": "m3", "metadata": {}, "source": "new"}]
+    (nbs / "01_x.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                "nbformat_minor": 5}))
+    write_po(cats / "01_x.po", [Entry("same", "同", msgctxt="m1"), Entry("changed", "改", msgctxt="m2"),
+                                Entry("gone", "去", msgctxt="m9")])
+    monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
+    monkeypatch.setattr(gen, "CATALOGUES", cats)
+    assert gen.update_catalogue("01_x.ipynb") == {"new": 1, "fuzzy": 1, "obsolete": 1}
+    by = {(e.msgctxt, e.obsolete): e for e in read_po(cats / "01_x.po")}
+    assert by["m1", False].msgstr == "同" and not by["m1", False].fuzzy
+    m2 = by["m2", False]
+    assert m2.fuzzy and m2.msgid == "changed now" and m2.previous == "changed" and m2.msgstr == "改"
+    assert by["m3", False].msgid == "new" and by["m3", False].msgstr == ""
+    assert by["m9", True].msgstr == "去"
+    assert gen.report(["01_x.ipynb"])["01_x.ipynb"] == {
+        "catalogue": True, "missing": ["m3"], "stale": ["m2"], "extra": []}
+    assert gen.update_catalogue("01_x.ipynb") == {"new": 0, "fuzzy": 0, "obsolete": 0}
