@@ -525,34 +525,8 @@ def on_topic(reason: str, terms) -> bool:
     return any(t.lower() in text for t in terms)
 
 
-#: a reason connects the exercise's ideas: it names at least this many of its concept words
-#: (different ones, in one language: "migrate" and its Chinese word are one idea said twice)
-WHY_IDEAS = 2
 _LATIN_WORD = re.compile(r"[a-z]{4,}")
 _CONSONANTS = re.compile(r"[bcdfghjklmnpqrstvwxz]{5,}")
-
-
-def _ideas_named(reason: str, terms) -> int:
-    """How many different concept words of ``terms`` ``reason`` names in one language (the
-    larger count of the English and the Chinese ones), each at its own place in the text (one
-    word never counts twice: "asynchronous" is not also "synchronous")."""
-    text = " ".join(str(reason).lower().split())
-    best = 0
-    for chinese in (False, True):
-        spans = []
-        for t in terms:
-            t = str(t).lower()
-            if bool(_CJK.search(t)) != chinese or not t:
-                continue
-            spans += [(m.start(), m.start() + len(t), t) for m in re.finditer(re.escape(t), text)]
-        taken, used = [], set()
-        for start, stop, t in sorted(spans, key=lambda x: (x[0], -(x[1] - x[0]))):
-            if t in used or any(start < b and a < stop for a, b in taken):
-                continue
-            taken.append((start, stop))
-            used.add(t)
-        best = max(best, len(used))
-    return best
 
 
 def _made_of_words(reason: str) -> bool:
