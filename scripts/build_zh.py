@@ -78,33 +78,60 @@ def load_catalogue(rel: str) -> dict | None:
 
 def update_catalogue(rel: str) -> dict:
     """Merge ``rel``'s English into its catalogue, as msgmerge does: a new unit gets an empty
-    entry, a changed one keeps its translation marked fuzzy with the old English in ``#| msgid``,
-    a unit the English no longer has becomes obsolete (``#~``).  Returns the counts."""
-    from umkit.i18n import Entry, read_po, write_po
+    entry -- or, when an obsolete entry has its id, or another entry nobody uses any more has
+    exactly its English, that translation back (marked fuzzy if the English differs, or if it
+    came from another id); a changed one keeps its translation marked fuzzy with the old English
+    in ``#| msgid``; a unit the English no longer has becomes obsolete (``#~``, its flags and old
+    English kept).  The file is replaced whole (umkit.i18n.write_po).  Returns the counts."""
+    from umkit.i18n import Entry, POError, read_po, write_po
     from umkit.i18n.po import header
     p = catalogue_path(rel)
-    old = read_po(p) if p.exists() else [header("zh_CN")]
+    try:
+        old = read_po(p) if p.exists() else [header("zh_CN")]
+    except POError as e:
+        raise SystemExit(f"{p.relative_to(ROOT)}: {e} (format: i18n/zh/README.md)") from None
     head = [e for e in old if e.msgctxt is None and not e.obsolete]
-    by_id = {e.msgctxt: e for e in old if e.msgctxt is not None and not e.obsolete}
-    out, counts = list(head), {"new": 0, "fuzzy": 0, "obsolete": 0}
-    for uid, text in units(rel):
-        e = by_id.pop(uid, None)
-        if e is None:
-            out.append(Entry(msgid=text, msgctxt=uid))
-            counts["new"] += 1
-            continue
+    live = {e.msgctxt: e for e in old if e.msgctxt is not None and not e.obsolete}
+    dead = {e.msgctxt: e for e in old if e.msgctxt is not None and e.obsolete}
+    current = units(rel)
+    ids = {uid for uid, _ in current}
+    # translations no unit of the English will claim by id: a renamed cell may find its own here
+    spare = {}
+    for e in list(dead.values()) + [e for uid, e in live.items() if uid not in ids]:
+        if e.msgstr.strip() and e.msgid not in spare:
+            spare[e.msgid] = e
+    out, counts = list(head), {"new": 0, "fuzzy": 0, "obsolete": 0, "revived": 0}
+
+    def changed(e, text):
         if e.msgid != text:
             if e.msgstr and not e.fuzzy:
                 e.previous = e.msgid
                 e.flags = ["fuzzy"] + [f for f in e.flags if f != "fuzzy"]
             e.msgid = text
             counts["fuzzy"] += 1
+
+    for uid, text in current:
+        e = live.pop(uid, None)
+        if e is None and uid in dead:                  # a cell that came back: its translation too
+            e = dead.pop(uid)
+            e.obsolete = False
+            counts["revived"] += 1
+        if e is None and text in spare:                 # a renamed cell: the same English elsewhere
+            src = spare.pop(text)
+            e = Entry(msgid=text, msgstr=src.msgstr, msgctxt=uid, flags=["fuzzy"],
+                      comments=[f"translation carried over from {src.msgctxt}: check it"])
+            counts["revived"] += 1
+        if e is None:
+            out.append(Entry(msgid=text, msgctxt=uid))
+            counts["new"] += 1
+            continue
+        changed(e, text)
         out.append(e)
-    for e in by_id.values():
-        e.obsolete, e.flags, e.previous = True, [], None
-        out.append(e)
+    for e in live.values():                             # the English no longer has these units
+        e.obsolete = True
         counts["obsolete"] += 1
-    out += [e for e in old if e.obsolete]
+        out.append(e)
+    out += list(dead.values())                          # obsolete before, and still not used
     write_po(p, out)
     return counts
 
@@ -340,7 +367,7 @@ def main(argv=None) -> int:
             c = update_catalogue(rel)
             if any(c.values()):
                 print(f"{catalogue_path(rel).relative_to(ROOT)}: {c['new']} new, {c['fuzzy']} fuzzy, "
-                      f"{c['obsolete']} obsolete")
+                      f"{c['obsolete']} obsolete, {c['revived']} translations brought back")
         return 0
     bad = print_report(report(rels))
     missing, unused = comment_report()

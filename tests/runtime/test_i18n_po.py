@@ -123,7 +123,14 @@ def test_fuzzy_and_untranslated_entries_are_not_served(tmp_path, monkeypatch):
     ('msgid "a"\nmsgstr "\\q"\n', 2),                     # unknown escape
     ('msgid "a"\nmsgstr "b"\n\nmsgid "a"\nmsgstr "c"\n', 0),  # the same msgid twice
     ('msgid "a"\nmsgid_plural "as"\nmsgstr[0] "b"\n', 2),  # plural forms
-    ('msgstr "b"\n', 2),                                  # msgstr without msgid
+    ('msgstr "b"\n', 1),                                  # msgstr without msgid
+    ('msgid "a"\nmsgstr "abc\\"\n', 2),                  # unterminated: its quote is escaped
+    ('msgstr "A"\nmsgid "b"\n', 1),                       # msgstr before its msgid
+    ('msgid "a"\nmsgctxt "c"\nmsgstr "A"\n', 2),          # msgctxt after msgid
+    ('#| msgid "x"\n#| msgid "y"\nmsgid "a"\nmsgstr "A"\n', 2),   # #| msgid twice
+    ('msgid "a"\n#~ msgstr "A"\n', 2),                    # half live, half obsolete
+    ('msgid "a"\nmsgstr "A"\n\n#~ msgid "a"\n#~ msgstr "B"\n', 0),   # live and obsolete twice
+    ('\ufeffmsgid "a"\nmsgstr "A"\n', 1),                 # a byte-order mark
     ('hello\n', 1),
 ])
 def test_broken_catalogues_are_typed_errors_that_name_the_line(text, where):
@@ -151,5 +158,96 @@ def test_a_catalogue_of_a_new_language_is_a_language_umkit_speaks(tmp_path, monk
         assert lang.language() == "xx"
     finally:
         lang.set_language(None)
+        monkeypatch.undo()
+        lang.reload_catalogues()
+
+
+# -- what an independent attack found (AT13), each held here ----------------------------------------
+@pytest.mark.parametrize("ch", list("\v\f\x1c\x1d\x1e\x85\u2028\u2029"), ids=lambda c: f"U+{ord(c):04X}")
+def test_line_break_characters_inside_strings_round_trip(ch):
+    e = [Entry(msgid="a" + ch + "b", msgstr="x" + ch + "y", msgctxt="c" + ch)]
+    assert parse(dumps(e)) == e
+
+
+@pytest.mark.parametrize("field", ["comments", "extracted", "references"])
+def test_a_line_break_in_a_one_line_field_is_refused(field):
+    with pytest.raises(umkit.errors.InvalidArgument) as e:
+        Entry(msgid="a", msgstr="A", **{field: ["x\r#, fuzzy"]})
+    assert e.value.argument == field
+
+
+def test_odd_flags_and_lone_surrogates_are_refused():
+    for flags in (["fuzzy, x"], [""], [" fuzzy"]):
+        with pytest.raises(umkit.errors.InvalidArgument):
+            Entry(msgid="a", flags=flags)
+    with pytest.raises(umkit.errors.InvalidArgument) as e:
+        Entry(msgid="a\udcff")
+    assert e.value.argument == "msgid"
+
+
+def test_write_po_never_leaves_a_half_written_catalogue(tmp_path):
+    from umkit.i18n import write_po
+    p = tmp_path / "x.po"
+    write_po(p, [Entry("a", "A")])
+    before = p.read_bytes()
+    with pytest.raises(umkit.errors.InvalidType):
+        write_po(p, [Entry("b", "B"), "not an entry"])
+    assert p.read_bytes() == before and [q.name for q in tmp_path.iterdir()] == ["x.po"]
+
+
+def test_flags_and_comments_wait_for_their_entry_across_a_blank_line():
+    e = parse('# note\n#, fuzzy\n\nmsgid "a"\nmsgstr "A"\n')
+    assert e[0].fuzzy and e[0].comments == ["note"]
+    assert parse('#~\nmsgid "a"\nmsgstr "A"\n')[0].obsolete is False
+
+
+def test_a_live_entry_before_an_obsolete_one_stays_live():
+    e = parse('msgid "a"\nmsgstr "A"\n#~ msgid "b"\n#~ msgstr "B"\n')
+    assert [(x.msgid, x.obsolete) for x in e] == [("a", False), ("b", True)]
+
+
+def test_an_obsolete_fuzzy_entry_keeps_its_old_english_as_gnu_writes_it():
+    e = [Entry("new", "新", msgctxt="c", flags=["fuzzy"], previous="old", obsolete=True)]
+    text = dumps(e)
+    assert '#~| msgid "old"' in text and parse(text) == e
+    if shutil.which("msgfmt"):
+        r = subprocess.run(["msgfmt", "--check-format", "-o", "/dev/null", "-"], input=text,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+def test_a_broken_catalogue_falls_back_to_english_with_one_warning(tmp_path, monkeypatch):
+    """A corrupt catalogue is the kit's problem, not the learner's: every message still prints
+    (in English), and one warning names the file's trouble."""
+    from umkit.i18n import catalogues
+    (tmp_path / "zh.po").write_text('msgid "oops\n', encoding="utf-8")
+    monkeypatch.setattr(catalogues, "HERE", tmp_path)
+    lang.reload_catalogues()
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot be read"):
+            assert lang.tr("NOT YET:", "zh") == "NOT YET:"
+        err = umkit.errors.InvalidArgument("x must be 1", argument="x")
+        lang.set_language("zh")
+        assert "x must be 1" in str(err)
+        assert lang.tr("NOT YET:", "zh") == "NOT YET:"        # no second read, no second warning
+    finally:
+        lang.set_language(None)
+        monkeypatch.undo()
+        lang.reload_catalogues()
+
+
+def test_forget_makes_tr_read_the_catalogue_again(tmp_path, monkeypatch):
+    from umkit.i18n import catalogues, forget, write_po
+    write_po(tmp_path / "zh.po", [Entry("NOT YET:", "一")])
+    monkeypatch.setattr(catalogues, "HERE", tmp_path)
+    lang.reload_catalogues()
+    try:
+        assert lang.tr("NOT YET:", "zh") == "一"
+        write_po(tmp_path / "zh.po", [Entry("NOT YET:", "二")])
+        forget()
+        assert lang.tr("NOT YET:", "zh") == "二"
+        catalogues.messages("zh")["NOT YET:"] = "changed by a caller"
+        assert lang.tr("NOT YET:", "zh") == "二"             # messages() hands out a copy
+    finally:
         monkeypatch.undo()
         lang.reload_catalogues()

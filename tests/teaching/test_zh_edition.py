@@ -370,7 +370,7 @@ def test_update_merges_the_english_as_msgmerge_does(tmp_path, monkeypatch):
                                 Entry("gone", "去", msgctxt="m9")])
     monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
     monkeypatch.setattr(gen, "CATALOGUES", cats)
-    assert gen.update_catalogue("01_x.ipynb") == {"new": 1, "fuzzy": 1, "obsolete": 1}
+    assert gen.update_catalogue("01_x.ipynb") == {"new": 1, "fuzzy": 1, "obsolete": 1, "revived": 0}
     by = {(e.msgctxt, e.obsolete): e for e in read_po(cats / "01_x.po")}
     assert by["m1", False].msgstr == "同" and not by["m1", False].fuzzy
     m2 = by["m2", False]
@@ -379,4 +379,42 @@ def test_update_merges_the_english_as_msgmerge_does(tmp_path, monkeypatch):
     assert by["m9", True].msgstr == "去"
     assert gen.report(["01_x.ipynb"])["01_x.ipynb"] == {
         "catalogue": True, "missing": ["m3"], "stale": ["m2"], "extra": []}
-    assert gen.update_catalogue("01_x.ipynb") == {"new": 0, "fuzzy": 0, "obsolete": 0}
+    assert gen.update_catalogue("01_x.ipynb") == {"new": 0, "fuzzy": 0, "obsolete": 0, "revived": 0}
+
+
+def test_update_never_loses_a_translation_and_writes_what_msgfmt_reads(tmp_path, monkeypatch):
+    """AT13: a removed cell became obsolete twice (msgfmt refused the file) and never came back;
+    a renamed cell lost its translation.  Now: obsolete once, revived when the cell returns, and
+    carried over (fuzzy) to a new id with exactly its English."""
+    import shutil
+    import subprocess
+    from umkit.i18n import Entry, read_po, write_po
+    gen = _generator()
+    nbs, cats = tmp_path / "notebooks", tmp_path / "i18n" / "zh"
+    nbs.mkdir(parents=True)
+    cats.mkdir(parents=True)
+
+    def notebook(*cells):
+        (nbs / "01_x.ipynb").write_text(json.dumps({"cells": [
+            {"cell_type": "markdown", "id": i, "metadata": {}, "source": t} for i, t in cells],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    monkeypatch.setattr(gen, "NOTEBOOKS", nbs)
+    monkeypatch.setattr(gen, "CATALOGUES", cats)
+    write_po(cats / "01_x.po", [Entry("one", "一", msgctxt="m1"), Entry("two", "二", msgctxt="m2")])
+    notebook(("m1", "one"))                                        # m2 removed
+    assert gen.update_catalogue("01_x.ipynb")["obsolete"] == 1
+    text = (cats / "01_x.po").read_text(encoding="utf-8")
+    assert text.count('msgctxt "m2"') == 1
+    if shutil.which("msgfmt"):
+        r = subprocess.run(["msgfmt", "--check-format", "-o", "/dev/null", str(cats / "01_x.po")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    notebook(("m1", "one"), ("m2", "two"))                         # m2 back
+    assert gen.update_catalogue("01_x.ipynb")["revived"] == 1
+    assert gen.report(["01_x.ipynb"])["01_x.ipynb"] == {
+        "catalogue": True, "missing": [], "stale": [], "extra": []}
+    notebook(("m1", "one"), ("m7", "two"))                         # m2 renamed m7
+    c = gen.update_catalogue("01_x.ipynb")
+    assert c["revived"] == 1 and c["obsolete"] == 1
+    m7 = next(e for e in read_po(cats / "01_x.po") if e.msgctxt == "m7")
+    assert m7.msgstr == "二" and m7.fuzzy                          # a translator confirms it

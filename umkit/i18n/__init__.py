@@ -15,6 +15,7 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "catalogue_file": "catalogues",
     "languages": "catalogues",
     "forget": "catalogues",
+    "generation": "catalogues",
     "po": ".",
     "catalogues": ".",
 })

@@ -44,6 +44,7 @@ _lock = threading.Lock()
 _chosen: list = [None]                    # set_language's choice; None: environment, marker, en
 _marker_cache: dict = {}                  # folder -> the language its marker names (or None)
 _compiled: dict = {}                      # language -> (exact entries, templates for _match)
+_compiled_at: list = [None]               # the catalogues' generation _compiled was built from
 _FIELD = re.compile(r"\{(\w+)\}")
 #: what a field matches, by the start of its name: ``code*`` one word of code (an argument's
 #: name, an identifier), ``list*`` a Python list / tuple / dict shown with its brackets, ``nums*``
@@ -161,6 +162,12 @@ def reload_catalogues() -> None:
 
 
 def _tables(lang: str):
+    from ..i18n import generation
+    gen = generation()
+    if _compiled_at[0] != gen:                  # umkit.i18n.forget() ran: compile afresh
+        with _lock:
+            _compiled.clear()
+            _compiled_at[0] = gen
     if lang not in _compiled:
         exact, patterns = {}, []
         for en, zh in catalogue(lang).items():
