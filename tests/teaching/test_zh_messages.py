@@ -112,11 +112,12 @@ def test_a_failed_check_shows_every_tier_in_chinese(name, run):
     v = run(3)
     text = repr(v)
     assert text.startswith("还没通过："), text
-    head, *tiers = re.split(r"\n  (?=概念|答案|\()", text)
+    head, *tiers = re.split(r"\n  (?=概念|答案|（)", text)
     assert _han(head) and head != english.split("\n")[0]
     assert any(t.startswith("概念") for t in tiers), text
     assert any(t.startswith("答案") for t in tiers), text
-    assert all(_han(t) for t in tiers if not t.startswith("答案: def")), text   # code stays code
+    assert all(_han(t) for t in tiers if not t.startswith("答案：def")), text   # code stays code
+    assert "  (" not in text and "概念: " not in text, text    # full-width marks in Chinese
     assert "还没通过" in v._repr_html_() or _han(v._repr_html_())
 
 

@@ -105,6 +105,13 @@ __all__ = ["Verdict", "passed", "failed", "tiered", "predict", "reveal", "Predic
 _TIER_NAMES = {2: "concept", 3: "answer"}
 
 
+def _marks() -> tuple[str, str, str]:
+    """The brackets and the colon of a verdict's extra lines in the learner's language: full
+    width in Chinese (（…）, ：), ASCII otherwise."""
+    from ...runtime.lang import language
+    return ("（", "）", "：") if language() == "zh" else ("(", ")", ": ")
+
+
 def _t(text: str) -> str:
     """``text`` in the learner's language (umkit.runtime.lang); a labels answer's lines, joined
     by " | ", one by one."""
@@ -210,21 +217,24 @@ class Verdict:
         for name, text in self._tiers()[1:]:
             body = (f'<pre style="margin:2px 0 0 0;white-space:pre-wrap">{html.escape(text)}</pre>'
                     if "\n" in text else html.escape(text))
+            left, right, colon = _marks()
             parts.append(f'<div style="color:#222;font-weight:400;margin-top:2px">'
-                         f"<b>{name}:</b> {body}</div>")
+                         f"<b>{name}{colon.strip()}</b>{' ' if colon.endswith(' ') else ''}{body}</div>")
         more = self._more()
         if more:
-            parts.append(f'<div style="color:#666;font-weight:400">({html.escape(more)})</div>')
+            left, right, _ = _marks()
+            parts.append(f'<div style="color:#666;font-weight:400">{left}{html.escape(more)}{right}</div>')
         return parts[0] if len(parts) == 1 else "<div>" + "".join(parts) + "</div>"
 
     def __repr__(self):
         # a right answer still owed its reason, or a right set owing the next: not a wrong one
         head = "PASS: " if self.ok else "ALMOST: " if (self.reason_asked or self.one_more) else "NOT YET: "
         lines = [_t(head) + _t(self.message)]
-        lines += [f"  {name}: {text}" for name, text in self._tiers()[1:]]
+        left, right, colon = _marks()
+        lines += [f"  {name}{colon}{text}" for name, text in self._tiers()[1:]]
         more = self._more()
         if more:
-            lines.append(f"  ({more})")
+            lines.append(f"  {left}{more}{right}")
         return _printable("\n".join(lines))
 
 
