@@ -35,7 +35,15 @@ def test_there_is_a_chinese_catalogue_and_no_python_table():
     assert i18n.languages() == ["zh"]
     assert not (Path(umkit.__file__).parent / "runtime" / "lang_zh.py").exists()
     assert len(lang.catalogue("zh")) > 1000
-    assert lang.catalogue("en") == {}
+    assert dict(lang.catalogue("en")) == {}
+
+
+def test_a_lang_value_as_the_locale_writes_it_is_understood(monkeypatch):
+    monkeypatch.setenv("UMKIT_LANG", "zh_CN.UTF-8")
+    lang.set_language(None)
+    assert lang.language() == "zh"
+    monkeypatch.setenv("UMKIT_LANG", "en_US.UTF-8")
+    assert lang.language() == "en"
 
 
 @pytest.mark.parametrize("path", EVERY, ids=lambda p: p.name)
@@ -246,8 +254,8 @@ def test_forget_makes_tr_read_the_catalogue_again(tmp_path, monkeypatch):
         write_po(tmp_path / "zh.po", [Entry("NOT YET:", "二")])
         forget()
         assert lang.tr("NOT YET:", "zh") == "二"
-        catalogues.messages("zh")["NOT YET:"] = "changed by a caller"
-        assert lang.tr("NOT YET:", "zh") == "二"             # messages() hands out a copy
+        with pytest.raises(TypeError):
+            catalogues.messages("zh")["NOT YET:"] = "changed by a caller"   # read-only
     finally:
         monkeypatch.undo()
         lang.reload_catalogues()

@@ -4,6 +4,7 @@ see :mod:`umkit.runtime.lang`) to that language.  A second language is one more 
 from __future__ import annotations
 
 import threading
+import types
 import warnings
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def languages() -> list[str]:
 
 
 def messages(lang: str) -> dict:
-    """English template -> translation for ``lang`` (a copy): every entry with a translation
+    """English template -> translation for ``lang`` (a read-only mapping): every entry with a translation
     that is not marked fuzzy (a fuzzy one was made for older English, so the English is shown
     instead); empty for a language without a catalogue.  Read once per process.  A catalogue
     that cannot be read is not a learner's problem: one warning names the file and the line,
@@ -56,8 +57,8 @@ def messages(lang: str) -> dict:
                     if (e.msgid and e.msgstr.strip() and not e.fuzzy and not e.obsolete
                             and e.msgctxt is None):
                         table[e.msgid] = e.msgstr
-            _loaded[lang] = table
-        return dict(_loaded[lang])
+            _loaded[lang] = types.MappingProxyType(table)
+        return _loaded[lang]
 
 
 def generation() -> int:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import types
 from pathlib import Path
 
 from ..errors import InvalidArgument, UmkitError
@@ -69,7 +70,7 @@ def is_part(field: str) -> bool:
 def _norm(lang) -> str | None:
     if not isinstance(lang, str):
         return None
-    low = lang.strip().lower().replace("_", "-")
+    low = lang.strip().lower().replace("_", "-").split(".", 1)[0]   # zh_CN.UTF-8 as LANG writes it
     if low in ("zh", "zh-cn", "zh-hans", "cn", "chinese", "中文"):
         return "zh"
     if low in ("en", "en-us", "en-gb", "english", "c", "posix"):
@@ -142,12 +143,13 @@ def language() -> str:
     return _from_marker() or "en"
 
 
-def catalogue(lang: str) -> dict:
-    """The entries of ``lang``: English template -> translation (empty for English), from the
-    gettext catalogue umkit ships for it (``umkit/i18n/<lang>.po``, :func:`umkit.i18n.messages`)."""
+def catalogue(lang: str):
+    """The entries of ``lang``: English template -> translation, a read-only mapping (empty for
+    English), from the gettext catalogue umkit ships for it (``umkit/i18n/<lang>.po``,
+    :func:`umkit.i18n.messages`)."""
     lang = _norm(lang)
     if lang is None or lang == "en":
-        return {}
+        return types.MappingProxyType({})
     from ..i18n import messages
     return messages(lang)
 
