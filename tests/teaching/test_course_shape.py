@@ -123,3 +123,22 @@ def test_glossary_links_land_on_their_term():
                     assert frag[1:] in anchors, (p.name, frag)
                 elif p.parent.name == "notebooks" and p.name[:2] <= "07" and p.name[:3] != "07b":
                     pytest.fail(f"{p.name} {c.get('id')}: a glossary link without the term's anchor")
+
+
+def test_every_prediction_is_followed_by_a_why():
+    """Issue 42, item 3: predict -> measure -> explain everywhere: each code cell that records a
+    prediction (predict(...)) has a "Why?" in one of the two markdown cells after it."""
+    import re
+
+    import nbformat
+    root = ROOT / "notebooks"
+    missing, total = [], 0
+    for p in sorted(root.glob("[01]*.ipynb")):
+        cells = nbformat.read(str(p), as_version=4).cells
+        for i, c in enumerate(cells):
+            if c.cell_type == "code" and re.search(r"\bpredict\(", c.source):
+                total += 1
+                after = [d for d in cells[i + 1:] if d.cell_type == "markdown"][:2]
+                if not any("Why?" in d.source for d in after):
+                    missing.append((p.name, i))
+    assert total >= 20 and missing == [], (total, missing)
