@@ -22,7 +22,7 @@ from repo_tools import ROOT, copy_repo
 
 PKG_SCRIPT = ROOT / "scripts" / "setup_test_packages.sh"
 #: what the package script installs on a machine that has none of it (no fc-list here: no CJK font)
-PACKAGES = {"chromium", "hipcc", "npm", "fonts-wqy-microhei"}
+PACKAGES = {"chromium", "hipcc", "npm", "gettext", "fonts-wqy-microhei"}
 
 
 # -- the doctor in notebook 00: the card the session models ---------------------------------------
