@@ -14,6 +14,7 @@ from .po import read_po
 HERE = Path(__file__).resolve().parent
 _lock = threading.Lock()
 _loaded: dict = {}
+_listed: list = [None]         # languages(), listed once per generation
 _generation = [0]              # counts forget(): a reader that compiled a table knows it is old
 
 
@@ -32,8 +33,12 @@ def _name_ok(lang: str) -> bool:
 
 def languages() -> list[str]:
     """The languages with a catalogue, besides English (the messages' own language): the files
-    ``<lang>.po`` whose name is a language code umkit accepts (lower case, a Python identifier)."""
-    return sorted(p.stem for p in HERE.glob("*.po") if _name_ok(p.stem) and p.stem != "en")
+    ``<lang>.po`` whose name is a language code umkit accepts (lower case, a Python identifier).
+    Listed once, until :func:`forget`."""
+    with _lock:
+        if _listed[0] is None:
+            _listed[0] = sorted(p.stem for p in HERE.glob("*.po") if _name_ok(p.stem) and p.stem != "en")
+        return list(_listed[0])
 
 
 def messages(lang: str) -> dict:
@@ -72,4 +77,5 @@ def forget() -> None:
     translator edited one in a running session, or a test pointed :data:`HERE` elsewhere)."""
     with _lock:
         _loaded.clear()
+        _listed[0] = None
         _generation[0] += 1

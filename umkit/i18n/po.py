@@ -17,10 +17,6 @@ from pathlib import Path
 
 from ..errors import InvalidArgument, InvalidType
 
-#: the header every catalogue umkit writes carries (msgid "")
-HEADER_FIELDS = ("Project-Id-Version", "Language", "MIME-Version", "Content-Type",
-                 "Content-Transfer-Encoding")
-
 
 @dataclass
 class Entry:

@@ -36,6 +36,7 @@ import threading
 import types
 from pathlib import Path
 
+from .. import i18n
 from ..errors import InvalidArgument, UmkitError
 
 MARKER = ".umkit-lang"
@@ -81,8 +82,7 @@ def _norm(lang) -> str | None:
 
 
 def _catalogued() -> list[str]:
-    from ..i18n import languages
-    return languages()
+    return i18n.languages()
 
 
 def set_language(lang: str | None) -> str:
@@ -150,22 +150,17 @@ def catalogue(lang: str):
     lang = _norm(lang)
     if lang is None or lang == "en":
         return types.MappingProxyType({})
-    from ..i18n import messages
-    return messages(lang)
+    return i18n.messages(lang)
 
 
 def reload_catalogues() -> None:
     """Read the catalogues (``umkit/i18n/*.po``) again on next use, with the templates compiled
     from them: after a translator edited one in a running session."""
-    from ..i18n import forget
-    forget()
-    with _lock:
-        _compiled.clear()
+    i18n.forget()                               # _tables compiles afresh at the new generation
 
 
 def _tables(lang: str):
-    from ..i18n import generation
-    gen = generation()
+    gen = i18n.generation()
     if _compiled_at[0] != gen:                  # umkit.i18n.forget() ran: compile afresh
         with _lock:
             _compiled.clear()

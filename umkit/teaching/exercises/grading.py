@@ -214,15 +214,15 @@ class Verdict:
         head = (f'<div style="color:{color};font-weight:600">{mark} '
                 f'{html.escape(_t(self.message), quote=False)}</div>')
         parts = [head]
+        left, right, colon = _marks()
+        label_end, gap = colon.rstrip(), colon[len(colon.rstrip()):]     # ":" and " ", or "："
         for name, text in self._tiers()[1:]:
             body = (f'<pre style="margin:2px 0 0 0;white-space:pre-wrap">{html.escape(text)}</pre>'
                     if "\n" in text else html.escape(text))
-            left, right, colon = _marks()
             parts.append(f'<div style="color:#222;font-weight:400;margin-top:2px">'
-                         f"<b>{name}{colon.strip()}</b>{' ' if colon.endswith(' ') else ''}{body}</div>")
+                         f"<b>{name}{label_end}</b>{gap}{body}</div>")
         more = self._more()
         if more:
-            left, right, _ = _marks()
             parts.append(f'<div style="color:#666;font-weight:400">{left}{html.escape(more)}{right}</div>')
         return parts[0] if len(parts) == 1 else "<div>" + "".join(parts) + "</div>"
 
@@ -1219,21 +1219,29 @@ def load_profile(name: str, **overrides):
     return load(name, **overrides)
 
 
-def model_sealed(fn, why: str):
-    """``fn`` wrapped so that, while it runs, the sim's prefetch cost model refuses to answer
-    (umkit.sim.sealed, ``why`` its hint): a check of a formula runs the learner's function this
-    way, so the formula cannot be had from the model it is checked against.  A value that is
-    not callable is returned as it is (the check says what is wrong with it).  The wrapper keeps
+def sealed_while(fn, seal):
+    """``fn`` wrapped so that it runs inside ``seal()``, a context manager that makes some part
+    of the kit refuse to answer (the model a formula is checked against, a helper that computes
+    the exercise's answer): a check runs the learner's function this way.  A value that is not
+    callable is returned as it is (the check says what is wrong with it).  The wrapper keeps
     ``fn``'s signature."""
     if not callable(fn):
         return fn
-    from ...sim import sealed
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        with sealed(why):
+        with seal():
             return fn(*args, **kwargs)
     return run
+
+
+def model_sealed(fn, why: str):
+    """``fn`` wrapped so that, while it runs, the sim's prefetch cost model refuses to answer and
+    no simulator starts (umkit.sim.sealed, ``why`` its hint): a check of a formula runs the
+    learner's function this way, so the formula cannot be had from the model it is checked
+    against (:func:`sealed_while`)."""
+    from ...sim import sealed
+    return sealed_while(fn, lambda: sealed(why))
 
 
 def profile_option(value) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 import umkit
 
 from ...runtime.lang import Localized
-from .grading import DrawnSet, Exercise, Verdict, check, check_seed, sim_sandbox, tiered
+from .grading import DrawnSet, Exercise, Verdict, check, check_seed, sealed_while, sim_sandbox, tiered
 
 # -- exercise 1: diagnose five reports with the §5.1 table ------------------------------------------------
 #: the reports the exercise draws from: id -> (the report, its fix's number, why).  Every set holds
@@ -327,23 +327,10 @@ SPIKES = Exercise(
 _VERDICT_WHY = "write the rule from the step times"
 
 
-def _verdict_sealed(fn):
-    """``fn`` run with the ECG's verdict refusing (umkit.ecg.verdict_sealed): the rule the
-    exercise asks for cannot be had from the verdict it is checked against.  A value that is not
-    callable is returned as it is (the check says what is wrong with it)."""
-    if not callable(fn):
-        return fn
-    from ...ecg import verdict_sealed
-
-    def run(*args, **kwargs):
-        with verdict_sealed(_VERDICT_WHY):
-            return fn(*args, **kwargs)
-    return run
-
-
 @tiered
 def check_spikes(fn) -> Verdict:
     """``fn(curve)``: the indices of the spikes, by the memory ECG's rule: leave out step 0
     (warm-up); a spike is a later step longer than 3x the median of steps 1.. *and* more than
     1 ms above that median.  While ``fn`` runs, the ECG's own verdict does not answer."""
-    return check(SPIKES, _verdict_sealed(fn))
+    from ...ecg import verdict_sealed
+    return check(SPIKES, sealed_while(fn, lambda: verdict_sealed(_VERDICT_WHY)))

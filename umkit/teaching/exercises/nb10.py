@@ -10,7 +10,7 @@ from ...errors import UmkitError
 from ...runtime.lang import tr
 
 from .grading import (Exercise, Verdict, check, check_seed, close_to, float32_array_option, function_option,
-                     learner_code, passed, sim_sandbox, text_option, tiered)
+                     learner_code, passed, sealed_while, sim_sandbox, text_option, tiered)
 
 PARAMS_BYTES = 64 << 20
 BATCH_BYTES = 4 << 20
@@ -77,18 +77,6 @@ def _helper_sealed():
         yield
     finally:
         _HELPER_SEALED.reset(token)
-
-
-def _sealed_step(step_fn):
-    """``step_fn`` run with :func:`gpu_mean` refusing (a value that is not callable is returned
-    as it is: the check says what is wrong with it)."""
-    if not callable(step_fn):
-        return step_fn
-
-    def run(params, batch, i):
-        with _helper_sealed():
-            return step_fn(params, batch, i)
-    return run
 
 
 #: the card the check grades on, whatever the session uses: notebook 10's own (its first cell)
@@ -174,7 +162,7 @@ def _grade_fixed_step(step_fn) -> Verdict | str:
 
 
 def _grade_on_notebook_card(step_fn) -> Verdict | str:
-    r, values, truth = learner_code(_record)(_sealed_step(step_fn), "your fix")   # all it runs is the step's
+    r, values, truth = learner_code(_record)(sealed_while(step_fn, _helper_sealed), "your fix")   # all it runs is the step's
     for i, v in enumerate(values):
         if i % LOG_EVERY != LOG_EVERY - 1:
             continue
