@@ -292,6 +292,203 @@ def load_comments() -> dict:
             if e.msgid and e.msgstr and not e.fuzzy and not e.obsolete}
 
 
+# -- strings a learner sees: figure text, printed lines, prediction keys ---------------------------
+STRINGS = ROOT / "i18n" / "zh" / "strings.po"
+ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[ ,:;()/+-]+[A-Za-z]{2,}")
+DISPLAY_CALLS = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate",
+                 "predict", "reveal", "residency_map", "combine"}
+DISPLAY_KEYWORDS = {"label", "title", "xlabel", "ylabel"}
+
+
+def _parse(source: str):
+    """``source`` parsed, IPython's ``%magic`` and ``!shell`` lines blanked to comments of the same
+    length (offsets stay those of ``source``); None if it is no Python."""
+    import ast
+    lines = [("#" + ln.lstrip()[1:]).rjust(len(ln)) if ln.lstrip().startswith(("%", "!")) else ln
+             for ln in source.split("\n")]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def _string_nodes(tree):
+    """The outermost string literals of ``tree`` (an f-string is one literal, the strings inside
+    its braces are part of it), docstrings excepted."""
+    import ast
+    inner, docs = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            inner |= {id(m) for m in ast.walk(n) if m is not n}
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and \
+                n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant):
+            docs.add(id(n.body[0].value))
+    return [n for n in ast.walk(tree) if id(n) not in inner | docs and
+            (isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)))]
+
+
+def _offsets(source: str):
+    starts, pos = [], 0
+    for ln in source.split("\n"):
+        starts.append(pos)
+        pos += len(ln) + 1
+    lines = source.split("\n")
+
+    def at(row, col_bytes):                       # ast's columns count UTF-8 bytes
+        return starts[row - 1] + len(lines[row - 1].encode()[:col_bytes].decode())
+    return at
+
+
+def string_units(source: str) -> list[tuple[str, int, int]]:
+    """The string literals of a code cell, as written: (source text, start, end) with character
+    offsets into ``source``, in order.  An f-string is one unit, braces and all; so is an implicit
+    concatenation over several lines."""
+    tree = _parse(source)
+    if tree is None:
+        return []
+    at = _offsets(source)
+    out = []
+    for n in _string_nodes(tree):
+        a, b = at(n.lineno, n.col_offset), at(n.end_lineno, n.end_col_offset)
+        out.append((source[a:b], a, b))
+    return sorted(out, key=lambda u: u[1])
+
+
+def _literal_text(unit: str) -> str:
+    """The words of a literal a reader sees: its constant parts (and the strings in its braces)."""
+    import ast
+    try:
+        node = ast.parse("(" + unit.strip() + "\n)", mode="eval").body
+    except SyntaxError:
+        return ""
+    return " ".join(m.value for m in ast.walk(node)
+                    if isinstance(m, ast.Constant) and isinstance(m.value, str))
+
+
+def display_units(source: str) -> list[str]:
+    """The literals of a code cell that a learner reads in an output: English words in an argument
+    of print, a figure's title, label or text, a prediction's name and keys (the calls and keywords
+    in DISPLAY_CALLS and DISPLAY_KEYWORDS, and anything else with two English words in a row)."""
+    import ast
+    tree = _parse(source)
+    if tree is None:
+        return []
+    at = _offsets(source)
+    shown = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            args = list(n.args) if name in DISPLAY_CALLS else []
+            args += [k.value for k in n.keywords if k.arg in DISPLAY_KEYWORDS]
+            for a in args:
+                shown |= {id(m) for m in ast.walk(a)}
+    out = []
+    for n in _string_nodes(tree):
+        unit = source[at(n.lineno, n.col_offset):at(n.end_lineno, n.end_col_offset)]
+        words = _literal_text(unit)
+        if ENGLISH_WORDS.search(words) or (id(n) in shown and re.search(r"[A-Za-z]{3,}", words)):
+            out.append(unit)
+    return out
+
+
+def check_string_entry(msgid: str, msgstr: str) -> str | None:
+    """Why ``msgstr`` cannot stand for the literal ``msgid`` in code (None: it can): it must be
+    one string literal with the same expressions in its braces, format specs and conversions
+    included (in any order: a translation may reorder them); a quoted label in braces, such as a
+    table header's ``{'step':>4}``, is text: its words and width may change."""
+    import ast
+    from collections import Counter
+
+    def shape(text):
+        try:
+            node = ast.parse("(" + text.strip() + "\n)", mode="eval").body
+        except SyntaxError as e:
+            return f"not Python ({e.msg})"
+        if not (isinstance(node, ast.JoinedStr) or
+                (isinstance(node, ast.Constant) and isinstance(node.value, str))):
+            return "not one string literal"
+        def sig(v):                     # a padded label such as {'step':>4} is text
+            if isinstance(v.value, ast.Constant) and isinstance(v.value.value, str):
+                return "<a quoted label>"
+            return ast.unparse(ast.JoinedStr([v]))
+        return Counter(sig(v) for v in getattr(node, "values", ())
+                       if isinstance(v, ast.FormattedValue))
+    en, zh = shape(msgid), shape(msgstr)
+    if isinstance(en, str):
+        return f"the English {en}"
+    if isinstance(zh, str):
+        return f"the translation is {zh}"
+    if en != zh:
+        return (f"the braces differ: {sorted(en.elements())} in the English, "
+                f"{sorted(zh.elements())} in the translation")
+    return None
+
+
+def strings_context(rel: str) -> str:
+    """An entry's msgctxt in STRINGS: the notebook, as its catalogue is named."""
+    return catalogue_path(rel).stem
+
+
+def load_strings(rel: str) -> dict:
+    """English literal -> Chinese literal for notebook ``rel``, from STRINGS (fuzzy, empty and
+    obsolete entries left out; an entry whose translation is no literal with the English's
+    braces stops the build)."""
+    from umkit.i18n import POError, read_po
+    if not STRINGS.exists():
+        return {}
+    try:
+        entries = read_po(STRINGS)
+    except POError as e:
+        raise SystemExit(f"{STRINGS.relative_to(ROOT)}: {e} (format: i18n/zh/README.md)") from None
+    table = {}
+    for e in entries:
+        if e.msgctxt == strings_context(rel) and e.msgstr and not e.fuzzy and not e.obsolete:
+            why = check_string_entry(e.msgid, e.msgstr)
+            if why:
+                raise SystemExit(f"{STRINGS.relative_to(ROOT)}, {e.msgctxt}, {e.msgid!r}: {why}")
+            table[e.msgid] = e.msgstr
+    return table
+
+
+def translate_strings(source: str, table: dict) -> str:
+    """``source`` with each string literal that ``table`` (English literal as written -> Chinese
+    literal) has replaced; the rest of the code untouched."""
+    for unit, a, b in reversed(string_units(source)):
+        if unit in table:
+            source = source[:a] + table[unit] + source[b:]
+    return source
+
+
+def translate_code(source: str, comments: dict, strings: dict) -> str:
+    """A code cell of the Chinese edition: the English code, its shown strings and comments
+    translated."""
+    return translate_comments(translate_strings(source, strings), comments)[0]
+
+
+def string_report() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """((notebook, English literal) shown to a learner without an entry in STRINGS, entries no
+    notebook has any more)."""
+    import nbformat
+    from umkit.i18n import read_po
+    have = {(e.msgctxt, e.msgid) for e in (read_po(STRINGS) if STRINGS.exists() else ())
+            if e.msgctxt and not e.obsolete}
+    done = {(e.msgctxt, e.msgid) for e in (read_po(STRINGS) if STRINGS.exists() else ())
+            if e.msgctxt and e.msgstr and not e.fuzzy and not e.obsolete}
+    seen, missing = set(), []
+    for path in english_notebooks():
+        ctx = strings_context(rel_of(path))
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            for unit, *_ in string_units(cell.source):
+                seen.add((ctx, unit))
+            for unit in display_units(cell.source):
+                if (ctx, unit) not in done and (ctx, unit) not in missing:
+                    missing.append((ctx, unit))
+    return missing, sorted(have - seen)
+
+
 # -- building --------------------------------------------------------------------------------------
 def build_notebook(rel: str, execute: bool) -> Path | None:
     import nbformat
@@ -306,7 +503,7 @@ def build_notebook(rel: str, execute: bool) -> Path | None:
         prev_nb = nbformat.read(out, as_version=4)
         old = {c.get("id"): c for c in prev_nb.cells if c.cell_type == "code"}
         old_meta = prev_nb.metadata
-    comments = load_comments()
+    comments, strings = load_comments(), load_strings(rel)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             entry = cat.get(cell.get("id"))
@@ -315,7 +512,7 @@ def build_notebook(rel: str, execute: bool) -> Path | None:
             continue
         english = cell.source
         if cell.cell_type == "code":
-            cell.source = translate_comments(cell.source, comments)[0]
+            cell.source = translate_code(cell.source, comments, strings)
         if cell.cell_type == "code" and not execute:
             prev = old.get(cell.get("id"))
             # a comment is no code: outputs made before its translation still belong to the cell
@@ -378,6 +575,14 @@ def main(argv=None) -> int:
         bad += 1
     else:
         print(f"{COMMENTS.relative_to(ROOT)}: every code comment translated")
+    missing_s, unused_s = string_report()
+    if missing_s or unused_s:
+        print(f"{STRINGS.relative_to(ROOT)}: {len(missing_s)} shown strings untranslated"
+              + "".join(f"\n  missing: {c}: {m}" for c, m in missing_s[:20])
+              + "".join(f"\n  no longer in a notebook: {c}: {m}" for c, m in unused_s))
+        bad += 1
+    else:
+        print(f"{STRINGS.relative_to(ROOT)}: every shown string translated")
     if args.check:
         return 1 if bad else 0
     execute = not args.no_execute

@@ -198,3 +198,14 @@ def _short_tracebacks_in_ipython():
 
 _short_tracebacks_in_ipython()
 
+
+def _figures_in_the_notebooks_language():
+    """In IPython or Jupyter, a notebook in Chinese draws its figures' Chinese text
+    (:func:`umkit.runtime.lang.use_figure_font`); elsewhere nothing is imported for it."""
+    if _sys.modules.get("IPython") is not None:
+        from .runtime.lang import use_figure_font
+        use_figure_font()
+
+
+_figures_in_the_notebooks_language()
+

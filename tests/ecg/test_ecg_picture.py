@@ -98,3 +98,35 @@ def test_without_a_cjk_font_the_picture_stays_english(recorded, monkeypatch):
     assert fig.axes[0].get_title().startswith("memory ECG:")
     assert fig.axes[0].get_xlabel() == "training step"
     plt.close(fig)
+
+
+def test_a_chinese_notebook_draws_its_own_chinese_labels(monkeypatch):
+    """use_figure_font (what `import umkit` calls in a Chinese IPython session) adds the CJK font
+    to matplotlib's families, so a notebook's own ax.set_title("...中文...") draws every glyph;
+    in English nothing changes; without such a font it warns, in Chinese, what to install."""
+    import warnings
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    from umkit.runtime import lang
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["sans-serif"])
+    assert lang.use_figure_font("en") is None
+    assert list(matplotlib.rcParams["font.family"]) == ["sans-serif"]
+    font = lang.figure_font()
+    if font is not None:
+        assert lang.use_figure_font("zh") == font
+        assert list(matplotlib.rcParams["font.family"]) == ["sans-serif", font]
+        assert lang.use_figure_font("zh") == font                     # twice: listed once
+        assert list(matplotlib.rcParams["font.family"]) == ["sans-serif", font]
+        fig, ax = plt.subplots()
+        ax.set_title("乒乓：每 10 步 CPU 读 3 KiB")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")                             # "Glyph ... missing"
+            fig.canvas.draw()
+        plt.close(fig)
+    monkeypatch.setitem(matplotlib.rcParams, "font.family", ["sans-serif"])
+    monkeypatch.setattr(lang, "figure_font", lambda: None)
+    with pytest.warns(UserWarning, match="fonts-wqy-microhei") as caught:
+        assert lang.use_figure_font("zh") is None
+    assert "没有找到能显示中文的字体" in str(caught[0].message)
+    assert list(matplotlib.rcParams["font.family"]) == ["sans-serif"]

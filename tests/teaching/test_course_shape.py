@@ -142,3 +142,21 @@ def test_every_prediction_is_followed_by_a_why():
                 if not any("Why?" in d.source for d in after):
                     missing.append((p.name, i))
     assert total >= 20 and missing == [], (total, missing)
+
+
+def test_a_why_asks_and_does_not_answer_itself():
+    """A "**Why?**" is a question the learner answers before reading on: its paragraph asks (a
+    question mark) and after the question says at most what to do ("Write it down."), never the
+    explanation, in both editions."""
+    import nbformat
+    told = []
+    for root, mark in ((ROOT / "notebooks", "**Why?**"), (ROOT / "notebooks" / "zh", "**为什么？**")):
+        for p in sorted(root.glob("[01]*.ipynb")):
+            for c in nbformat.read(str(p), as_version=4).cells:
+                if c.cell_type != "markdown" or mark not in c.source:
+                    continue
+                para = c.source[c.source.index(mark) + len(mark):].split("\n\n")[0].strip()
+                asked = max(para.rfind("?"), para.rfind("？"))
+                if asked < 0 or len(para[asked + 1:]) > 80:
+                    told.append((p.relative_to(ROOT).as_posix(), c.get("id"), para[:60]))
+    assert told == [], f"a Why? that tells the answer in its own paragraph: {told}"

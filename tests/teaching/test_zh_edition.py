@@ -89,12 +89,80 @@ def test_code_cells_are_the_english_ones_in_the_same_order(rel):
     assert [(c["id"], c["cell_type"]) for c in zh] == [(c["id"], c["cell_type"]) for c in en], \
         f"{rel}: the Chinese edition's cells are not the English cells (ids, kinds, order)"
     build = _generator()
-    table = build.load_comments()
+    comments, strings = build.load_comments(), build.load_strings(rel)
     for a, b in zip(en, zh):
         if a["cell_type"] == "code":
-            # the same code; its comments translated from i18n/zh/comments.po
-            assert _src(b) == build.translate_comments(_src(a), table)[0], \
+            # the same code; its comments translated from i18n/zh/comments.po, the strings it
+            # shows from i18n/zh/strings.po
+            assert _src(b) == build.translate_code(_src(a), comments, strings), \
                 f"{rel} cell {a['id']}: the code differs from the English"
+
+
+def test_a_string_translation_changes_the_listed_literals_only():
+    build = _generator()
+    src = ('def f():\n    """the docstring stays"""\n    return 1\n'
+           '%matplotlib inline\n'
+           'print(f"{\'step\':>4} took {ms:.1f} ms", "kept")  # "step"\n'
+           'ax.set_title("first part, "\n             "second part")\nd = {"a b": 1}\n')
+    table = {'f"{\'step\':>4} took {ms:.1f} ms"': 'f"{\'步\':>3} 用了 {ms:.1f} ms"',
+             '"first part, "\n             "second part"': '"第一部分，第二部分"',
+             '"a b"': '"甲 乙"', '"the docstring stays"': '"不该换"'}
+    out = build.translate_strings(src, table)
+    assert out == ('def f():\n    """the docstring stays"""\n    return 1\n%matplotlib inline\n'
+                   'print(f"{\'步\':>3} 用了 {ms:.1f} ms", "kept")  # "step"\n'
+                   'ax.set_title("第一部分，第二部分")\nd = {"甲 乙": 1}\n'), out
+    # what a learner reads is found; a docstring, a dict key of one-letter words, a comment are not
+    shown = build.display_units(src)
+    assert shown == ['f"{\'step\':>4} took {ms:.1f} ms"', '"kept"',
+                     '"first part, "\n             "second part"'], shown
+    assert build.display_units("plt.legend(loc='upper center')\nx = 'kind'\n") == ["'upper center'"]
+    assert build.display_units("x = (") == []                 # no Python: nothing to translate
+
+
+def test_a_string_entry_must_stay_one_literal_with_the_same_braces():
+    check = _generator().check_string_entry
+    assert check('f"{x:8.3f} ms on {card()}"', 'f"在 {card()} 上 {x:8.3f} ms"') is None
+    assert check("f\"{'step':>4}{y}\"", "f\"{'步':>2}{y}\"") is None     # a quoted label is text
+    assert "braces differ" in check('f"{x:8.3f}"', 'f"{x:7.3f}"')
+    assert "braces differ" in check('f"{x}"', '"x"')
+    assert "not one string literal" in check('"a"', '"a" + b')
+    assert "not one string literal" in check('"a"', '"a"), print("b"')
+    assert "not Python" in check('"a"', '"a')
+
+
+def test_every_string_entry_is_a_literal_a_notebook_still_has():
+    from umkit.i18n import read_po
+    build = _generator()
+    bad = [(e.msgctxt, e.msgid, build.check_string_entry(e.msgid, e.msgstr))
+           for e in read_po(build.STRINGS) if e.msgctxt and e.msgstr and not e.obsolete
+           and build.check_string_entry(e.msgid, e.msgstr)]
+    assert not bad, f"i18n/zh/strings.po: translations that are no literal for their English: {bad[:5]}"
+    missing, unused = build.string_report()
+    assert not unused, f"i18n/zh/strings.po: entries no notebook has any more: {unused[:5]}"
+    assert not missing, (f"{len(missing)} strings a learner sees in the Chinese edition are English "
+                         f"(figure text, printed lines, prediction keys): {missing[:5]} -- add them "
+                         "to i18n/zh/strings.po (format: i18n/zh/README.md) and rebuild")
+
+
+def _output_text(cell) -> str:
+    out = []
+    for o in cell.get("outputs", []):
+        t = o.get("text") or o.get("data", {}).get("text/plain") or ""
+        out.append("".join(t) if isinstance(t, list) else t)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("rel", RELS)
+def test_no_english_prose_is_printed_in_the_chinese(rel):
+    if not (ZH / rel).exists():
+        pytest.skip(f"notebooks/zh/{rel} not built yet (test_every_notebook_has_a_chinese_edition)")
+    # a message quoted from elsewhere ('Memory access fault by GPU node-N ...') is the source's
+    # words, a C++ comment in a printed program is code, a hyphenated name (amd-xnack-on) a name
+    spared = re.compile(r"(?<![A-Za-z0-9])('[^'\n]*'|\"[^\"\n]*\")(?![A-Za-z0-9])|//[^\n]*"
+                        r"|\b\w+(?:-\w+)+\b")
+    found = [(c["id"], run) for c in _load(ZH / rel)["cells"] if c["cell_type"] == "code"
+             for run in _english_runs(spared.sub(" ", _output_text(c)))]
+    assert not found, f"{rel}: English prose in the Chinese edition's outputs: {found[:5]}"
 
 
 def test_a_comment_translation_changes_comments_only():

@@ -323,6 +323,11 @@ _fonts: dict = {}                          # "cjk" -> the font found (or None), 
 _HAN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
+NO_FIGURE_FONT = ("no font that draws Chinese was found, so the figures' Chinese text shows as "
+                  "empty boxes: install one (Debian/Ubuntu: apt-get install fonts-wqy-microhei; "
+                  "or fonts-noto-cjk) and restart the kernel")
+
+
 def figure_font() -> str | None:
     """The first of :data:`CJK_FONTS` that matplotlib knows here, or None (then figures keep
     their English: a Chinese label in a font without Chinese glyphs would be empty boxes)."""
@@ -363,6 +368,25 @@ def figure_fonts(fig):
     for t in han if font is not None else ():
         t.set_fontfamily([font, "DejaVu Sans"])
     return fig
+
+
+def use_figure_font(lang: str | None = None) -> str | None:
+    """Let matplotlib draw the notebook's language: in Chinese, the font :func:`figure_font`
+    found is added to ``rcParams["font.family"]`` as the fallback (Latin letters keep the fonts
+    before it, a character they lack is drawn in that font).  Returns the font, or None where nothing
+    changed (English, no matplotlib, or no font that draws Chinese here)."""
+    lang = _norm(lang) if lang is not None else language()
+    if lang in (None, "en"):
+        return None
+    font = figure_font()
+    if font is None:
+        import warnings
+        warnings.warn(text(NO_FIGURE_FONT, lang), UserWarning, stacklevel=2)
+        return None
+    import matplotlib
+    family = [f for f in matplotlib.rcParams["font.family"] if f != font]
+    matplotlib.rcParams["font.family"] = family + [font]
+    return font
 
 
 def localize(widget, lang: str | None = None, _seen=None):
