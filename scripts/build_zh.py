@@ -297,7 +297,7 @@ STRINGS = ROOT / "i18n" / "zh" / "strings.po"
 ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[ ,:;()/+-]+[A-Za-z]{2,}")
 DISPLAY_CALLS = {"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "text", "annotate",
                  "predict", "reveal", "residency_map", "combine"}
-DISPLAY_KEYWORDS = {"label", "title", "xlabel", "ylabel"}
+DISPLAY_KEYWORDS = {"label", "title", "xlabel", "ylabel", "unit"}
 
 
 def _parse(source: str):

@@ -117,14 +117,16 @@ def test_a_version_scope_needs_a_version_a_commit_and_the_behaviour():
 
 
 def test_partial_migration_and_the_granularity_parameter_are_version_scoped():
-    """amdkfd migrates the whole range per GPU fault up to Linux 6.7 and the granule since 6.8
+    """amdkfd registers a managed allocation as one range up to Linux 5.19 and splits it since
+    6.0; it migrates the whole range per GPU fault up to Linux 6.7 and the granule since 6.8
     (partial migration); the default granularity is hard-coded up to 6.11 and a module
     parameter since 6.12: the ledger says so, with the commits, and the rendering shows it."""
     g = L.entry("amd.fault.granule")
     scope = {(k, v[k]) for v in g.versions for k in L.VERSION_KEYS if v.get(k)}
-    assert {("until", "Linux 6.7"), ("since", "Linux 6.8"), ("until", "Linux 6.11"),
-            ("since", "Linux 6.12")} <= scope
-    assert any(v["commit"].startswith("8f8cc3fb") for v in g.versions)
+    assert {("until", "Linux 5.19"), ("since", "Linux 6.0"), ("until", "Linux 6.7"),
+            ("since", "Linux 6.8"), ("until", "Linux 6.11"), ("since", "Linux 6.12")} <= scope
+    # each row cites the commit that changed the behaviour, not a snapshot read before it
+    assert all(v["commit"].startswith(("5640cb89", "18eb61bd", "01be2b62")) for v in g.versions)
     assert any(v["commit"].startswith("01be2b62") for v in g.versions)
     text = L.markdown()
     assert "- **version:** since Linux 6.8 (torvalds/linux 18eb61bd5a6a)" in text

@@ -1000,23 +1000,24 @@ def _apu_memory(out: list, who: str, gfx: str, agent: dict, sysfs: dict) -> None
     gtt = sysfs.get("gtt_total")
     parts = []
     if carve is not None:
-        parts.append(f"ROCm's device memory here is the BIOS carve-out ({_gib(carve)})")
+        parts.append(f"the BIOS carve-out (VRAM) here is {_gib(carve)}")
     if gtt is not None:
         parts.append(f"the GTT (system memory the GPU may map) is {_gib(gtt)}")
     small = carve is not None and (gtt is None or carve < gtt)
     detail = ("; ".join(parts) + ". " if parts else "") + (
-        "On consumer APUs ROCm and PyTorch size device memory by the carve-out (users see "
-        "'only 15.5 GiB visible' on a 128 GB Strix Halo); since ROCm 6.4 hipMalloc falls back "
-        "to GTT-backed memory past it, by a user's account (ledger: amd.apu.carveout_visible, "
-        "amd.apu.gtt_fallback_64)")
+        "What ROCm counts as an APU's device memory depends on the kernel: up to Linux 6.9 "
+        "amdkfd reports the carve-out, so hipMalloc stops there; since Linux 6.10 (and 6.9.9) "
+        "it reports a share of system memory (TTM's page limit) and places device allocations "
+        "in GTT (ledger: amd.apu.carveout_visible, amd.apu.gtt_fallback_64)")
     if gfx == "gfx1150":
         detail += ("; on gfx1150 hipMallocManaged can return hipErrorNotSupported (ledger: "
                    "amd.apu.gfx1150_managed)")
     _verdict(out, "apu_memory", f"{who}: unified memory (UMA): carve-out and GTT",
              "warn" if small or gfx == "gfx1150" else "info", detail,
-             "raise the carve-out (UMA frame buffer) in the BIOS, or the GTT limit "
-             "(ttm.pages_limit) on the kernel command line; use hipMalloc (ROCm 6.4+) rather "
-             "than hipMallocManaged for large buffers; umkit.explain('only 15.5 GiB visible')")
+             "on Linux 6.9 or older raise the carve-out (UMA frame buffer) in the BIOS; on 6.10 "
+             "or later the GTT limit (ttm.pages_limit on the kernel command line) bounds device "
+             "memory; use hipMalloc rather than hipMallocManaged for large buffers; "
+             "umkit.explain('only 15.5 GiB visible')")
 
 
 def _hmm_check(out: list, config_text, gpu_nodes: list) -> None:

@@ -491,13 +491,17 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "apu_small_memory", "Only part of the memory is visible (e.g. 15.5 GiB of a 128 GB APU)",
         ("15.5 gib", "15.5 gb", "only 15", "gib visible", "gb visible", "carve-out", "carveout",
          "gtt", "vram too small", "memory visible"),
-        "On consumer APUs (Strix Halo gfx1151, Strix Point gfx1150) ROCm and PyTorch report the "
-        "BIOS VRAM carve-out as the device's memory, not the system memory the GPU can also map "
-        "(GTT).",
-        "Raise the carve-out (UMA frame buffer size) in the BIOS if the job needs device "
-        "memory; otherwise allocate host-visible memory the GPU maps from system RAM. A user's "
-        "report says hipMalloc falls back to GTT on APUs since ROCm 6.4 (an estimate: not read "
-        "in AMD's source). On gfx1150, hipMallocManaged returned hipErrorNotSupported with "
+        "On consumer APUs (Strix Halo gfx1151, Strix Point gfx1150) what ROCm and PyTorch "
+        "report as the device's memory depends on the kernel: up to Linux 6.9 amdkfd reports "
+        "the BIOS VRAM carve-out, not the system memory the GPU can also map (GTT); since Linux "
+        "6.10 (and 6.9.9) it reports a share of system memory and places device allocations in "
+        "GTT. Users still report seeing only part of the memory on newer kernels (on Strix "
+        "Halo, fixed by Linux 6.16.9 by their account).",
+        "On Linux 6.9 or older, raise the carve-out (UMA frame buffer size) in the BIOS if the "
+        "job needs device memory, or allocate host-visible memory the GPU maps from system RAM; "
+        "Linux 6.10 and later put device allocations in GTT (bounded by ttm.pages_limit). A "
+        "user's report credits ROCm 6.4 with a hipMalloc fallback to GTT (not found in AMD's "
+        "source). On gfx1150, hipMallocManaged returned hipErrorNotSupported with "
         "ROCm 7.2 (a user's report). umkit.doctor() shows the carve-out and GTT sizes.",
         "§4.1", "umkit doctor; rocminfo; /sys/class/drm/card*/device/mem_info_vram_total and "
                 "mem_info_gtt_total",
