@@ -39,7 +39,8 @@ t0=$(date +%s)
 if [ "$lane" = full ]; then
   "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?
 else
-  # English notebooks only (the Chinese edition's are the same code cells: the full lane runs them)
+  # English notebooks only (the Chinese edition runs the same code, its shown strings and comments
+  # translated: the full lane runs it)
   "$UMKIT_VENV/bin/python" -m pytest tests notebooks/[0-9]*.ipynb notebooks/dashboard.ipynb notebooks/workshop \
     --nbval -p no:cacheprovider --durations=30 \
     --ignore=tests/browser --ignore=tests/deploy --ignore=tests/soak --ignore=tests/packaging \
