@@ -351,6 +351,10 @@ echo '  Name:                    gfx90a'
 
 
 def test_amd_tools_ok_and_xnack_from_rocminfo(monkeypatch, tool_dir):
+    # no session backend: one an earlier test left active (a simulated MI250X reports its own
+    # XNACK, which the doctor then prefers to rocminfo's) is not this test's machine
+    from umkit.runtime.context import RUNTIME
+    monkeypatch.setattr(RUNTIME, "peek", lambda: None)
     fake_tool(tool_dir, "rocminfo", ROCMINFO_OK)
     fake_tool(tool_dir, "rocm-smi", "echo '==== ROCm System Management Interface ===='\n"
                                     "echo 'GPU  Temp  VRAM%'\necho '0    35c   1%'\n")
