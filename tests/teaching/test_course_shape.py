@@ -160,3 +160,17 @@ def test_a_why_asks_and_does_not_answer_itself():
                 if asked < 0 or len(para[asked + 1:]) > 80:
                     told.append((p.relative_to(ROOT).as_posix(), c.get("id"), para[:60]))
     assert told == [], f"a Why? that tells the answer in its own paragraph: {told}"
+
+
+def test_a_why_opens_its_cell():
+    """Nothing in a "Why?"'s own cell explains before it asks: the question is the cell's first
+    paragraph (the explanation, if the cell has one, follows in a collapsed answer), both editions."""
+    import nbformat
+    late = []
+    for root, mark in ((ROOT / "notebooks", "**Why?**"), (ROOT / "notebooks" / "zh", "**为什么？**")):
+        for p in sorted(root.glob("[01]*.ipynb")):
+            for c in nbformat.read(str(p), as_version=4).cells:
+                if c.cell_type == "markdown" and mark in c.source and \
+                        mark not in c.source.split("\n\n")[0]:
+                    late.append((p.relative_to(ROOT).as_posix(), c.get("id")))
+    assert late == [], f"a Why? asked after its cell already explained: {late}"
