@@ -314,16 +314,13 @@ def _parse(source: str):
 
 def _string_nodes(tree):
     """The outermost string literals of ``tree`` (an f-string is one literal, the strings inside
-    its braces are part of it), docstrings excepted."""
+    its braces are part of it); a docstring is one too: a learner reads it as a comment."""
     import ast
-    inner, docs = set(), set()
+    inner = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.JoinedStr):
             inner |= {id(m) for m in ast.walk(n) if m is not n}
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and \
-                n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant):
-            docs.add(id(n.body[0].value))
-    return [n for n in ast.walk(tree) if id(n) not in inner | docs and
+    return [n for n in ast.walk(tree) if id(n) not in inner and
             (isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)))]
 
 

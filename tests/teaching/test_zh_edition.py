@@ -100,21 +100,24 @@ def test_code_cells_are_the_english_ones_in_the_same_order(rel):
 
 def test_a_string_translation_changes_the_listed_literals_only():
     build = _generator()
-    src = ('def f():\n    """the docstring stays"""\n    return 1\n'
+    src = ('def f():\n    """what it does"""\n    return 1\n'
            '%matplotlib inline\n'
            'print(f"{\'step\':>4} took {ms:.1f} ms", "kept")  # "step"\n'
-           'ax.set_title("first part, "\n             "second part")\nd = {"a b": 1}\n')
+           'ax.set_title("first part, "\n             "second part")\nd = {"a b": 1, "x": "what it does"}\n')
     table = {'f"{\'step\':>4} took {ms:.1f} ms"': 'f"{\'步\':>3} 用了 {ms:.1f} ms"',
              '"first part, "\n             "second part"': '"第一部分，第二部分"',
-             '"a b"': '"甲 乙"', '"the docstring stays"': '"不该换"'}
+             '"a b"': '"甲 乙"', '"""what it does"""': '"""它做什么"""'}
     out = build.translate_strings(src, table)
-    assert out == ('def f():\n    """the docstring stays"""\n    return 1\n%matplotlib inline\n'
+    # a docstring is read like a comment: translated; the same words in another quoting are
+    # another literal, left alone; a comment's "step" is the comments' catalogue's business
+    assert out == ('def f():\n    """它做什么"""\n    return 1\n%matplotlib inline\n'
                    'print(f"{\'步\':>3} 用了 {ms:.1f} ms", "kept")  # "step"\n'
-                   'ax.set_title("第一部分，第二部分")\nd = {"甲 乙": 1}\n'), out
-    # what a learner reads is found; a docstring, a dict key of one-letter words, a comment are not
+                   'ax.set_title("第一部分，第二部分")\nd = {"甲 乙": 1, "x": "what it does"}\n'), out
+    # what a learner reads is found: the docstring, the printed and titled strings, any two
+    # English words in a row; a dict key of one-letter words and a comment are not
     shown = build.display_units(src)
-    assert shown == ['f"{\'step\':>4} took {ms:.1f} ms"', '"kept"',
-                     '"first part, "\n             "second part"'], shown
+    assert shown == ['"""what it does"""', 'f"{\'step\':>4} took {ms:.1f} ms"', '"kept"',
+                     '"first part, "\n             "second part"', '"what it does"'], shown
     assert build.display_units("plt.legend(loc='upper center')\nx = 'kind'\n") == ["'upper center'"]
     assert build.display_units("x = (") == []                 # no Python: nothing to translate
 
