@@ -143,13 +143,19 @@ class Plan:
         return [k for k, v in self.kinds.items() if v["breathes"]]
 
     def table(self) -> str:
+        """The plan as text, in the learner's language (each line a message of the catalogue)."""
         from .. import validate as V       # the model's name is the caller's text: escaped
-        lines = [f"{V.clean(self.model)} on {V.clean(self.card)}: {self.total / GB:.0f} GB of "
-                 f"buffers, {self.vram / GB:.0f} GB of VRAM"]
+        from ..runtime.lang import text
+        lines = [text(HEAD, model=V.clean(self.model), card=V.clean(self.card),
+                      total=self.total / GB, vram=self.vram / GB)]
         for k, v in self.kinds.items():
-            lines.append(f"  {k:<12}{v['bytes'] / GB:8.1f} GB   in VRAM "
-                         f"{v['resident'] / GB:7.1f} GB   breathes {v['breathes'] / GB:7.1f} GB")
+            lines.append(text(ROW, kind=k, size=v["bytes"] / GB, resident=v["resident"] / GB,
+                              breathes=v["breathes"] / GB))
         return "\n".join(lines)
+
+
+HEAD = "{model} on {card}: {total:.0f} GB of buffers, {vram:.0f} GB of VRAM"
+ROW = "  {kind:<12}{size:8.1f} GB   in VRAM {resident:7.1f} GB   breathes {breathes:7.1f} GB"
 
 
 def plan_model(m, card: str = "H200", vram: int | None = None) -> Plan:

@@ -9,6 +9,17 @@ from ...runtime.lang import Localized
 from .grading import Exercise, Verdict, check, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
+class _Program(str):
+    """A program's source: the string itself (what checks, hipify and comparisons see) is the
+    English; ``print()`` shows its ``//`` comments in the learner's language (the code is never
+    changed)."""
+
+    def __str__(self) -> str:
+        from ...runtime.lang import tr
+        return re.sub(r"//(\s*)([^\n]*)", lambda m: f"//{m.group(1)}{tr(m.group(2))}",
+                      str.__str__(self))
+
+
 CUDA_SOURCE = """\
 // CUDA 13: prefetch and advice take a cudaMemLocation
 cudaMemLocation gpu0 = {};
@@ -31,6 +42,7 @@ cudaStreamSynchronize(stream);
 save_checkpoint(w, n);                                // the CPU reads w
 cudaFree(w);
 """
+CUDA_SOURCE = _Program(CUDA_SOURCE)
 
 
 def _strip_comments(src: str) -> str:
