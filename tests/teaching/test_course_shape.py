@@ -164,13 +164,23 @@ def test_a_why_asks_and_does_not_answer_itself():
 
 def test_a_why_opens_its_cell():
     """Nothing in a "Why?"'s own cell explains before it asks: the question is the cell's first
-    paragraph (the explanation, if the cell has one, follows in a collapsed answer), both editions."""
+    paragraph, and the explanation, if the cell has one, follows in a collapsed answer, both
+    editions."""
     import nbformat
-    late = []
-    for root, mark in ((ROOT / "notebooks", "**Why?**"), (ROOT / "notebooks" / "zh", "**为什么？**")):
+    late, open_answer, seen = [], [], 0
+    for root, mark, summary in ((ROOT / "notebooks", "**Why?**", "Answer"),
+                                (ROOT / "notebooks" / "zh", "**为什么？**", "答案")):
         for p in sorted(root.glob("[01]*.ipynb")):
             for c in nbformat.read(str(p), as_version=4).cells:
-                if c.cell_type == "markdown" and mark in c.source and \
-                        mark not in c.source.split("\n\n")[0]:
-                    late.append((p.relative_to(ROOT).as_posix(), c.get("id")))
+                if c.cell_type != "markdown" or mark not in c.source:
+                    continue
+                paras = c.source.split("\n\n")
+                where = (p.relative_to(ROOT).as_posix(), c.get("id"))
+                seen += 1
+                if mark not in paras[0]:
+                    late.append(where)
+                elif len(paras) > 1 and not paras[1].startswith(f"<details><summary>{summary}</summary>"):
+                    open_answer.append(where)
+    assert seen >= 40, seen                                   # both editions' Why? cells were read
     assert late == [], f"a Why? asked after its cell already explained: {late}"
+    assert open_answer == [], f"a Why? whose explanation shows under it, not collapsed: {open_answer}"
