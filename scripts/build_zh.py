@@ -324,40 +324,37 @@ def _string_nodes(tree):
             (isinstance(n, ast.JoinedStr) or (isinstance(n, ast.Constant) and isinstance(n.value, str)))]
 
 
-def _offsets(source: str):
+def _literals(source: str):
+    """``source``'s syntax tree and its string literals as written: (tree, [(node, text, start,
+    end)]) with character offsets into ``source``, in order; (None, []) if it is no Python."""
+    tree = _parse(source)
+    if tree is None:
+        return None, []
+    lines = source.split("\n")
     starts, pos = [], 0
-    for ln in source.split("\n"):
+    for ln in lines:
         starts.append(pos)
         pos += len(ln) + 1
-    lines = source.split("\n")
 
     def at(row, col_bytes):                       # ast's columns count UTF-8 bytes
         return starts[row - 1] + len(lines[row - 1].encode()[:col_bytes].decode())
-    return at
+    out = []
+    for n in _string_nodes(tree):
+        a, b = at(n.lineno, n.col_offset), at(n.end_lineno, n.end_col_offset)
+        out.append((n, source[a:b], a, b))
+    return tree, sorted(out, key=lambda u: u[2])
 
 
 def string_units(source: str) -> list[tuple[str, int, int]]:
     """The string literals of a code cell, as written: (source text, start, end) with character
     offsets into ``source``, in order.  An f-string is one unit, braces and all; so is an implicit
     concatenation over several lines."""
-    tree = _parse(source)
-    if tree is None:
-        return []
-    at = _offsets(source)
-    out = []
-    for n in _string_nodes(tree):
-        a, b = at(n.lineno, n.col_offset), at(n.end_lineno, n.end_col_offset)
-        out.append((source[a:b], a, b))
-    return sorted(out, key=lambda u: u[1])
+    return [(text, a, b) for _, text, a, b in _literals(source)[1]]
 
 
-def _literal_text(unit: str) -> str:
+def _words(node) -> str:
     """The words of a literal a reader sees: its constant parts (and the strings in its braces)."""
     import ast
-    try:
-        node = ast.parse("(" + unit.strip() + "\n)", mode="eval").body
-    except SyntaxError:
-        return ""
     return " ".join(m.value for m in ast.walk(node)
                     if isinstance(m, ast.Constant) and isinstance(m.value, str))
 
@@ -367,10 +364,9 @@ def display_units(source: str) -> list[str]:
     of print, a figure's title, label or text, a prediction's name and keys (the calls and keywords
     in DISPLAY_CALLS and DISPLAY_KEYWORDS, and anything else with two English words in a row)."""
     import ast
-    tree = _parse(source)
+    tree, literals = _literals(source)
     if tree is None:
         return []
-    at = _offsets(source)
     shown = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Call):
@@ -381,9 +377,8 @@ def display_units(source: str) -> list[str]:
             for a in args:
                 shown |= {id(m) for m in ast.walk(a)}
     out = []
-    for n in _string_nodes(tree):
-        unit = source[at(n.lineno, n.col_offset):at(n.end_lineno, n.end_col_offset)]
-        words = _literal_text(unit)
+    for n, unit, _, _ in literals:
+        words = _words(n)
         if ENGLISH_WORDS.search(words) or (id(n) in shown and re.search(r"[A-Za-z]{3,}", words)):
             out.append(unit)
     return out
@@ -468,10 +463,10 @@ def string_report() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     notebook has any more)."""
     import nbformat
     from umkit.i18n import read_po
-    have = {(e.msgctxt, e.msgid) for e in (read_po(STRINGS) if STRINGS.exists() else ())
-            if e.msgctxt and not e.obsolete}
-    done = {(e.msgctxt, e.msgid) for e in (read_po(STRINGS) if STRINGS.exists() else ())
-            if e.msgctxt and e.msgstr and not e.fuzzy and not e.obsolete}
+    entries = [e for e in (read_po(STRINGS) if STRINGS.exists() else ())
+               if e.msgctxt and not e.obsolete]
+    have = {(e.msgctxt, e.msgid) for e in entries}
+    done = {(e.msgctxt, e.msgid) for e in entries if e.msgstr and not e.fuzzy}
     seen, missing = set(), []
     for path in english_notebooks():
         ctx = strings_context(rel_of(path))

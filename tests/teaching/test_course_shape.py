@@ -144,21 +144,30 @@ def test_every_prediction_is_followed_by_a_why():
     assert total >= 20 and missing == [], (total, missing)
 
 
+WHY_MARKS = ((ROOT / "notebooks", "**Why?**", "Answer"), (ROOT / "notebooks" / "zh", "**为什么？**", "答案"))
+
+
+def _why_cells():
+    """(notebook path relative to the repository, cell, the Why? mark, the answer's summary) of
+    every markdown cell with a "Why?" in both editions."""
+    import nbformat
+    for root, mark, summary in WHY_MARKS:
+        for p in sorted(root.glob("[01]*.ipynb")):
+            for c in nbformat.read(str(p), as_version=4).cells:
+                if c.cell_type == "markdown" and mark in c.source:
+                    yield p.relative_to(ROOT).as_posix(), c, mark, summary
+
+
 def test_a_why_asks_and_does_not_answer_itself():
     """A "**Why?**" is a question the learner answers before reading on: its paragraph asks (a
     question mark) and after the question says at most what to do ("Write it down."), never the
     explanation, in both editions."""
-    import nbformat
     told = []
-    for root, mark in ((ROOT / "notebooks", "**Why?**"), (ROOT / "notebooks" / "zh", "**为什么？**")):
-        for p in sorted(root.glob("[01]*.ipynb")):
-            for c in nbformat.read(str(p), as_version=4).cells:
-                if c.cell_type != "markdown" or mark not in c.source:
-                    continue
-                para = c.source[c.source.index(mark) + len(mark):].split("\n\n")[0].strip()
-                asked = max(para.rfind("?"), para.rfind("？"))
-                if asked < 0 or len(para[asked + 1:]) > 80:
-                    told.append((p.relative_to(ROOT).as_posix(), c.get("id"), para[:60]))
+    for rel, c, mark, _ in _why_cells():
+        para = c.source[c.source.index(mark) + len(mark):].split("\n\n")[0].strip()
+        asked = max(para.rfind("?"), para.rfind("？"))
+        if asked < 0 or len(para[asked + 1:]) > 80:
+            told.append((rel, c.get("id"), para[:60]))
     assert told == [], f"a Why? that tells the answer in its own paragraph: {told}"
 
 
@@ -166,21 +175,14 @@ def test_a_why_opens_its_cell():
     """Nothing in a "Why?"'s own cell explains before it asks: the question is the cell's first
     paragraph, and the explanation, if the cell has one, follows in a collapsed answer, both
     editions."""
-    import nbformat
     late, open_answer, seen = [], [], 0
-    for root, mark, summary in ((ROOT / "notebooks", "**Why?**", "Answer"),
-                                (ROOT / "notebooks" / "zh", "**为什么？**", "答案")):
-        for p in sorted(root.glob("[01]*.ipynb")):
-            for c in nbformat.read(str(p), as_version=4).cells:
-                if c.cell_type != "markdown" or mark not in c.source:
-                    continue
-                paras = c.source.split("\n\n")
-                where = (p.relative_to(ROOT).as_posix(), c.get("id"))
-                seen += 1
-                if mark not in paras[0]:
-                    late.append(where)
-                elif len(paras) > 1 and not paras[1].startswith(f"<details><summary>{summary}</summary>"):
-                    open_answer.append(where)
+    for rel, c, mark, summary in _why_cells():
+        paras = c.source.split("\n\n")
+        seen += 1
+        if mark not in paras[0]:
+            late.append((rel, c.get("id")))
+        elif len(paras) > 1 and not paras[1].startswith(f"<details><summary>{summary}</summary>"):
+            open_answer.append((rel, c.get("id")))
     assert seen >= 40, seen                                   # both editions' Why? cells were read
     assert late == [], f"a Why? asked after its cell already explained: {late}"
     assert open_answer == [], f"a Why? whose explanation shows under it, not collapsed: {open_answer}"

@@ -5,7 +5,7 @@ import re
 
 import umkit
 
-from ...runtime.lang import Localized
+from ...runtime.lang import Localized, tr
 from .grading import Exercise, Verdict, check, failed, passed, tiered
 
 # -- exercise 1: port a CUDA 13 snippet to HIP --------------------------------------------------------
@@ -15,7 +15,6 @@ class _Program(str):
     changed)."""
 
     def __str__(self) -> str:
-        from ...runtime.lang import tr
         return re.sub(r"//(\s*)([^\n]*)", lambda m: f"//{m.group(1)}{tr(m.group(2))}",
                       str.__str__(self))
 
