@@ -6,7 +6,9 @@
 #   bash test.sh --all        # the full lane (what CI runs): everything above, plus the browser,
 #                             # hub, soak, packaging and slow tests and nbval of notebooks/zh/
 #   bash test.sh -k pool      # extra pytest arguments pass through (after --all, if given)
-# Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time.
+# Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time. Tests run in
+# parallel, one worker per CPU core (pytest-xdist, --dist loadfile: a file's tests, and a
+# notebook's cells, stay together and in order); UMKIT_TEST_WORKERS=N sets the workers (0: none).
 # Installs quietly into .venv/ (again only when pyproject.toml changes; log: .venv/umkit-install.log).
 # As root with apt-get, the Debian packages some tests use are installed when missing (chromium, gettext,
 # hipcc, npm: scripts/setup_test_packages.sh says which tests), without recommended packages and
@@ -35,14 +37,18 @@ if command -v msgfmt >/dev/null 2>&1; then     # the translation catalogues, as 
 else
   echo "test.sh: no msgfmt (gettext): the catalogues' format check is left to tests/runtime/test_i18n_po.py" >&2
 fi
+workers=()
+if "$UMKIT_VENV/bin/python" -c "import xdist" 2>/dev/null; then
+  workers=(-n "${UMKIT_TEST_WORKERS:-auto}" --dist loadfile)
+fi
 t0=$(date +%s)
 if [ "$lane" = full ]; then
-  "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 "$@" || rc=$?
+  "$UMKIT_VENV/bin/python" -m pytest tests --nbval notebooks -p no:cacheprovider --durations=30 ${workers[@]+"${workers[@]}"} "$@" || rc=$?
 else
   # English notebooks only (the Chinese edition runs the same code, its shown strings and comments
   # translated: the full lane runs it)
   "$UMKIT_VENV/bin/python" -m pytest tests notebooks/[0-9]*.ipynb notebooks/dashboard.ipynb notebooks/workshop \
-    --nbval -p no:cacheprovider --durations=30 \
+    --nbval -p no:cacheprovider --durations=30 ${workers[@]+"${workers[@]}"} \
     --ignore=tests/browser --ignore=tests/deploy --ignore=tests/soak --ignore=tests/packaging \
     -m "not slow and not browser" "$@" || rc=$?
 fi

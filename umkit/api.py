@@ -325,7 +325,7 @@ def read_back(x: Array, *, out=None, stream: Stream | None = None) -> np.ndarray
     """Copy to the host into pinned memory (``hipMemcpyAsync``), rather than letting CPU faults
     migrate managed pages back (§3.4).  On the H200 a pinned copy moved ~55 GB/s (device memory to
     pinned), a prefetch of managed pages back ~11 GB/s (the kit's run of 2026-11-29); on an H100
-    a managed array stayed in VRAM through the copy (run 52, ``benchmarks/read_back_residency.py``).
+    a managed array stayed in VRAM through the copy (run 52, ``umkit measure run read_back``).
     The simulator models the copy as a copy-engine read of the pages where they lie.  For managed
     ``x`` on a discrete AMD GPU, ROCm/clr's ``DmaBlitManager::copyBuffer`` does a copy between
     two host-accessible allocations as a CPU ``memcpy`` (read from clr's source, not run): it

@@ -214,7 +214,8 @@ def _workspace_args(args) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line's parser (subcommands doctor, ecg, calibrate, workspace)."""
+    """The command line's parser (subcommands doctor, ecg, calibrate, port-check, plan, measure,
+    workspace)."""
     p = argparse.ArgumentParser(prog="umkit", description="GPU unified memory, taught and made usable")
     from .version import __version__
     p.add_argument("--version", action="version", version=f"umkit {__version__}")
@@ -276,6 +277,8 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--force", action="store_true",
                     help="replace a file already at --json (default: keep it, exit 2)")
     pl.set_defaults(func=cmd_plan)
+    from .measure import command as measure_command
+    measure_command.add_parser(sub)
     w = sub.add_parser("workspace", help="copy the notebooks, outputs cleared, into a learner "
                                          "workspace (edited copies are kept)")
     w.add_argument("--src", default=None,

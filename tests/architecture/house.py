@@ -29,6 +29,8 @@ LAYERS = (
     ("umkit.ecg",),
     ("umkit.measure",),
     ("umkit.plan",),
+    ("umkit.measure.runs",),         # the measurement programs: plan_validate measures umkit.plan
+    ("umkit.measure.command",),      # `umkit measure`, which runs them
     ("umkit.diagnostics",),
     ("umkit.teaching",),
     ("umkit.cli",),

@@ -896,7 +896,15 @@ CLI_BASE = {   # subcommand -> arguments that make it quick (the swept option re
     "port-check": [os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "kernels", "cuda")],
     "plan": ["loop.json", "--steps", "2", "--profiles", "h200-pcie5"],
+    # issue 44: `umkit measure`'s verbs (run takes no option with a value; evaluate is swept
+    # below, in test_cli_measure_evaluate_hostile: one evaluation takes about a minute)
+    "measure fit": [os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "benchmarks", "fits", "h200-pcie5.json")],
+    "measure report": ["res", "--steps", "doctor=0:1.0"],
 }
+#: verbs of a subcommand the sweep leaves to a test of its own, and why
+CLI_ELSEWHERE = {"measure evaluate": "a re-prediction takes about a minute on two cores; its "
+                                     "arguments are checked before it starts (test below)"}
 
 
 def _recorded_loop(path):
@@ -915,18 +923,24 @@ def _recorded_loop(path):
             a.free()
 
 
-def _cli_options():
-    """(subcommand, option) for every option that takes a value, from the parser itself."""
+def _cli_options(skip=True):
+    """(subcommand, option) for every option that takes a value, from the parser itself; a
+    subcommand with verbs (``measure``) gives one entry per verb ("measure fit")."""
     import argparse
 
     from umkit import cli
     out = []
-    p = cli.parser()
-    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
-    for name, sp in sub.choices.items():
-        for a in sp._actions:
-            if a.option_strings and a.nargs != 0 and "--help" not in a.option_strings:
-                out.append((name, a.option_strings[-1]))
+
+    def walk(parser, prefix):
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        for a in parser._actions:
+            if prefix and a.option_strings and a.nargs != 0 and "--help" not in a.option_strings:
+                if not (skip and prefix in CLI_ELSEWHERE):
+                    out.append((prefix, a.option_strings[-1]))
+        if sub is not None:
+            for name, sp in sub.choices.items():
+                walk(sp, f"{prefix} {name}".strip())
+    walk(cli.parser(), "")
     return out
 
 
@@ -934,6 +948,7 @@ def test_cli_options_are_all_swept():
     opts = _cli_options()
     assert set(CLI_BASE) == {s for s, _ in opts} | {"doctor"}
     assert len(opts) >= 15, opts
+    assert {s for s, _ in _cli_options(skip=False)} - {s for s, _ in opts} == set(CLI_ELSEWHERE)
 
 
 @pytest.mark.parametrize("cmd, opt", _cli_options(), ids=lambda x: str(x))
@@ -945,6 +960,7 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
     # torch and matplotlib: skipped here (it frees arrays of older backends, none exist here)
     monkeypatch.setattr(umkit.runtime.context.gc, "collect", lambda *a: 0)
     os.makedirs("nb", exist_ok=True)
+    os.makedirs("res", exist_ok=True)
     with open("nb/00.ipynb", "w") as f:
         f.write('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     if cmd == "plan":
@@ -963,13 +979,13 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
         return rc, err.getvalue()
     # a command that refuses to run here at all (calibrate on sim) refuses the same way with
     # any value: that refusal is not about the value
-    base_rc, base_err = run([cmd, *CLI_BASE[cmd]])
+    base_rc, base_err = run([*cmd.split(), *CLI_BASE[cmd]])
     for value in CLI_HOSTILE:
         base = list(CLI_BASE[cmd])
         if opt in base:
             i = base.index(opt)
             del base[i:i + 2]
-        argv = [cmd, *base, opt, value]
+        argv = [*cmd.split(), *base, opt, value]
         try:
             rc, text = run(argv)
         except Hang:
@@ -982,9 +998,35 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
             continue
         if rc not in (0, None) and opt not in text and opt.lstrip("-") not in text:
             findings.append(f"{argv}: exit {rc} without naming {opt}: {text.strip()[-200:]!r}")
-        if rc in (0, None) and opt in ("--out", "--json") and value not in WRITABLE:
+        if rc in (0, None) and opt in ("--out", "--json", "--design-out") and value not in WRITABLE:
             findings.append(f"{argv}: accepted an unwritable or unknown path")
         if any(c in text for c in "\x1b\x07\x00\r") or "\nFAKE" in text:
             findings.append(f"{argv}: a control character of the value reached stderr raw: "
                             f"{text[-200:]!r}")
     assert not findings, "\n".join(findings)
+
+
+def test_cli_measure_evaluate_hostile(sim, tmp_path, monkeypatch):
+    """``umkit measure evaluate``'s folder and file arguments are refused by name before any
+    prediction: a missing folder, a file, a folder without results, results that are not JSON
+    or lack their fields, an unwritable --json."""
+    from umkit import cli
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notjson").mkdir()
+    (tmp_path / "notjson" / "calibrate_compare.json").write_text("{")
+    (tmp_path / "partial").mkdir()
+    (tmp_path / "partial" / "calibrate_compare.json").write_text('{"measured": {"fit": {}}}')
+    (tmp_path / "badumperf").mkdir()
+    (tmp_path / "badumperf" / "umperf.json").write_text('{"measured": {"runs": "x"}}')
+    (tmp_path / "f.json").write_text("{}")
+    cases = [(["missing"], "run"), (["f.json"], "run"), (["empty"], "run"),
+             (["notjson"], "run"), (["partial"], "run"), (["badumperf"], "run"),
+             (["badumperf", "--umperf-run", "missing"], "--umperf-run"),
+             (["empty", "--json", "/dev/full"], "--json"),
+             (["empty", "--json", "missing/dir/x.json"], "--json")]
+    for argv, name in cases:
+        err = io.StringIO()
+        with _timer(TIMEOUT_S), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = cli.main(["measure", "evaluate", *argv])
+        assert rc == 2 and name.lstrip("-") in err.getvalue(), (argv, rc, err.getvalue())

@@ -9,7 +9,7 @@ registry; release/close give the chunks back; out of memory, CuPy code sees umki
 (``MemoryPool``: one sub-pool per current device, ``_round_size`` to 512 B, ``malloc`` calls
 the allocator only on a miss, ``PooledMemory`` returns its chunk when dropped,
 ``free_all_blocks`` gives cached chunks back, ``used_bytes``/``free_bytes``).  The real CuPy
-on a GPU is the benchmark's part (benchmarks/pool_bench.py, ``STEPS=poolbench .ci/gpu``).
+on a GPU is the benchmark's part (``umkit measure run pool``, ``STEPS=poolbench .ci/gpu``).
 """
 from __future__ import annotations
 

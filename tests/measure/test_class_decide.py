@@ -1,9 +1,8 @@
-"""benchmarks/class_decide.py: a card's faultshape / context2 probe read against the leads that
-benchmarks/README.md wrote down before the run (issue 27, classes 2 and 3)."""
+"""``umkit measure run class_decide``: a card's faultshape / context2 probe read against the leads that
+docs/model-history.md wrote down before the run (issue 27, classes 2 and 3)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,12 @@ import pytest
 import umkit
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
 KiB, MiB = 1 << 10, 1 << 20
 
 
 @pytest.fixture()
 def decide():
-    import class_decide
+    from umkit.measure.runs import class_decide
     return class_decide
 
 
@@ -177,10 +175,10 @@ def test_the_probe_on_sim_reads_as_no_growth(decide):
 
 
 def test_the_leads_are_the_predictions_the_readme_wrote_before_the_run(decide):
-    """LEADS is benchmarks/README.md's table of predictions, cell for cell ("grows, less" and
+    """LEADS is docs/model-history.md's table of predictions, cell for cell ("grows, less" and
     "grows (less if ...)" are growth)."""
     rows = {}
-    for line in (BENCH / "README.md").read_text().splitlines():
+    for line in (BENCH.parent / "docs" / "model-history.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 4 and cells[0].startswith("`") and all(
                 c.split()[0].rstrip(",") in ("grows", "flat") for c in cells[1:]):
@@ -196,7 +194,7 @@ def test_the_leads_are_the_predictions_the_readme_wrote_before_the_run(decide):
 
 
 def test_growth_between_the_anchors_is_not_called_missing(decide):
-    """README: one_1536m_64k "grows, less" -- half way between the anchors is that, not a miss."""
+    """The history page: one_1536m_64k "grows, less" -- half way between the anchors is that, not a miss."""
     us = _lead_data(decide, "C: the span one kernel faults over")
     us["one_1536m_64k"] = (FLAT + GROWS) / 2
     out = decide.faultshape({"faultshape": _faultshape(us)})

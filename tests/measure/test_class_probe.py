@@ -1,4 +1,4 @@
-"""benchmarks/class_probe.py's sections for issue 27's open classes run on sim and measure what
+"""``umkit measure run classes``'s sections for issue 27's open classes run on sim and measure what
 they say: a partial-range touch is the public touch's kernel on part of the array, and the
 context sections leave nothing allocated behind."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import umkit
 from umkit.measure.timing import Sink, cpu_written, gpu_ms
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "investigations"))
 MiB = 1 << 20
 
 
@@ -133,7 +133,7 @@ def test_every_shape_launches_what_the_public_touch_launches(probe, monkeypatch)
 
 
 def test_class_span_reads_each_span_once_per_round_and_frees_it(probe):
-    """benchmarks/class_span.py on sim: a row per span, its repeats, ms per GiB from the median,
+    """benchmarks/investigations/class_span.py on sim: a row per span, its repeats, ms per GiB from the median,
     nothing left allocated."""
     import class_span
     live = len(umkit.backend().engine.allocs)

@@ -1,24 +1,17 @@
-"""benchmarks/fit_cold_path.py: recovers the cold fault path from probe data made to follow it,
-and refuses what it cannot read."""
+"""The cold-path stage of ``umkit measure fit`` (umkit.measure.fitting.cold_path): recovers the
+cold fault path from probe data made to follow it, and refuses what it cannot read."""
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from umkit.measure.fitting import cold_path as m
+
 MiB = 1 << 20
-
-
-def _mod():
-    import fit_cold_path
-    return fit_cold_path
 
 
 def probe(tmp_path, C, r, S, base=0.2, name="p.json", noise=0.0):
     """A class_probe file whose context rows follow the model exactly (plus a fixed wobble)."""
-    m = _mod()
     rows = []
     for nbytes in (32 * 1024, 128 * 1024):
         rows.append({"bytes": nbytes, "context": "none", "runs_ms": [[base] * 5] * 3})
@@ -34,28 +27,24 @@ def probe(tmp_path, C, r, S, base=0.2, name="p.json", noise=0.0):
 
 
 def test_it_recovers_what_the_data_were_made_with(tmp_path):
-    m = _mod()
     f = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB)
-    C, r, S, rms = m.fit(m.extras(str(f)))
+    C, r, S, rms = m.fit(m.extras(f))
     assert C == pytest.approx(0.3, rel=1e-3) and r == 0.45 and S == 64 * MiB and rms < 1e-9
 
 
 def test_host_speed_divides_the_times(tmp_path):
-    m = _mod()
     f = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB)
-    C, r, S, _ = m.fit(m.extras(f"{f}:1.5"))
+    C, r, S, _ = m.fit(m.extras(f, 1.5))
     assert C == pytest.approx(0.2, rel=1e-3) and r == 0.45
 
 
-def test_the_cli_prints_each_file_and_the_pooled_fit_without_writing(tmp_path, capsys):
-    m = _mod()
+def test_two_files_pool_between_their_fits(tmp_path):
     a = probe(tmp_path, C=0.3, r=0.45, S=64 * MiB, name="a.json", noise=0.01)
-    b = probe(tmp_path, C=0.2, r=0.5, S=128 * MiB, name="b.json", noise=0.01)
-    before = m.PROFILE.read_text()
-    assert m.main([str(a), str(b)]) == 0
-    out = capsys.readouterr().out
-    assert "a.json: C 0.3" in out and "b.json: C 0.2" in out and "pooled:" in out
-    assert m.PROFILE.read_text() == before
+    b = probe(tmp_path, C=0.2, r=0.45, S=64 * MiB, name="b.json", noise=0.01)
+    Ca = m.fit(m.extras(a))[0]
+    Cb = m.fit(m.extras(b))[0]
+    C = m.fit(m.extras(a) + m.extras(b))[0]
+    assert Cb < C < Ca
 
 
 @pytest.mark.parametrize("content, why", [
@@ -63,15 +52,19 @@ def test_the_cli_prints_each_file_and_the_pooled_fit_without_writing(tmp_path, c
     (json.dumps({"advice": []}), "no 'context' or 'context2' section"),
     (json.dumps({"context2": [{"bytes": 1024, "context": "numpy_read_512m",
                                "runs_ms": [[1.0] * 5]}]}), "no 'none' context"),
+    ("[]", "not a class_probe.py file"),
 ])
 def test_files_it_cannot_use_are_refused_by_name(tmp_path, content, why):
-    m = _mod()
     f = tmp_path / "bad.json"
     f.write_text(content)
-    with pytest.raises(SystemExit, match=why):
-        m.main([str(f)])
-    with pytest.raises(SystemExit, match="host speed"):
-        m.main([f"{probe(tmp_path, 0.3, 0.45, 64 * MiB)}:-1"])
+    with pytest.raises(ValueError, match=why):
+        m.fit(m.extras(f))
+
+
+@pytest.mark.parametrize("hs", [-1, 0, float("nan"), float("inf"), "abc", True])
+def test_a_bad_host_speed_is_named(tmp_path, hs):
+    with pytest.raises(ValueError, match="host speed"):
+        m.extras(probe(tmp_path, 0.3, 0.45, 64 * MiB), hs)
 
 
 @pytest.mark.parametrize("rows, why", [
@@ -82,24 +75,7 @@ def test_files_it_cannot_use_are_refused_by_name(tmp_path, content, why):
       {"bytes": 1024, "context": "free_device", "runs_ms": [[1.0, 1.0]]}], "nothing to fit"),
 ])
 def test_rows_it_cannot_fit_are_refused_not_fitted_to_zero(tmp_path, rows, why):
-    m = _mod()
     f = tmp_path / "rows.json"
     f.write_text(json.dumps({"context2": rows}))
-    with pytest.raises(SystemExit, match=why):
-        m.main([str(f)])
-
-
-def test_a_top_level_list_and_a_bad_host_speed_are_named(tmp_path):
-    m = _mod()
-    f = tmp_path / "list.json"
-    f.write_text("[]")
-    with pytest.raises(SystemExit, match="not a class_probe.py file"):
-        m.main([str(f)])
-    good = probe(tmp_path, 0.3, 0.45, 64 * MiB)
-    with pytest.raises(SystemExit, match="host speed"):
-        m.main([f"{good}:abc"])
-    # a ':' inside the path itself is a path, not a host speed
-    odd = tmp_path / "a:b.json"
-    odd.write_text(good.read_text())
-    C, r, S, _ = m.fit(m.extras(str(odd)))
-    assert C == pytest.approx(0.3, rel=1e-3)
+    with pytest.raises(ValueError, match=why):
+        m.fit(m.extras(f))

@@ -1,21 +1,18 @@
-"""benchmarks/fit_probe.py (fit data for the model, issue 11) runs on sim and measures what it says;
+"""``umkit measure run fit`` (fit data for the model, issue 11) runs on sim and measures what it says;
 the validation set reports the median of its repeats and keeps every run."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 
 import umkit
 from umkit.measure import validation_set as validation
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def test_fit_probe_quick_on_sim(tmp_path):
-    import fit_probe
+    from umkit.measure.runs import fit as fit_probe
     umkit.use("sim", quiet=True)
     out = tmp_path / "fp.json"
     assert fit_probe.main(["--quick", "--out", str(out)]) == 0

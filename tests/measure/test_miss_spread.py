@@ -1,16 +1,16 @@
-"""benchmarks/miss_spread.py: the validation misses of a GPU run against the card's own rounds."""
+"""benchmarks/investigations/miss_spread.py: the validation misses of a GPU run against the card's own rounds."""
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "investigations"))
 
 
 def test_the_misses_of_runs_41_and_42_against_the_cards_rounds():
-    """benchmarks/miss_spread.py on the committed runs: which validation misses lie inside the
-    card's own rounds (the numbers benchmarks/README.md quotes)."""
+    """benchmarks/investigations/miss_spread.py on the committed runs: which validation misses lie inside the
+    card's own rounds (the numbers docs/model-history.md quotes)."""
     import miss_spread
     res = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
     got = {}

@@ -288,14 +288,9 @@ def test_an_active_class_measured_both_ways_loses_the_counters_cost():
     assert est["excess"][6] == pytest.approx(34 - 11 - 4)
 
 
-# -- benchmarks/plan_validate.py: the size, on sim ---------------------------------------------------
+# -- umkit measure run plan_validate: the size, on sim -------------------------------------------------
 def plan_validate():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "plan_validate.py"
-    spec = importlib.util.spec_from_file_location("plan_validate_size", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from umkit.measure.runs import plan_validate as mod
     return mod
 
 

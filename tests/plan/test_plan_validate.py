@@ -1,19 +1,16 @@
-"""benchmarks/plan_validate.py without a GPU: the comparison of predicted and measured orderings
+"""``umkit measure run plan_validate`` without a GPU: the comparison of predicted and measured orderings
 (pairs within the repeat spread not settled, the recommended plan against the fastest), and the
 whole script on sim with the loop's umkit twin.  The PyTorch loop itself runs only where
 PyTorch sees a CUDA GPU."""
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from umkit.measure.runs import plan_validate as pv
+
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("plan_validate",
-                                              ROOT / "benchmarks" / "plan_validate.py")
-pv = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pv)
 
 
 def test_pairs_within_the_repeat_spread_are_not_settled():

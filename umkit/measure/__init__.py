@@ -1,5 +1,7 @@
-"""Measurement: the timing primitives, the probes, calibration of a profile from measurements, the
-counter fidelity check and the umperf comparison."""
+"""Measurement: the timing primitives, the probes and the programs that run them
+(:mod:`.runs`), calibration, fitting a profile from a manifest (:mod:`.fitting`), evaluating the
+model against recorded runs, the counter fidelity check, the umperf comparison and a GPU run's
+report; ``umkit measure run | fit | evaluate | report`` is their command line (:mod:`.command`)."""
 from ..doors import door
 
 __all__, __getattr__, __dir__ = door(__name__, {
@@ -15,4 +17,9 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "probes": ".",
     "fit_set": ".",
     "validation_set": ".",
+    "fitting": ".",
+    "runs": ".",
+    "evaluate": ".",
+    "report": ".",
+    "command": ".",
 })

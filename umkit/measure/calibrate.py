@@ -245,7 +245,7 @@ def fit_host_speed(measured_fit: dict, profile: str | None = None, nbytes: int =
 #: GPU runs take the fit set and the validation set in turns, this many rounds, and report each
 #: workload's fastest round (:data:`STATISTIC`): a host that slows down for a while then weighs
 #: on both sets alike, and what is compared is the machine when nothing else is using it (why:
-#: benchmarks/README.md, "Rounds and host speed").  sim is deterministic: once.
+#: docs/model-history.md, "Rounds and host speed").  sim is deterministic: once.
 ROUNDS = 4
 #: how the rounds are combined: "min" (the uncontended machine, as ``timeit`` advises) or
 #: "median"; both are kept in the measurement
@@ -380,7 +380,7 @@ def _set_line(label: str, s: dict) -> str:
 
 
 def summary_lines(c: dict) -> list[str]:
-    """One line per set, as .ci/gpu_summary.py puts them into summary.md: the model with this
+    """One line per set, as umkit measure report puts them into summary.md: the model with this
     run's host speed (fitted on the fit set) first, then the profile as stored."""
     out = [_set_line(f"calibrate {name}", c[name]) for name in ("fit", "validation")]
     if c.get("as_stored"):

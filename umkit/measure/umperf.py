@@ -33,9 +33,9 @@ The same program runs on ``cuda``/``hip`` (the kernel from its CUDA source throu
 ``2 n^3`` flops).  ``--compare-sim`` runs it on the GPU and then on sim and prints both tables
 with sim/real per cell and the order of the strategies per size.
 
-The command-line run (the GPU CI's umperf step) is ``benchmarks/unified_memory_perf.py``:
+The command-line run (the GPU CI's umperf step) is ``umkit measure run umperf``:
 
-    python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
+    umkit measure run umperf [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
 
 :func:`published` loads the newest committed run (``benchmarks/results/<run>/umperf.json``) and
 :func:`side_by_side` puts it beside the same program run on sim now (notebook 07b, section 5).
@@ -339,7 +339,7 @@ def published(results_dir=None) -> dict | None:
             return m.get("date", ""), doc        # a card's table ("YYYY-MM-DD HH:MM UTC")
         return None
     hit = newest("*/umperf.json", pick, results_dir, "umperf",
-                 "it is written by benchmarks/unified_memory_perf.py")
+                 "it is written by umkit measure run umperf")
     if hit is None:
         return None
     shown, run, doc, path = hit

@@ -548,7 +548,7 @@ def workloads_list() -> list[Workload]:
 
 #: how often each workload runs on a GPU (fresh buffers each time); the median is reported.
 #: One run is one cold measurement, and cold single shots on the H200 move by more than the
-#: x/÷1.5 the model is judged by (benchmarks/README.md, "Rounds and host speed").  sim is
+#: x/÷1.5 the model is judged by (docs/model-history.md, "Rounds and host speed").  sim is
 #: deterministic: once.
 REPEATS = 3
 

@@ -35,4 +35,6 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "MOVED": "model",
     "Recommendation": "advice",
     "replay": ".",
+    "advice": ".",
+    "recording": ".",
 })

@@ -66,7 +66,7 @@ def step_order(result, steps: int) -> list:
 #: picking the pages, faulting or reading them, and keeping the pages of the work still in
 #: flight (operations of one stream not yet waited for are merged, their pages united), about
 #: 60-90 ns a page touch on a laptop-class CPU, once per plan a recommendation weighs: about
-#: 2 s a replay at the bound.  The benchmarks' recordings (``benchmarks/plan_validate.py``)
+#: 2 s a replay at the bound.  The benchmarks' recordings (``umkit measure run plan_validate``)
 #: need about 22 million.
 MAX_REPLAY_PAGES = 24 << 20
 

@@ -12,6 +12,7 @@ __all__, __getattr__, __dir__ = door(__name__, {
     "sealed": "costs",
     "available_profiles": "costs",
     "PROFILE_DIR": "costs",
+    "device_size_term": "costs",
     "PageSet": "extents",
     "Runs": "extents",
     "Allocation": "pages",

@@ -137,14 +137,14 @@ DEVICE_SIZES = (16 * 2**10, 8 * 2**20)
 def device_size_term(nbytes: int) -> float:
     """The size part of a device allocation's cost, per ``*_device_per_sqrt_mib``: the square
     root of the size in MiB, the size held to DEVICE_SIZES (the fit in
-    benchmarks/refit_h200_profile.py uses the same)."""
+    umkit measure fit's direct stage uses the same)."""
     lo, hi = DEVICE_SIZES
     return math.sqrt(min(max(nbytes, lo), hi) / 2**20)
 #: The GPU fault service is left out of HOST_TIMES although the driver runs it on a CPU kernel
 #: thread (NVIDIA UVM: uvm_gpu_isr.c queues replayable_faults_isr_bottom_half_entry, which calls
 #: uvm_parent_gpu_service_replayable_faults in uvm_gpu_replayable_faults.c): on H200 hosts whose
 #: CPU was slow the GPU fault read was no slower, so what varies with the host is its
-#: memory-bound work, not the fault service (the measurements: benchmarks/README.md, "Rounds
+#: memory-bound work, not the fault service (the measurements: docs/model-history.md, "Rounds
 #: and host speed").  The one host part of a fault read is fault_cold_latency (HOST_TIMES): the
 #: CPU refilling its caches after a sweep, a fraction of a millisecond.
 GPU_FAULT_SERVICE = ("fault_batch_latency", "fault_unmap_latency", "fault_region_latency",

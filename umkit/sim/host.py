@@ -131,8 +131,8 @@ class FaultPathCache:
     nor device memory the CPU reads over the link).
 
     Fit data behind it (umkit team, lent NVIDIA H200, 2026-12-04 and 2026-12-05,
-    ``benchmarks/class_probe.py`` sections ``context`` and ``context2``;
-    ``benchmarks/fit_cold_path.py``): five fresh 32 / 128 KiB fault reads in a row after the
+    ``umkit measure run classes`` sections ``context`` and ``context2``;
+    ``umkit measure fit``'s cold_path stage): five fresh 32 / 128 KiB fault reads in a row after the
     host wrote or read 512 MiB -- NumPy or managed memory alike -- paid about 0.2-0.4 ms more
     than after nothing on the first read and about half as much more on each next one; after
     64 MiB about half that, after 8 MiB next to nothing.  The host's caches are the reading

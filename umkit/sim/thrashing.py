@@ -29,7 +29,7 @@ So a tight round trip on one buffer -- CPU writes, GPU kernel, CPU reads, again 
 every few trips, on the CPU and the GPU in turn (measured on the H200: ``class_probe.py``
 'tripparts' and 'small', and ``fit_probe.py`` 'loop', whose tight 256 KiB rounds took +0.8-1.8
 ms every third round while the prefetched and the spaced-out rounds did not; see
-benchmarks/README.md).
+docs/model-history.md).
 
 Not modelled (ledger ``nv.thrashing``):
 
@@ -44,7 +44,7 @@ Not modelled (ledger ``nv.thrashing``):
   only the epoch reset below drops it), so after ``uvm_perf_thrashing_pin_threshold`` (10)
   throttling periods on it the driver pins it for 300 lapses and maps it for the other
   processors: a long tight loop on the card stops napping for a while where sim keeps
-  throttling (``benchmarks/class_probe.py --sections pinning`` is to show it on a card);
+  throttling (``umkit measure run classes --sections pinning`` is to show it on a card);
 - the prefetcher and fault growth leaving thrashing pages out (``compute_prefetch_mask``,
   ``grow_fault_granularity_if_no_thrashing``): the driver then faults them page by page;
 - the times: sim stamps all pages of one fault service at its start (a kernel's, or a CPU

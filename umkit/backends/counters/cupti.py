@@ -33,7 +33,7 @@ fault-driven 256 MiB GPU read reported exactly 256 MiB host-to-device.
 
 CUPTI is process-global (one activity client per process): there is one :data:`COLLECTOR`.
 Counting is off until asked for (``umkit.counters_on()``); what it costs is measured by
-``benchmarks/recorder_overhead.py``.
+``umkit measure run recorder``.
 """
 from __future__ import annotations
 

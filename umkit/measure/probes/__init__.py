@@ -3,15 +3,12 @@ each on the active backend through umkit's public API -- the fit data's size swe
 (:mod:`.small`), the fit-only probes (:mod:`.fit`), the class probes behind the model's open
 questions (:mod:`.classes`) and the simulator's own speed (:mod:`.sim_speed`).
 
-The scripts in ``benchmarks/`` run them and write their JSON; tests and the profile refit import
-them from here, so no script imports another.  Each module's docstring says what it measures
+The programs of :mod:`umkit.measure.runs` run them and write their JSON; the profile fit
+(:mod:`umkit.measure.fitting`) runs them on the simulator.  Each module's docstring says what it measures
 and which set (fit or validation) its numbers belong to.
 """
-from __future__ import annotations
+from ...doors import door
 
-#: the probe modules by name, and the kind of data each produces: "fit" data the profiles are
-#: fitted on, "investigation" for probes of one open question, "speed" for the kit's own speed.
-KINDS = {"small": "fit", "fit": "fit", "classes": "investigation", "sim_speed": "speed",
-         "torch_loop": "validation"}
-
-__all__ = ["KINDS"]
+__all__, __getattr__, __dir__ = door(__name__, {
+    "small": ".", "fit": ".", "classes": ".", "sim_speed": ".", "torch_loop": ".",
+})

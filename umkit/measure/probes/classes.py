@@ -55,7 +55,7 @@ set's workloads for these classes (``umkit/measure/validation_set.py``: ``advise
   device buffer of 8, 64 and 256 MiB at a time (``count`` 1): whether past 8 MiB, where the
   profile holds the size, an allocation and its free cost what 8 MiB does.
 
-    python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
+    umkit measure run classes [--out class_probe.json] [--sections advice,faultsize,small]
 """
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ FIT data, like ``small_bench.py``: every size here is one the validation set
   unified-memory counters on (cuda: CUPTI -- thrashing, throttling, remote maps, faults) per
   round, where the backend has them (the timed pass runs without them: recording costs time).
 
-    python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
+    umkit measure run fit [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Size sweeps for the model's fixed costs and small-size rates (part of the FIT data, like
-benchmarks/h200_microbench.py; never the validation set of umkit/validation.py).
+benchmarks/investigations/h200_microbench.py; never the validation set of umkit/validation.py).
 
 Each sweep times one operation over sizes from 4 KiB to 256 MiB through umkit's public API, so
 a fixed cost (the intercept) and a rate (the slope) can be read off:
@@ -24,7 +24,7 @@ do not use (16 KiB, 128 KiB, 512 KiB, 2 MiB, 8 MiB, 32 MiB; matrices 96 .. 3072)
 * ``host_verify``: the CPU comparing an array with a NumPy reference (np.array_equal), pageable /
   pinned / CPU-resident managed memory.
 
-    python benchmarks/small_bench.py [--out small_bench.json]     (sim: UMKIT_BACKEND=sim)
+    umkit measure run small [--out small_bench.json]     (sim: UMKIT_BACKEND=sim)
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A small real PyTorch training loop, four ways (``benchmarks/torch_training.py`` runs it under
-the memory ECG recorder; ``benchmarks/plan_validate.py`` under the plan recorder).
+the memory ECG recorder; ``umkit measure run plan_validate`` under the plan recorder).
 
 An MLP (Linear+GELU layers) trained with Adam on synthetic data.  Variants (one definition
 each, below):

@@ -1,7 +1,7 @@
 """Probes for three classes of workload the model missed on the H200 (investigation data):
 runs the probes of :mod:`umkit.measure.probes.classes` and writes their JSON.
 
-    python benchmarks/class_probe.py [--out class_probe.json] [--sections advice,faultsize,small]
+    umkit measure run classes [--out class_probe.json] [--sections advice,faultsize,small]
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from umkit.measure.probes.classes import (advice, allocs, context, context2, fau
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="umkit measure run classes", description=__doc__.splitlines()[0])
     p.add_argument("--out", default="class_probe.json")
     p.add_argument("--sections",
                    default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts,"
@@ -35,7 +35,5 @@ def main(argv=None):
         out[s] = fns[s](args.reps)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {args.out}")
+    return 0
 
-
-if __name__ == "__main__":
-    main()

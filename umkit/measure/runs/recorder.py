@@ -1,6 +1,6 @@
 """What the recorder (umkit.ecg.recorder) and the hardware counters cost.
 
-    python benchmarks/recorder_overhead.py [--out FILE.json] [--steps 200] [--target-ms 1.0]
+    umkit measure run recorder [--out FILE.json] [--steps 200] [--target-ms 1.0]
 
 1. Recorder overhead on a ~1 ms GPU step (target <= 2%): the same loop of kernels, timed on
    the host clock (synchronized at the end) without and with ``rec.step()`` per step, runs
@@ -22,7 +22,6 @@ import datetime as dt
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -31,7 +30,7 @@ MiB = 1 << 20
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="umkit measure run recorder", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=7)
@@ -155,6 +154,3 @@ def counters_cost(umkit, a, kernels, k, loop) -> dict:
         res["error"] = f"{type(e).__name__}: {e}"
     return res
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,12 @@
 """Size sweeps for the model's fixed costs and small-size rates (FIT data; never the
 validation set): runs the sweeps of :mod:`umkit.measure.probes.small` and writes their JSON.
 
-    python benchmarks/small_bench.py [--out small_bench.json]     (sim: UMKIT_BACKEND=sim)
+    umkit measure run small [--out small_bench.json]     (sim: UMKIT_BACKEND=sim)
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from umkit.measure.probes.small import (first_use, header, host_verify, launch_sync, matmul_rates,
                                         read_mostly_writes, small_managed, sweep_copies,
@@ -15,7 +14,7 @@ from umkit.measure.probes.small import (first_use, header, host_verify, launch_s
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog="umkit measure run small")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
     res = header("umkit small_bench", "host_ms: umkit.now() around a synchronized region (wall "
@@ -30,6 +29,3 @@ def main(argv=None) -> int:
         Path(a.out).write_text(text)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

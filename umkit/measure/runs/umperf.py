@@ -1,6 +1,6 @@
 """NVIDIA cuda-samples UnifiedMemoryPerf, ported to umkit (the program lives in umkit.measure.umperf).
 
-    python benchmarks/unified_memory_perf.py [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
+    umkit measure run umperf [--runs 20] [--out umperf.json] [--md umperf.md] [--compare-sim]
         [--rounds 4 | --host-speed-from calibrate_compare.json | --host-speed X]
 
 Runs the port on the active backend; ``--compare-sim`` then runs the same program on sim and
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import umkit
@@ -24,7 +23,7 @@ from umkit.measure.umperf import (DIMS, compare, host_speed_from, order,
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="umkit measure run umperf", description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=20, help="iterations per cell (the sample: 20)")
     ap.add_argument("--max-mb", type=int, default=16, help="largest matrix, MB (the sample: 16)")
     ap.add_argument("--out", help="JSON with every cell and stage")
@@ -102,6 +101,3 @@ def main(argv=None) -> int:
         Path(a.md).write_text("## UnifiedMemoryPerf (cuda-samples) port\n\n" + text + "\n")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,13 +1,12 @@
 """Fit-only probes for the mechanisms the model lacked (FIT data): runs the probes of
 :mod:`umkit.measure.probes.fit` and writes their JSON.
 
-    python benchmarks/fit_probe.py [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
+    umkit measure run fit [--out fit_probe.json] [--quick]   (sim: UMKIT_BACKEND=sim)
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from umkit.measure.probes.small import header
@@ -16,7 +15,7 @@ from umkit.measure.probes.fit import (SECTIONS, back, cycles, duplex, edits, fre
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog="umkit measure run fit")
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="smaller umperf part (tests)")
     ap.add_argument("--only", help=f"comma-separated sections (default: all of {', '.join(SECTIONS)})")
@@ -39,6 +38,3 @@ def main(argv=None) -> int:
         print(json.dumps(res, indent=1))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Core benchmarks of issue #2 on a real GPU backend (targets are checked here, not in tests).
 
-    UMKIT_BACKEND=cuda python benchmarks/core_bench.py --out results.json
+    UMKIT_BACKEND=cuda umkit measure run core --out results.json
 
 1. pool alloc/free cycle of 1 MiB: umkit.MemoryPool (CuPy allocator convention) vs CuPy's own
    MemoryPool(malloc_managed)                                    target: umkit/cupy <= 1.1
@@ -226,10 +226,10 @@ def peer(nbytes=256 * MiB, reps=5):
                 copy_d2d_peer_GBps=nbytes / med(cp) / 1e6, values_ok=ok)
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="umkit measure run core", description=__doc__.splitlines()[0])
     ap.add_argument("--out")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     b = umkit.backend()
     res = dict(backend=b.name, device=b.device_name(0), versions=b.versions(),
                date=time.strftime("%Y-%m-%d"))
@@ -243,7 +243,5 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             json.dump(res, f, indent=1, default=str)
+    return 0
 
-
-if __name__ == "__main__":
-    main()

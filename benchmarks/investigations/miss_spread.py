@@ -2,7 +2,7 @@
 range its rounds spread over, or how far outside it (issue 27: stop a fitting pass when what
 is left is inside the card's own repeat spread).
 
-    python benchmarks/miss_spread.py results/DATE-h200-gpu-ci-runN/calibrate_compare.json ...
+    python benchmarks/investigations/miss_spread.py results/DATE-h200-gpu-ci-runN/calibrate_compare.json ...
 
 A miss is a validation workload whose prediction (at the run's fitted host speed) is not within
 x/÷1.5 of the card's value (the fastest of its rounds, as the comparison takes it).

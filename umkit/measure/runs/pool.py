@@ -21,8 +21,8 @@ noise floor of this machine; ``paired_ratio`` is the median of the per-round rat
 how often umkit's Python ran, warm-up included (CuPy's pool asked the umkit pool for a
 chunk); on a hit none of umkit runs.
 
-    python benchmarks/pool_bench.py --out results.json      (needs a GPU backend and CuPy)
-    python benchmarks/pool_bench.py --sim                   (sim: umkit's allocate/free only)
+    umkit measure run pool --out results.json      (needs a GPU backend and CuPy)
+    umkit measure run pool --sim                   (sim: umkit's allocate/free only)
 
 Writes JSON with the date, device, backend and every number; exits 1 if a target is missed.
 """
@@ -153,7 +153,7 @@ def sim_only() -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="umkit measure run pool", description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="JSON path")
     ap.add_argument("--sim", action="store_true", help="sim backend: umkit's own cycle only")
     args = ap.parse_args(argv)
@@ -174,6 +174,3 @@ def main(argv=None) -> int:
     met = [r.get("met") for r in out["results"].values() if isinstance(r, dict)]
     return 0 if all(m is not False for m in met) else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

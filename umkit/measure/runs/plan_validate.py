@@ -2,9 +2,9 @@
 ``benchmarks/torch_training.py``, recorded with ``umkit.plan``, its four memory variants
 predicted by replaying the recording on sim, then measured, and the two compared.
 
-    python benchmarks/plan_validate.py [--out DIR] [--steps 20] [--rounds 3] [--profile h200-pcie5]
-    python benchmarks/plan_validate.py --backend sim --width 256 --layers 2 --batch 64
-    python benchmarks/plan_validate.py --replay-from benchmarks/results/<run>/plan_validate --out DIR
+    umkit measure run plan_validate [--out DIR] [--steps 20] [--rounds 3] [--profile h200-pcie5]
+    umkit measure run plan_validate --backend sim --width 256 --layers 2 --batch 64
+    umkit measure run plan_validate --replay-from benchmarks/results/<run>/plan_validate --out DIR
 
 1. **Record**: the ``managed`` variant of the loop (model, gradients and Adam's state in
    managed memory, the CPU statistic of the weights every ``--cpu-every`` steps) under
@@ -59,7 +59,7 @@ import traceback
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]      # the checkout the package sits in
 
 VARIANTS = ("device", "managed", "managed+prefetch", "optstate->cpu")
 #: each variant of torch_training.py as a plan ({role: choice}; the batches stay in device
@@ -417,7 +417,7 @@ def rebased(adv, profile: str, step_ms: list) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="umkit measure run plan_validate", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default="plan-validate-results")
     ap.add_argument("--backend", default=os.environ.get("UMKIT_BACKEND", "cuda"))
     ap.add_argument("--profile", default="h200-pcie5", help="the sim profile predicted on")
@@ -763,6 +763,3 @@ def report(doc: dict) -> str:
               f"Wall time: {doc['wall']}."]
     return "\n".join(lines)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

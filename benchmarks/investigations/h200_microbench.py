@@ -15,7 +15,7 @@ unless it says "wall"):
 Safety: checks cudaMemGetInfo first; every buffer <= 1 GiB and at most 4 GiB of
 managed memory is live at once; it never changes clocks, power or modes.
 
-Usage:  python3 benchmarks/h200_microbench.py [--out DIR]   (default: $OUT or .)
+Usage:  python3 benchmarks/investigations/h200_microbench.py [--out DIR]   (default: $OUT or .)
 Writes DIR/microbench.json and prints a table last.
 """
 

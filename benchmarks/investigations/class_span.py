@@ -3,7 +3,7 @@
 buffer, for spans of 256 MiB .. 1.5 GiB, timed with device events, ``--reps`` repeats each in turns
 (one repeat of every span, then the next), so that a drift of the host shows in every span alike.
 
-    python benchmarks/class_span.py [--out class_span.json] [--reps 5]
+    python benchmarks/investigations/class_span.py [--out class_span.json] [--reps 5]
 """
 from __future__ import annotations
 

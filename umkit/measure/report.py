@@ -1,35 +1,44 @@
-"""Summarise a GPU CI run (.ci/gpu) into summary.json + summary.md, and keep
-benchmarks/results/INDEX.md, which marks a result STALE when the GPU-facing code it describes
-has changed since (a content hash of those files, so no git is needed on the GPU machine).
+"""A GPU CI run's summary (``umkit measure report RESULTS``: ``summary.json`` and ``summary.md``)
+and the results index (``umkit measure report --index``: ``benchmarks/results/INDEX.md``).
 
-    python .ci/gpu_summary.py RESULTS_DIR --free-before N --free-after N --steps a=0:1.2,b=1:3.4
-    python .ci/gpu_summary.py --index          # rewrite benchmarks/results/INDEX.md
+The index marks a run STALE when the *measurement* code it ran has changed since: a content
+hash of the files that run on the GPU (:data:`MEASURING`), so no git is needed on the GPU
+machine.  The model is not among them: a run's measurements stay current when the simulator or
+a profile changes, and ``umkit measure evaluate RUN`` re-predicts them with the model of the day.
 """
-import argparse
+from __future__ import annotations
+
 import hashlib
 import json
 import platform
 import re
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-GPU_FACING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime",
-              "umkit/measure", "umkit/workloads", "kernels", "benchmarks/core_bench.py",
-              "umkit/user_kernels.py", "benchmarks/unified_memory_perf.py",
-              "benchmarks/pool_bench.py",
-              # the model the calibrate / umperf comparison predicts with (issue 11)
-              "umkit/sim", "umkit/sim/profiles/h200-pcie5.json"]
+#: the checkout the package sits in (the results and the kernels live there)
+ROOT = Path(__file__).resolve().parents[2]
+#: what a GPU run executes: the backends, memory, the public API, the runtime, the measurement
+#: programs and probes, the workloads, the kernels -- not the simulator, the profiles or the fitter
+MEASURING = ["umkit/backends", "umkit/memory", "umkit/api.py", "umkit/runtime",
+             "umkit/measure", "umkit/workloads", "umkit/user_kernels.py", "kernels"]
+NOT_MEASURING = ["umkit/measure/fitting", "umkit/measure/evaluate.py", "umkit/measure/report.py",
+                 "umkit/measure/command.py"]
 
 
 def code_hash() -> str:
+    """The measurement code's content hash (16 hex digits)."""
     h = hashlib.sha256()
-    for rel in GPU_FACING:
+    skip = [ROOT / s for s in NOT_MEASURING]
+    for rel in MEASURING:
         p = ROOT / rel
-        files = sorted(p.rglob("*.py")) + sorted(p.rglob("*.cu")) if p.is_dir() else [p]
+        if not p.exists():
+            continue
+        files = sorted(p.rglob("*.py")) + sorted(p.rglob("*.cu")) + sorted(p.rglob("*.hip")) \
+            if p.is_dir() else [p]
         for f in files:
-            h.update(str(f.relative_to(ROOT)).encode())
+            if any(f == s or s in f.parents for s in skip):
+                continue
+            h.update(f.relative_to(ROOT).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -37,7 +46,7 @@ def code_hash() -> str:
 def _load(p):
     try:
         return json.loads(Path(p).read_text())
-    except Exception:  # noqa: BLE001
+    except (OSError, ValueError):
         return None
 
 
@@ -49,14 +58,31 @@ def _tail_count(log: Path, pattern=r"(\d+) passed"):
     return last[-1].strip("= ") if last else None
 
 
-def summarise(res: Path, free0: int, free1: int, steps: str):
-    import umkit
-    b = umkit.backend()
+def steps(text: str) -> dict:
+    """``NAME=EXIT:SECONDS,...`` (what .ci/gpu passes) -> {name: {rc, seconds}}."""
+    import math
+
+    from ..errors import InvalidArgument
     st = {}
-    for item in filter(None, steps.split(",")):
-        k, v = item.split("=")
-        rc, t = v.split(":")
-        st[k] = dict(rc=int(rc), seconds=float(t))
+    for item in filter(None, str(text).split(",")):
+        k, _, v = item.partition("=")
+        rc, _, t = v.partition(":")
+        try:
+            rc_, t_ = int(rc), float(t)
+        except ValueError:
+            rc_, t_ = None, math.nan
+        if not k.strip() or rc_ is None or not math.isfinite(t_):
+            raise InvalidArgument(f"--steps: {item[:80]!r} is not NAME=EXIT:SECONDS",
+                                  argument="--steps", hint="e.g. --steps doctor=0:1.2,notebooks=0:40.5")
+        st[k.strip()] = dict(rc=rc_, seconds=t_)
+    return st
+
+
+def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
+    """Write the run's summary.json and summary.md and print the summary (``st`` the steps'
+    exit codes and seconds, :func:`steps`); 0 when every step exited 0 and no memory leaked."""
+    from .. import runtime
+    b = runtime.backend()
     bench = _load(res / "core_bench.json") or {}
     pool = (_load(res / "pool_bench.json") or {}).get("results") or {}     # umkit vs CuPy's pool
     bench.update({f"poolbench_{k}": {x: y for x, y in v.items() if x != "raw_us"}
@@ -94,7 +120,7 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
             or [("fit", comp)]
         lines += [""]
         if all(isinstance(comp.get(k), dict) and "ordering" in comp[k] for k in ("fit", "validation")):
-            from umkit.measure import calibrate          # the same lines `umkit calibrate --compare` prints
+            from . import calibrate          # the same lines `umkit calibrate --compare` prints
             lines += [f"- {x}" for x in calibrate.summary_lines(comp)]
         else:                                    # a comparison without the two sets
             lines.append(f"- calibrate: {comp.get('within')}/{comp.get('total')} within x/÷1.25")
@@ -122,7 +148,8 @@ def summarise(res: Path, free0: int, free1: int, steps: str):
     return 0 if ok else 1
 
 
-def index():
+def index() -> str:
+    """Rewrite benchmarks/results/INDEX.md and return its text."""
     now = code_hash()
     rows = []
     for p in sorted((ROOT / "benchmarks/results").glob("*/summary.json")):
@@ -130,22 +157,10 @@ def index():
         state = "current" if s.get("code_hash") == now else "STALE (code changed since)"
         rows.append(f"| [{p.parent.name}]({p.parent.name}/summary.md) | {s.get('device')} | "
                     f"{s.get('backend')} | {s.get('date')} | {state} |")
-    text = ("# GPU results\n\nEach run of `.ci/gpu`; a run whose GPU-facing code has changed since "
-            f"is marked STALE (current code hash `{now}`).\n\n| run | device | backend | date | state |\n"
+    text = ("# GPU results\n\nEach run of `.ci/gpu`; a run whose measurement code (what runs on the GPU: "
+            "`umkit measure report`'s MEASURING, not the simulator or its profiles) has changed since "
+            f"is marked STALE (current code hash `{now}`). `umkit measure evaluate RUN` re-predicts a "
+            "run with today's model.\n\n| run | device | backend | date | state |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     (ROOT / "benchmarks/results/INDEX.md").write_text(text)
-    print(text)
-
-
-if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("res", nargs="?")
-    ap.add_argument("--free-before", type=int, default=0)
-    ap.add_argument("--free-after", type=int, default=0)
-    ap.add_argument("--steps", default="")
-    ap.add_argument("--index", action="store_true")
-    a = ap.parse_args()
-    if a.index:
-        index()
-        sys.exit(0)
-    sys.exit(summarise(Path(a.res), a.free_before, a.free_after, a.steps))
+    return text

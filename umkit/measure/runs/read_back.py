@@ -9,7 +9,7 @@ pages stayed in VRAM the second kernel costs what it costs on resident data; if 
 host it pays GPU page faults and is many times slower.  Each case runs ``--reps`` times; the
 median is reported.  The verdict compares the read_back case with the two others.
 
-    python benchmarks/read_back_residency.py --out RESULT.json [--mib 64] [--reps 5]
+    umkit measure run read_back --out RESULT.json [--mib 64] [--reps 5]
 
 On ``sim`` the numbers are the model's (labelled so); the verdict is what the model assumes.
 """
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -49,7 +48,7 @@ def one(case: str, n: int) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="umkit measure run read_back", description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="the JSON result file to write")
     ap.add_argument("--mib", type=int, default=64, help="the array's size (MiB; default 64)")
     ap.add_argument("--reps", type=int, default=5, help="runs per case (default 5)")
@@ -83,6 +82,3 @@ def main(argv=None) -> int:
     print(result["verdict"])
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Read a card's ``class_probe.json`` against the predictions ``benchmarks/README.md`` wrote
+"""Read a card's ``class_probe.json`` against the predictions ``docs/model-history.md`` wrote
 before the run (issue 27, classes 2 and 3), and say which lead the card's data leave standing.
 
 * ``faultshape`` (class 2, per-fault cost growing with the buffer): each shape's cost per touch
@@ -18,7 +18,7 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
 * ``thrash`` (class 3, the naps in tight round trips): per size, the timed trips after the third
   that take at least 1.5x a free trip (the fastest of them) and 0.2 ms more (naps), and the driver's own records
   from the counted trips (cuda: CUPTI's thrashing and throttling).  Written before any card ran
-  the section (benchmarks/README.md, issue 27): the model's reading, NVIDIA UVM's throttle at a
+  the section (docs/model-history.md, issue 27): the model's reading, NVIDIA UVM's throttle at a
   fixed 500 us lapse (``umkit/sim/thrashing.py``), naps every two or three trips at 32 and
   128 KiB, some CUPTI throttling records; the reading of ``adjust_thrashing_lapse`` in which
   every short vote lengthens the lapse, naps on most trips once they start (a 590 or later
@@ -26,7 +26,7 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
   the records decide whether it is the driver's throttle at all.
 * ``pinning`` (class 3, long tight loops): 150 trips on one buffer, trips 4-20 (the naps begin)
   against trips 61 on (past ten naps per page).  Written before any card ran the section
-  (benchmarks/README.md, issue 27), from ``uvm_perf_thrashing.c``: a page's throttling count
+  (docs/model-history.md, issue 27), from ``uvm_perf_thrashing.c``: a page's throttling count
   survives its resets, so after ten naps the driver pins it.  Only where the earlier trips nap
   (every few trips, as ``thrash`` counts them) is there anything to read.  Pinned and free: the
   later trips' median is at most 0.6x the earlier one (the CPU keeps the pages, the GPU maps
@@ -36,7 +36,7 @@ before the run (issue 27, classes 2 and 3), and say which lead the card's data l
   at 0.5-2x the earlier share and their median is within 1.25x -- what sim, which does not pin,
   does.
 
-    python benchmarks/class_decide.py results/<run>/class_probe.json [--json out.json]
+    umkit measure run class_decide results/<run>/class_probe.json [--json out.json]
 
 Exit status 0 when it read the file (whatever it decided), 2 when it cannot.
 """
@@ -52,7 +52,7 @@ from pathlib import Path
 LOW, HIGH = "one_1g_64k", "one_2g_64k"
 FLAT_BELOW, GROWS_ABOVE = 0.35, 0.65
 
-# What each lead predicts per shape, copied from benchmarks/README.md (issue 27's section),
+# What each lead predicts per shape, copied from docs/model-history.md (issue 27's section),
 # written there before any card ran these shapes.
 LEADS = {
     "A: faults in flight overflow the fault buffer": {
@@ -94,7 +94,7 @@ def _section(doc, name):
     """The rows of section ``name`` of a probe file, or ProbeFileError saying how to make it."""
     rows = doc.get(name) if isinstance(doc, dict) else None
     if not isinstance(rows, list) or not rows:
-        raise ProbeFileError(f"no '{name}' section: run benchmarks/class_probe.py with "
+        raise ProbeFileError(f"no '{name}' section: run umkit measure run classes with "
                              f"--sections {name} on a card")
     return rows
 
@@ -357,7 +357,7 @@ def decide(doc):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="umkit measure run class_decide", description=__doc__.splitlines()[0])
     p.add_argument("probe", nargs="?", help="a class_probe.json from a card")
     p.add_argument("--json", help="also write the decision here")
     args = p.parse_args(argv)
@@ -400,6 +400,3 @@ def main(argv=None):
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

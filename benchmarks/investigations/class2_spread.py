@@ -1,7 +1,7 @@
 """Class 2 of issue 27 (per-fault cost by buffer size): every one-kernel GPU fault read the card
 was timed on, against what sim predicts for the same read.
 
-    python benchmarks/class2_spread.py [--json OUT]
+    python benchmarks/investigations/class2_spread.py [--json OUT]
 
 Reads the committed card data (FIT data, never validation): ``class_probe.py``'s ``faultsize``
 (first reads at 4 and 64 KiB strides, 64 MiB - 2 GiB) and ``faultshape`` (one kernel over 512 MiB
