@@ -961,6 +961,8 @@ def test_cli_hostile(sim, monkeypatch, cmd, opt):
     monkeypatch.setattr(umkit.runtime.context.gc, "collect", lambda *a: 0)
     os.makedirs("nb", exist_ok=True)
     os.makedirs("res", exist_ok=True)
+    with open("res/doctor.txt", "w") as f:
+        f.write("backend sim\n")
     with open("nb/00.ipynb", "w") as f:
         f.write('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     if cmd == "plan":

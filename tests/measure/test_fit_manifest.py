@@ -38,30 +38,121 @@ def test_every_fitted_parameter_names_itsstage_data(fitted):
         assert "benchmarks/results/" in e["source"], name      # the files it was fitted on
 
 
+def _tree(tmp_path) -> Path:
+    """A copy of the files the manifest reads and the profile it writes, in a root of its own."""
+    man = json.loads(MANIFEST.read_text())
+    rels = {"benchmarks/fits/h200-pcie5.json", "benchmarks/fits/h200-pcie5.design.json",
+            man["writes"], man["duplex"]["fit_probe"]}
+    rels |= {r.rstrip("/") + "/calibrate_compare.json" for r in man["direct"]["calibrate"]}
+    rels |= set(man["direct"]["small_bench"]) | set(man["direct"]["fit_probe"])
+    rels |= {p["file"] for st in ("advice", "cold_path") for p in man[st]["class_probe"]}
+    root = tmp_path / "repo"
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, root / rel)
+    return root
+
+
 def test_a_changed_measurement_moves_the_fit(tmp_path):
     """The fit reads the data: a fit-set file whose device read took twice as long gives
     another hbm_bw (and the check then says the profile file differs)."""
-    root = tmp_path / "repo"
-    shutil.copytree(ROOT / "benchmarks" / "fits", root / "benchmarks" / "fits")
-    (root / "benchmarks" / "results").mkdir()
-    for p in (ROOT / "benchmarks" / "results").iterdir():
-        if p.is_dir():
-            (root / "benchmarks" / "results" / p.name).symlink_to(p)
-    run8 = root / "benchmarks" / "results" / "2026-12-01-h200-gpu-ci-run8"
-    run8.unlink()
-    run8.mkdir()
-    for f in (ROOT / "benchmarks" / "results" / run8.name).iterdir():
-        (run8 / f.name).symlink_to(f)
-    doc = json.loads((run8 / "calibrate_compare.json").read_text())
-    doc["measured"]["fit"]["device_read"] *= 2
-    (run8 / "calibrate_compare.json").unlink()
-    (run8 / "calibrate_compare.json").write_text(json.dumps(doc))
-    (root / "umkit" / "sim" / "profiles").mkdir(parents=True)
-    shutil.copy(PROFILE, root / "umkit" / "sim" / "profiles" / PROFILE.name)
+    root = _tree(tmp_path)
     man = root / "benchmarks" / "fits" / MANIFEST.name
+    assert differences(fit_profile(man), root / "umkit" / "sim" / "profiles" / PROFILE.name) == []
+    f = root / "benchmarks" / "results" / "2026-12-01-h200-gpu-ci-run8" / "calibrate_compare.json"
+    doc = json.loads(f.read_text())
+    doc["measured"]["fit"]["device_read"] *= 2
+    f.write_text(json.dumps(doc))
     changed = fit_profile(man)
     assert changed["params"]["hbm_bw"]["value"] < 0.6 * fit_profile(MANIFEST)["params"]["hbm_bw"]["value"]
     assert main(["measure", "fit", str(man), "--check"]) == 1
+
+
+def _edit_data(root, rel, fn):
+    p = root / rel
+    doc = json.loads(p.read_text())
+    fn(doc)
+    p.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("what, rel, fn, field", [
+    ("duplex rows of nothing", "benchmarks/results/2026-12-01-h200-gpu-ci-run24/fit_probe_d1.json",
+     lambda d: d.update(duplex={}), "duplex"),
+    ("an infinite duplex time", "benchmarks/results/2026-12-01-h200-gpu-ci-run24/fit_probe_d1.json",
+     lambda d: d["duplex"]["6291456"].update(pinned_read_write_ms=1e309), "duplex"),
+    ("negative advice sizes", "benchmarks/results/2026-12-02-h200-class-probe/class_probe_1.json",
+     lambda d: [r.update(bytes=-r["bytes"]) for r in d["advice"]], "advice"),
+    ("advice times of nothing", "benchmarks/results/2026-12-02-h200-class-probe/class_probe_1.json",
+     lambda d: [r.update(set_ms=[]) for r in d["advice"]], "advice"),
+    ("a renamed design parameter", "benchmarks/fits/h200-pcie5.design.json",
+     lambda d: d["params"].__setitem__(d["params"].index("fault_latency"), "hbm_bw"), "through_sim"),
+    ("a design of no responses", "benchmarks/fits/h200-pcie5.design.json",
+     lambda d: d.update(F=[[0.0] * len(r) for r in d["F"]]), "through_sim"),
+    ("a design far from the data", "benchmarks/fits/h200-pcie5.design.json",
+     lambda d: d.update(t0=[1e6] * len(d["t0"])), "through_sim"),
+])
+def test_data_a_stage_cannot_fit_are_refused_not_written(tmp_path, what, rel, fn, field):
+    root = _tree(tmp_path)
+    _edit_data(root, rel, fn)
+    with pytest.raises(InvalidArgument) as e:
+        fit_profile(root / "benchmarks" / "fits" / MANIFEST.name)
+    assert e.value.argument == field, (what, str(e.value))
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"stated": {"hbm_bw": {"value": 1.0, "source": "x"}}}, "stated.hbm_bw"),
+    ({"header": {"name": 123, "title": None, "vendor": ["x"], "mode": "bogus", "teaching": "yes"}},
+     "header"),
+    ({"stated": {"host_page": {"value": 10 ** 400, "source": "x"}}}, "stated.host_page"),
+    ({"notes": ["hbm_bw"]}, "notes"),
+    ({"notes": {"hbm_bw": 5}}, "notes.hbm_bw"),
+    ({"writes": "/tmp/elsewhere.json"}, "writes"),
+    ({"writes": "../outside.json"}, "writes"),
+    ({"writes": "benchmarks/fits/h200-pcie5.json"}, "writes"),
+    ({"writes": "\x1b[31mred.json"}, "writes"),
+    ({"root": "../..\x00x"}, "root"),
+    ({"manifest_version": True}, "manifest_version"),
+])
+def test_manifest_fields_are_checked(tmp_path, change, field):
+    root = _tree(tmp_path)
+    p = root / "benchmarks" / "fits" / MANIFEST.name
+    doc = json.loads(p.read_text())
+    if "stated" in change:
+        change = {"stated": {**doc["stated"], **change["stated"]}}
+    doc.update(change)
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InvalidArgument) as e:
+        fit_profile(p)
+    assert e.value.argument == field
+
+
+def test_a_data_link_out_of_the_root_is_refused(tmp_path):
+    root = _tree(tmp_path)
+    rel = "benchmarks/results/2026-12-01-h200-gpu-ci-run24/fit_probe_d1.json"
+    outside = tmp_path / "outside.json"
+    shutil.move(root / rel, outside)
+    (root / rel).symlink_to(outside)
+    with pytest.raises(InvalidArgument, match="outside the root"):
+        fit_profile(root / "benchmarks" / "fits" / MANIFEST.name)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d.update(teaching=0),
+    lambda d: d.update(extra=1),
+    lambda d: d["params"]["map_cost_per_mib"].update(value=False),
+    lambda d: d["params"]["host_page"].update(value=4096.0),
+    lambda d: d["params"]["hbm_bw"].update(extra=1),
+])
+def test_the_check_reads_the_file_as_it_is(tmp_path, edit):
+    """A profile file that differs from the fit in a type, an extra field or the formatting is
+    not "what the fit makes"."""
+    root = _tree(tmp_path)
+    prof = root / "umkit" / "sim" / "profiles" / PROFILE.name
+    doc = json.loads(prof.read_text())
+    edit(doc)
+    prof.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    assert differences(fit_profile(root / "benchmarks" / "fits" / MANIFEST.name), prof)
+    assert main(["measure", "fit", str(root / "benchmarks" / "fits" / MANIFEST.name), "--check"]) == 1
 
 
 def test_the_command_checks_and_writes(tmp_path, capsys):
@@ -71,7 +162,7 @@ def test_the_command_checks_and_writes(tmp_path, capsys):
     assert main(["measure", "fit", str(MANIFEST), "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == PROFILE.read_text(encoding="utf-8")
     assert main(["measure", "fit", str(MANIFEST), "--out", str(out)]) == 2      # no --force
-    assert "already there" in capsys.readouterr().err
+    assert "exists: the file there is kept" in capsys.readouterr().err
     assert main(["measure", "fit", str(MANIFEST), "--design-out", str(tmp_path / "d")]) == 2
 
 

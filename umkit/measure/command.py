@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from ..errors import InvalidArgument
@@ -26,6 +27,8 @@ def add_parser(sub) -> None:
                          add_help=False)
     r.add_argument("name", nargs="?", help="the program (umkit measure run --list)")
     r.add_argument("--list", action="store_true", help="name every program and its kind")
+    r.add_argument("-h", "--help", action="store_true", dest="show_help",
+                   help="this help; NAME --help: the program's own")
     r.add_argument("args", nargs="...", help="the program's own arguments (NAME --help)")
     r.set_defaults(func=cmd_run)
     f = verbs.add_parser("fit", help="a sim profile from its manifest and the committed data")
@@ -49,6 +52,7 @@ def add_parser(sub) -> None:
     e.add_argument("--no-umperf", action="store_true", help="leave out the UnifiedMemoryPerf table")
     e.add_argument("--umperf-run", help="take umperf.json from this run instead")
     e.add_argument("--json", help="also write the evaluation here")
+    e.add_argument("--force", action="store_true", help="replace a file already at --json")
     e.add_argument("--quiet", action="store_true", help="summaries only")
     e.set_defaults(func=cmd_evaluate)
     p = verbs.add_parser("report", help="summarise a GPU run; --index rewrites the results index")
@@ -63,11 +67,26 @@ def add_parser(sub) -> None:
 
 def cmd_run(args) -> int:
     from . import runs
-    if args.list or not args.name:
+    if args.show_help:
+        print("usage: umkit measure run [--list] NAME [ARGS ...]\n\nRun one measurement program; "
+              "NAME --help shows its own arguments. The programs:")
+        args.list, args.name, args.args = True, None, []
+    if args.list or args.name is None:
+        if args.list and (args.name or args.args):
+            raise InvalidArgument("--list takes nothing after it", argument="--list",
+                                  hint="umkit measure run --list")
+        if not args.list and args.name is None:
+            print("umkit measure run: name the program to run:", file=sys.stderr)
         for name, (module, kind, what) in runs.RUNS.items():
-            print(f"{name:<14}{kind:<14}{what}")
+            print(f"{name:<14}{kind:<14}{what}", file=sys.stdout if args.list else sys.stderr)
         return 0 if args.list else 2
     return runs.run(args.name, list(args.args))
+
+
+def _clean(text) -> str:
+    """A line for the terminal: control characters shown escaped, never obeyed."""
+    from .. import validate as V
+    return V.clean(str(text), 4000)
 
 
 def _output(value, flag: str, force: bool) -> Path:
@@ -97,33 +116,36 @@ def cmd_fit(args) -> int:
     if args.design_out and not args.redesign:
         raise InvalidArgument("--design-out keeps a design that --redesign computes",
                               argument="--design-out", hint="add --redesign, or leave it out")
-    target = man.root / man.doc["writes"]
+    target = man.target
+    if args.write:
+        from .. import validate as V
+        V.output_path(target, "writes", (".json",))    # a folder that is there, a regular file
     out = _output(args.out, "--out", args.force) if args.out is not None else None
     design_out = _output(args.design_out, "--design-out", args.force) \
         if args.design_out is not None else None
     keep = {}
-    doc = fit_profile(man, redesign=args.redesign, log=print, keep=keep)
+    doc = fit_profile(man, redesign=args.redesign, log=lambda line: print(_clean(line)), keep=keep)
     if design_out:
         import json
         files.write(design_out, json.dumps(keep["design"], indent=0) + "\n", argument="--design-out",
                     exists="replace")
-        print(f"wrote {design_out}")
+        print(f"wrote {_clean(design_out)}")
     if out:
         files.write(out, render(doc), argument="--out", exists="replace")
-        print(f"wrote {out}")
+        print(f"wrote {_clean(out)}")
         return 0
     if args.write:
         files.write(target, render(doc), argument="--write", exists="replace")
-        print(f"wrote {man.doc['writes']}")
+        print(f"wrote {_clean(man.doc['writes'])}")
         return 0
-    diff = differences(doc, target) if target.exists() else [f"{man.doc['writes']} is not there"]
+    diff = differences(doc, target)
     if not diff:
-        print(f"{man.doc['writes']} is what {Path(args.manifest).name} fits: every parameter's "
-              "value, unit and source")
+        print(f"{_clean(man.doc['writes'])} is what {_clean(Path(args.manifest).name)} fits: every "
+              "parameter's value, unit and source")
         return 0
-    print(f"{man.doc['writes']} differs from the fit in {len(diff)} parameters:")
+    print(f"{_clean(man.doc['writes'])} is not what the fit makes ({len(diff)} differences):")
     for line in diff:
-        print("  " + line)
+        print("  " + _clean(line))
     return 1 if args.check else 0
 
 
@@ -134,7 +156,12 @@ def cmd_evaluate(args) -> int:
     if args.umperf_run is not None:
         args.umperf_run = _folder(args.umperf_run, "--umperf-run", hint)
     if args.json is not None:
-        args.json = _output(args.json, "--json", True)
+        args.json = _output(args.json, "--json", args.force)
+        inputs = {(f / name).resolve() for f in (args.run, args.umperf_run) if f is not None
+                  for name in ("calibrate_compare.json", "umperf.json")}
+        if args.json.resolve() in inputs:
+            raise InvalidArgument("--json names a file the evaluation reads", argument="--json",
+                                  hint="write the evaluation beside the run, e.g. evaluation.json")
     return evaluate.main(args)
 
 

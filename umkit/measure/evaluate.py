@@ -52,10 +52,12 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
         from . import umperf as u
         rec = _read(up, "--umperf-run" if umperf_run else "run")
         real = rec.get("measured")
-        if not (isinstance(real, dict) and isinstance(real.get("runs"), int)
-                and isinstance(real.get("dims"), list) and isinstance(real.get("cells"), dict)):
-            raise InvalidArgument(f"{up.name} has no measured UnifiedMemoryPerf table (runs, dims, "
-                                  "cells)", argument="--umperf-run" if umperf_run else "run",
+        if not (isinstance(real, dict) and type(real.get("runs")) is int and 1 <= real["runs"] <= 100
+                and isinstance(real.get("dims"), list) and real["dims"]
+                and all(type(n) is int and 8 <= n <= 4096 for n in real["dims"])
+                and isinstance(real.get("cells"), dict) and real["cells"]):
+            raise InvalidArgument(f"{up.name} has no measured UnifiedMemoryPerf table (runs 1-100, "
+                                  "dims: matrix sizes 8-4096, cells)", argument="--umperf-run" if umperf_run else "run",
                                   hint="give the umperf.json that umkit measure run umperf wrote")
         # sim with the host speed fitted on the same run's fit set (1.0 without a calibrate file)
         host = float(out["calibrate"]["host_speed"]) if "calibrate" in out else 1.0

@@ -43,19 +43,35 @@ def code_hash() -> str:
     return h.hexdigest()[:16]
 
 
-def _load(p):
+#: the largest results file the report reads
+MAX_BYTES = 64 << 20
+#: what a data file of the wrong form raises while a section of the report is made from it
+DATA_ERRORS = (AttributeError, TypeError, KeyError, ValueError, IndexError, RecursionError)
+
+
+def _load(p) -> dict | None:
+    """A results file as a JSON object; None when it is missing, not a regular file, larger
+    than :data:`MAX_BYTES`, not JSON or not an object."""
+    from ..validate import not_a_file
+    if not_a_file(p) or Path(p).stat().st_size > MAX_BYTES:
+        return None
     try:
-        return json.loads(Path(p).read_text())
-    except (OSError, ValueError):
+        doc = json.loads(Path(p).read_bytes().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return None
+    return doc if isinstance(doc, dict) else None
 
 
-def _tail_count(log: Path, pattern=r"(\d+) passed"):
-    if not log.exists():
+def _tail_count(log: Path):
+    """The last line of a pytest log that counts passed / failed / errors (its last 1 MiB)."""
+    from ..validate import not_a_file
+    if not_a_file(log):
         return None
-    text = log.read_text(errors="replace")
+    with open(log, "rb") as f:
+        f.seek(max(0, f.seek(0, 2) - (1 << 20)))
+        text = f.read().decode("utf-8", errors="replace")
     last = [ln for ln in text.splitlines() if re.search(r"passed|failed|error", ln)]
-    return last[-1].strip("= ") if last else None
+    return last[-1].strip("= ")[:300] if last else None
 
 
 def steps(text: str) -> dict:
@@ -71,7 +87,8 @@ def steps(text: str) -> dict:
             rc_, t_ = int(rc), float(t)
         except ValueError:
             rc_, t_ = None, math.nan
-        if not k.strip() or rc_ is None or not math.isfinite(t_):
+        if not k.strip() or not k.strip().replace("-", "_").isidentifier() or rc_ is None \
+                or not math.isfinite(t_) or not 0 <= t_ < 1e7:
             raise InvalidArgument(f"--steps: {item[:80]!r} is not NAME=EXIT:SECONDS",
                                   argument="--steps", hint="e.g. --steps doctor=0:1.2,notebooks=0:40.5")
         st[k.strip()] = dict(rc=rc_, seconds=t_)
@@ -80,31 +97,62 @@ def steps(text: str) -> dict:
 
 def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
     """Write the run's summary.json and summary.md and print the summary (``st`` the steps'
-    exit codes and seconds, :func:`steps`); 0 when every step exited 0 and no memory leaked."""
+    exit codes and seconds, :func:`steps`); 0 when every step exited 0 and no memory leaked.
+    ``res`` is a ``.ci/gpu`` results folder (it holds the doctor's report); a results file that
+    is not in the form its step writes is named in the summary and left out."""
     from .. import runtime
+    from .. import validate as V
+    from ..errors import InvalidArgument
+    from ..results import files
+    hint = "give the folder .ci/gpu wrote (it holds doctor.txt)"
+    res = V.path(res, "results", hint=hint)
+    if not res.is_dir() or V.not_a_file(res / "doctor.txt"):
+        raise InvalidArgument(f"results={V.shown(str(res), 200)} is not a .ci/gpu results folder",
+                              argument="results", hint=hint)
+    for name, v in (("free_before", free0), ("free_after", free1)):
+        V.integer(v, name, lo=0, hi=1 << 50)
+    if not (isinstance(st, dict) and all(isinstance(v, dict) and isinstance(v.get("rc"), int)
+                                         and isinstance(v.get("seconds"), float)
+                                         for v in st.values())):
+        raise InvalidArgument("steps must be what report.steps() returns", argument="steps",
+                              hint="e.g. steps('doctor=0:1.2')")
     b = runtime.backend()
+    unreadable = []
     bench = _load(res / "core_bench.json") or {}
-    pool = (_load(res / "pool_bench.json") or {}).get("results") or {}     # umkit vs CuPy's pool
-    bench.update({f"poolbench_{k}": {x: y for x, y in v.items() if x != "raw_us"}
-                  for k, v in pool.items() if isinstance(v, dict) and "met" in v})
+    try:
+        pool = (_load(res / "pool_bench.json") or {}).get("results") or {}   # umkit vs CuPy's pool
+        bench.update({f"poolbench_{k}": {x: y for x, y in v.items() if x != "raw_us"}
+                      for k, v in pool.items() if isinstance(v, dict) and "met" in v})
+        benchmarks = {k: {kk: v.get(kk) for kk in ("speed_ratio", "ratio_umkit_over_cupy", "target",
+                                                   "met", "error") if kk in v}
+                      for k, v in bench.items() if isinstance(v, dict) and k != "versions"}
+    except DATA_ERRORS:
+        benchmarks, unreadable = {}, ["core_bench.json / pool_bench.json"]
     comp = _load(res / "calibrate_compare.json") or {}
+    um = _load(res / "umperf.json") or {}
     leak = abs(free0 - free1)
     s = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), backend=b.name,
              device=b.device_name(0), device_count=b.device_count(), versions=b.versions(),
              python=platform.python_version(), code_hash=code_hash(), steps=st,
              tests=_tail_count(res / "tests.log"), notebooks=_tail_count(res / "nbval.log"),
              leak_bytes=leak, leak_ok=leak <= (1 << 20), free_before=free0, free_after=free1,
-             benchmarks={k: {kk: v.get(kk) for kk in ("speed_ratio", "ratio_umkit_over_cupy", "target", "met", "error")
-                             if kk in v} for k, v in bench.items() if isinstance(v, dict) and k != "versions"},
-             calibrate=dict(within=comp.get("within"), total=comp.get("total"), profile=comp.get("profile"),
-                            host_speed=comp.get("host_speed"), host=comp.get("host"),
-                            **{k: {kk: comp[k].get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
-                               for k in ("fit", "validation") if isinstance(comp.get(k), dict)},
-                            as_stored={k: {kk: v.get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
-                                       for k, v in (comp.get("as_stored") or {}).items()}),
-             umperf=_load(res / "umperf.json") and {k: v for k, v in _load(res / "umperf.json").items()
-                                                    if k in ("summary", "device", "host_speed")})
-    (res / "summary.json").write_text(json.dumps(s, indent=1, default=str))
+             benchmarks=benchmarks,
+             umperf={k: v for k, v in um.items() if k in ("summary", "device", "host_speed")} or None)
+    try:
+        s["calibrate"] = dict(
+            within=comp.get("within"), total=comp.get("total"), profile=comp.get("profile"),
+            host_speed=comp.get("host_speed"), host=comp.get("host"),
+            **{k: {kk: comp[k].get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
+               for k in ("fit", "validation") if isinstance(comp.get(k), dict)},
+            as_stored={k: {kk: v.get(kk) for kk in ("within", "within_1_5", "total", "ordering")}
+                       for k, v in (comp.get("as_stored") or {}).items()})
+        cal_lines = _calibrate_lines(comp) if comp else []
+    except DATA_ERRORS:
+        s["calibrate"], cal_lines = {}, []
+        unreadable.append("calibrate_compare.json")
+    s["unreadable"] = unreadable
+    files.write(res / "summary.json", json.dumps(s, indent=1, default=str), argument="results",
+                exists="replace")
     lines = [f"# GPU CI run: {s['device']} ({s['backend']}), {s['date']}", "",
              f"- devices: {s['device_count']}; versions: {s['versions']}; python {s['python']}",
              f"- code hash (GPU-facing files): `{s['code_hash']}`", "",
@@ -115,41 +163,55 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
               f"difference {leak} B -> {'OK' if s['leak_ok'] else 'LEAK'} (limit 1 MiB)", ""]
     for k, v in s["benchmarks"].items():
         lines.append(f"- benchmark {k}: {v}")
-    if comp:
-        sections = [(k, comp[k]) for k in ("fit", "validation") if isinstance(comp.get(k), dict)] \
-            or [("fit", comp)]
-        lines += [""]
-        if all(isinstance(comp.get(k), dict) and "ordering" in comp[k] for k in ("fit", "validation")):
-            from . import calibrate          # the same lines `umkit calibrate --compare` prints
-            lines += [f"- {x}" for x in calibrate.summary_lines(comp)]
-        else:                                    # a comparison without the two sets
-            lines.append(f"- calibrate: {comp.get('within')}/{comp.get('total')} within x/÷1.25")
-        for name, sec in sections:
-            lines += ["", f"## calibrate --compare, {name} set ({sec.get('within')}/{sec.get('total')} "
-                      f"within x/÷1.25, {sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5)", "",
-                      "| workload | measured ms | sim ms | sim/real | x/÷1.25 | x/÷1.5 |",
-                      "|---|---|---|---|---|---|"]
-            lines += [f"| {r['workload']} | {r['measured_ms']} | {r['predicted_ms']} | {r['ratio']} | "
-                      f"{'yes' if r['within'] else 'NO'} | {'yes' if r.get('within_1_5') else 'NO'} |"
-                      for r in sec.get("rows", [])]
-            for p in (sec.get("ordering") or {}).get("wrong_pairs", []):
-                lines.append(f"- ordering wrong: the card has {p}")
-            for p in (sec.get("ordering") or {}).get("unsettled_pairs", []):
-                lines.append(f"- not counted, the card's repeats overlap: {p}")
-    um = _load(res / "umperf.json") or {}
-    if um.get("summary"):
+    lines += cal_lines
+    lines += [f"- {name}: not in the form its step writes (left out)" for name in unreadable]
+    if isinstance(um.get("summary"), str):
         lines += ["", f"- {um['summary']}"]
-    if (res / "umperf.md").exists():
-        lines += ["", (res / "umperf.md").read_text()]
-    (res / "summary.md").write_text("\n".join(lines) + "\n")
+    if not V.not_a_file(res / "umperf.md") and (res / "umperf.md").stat().st_size < MAX_BYTES:
+        lines += ["", (res / "umperf.md").read_bytes().decode("utf-8", errors="replace")]
+    # every line as the terminal and the file will show it: control characters escaped
+    lines = [V.clean(part, 10_000) for ln in lines for part in str(ln).split("\n")]
+    files.write(res / "summary.md", "\n".join(lines) + "\n", argument="results", exists="replace")
     print("\n".join(lines))
     ok = all(v["rc"] == 0 for v in st.values()) and s["leak_ok"]
     print(f"\nGPU CI: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
 
+def _calibrate_lines(comp: dict) -> list[str]:
+    """The summary's calibrate --compare part: the sets' summary lines and their tables."""
+    lines = []
+    sections = [(k, comp[k]) for k in ("fit", "validation") if isinstance(comp.get(k), dict)] \
+        or [("fit", comp)]
+    lines += [""]
+    if all(isinstance(comp.get(k), dict) and "ordering" in comp[k] for k in ("fit", "validation")):
+        from . import calibrate          # the same lines `umkit calibrate --compare` prints
+        lines += [f"- {x}" for x in calibrate.summary_lines(comp)]
+    else:                                    # a comparison without the two sets
+        lines.append(f"- calibrate: {comp.get('within')}/{comp.get('total')} within x/÷1.25")
+    for name, sec in sections:
+        lines += ["", f"## calibrate --compare, {name} set ({sec.get('within')}/{sec.get('total')} "
+                  f"within x/÷1.25, {sec.get('within_1_5', '?')}/{sec.get('total')} within x/÷1.5)", "",
+                  "| workload | measured ms | sim ms | sim/real | x/÷1.25 | x/÷1.5 |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {r['workload']} | {r['measured_ms']} | {r['predicted_ms']} | {r['ratio']} | "
+                  f"{'yes' if r['within'] else 'NO'} | {'yes' if r.get('within_1_5') else 'NO'} |"
+                  for r in sec.get("rows", [])]
+        for p in (sec.get("ordering") or {}).get("wrong_pairs", []):
+            lines.append(f"- ordering wrong: the card has {p}")
+        for p in (sec.get("ordering") or {}).get("unsettled_pairs", []):
+            lines.append(f"- not counted, the card's repeats overlap: {p}")
+    return lines
+
+
 def index() -> str:
     """Rewrite benchmarks/results/INDEX.md and return its text."""
+    from ..errors import InvalidArgument
+    from ..results import files
+    if not (ROOT / "benchmarks" / "results").is_dir():
+        raise InvalidArgument("--index needs the repository checkout (benchmarks/results/ beside "
+                              "the umkit package); this umkit is installed without it",
+                              argument="--index", hint="run it from a clone of the repository")
     now = code_hash()
     rows = []
     for p in sorted((ROOT / "benchmarks/results").glob("*/summary.json")):
@@ -162,5 +224,5 @@ def index() -> str:
             f"is marked STALE (current code hash `{now}`). `umkit measure evaluate RUN` re-predicts a "
             "run with today's model.\n\n| run | device | backend | date | state |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
-    (ROOT / "benchmarks/results/INDEX.md").write_text(text)
+    files.write(ROOT / "benchmarks/results/INDEX.md", text, argument="--index", exists="replace")
     return text

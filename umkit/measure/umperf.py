@@ -374,13 +374,19 @@ def host_speed_from(path) -> dict:
     ``{host_speed, host_speed_source}``; 1.0 (and a source that says why) when the file is
     missing.  A file that is not such a JSON object, or holds no usable host speed, is an
     :class:`~umkit.errors.InvalidArgument` naming ``path``."""
+    from ..validate import not_a_file
     p = Path(path)
     if not p.exists():
         return dict(host_speed=1.0, host_speed_source=f"{p.name} not found: the profile's own host")
+    why = not_a_file(p, "--host-speed-from")
+    if why or p.stat().st_size > 64 << 20:
+        raise InvalidArgument(why or f"host speed from {p.name}: larger than 64 MiB",
+                              argument="--host-speed-from",
+                              hint="pass the calibrate_compare.json of a GPU run")
     try:
         d = json.loads(p.read_text())
-    except (OSError, ValueError) as e:
-        raise InvalidArgument(f"host speed from {p.name}: not readable JSON ({e})",
+    except (OSError, ValueError, RecursionError) as e:
+        raise InvalidArgument(f"host speed from {p.name}: not readable JSON ({type(e).__name__})",
                               hint="pass the calibrate_compare.json of a GPU run") from None
     v = _valid_host_speed(d.get("host_speed")) if isinstance(d, dict) else None
     if v is None:

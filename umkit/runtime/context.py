@@ -1,7 +1,8 @@
 """The runtime context: the one owner of umkit's process state.
 
 It holds the active backend (with the name, the reason it was chosen and the options it was
-made with), the ``umkit.allow_oversubscription`` setting, the pool that ``with pool:`` made
+made with), the ``umkit.allow_oversubscription`` setting, the learner's language as
+``umkit.use(..., lang=...)`` chose it (:mod:`.lang` reads it), the pool that ``with pool:`` made
 current, and per-backend resources (the read-back staging buffers, the touch sinks).  Every
 module asks it through its methods; none reads another module's private state.
 
@@ -14,6 +15,9 @@ Threading contract
 * ``with umkit.using("sim", ...):`` switches the backend for the *current thread* (strictly: the
   current ``contextvars`` context) only; other threads keep seeing the process-wide backend.
   A thread started inside the block does not inherit it.
+* ``umkit.use(..., lang="zh")`` (``umkit.runtime.lang.set_language``) chooses the language for
+  the process, under the context's lock; ``None`` gives the choice back to ``UMKIT_LANG`` and the
+  workspace's marker.
 * ``with pool:`` makes a :class:`~umkit.MemoryPool` current for the current thread only, as
   CuPy's ``using_allocator`` does.
 * Allocating, freeing, reading back, prefetching, launching and synchronizing may be called from
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from ..backends import registry
 from ..backends.contract import Backend
 from ..errors import InvalidArgument
+from . import lang as _lang
 from .lang import tr
 
 
@@ -60,6 +65,7 @@ class Runtime:
         self._using: contextvars.ContextVar = contextvars.ContextVar("umkit_using", default=None)
         self._pool: contextvars.ContextVar = contextvars.ContextVar("umkit_pool", default=None)
         self._allow_oversubscription = False
+        self._language: str | None = None
         self._backends: weakref.WeakSet = weakref.WeakSet()
         self._resources: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -158,6 +164,16 @@ class Runtime:
             for b in list(self._backends):
                 b.allow_oversubscription = flag
 
+    # -- the learner's language --------------------------------------------------------------------
+    def choose_language(self, lang: str | None) -> None:
+        """Record the language ``umkit.use(lang=...)`` chose (already checked and normalized by
+        :func:`umkit.runtime.lang.set_language`), or None for the environment's."""
+        with self._lock:
+            self._language = lang
+
+    def chosen_language(self) -> str | None:
+        return self._language
+
     @property
     def oversubscription_allowed(self) -> bool:
         return self._allow_oversubscription
@@ -229,3 +245,4 @@ def _sim_options(options: dict) -> dict:
 
 #: the one runtime context of this process
 RUNTIME = Runtime()
+_lang.attach(RUNTIME)

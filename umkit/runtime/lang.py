@@ -43,7 +43,6 @@ MARKER = ".umkit-lang"
 ENV = "UMKIT_LANG"
 
 _lock = threading.Lock()
-_chosen: list = [None]                    # set_language's choice; None: environment, marker, en
 _marker_cache: dict = {}                  # folder -> the language its marker names (or None)
 _compiled: dict = {}                      # language -> (exact entries, templates for _match)
 _compiled_at: list = [None]               # the catalogues' generation _compiled was built from
@@ -93,15 +92,42 @@ def set_language(lang: str | None) -> str:
         from ..validate import shown
         raise InvalidArgument(f"lang={shown(lang)} is not a language umkit speaks", argument="lang",
                               hint=f"one of {('en', *_catalogued())} (or None for UMKIT_LANG / the workspace's)")
-    with _lock:
-        _chosen[0] = _norm(lang) if lang is not None else None
+    _runtime().choose_language(_norm(lang) if lang is not None else None)
     return language()
 
 
 def chosen() -> str | None:
     """What :func:`set_language` chose for this process (None: the environment, the marker or
-    English decide) -- so that a caller can put it back."""
-    return _chosen[0]
+    English decide) -- so that a caller can put it back.  The choice lives in the runtime
+    context (:class:`umkit.runtime.context.Runtime`), with the rest of umkit's process state."""
+    return _runtime().chosen_language()
+
+
+class _Unattached:
+    """Where the choice is kept until the runtime context attaches itself (it does as it is
+    made, on ``import umkit``): the same two methods as the context's."""
+
+    def __init__(self):
+        self._lang = None
+
+    def choose_language(self, lang):
+        self._lang = lang
+
+    def chosen_language(self):
+        return self._lang
+
+
+_context: list = [_Unattached()]
+
+
+def attach(context) -> None:
+    """The runtime context keeps the language choice (:meth:`Runtime.choose_language`); it calls
+    this once as it is made (this module cannot import it: the context imports this module)."""
+    _context[0] = context
+
+
+def _runtime():
+    return _context[0]
 
 
 def _from_marker() -> str | None:
@@ -134,7 +160,7 @@ def _from_marker() -> str | None:
 
 def language() -> str:
     """The language umkit prints in now: ``"en"`` or ``"zh"``."""
-    chosen = _chosen[0]
+    chosen = _runtime().chosen_language()
     if chosen is not None:
         return chosen
     env = _norm(os.environ.get(ENV, ""))

@@ -40,16 +40,22 @@ def rows(files: list[tuple[Path, float]]) -> list[dict]:
             raise ValueError(f"{path}: no 'advice' rows (a class probe's advice section)")
         for r in section:
             if not (isinstance(r, dict) and {"advice", "resident", "bytes", "set_ms", "unset_ms"} <= set(r)
-                    and all(isinstance(x, (int, float)) and math.isfinite(x) and x > 0
-                            for x in list(r["set_ms"]) + list(r["unset_ms"]))):
-                raise ValueError(f"{path}: an advice row needs advice, resident, bytes and set_ms / "
-                                 "unset_ms of positive finite times")
+                    and isinstance(r["bytes"], int) and not isinstance(r["bytes"], bool)
+                    and r["bytes"] > 0 and all(isinstance(r[k], list) and r[k]
+                                               for k in ("set_ms", "unset_ms"))
+                    and all(_time(x) for x in r["set_ms"] + r["unset_ms"])):
+                raise ValueError(f"{path}: an advice row needs advice, resident, bytes (a whole "
+                                 "number > 0) and set_ms / unset_ms (lists of positive finite times)")
             out.append(dict(r, file=str(path), host_speed=hs,
                             set_ms=[x / hs for x in r["set_ms"]],
                             unset_ms=[x / hs for x in r["unset_ms"]]))
     if not out:
         raise ValueError("no 'advice' rows in " + ", ".join(str(p) for p, _ in files))
     return out
+
+
+def _time(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
 
 
 def sim_baseline_us() -> float:

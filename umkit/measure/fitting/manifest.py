@@ -80,27 +80,47 @@ class Manifest:
         if unknown:
             raise self.bad(unknown[0], "is not a manifest field", hint="the fields are " +
                            ", ".join(FIELDS))
-        if doc.get("manifest_version") != MANIFEST_VERSION:
+        v = doc.get("manifest_version")
+        if not isinstance(v, int) or isinstance(v, bool) or v != MANIFEST_VERSION:
             raise self.bad("manifest_version", f"is {doc.get('manifest_version')!r}; this umkit "
                            f"reads version {MANIFEST_VERSION}")
         for f, kind in (("root", str), ("writes", str), ("who", str), ("header", dict),
-                        ("params", dict), ("stated", dict)):
-            if not isinstance(doc.get(f), kind):
+                        ("params", dict), ("stated", dict), ("notes", dict)):
+            if not isinstance(doc.get(f, {} if f == "notes" else None), kind):
                 raise self.bad(f, f"must be a {'string' if kind is str else 'JSON object'}")
-        missing = [h for h in HEADER if h not in doc["header"]]
-        if missing:
-            raise self.bad("header", f"lacks {', '.join(missing)}")
+        for f in ("root", "writes", "who"):
+            if not doc[f] or any(ord(c) < 32 or c == "\x7f" for c in doc[f]):
+                raise self.bad(f, "must be a non-empty text without control characters")
+        h = doc["header"]
+        missing = [k for k in HEADER if k not in h]
+        if missing or set(h) - set(HEADER):
+            raise self.bad("header", f"must hold exactly {', '.join(HEADER)}")
+        if not (all(isinstance(h[k], str) and h[k] for k in ("name", "title", "vendor", "mode"))
+                and isinstance(h["teaching"], bool)):
+            raise self.bad("header", "name, title, vendor and mode must be texts, teaching true "
+                           "or false")
         for name, unit in doc["params"].items():
-            if not isinstance(unit, str):
-                raise self.bad(f"params.{name}", "must be the parameter's unit, a string")
+            if not isinstance(unit, str) or not _plain(name):
+                raise self.bad(f"params.{_shown(name)}", "must be a parameter's name (letters, "
+                               "digits, _) and its unit, a string")
         for name, e in doc["stated"].items():
             if name not in doc["params"]:
-                raise self.bad(f"stated.{name}", "is not in params")
+                raise self.bad(f"stated.{_shown(name)}", "is not in params")
             if not (isinstance(e, dict) and set(e) == {"value", "source"}
-                    and isinstance(e["source"], str) and _number(e["value"])):
-                raise self.bad(f"stated.{name}", "must be {value: a number, source: a string}")
+                    and isinstance(e["source"], str) and _number(e["value"]) and e["value"] >= 0):
+                raise self.bad(f"stated.{name}", "must be {value: a number >= 0, source: a text}")
+        for name, text in doc.get("notes", {}).items():
+            if name not in doc["params"] or not isinstance(text, str):
+                raise self.bad(f"notes.{_shown(name)}", "must name a parameter of params and "
+                               "hold a text")
         self.doc = doc
         self.root = (self.path.parent / doc["root"]).resolve()
+        target = (self.root / doc["writes"]).resolve()
+        if Path(doc["writes"]).is_absolute() or not target.is_relative_to(self.root) \
+                or target.suffix != ".json" or target == self.path.resolve():
+            raise self.bad("writes", f"names {_shown(doc['writes'])}: the profile's file, a "
+                           ".json path relative to the root and inside it (not the manifest)")
+        self.target = target
 
     def bad(self, field: str, what: str, hint: str = "") -> InvalidArgument:
         return InvalidArgument(f"manifest {self.path.name}: {field} {what}", argument=field,
@@ -120,6 +140,8 @@ class Manifest:
                 or ".." in Path(rel).parts:
             raise self.bad(field, f"names {V.short(rel)}: a path relative to the root, inside it")
         p = self.root / rel
+        if not p.resolve().is_relative_to(self.root):
+            raise self.bad(field, f"names {V.short(rel)}, which leads outside the root (a link)")
         if folder_ok and p.is_dir():
             return p
         why = V.not_a_file(p, field)
@@ -150,7 +172,21 @@ class Manifest:
 
 
 def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    try:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    except OverflowError:                    # an int too large for a float
+        return False
+
+
+def _plain(name) -> bool:
+    return isinstance(name, str) and name.isidentifier() and name.isascii()
+
+
+def _shown(value) -> str:
+    """A name or a path as a message shows it: a plain name as it is, anything else quoted
+    with its control characters escaped."""
+    from ...validate import shown
+    return value if _plain(value) else shown(str(value), 80)
 
 
 def _json(path: Path) -> dict:
@@ -187,10 +223,18 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
     computes the simulator's responses of the ``through_sim`` stage again with the simulator
     as it is now (minutes) instead of reading the stored design; ``log`` takes progress lines;
     ``keep`` (a dict), if given, receives the design the fit used under ``"design"``."""
+    from ...errors import InvalidType
     from . import advice as adv
     from . import cold_path as cold
     from . import direct as dr
     from . import through_sim as ts
+    for name, ok in (("redesign", isinstance(redesign, bool)), ("log", log is None or callable(log)),
+                     ("keep", keep is None or isinstance(keep, dict))):
+        if not ok:
+            raise InvalidType(f"fit_profile: {name} must be "
+                              + {"redesign": "True or False", "log": "a function of one line, or None",
+                                 "keep": "a dict, or None"}[name], argument=name,
+                              hint="see umkit.measure.fitting.fit_profile")
     man = manifest if isinstance(manifest, Manifest) else Manifest(manifest)
     say = log or (lambda line: None)
     d = man.doc
@@ -199,8 +243,20 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
     sources = {k: e["source"] for k, e in d["stated"].items()}
 
     def stage_error(name, e):
-        return man.bad(name, f"cannot be fitted from its data: {e}",
-                       hint="check the files the stage names")
+        return man.bad(name, f"cannot be fitted from its data: {type(e).__name__}: {e}",
+                       hint="check that each file the stage names is the kind of file it reads")
+
+    def fitted(stage: str, new: dict) -> None:
+        """Take a stage's values: each a parameter no value is stated for, a finite number >= 0."""
+        for k, val in new.items():
+            if k in d["stated"]:
+                raise man.bad(f"stated.{k}", f"is fitted by stage {stage}: state it or fit it, "
+                              "not both")
+            if not (_number(val) and val >= 0):
+                raise man.bad(stage, f"fits {k} = {val!r} from its data, not a number >= 0",
+                              hint="check the files the stage names (a size or a time that is "
+                                   "not a positive number)")
+        values.update(new)
 
     # -- direct ---------------------------------------------------------------------------------
     st = man.stage("direct")
@@ -223,7 +279,7 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
             if isinstance(e, InvalidArgument):
                 raise
             raise stage_error("direct", e) from None
-        values.update(v)
+        fitted("direct", v)
         sources.update(src)
         say(f"direct: {len(v)} parameters")
 
@@ -255,8 +311,8 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
                + f"; umkit measure fit, stage advice; {who}, {st.get('date', '')} ({files})")
         if st.get("note"):
             src += ". " + str(st["note"])
-        for k, val in v.items():
-            values[k] = val
+        fitted("advice", v)
+        for k in v:
             sources[k] = src
         for ln in lines:
             say("advice: " + ln)
@@ -288,8 +344,8 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
                f"({', '.join(r for r, _, _ in probes)})")
         if st.get("note"):
             src += ". " + str(st["note"])
-        values.update({"fault_cold_latency": round(C * 1e3, 1), "fault_cold_decay": r_,
-                       "fault_cold_bytes": int(S)})
+        fitted("cold_path", {"fault_cold_latency": round(C * 1e3, 1), "fault_cold_decay": r_,
+                             "fault_cold_bytes": int(S)})
         for k in ("fault_cold_latency", "fault_cold_decay", "fault_cold_bytes"):
             sources[k] = src
 
@@ -300,17 +356,27 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
         p = man.file("duplex.fit_probe", rel)
         try:
             dx = _json(p)["duplex"]
+            if "zero_copy_bw" not in values:
+                raise man.bad("duplex", "needs zero_copy_bw, from the direct stage or stated")
             zc = values["zero_copy_bw"] * 1e9
             parts, shown = [], []
             for size in sorted(dx, key=int):
                 r = dx[size]
+                if int(size) <= 0 or not all(_number(r.get(k)) and r[k] > 0 for k in
+                                             ("pinned_read_write_ms", "pinned_read_ms")):
+                    raise ValueError(f"size {size!r}: needs a positive size and positive finite "
+                                     "pinned_read_ms and pinned_read_write_ms")
                 write_ms = int(size) / zc / MS
                 extra = r["pinned_read_write_ms"] - r["pinned_read_ms"]
                 parts.append(1 - extra / write_ms)
                 shown.append((int(size) >> 20, extra, r["pinned_read_ms"], write_ms))
         except DATA_ERRORS as e:
             raise stage_error("duplex", e) from None
-        values["link_duplex"] = round(float(np.mean(parts)), 2)
+        if not parts or not all(0 <= x <= 1 for x in parts):
+            raise man.bad("duplex", "gives a share of writes crossing beside reads outside 0..1 "
+                          f"({', '.join(f'{x:.3g}' for x in parts) or 'no sizes'})",
+                          hint="duplex.fit_probe must be a fit probe's duplex section")
+        fitted("duplex", {"link_duplex": round(float(np.mean(parts)), 2)})
         sources["link_duplex"] = (
             "fitted: a zero-copy increment of " + " / ".join(f"{s[0]}" for s in shown) +
             " MiB of pinned memory (every element read and written) took " +
@@ -325,8 +391,9 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
     # -- through the simulator --------------------------------------------------------------------
     st = man.stage("through_sim")
     if st is not None:
-        if m is None:
-            raise man.bad("through_sim", "needs the direct stage (its data are the observations)")
+        if m is None or fp is None:
+            raise man.bad("through_sim", "needs the direct stage with its fit_probe files (their "
+                          "data are the observations)")
         dpath = man.file("through_sim.design", st.get("design"))
         obs = ts.observations(m, sb, fp)
         if redesign:
@@ -357,13 +424,32 @@ def fit_profile(manifest, *, redesign: bool = False, log=None, keep: dict | None
                f"({des.get('model', 'the simulator')}; {st.get('design')})")
         date = str((d.get("direct") or {}).get("date", ""))
         fp_src = names[2][:-len(", pooled)")] + ", pooled: each number the mean over the runs)"
-        for k, val in v.items():
-            values[k] = float(val)
+        fitted("through_sim", {k: float(val) for k, val in v.items()})
+        for k in v:
             sources[k] = f"{how}; {who}, {date}, {names[0]}; {names[1]}; {fp_src}"
         worst = max((abs(math.log(p / y)) for _, y, p in rows if y > 0 and p > 0), default=0.0)
         say(f"through_sim: {len(v)} parameters over {len(rows)} observations (worst ratio "
             f"x/÷{math.exp(worst):.2f})")
-    return _document(man, values, sources)
+    doc = _document(man, values, sources)
+    _loads(man, doc)
+    return doc
+
+
+def _loads(man: Manifest, doc: dict) -> None:
+    """The fitted profile must be one the simulator loads (every value and field checked as
+    :func:`umkit.sim.load_profile` checks a profile file)."""
+    import tempfile
+
+    from ...errors import UmkitError
+    from ...sim import load_profile
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "fitted.json"
+        f.write_text(render(doc), encoding="utf-8")
+        try:
+            load_profile(f)
+        except UmkitError as e:
+            raise man.bad("params", f"make a profile the simulator refuses: {e.message}",
+                          hint="check the stated values and the stages' data") from None
 
 
 def _version() -> str:
@@ -400,20 +486,40 @@ def render(doc: dict) -> str:
 
 
 def differences(doc: dict, path) -> list[str]:
-    """Where the profile file at ``path`` differs from ``doc``: one line per parameter."""
-    have = json.loads(Path(path).read_text(encoding="utf-8"))
-    out = [f"{h}: {have.get(h)!r} in the file, {doc[h]!r} fitted" for h in HEADER
-           if have.get(h) != doc[h]]
-    hp, dp = have.get("params", {}), doc["params"]
+    """Where the profile file at ``path`` differs from ``doc``: one line per parameter, and one
+    when the file's text is not what :func:`render` writes (a type, an extra field, the
+    formatting); [] when the file is exactly the fit."""
+    from ...validate import not_a_file, shown
+    why = not_a_file(path, "writes")
+    if why:
+        return [why]
+    if Path(path).stat().st_size > MAX_BYTES:
+        return [f"{shown(str(path), 200)} is larger than {MAX_BYTES >> 20} MiB"]
+    text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    if text == render(doc):
+        return []
+    try:
+        have = json.loads(text)
+    except (ValueError, RecursionError):
+        return ["the file is not JSON"]
+    if not isinstance(have, dict) or not isinstance(have.get("params"), dict):
+        return ["the file is not a profile (a JSON object with params)"]
+    out = [f"{h}: {shown(have.get(h), 60)} in the file, {shown(doc[h], 60)} fitted" for h in HEADER
+           if have.get(h) != doc[h] or type(have.get(h)) is not type(doc[h])]
+    out += [f"{shown(k, 60)}: a field the fit does not make" for k in have
+            if k not in HEADER and k != "params"]
+    hp, dp = have["params"], doc["params"]
     for k in list(dp) + [k for k in hp if k not in dp]:
         a, b = hp.get(k), dp.get(k)
-        if a is None or b is None:
-            out.append(f"{k}: {'not in the file' if a is None else 'not fitted'}")
-        elif a["value"] != b["value"]:
-            out.append(f"{k}: {a['value']!r} in the file, {b['value']!r} fitted")
+        name = shown(k, 60)
+        if not isinstance(a, dict) or b is None:
+            out.append(f"{name}: {'not in the file' if a is None else 'not fitted' if b is None else 'not a parameter entry'}")
+        elif a.get("value") != b["value"] or type(a.get("value")) is not type(b["value"]):
+            out.append(f"{name}: {shown(a.get('value'), 40)} in the file, {b['value']!r} fitted")
         elif a != b:
-            out.append(f"{k}: the same value, another " +
-                       ("unit" if a["unit"] != b["unit"] else "source"))
-    if not out and list(hp) != list(dp):
-        out.append("the parameters are listed in another order")
+            what = [f for f in ("unit", "source") if a.get(f) != b[f]] + \
+                [f"the field {shown(f, 30)}" for f in a if f not in b]
+            out.append(f"{name}: the same value, another {' and '.join(what)}")
+    if not out:
+        out.append("the file's text is not what the fit writes (its order or formatting)")
     return out

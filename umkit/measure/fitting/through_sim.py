@@ -27,6 +27,8 @@ from .direct import MS, by_size
 #: one unit of each parameter in a column run: 1 us, or for ``fault_bw`` (whose share goes as
 #: 1 / rate) 1 GB/s; ``fault_bw`` at "zero" is the fastest rate a profile may hold
 ZERO_FAULT_BW = 1e6
+#: the widest miss a fit may leave on one observation (the shipped fit's worst is x/÷4.2)
+MAX_RATIO = 20.0
 
 #: fitted by running the fit workloads on sim (model time is linear in each of them)
 SIM_FIT = ("fault_wakeup_latency", "fault_batch_latency", "fault_unmap_latency", "fault_latency",
@@ -213,6 +215,15 @@ def solve(des: dict, observations: list) -> tuple[dict, list]:
     design ``des``: relative non-negative least squares.  Returns ({parameter: value in the
     profile's units}, [(observation, measured ms, fitted ms)])."""
     names = [o[0] for o in observations]
+    if not isinstance(des, dict) or des.get("params") != list(SIM_FIT):
+        raise ValueError("the design must list exactly the parameters this stage fits, in order: "
+                         + ", ".join(SIM_FIT))
+    if not (isinstance(des.get("observations"), list) and isinstance(des.get("t0"), list)
+            and isinstance(des.get("F"), list) and len(des["t0"]) == len(des["F"])
+            == len(des["observations"])
+            and all(isinstance(row, list) and len(row) == len(SIM_FIT) for row in des["F"])):
+        raise ValueError("the design needs observations, t0 and F of one length, each row of F "
+                         "one number per parameter")
     if names != des["observations"]:
         missing = sorted(set(des["observations"]) - set(names))[:3]
         extra = sorted(set(names) - set(des["observations"]))[:3]
@@ -222,13 +233,26 @@ def solve(des: dict, observations: list) -> tuple[dict, list]:
     F = np.array(des["F"], dtype=float)
     y = np.array([t for _, t, _ in observations])
     t0 = np.array(des["t0"], dtype=float)
+    if not (np.isfinite(F).all() and np.isfinite(t0).all() and (t0 >= 0).all()
+            and np.isfinite(y).all() and (y > 0).all()):
+        raise ValueError("the design's responses and the measurements must be finite, the "
+                         "measurements > 0")
     use = np.abs(F).sum(axis=1) > 0          # observations the parameters act on
+    if use.sum() < len(SIM_FIT):
+        raise ValueError(f"the parameters act on {int(use.sum())} observations: fewer than the "
+                         f"{len(SIM_FIT)} parameters; compute the design again (--redesign)")
     x = nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
     vals = {k: (1.0 / xi if k == "fault_bw" and xi > 0 else xi) for k, xi in zip(des["params"], x)}
     if vals.get("fault_bw") == 0:
         vals["fault_bw"] = 1e3
     pred = t0 + F @ x
     rows = [(o[0], o[1] * 1e3, pp * 1e3) for o, pp, u in zip(observations, pred, use) if u]
+    wide = [n for n, y, p in rows if p > 0 and max(p / y, y / p) >= MAX_RATIO]
+    below = [n for n, y, p in rows if p <= 0]        # a stage the model times at about nothing
+    if wide or len(below) > 0.05 * len(rows):
+        raise ValueError(f"the fit misses {len(wide)} observations by more than x/÷{MAX_RATIO:g} and "
+                         f"predicts {len(below)} of {len(rows)} at zero or less: the design does "
+                         "not describe these data (compute it again: --redesign)")
     return vals, rows
 
 

@@ -47,7 +47,6 @@ import json
 import math
 import statistics
 import sys
-from pathlib import Path
 
 LOW, HIGH = "one_1g_64k", "one_2g_64k"
 FLAT_BELOW, GROWS_ABOVE = 0.35, 0.65
@@ -365,11 +364,16 @@ def main(argv=None):
         print("class_decide: give a class_probe.json (benchmarks/results/<run>/class_probe.json)",
               file=sys.stderr)
         return 2
+    from ...validate import clean
+    from .registry import output, read_json, write
     try:
-        doc = json.loads(Path(args.probe).read_text())
+        output(args.json, "--json")
+        doc = read_json(args.probe, "probe")
+        if not isinstance(doc, dict):
+            raise ProbeFileError("not a class probe's JSON object")
         out = decide(doc)
     except (OSError, ValueError) as e:       # ProbeFileError and JSONDecodeError are ValueErrors
-        print(f"class_decide: {args.probe}: {e}", file=sys.stderr)
+        print(clean(f"class_decide: {args.probe}: {e}", 2000), file=sys.stderr)
         return 2
     out["probe"] = {k: doc.get(k) for k in ("date", "device", "backend", "reps")}
     fs = out["faultshape"]
@@ -397,6 +401,6 @@ def main(argv=None):
               f"61 on {pn['late']['median_ms']:.3f} ms, naps {pn['late']['nap_share']:.0%}; "
               f"remote maps {pn['remote_maps']}")
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+        write(args.json, json.dumps(out, indent=1) + "\n", "--json")
     return 0
 

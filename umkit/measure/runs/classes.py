@@ -8,11 +8,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-from pathlib import Path
 import umkit
 from umkit.measure.timing import warm_up
 from umkit.measure.probes.classes import (advice, allocs, context, context2, faultshape, faultsize,
                                           pinning, small, smallpair, thrash, tripparts)
+from .registry import output, positive, write
 
 
 def main(argv=None):
@@ -21,9 +21,14 @@ def main(argv=None):
     p.add_argument("--sections",
                    default="advice,faultsize,smallpair,small,context,faultshape,context2,tripparts,"
                            "thrash,pinning,allocs")
-    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--reps", type=positive(int), default=3)
     args = p.parse_args(argv)
+    output(args.out, "--out")
     sections = [s for s in args.sections.split(",") if s]
+    known = ("advice", "faultsize", "small", "smallpair", "context", "faultshape", "context2",
+             "tripparts", "thrash", "pinning", "allocs")
+    if not sections or set(sections) - set(known):
+        p.error(f"--sections: a comma-separated subset of {','.join(known)}")
     warm_up()
     out = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
            "backend": umkit.backend_name(), "device": umkit.backend().device_name(0),
@@ -33,7 +38,7 @@ def main(argv=None):
            "tripparts": tripparts, "thrash": thrash, "pinning": pinning, "allocs": allocs}
     for s in sections:
         out[s] = fns[s](args.reps)
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    write(args.out, json.dumps(out, indent=1) + "\n", "--out")
     print(f"wrote {args.out}")
     return 0
 

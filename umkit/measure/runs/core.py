@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 import umkit
+from .registry import output, write
 
 MiB = 1 << 20
 
@@ -230,6 +231,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run core", description=__doc__.splitlines()[0])
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    output(args.out, "--out")
     b = umkit.backend()
     res = dict(backend=b.name, device=b.device_name(0), versions=b.versions(),
                date=time.strftime("%Y-%m-%d"))
@@ -241,7 +243,6 @@ def main(argv=None) -> int:
             res[name] = {"error": f"{type(e).__name__}: {e}"}
     print(json.dumps(res, indent=1, default=str))
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(res, f, indent=1, default=str)
+        write(args.out, json.dumps(res, indent=1, default=str), "--out")
     return 0
 

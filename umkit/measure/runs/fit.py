@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from umkit.measure.probes.small import header
 from umkit.measure.probes.fit import (SECTIONS, back, cycles, duplex, edits, fresh, fresh_pinned,
                                       host, loop, packing, partial, pingpong, umperf)
+from .registry import output, write
 
 
 def main(argv=None) -> int:
@@ -20,6 +20,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="smaller umperf part (tests)")
     ap.add_argument("--only", help=f"comma-separated sections (default: all of {', '.join(SECTIONS)})")
     a = ap.parse_args(argv)
+    output(a.out, "--out")
     only = SECTIONS if not a.only else tuple(x.strip() for x in a.only.split(","))
     bad = [x for x in only if x not in SECTIONS]
     if bad:
@@ -33,7 +34,7 @@ def main(argv=None) -> int:
     for name in only:
         res[name] = fns[name]()
         if a.out:               # section by section: a later failure keeps what was measured
-            Path(a.out).write_text(json.dumps(res, indent=1))
+            write(a.out, json.dumps(res, indent=1), "--out")
     if not a.out:
         print(json.dumps(res, indent=1))
     return 0

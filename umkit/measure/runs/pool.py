@@ -37,6 +37,7 @@ import threading
 import time
 
 import umkit
+from .registry import output, write
 
 MiB = 1 << 20
 RUNS = 15
@@ -157,6 +158,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="JSON path")
     ap.add_argument("--sim", action="store_true", help="sim backend: umkit's own cycle only")
     args = ap.parse_args(argv)
+    output(args.out, "--out")
     b = umkit.use("sim", quiet=True) if args.sim else umkit.backend()
     out = dict(date=_dt.date.today().isoformat(), backend=b.name, device=b.device_name(0),
                python=sys.version.split()[0])
@@ -169,8 +171,7 @@ def main(argv=None) -> int:
     text = json.dumps(out, indent=1)
     print(text)
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+        write(args.out, text + "\n", "--out")
     met = [r.get("met") for r in out["results"].values() if isinstance(r, dict)]
     return 0 if all(m is not False for m in met) else 1
 

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import umkit
+from .registry import output, positive, write
 
 
 def one(case: str, n: int) -> float:
@@ -50,9 +51,10 @@ def one(case: str, n: int) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run read_back", description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="the JSON result file to write")
-    ap.add_argument("--mib", type=int, default=64, help="the array's size (MiB; default 64)")
-    ap.add_argument("--reps", type=int, default=5, help="runs per case (default 5)")
+    ap.add_argument("--mib", type=positive(int), default=64, help="the array's size (MiB; default 64)")
+    ap.add_argument("--reps", type=positive(int), default=5, help="runs per case (default 5)")
     args = ap.parse_args(argv)
+    output(args.out, "--out")
     if not 1 <= args.mib <= 4096 or not 1 <= args.reps <= 50:
         ap.error("--mib must be 1..4096 and --reps 1..50")
     umkit.use(quiet=True)
@@ -74,8 +76,7 @@ def main(argv=None) -> int:
         "verdict": ("after read_back the array was still in VRAM" if stays else
                     "after read_back the array had left VRAM"),
     }
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    write(args.out, json.dumps(result, indent=1), "--out")
     label = "model" if backend == "sim" else "measured"
     for k, v in med.items():
         print(f"{k:<10} GPU read afterwards: {v:8.3f} ms ({label}, median of {args.reps})")

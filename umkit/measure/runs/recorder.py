@@ -24,6 +24,7 @@ import os
 import statistics
 import time
 from pathlib import Path
+from .registry import output, positive, write
 
 
 MiB = 1 << 20
@@ -32,12 +33,13 @@ MiB = 1 << 20
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run recorder", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=None)
-    ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--target-ms", type=float, default=1.0)
+    ap.add_argument("--steps", type=positive(int), default=200)
+    ap.add_argument("--repeats", type=positive(int), default=7)
+    ap.add_argument("--target-ms", type=positive(float), default=1.0)
     ap.add_argument("--backend", default=os.environ.get("UMKIT_BACKEND"))
     ap.add_argument("--no-counters", action="store_true")
     a = ap.parse_args(argv)
+    output(a.out, "--out")
     import umkit
     b = umkit.use(a.backend, quiet=True) if a.backend else umkit.backend()
     sim = bool(getattr(b, "model_time", False))
@@ -118,7 +120,7 @@ def main(argv=None) -> int:
     print(text)
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(text + "\n")
+        write(a.out, text + "\n", "--out")
     return 0
 
 

@@ -25,10 +25,64 @@ KINDS = ("fit", "validation", "speed", "investigation")
 
 def run(name: str, argv: list[str]) -> int:
     """Run the program ``name`` with its arguments; its exit status."""
-    from ...errors import InvalidArgument
-    if name not in RUNS:
-        raise InvalidArgument(f"no measurement program {name!r}", argument="name",
+    from ...errors import InvalidArgument, InvalidType
+    if not isinstance(argv, (list, tuple)) or not all(isinstance(a, str) for a in argv):
+        raise InvalidType("argv must be a list of the program's arguments (texts)",
+                          argument="argv", hint="e.g. run('small', ['--out', 'small_bench.json'])")
+    if not isinstance(name, str) or name not in RUNS:
+        from ...validate import shown
+        raise InvalidArgument(f"no measurement program {shown(name, 60)}", argument="name",
                               hint="umkit measure run --list names them: " + ", ".join(RUNS))
     module = importlib.import_module(f"{__package__}.{RUNS[name][0]}")
-    rc = module.main(argv)
+    rc = module.main(list(argv))
     return 0 if rc is None else int(rc)
+
+
+# -- what the programs share: their arguments checked before a measurement, their files written whole
+def positive(kind=int):
+    """An argparse ``type`` for a count or a size that must be > 0 (``kind`` int or float)."""
+    import math
+
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise ValueError(text) from None
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(text)
+        return v
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+def output(value, flag: str, suffixes: tuple[str, ...] = (".json",)):
+    """A file a program will write, checked before it measures (a folder that is there, a
+    known extension, a regular file or nothing); None stays None."""
+    if value is None:
+        return None
+    from ... import validate as V
+    return V.output_path(value, flag, suffixes)
+
+
+def write(path, text: str, flag: str) -> None:
+    """Write a program's result file whole (a temporary file renamed into place)."""
+    from ...results import files
+    files.write(path, text, argument=flag, exists="replace")
+
+
+def read_json(path, name: str):
+    """A JSON file a program reads: a regular file of at most 64 MiB (never a FIFO or a
+    device), as a ValueError naming it otherwise."""
+    import json
+    from pathlib import Path
+
+    from ... import validate as V
+    why = V.not_a_file(path, name)
+    if why:
+        raise ValueError(why)
+    if Path(path).stat().st_size > 64 << 20:
+        raise ValueError(f"{V.shown(str(path), 200)} is larger than 64 MiB")
+    try:
+        return json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError) as e:
+        raise ValueError(f"not JSON ({type(e).__name__})") from None

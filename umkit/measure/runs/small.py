@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from umkit.measure.probes.small import (first_use, header, host_verify, launch_sync, matmul_rates,
                                         read_mostly_writes, small_managed, sweep_copies,
                                         sweep_host, sweep_managed, timer_floor)
+from .registry import output, write
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run small")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
+    output(a.out, "--out")
     res = header("umkit small_bench", "host_ms: umkit.now() around a synchronized region (wall "
                  "clock on GPUs); gpu ms: events; medians")
     res.update(host=sweep_host(), copies=sweep_copies(), managed=sweep_managed(),
@@ -26,6 +27,6 @@ def main(argv=None) -> int:
     text = json.dumps(res, indent=1)
     print(text)
     if a.out:
-        Path(a.out).write_text(text)
+        write(a.out, text, "--out")
     return 0
 

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import umkit
 from umkit.measure.umperf import (DIMS, compare, host_speed_from, order,
                                   ratio_md, run_all, table_md, size_label)
+from .registry import output, positive, write
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run umperf", description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=20, help="iterations per cell (the sample: 20)")
-    ap.add_argument("--max-mb", type=int, default=16, help="largest matrix, MB (the sample: 16)")
+    ap.add_argument("--runs", type=positive(int), default=20, help="iterations per cell (the sample: 20)")
+    ap.add_argument("--max-mb", type=positive(int), default=16, help="largest matrix, MB (the sample: 16)")
     ap.add_argument("--out", help="JSON with every cell and stage")
     ap.add_argument("--md", help="markdown tables")
     ap.add_argument("--compare-sim", action="store_true",
@@ -39,6 +39,8 @@ def main(argv=None) -> int:
     ap.add_argument("--host-speed-from", help="take sim's host speed from this calibrate "
                     "--compare JSON (fitted there on the fit set)")
     a = ap.parse_args(argv)
+    output(a.out, "--out")
+    output(a.md, "--md", (".md",))
     host, host_src = 1.0, "the profile's own host (no host speed given)"
     if a.host_speed is not None:
         host, host_src = a.host_speed, "given on the command line"
@@ -96,8 +98,8 @@ def main(argv=None) -> int:
     if out.get("summary"):
         print("SUMMARY " + out["summary"])
     if a.out:
-        Path(a.out).write_text(json.dumps(out, indent=1))
+        write(a.out, json.dumps(out, indent=1), "--out")
     if a.md:
-        Path(a.md).write_text("## UnifiedMemoryPerf (cuda-samples) port\n\n" + text + "\n")
+        write(a.md, "## UnifiedMemoryPerf (cuda-samples) port\n\n" + text + "\n", "--md")
     return 0
 
