@@ -371,12 +371,14 @@ def main(argv=None) -> int:
     line (``argv`` None), a second Ctrl-C while it leaves is ignored."""
     cmd = "umkit"
     import signal
-    handler = signal.getsignal(signal.SIGINT)
-    if getattr(handler, "umkit_import_guard", False):
-        signal.signal(signal.SIGINT, signal.default_int_handler)   # umkit's import is done
-    kept = _keep_interrupts()
+    kept = None
     interrupted = False
     try:
+        # from the moment Ctrl-C raises KeyboardInterrupt, it lands inside this try
+        handler = signal.getsignal(signal.SIGINT)
+        if getattr(handler, "umkit_import_guard", False):
+            signal.signal(signal.SIGINT, signal.default_int_handler)   # umkit's import is done
+        kept = _keep_interrupts()
         try:
             args = parser().parse_args(argv)
             cmd = f"umkit {args.cmd}"
@@ -404,7 +406,7 @@ def main(argv=None) -> int:
             pass
         return 130
     finally:
-        if argv is not None or not interrupted:     # called from Python: leave it as it was
+        if kept is not None and (argv is not None or not interrupted):  # from Python: as it was
             _put_back(kept)
 
 

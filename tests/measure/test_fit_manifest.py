@@ -126,6 +126,32 @@ def test_manifest_fields_are_checked(tmp_path, change, field):
     assert e.value.argument == field
 
 
+def test_the_fit_never_writes_over_a_file_it_reads(tmp_path):
+    root = _tree(tmp_path)
+    p = root / "benchmarks" / "fits" / MANIFEST.name
+    design = root / "benchmarks" / "fits" / "h200-pcie5.design.json"
+    before = design.read_bytes()
+    doc = json.loads(p.read_text())
+    doc["writes"] = "benchmarks/fits/h200-pcie5.design.json"
+    p.write_text(json.dumps(doc))
+    assert main(["measure", "fit", str(p), "--write"]) == 2
+    design.write_bytes(before)
+    assert main(["measure", "fit", str(p), "--out", str(design), "--force"]) == 2
+    assert design.read_bytes() == before
+
+
+@pytest.mark.parametrize("stage, speed", [("advice", 1e-4), ("advice", 1e6), ("cold_path", 1e-6)])
+def test_a_host_speed_no_lease_has_is_refused(tmp_path, stage, speed):
+    root = _tree(tmp_path)
+    p = root / "benchmarks" / "fits" / MANIFEST.name
+    doc = json.loads(p.read_text())
+    doc[stage]["class_probe"][0]["host_speed"] = speed
+    p.write_text(json.dumps(doc))
+    with pytest.raises(InvalidArgument) as e:
+        fit_profile(p)
+    assert e.value.argument == f"{stage}.class_probe"
+
+
 def test_a_data_link_out_of_the_root_is_refused(tmp_path):
     root = _tree(tmp_path)
     rel = "benchmarks/results/2026-12-01-h200-gpu-ci-run24/fit_probe_d1.json"

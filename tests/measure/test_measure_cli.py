@@ -67,10 +67,33 @@ def test_a_run_is_summarised(tmp_path, capsys):
     s = json.loads((res / "summary.json").read_text())
     assert s["steps"] == {"doctor": {"rc": 0, "seconds": 1.0}} and s["leak_ok"]
     assert s["code_hash"] == report.code_hash()
-    assert s["unreadable"] == ["calibrate_compare.json"]
+    assert s["unreadable"] == ["core_bench.json", "calibrate_compare.json"]
     assert "GPU CI: PASS" in capsys.readouterr().out
     assert main(["measure", "report", str(res), "--steps", "doctor=1:1.0"]) == 1
     assert main(["measure", "report", str(res), "--free-before", "-1"]) == 2
+    assert main(["measure", "report", "--index", str(res)]) == 2   # --index takes nothing else
+    assert main(["measure", "report", str(res), "--steps", "a=0:1,a=0:2"]) == 2
+
+
+def test_class_decide_never_writes_over_its_probe(tmp_path):
+    probe = tmp_path / "cp.json"
+    shutil.copy(ROOT / "benchmarks" / "results" / "2026-12-05-h200-class-probe-shape" /
+                "class_probe.json", probe)
+    before = probe.read_bytes()
+    assert main(["measure", "run", "class_decide", str(probe), "--json", str(probe)]) == 2
+    assert probe.read_bytes() == before
+
+
+def test_evaluate_refuses_what_is_no_run_folder(tmp_path):
+    from umkit.errors import UmkitError
+    from umkit.measure import evaluate
+    for bad in ("str", None, tmp_path / "missing", tmp_path):
+        with pytest.raises(UmkitError):
+            evaluate.evaluate(bad)
+    (tmp_path / "umperf.json").write_text(json.dumps(
+        {"measured": {"runs": 1, "dims": [32], "cells": {"x": 1}}}))
+    assert main(["measure", "evaluate", str(tmp_path), "--quiet"]) == 2      # cells not the table's
+    assert main(["measure", "evaluate", str(tmp_path), "--no-umperf"]) == 2  # nothing to evaluate
 
 
 def test_the_index_is_stale_by_measurement_code_not_by_the_model(tmp_path, monkeypatch):

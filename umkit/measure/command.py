@@ -99,6 +99,27 @@ def _output(value, flag: str, force: bool) -> Path:
     return p
 
 
+def _not_an_input(path: Path, inputs: set, name: str) -> None:
+    """A fit never writes over a file it reads (its manifest, a data file, the design)."""
+    if Path(path).resolve() in inputs:
+        raise InvalidArgument(f"{name} names {_clean(path)}, a file the fit reads", argument=name,
+                              hint="write the profile to its own file")
+
+
+def _a_profile_or_nothing(path: Path) -> None:
+    """--write replaces a profile file, nothing else that is there."""
+    import json
+    if not path.exists():
+        return
+    try:
+        doc = json.loads(path.read_bytes()[:256 << 20].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError, OSError):
+        doc = None
+    if not (isinstance(doc, dict) and isinstance(doc.get("params"), dict)):
+        raise InvalidArgument(f"writes names {_clean(path)}, which is there and is not a profile",
+                              argument="writes", hint="name the profile's file in the manifest")
+
+
 def _folder(value, name: str, hint: str) -> Path:
     """A results folder a command reads."""
     from .. import validate as V
@@ -117,12 +138,18 @@ def cmd_fit(args) -> int:
         raise InvalidArgument("--design-out keeps a design that --redesign computes",
                               argument="--design-out", hint="add --redesign, or leave it out")
     target = man.target
+    inputs = man.inputs()
     if args.write:
         from .. import validate as V
         V.output_path(target, "writes", (".json",))    # a folder that is there, a regular file
+        _not_an_input(target, inputs, "writes")
+        _a_profile_or_nothing(target)
     out = _output(args.out, "--out", args.force) if args.out is not None else None
     design_out = _output(args.design_out, "--design-out", args.force) \
         if args.design_out is not None else None
+    for p, flag in ((out, "--out"), (design_out, "--design-out")):
+        if p is not None:
+            _not_an_input(p, inputs, flag)
     keep = {}
     doc = fit_profile(man, redesign=args.redesign, log=lambda line: print(_clean(line)), keep=keep)
     if design_out:
@@ -168,6 +195,9 @@ def cmd_evaluate(args) -> int:
 def cmd_report(args) -> int:
     from . import report
     if args.index:
+        if args.results or args.steps or args.free_before or args.free_after:
+            raise InvalidArgument("--index rewrites the results index and takes nothing else",
+                                  argument="--index", hint="umkit measure report --index")
         print(report.index(), end="")
         return 0
     hint = "umkit measure report RESULTS_DIR --steps ..., or --index"

@@ -38,11 +38,31 @@ def _read(path: Path, name: str) -> dict:
 
 def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
              umperf_run: Path | None = None) -> dict:
+    """The run's recorded measurements re-predicted by the simulator as it is now (see the
+    module); ``run`` (and ``umperf_run``) a results folder."""
+    from .. import validate as V
+    hint = "give a .ci/gpu results folder, e.g. benchmarks/results/2026-12-05-h200-gpu-ci-run45"
+    for name, folder in (("run", run), ("umperf_run", umperf_run)):
+        if folder is None and name == "umperf_run":
+            continue
+        p = V.path(folder, name, hint=hint)
+        if not p.is_dir():
+            raise InvalidArgument(f"{name}={V.shown(str(folder), 200)} is not a folder",
+                                  argument=name, hint=hint)
+    run = Path(run)
+    umperf_run = Path(umperf_run) if umperf_run is not None else None
+    if not isinstance(umperf, bool):
+        raise InvalidArgument("umperf must be True or False", argument="umperf", hint=hint)
     out: dict = {"run": run.name}
     comp = run / "calibrate_compare.json"
     if comp.exists():
         raw = _read(comp, "run")
-        measured = calibrate.check_measured(raw.get("measured", raw), "run")
+        measured = raw.get("measured", raw)
+        if not isinstance(measured, dict):
+            raise InvalidArgument(f"{comp.name}: 'measured' is not a JSON object", argument="run",
+                                  hint="pass a folder whose calibrate_compare.json calibrate "
+                                       "--compare --out wrote")
+        measured = calibrate.check_measured(measured, "run")
         c = calibrate.compare(profile, measured=measured)
         out["calibrate"] = c
         out["calibrate_lines"] = calibrate.summary_lines(c)
@@ -52,12 +72,11 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
         from . import umperf as u
         rec = _read(up, "--umperf-run" if umperf_run else "run")
         real = rec.get("measured")
-        if not (isinstance(real, dict) and type(real.get("runs")) is int and 1 <= real["runs"] <= 100
-                and isinstance(real.get("dims"), list) and real["dims"]
-                and all(type(n) is int and 8 <= n <= 4096 for n in real["dims"])
-                and isinstance(real.get("cells"), dict) and real["cells"]):
-            raise InvalidArgument(f"{up.name} has no measured UnifiedMemoryPerf table (runs 1-100, "
-                                  "dims: matrix sizes 8-4096, cells)", argument="--umperf-run" if umperf_run else "run",
+        if not _umperf_table(real, u.STRATEGIES):
+            raise InvalidArgument(f"{up.name} has no measured UnifiedMemoryPerf table (runs 1-50, "
+                                  "dims: up to 12 distinct matrix sizes 8-2048, a cell of stage "
+                                  "times per size and strategy)",
+                                  argument="--umperf-run" if umperf_run else "run",
                                   hint="give the umperf.json that umkit measure run umperf wrote")
         # sim with the host speed fitted on the same run's fit set (1.0 without a calibrate file)
         host = float(out["calibrate"]["host_speed"]) if "calibrate" in out else 1.0
@@ -68,8 +87,34 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
                              summary=f"umperf: sim (host speed {host:.3f}) within x/÷1.5 in "
                                      f"{c['within']}/{c['total']} cells >= 256 KB; strategy order per "
                                      f"size: {c['ordering_right']} pairs right, {c['ordering_wrong']} wrong")
+    if "calibrate" not in out and "umperf" not in out:
+        raise InvalidArgument(f"nothing to evaluate in {run.name}: no calibrate_compare.json"
+                              + (", and umperf.json is left out (--no-umperf)" if not umperf
+                                 else f" and no umperf.json in {(umperf_run or run).name}"),
+                              argument="--umperf-run" if umperf_run else "run",
+                              hint="give a .ci/gpu results folder that ran calibrate or umperf")
     return out
 
+
+def _umperf_table(real, strategies) -> bool:
+    """A recorded UnifiedMemoryPerf table a re-prediction can be made for: its runs and sizes
+    bounded (a re-prediction's time grows with both), a cell of finite stage times for every
+    size and strategy."""
+    import math
+    if not (isinstance(real, dict) and type(real.get("runs")) is int and 1 <= real["runs"] <= 50):
+        return False
+    dims, cells = real.get("dims"), real.get("cells")
+    if not (isinstance(dims, list) and 0 < len(dims) <= 12 and len(set(map(str, dims))) == len(dims)
+            and all(type(n) is int and 8 <= n <= 2048 for n in dims) and isinstance(cells, dict)):
+        return False
+    for n in dims:
+        for s in strategies:
+            cell = cells.get(f"{n * n * 4}:{s}")
+            if not (isinstance(cell, dict) and cell and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    and v >= 0 for v in cell.values())):
+                return False
+    return True
 
 
 def main(a) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import re
 import time
@@ -91,6 +92,9 @@ def steps(text: str) -> dict:
                 or not math.isfinite(t_) or not 0 <= t_ < 1e7:
             raise InvalidArgument(f"--steps: {item[:80]!r} is not NAME=EXIT:SECONDS",
                                   argument="--steps", hint="e.g. --steps doctor=0:1.2,notebooks=0:40.5")
+        if k.strip() in st:
+            raise InvalidArgument(f"--steps names {k.strip()} twice", argument="--steps",
+                                  hint="one NAME=EXIT:SECONDS per step")
         st[k.strip()] = dict(rc=rc_, seconds=t_)
     return st
 
@@ -111,13 +115,17 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
                               argument="results", hint=hint)
     for name, v in (("free_before", free0), ("free_after", free1)):
         V.integer(v, name, lo=0, hi=1 << 50)
-    if not (isinstance(st, dict) and all(isinstance(v, dict) and isinstance(v.get("rc"), int)
-                                         and isinstance(v.get("seconds"), float)
-                                         for v in st.values())):
+    if not (isinstance(st, dict) and all(
+            isinstance(k, str) and k.replace("-", "_").isidentifier() and isinstance(v, dict)
+            and type(v.get("rc")) is int and isinstance(v.get("seconds"), float)
+            and 0 <= v["seconds"] < 1e7 for k, v in st.items())):
         raise InvalidArgument("steps must be what report.steps() returns", argument="steps",
                               hint="e.g. steps('doctor=0:1.2')")
     b = runtime.backend()
-    unreadable = []
+    # a results file that is there but no JSON object is named, as one of the wrong form is
+    unreadable = [name for name in ("core_bench.json", "pool_bench.json", "calibrate_compare.json",
+                                    "umperf.json")
+                  if os.path.lexists(res / name) and _load(res / name) is None]
     bench = _load(res / "core_bench.json") or {}
     try:
         pool = (_load(res / "pool_bench.json") or {}).get("results") or {}   # umkit vs CuPy's pool
@@ -127,7 +135,8 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
                                                    "met", "error") if kk in v}
                       for k, v in bench.items() if isinstance(v, dict) and k != "versions"}
     except DATA_ERRORS:
-        benchmarks, unreadable = {}, ["core_bench.json / pool_bench.json"]
+        benchmarks = {}
+        unreadable.append("core_bench.json / pool_bench.json")
     comp = _load(res / "calibrate_compare.json") or {}
     um = _load(res / "umperf.json") or {}
     leak = abs(free0 - free1)
@@ -204,6 +213,12 @@ def _calibrate_lines(comp: dict) -> list[str]:
     return lines
 
 
+def _cell(value) -> str:
+    """A value as one cell of a markdown table: control characters escaped, no '|'."""
+    from ..validate import clean
+    return clean(value, 120).replace("|", "/")
+
+
 def index() -> str:
     """Rewrite benchmarks/results/INDEX.md and return its text."""
     from ..errors import InvalidArgument
@@ -217,8 +232,8 @@ def index() -> str:
     for p in sorted((ROOT / "benchmarks/results").glob("*/summary.json")):
         s = _load(p) or {}
         state = "current" if s.get("code_hash") == now else "STALE (code changed since)"
-        rows.append(f"| [{p.parent.name}]({p.parent.name}/summary.md) | {s.get('device')} | "
-                    f"{s.get('backend')} | {s.get('date')} | {state} |")
+        rows.append(f"| [{p.parent.name}]({p.parent.name}/summary.md) | {_cell(s.get('device'))} | "
+                    f"{_cell(s.get('backend'))} | {_cell(s.get('date'))} | {state} |")
     text = ("# GPU results\n\nEach run of `.ci/gpu`; a run whose measurement code (what runs on the GPU: "
             "`umkit measure report`'s MEASURING, not the simulator or its profiles) has changed since "
             f"is marked STALE (current code hash `{now}`). `umkit measure evaluate RUN` re-predicts a "

@@ -40,6 +40,7 @@ def rows(files: list[tuple[Path, float]]) -> list[dict]:
             raise ValueError(f"{path}: no 'advice' rows (a class probe's advice section)")
         for r in section:
             if not (isinstance(r, dict) and {"advice", "resident", "bytes", "set_ms", "unset_ms"} <= set(r)
+                    and isinstance(r["advice"], str) and isinstance(r["resident"], str)
                     and isinstance(r["bytes"], int) and not isinstance(r["bytes"], bool)
                     and r["bytes"] > 0 and all(isinstance(r[k], list) and r[k]
                                                for k in ("set_ms", "unset_ms"))
@@ -87,7 +88,13 @@ def fit(R: list[dict], baseline_us: float, statistic: str = "median") -> tuple[d
     med = (lambda v: float(np.min(v))) if statistic == "min" else (lambda v: float(np.median(v)))  # noqa: E731 -- one line each way
     none = [med(r["set_ms"]) for r in R if r["resident"] == "none"] + \
            [med(r["unset_ms"]) for r in R if r["resident"] == "none"]
-    latency_ms = max(0.0, med(none) - baseline_us * 1e-3)
+    if not none:
+        raise ValueError("no advice calls on untouched ranges (resident 'none'): advise_latency "
+                         "has nothing to be read off")
+    latency_ms = med(none) - baseline_us * 1e-3
+    if not latency_ms > 0:
+        raise ValueError(f"the calls on untouched ranges took {med(none) * 1e3:.4g} us, not more "
+                         f"than the baseline {baseline_us:g} us")
 
     def pts(adv, resident, which="set_ms"):
         return [(r["bytes"] / MiB, med(r[which])) for r in R if r["advice"] == adv
@@ -106,6 +113,9 @@ def fit(R: list[dict], baseline_us: float, statistic: str = "median") -> tuple[d
         if not p:
             raise ValueError(f"no advice rows for {key}")
         k, _ = fit_rate(p, latency_ms)
+        if not k > 0:
+            raise ValueError(f"{key}: the calls take no longer with more MiB (rate {k:g}): the "
+                             "times are not what the class probe measures")
         out[key] = k * 1e3
         worst = max(abs(math.log((latency_ms + k * x) / y)) for x, y in p)
         lines.append(f"{key} = {k * 1e3:.3f} us/MiB over {len(p)} points "

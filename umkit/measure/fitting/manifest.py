@@ -48,6 +48,13 @@ MAX_BYTES = 256 << 20
 STAGES = ("direct", "advice", "cold_path", "duplex", "through_sim")
 FIELDS = ("manifest_version", "root", "writes", "header", "who", "params", "stated", "notes") + STAGES
 HEADER = ("name", "title", "vendor", "mode", "teaching")
+STAGE_FIELDS = {"direct": ("calibrate", "small_bench", "fit_probe", "date"),
+                "advice": ("class_probe", "statistic", "baseline_us", "baseline_note", "date", "note"),
+                "cold_path": ("class_probe", "dates", "note"),
+                "duplex": ("fit_probe", "date"),
+                "through_sim": ("design",)}
+#: a lease's host speed a manifest may give (calibrate --compare fits 0.5 - 2.5)
+HOST_SPEEDS = (0.2, 5.0)
 #: what a data file that is not what its stage expects raises while it is read and fitted
 DATA_ERRORS = (KeyError, TypeError, ValueError, OSError, IndexError, AttributeError,
                RecursionError, ZeroDivisionError, OverflowError)
@@ -89,13 +96,14 @@ class Manifest:
             if not isinstance(doc.get(f, {} if f == "notes" else None), kind):
                 raise self.bad(f, f"must be a {'string' if kind is str else 'JSON object'}")
         for f in ("root", "writes", "who"):
-            if not doc[f] or any(ord(c) < 32 or c == "\x7f" for c in doc[f]):
+            if not doc[f] or not _text(doc[f]):
                 raise self.bad(f, "must be a non-empty text without control characters")
         h = doc["header"]
         missing = [k for k in HEADER if k not in h]
         if missing or set(h) - set(HEADER):
             raise self.bad("header", f"must hold exactly {', '.join(HEADER)}")
-        if not (all(isinstance(h[k], str) and h[k] for k in ("name", "title", "vendor", "mode"))
+        if not (all(isinstance(h[k], str) and h[k] and _text(h[k])
+                    for k in ("name", "title", "vendor", "mode"))
                 and isinstance(h["teaching"], bool)):
             raise self.bad("header", "name, title, vendor and mode must be texts, teaching true "
                            "or false")
@@ -107,10 +115,11 @@ class Manifest:
             if name not in doc["params"]:
                 raise self.bad(f"stated.{_shown(name)}", "is not in params")
             if not (isinstance(e, dict) and set(e) == {"value", "source"}
-                    and isinstance(e["source"], str) and _number(e["value"]) and e["value"] >= 0):
+                    and isinstance(e["source"], str) and _text(e["source"])
+                    and _number(e["value"]) and e["value"] >= 0):
                 raise self.bad(f"stated.{name}", "must be {value: a number >= 0, source: a text}")
         for name, text in doc.get("notes", {}).items():
-            if name not in doc["params"] or not isinstance(text, str):
+            if name not in doc["params"] or not isinstance(text, str) or not _text(text):
                 raise self.bad(f"notes.{_shown(name)}", "must name a parameter of params and "
                                "hold a text")
         self.doc = doc
@@ -128,9 +137,38 @@ class Manifest:
 
     def stage(self, name: str) -> dict | None:
         s = self.doc.get(name)
-        if s is not None and not isinstance(s, dict):
+        if s is None:
+            return None
+        if not isinstance(s, dict):
             raise self.bad(name, "must be a JSON object")
+        unknown = sorted(set(s) - set(STAGE_FIELDS[name]))
+        if unknown:
+            raise self.bad(f"{name}.{_shown(unknown[0])}", f"is not a field of the stage; its "
+                           f"fields are {', '.join(STAGE_FIELDS[name])}")
+        for k in ("date", "dates", "note", "baseline_note", "statistic"):
+            if k in s and not (isinstance(s[k], str) and _text(s[k])):
+                raise self.bad(f"{name}.{k}", "must be a text without control characters")
         return s
+
+    def inputs(self) -> set[Path]:
+        """Every file the manifest reads (resolved): itself, each stage's files, the design."""
+        out = {self.path.resolve()}
+        for name in STAGES:
+            st = self.doc.get(name)
+            if not isinstance(st, dict):
+                continue
+            for key in ("calibrate", "small_bench", "fit_probe", "class_probe", "design"):
+                v = st.get(key)
+                for item in (v if isinstance(v, list) else [v]):
+                    rel = item.get("file") if isinstance(item, dict) else item
+                    if not (isinstance(rel, str) and rel and "\x00" not in rel):
+                        continue
+                    try:
+                        p = (self.root / rel).resolve()
+                        out |= {p, (p / "calibrate_compare.json").resolve()} if p.is_dir() else {p}
+                    except OSError:           # a name no file can have: nothing is read there
+                        continue
+        return out
 
     def file(self, field: str, rel, folder_ok: bool = False) -> Path:
         """A data file the manifest names (``rel`` relative to the root): a regular file there
@@ -165,8 +203,11 @@ class Manifest:
         out = []
         for it in items:
             hs = it.get("host_speed", 1.0) if isinstance(it, dict) else None
-            if not (isinstance(it, dict) and _number(hs) and hs > 0):
-                raise self.bad(f"{field}.class_probe", "items must be {file, host_speed > 0}")
+            if not (isinstance(it, dict) and set(it) <= {"file", "host_speed"} and _number(hs)
+                    and HOST_SPEEDS[0] <= hs <= HOST_SPEEDS[1]):
+                raise self.bad(f"{field}.class_probe", "items must be {file, host_speed}, the "
+                               f"lease's host speed {HOST_SPEEDS[0]} - {HOST_SPEEDS[1]} (calibrate "
+                               "--compare fits it; 1.0 where none was)")
             out.append((it.get("file"), self.file(f"{field}.class_probe", it.get("file")), float(hs)))
         return out
 
@@ -176,6 +217,11 @@ def _number(v) -> bool:
         return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     except OverflowError:                    # an int too large for a float
         return False
+
+
+def _text(value: str) -> bool:
+    """A text a profile's source may hold: no control characters."""
+    return not any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 for c in value)
 
 
 def _plain(name) -> bool:
@@ -517,9 +563,9 @@ def differences(doc: dict, path) -> list[str]:
         elif a.get("value") != b["value"] or type(a.get("value")) is not type(b["value"]):
             out.append(f"{name}: {shown(a.get('value'), 40)} in the file, {b['value']!r} fitted")
         elif a != b:
-            what = [f for f in ("unit", "source") if a.get(f) != b[f]] + \
-                [f"the field {shown(f, 30)}" for f in a if f not in b]
-            out.append(f"{name}: the same value, another {' and '.join(what)}")
+            what = [f"another {f}" for f in ("unit", "source") if a.get(f) != b[f]] + \
+                [f"a field the fit does not make ({shown(f, 30)})" for f in a if f not in b]
+            out.append(f"{name}: the same value, {' and '.join(what)}")
     if not out:
         out.append("the file's text is not what the fit writes (its order or formatting)")
     return out

@@ -47,6 +47,7 @@ import json
 import math
 import statistics
 import sys
+from pathlib import Path
 
 LOW, HIGH = "one_1g_64k", "one_2g_64k"
 FLAT_BELOW, GROWS_ABOVE = 0.35, 0.65
@@ -364,16 +365,23 @@ def main(argv=None):
         print("class_decide: give a class_probe.json (benchmarks/results/<run>/class_probe.json)",
               file=sys.stderr)
         return 2
+    from ...errors import UmkitError
     from ...validate import clean
     from .registry import output, read_json, write
     try:
         output(args.json, "--json")
+        if args.json and Path(args.json).resolve() == Path(args.probe).resolve():
+            raise ProbeFileError("--json names the probe file this reads: write the decision "
+                                 "to its own file")
         doc = read_json(args.probe, "probe")
         if not isinstance(doc, dict):
             raise ProbeFileError("not a class probe's JSON object")
         out = decide(doc)
     except (OSError, ValueError) as e:       # ProbeFileError and JSONDecodeError are ValueErrors
-        print(clean(f"class_decide: {args.probe}: {e}", 2000), file=sys.stderr)
+        text = f"{e.message}" if isinstance(e, UmkitError) else str(e)
+        print(clean(f"class_decide: {args.probe}: {text}", 2000), file=sys.stderr)
+        if isinstance(e, UmkitError) and e.hint:
+            print("  -> " + clean(e.hint, 2000), file=sys.stderr)
         return 2
     out["probe"] = {k: doc.get(k) for k in ("date", "device", "backend", "reps")}
     fs = out["faultshape"]

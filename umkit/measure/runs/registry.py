@@ -39,8 +39,9 @@ def run(name: str, argv: list[str]) -> int:
 
 
 # -- what the programs share: their arguments checked before a measurement, their files written whole
-def positive(kind=int):
-    """An argparse ``type`` for a count or a size that must be > 0 (``kind`` int or float)."""
+def positive(kind=int, most=None):
+    """An argparse ``type`` for a count or a size that must be > 0 (``kind`` int or float), and
+    at most ``most`` when given."""
     import math
 
     def parse(text: str):
@@ -48,7 +49,7 @@ def positive(kind=int):
             v = kind(text)
         except ValueError:
             raise ValueError(text) from None
-        if not (v > 0 and math.isfinite(v)):
+        if not (v > 0 and math.isfinite(v)) or (most is not None and v > most):
             raise ValueError(text)
         return v
     parse.__name__ = f"positive {kind.__name__}"

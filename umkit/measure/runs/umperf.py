@@ -24,14 +24,14 @@ from .registry import output, positive, write
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="umkit measure run umperf", description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=positive(int), default=20, help="iterations per cell (the sample: 20)")
+    ap.add_argument("--runs", type=positive(int, 1000), default=20, help="iterations per cell (the sample: 20)")
     ap.add_argument("--max-mb", type=positive(int), default=16, help="largest matrix, MB (the sample: 16)")
     ap.add_argument("--out", help="JSON with every cell and stage")
     ap.add_argument("--md", help="markdown tables")
     ap.add_argument("--compare-sim", action="store_true",
                     help="after the active backend, run the same program on sim and compare")
     ap.add_argument("--profile", help="sim profile for --compare-sim / the sim run")
-    ap.add_argument("--rounds", type=int, default=1,
+    ap.add_argument("--rounds", type=positive(int), default=1,
                     help="take the table this many times in turns with calibrate's fit set; each "
                          "cell is its fastest round (calibrate's statistic), and sim's host speed is "
                          "fitted on that fit set")
