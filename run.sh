@@ -173,10 +173,10 @@ case "$cmd" in
     keep=--numbered
     for a in "$@"; do [ "$a" = --force ] && keep=; done
     exec "$V/python" -m umkit.cli ecg $keep --out artifacts/ecg.png --json artifacts/ecg.json "$@" ;;
-  doctor|calibrate|workspace|plan|port-check)
+  doctor|calibrate|workspace|plan|port-check|measure)
     exec "$V/python" -m umkit.cli "$cmd" "$@" ;;
   *)
     echo "run.sh: unknown command '$cmd'. The commands: lab (default), voila, ecg, hub, doctor," \
-         "calibrate, workspace, plan, port-check, help (bash run.sh help)" >&2
+         "calibrate, workspace, plan, port-check, measure, help (bash run.sh help)" >&2
     exit 2 ;;
 esac
