@@ -85,20 +85,20 @@ def observations(m: dict, sb: dict, fp: dict | None) -> list:
             obs.append((f"pingpong/{cfg}/gpu_increment", r["gpu_increment_ms"] * MS,
                         ("pingpong", cfg)))
             obs.append((f"pingpong/{cfg}/cpu_read", r["cpu_read_ms"] * MS, ("pingpong_cpu", cfg)))
-        # third pass (2x H200 lease, run 21): reads after a prefetch back to the CPU, a small
-        # CPU write then fault vs prefetch reads, copies from freshly pinned buffers
+        # reads after a prefetch back to the CPU, a small CPU write then fault vs prefetch
+        # reads, copies from freshly pinned buffers
         for sec in ("back", "edits", "fresh_pinned"):
             for size, r in fp.get(sec, {}).items():
                 for k, t in r.items():
                     obs.append((f"{sec}/{size}/{k}", t * MS, (sec, int(size), k)))
-        # fourth pass (run 23): managed buffers round the UnifiedMemoryPerf loop; the later laps
+        # managed buffers round the UnifiedMemoryPerf loop; the later laps
         # only (the first lap's GPU touch also builds the touch kernel), and the first CPU write
         for size, r in fp.get("cycles", {}).items():
             for k, t in r.items():
                 if k.startswith("managed_") and "touch" not in k and (
                         k.endswith("_later_ms") or k == "managed_cpu_write_first_ms"):
                     obs.append((f"cycles/{size}/{k}", t * MS, ("cycles", int(size), k)))
-        # sixth pass (run 29): the edits pattern repeated back to back; each loop's later rounds
+        # the edits pattern repeated back to back; each loop's later rounds
         # (the first is the single-shot edits case) by their median.  The spaced loops (2 ms of
         # host sleep between rounds) are left out: everything, prefetches too, is slower after
         # the idle gap, and the model has no idle-gap mechanism for them to fit -- other

@@ -53,7 +53,7 @@ def main(argv=None) -> int:
             umkit.increment(x, stream=s)
 
     # how many kernels make one ~target-ms step (device time).  Warm up first: the first launch
-    # compiles the kernels (run 7 on the H200 timed that compile and chose 1 kernel, a 0.08 ms step)
+    # compiles the kernels, and a step sized from a timing that includes the compile is too short
     kernels(3)
     umkit.synchronize()
     k = 1
