@@ -180,36 +180,6 @@ def design(doc: dict, values: dict, observations: list, with_fit_probe: bool) ->
             "t0": [r0[key] for _, _, key in observations], "F": np.array(cols).T.tolist()}
 
 
-def nnls(A: np.ndarray, b: np.ndarray, tol: float = 1e-12) -> np.ndarray:
-    """argmin ||A x - b|| over x >= 0: Lawson and Hanson's active-set method (Solving Least
-    Squares Problems, 1974, ch. 23).  Where A has full column rank the minimum is unique, so
-    this is the solution that trying every support set (:func:`umkit.measure.calibrate.nnls`)
-    finds, in a few dozen least-squares solves instead of 2**n."""
-    m, n = A.shape
-    x = np.zeros(n)
-    passive = np.zeros(n, dtype=bool)
-    w = A.T @ (b - A @ x)
-    scale = tol * max(1.0, float(np.abs(A.T @ b).max()))
-    for _ in range(3 * n + 30):
-        if passive.all() or not (w[~passive] > scale).any():
-            break
-        j = int(np.argmax(np.where(passive, -np.inf, w)))
-        passive[j] = True
-        while True:
-            z = np.zeros(n)
-            z[passive], *_ = np.linalg.lstsq(A[:, passive], b, rcond=None)
-            if (z[passive] > 0).all():
-                x = z
-                break
-            neg = passive & (z <= 0)
-            alpha = np.min(x[neg] / (x[neg] - z[neg]))
-            x = x + alpha * (z - x)
-            passive &= x > tol
-            x[~passive] = 0.0
-        w = A.T @ (b - A @ x)
-    return x
-
-
 def solve(des: dict, observations: list) -> tuple[dict, list]:
     """The parameters that reproduce ``observations`` (name, measured seconds, key) through the
     design ``des``: relative non-negative least squares.  Returns ({parameter: value in the
@@ -241,7 +211,7 @@ def solve(des: dict, observations: list) -> tuple[dict, list]:
     if use.sum() < len(SIM_FIT):
         raise ValueError(f"the parameters act on {int(use.sum())} observations: fewer than the "
                          f"{len(SIM_FIT)} parameters; compute the design again (--redesign)")
-    x = nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
+    x = calibrate.nnls(F[use] / y[use, None], (y[use] - t0[use]) / y[use])
     vals = {k: (1.0 / xi if k == "fault_bw" and xi > 0 else xi) for k, xi in zip(des["params"], x)}
     if vals.get("fault_bw") == 0:
         vals["fault_bw"] = 1e3
