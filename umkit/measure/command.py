@@ -108,26 +108,16 @@ def _not_an_input(path: Path, inputs: set, name: str) -> None:
 
 def _a_profile_or_nothing(path: Path) -> None:
     """--write replaces a profile file, nothing else that is there."""
-    import json
+    from ..results import read_json
     if not path.exists():
         return
     try:
-        doc = json.loads(path.read_bytes()[:256 << 20].decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError, OSError):
+        doc = read_json(path, argument="writes")
+    except InvalidArgument:
         doc = None
     if not (isinstance(doc, dict) and isinstance(doc.get("params"), dict)):
         raise InvalidArgument(f"writes names {_clean(path)}, which is there and is not a profile",
                               argument="writes", hint="name the profile's file in the manifest")
-
-
-def _folder(value, name: str, hint: str) -> Path:
-    """A results folder a command reads."""
-    from .. import validate as V
-    p = V.path(value, name, hint=hint)
-    if not p.is_dir():
-        raise InvalidArgument(f"{name}={V.shown(str(value), 200)} is not a folder", argument=name,
-                              hint=hint)
-    return p
 
 
 def cmd_fit(args) -> int:
@@ -178,10 +168,9 @@ def cmd_fit(args) -> int:
 
 def cmd_evaluate(args) -> int:
     from . import evaluate
-    hint = "give a .ci/gpu results folder, e.g. benchmarks/results/2026-12-05-h200-gpu-ci-run45"
-    args.run = _folder(args.run, "run", hint)
+    args.run = evaluate.folder(args.run, "run")
     if args.umperf_run is not None:
-        args.umperf_run = _folder(args.umperf_run, "--umperf-run", hint)
+        args.umperf_run = evaluate.folder(args.umperf_run, "--umperf-run")
     if args.json is not None:
         args.json = _output(args.json, "--json", args.force)
         inputs = {(f / name).resolve() for f in (args.run, args.umperf_run) if f is not None
@@ -204,10 +193,9 @@ def cmd_report(args) -> int:
     if not args.results:
         raise InvalidArgument("report needs the results folder, or --index", argument="results",
                               hint=hint)
-    res = _folder(args.results, "results", hint)
     from .. import validate as V
     for flag, v in (("--free-before", args.free_before), ("--free-after", args.free_after)):
         V.integer(v, flag, lo=0, hi=1 << 50, hint=f"{flag}: the GPU's free memory in bytes, as "
                   ".ci/gpu reads it (0 when it could not)")
-    return report.summarise(res, args.free_before, args.free_after, report.steps(args.steps))
+    return report.summarise(args.results, args.free_before, args.free_after, report.steps(args.steps))
 

@@ -17,42 +17,37 @@ from .. import runtime
 from ..errors import InvalidArgument
 from . import calibrate
 
+HINT = "give a .ci/gpu results folder, e.g. benchmarks/results/2026-12-05-h200-gpu-ci-run45"
+
 
 def _read(path: Path, name: str) -> dict:
-    """A results file of the run, read as JSON (a regular file of at most 64 MiB)."""
-    from .. import validate as V
+    """A results file of the run, as a JSON object (:func:`umkit.results.read_json`)."""
+    from ..results import read_json
     hint = "give a .ci/gpu results folder whose files that run wrote"
-    why = V.not_a_file(path, name)
-    if why or path.stat().st_size > 64 << 20:
-        raise InvalidArgument(why or f"{name}: {path.name} is larger than 64 MiB", argument=name,
-                              hint=hint)
-    try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError, RecursionError, OSError) as e:
-        raise InvalidArgument(f"{name}: {path.name} is not JSON ({type(e).__name__})",
-                              argument=name, hint=hint) from None
+    doc = read_json(path, path.stem, hint, argument=name)
     if not isinstance(doc, dict):
         raise InvalidArgument(f"{name}: {path.name} is not a JSON object", argument=name, hint=hint)
     return doc
+
+
+def folder(value, name: str, hint: str = HINT) -> Path:
+    """A results folder a caller names: a path that is a folder."""
+    from .. import validate as V
+    p = V.path(value, name, hint=hint)
+    if not p.is_dir():
+        raise InvalidArgument(f"{name}={V.shown(str(value), 200)} is not a folder", argument=name,
+                              hint=hint)
+    return p
 
 
 def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
              umperf_run: Path | None = None) -> dict:
     """The run's recorded measurements re-predicted by the simulator as it is now (see the
     module); ``run`` (and ``umperf_run``) a results folder."""
-    from .. import validate as V
-    hint = "give a .ci/gpu results folder, e.g. benchmarks/results/2026-12-05-h200-gpu-ci-run45"
-    for name, folder in (("run", run), ("umperf_run", umperf_run)):
-        if folder is None and name == "umperf_run":
-            continue
-        p = V.path(folder, name, hint=hint)
-        if not p.is_dir():
-            raise InvalidArgument(f"{name}={V.shown(str(folder), 200)} is not a folder",
-                                  argument=name, hint=hint)
-    run = Path(run)
-    umperf_run = Path(umperf_run) if umperf_run is not None else None
+    run = folder(run, "run")
+    umperf_run = folder(umperf_run, "umperf_run") if umperf_run is not None else None
     if not isinstance(umperf, bool):
-        raise InvalidArgument("umperf must be True or False", argument="umperf", hint=hint)
+        raise InvalidArgument("umperf must be True or False", argument="umperf", hint=HINT)
     out: dict = {"run": run.name}
     comp = run / "calibrate_compare.json"
     if comp.exists():
@@ -88,10 +83,11 @@ def evaluate(run: Path, profile: str | None = None, umperf: bool = True,
                                      f"{c['within']}/{c['total']} cells >= 256 KB; strategy order per "
                                      f"size: {c['ordering_right']} pairs right, {c['ordering_wrong']} wrong")
     if "calibrate" not in out and "umperf" not in out:
-        raise InvalidArgument(f"nothing to evaluate in {run.name}: no calibrate_compare.json"
+        name = "--umperf-run" if umperf_run else "run"
+        raise InvalidArgument(f"{name}: nothing to evaluate in {run.name}: no calibrate_compare.json"
                               + (", and umperf.json is left out (--no-umperf)" if not umperf
                                  else f" and no umperf.json in {(umperf_run or run).name}"),
-                              argument="--umperf-run" if umperf_run else "run",
+                              argument=name,
                               hint="give a .ci/gpu results folder that ran calibrate or umperf")
     return out
 
@@ -120,12 +116,7 @@ def _umperf_table(real, strategies) -> bool:
 def main(a) -> int:
     """``umkit measure evaluate``: the parsed arguments (run, profile, no_umperf, umperf_run,
     json, quiet)."""
-    if not (Path(a.run) / "calibrate_compare.json").exists() and not (Path(a.run) / "umperf.json").exists():
-        raise InvalidArgument(f"{a.run} holds neither calibrate_compare.json nor umperf.json",
-                              argument="run", hint="give a .ci/gpu results folder, e.g. "
-                              "benchmarks/results/2026-12-05-h200-gpu-ci-run45")
-    r = evaluate(Path(a.run), a.profile, not a.no_umperf,
-                 Path(a.umperf_run) if a.umperf_run else None)
+    r = evaluate(a.run, a.profile, not a.no_umperf, a.umperf_run)
     print(f"offline evaluation of the current sim model against recorded GPU data: calibrate from "
           f"{r['run']}, UnifiedMemoryPerf from {r['umperf_run']} (no new measurement)")
     if "calibrate" in r and not a.quiet:

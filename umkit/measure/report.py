@@ -44,21 +44,18 @@ def code_hash() -> str:
     return h.hexdigest()[:16]
 
 
-#: the largest results file the report reads
-MAX_BYTES = 64 << 20
 #: what a data file of the wrong form raises while a section of the report is made from it
 DATA_ERRORS = (AttributeError, TypeError, KeyError, ValueError, IndexError, RecursionError)
 
 
 def _load(p) -> dict | None:
-    """A results file as a JSON object; None when it is missing, not a regular file, larger
-    than :data:`MAX_BYTES`, not JSON or not an object."""
-    from ..validate import not_a_file
-    if not_a_file(p) or Path(p).stat().st_size > MAX_BYTES:
-        return None
+    """A results file as a JSON object (:func:`umkit.results.read_json`); None when it is
+    missing, not a regular file, too large, not JSON or not an object."""
+    from ..errors import InvalidArgument
+    from ..results import read_json
     try:
-        doc = json.loads(Path(p).read_bytes().decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        doc = read_json(p)
+    except InvalidArgument:
         return None
     return doc if isinstance(doc, dict) else None
 
@@ -176,7 +173,8 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
     lines += [f"- {name}: not in the form its step writes (left out)" for name in unreadable]
     if isinstance(um.get("summary"), str):
         lines += ["", f"- {um['summary']}"]
-    if not V.not_a_file(res / "umperf.md") and (res / "umperf.md").stat().st_size < MAX_BYTES:
+    from ..results import MAX_RESULT
+    if not V.not_a_file(res / "umperf.md") and (res / "umperf.md").stat().st_size < MAX_RESULT:
         lines += ["", (res / "umperf.md").read_bytes().decode("utf-8", errors="replace")]
     # every line as the terminal and the file will show it: control characters escaped
     lines = [V.clean(part, 10_000) for ln in lines for part in str(ln).split("\n")]

@@ -19,15 +19,15 @@ RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MAX_RESULT = 64 << 20
 
 
-def read_json(path, what: str = "", hint: str = ""):
+def read_json(path, what: str = "", hint: str = "", argument: str = "results_dir"):
     """The JSON document in the file ``path``, read without ever blocking (a FIFO or a device
     under that name is refused, not waited on) and at most :data:`MAX_RESULT` bytes; a file that
     is not a regular file, too large, not UTF-8, not JSON or nested too deep is an
-    :class:`InvalidArgument` naming it."""
+    :class:`InvalidArgument` naming it (its ``argument``: the caller's name for the file)."""
     def refuse(why):
         return InvalidArgument(f"{_shown_path(path)} is not a {what + ' ' if what else ''}result "
                                f"({why})",
-                               argument="results_dir", hint=hint)
+                               argument=argument, hint=hint)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as e:

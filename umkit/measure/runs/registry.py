@@ -72,18 +72,7 @@ def write(path, text: str, flag: str) -> None:
 
 
 def read_json(path, name: str):
-    """A JSON file a program reads: a regular file of at most 64 MiB (never a FIFO or a
-    device), as a ValueError naming it otherwise."""
-    import json
-    from pathlib import Path
-
-    from ... import validate as V
-    why = V.not_a_file(path, name)
-    if why:
-        raise ValueError(why)
-    if Path(path).stat().st_size > 64 << 20:
-        raise ValueError(f"{V.shown(str(path), 200)} is larger than 64 MiB")
-    try:
-        return json.loads(Path(path).read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, RecursionError) as e:
-        raise ValueError(f"not JSON ({type(e).__name__})") from None
+    """A JSON file a program reads (:func:`umkit.results.read_json`: a regular file of at most
+    64 MiB, never a FIFO or a device), as an InvalidArgument naming it otherwise."""
+    from ...results import read_json as read
+    return read(path, "", "pass the JSON file the program that makes it wrote", argument=name)
