@@ -119,13 +119,13 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
         raise InvalidArgument("steps must be what report.steps() returns", argument="steps",
                               hint="e.g. steps('doctor=0:1.2')")
     b = runtime.backend()
+    docs = {name: _load(res / name) for name in ("core_bench.json", "pool_bench.json",
+                                                 "calibrate_compare.json", "umperf.json")}
     # a results file that is there but no JSON object is named, as one of the wrong form is
-    unreadable = [name for name in ("core_bench.json", "pool_bench.json", "calibrate_compare.json",
-                                    "umperf.json")
-                  if os.path.lexists(res / name) and _load(res / name) is None]
-    bench = _load(res / "core_bench.json") or {}
+    unreadable = [name for name, doc in docs.items() if doc is None and os.path.lexists(res / name)]
+    bench = docs["core_bench.json"] or {}
     try:
-        pool = (_load(res / "pool_bench.json") or {}).get("results") or {}   # umkit vs CuPy's pool
+        pool = (docs["pool_bench.json"] or {}).get("results") or {}   # umkit vs CuPy's pool
         bench.update({f"poolbench_{k}": {x: y for x, y in v.items() if x != "raw_us"}
                       for k, v in pool.items() if isinstance(v, dict) and "met" in v})
         benchmarks = {k: {kk: v.get(kk) for kk in ("speed_ratio", "ratio_umkit_over_cupy", "target",
@@ -134,8 +134,8 @@ def summarise(res: Path, free0: int, free1: int, st: dict) -> int:
     except DATA_ERRORS:
         benchmarks = {}
         unreadable.append("core_bench.json / pool_bench.json")
-    comp = _load(res / "calibrate_compare.json") or {}
-    um = _load(res / "umperf.json") or {}
+    comp = docs["calibrate_compare.json"] or {}
+    um = docs["umperf.json"] or {}
     leak = abs(free0 - free1)
     s = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), backend=b.name,
              device=b.device_name(0), device_count=b.device_count(), versions=b.versions(),
