@@ -1,10 +1,17 @@
 """Shared by every test folder: the helpers beside this file (``repo_tools``) import by name."""
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# A suite started in the background (`bash test.sh &`) inherits SIGINT ignored, and so would
+# every program the tests start: the Ctrl-C tests would then see their interrupts ignored. The
+# tests run with Python's own handler, as from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
