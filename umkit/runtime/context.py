@@ -101,7 +101,8 @@ class Runtime:
         """Set the process-wide backend (see ``umkit.use``)."""
         from .. import validate as V
         quiet = V.flag(quiet, "quiet")
-        gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
+        if self._holding():   # arrays of earlier backends in reference cycles go now, not at random
+            gc.collect()
         act = self._make(name, options)
         with self._lock:
             self._active = act
@@ -115,6 +116,20 @@ class Runtime:
                          "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change"),
                       file=sys.stdout)
         return act.backend
+
+    def _holding(self) -> bool:
+        """Whether a backend made here still holds an allocation. A live array holds its
+        allocation, so where none does there is no array for a collection to free, and
+        ``use`` skips it (a full collection costs tens of milliseconds in a large process)."""
+        with self._lock:
+            backends = list(self._backends)
+        for b in backends:
+            try:
+                if b.allocations():
+                    return True
+            except Exception:  # noqa: BLE001 - a backend that cannot say is treated as holding
+                return True
+        return False
 
     @contextlib.contextmanager
     def using(self, name: str | None = None, **options):
