@@ -101,7 +101,7 @@ class Runtime:
         """Set the process-wide backend (see ``umkit.use``)."""
         from .. import validate as V
         quiet = V.flag(quiet, "quiet")
-        if self._holding():   # arrays of earlier backends in reference cycles go now, not at random
+        if self._holding():   # arrays of the previous backend in reference cycles go now, not at random
             gc.collect()
         act = self._make(name, options)
         with self._lock:
@@ -118,18 +118,18 @@ class Runtime:
         return act.backend
 
     def _holding(self) -> bool:
-        """Whether a backend made here still holds an allocation. A live array holds its
-        allocation, so where none does there is no array for a collection to free, and
-        ``use`` skips it (a full collection costs tens of milliseconds in a large process)."""
-        with self._lock:
-            backends = list(self._backends)
-        for b in backends:
-            try:
-                if b.allocations():
-                    return True
-            except Exception:  # noqa: BLE001 - a backend that cannot say is treated as holding
-                return True
-        return False
+        """Whether the backend ``use`` replaces still holds an allocation. A live array holds
+        its allocation, so where none does there is no array of it for a collection to free,
+        and ``use`` skips it (a full collection costs tens of milliseconds in a large process).
+        Arrays of backends replaced earlier that become garbage later go with Python's own
+        collections."""
+        act = self._active
+        if act is None:
+            return False
+        try:
+            return bool(act.backend.allocations())
+        except Exception:  # noqa: BLE001 - a backend that cannot say is treated as holding
+            return True
 
     @contextlib.contextmanager
     def using(self, name: str | None = None, **options):
