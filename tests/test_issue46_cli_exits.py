@@ -77,6 +77,7 @@ def test_ctrl_c_inside_a_command_is_one_line_and_130(capsys, monkeypatch):
         "umkit ecg: interrupted (Ctrl-C); files being written were left as they were"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_real_run_is_one_line_and_130(tmp_path):
     p = subprocess.Popen([PY, "-m", "umkit.cli", "ecg", "--steps", "100000", "--size", "1",
                           "--strategies", "device", "--quiet"], cwd=tmp_path, env=ENV,
@@ -113,6 +114,7 @@ def test_workspace_dest_dev_full_is_not_0(capsys, tmp_path):
     assert rc == 2 and "dest" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (os.path.exists("/usr/local/bin/nvcc") or
                          __import__("shutil").which("nvcc") or __import__("shutil").which("hipcc")),
                     reason="no compiler: python -m umkit.examples build has nothing to run")

@@ -22,6 +22,7 @@ its reason.  The CLI's subcommands and options are swept the same way (in-proces
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import inspect
 import io
@@ -129,9 +130,18 @@ HOSTILE = [
 
 
 def _deep(kind, n=100_000):
-    x = kind()
-    for _ in range(n):
-        x = [x] if kind is list else {"a": x}
+    """A fresh list or dict nested ``n`` deep. Built with the collector off: each of its
+    100,000 containers would otherwise count towards collections of the whole heap (54 ms a
+    value in the sweep's process, against 15 ms)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        x = kind()
+        for _ in range(n):
+            x = [x] if kind is list else {"a": x}
+    finally:
+        if enabled:
+            gc.enable()
     return x
 
 

@@ -216,6 +216,7 @@ def test_the_command_line_limit(tmp_path, capsys):
     assert out.count("[slower]") == 9 and "--max-findings 0 shows them all" in out
 
 
+@pytest.mark.slow
 def test_a_file_of_many_findings_holds_only_those_shown(tmp_path):
     # the findings past the limit are counted, not held: the peak memory of the whole check
     # (tokens, calls and the findings kept) is well below that of keeping all 20,001

@@ -102,6 +102,7 @@ def interrupt(args, cwd, when):
     return p.returncode, "".join(ln for ln in lines if not ln.startswith("import time:"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SCRIPT is None, reason="the umkit console script is not installed")
 @pytest.mark.parametrize("which", ["ecg", "plan"])
 def test_ctrl_c_at_several_moments_is_one_line_and_130_every_time(which, tmp_path):

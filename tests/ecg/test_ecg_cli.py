@@ -15,6 +15,7 @@ def _run(tmp_path, tag):
     return png, js, r.stdout
 
 
+@pytest.mark.slow
 def test_ecg_writes_png_and_identical_json(tmp_path):
     png1, js1, out1 = _run(tmp_path, "a")
     png2, js2, _ = _run(tmp_path, "b")

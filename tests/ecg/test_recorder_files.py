@@ -32,6 +32,7 @@ def test_save_then_load_round_trips(run, tmp_path):
     assert back.name == "loop"
 
 
+@pytest.mark.slow
 def test_a_run_too_large_to_load_is_refused_at_save(run, tmp_path):
     big = copy.deepcopy(run)
     big.steps = [type(run.steps[0])(i, 0.1, {}, "x" * 1000) for i in range(MAX_FILE // 1000 + 10)]

@@ -53,6 +53,7 @@ def _tree(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_changed_measurement_moves_the_fit(tmp_path):
     """The fit reads the data: a fit-set file whose device read took twice as long gives
     another hbm_bw (and the check then says the profile file differs)."""

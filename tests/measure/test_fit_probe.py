@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 import umkit
 from umkit.measure import validation_set as validation
 
 
 
+@pytest.mark.slow
 def test_fit_probe_quick_on_sim(tmp_path):
     from umkit.measure.runs import fit as fit_probe
     umkit.use("sim", quiet=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
@@ -188,6 +189,7 @@ class PoolMachine(RuleBasedStateMachine):
         assert self.pool.live() == []
 
 
+@pytest.mark.slow
 def test_pool_random_operations():
     OPS.clear()
     run_state_machine_as_test(PoolMachine, settings=settings(

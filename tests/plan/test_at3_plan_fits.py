@@ -32,6 +32,7 @@ def recommended(adv, profile):
     return next(v for k, v in preds.items() if k.startswith("recommended"))
 
 
+@pytest.mark.slow
 def test_device_memory_that_does_not_fit_is_never_recommended():
     r = gpu_only_loop(10 * GiB)                  # 20 GiB on a 16 GB card
     adv = r.recommend()
@@ -64,6 +65,7 @@ def test_device_memory_that_fits_is_still_recommended():
         "only the GPU touches it: device memory, nothing to migrate"
 
 
+@pytest.mark.slow
 def test_only_device_allowed_and_none_fits_is_a_typed_error():
     r = gpu_only_loop(10 * GiB)
     with pytest.raises(umkit.InvalidArgument, match="no plan within the choices") as e:

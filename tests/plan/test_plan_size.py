@@ -305,6 +305,7 @@ def test_the_size_check_is_times_or_divided_by_one_and_a_half():
         pv.size_check(1.0, [])
 
 
+@pytest.mark.slow
 def test_plan_validate_on_sim_takes_an_injected_instrumentation_cost_out(tmp_path):
     pv = plan_validate()
     args = ["--backend", "sim", "--width", "256", "--layers", "2", "--batch", "64", "--steps",

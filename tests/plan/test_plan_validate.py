@@ -99,6 +99,7 @@ H200 = RUNS / "2026-12-04-h200-gpu-ci-run42" / "plan_validate"
 H100 = RUNS / "2026-12-05-h100-gpu-ci-run46" / "plan_validate"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run, sized", [(H200, False), (H100, True)], ids=["h200", "h100"])
 def test_a_committed_gpu_run_re_predicted_without_a_gpu(tmp_path, run, sized):
     """The recommended plan's size re-predicted from a committed GPU run's recording by this

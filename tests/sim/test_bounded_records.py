@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+
 import umkit
 from umkit.errors import RaceWarning
 from umkit.sim.races import RACE_EXAMPLES
 
 
+@pytest.mark.slow
 def test_race_records_stay_bounded_in_warn_mode(monkeypatch):
     monkeypatch.delenv("UMKIT_BACKEND", raising=False)
     umkit.use("sim", strict=False, quiet=True)

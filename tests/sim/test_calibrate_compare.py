@@ -76,6 +76,7 @@ def test_ordering_needs_the_cards_repeats_to_agree():
     assert (o["right"], o["wrong"], o["unsettled"]) == (2, 1, 0)
 
 
+@pytest.mark.slow
 def test_compare_remeasured_json_reports_both_sets(tmp_path, capsys):
     """Measurements taken on another 'card' (sim with slower fault batches, two GPUs) are
     re-predicted by the default profile: both sets, their counts, the summary lines."""
@@ -109,6 +110,7 @@ def test_compare_remeasured_json_reports_both_sets(tmp_path, capsys):
     assert "SUMMARY calibrate validation (profile as stored, host speed 1.0):" in text
 
 
+@pytest.mark.slow
 def test_host_speed_is_fitted_on_the_fit_set_and_carries_to_the_validation_set():
     """A 'card' whose host is 1.4x slower than the profile's (sim with host_speed=1.4): the
     host speed fitted on its fit set alone comes back near 1.4, and the validation set -- never
@@ -179,6 +181,7 @@ def test_measure_interleaves_rounds_and_keeps_every_value(monkeypatch):
     assert m["rounds"] == 3 and m["interleaved"] and m["statistic"] == "min"
 
 
+@pytest.mark.slow
 def test_compare_wrote_line_escapes_the_path(tmp_path, capsys):
     """The 'wrote' line names the file it wrote with its control characters escaped (a name
     holding an escape sequence must not drive the terminal)."""

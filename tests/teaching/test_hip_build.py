@@ -52,6 +52,7 @@ def nvidia_build(tmp_path_factory):
     return {b.name: b for b in examples.build("nvidia", out)}
 
 
+@pytest.mark.slow
 @needs_hipcc
 @pytest.mark.parametrize("unit", AMD_UNITS)
 def test_hipcc_compiles_for_amd(amd_build, unit):
@@ -73,6 +74,7 @@ def test_hipcc_compiles_for_amd(amd_build, unit):
 
 
 @needs_hipcc
+@pytest.mark.slow
 def test_kit_kernels_compile_as_hip_only_with_the_runtime_header_in_front(amd_build):
     b = amd_build["umkit_kernels.cu"]
     assert b.argv[b.argv.index("-include") + 1] == "hip/hip_runtime.h"
@@ -111,6 +113,7 @@ def test_amd_arches_probe_matches_the_compiler():
     assert arches[2] == ("gfx942" if r.returncode == 0 else "gfx940")
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("name", examples.list())
 def test_nvcc_builds_each_example_with_the_generated_header(nvidia_build, name):

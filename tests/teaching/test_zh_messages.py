@@ -623,6 +623,7 @@ def test_a_code_field_takes_one_word_and_a_list_field_a_bracketed_list():
     assert lang.tr("use one of two things") == "use one of two things"
 
 
+@pytest.mark.slow
 def test_a_long_text_that_almost_matches_many_templates_does_not_hang():
     """The matcher takes each literal where it first occurs, in one pass: a message whose
     values repeat the templates' own words (a name, a path, a repr the learner chose) is matched

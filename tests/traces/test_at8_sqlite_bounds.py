@@ -69,6 +69,7 @@ def test_a_view_that_builds_huge_strings_writes_no_temporary_files(tmp_path):
     assert "MemoryError" not in first, first
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not EXAMPLE.exists(), reason="the example rocpd file is missing")
 def test_a_view_that_pads_every_record_is_a_typed_error_not_a_memory_error(tmp_path):
     db = hostile(tmp_path, """

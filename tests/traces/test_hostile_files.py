@@ -339,6 +339,7 @@ def test_more_step_markers_than_an_ecg_holds_stop_reading_early(tmp_path):
         read(tmp_path / "many.db")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["rocpd", "nsys"])
 def test_a_view_that_recurses_without_end_is_stopped_and_named(tmp_path, fmt, monkeypatch):
     """A view that never ends (a recursive CTE without a limit) stops at the reader's work

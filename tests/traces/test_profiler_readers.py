@@ -210,6 +210,7 @@ def peak_reading(path):
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_large_rocpd_database_streams_in_bounded_memory(tmp_path):
     """Three times the rows, the same peak: rows are iterated with a cursor, never fetched whole
     (what a reader keeps -- MAX_SLICES events for Perfetto, per-step sums, page maps -- is
