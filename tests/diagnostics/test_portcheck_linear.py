@@ -46,6 +46,7 @@ def cpu_seconds(code: str) -> float:
 
 
 # -- linear time --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_raw_strings_cost_time_linear_in_the_file():
     # each raw string's opening was matched against a copy of the rest of the file: the work
     # in C (no Python line to count), so this one is timed -- as a ratio, 4x the input

@@ -33,6 +33,7 @@ def test_the_default_budget_is_eight_wrong_tries():
     fresh_exercises("assert exercises.attempts_budget() == 8", budget=None)
 
 
+@pytest.mark.slow
 def test_right_answers_without_a_reason_are_not_passed_on_every_kind_of_exercise():
     out = fresh_exercises("""
         umkit.use("sim", profile="mi250x-xnack1", quiet=True)

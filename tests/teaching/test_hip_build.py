@@ -170,6 +170,7 @@ def test_a_hip_only_name_fails_the_nvidia_build(tmp_path):
     assert "hipMemAdviseSetCoarseGrain" in b.log
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("name", examples.originals())
 def test_nvcc_builds_the_cuda_originals(nvidia_build, name):
