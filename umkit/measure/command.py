@@ -61,7 +61,8 @@ def add_parser(sub) -> None:
     p.add_argument("--free-after", type=int, default=0, help="free GPU memory after the run (B)")
     p.add_argument("--steps", default="", help="NAME=EXIT:SECONDS,... as .ci/gpu writes them")
     p.add_argument("--index", action="store_true",
-                   help="rewrite benchmarks/results/INDEX.md (needs the checkout)")
+                   help="rewrite benchmarks/results/INDEX.md and the targets table of "
+                        "benchmarks/README.md (needs the checkout)")
     p.set_defaults(func=cmd_report)
 
 

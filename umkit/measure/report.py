@@ -1,5 +1,6 @@
 """A GPU CI run's summary (``umkit measure report RESULTS``: ``summary.json`` and ``summary.md``)
-and the results index (``umkit measure report --index``: ``benchmarks/results/INDEX.md``).
+and the results index (``umkit measure report --index``: ``benchmarks/results/INDEX.md``, and
+the targets table of ``benchmarks/README.md`` from ``benchmarks/targets.json``).
 
 The index marks a run STALE when the *measurement* code it ran has changed since: a content
 hash of the files that run on the GPU (:data:`MEASURING`), so no git is needed on the GPU
@@ -218,7 +219,8 @@ def _cell(value) -> str:
 
 
 def index() -> str:
-    """Rewrite benchmarks/results/INDEX.md and return its text."""
+    """Rewrite benchmarks/results/INDEX.md and the targets table of benchmarks/README.md; return
+    the index's text."""
     from ..errors import InvalidArgument
     from ..results import files
     if not (ROOT / "benchmarks" / "results").is_dir():
@@ -238,4 +240,97 @@ def index() -> str:
             "run with today's model.\n\n| run | device | backend | date | state |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     files.write(ROOT / "benchmarks/results/INDEX.md", text, argument="--index", exists="replace")
+    write_targets()
     return text
+
+
+#: the kit's own targets (what, the limit, where the latest measurement is) and the README whose
+#: section is written from them, under the checkout's root
+TARGETS = "benchmarks/targets.json"
+README = "benchmarks/README.md"
+BEGIN = "<!-- the targets table: written by `umkit measure report --index` from targets.json -->"
+END = "<!-- end of the targets table -->"
+
+
+def _run_number(p: Path) -> int:
+    m = re.search(r"-run(\d+)$", p.name)
+    return int(m.group(1)) if m else -1
+
+
+def _newest_run_with(name: str) -> Path | None:
+    """The GPU run of the highest number whose folder holds the file ``name``."""
+    res = ROOT / "benchmarks" / "results"
+    runs = [p for p in res.iterdir() if p.is_dir() and _run_number(p) >= 0 and (p / name).is_file()]
+    return max(runs, key=_run_number) if runs else None
+
+
+def _value(doc, path):
+    for key in path:
+        doc = doc[key]
+    if isinstance(doc, bool) or not isinstance(doc, (int, float)):
+        raise TypeError(f"not a number: {doc!r}")
+    return float(doc)
+
+
+def _amount(v: float, unit: str) -> str:
+    if unit == "B":
+        return f"{v / (1 << 20):g} MiB" if v >= 1 << 20 else f"{int(v)} B"
+    return f"{v:.3f}x" if unit == "x" else f"{v:.4g} {unit}"
+
+
+def targets_table() -> str:
+    """The targets table in markdown: each target of ``benchmarks/targets.json`` with its latest
+    measurement (a GPU target: the newest run holding its file; any other: the file it names)
+    and whether it meets the target."""
+    from ..results import read_json
+    spec = read_json(ROOT / TARGETS, "targets", argument="--index",
+                     hint="benchmarks/targets.json lists the targets; restore it from git")
+    out = ["| target | wanted | latest | outcome | measured |", "|---|---|---|---|---|"]
+    for t in spec.get("targets", []):
+        unit, limit, op = t["unit"], float(t["limit"]), t["op"]
+        if "gpu_run" in t:
+            run = _newest_run_with(t["gpu_run"])
+            src = run / t["gpu_run"] if run else None
+            s = (_load(run / "summary.json") or {}) if run else {}
+            where = (f"[{run.name}](results/{run.name}/summary.md), {_cell(s.get('device'))}, "
+                     f"{_cell(s.get('date'))}") if run else "no GPU run holds " + _cell(t["gpu_run"])
+        else:
+            src = ROOT / "benchmarks" / "results" / t["file"]
+            d = _load(src) or {}
+            where = f"[{_cell(t['file'])}](results/{t['file']}), {_cell(d.get('date'))}"
+        doc = _load(src) if src is not None else None
+        try:
+            v = _value(doc, t["path"])
+        except DATA_ERRORS:
+            v = None
+        if v is None:
+            latest, outcome = "-", "not measured"
+        else:
+            latest = _amount(v, unit)
+            outcome = "**met**" if (v >= limit if op == ">=" else v <= limit) else "**missed**"
+        wanted = ("≥ " if op == ">=" else "≤ ") + _amount(limit, unit)
+        out.append(f"| {_cell(t['target'])} | {wanted} | {latest} | {outcome} | {where} |")
+    return "\n".join(out) + "\n"
+
+
+def readme_with_targets(text: str) -> str:
+    """``text`` (benchmarks/README.md) with the section between its markers replaced by
+    :func:`targets_table`."""
+    from ..errors import InvalidArgument
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise InvalidArgument("benchmarks/README.md has lost the markers of its targets table",
+                              argument="--index", hint=f"put back the lines {BEGIN} and {END}")
+    return text[:i + len(BEGIN)] + "\n" + targets_table() + text[j:]
+
+
+def write_targets() -> None:
+    """Rewrite the targets table of the checkout's benchmarks/README.md (where it has one)."""
+    from ..results import files
+    readme = ROOT / README
+    if not readme.is_file():
+        return
+    text = readme.read_text(encoding="utf-8")
+    new = readme_with_targets(text)
+    if new != text:
+        files.write(readme, new, argument="--index", exists="replace")
