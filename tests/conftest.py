@@ -1,4 +1,5 @@
 """Shared by every test folder: the helpers beside this file (``repo_tools``) import by name."""
+import gc
 import signal
 import sys
 from pathlib import Path
@@ -32,3 +33,11 @@ def sim_english():
     umkit.use("sim", quiet=True)
     yield
     umkit.use("sim", quiet=True, lang="en")
+
+
+def pytest_collection_finish(session):
+    """What collection made (the test items, the imported modules) lives to the end of the run:
+    frozen, it is left out of every later full collection, which ``umkit.use`` makes at each
+    switch of backend (a test worker's heap would otherwise cost ~44 ms a switch)."""
+    gc.collect()
+    gc.freeze()

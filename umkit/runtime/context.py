@@ -101,8 +101,7 @@ class Runtime:
         """Set the process-wide backend (see ``umkit.use``)."""
         from .. import validate as V
         quiet = V.flag(quiet, "quiet")
-        if self._holding():   # arrays of the previous backend in reference cycles go now, not at random
-            gc.collect()
+        gc.collect()      # arrays of earlier backends in reference cycles go now, not at random
         act = self._make(name, options)
         with self._lock:
             self._active = act
@@ -116,20 +115,6 @@ class Runtime:
                          "set UMKIT_BACKEND or call umkit.use('cuda'|'hip') to change"),
                       file=sys.stdout)
         return act.backend
-
-    def _holding(self) -> bool:
-        """Whether the backend ``use`` replaces still holds an allocation. A live array holds
-        its allocation, so where none does there is no array of it for a collection to free,
-        and ``use`` skips it (a full collection costs tens of milliseconds in a large process).
-        Arrays of backends replaced earlier that become garbage later go with Python's own
-        collections."""
-        act = self._active
-        if act is None:
-            return False
-        try:
-            return bool(act.backend.allocations())
-        except Exception:  # noqa: BLE001 - a backend that cannot say is treated as holding
-            return True
 
     @contextlib.contextmanager
     def using(self, name: str | None = None, **options):
