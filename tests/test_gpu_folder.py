@@ -32,3 +32,15 @@ def test_where_the_gpu_is_required_a_skip_is_a_failure():
     r = _run(UMKIT_BACKEND="sim", UMKIT_GPU_REQUIRED="1")
     assert r.returncode == 1, r.stdout[-2000:]
     assert " skipped" not in r.stdout and "UMKIT_GPU_REQUIRED=1, but" in r.stdout
+
+
+def test_every_gpu_test_module_carries_the_gpu_marker():
+    """``.ci/gpu`` selects them with ``-m gpu``: a module without the marker would be left out
+    of the GPU run without a word."""
+    import ast
+    mods = sorted((ROOT / "tests" / "gpu").glob("test_*.py"))
+    assert mods
+    for m in mods:
+        marks = [n for n in ast.parse(m.read_text()).body if isinstance(n, ast.Assign)
+                 and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)]
+        assert marks and ast.unparse(marks[0].value) == "pytest.mark.gpu", m.name

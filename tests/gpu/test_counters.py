@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from importlib import metadata
 
 import pytest
@@ -40,16 +41,33 @@ def _versions() -> dict:
             out[dist] = None
     from umkit.backends.counters import cupti as ucupti
     out["libcupti_on_sys_path"] = ucupti.find_libcupti()
+    try:
+        import cupti.cupti as cc
+        out["cupti_module"] = getattr(cc, "__file__", "?")
+        out["cupti_version"] = int(cc.get_version())
+    except Exception as e:  # noqa: BLE001 - what is there is recorded, whatever failed
+        out["cupti_import_error"] = f"{type(e).__name__}: {e}"
     return out
 
 
 @pytest.fixture(scope="module")
 def observed(cuda_backend, results):
     """The sequence on the card (counters on), the recorder, the burst; then the same sequence
-    on sim; ``counters.json`` in the results folder."""
+    on sim; ``counters.json`` in the results folder (written however far it got)."""
+    doc = {"versions": _versions()}
+    try:
+        _observe(doc)
+    except BaseException:
+        doc["error"] = traceback.format_exc()
+        raise
+    finally:       # what was seen is kept, a failure's traceback with it
+        (results / "counters.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    return doc
+
+
+def _observe(doc):
     from umkit.backends.counters.cupti import incomplete
     from umkit.measure import fidelity
-    doc = {"versions": _versions()}
     t0 = time.perf_counter()
     doc["first"] = umkit.counters_on()
     doc["counters_on_s"] = round(time.perf_counter() - t0, 4)
@@ -81,8 +99,6 @@ def observed(cuda_backend, results):
     with umkit.using("sim", profile="h200-pcie5"):
         doc["sim"] = fidelity.sequence(N)
     doc["fidelity"] = fidelity.counter_fidelity(doc["sim"], doc["cuda"])
-    (results / "counters.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    return doc
 
 
 def test_counters_on_starts_cupti(observed):

@@ -58,3 +58,30 @@ def test_a_readme_without_its_markers_is_a_typed_error():
     with pytest.raises(InvalidArgument) as e:
         report.readme_with_targets("# Benchmarks\n")
     assert e.value.argument == "--index"
+
+
+GOOD = {"target": "t", "op": "<=", "limit": 1, "unit": "s", "file": "speed.json", "path": ["a"]}
+BAD = [[], {"targets": "abc"}, {"targets": []}, {"targets": [1]},
+       *({"targets": [dict(GOOD, **change)]} for change in (
+           {"target": None}, {"target": "a\nb"}, {"target": "x" * 201}, {"op": "=="},
+           {"limit": "abc"}, {"limit": None}, {"limit": True}, {"limit": float("inf")},
+           {"unit": "\x1b[31m"}, {"path": "a"}, {"path": []}, {"path": [None]},
+           {"file": 3}, {"file": "../outside.json"}, {"file": "/etc/passwd"}, {"file": "a\nb"},
+           {"file": "a\x00b"}, {"file": ".."}, {"gpu_run": "core.json"})),
+       {"targets": [{k: v for k, v in GOOD.items() if k != "unit"}]},
+       {"targets": [{k: v for k, v in GOOD.items() if k != "file"}]}]
+
+
+@pytest.mark.parametrize("spec", BAD, ids=range(len(BAD)))
+def test_a_malformed_targets_file_is_a_typed_error_and_nothing_is_written(tmp_path, monkeypatch,
+                                                                           spec):
+    res = tmp_path / "benchmarks" / "results"
+    res.mkdir(parents=True)
+    (tmp_path / "benchmarks" / "targets.json").write_text(json.dumps(spec, allow_nan=True))
+    readme = tmp_path / "benchmarks" / "README.md"
+    readme.write_text(f"{report.BEGIN}\nold\n{report.END}\n")
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    with pytest.raises(InvalidArgument) as e:
+        report.index()
+    assert e.value.argument == "--index" and "targets.json" in str(e.value)
+    assert not (res / "INDEX.md").exists() and "old" in readme.read_text()

@@ -239,8 +239,10 @@ def index() -> str:
             f"is marked STALE (current code hash `{now}`). `umkit measure evaluate RUN` re-predicts a "
             "run with today's model.\n\n| run | device | backend | date | state |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    readme = _readme_update()          # checked before anything is written
     files.write(ROOT / "benchmarks/results/INDEX.md", text, argument="--index", exists="replace")
-    write_targets()
+    if readme is not None:
+        files.write(ROOT / README, readme, argument="--index", exists="replace")
     return text
 
 
@@ -278,15 +280,63 @@ def _amount(v: float, unit: str) -> str:
     return f"{v:.3f}x" if unit == "x" else f"{v:.4g} {unit}"
 
 
+UNITS = ("x", "%", "B", "ms", "s")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
+
+
+def targets() -> list[dict]:
+    """``benchmarks/targets.json``'s targets, each checked: ``target`` (text), ``op`` (``>=`` or
+    ``<=``), ``limit`` (a finite number), ``unit`` (one of :data:`UNITS`), ``path`` (the keys to
+    the value) and one of ``file`` (a file in ``benchmarks/results/``) or ``gpu_run`` (a file of
+    a ``.ci/gpu`` run's folder), both plain file names. Anything else is an
+    :class:`InvalidArgument` naming the target and the field."""
+    import math
+    from ..errors import InvalidArgument
+    from ..results import read_json
+    hint = "benchmarks/targets.json lists the targets (see its first lines); restore it from git"
+    spec = read_json(ROOT / TARGETS, "targets", argument="--index", hint=hint)
+
+    def bad(where, why):
+        return InvalidArgument(f"benchmarks/targets.json: {where} {why}", argument="--index",
+                               hint=hint)
+    items = spec.get("targets") if isinstance(spec, dict) else None
+    if not isinstance(items, list) or not 0 < len(items) <= 200:
+        raise bad("'targets'", "must be a list of 1 to 200 targets")
+    for i, t in enumerate(items):
+        where = f"target {i + 1}"
+        if not isinstance(t, dict):
+            raise bad(where, "must be an object")
+        text = t.get("target")
+        if not isinstance(text, str) or not 0 < len(text) <= 200 or \
+                any(ord(c) < 32 or ord(c) == 127 for c in text):
+            raise bad(where, "needs 'target': one line of text (at most 200 characters)")
+        if t.get("op") not in (">=", "<="):
+            raise bad(where, "needs 'op': '>=' or '<='")
+        lim = t.get("limit")
+        if isinstance(lim, bool) or not isinstance(lim, (int, float)) or not math.isfinite(lim):
+            raise bad(where, "needs 'limit': a finite number")
+        if t.get("unit") not in UNITS:
+            raise bad(where, f"needs 'unit': one of {', '.join(UNITS)}")
+        path = t.get("path")
+        if not isinstance(path, list) or not 0 < len(path) <= 8 or \
+                not all(isinstance(k, str) and len(k) <= 100 or type(k) is int for k in path):
+            raise bad(where, "needs 'path': a list of 1 to 8 keys (text) or indexes")
+        names = [k for k in ("file", "gpu_run") if k in t]
+        if len(names) != 1:
+            raise bad(where, "needs one of 'file' and 'gpu_run'")
+        name = t[names[0]]
+        if not isinstance(name, str) or not _NAME.fullmatch(name) or ".." in name:
+            raise bad(where, f"'{names[0]}' must be a plain file name (letters, digits, '.', "
+                             "'_', '-'; no folder)")
+    return items
+
+
 def targets_table() -> str:
     """The targets table in markdown: each target of ``benchmarks/targets.json`` with its latest
     measurement (a GPU target: the newest run holding its file; any other: the file it names)
     and whether it meets the target."""
-    from ..results import read_json
-    spec = read_json(ROOT / TARGETS, "targets", argument="--index",
-                     hint="benchmarks/targets.json lists the targets; restore it from git")
     out = ["| target | wanted | latest | outcome | measured |", "|---|---|---|---|---|"]
-    for t in spec.get("targets", []):
+    for t in targets():
         unit, limit, op = t["unit"], float(t["limit"]), t["op"]
         if "gpu_run" in t:
             run = _newest_run_with(t["gpu_run"])
@@ -324,13 +374,12 @@ def readme_with_targets(text: str) -> str:
     return text[:i + len(BEGIN)] + "\n" + targets_table() + text[j:]
 
 
-def write_targets() -> None:
-    """Rewrite the targets table of the checkout's benchmarks/README.md (where it has one)."""
-    from ..results import files
+def _readme_update() -> str | None:
+    """The checkout's benchmarks/README.md with its targets table rewritten, or None where it
+    has no README or the table is already what the data say."""
     readme = ROOT / README
     if not readme.is_file():
-        return
+        return None
     text = readme.read_text(encoding="utf-8")
     new = readme_with_targets(text)
-    if new != text:
-        files.write(readme, new, argument="--index", exists="replace")
+    return None if new == text else new

@@ -101,7 +101,7 @@ class Runtime:
         """Set the process-wide backend (see ``umkit.use``)."""
         from .. import validate as V
         quiet = V.flag(quiet, "quiet")
-        gc.collect()      # arrays of earlier backends in reference cycles go now, not at random
+        gc.collect()      # arrays of the previous backend in reference cycles go now, not at random
         act = self._make(name, options)
         with self._lock:
             self._active = act
