@@ -238,7 +238,6 @@ def test_no_estimate_count_in_prose_that_the_picker_does_not_show(guide):
             assert (int(est), int(total)) in shown, f"{est} of {total}"
 
 
-@pytest.mark.slow
 def test_the_ecg_table_is_what_the_dashboards_button_records(guide):
     """The guide's ECG table (guide_tables, the button's step count) gives the numbers the
     dashboard's button shows: recorded here with the button's own step count, card by card."""

@@ -83,7 +83,6 @@ def test_reset_projector_map_and_ecg(ws):
         ws.apply("nope")
 
 
-@pytest.mark.slow
 def test_the_presenter_guide_quotes_todays_model():
     """notebooks/workshop/README.md's expected results are the model's current output: a
     profile change that moves them fails here until the guide is regenerated."""
