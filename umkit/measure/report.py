@@ -259,13 +259,6 @@ def _run_number(p: Path) -> int:
     return int(m.group(1)) if m else -1
 
 
-def _newest_run_with(name: str) -> Path | None:
-    """The GPU run of the highest number whose folder holds the file ``name``."""
-    res = ROOT / "benchmarks" / "results"
-    runs = [p for p in res.iterdir() if p.is_dir() and _run_number(p) >= 0 and (p / name).is_file()]
-    return max(runs, key=_run_number) if runs else None
-
-
 def _value(doc, path):
     for key in path:
         doc = doc[key]
@@ -335,20 +328,31 @@ def targets_table() -> str:
     """The targets table in markdown: each target of ``benchmarks/targets.json`` with its latest
     measurement (a GPU target: the newest run holding its file; any other: the file it names)
     and whether it meets the target."""
+    spec = targets()
+    results = ROOT / "benchmarks" / "results"
+    # the GPU runs, newest (highest number) first; each file read once however many targets use it
+    runs = sorted((p for p in results.iterdir() if p.is_dir() and _run_number(p) >= 0),
+                  key=_run_number, reverse=True)
+    loaded: dict[Path, dict | None] = {}
+
+    def load(p: Path) -> dict | None:
+        if p not in loaded:
+            loaded[p] = _load(p)
+        return loaded[p]
     out = ["| target | wanted | latest | outcome | measured |", "|---|---|---|---|---|"]
-    for t in targets():
+    for t in spec:
         unit, limit, op = t["unit"], float(t["limit"]), t["op"]
         if "gpu_run" in t:
-            run = _newest_run_with(t["gpu_run"])
+            run = next((r for r in runs if (r / t["gpu_run"]).is_file()), None)
             src = run / t["gpu_run"] if run else None
-            s = (_load(run / "summary.json") or {}) if run else {}
+            s = (load(run / "summary.json") or {}) if run else {}
             where = (f"[{run.name}](results/{run.name}/summary.md), {_cell(s.get('device'))}, "
                      f"{_cell(s.get('date'))}") if run else "no GPU run holds " + _cell(t["gpu_run"])
+            doc = load(src) if src is not None else None
         else:
-            src = ROOT / "benchmarks" / "results" / t["file"]
-            d = _load(src) or {}
-            where = f"[{_cell(t['file'])}](results/{t['file']}), {_cell(d.get('date'))}"
-        doc = _load(src) if src is not None else None
+            src = results / t["file"]
+            doc = load(src)
+            where = f"[{_cell(t['file'])}](results/{t['file']}), {_cell((doc or {}).get('date'))}"
         try:
             v = _value(doc, t["path"])
         except DATA_ERRORS:
