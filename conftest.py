@@ -11,6 +11,40 @@ their home so that a kernel restart keeps it; the project's tests keep it in the
 (``UMKIT_EXERCISE_RECORD=off``) so that no test writes the developer's home or finds another
 test's tries (the record's own tests give each process a file of their own)."""
 import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
 
 os.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
 os.environ.setdefault("UMKIT_EXERCISE_RECORD", "off")
+
+
+
+def _file_seconds() -> dict:
+    """tests/seconds.json's table (file -> seconds), or {} where it is missing or malformed."""
+    import json
+    try:
+        table = json.loads((ROOT / "tests" / "seconds.json").read_text(encoding="utf-8"))["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {k: float(v) for k, v in table.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Test files (and notebooks) run longest first, by tests/seconds.json (what each took in a
+    lane; ``scripts/test_seconds.py`` writes it), each file's own tests kept in their order. With
+    pytest-xdist's ``--dist loadfile --no-loadscope-reorder`` (test.sh) the workers take the files
+    in this order, the short ones last, so that they end together. A file the table does not know
+    counts as one second; without the table the order is pytest's own."""
+    seconds = _file_seconds()
+    if not seconds:
+        return
+    weight = {}
+    for i, item in enumerate(items):
+        path = Path(str(item.path)).resolve()
+        key = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+        weight[id(item)] = (-seconds.get(key, 1.0), key, i)
+    items.sort(key=lambda item: weight[id(item)])

@@ -8,7 +8,8 @@
 #   bash test.sh -k pool      # extra pytest arguments pass through (after --all, if given)
 # Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time. Tests run in
 # parallel, one worker per CPU core (pytest-xdist, --dist loadfile: a file's tests, and a
-# notebook's cells, stay together and in order); UMKIT_TEST_WORKERS=N sets the workers (0: none).
+# notebook's cells, stay together and in order), the files longest first (tests/seconds.json,
+# read by conftest.py); UMKIT_TEST_WORKERS=N sets the workers (0: none).
 # Installs quietly into .venv/ (again only when pyproject.toml changes; log: .venv/umkit-install.log).
 # As root with apt-get, the Debian packages some tests use are installed when missing (chromium, gettext,
 # hipcc, npm: scripts/setup_test_packages.sh says which tests), without recommended packages and
@@ -39,7 +40,7 @@ else
 fi
 workers=()
 if "$UMKIT_VENV/bin/python" -c "import xdist" 2>/dev/null; then
-  workers=(-n "${UMKIT_TEST_WORKERS:-auto}" --dist loadfile)
+  workers=(-n "${UMKIT_TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder)
 fi
 t0=$(date +%s)
 if [ "$lane" = full ]; then

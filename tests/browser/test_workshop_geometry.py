@@ -1,6 +1,6 @@
 """The workshop dashboard through its own 60-minute agenda, in headless Chromium: the six demo
-presets run one after the other on one page, at 1280x800, at 1024x768 and in projector mode, and
-after every run the page's geometry is checked, not just that it loads:
+presets run one after the other on one page, and before the first run and after every run the
+page's geometry is checked at 1280x800, at 1024x768 and in projector mode, not just that it loads:
 
 * no element overlaps another (controls, labels, the chart, the counters table, the residency map,
   the ECG), measured on what is visible of each (its box cut by every ancestor that clips);
@@ -9,7 +9,8 @@ after every run the page's geometry is checked, not just that it loads:
 * no broken image (the ECG's place is empty until it is recorded);
 * "Reset everything" puts the controls back on the panel's starting values.
 
-Screenshots of each case go to artifacts/workshop-<case>-run<N>.png."""
+Screenshots of each case after the last run go to artifacts/workshop-<case>-final.png (and of
+any case with problems, named for the run)."""
 from __future__ import annotations
 
 import time
@@ -133,17 +134,39 @@ def _wait_bars(page, n: int, voila, shot: Path, timeout_s: float = 180):
                     f"voila log:\n{voila.log()}")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("case", list(CASES))
-def test_six_presets_in_a_row_keep_the_layout(page, voila_workshop, case):
+def _as_case(page, case: str):
+    """Put the page in ``case``'s window size and projector mode (the kernel adds the class)."""
     width, height, projector = CASES[case]
     page.set_viewport_size({"width": width, "height": height})
-    _open(page, voila_workshop)
-    if projector:
+    on = page.locator(".umk-workshop.umk-projector").count() > 0
+    if on != projector:
         page.click(".umk-ws-projector")
-        page.wait_for_selector(".umk-workshop.umk-projector", timeout=10_000)
+        page.wait_for_selector(".umk-workshop" + (".umk-projector" if projector else
+                                                  ":not(.umk-projector)"), timeout=10_000)
+    time.sleep(0.2)                                      # the new size's layout
+
+
+@pytest.mark.slow
+def test_six_presets_in_a_row_keep_the_layout(page, voila_workshop):
+    """One page runs the agenda's six demos in a row; before the first and after each run it is
+    seen in every case (window size, projector mode), as a presenter switching windows or the
+    projector on mid-session would see it. A case with problems, and every case after the last
+    run, is photographed."""
+    _open(page, voila_workshop)
     ARTIFACTS.mkdir(exist_ok=True)
-    found = {"before any run": _problems(page)}
+    found = {}
+
+    def look(when: str, last: bool):
+        for case in CASES:
+            _as_case(page, case)
+            problems = _problems(page)
+            found[f"{case}, {when}"] = problems
+            if problems or last:
+                tag = "final" if last else when.split(" (")[0].replace(" ", "-")
+                _screenshot(page, ARTIFACTS / f"workshop-{case}-{tag}.png")
+        _as_case(page, "1280x800")
+
+    look("before any run", False)
     bars = 0
     for i, p in enumerate(PRESETS, start=1):
         page.select_option(".umk-ctl-preset select", index=i)
@@ -152,12 +175,11 @@ def test_six_presets_in_a_row_keep_the_layout(page, voila_workshop, case):
                                timeout=30_000)
         page.click("button.umk-run")
         bars += p.settings["steps"]
-        _wait_bars(page, bars, voila_workshop, ARTIFACTS / f"workshop-{case}-stuck.png")
+        _wait_bars(page, bars, voila_workshop, ARTIFACTS / "workshop-stuck.png")
         page.wait_for_selector("button.umk-run:not([disabled])", timeout=60_000)
         page.locator(".umk-status", has_text=f"#{i} done").wait_for(timeout=30_000)
         time.sleep(0.3)                                  # the last redraw's layout
-        _screenshot(page, ARTIFACTS / f"workshop-{case}-run{i}.png")
-        found[f"after run {i} ({p.key})"] = _problems(page)
+        look(f"after run {i} ({p.key})", i == len(PRESETS))
     assert page.locator(".umk-bar").count() == bars
     bad = {k: v for k, v in found.items() if v}
     assert not bad, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in bad.items())

@@ -62,7 +62,12 @@ window.partial = res;
   // a window on a page of bob's server: on the same site its cookies (bob's _xsrf token among
   // them: the cookie's path is bob's server) are the opener's to read
   const w = window.open(BOB + "/api/status", "bob");
-  await new Promise(ok => setTimeout(ok, 5000));
+  // until its page is in (or, another site's, no longer readable), at most 10 s
+  for (const t0 = Date.now(); Date.now() - t0 < 10000; ) {
+    await new Promise(ok => setTimeout(ok, 100));
+    try { if (w.location.href !== "about:blank" && w.document.readyState === "complete") break; }
+    catch (e) { break; }
+  }
   try {
     const m = /(?:^|; )_xsrf=([^;]*)/.exec(w.document.cookie);
     xsrf = m ? decodeURIComponent(m[1]) : "";
