@@ -7,9 +7,10 @@
 #                             # hub, soak, packaging and slow tests and nbval of notebooks/zh/
 #   bash test.sh -k pool      # extra pytest arguments pass through (after --all, if given)
 # Both lanes print the 30 slowest tests (--durations=30) and the lane's wall time. Tests run in
-# parallel, one worker per CPU core (pytest-xdist, --dist loadfile: a file's tests, and a
-# notebook's cells, stay together and in order), the files longest first (tests/seconds.json,
-# read by conftest.py); UMKIT_TEST_WORKERS=N sets the workers (0: none).
+# parallel (pytest-xdist, --dist loadfile: a file's tests, and a notebook's cells, stay together
+# and in order), one worker per CPU core in the fast lane and one more in the full lane, the
+# files longest first (tests/seconds.json, read by conftest.py); UMKIT_TEST_WORKERS=N sets the
+# workers (0: none).
 # Installs quietly into .venv/ (again only when pyproject.toml changes; log: .venv/umkit-install.log).
 # As root with apt-get, the Debian packages some tests use are installed when missing (chromium, gettext,
 # hipcc, npm: scripts/setup_test_packages.sh says which tests), without recommended packages and
@@ -40,7 +41,11 @@ else
 fi
 workers=()
 if "$UMKIT_VENV/bin/python" -c "import xdist" 2>/dev/null; then
-  workers=(-n "${UMKIT_TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder)
+  # the fast lane is CPU-bound: a worker per core. The full lane waits much of its time on
+  # servers, browsers and pip: a worker more than the cores keeps them busy meanwhile
+  n=auto
+  if [ "$lane" = full ]; then n=$(( $("$UMKIT_VENV/bin/python" -c "import os; print(len(os.sched_getaffinity(0)))") + 1 )); fi
+  workers=(-n "${UMKIT_TEST_WORKERS:-$n}" --dist loadfile --no-loadscope-reorder)
 fi
 t0=$(date +%s)
 if [ "$lane" = full ]; then
