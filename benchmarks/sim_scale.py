@@ -7,7 +7,7 @@ machine that runs it.
    evicts as it goes (oversubscribed) -- then prefetched back to the CPU: <= 5 s, <= 1 GiB RSS
 2. the same for 256 GiB: <= 1 s
 3. a 1 GiB managed buffer written on the CPU, then fault-migrated to the GPU by one kernel
-   (as ``sim_speed.py`` measures it): <= 20 ms
+   (as ``test_sim_speed.py`` measures it): <= 20 ms
 4. one training step of a 70B model on the H200 under every strategy
    (``umkit.workloads.model_step_costs``): no target, how long a learner waits
 
@@ -57,7 +57,7 @@ def sweep(nbytes: int) -> dict:
 
 
 def fault_1gib(reps: int = 5) -> dict:
-    """Case 3: sim_speed.py's 1 GiB fault read (model-only there too)."""
+    """Case 3: test_sim_speed.py's 1 GiB fault read (model-only there too)."""
     from umkit.measure.probes import sim_speed
     out = sim_speed.fault_1gib(reps)
     return dict(median_ms=out["median_ms"], gpu_faults=out["gpu_faults"])

@@ -4,7 +4,9 @@
    (the engine's work: page table, faults, batches, prefetcher; not the NumPy arithmetic)
 2. 50 steps of a 256 MiB training-style loop under 4 strategies: <= 1 s in total
 
-    python benchmarks/sim_speed.py [--out benchmarks/results/DATE-sim-speed-HOST.json]
+(their benchmark tests, timed by pytest-benchmark and holding the limits of
+benchmarks/targets.json: benchmarks/test_sim_speed.py; ``benchmarks/sim_scale.py`` runs
+:func:`fault_1gib` in a fresh process for its peak memory)
 """
 import statistics
 import time

@@ -1,0 +1,20 @@
+"""pytest-benchmark's JSON, with each target's summary beside its statistics: for the test that
+set ``extra_info["key"]``, ``{key: {"median_<unit>": value, "target": ..., "met": ...}}`` at the
+top level, plus the date, the backend and the core count, which is what benchmarks/targets.json
+names and the README's table shows."""
+import os
+import time
+
+
+def pytest_benchmark_update_json(config, benchmarks, output_json):
+    output_json.update(date=time.strftime("%Y-%m-%d"), backend="sim", cores=os.cpu_count())
+    for b in output_json.get("benchmarks", []):
+        info = b.get("extra_info") or {}
+        if "key" not in info:
+            continue
+        unit = info["unit"]
+        name = "median_ms" if unit == "ms" else "seconds" if unit == "s" else f"median_{unit}"
+        output_json[info["key"]] = {name: info["value"], "op": info["op"], "target": info["limit"],
+                                    "unit": unit, "rounds": b["stats"]["rounds"],
+                                    "met": info["value"] <= info["limit"] if info["op"] == "<="
+                                    else info["value"] >= info["limit"]}
