@@ -21,16 +21,29 @@ os.environ.setdefault("UMKIT_EXERCISE_RECORD", "off")
 
 
 def _file_seconds() -> dict:
-    """tests/seconds.json's table (file -> seconds), or {} where it is missing or malformed."""
+    """tests/seconds.json's table (file -> seconds, finite and not negative), or {} where the
+    file is missing, larger than 1 MiB or not such a table: it orders the run, it never stops
+    one."""
     import json
+    import math
+    path = ROOT / "tests" / "seconds.json"
     try:
-        table = json.loads((ROOT / "tests" / "seconds.json").read_text(encoding="utf-8"))["seconds"]
-    except (OSError, ValueError, KeyError, TypeError):
+        if path.stat().st_size > 1 << 20:
+            return {}
+        table = json.loads(path.read_text(encoding="utf-8"))["seconds"]
+    except Exception:                       # whatever is there: pytest's own order
         return {}
     if not isinstance(table, dict):
         return {}
-    return {k: float(v) for k, v in table.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
+    out = {}
+    for k, v in table.items():
+        try:
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)) \
+                    and v >= 0:
+                out[k] = float(v)
+        except (OverflowError, ValueError):
+            continue
+    return out
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -38,7 +51,8 @@ def pytest_collection_modifyitems(session, config, items):
     lane; ``scripts/test_seconds.py`` writes it), each file's own tests kept in their order. With
     pytest-xdist's ``--dist loadfile --no-loadscope-reorder`` (test.sh) the workers take the files
     in this order, the short ones last, so that they end together. A file the table does not know
-    counts as one second; without the table the order is pytest's own."""
+    counts as one second (files of equal weight go by path); without a usable table the order is
+    pytest's own."""
     seconds = _file_seconds()
     if not seconds:
         return

@@ -43,8 +43,9 @@ workers=()
 if "$UMKIT_VENV/bin/python" -c "import xdist" 2>/dev/null; then
   # the fast lane is CPU-bound: a worker per core. The full lane waits much of its time on
   # servers, browsers and pip: a worker more than the cores keeps them busy meanwhile
-  n=auto
-  if [ "$lane" = full ]; then n=$(( $("$UMKIT_VENV/bin/python" -c "import os; print(len(os.sched_getaffinity(0)))") + 1 )); fi
+  # (the cores this process may run on, as nproc counts them)
+  n=$("$UMKIT_VENV/bin/python" -c "import os; print(len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1)")
+  if [ "$lane" = full ]; then n=$(( n + 1 )); fi
   workers=(-n "${UMKIT_TEST_WORKERS:-$n}" --dist loadfile --no-loadscope-reorder)
 fi
 t0=$(date +%s)

@@ -1,7 +1,8 @@
 """pytest-benchmark's JSON, with each target's summary beside its statistics: for the test that
-set ``extra_info["key"]``, ``{key: {"median_<unit>": value, "target": ..., "met": ...}}`` at the
-top level, plus the date, the backend and the core count, which is what benchmarks/targets.json
-names and the README's table shows."""
+set ``extra_info["key"]``, ``{key: {FIELD: value, "op": ..., "target": ..., "unit": ...,
+"rounds": ..., "met": ...}}`` at the top level (FIELD: ``median_ms`` for milliseconds,
+``seconds`` for seconds, else ``median_<unit>``), plus the date, the backend and the core count:
+what benchmarks/targets.json names and the README's table shows."""
 import os
 import time
 

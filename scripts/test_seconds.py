@@ -3,13 +3,17 @@ JUnit XML files pytest wrote (``bash test.sh --all --junitxml=lane.xml``):
 
     python scripts/test_seconds.py lane.xml [more.xml ...]
 
-The root conftest.py hands the files to pytest-xdist's workers longest first, so that the two
-workers of a 2-core machine end together instead of one waiting for the other's last long file.
-A file missing from the table counts as :data:`DEFAULT` seconds; a stale table only costs time,
-never a result. Several XML files: each file's mean over them."""
+The root conftest.py hands the files to pytest-xdist's workers longest first, so that the
+workers end together instead of one waiting for another's last long file. A file missing from
+the table counts as :data:`DEFAULT` seconds; a stale table only costs time, never a result.
+Several XML files: each file's mean over the files that ran it (give lanes of one kind: the full
+lane's, whose times the ordering is for). A session-wide fixture (a server the browser tests
+share) is charged to the test that started it. Nothing is written when most test cases name no
+file of this checkout (an XML of another checkout, or written with a ``junit_prefix``)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -34,35 +38,50 @@ def files() -> dict[str, str]:
     return out
 
 
-def seconds(xml_paths: list[Path]) -> dict[str, float]:
+def seconds(xml_paths: list[Path]) -> tuple[dict[str, float], int, int]:
+    """(the table, test cases read, test cases that named no file here)."""
     known = files()
-    runs = []
+    runs, cases, unmatched = [], 0, 0
     for x in xml_paths:
         per = defaultdict(float)
         for tc in ET.parse(x).iter("testcase"):
+            cases += 1
             cls = tc.get("classname", "")
             # a test class adds ".ClassName" to its module's name: the longest known prefix
             while cls and cls not in known:
                 cls = cls.rpartition(".")[0]
             if cls:
                 per[known[cls]] += float(tc.get("time", 0) or 0)
+            else:
+                unmatched += 1
         runs.append(per)
     paths = sorted({p for r in runs for p in r})
-    mean = {p: sum(r.get(p, 0.0) for r in runs) / len(runs) for p in paths}
-    return {p: round(s, 1) for p, s in sorted(mean.items(), key=lambda kv: (-kv[1], kv[0]))
-            if s >= SMALLEST}
+    mean = {p: sum(r[p] for r in runs if p in r) / sum(p in r for r in runs) for p in paths}
+    table = {p: round(s, 1) for p, s in sorted(mean.items(), key=lambda kv: (-kv[1], kv[0]))
+             if s >= SMALLEST}
+    return table, cases, unmatched
 
 
 def main(argv: list[str]) -> int:
     if not argv or any(not Path(a).is_file() for a in argv):
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        print("usage: python scripts/test_seconds.py LANE.xml [MORE.xml ...]", file=sys.stderr)
+        print("usage: python scripts/test_seconds.py LANE.xml [MORE.xml ...]  (JUnit XML files "
+              "of pytest: bash test.sh --all --junitxml=/tmp/lane.xml)", file=sys.stderr)
         return 2
-    table = seconds([Path(a) for a in argv])
-    OUT.write_text(json.dumps({"what": "seconds per test file in a lane on 2 cores "
+    try:
+        table, cases, unmatched = seconds([Path(a) for a in argv])
+    except ET.ParseError as err:
+        print(f"test_seconds: not a JUnit XML file: {err}", file=sys.stderr)
+        return 2
+    if not cases or unmatched * 2 > cases:
+        print(f"test_seconds: {unmatched} of {cases} test cases name no test file of this "
+              f"checkout: {OUT.relative_to(ROOT)} left as it was", file=sys.stderr)
+        return 1
+    OUT.write_text(json.dumps({"what": "seconds per test file in the lanes it was written from, "
+                                       f"on a machine of {os.cpu_count()} cores "
                                        "(scripts/test_seconds.py)", "seconds": table},
                               indent=1, ensure_ascii=False) + "\n")
-    print(f"{OUT.relative_to(ROOT)}: {len(table)} files, {sum(table.values()):.0f} s")
+    print(f"{OUT.relative_to(ROOT)}: {len(table)} files, {sum(table.values()):.0f} s"
+          + (f" ({unmatched} of {cases} test cases named no file here)" if unmatched else ""))
     return 0
 
 

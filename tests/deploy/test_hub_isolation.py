@@ -479,6 +479,15 @@ def test_a_learners_output_reaches_the_hub_log_escaped(room):
     assert forged and all(b"[server of ada]" in ln for ln in forged), forged
 
 
+def _wait_for(path: Path, timeout: float = 30):
+    """Until the process a learner's cell started has written ``path`` (a fresh Python's start
+    takes its time on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} was never written"
+        time.sleep(0.05)
+
+
 def _restart(hub, name):
     hub.stop_server(name)
     deadline = time.monotonic() + 60
@@ -537,8 +546,7 @@ open('/dev/shm/ada_left_{tag}', 'w').write('x')
     sysv = lambda kind: [ln.split()[1] for ln in Path(f"/proc/sysvipc/{kind}").read_text()  # noqa: E731
                          .splitlines()[1:]]
     assert str(shmid) in sysv("shm") and Path(f"/dev/shm/ada_left_{tag}").exists()
-    time.sleep(0.5)
-    assert beat.exists()
+    _wait_for(beat)
     live = lambda: [p for p in find_processes(uids=[uid]) if not is_zombie(p)]  # noqa: E731
     hub.stop_server("ada")                                  # "Stop My Server"
     deadline = time.monotonic() + 60
@@ -700,8 +708,7 @@ hop = ("import os, time\\nwhile True:\\n    if os.fork():\\n        os._exit(0)\
 subprocess.Popen([sys.executable, '-c', hop], start_new_session=True, env={{}})
 """])
     assert res["error"] is None, res["error"]
-    time.sleep(0.5)
-    assert beat.exists()
+    _wait_for(beat)
     uids = list(hub_accounts(hub_prefix(str(state))).values())
     assert len(uids) >= 2 and find_processes(uids=uids)
     t0 = time.monotonic()
