@@ -20,7 +20,7 @@ os.environ.setdefault("UMKIT_EXERCISE_RECORD", "off")
 
 
 
-def _file_seconds() -> dict:
+def file_seconds() -> dict:
     """tests/seconds.json's table (file -> seconds, finite and not negative), or {} where the
     file is missing, larger than 1 MiB or not such a table: it orders the run, it never stops
     one."""
@@ -53,7 +53,7 @@ def pytest_collection_modifyitems(session, config, items):
     in this order, the short ones last, so that they end together. A file the table does not know
     counts as one second (files of equal weight go by path); without a usable table the order is
     pytest's own."""
-    seconds = _file_seconds()
+    seconds = file_seconds()
     if not seconds:
         return
     weight = {}

@@ -32,22 +32,22 @@ def _conftest(root: Path):
 def test_a_malformed_table_gives_an_empty_table(tmp_path, text):
     mod = _conftest(tmp_path)
     (tmp_path / "tests" / "seconds.json").write_text(text, encoding="latin-1")
-    assert mod._file_seconds() == {}
+    assert mod.file_seconds() == {}
 
 
 def test_a_missing_or_oversized_table_gives_an_empty_table(tmp_path):
     mod = _conftest(tmp_path)
-    assert mod._file_seconds() == {}
+    assert mod.file_seconds() == {}
     (tmp_path / "tests" / "seconds.json").write_text(
         json.dumps({"seconds": {"a.py": 1.0}, "pad": "x" * (1 << 20)}))
-    assert mod._file_seconds() == {}
+    assert mod.file_seconds() == {}
 
 
 def test_good_entries_are_kept_and_bad_ones_dropped(tmp_path):
     mod = _conftest(tmp_path)
     (tmp_path / "tests" / "seconds.json").write_text(json.dumps(
         {"seconds": {"a.py": 2, "b.py": 0.5, "c.py": -1, "d.py": None}}))
-    assert mod._file_seconds() == {"a.py": 2.0, "b.py": 0.5}
+    assert mod.file_seconds() == {"a.py": 2.0, "b.py": 0.5}
 
 
 def test_files_run_longest_first_each_in_its_own_order(tmp_path):
