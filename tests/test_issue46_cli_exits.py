@@ -126,6 +126,13 @@ def test_ctrl_c_during_an_examples_build_is_one_line_and_130(tmp_path, after):
     p = subprocess.Popen([PY, "-m", "umkit.examples", "build", "--vendor", vendor, "--out",
                           str(tmp_path / "b")], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
+    # the build has begun once it made its output folder (before that, on a loaded machine,
+    # Python may still be importing umkit: a Ctrl-C there is Python's own, not the build's)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "b").exists():
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, "the build never made its output folder"
+        time.sleep(0.02)
     time.sleep(after)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
