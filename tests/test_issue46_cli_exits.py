@@ -79,12 +79,19 @@ def test_ctrl_c_inside_a_command_is_one_line_and_130(capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_ctrl_c_during_a_real_run_is_one_line_and_130(tmp_path):
-    p = subprocess.Popen([PY, "-m", "umkit.cli", "ecg", "--steps", "100000", "--size", "1",
-                          "--strategies", "device", "--quiet"], cwd=tmp_path, env=ENV,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)                      # past the imports: inside the run
+    p = subprocess.Popen([PY, "-X", "importtime", "-c", "import sys, umkit.cli; sys.exit(umkit.cli"
+                          ".main())", "ecg", "--steps", "100000", "--size", "1", "--strategies",
+                          "device", "--quiet"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:              # -X importtime: the sim backend is being made, however slowly
+        if line.rstrip().endswith("umkit.sim.views"):
+            break
+    else:
+        raise AssertionError("the sim backend was never imported")
+    time.sleep(2)                      # inside the run (100,000 steps)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    out, rest = p.communicate(timeout=120)
+    err = "".join(ln for ln in rest.splitlines(keepends=True) if not ln.startswith("import time:"))
     assert p.returncode == 130, err
     assert "Traceback" not in err and len([x for x in err.splitlines() if x.strip()]) == 1, err
 
