@@ -20,7 +20,7 @@ pytest.importorskip("pytest_benchmark")
 
 import umkit  # noqa: E402
 from umkit import workloads  # noqa: E402
-from umkit.measure.report import targets  # noqa: E402
+from umkit.measure.report import met, targets  # noqa: E402
 
 GiB = 1 << 30
 
@@ -28,7 +28,7 @@ GiB = 1 << 30
 def _limit(key: str) -> dict:
     """The target of benchmarks/targets.json whose value is ``<this file's JSON>[key]``."""
     for t in targets():
-        if t.get("file", "").find("sim-speed") >= 0 and t["path"][0] == key:
+        if "sim-speed" in t.get("file", "") and t["path"][0] == key:
             return t
     raise LookupError(f"benchmarks/targets.json has no sim-speed target for {key!r}")
 
@@ -36,7 +36,7 @@ def _limit(key: str) -> dict:
 def _check(benchmark, key: str, value: float):
     t = _limit(key)
     benchmark.extra_info.update(key=key, value=value, unit=t["unit"], op=t["op"], limit=t["limit"])
-    assert value <= t["limit"] if t["op"] == "<=" else value >= t["limit"], \
+    assert met(value, t["op"], t["limit"]), \
         f"{key}: {value:.4g} {t['unit']}, the target is {t['op']} {t['limit']} {t['unit']}"
 
 

@@ -273,6 +273,12 @@ def _amount(v: float, unit: str) -> str:
     return f"{v:.3f}x" if unit == "x" else f"{v:.4g} {unit}"
 
 
+def met(value: float, op: str, limit: float) -> bool:
+    """Whether ``value`` meets a target ``op limit`` (``op``: ``>=`` or ``<=``, as in
+    benchmarks/targets.json)."""
+    return value >= limit if op == ">=" else value <= limit
+
+
 UNITS = ("x", "%", "B", "ms", "s")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,119}")
 
@@ -361,7 +367,7 @@ def targets_table() -> str:
             latest, outcome = "-", "not measured"
         else:
             latest = _amount(v, unit)
-            outcome = "**met**" if (v >= limit if op == ">=" else v <= limit) else "**missed**"
+            outcome = "**met**" if met(v, op, limit) else "**missed**"
         wanted = ("≥ " if op == ">=" else "≤ ") + _amount(limit, unit)
         out.append(f"| {_cell(t['target'])} | {wanted} | {latest} | {outcome} | {where} |")
     return "\n".join(out) + "\n"
