@@ -147,6 +147,26 @@ def _as_case(page, case: str):
     time.sleep(0.2)                                      # the new size's layout
 
 
+def _run_demo(page, voila, i: int, bars: int, stuck: Path):
+    """Pick demo ``i`` (1-based) as a presenter does, press Run, wait for ``bars`` bars on the
+    chart (a screenshot ``stuck`` where they never come)."""
+    p = PRESETS[i - 1]
+    page.select_option(".umk-ctl-preset select", index=i)
+    page.locator(".umk-ws-ask", has_text=p.title[:12]).wait_for(timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('button.umk-run').disabled",
+                           timeout=30_000)
+    page.click("button.umk-run")
+    _wait_bars(page, bars, voila, stuck)
+
+
+def _assert_clean(page, found: dict):
+    """No geometry problems in ``found`` (what was seen -> problems) and no console errors."""
+    bad = {k: v for k, v in found.items() if v}
+    assert not bad, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in bad.items())
+    errors = [m for m in page.console_lines if m.startswith(("error", "pageerror"))]
+    assert errors == [], errors
+
+
 @pytest.mark.slow
 def test_six_presets_in_a_row_keep_the_layout(page, voila_workshop):
     """One page runs the agenda's six demos in a row; before the first and after each run it is
@@ -170,22 +190,14 @@ def test_six_presets_in_a_row_keep_the_layout(page, voila_workshop):
     look("before any run", False)
     bars = 0
     for i, p in enumerate(PRESETS, start=1):
-        page.select_option(".umk-ctl-preset select", index=i)
-        page.locator(".umk-ws-ask", has_text=p.title[:12]).wait_for(timeout=30_000)
-        page.wait_for_function("() => !document.querySelector('button.umk-run').disabled",
-                               timeout=30_000)
-        page.click("button.umk-run")
         bars += p.settings["steps"]
-        _wait_bars(page, bars, voila_workshop, ARTIFACTS / "workshop-stuck.png")
+        _run_demo(page, voila_workshop, i, bars, ARTIFACTS / "workshop-stuck.png")
         page.wait_for_selector("button.umk-run:not([disabled])", timeout=60_000)
         page.locator(".umk-status", has_text=f"#{i} done").wait_for(timeout=30_000)
         time.sleep(0.3)                                  # the last redraw's layout
         look(f"after run {i} ({p.key})", i == len(PRESETS))
     assert page.locator(".umk-bar").count() == bars
-    bad = {k: v for k, v in found.items() if v}
-    assert not bad, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in bad.items())
-    errors = [m for m in page.console_lines if m.startswith(("error", "pageerror"))]
-    assert errors == [], errors
+    _assert_clean(page, found)
 
 
 @pytest.mark.slow
@@ -199,22 +211,14 @@ def test_a_page_opened_at_1024_then_in_projector_mode_before_any_run_keeps_the_l
     found = {"first paint at 1024x768": _problems(page)}
     _as_case(page, "projector")
     found["projector on"] = _problems(page)
-    last = PRESETS[-1]
-    page.select_option(".umk-ctl-preset select", index=len(PRESETS))
-    page.locator(".umk-ws-ask", has_text=last.title[:12]).wait_for(timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('button.umk-run').disabled",
-                           timeout=30_000)
-    page.click("button.umk-run")
-    _wait_bars(page, last.settings["steps"], voila_workshop, ARTIFACTS / "workshop-small-stuck.png")
+    _run_demo(page, voila_workshop, len(PRESETS), PRESETS[-1].settings["steps"],
+              ARTIFACTS / "workshop-small-stuck.png")
     page.wait_for_selector("button.umk-run:not([disabled])", timeout=60_000)
     time.sleep(0.3)
     found["after the run"] = _problems(page)
     ARTIFACTS.mkdir(exist_ok=True)
     _screenshot(page, ARTIFACTS / "workshop-projector-from-the-start.png")
-    bad = {k: v for k, v in found.items() if v}
-    assert not bad, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in bad.items())
-    errors = [m for m in page.console_lines if m.startswith(("error", "pageerror"))]
-    assert errors == [], errors
+    _assert_clean(page, found)
 
 
 @pytest.mark.slow
@@ -256,13 +260,8 @@ def test_the_chart_is_in_sight_after_run(page, voila_workshop, size):
     window after the first run of the first demo."""
     page.set_viewport_size({"width": size[0], "height": size[1]})
     _open(page, voila_workshop)
-    page.select_option(".umk-ctl-preset select", index=1)
-    page.locator(".umk-ws-ask", has_text=PRESETS[0].title[:12]).wait_for(timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('button.umk-run').disabled",
-                           timeout=30_000)
-    page.click("button.umk-run")
-    _wait_bars(page, PRESETS[0].settings["steps"], voila_workshop,
-               ARTIFACTS / f"workshop-insight-{size[0]}-stuck.png")
+    _run_demo(page, voila_workshop, 1, PRESETS[0].settings["steps"],
+              ARTIFACTS / f"workshop-insight-{size[0]}-stuck.png")
     time.sleep(0.3)
     top, bottom, scrolled, height = page.evaluate(
         "() => { const c = document.querySelector('.umk-chart').getBoundingClientRect();"
