@@ -19,7 +19,6 @@ os.environ.setdefault("UMKIT_EXERCISE_ATTEMPTS", "0")
 os.environ.setdefault("UMKIT_EXERCISE_RECORD", "off")
 
 
-
 def file_seconds() -> dict:
     """tests/seconds.json's table (file -> seconds, finite and not negative), or {} where the
     file is missing, larger than 1 MiB or not such a table: it orders the run, it never stops

@@ -14,15 +14,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _conftest(root: Path):
-    """The root conftest.py loaded as if it lay in ``root``."""
-    (root / "tests").mkdir(parents=True, exist_ok=True)
-    src = (ROOT / "conftest.py").read_text()
-    (root / "conftest.py").write_text(src)
-    spec = importlib.util.spec_from_file_location("root_conftest_copy", root / "conftest.py")
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _conftest(root: Path):
+    """The root conftest.py loaded as if it lay in ``root``."""
+    (root / "tests").mkdir(parents=True, exist_ok=True)
+    (root / "conftest.py").write_text((ROOT / "conftest.py").read_text())
+    return _load(root / "conftest.py", "root_conftest_copy")
 
 
 @pytest.mark.parametrize("text", [
@@ -71,11 +74,7 @@ def test_files_run_longest_first_each_in_its_own_order(tmp_path):
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("test_seconds_script",
-                                                  ROOT / "scripts" / "test_seconds.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _load(ROOT / "scripts" / "test_seconds.py", "test_seconds_script")
 
 
 def _xml(path: Path, cases: list[tuple[str, str, float]]) -> Path:
