@@ -55,9 +55,12 @@ def pytest_collection_modifyitems(session, config, items):
     seconds = file_seconds()
     if not seconds:
         return
-    weight = {}
+    keys, weight = {}, {}
     for i, item in enumerate(items):
-        path = Path(str(item.path)).resolve()
-        key = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+        key = keys.get(item.path)
+        if key is None:                     # once per file, not per test
+            path = Path(str(item.path)).resolve()
+            key = keys[item.path] = (path.relative_to(ROOT).as_posix()
+                                     if path.is_relative_to(ROOT) else str(path))
         weight[id(item)] = (-seconds.get(key, 1.0), key, i)
     items.sort(key=lambda item: weight[id(item)])
