@@ -62,12 +62,12 @@ def test_the_url_run_sh_prints_opens_00_start_here(page, tmp_path):
         except Exception:
             page.screenshot(path=str(tmp_path / "landing.png"))
             pytest.fail(f"no notebook opened at {url}\nlab log:\n{log_path.read_text()[-3000:]}")
-        current = page.locator(".lm-DockPanel .lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel")
+        tab = ".lm-DockPanel .lm-TabBar-tab.jp-mod-current .lm-TabBar-tabLabel"
+        current = page.locator(tab)
         try:                            # the shell settles its layout (slower on a loaded machine)
             page.wait_for_function(
-                "s => [...document.querySelectorAll('.lm-DockPanel .lm-TabBar-tab.jp-mod-current"
-                " .lm-TabBar-tabLabel')].map(e => e.innerText).join('|') === s", arg=START,
-                timeout=30_000)
+                "([sel, s]) => [...document.querySelectorAll(sel)].map(e => e.innerText)"
+                ".join('|') === s", arg=[tab, START], timeout=30_000)
         except Exception:
             pass                        # the assertion below says what is current
         page.wait_for_timeout(1000)     # and a Launcher opened late would show by now
